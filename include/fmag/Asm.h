@@ -1,0 +1,25 @@
+/* FMAG Asm: the .fmas assembly text of the machine (assembler and disassembler). */
+#ifndef FMAG_ASM_H
+#define FMAG_ASM_H
+
+#include <stdio.h>
+#include "fmag/IR.h"
+#include "fmag/VM.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Assembles .fmas text; each .def becomes one program appended to img. On error
+ * returns false with "file:line:col: error: ..." diagnostics (source line and caret)
+ * in ctx. */
+bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len,
+                    fmag_vm_image *img);
+/* Disassembles; the text re-assembles to the same bits. */
+void fmag_asm_print_program(const fmag_vm_program *p, FILE *out);
+void fmag_asm_print_image(const fmag_vm_image *img, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FMAG_ASM_H */

@@ -1,0 +1,321 @@
+/* FMAG IR: an SSA control-flow graph over scalar float32 values.
+ *
+ * Every arithmetic instruction is the machine instruction
+ *     fmag(a, b, c, d, e) = (e > 0) ? fma(a, b, c) : d
+ * applied to SSA values; the sugar forms (add, max, ...) are builder helpers that
+ * expand to plain fmag. Around that sit phi, call, br, jmp and ret.
+ *
+ * Ownership: a fmag_context owns every module, function, block, instruction and
+ * value in arenas; nothing is freed before fmag_context_destroy(). Nothing here
+ * uses global mutable state, so two threads may compile with two contexts.
+ *
+ * Errors on user input are never fatal: parsers and the verifier return false /
+ * NULL and record diagnostics in the context (fmag_context_diag*). Broken
+ * invariants inside the library are bugs and assert.
+ */
+#ifndef FMAG_IR_H
+#define FMAG_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fmag_context fmag_context;
+typedef struct fmag_module fmag_module;
+typedef struct fmag_func fmag_func;
+typedef struct fmag_block fmag_block;
+typedef struct fmag_instr fmag_instr;
+typedef struct fmag_value fmag_value;
+typedef struct fmag_use fmag_use;
+
+/* ---------------------------------------------------------------- context */
+
+fmag_context *fmag_context_create(void);
+void fmag_context_destroy(fmag_context *ctx);
+
+/* Arena allocation owned by the context: zeroed, 16-byte aligned, freed with it. */
+void *fmag_context_alloc(fmag_context *ctx, size_t size);
+char *fmag_context_strdup(fmag_context *ctx, const char *s, size_t len);
+
+/* Diagnostics. Each is one fully formatted message: for text input
+ * "file:line:col: error: msg" followed by the source line and a caret line;
+ * for IR checks "error: in function @f, block ^b, instruction %x: msg". */
+void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+size_t fmag_context_diag_count(const fmag_context *ctx);
+const char *fmag_context_diag(const fmag_context *ctx, size_t i);
+void fmag_context_diag_clear(fmag_context *ctx);
+/* Writes every diagnostic, each followed by a newline. */
+void fmag_context_diag_print(const fmag_context *ctx, FILE *out);
+
+/* ----------------------------------------------------------------- values */
+
+typedef enum fmag_value_kind {
+    FMAG_VALUE_CONST,  /* an interned float literal, owned by the module */
+    FMAG_VALUE_PARAM,  /* a function parameter */
+    FMAG_VALUE_RESULT, /* result number `index` of instruction `def` */
+} fmag_value_kind;
+
+struct fmag_use {
+    fmag_value *value; /* the operand; never NULL once set */
+    fmag_instr *user;
+    unsigned index;    /* operand slot in user->ops */
+    fmag_use *prev_use, *next_use; /* in value->uses */
+};
+
+struct fmag_value {
+    fmag_value_kind kind;
+    unsigned id;       /* dense per function for params/results (see fmag_func_renumber) */
+    const char *name;  /* the name from text without '%', or NULL (printer numbers it) */
+    float imm;         /* FMAG_VALUE_CONST */
+    fmag_func *func;   /* FMAG_VALUE_PARAM: owner */
+    fmag_instr *def;   /* FMAG_VALUE_RESULT */
+    unsigned index;    /* param number or result number */
+    fmag_use *uses;    /* head of the use list */
+    void *aux;         /* scratch for passes; no meaning between passes */
+};
+
+static inline bool fmag_value_is_const(const fmag_value *v) { return v->kind == FMAG_VALUE_CONST; }
+/* True when v is the literal with exactly these bits (so +0 and -0 differ). */
+bool fmag_value_is_imm(const fmag_value *v, float f);
+size_t fmag_value_num_uses(const fmag_value *v);
+/* Replace every use of `from` by `to`. */
+void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to);
+
+#define fmag_foreach_use(u, v) for (fmag_use *u = (v)->uses, *u##_next = u ? u->next_use : NULL; u; \
+                                   u = u##_next, u##_next = u ? u->next_use : NULL)
+
+/* ----------------------------------------------------------- instructions */
+
+typedef enum fmag_opcode {
+    FMAG_OP_FMAG, /* 5 operands a,b,c,d,e; 1 result */
+    FMAG_OP_PHI,  /* n operands, incoming block i for operand i in phi_blocks; 1 result */
+    FMAG_OP_CALL, /* operands = arguments; callee->nresults results */
+    FMAG_OP_BR,   /* 1 operand (guard); targets[0] when guard > 0, else targets[1] */
+    FMAG_OP_JMP,  /* targets[0] */
+    FMAG_OP_RET,  /* operands = returned values, one per function result */
+} fmag_opcode;
+
+/* fmag operand slots. */
+enum { FMAG_A = 0, FMAG_B = 1, FMAG_C = 2, FMAG_D = 3, FMAG_E = 4 };
+
+struct fmag_instr {
+    fmag_opcode op;
+    fmag_block *block;
+    fmag_instr *prev, *next;
+    unsigned nops;
+    fmag_use *ops;            /* nops uses */
+    unsigned nresults;
+    fmag_value *results;      /* nresults values */
+    fmag_block **phi_blocks;  /* FMAG_OP_PHI: incoming block per operand */
+    fmag_block *targets[2];   /* BR / JMP */
+    fmag_func *callee;        /* CALL */
+    void *aux;                /* scratch for passes */
+};
+
+static inline fmag_value *fmag_instr_op(const fmag_instr *i, unsigned k) { return i->ops[k].value; }
+static inline fmag_value *fmag_instr_result(fmag_instr *i) { return &i->results[0]; }
+static inline bool fmag_instr_is_terminator(const fmag_instr *i)
+{
+    return i->op == FMAG_OP_BR || i->op == FMAG_OP_JMP || i->op == FMAG_OP_RET;
+}
+void fmag_instr_set_op(fmag_instr *i, unsigned k, fmag_value *v);
+/* Unlink from its block and drop its operand uses. Its results must be unused. */
+void fmag_instr_erase(fmag_instr *i);
+/* Unlink from its block but keep operands (to move it elsewhere). */
+void fmag_instr_remove(fmag_instr *i);
+void fmag_instr_insert_before(fmag_instr *pos, fmag_instr *i);
+void fmag_instr_insert_after(fmag_instr *pos, fmag_instr *i);
+/* Phi editing. */
+void fmag_phi_add_incoming(fmag_instr *phi, fmag_value *v, fmag_block *from);
+void fmag_phi_remove_incoming(fmag_instr *phi, unsigned k);
+/* The incoming value for predecessor `from`, or NULL. */
+fmag_value *fmag_phi_value_for(const fmag_instr *phi, const fmag_block *from);
+
+/* ----------------------------------------------------------------- blocks */
+
+struct fmag_block {
+    const char *name;  /* without '^'; the printer invents one when NULL */
+    unsigned id;       /* dense per function (fmag_func_renumber) */
+    fmag_func *func;
+    fmag_block *prev, *next;
+    fmag_instr *first, *last;
+    void *aux;
+};
+
+#define fmag_foreach_instr(i, b) for (fmag_instr *i = (b)->first, *i##_next = i ? i->next : NULL; i; \
+                                     i = i##_next, i##_next = i ? i->next : NULL)
+#define fmag_foreach_instr_rev(i, b) for (fmag_instr *i = (b)->last, *i##_prev = i ? i->prev : NULL; i; \
+                                         i = i##_prev, i##_prev = i ? i->prev : NULL)
+
+/* The terminator, or NULL if the block does not end in one. */
+fmag_instr *fmag_block_terminator(const fmag_block *b);
+/* Successors from the terminator (0, 1 or 2; a br with equal arms gives 2). */
+unsigned fmag_block_succs(const fmag_block *b, fmag_block *succ[2]);
+/* Predecessors, computed from the CFG each call (arena-allocated array). */
+unsigned fmag_block_preds(fmag_block *b, fmag_block ***preds);
+void fmag_block_append(fmag_block *b, fmag_instr *i);
+/* Unlink an empty-of-uses block from its function (its instructions are erased). */
+void fmag_block_erase(fmag_block *b);
+
+/* -------------------------------------------------------------- functions */
+
+struct fmag_func {
+    const char *name;  /* without '@' */
+    fmag_module *module;
+    fmag_func *prev, *next;
+    bool is_export;
+    unsigned nparams;
+    fmag_value *params;
+    unsigned nresults;
+    fmag_block *first, *last; /* first is the entry */
+    unsigned nvalues;  /* after fmag_func_renumber: params + results */
+    unsigned nblocks;  /* after fmag_func_renumber */
+    void *aux;
+};
+
+#define fmag_foreach_block(b, f) for (fmag_block *b = (f)->first, *b##_next = b ? b->next : NULL; b; \
+                                     b = b##_next, b##_next = b ? b->next : NULL)
+
+fmag_func *fmag_func_create(fmag_module *m, const char *name, unsigned nparams, unsigned nresults,
+                            bool is_export);
+fmag_block *fmag_block_create(fmag_func *f, const char *name); /* appended at the end */
+fmag_block *fmag_block_create_after(fmag_func *f, fmag_block *after, const char *name);
+/* Give every block, parameter and result a dense id (params first, then results
+ * in block order); sets nvalues and nblocks. */
+void fmag_func_renumber(fmag_func *f);
+size_t fmag_func_num_instrs(const fmag_func *f);
+/* Unlink a function from its module (its calls must be gone). */
+void fmag_func_erase(fmag_func *f);
+
+/* ---------------------------------------------------------------- modules */
+
+struct fmag_module {
+    fmag_context *ctx;
+    bool fastmath;
+    fmag_func *first, *last;
+    void *consts;      /* the constant pool (opaque) */
+};
+
+#define fmag_foreach_func(fn, m) for (fmag_func *fn = (m)->first, *fn##_next = fn ? fn->next : NULL; fn; \
+                                     fn = fn##_next, fn##_next = fn ? fn->next : NULL)
+
+fmag_module *fmag_module_create(fmag_context *ctx);
+fmag_func *fmag_module_get_func(const fmag_module *m, const char *name);
+/* The interned literal with exactly these bits. A NaN or an infinity is accepted
+ * here (folding may make one) but the verifier reports it. */
+fmag_value *fmag_module_const(fmag_module *m, float f);
+size_t fmag_module_num_instrs(const fmag_module *m);
+/* Deep structural equality (names of values/blocks ignored, literal bits compared);
+ * used by round-trip tests. */
+bool fmag_module_equal(const fmag_module *a, const fmag_module *b);
+/* Deep copy into the same context. */
+fmag_module *fmag_module_clone(const fmag_module *m);
+
+/* ---------------------------------------------------------------- builder */
+
+/* Instructions go before `before` in `block`, or at the block's end when before is
+ * NULL. All helpers return the result value. */
+typedef struct fmag_builder {
+    fmag_module *module;
+    fmag_block *block;
+    fmag_instr *before;
+} fmag_builder;
+
+void fmag_builder_at_end(fmag_builder *b, fmag_block *blk);
+void fmag_builder_before(fmag_builder *b, fmag_instr *pos);
+fmag_value *fmag_build_const(fmag_builder *b, float f);
+
+fmag_value *fmag_build_fmag(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag_value *c,
+                            fmag_value *d, fmag_value *e);
+/* Sugar of SPEC §2, expanded exactly as written there. */
+fmag_value *fmag_build_add(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_sub(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_mul(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_neg(fmag_builder *b, fmag_value *x);
+fmag_value *fmag_build_fma(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *z);
+/* (g > 0) ? t : f */
+fmag_value *fmag_build_select(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value *g);
+fmag_value *fmag_build_relu(fmag_builder *b, fmag_value *x);
+fmag_value *fmag_build_max(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_min(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_abs(fmag_builder *b, fmag_value *x);
+/* Comparisons giving the booleans 1.0 / 0.0: (x > y) = select(1, 0, x - y), and so on.
+ * The machine's truth is `> 0`; these are exact for finite operands. */
+fmag_value *fmag_build_gt(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_lt(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_ge(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_le(fmag_builder *b, fmag_value *x, fmag_value *y);
+
+fmag_instr *fmag_build_phi(fmag_builder *b); /* add incoming with fmag_phi_add_incoming */
+/* Returns the call instruction; its results are call->results[0..callee->nresults-1]. */
+fmag_instr *fmag_build_call(fmag_builder *b, fmag_func *callee, fmag_value *const *args,
+                            unsigned nargs);
+fmag_instr *fmag_build_br(fmag_builder *b, fmag_value *guard, fmag_block *then_bb,
+                          fmag_block *else_bb);
+fmag_instr *fmag_build_jmp(fmag_builder *b, fmag_block *target);
+fmag_instr *fmag_build_ret(fmag_builder *b, fmag_value *const *vals, unsigned nvals);
+
+/* Low level: a detached instruction with nops operand slots (all NULL) and
+ * nresults results; insert it with fmag_block_append / fmag_instr_insert_*. */
+fmag_instr *fmag_instr_create(fmag_func *f, fmag_opcode op, unsigned nops, unsigned nresults);
+
+/* ------------------------------------------------------- printer / parser */
+
+typedef enum fmag_print_flags {
+    FMAG_PRINT_DEFAULT = 0,
+    FMAG_PRINT_RAW = 1 << 0, /* every arithmetic instruction as `fmag` (no sugar) */
+} fmag_print_flags;
+
+/* Prints the module in the .fir syntax that fmag_parse_module reads back. */
+void fmag_module_print(const fmag_module *m, FILE *out, unsigned flags);
+void fmag_func_print(const fmag_func *f, FILE *out, unsigned flags);
+/* Prints a float literal so that it parses back to the same bits. */
+void fmag_print_float(FILE *out, float f);
+/* Writes a float literal into buf (at least 32 bytes); returns buf. */
+char *fmag_format_float(char *buf, float f);
+
+/* Parses .fir text (SPEC §2). On error returns NULL with diagnostics
+ * "filename:line:col: error: ..." in the context. Does not verify. */
+fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const char *text,
+                               size_t len);
+/* Parses a float literal in FMAG syntax (decimal, exponent, C99 hex float, optional
+ * sign). Returns the number of characters consumed, 0 if none. Rejects nothing: the
+ * caller checks for inf/NaN. Shared by the .fir parser and the .fmas assembler. */
+size_t fmag_parse_float(const char *s, size_t len, float *out);
+
+/* ---------------------------------------------------------------- verifier */
+
+/* Checks SSA dominance, phis against predecessors, one terminator at each block's
+ * end, operand counts, call arity, ret arity, no NaN/inf literal. Returns true when
+ * valid; otherwise records diagnostics naming the function, block and instruction. */
+bool fmag_verify_module(fmag_module *m);
+bool fmag_verify_func(fmag_func *f);
+/* Records a diagnostic and returns true when the call graph has a cycle. */
+bool fmag_module_has_recursion(fmag_module *m);
+
+/* --------------------------------------------------------- IR interpreter */
+
+/* Evaluates function f of a verified module on one element: in[0..nparams-1] ->
+ * out[0..nresults-1], exactly in float32 with a single-rounding fmaf. Returns false
+ * (with a diagnostic) on recursion deeper than a limit or a step budget overrun
+ * (a loop that does not end). */
+bool fmag_interp_func(fmag_func *f, const float *in, float *out);
+
+/* ----------------------------------------------------------- the machine op */
+
+/* The one instruction, exactly: (e > 0) ? fmaf(a, b, c) : d. */
+float fmag_eval(float a, float b, float c, float d, float e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FMAG_IR_H */

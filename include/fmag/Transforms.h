@@ -1,0 +1,66 @@
+/* FMAG Transforms: the optimization passes, their registry and the pipelines.
+ *
+ * Every pass is one file in lib/Transforms and one line in Passes.def. A pass
+ * returns whether it changed the IR; a pass that cannot proceed (recursion, a
+ * loop) records a diagnostic in the context, and the pass manager stops. Running
+ * a pass twice in a row returns false the second time.
+ */
+#ifndef FMAG_TRANSFORMS_H
+#define FMAG_TRANSFORMS_H
+
+#include "fmag/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One prototype per registered pass. */
+#define FMAG_FUNC_PASS(NAME, FN, DESC) bool FN(fmag_func *f);
+#define FMAG_MODULE_PASS(NAME, FN, DESC) bool FN(fmag_module *m);
+#define FMAG_PIPELINE(NAME, PASSES, DESC)
+#include "fmag/Passes.def"
+#undef FMAG_FUNC_PASS
+#undef FMAG_MODULE_PASS
+#undef FMAG_PIPELINE
+
+typedef struct fmag_pass_info {
+    const char *name;  /* the flag without '-', as in `-passes=` */
+    const char *desc;
+    bool (*run_func)(fmag_func *f);     /* exactly one of these is set */
+    bool (*run_module)(fmag_module *m);
+} fmag_pass_info;
+
+typedef struct fmag_pipeline_info {
+    const char *name;   /* "O0", "O1", "O2" */
+    const char *passes; /* comma-separated pass names */
+    const char *desc;
+} fmag_pipeline_info;
+
+size_t fmag_pass_count(void);
+const fmag_pass_info *fmag_pass_get(size_t i);
+const fmag_pass_info *fmag_pass_lookup(const char *name);
+size_t fmag_pipeline_count(void);
+const fmag_pipeline_info *fmag_pipeline_get(size_t i);
+const fmag_pipeline_info *fmag_pipeline_lookup(const char *name);
+
+typedef struct fmag_pass_options {
+    bool verify_each;     /* run the verifier after every pass; stop on failure */
+    bool print_after_all; /* print the module to `log` after every pass */
+    bool stats;           /* per pass: instructions before/after, changed or not */
+    bool time_passes;     /* per pass wall time */
+    unsigned print_flags; /* fmag_print_flags for print_after_all */
+    FILE *log;            /* where print/stats/time go (the caller's stream); NULL = none */
+} fmag_pass_options;
+
+/* Runs a comma-separated list of pass or pipeline names ("inline,cse" or "O2").
+ * Returns false with diagnostics in the module's context when a name is unknown, a
+ * pass reports an error, or -verify-each finds the IR broken. */
+bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_options *opts);
+/* Runs one registered pass on the whole module; returns whether it changed anything
+ * (errors: check fmag_context_diag_count before/after). */
+bool fmag_pass_run(const fmag_pass_info *p, fmag_module *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FMAG_TRANSFORMS_H */

@@ -1,0 +1,122 @@
+/* FMAG VM: the machine itself. Encoding of the one instruction, the .fmag binary
+ * format (reader, writer, validation), the reference interpreter and the batch
+ * engine. This layer depends on nothing else in FMAG.
+ *
+ * One instruction, 16 bytes (four little-endian u32 words, one uvec4):
+ *
+ *    word 0  [ 31 ............................ 0 ]  B      (NaN-boxed)
+ *    word 1  [ 31 ............................ 0 ]  C      (NaN-boxed)
+ *    word 2  [ 31 ............................ 0 ]  guard  (NaN-boxed)
+ *    word 3  [ 31 ...... a ..... 16 | 15 .. d .. 0 ]  register indices (u16)
+ *
+ *    r[d] = (G > 0) ? fmaf(r[a], B, C) : r[d]
+ *
+ * NaN-boxing: a word whose float value is a NaN names register (word & 0xFFFF);
+ * any other word is a literal. Encoders write references as 0x7FC00000 | index.
+ */
+#ifndef FMAG_VM_H
+#define FMAG_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FMAG_VM_REF_TAG 0x7FC00000u
+#define FMAG_VM_MAX_REGS 65535u
+#define FMAG_VM_FORMAT_VERSION 1
+#define FMAG_VM_FLAG_FASTMATH 0x1u
+#define FMAG_VM_HEADER_SIZE 32u
+
+/* One encoded instruction, exactly the 16 bytes of the stream (host order words;
+ * the reader/writer convert from/to little-endian). */
+typedef struct fmag_vm_instr {
+    uint32_t b, c, g, da;
+} fmag_vm_instr;
+
+/* An operand slot: a register index or a literal. */
+typedef struct fmag_vm_operand {
+    bool is_reg;
+    uint16_t reg;
+    float imm;
+} fmag_vm_operand;
+
+/* A decoded instruction. */
+typedef struct fmag_vm_decoded {
+    uint16_t d, a;
+    fmag_vm_operand b, c, g;
+} fmag_vm_decoded;
+
+static inline uint32_t fmag_vm_ref_word(uint16_t reg) { return FMAG_VM_REF_TAG | reg; }
+static inline bool fmag_vm_word_is_ref(uint32_t w)
+{
+    return (w & 0x7F800000u) == 0x7F800000u && (w & 0x007FFFFFu) != 0;
+}
+static inline bool fmag_vm_word_is_inf(uint32_t w) { return (w & 0x7FFFFFFFu) == 0x7F800000u; }
+static inline uint16_t fmag_vm_instr_d(fmag_vm_instr i) { return (uint16_t)(i.da & 0xFFFFu); }
+static inline uint16_t fmag_vm_instr_a(fmag_vm_instr i) { return (uint16_t)(i.da >> 16); }
+
+/* Encodes; returns false (with a message in err) for a NaN or infinite literal. */
+bool fmag_vm_encode(const fmag_vm_decoded *in, fmag_vm_instr *out, char *err, size_t errlen);
+void fmag_vm_decode(fmag_vm_instr in, fmag_vm_decoded *out);
+
+/* One program: a record of a .fmag file. `code` is 16-byte aligned. */
+typedef struct fmag_vm_program {
+    char *name;         /* NUL-terminated copy */
+    uint16_t flags;     /* FMAG_VM_FLAG_* */
+    uint16_t regs, nin, nout;
+    uint32_t ninstr;
+    fmag_vm_instr *code;
+} fmag_vm_program;
+
+/* The programs of one .fmag file, in order. Owns all memory. */
+typedef struct fmag_vm_image {
+    size_t nprograms;
+    fmag_vm_program *programs;
+} fmag_vm_image;
+
+void fmag_vm_image_init(fmag_vm_image *img);
+void fmag_vm_image_free(fmag_vm_image *img);
+/* Appends a copy of the program (name and code copied). */
+bool fmag_vm_image_add(fmag_vm_image *img, const char *name, uint16_t flags, uint16_t regs,
+                       uint16_t nin, uint16_t nout, const fmag_vm_instr *code, uint32_t ninstr);
+/* The program of that name, or NULL. */
+const fmag_vm_program *fmag_vm_image_find(const fmag_vm_image *img, const char *name);
+
+/* Validates one program: indices < regs in every slot, no infinity word,
+ * nin/nout <= regs. On failure writes "instruction N: ..." to err. */
+bool fmag_vm_program_validate(const fmag_vm_program *p, char *err, size_t errlen);
+
+/* Parses and validates a whole .fmag file from memory. On failure returns false with
+ * a one-line message naming the record index and byte offset in err. */
+bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *err, size_t errlen);
+/* Serializes to a malloc'ed buffer (caller frees). */
+bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, char *err,
+                         size_t errlen);
+/* File helpers. */
+bool fmag_vm_image_load(fmag_vm_image *img, const char *path, char *err, size_t errlen);
+bool fmag_vm_image_save(const fmag_vm_image *img, const char *path, char *err, size_t errlen);
+
+/* The reference interpreter: one element. `regs` is scratch of at least p->regs
+ * floats; inputs go to r[0..nin-1], the rest +0.0; outputs are copied to out. The
+ * program must have been validated. */
+void fmag_vm_run(const fmag_vm_program *p, const float *in, float *out, float *regs);
+
+/* Many elements, one program: in is [n][nin], out is [n][nout] (array of structs). */
+bool fmag_vm_run_batch(const fmag_vm_program *p, const float *in, float *out, size_t n,
+                       char *err, size_t errlen);
+
+/* Many elements, each with its own program: element k runs
+ * progs[prog_index[k]]; in is [n][in_stride], out is [n][out_stride]; strides must
+ * cover the largest nin / nout used. */
+bool fmag_vm_run_per_lane(const fmag_vm_program *const *progs, size_t nprogs,
+                          const uint32_t *prog_index, const float *in, size_t in_stride,
+                          float *out, size_t out_stride, size_t n, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FMAG_VM_H */
