@@ -1,0 +1,34 @@
+/* FMAG GPU: run FMAG programs on a GPU through Vulkan (GLSL interpreter, any driver,
+ * lavapipe included) or CUDA. Drivers are loaded at run time: a binary built with
+ * GPU support still runs, and says why, on a machine without one. */
+#ifndef FMAG_GPU_H
+#define FMAG_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "fmag/VM.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fmag_gpu_api { FMAG_GPU_VULKAN, FMAG_GPU_CUDA } fmag_gpu_api;
+typedef struct fmag_gpu_runner fmag_gpu_runner;
+
+/* NULL with a one-line reason in err when the API, its driver or a device is missing. */
+fmag_gpu_runner *fmag_gpu_runner_create(fmag_gpu_api api, char *err, size_t errlen);
+void fmag_gpu_runner_destroy(fmag_gpu_runner *r);
+/* Device name and numerics capabilities (denormals preserved? fma fused or emulated?). */
+const char *fmag_gpu_runner_describe(const fmag_gpu_runner *r);
+
+/* Element k runs progs[prog_index ? prog_index[k] : 0]; in is [n][in_stride], out is
+ * [n][out_stride]. Programs must have been validated. */
+bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size_t nprogs,
+                           const uint32_t *prog_index, const float *in, size_t in_stride,
+                           float *out, size_t out_stride, size_t n, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FMAG_GPU_H */
