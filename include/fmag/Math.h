@@ -1,0 +1,92 @@
+/* FMAG Math: the math library built from the one instruction. Each builtin is a
+ * builder call that appends plain fmag instructions (straight-line, no branches)
+ * computing the function of its scalar operands; vector builtins take arrays.
+ *
+ * `fastmath` selects a shorter, less accurate sequence where one exists (docs/
+ * Builtins.md lists both counts and their measured errors). Every sequence is
+ * written to survive the fast-math optimizer: the rounding trick and split
+ * constants are expressed so that reassociation cannot cancel them.
+ */
+#ifndef FMAG_MATH_H
+#define FMAG_MATH_H
+
+#include <stdbool.h>
+#include "fmag/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Booleans are 1.0 / 0.0; a condition is true when it is != 0 (SPEC §5). */
+fmag_value *fmag_build_truth(fmag_builder *b, fmag_value *x);      /* x != 0 ? 1 : 0 */
+fmag_value *fmag_build_not(fmag_builder *b, fmag_value *x);        /* x != 0 ? 0 : 1 */
+fmag_value *fmag_build_eq(fmag_builder *b, fmag_value *x, fmag_value *y);
+fmag_value *fmag_build_ne(fmag_builder *b, fmag_value *x, fmag_value *y);
+/* cond != 0 ? t : f (the SL select/?: semantics, -0 is false, negatives true). */
+fmag_value *fmag_build_select_truth(fmag_builder *b, fmag_value *cond, fmag_value *t,
+                                    fmag_value *f);
+
+/* One-operand builtins. */
+fmag_value *fmag_build_sign(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_floor(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_ceil(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_round(fmag_builder *b, fmag_value *x, bool fastmath); /* half to even */
+fmag_value *fmag_build_trunc(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_fract(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_saturate(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_rcp(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_sqrt(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_inversesqrt(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_exp(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_log(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_log2(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_sin(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_cos(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_tan(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_atan(fmag_builder *b, fmag_value *x, bool fastmath);
+
+/* Two- and three-operand builtins. */
+fmag_value *fmag_build_div(fmag_builder *b, fmag_value *x, fmag_value *y, bool fastmath);
+fmag_value *fmag_build_mod(fmag_builder *b, fmag_value *x, fmag_value *y, bool fastmath);
+fmag_value *fmag_build_step(fmag_builder *b, fmag_value *edge, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool fastmath);
+fmag_value *fmag_build_atan2(fmag_builder *b, fmag_value *y, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_clamp(fmag_builder *b, fmag_value *x, fmag_value *lo, fmag_value *hi,
+                             bool fastmath);
+fmag_value *fmag_build_mix(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *t,
+                           bool fastmath);
+fmag_value *fmag_build_smoothstep(fmag_builder *b, fmag_value *e0, fmag_value *e1,
+                                  fmag_value *x, bool fastmath);
+
+/* Vector builtins over n scalar components (n = 1..4). */
+fmag_value *fmag_build_dot(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
+                           unsigned n, bool fastmath);
+fmag_value *fmag_build_length(fmag_builder *b, fmag_value *const *x, unsigned n, bool fastmath);
+fmag_value *fmag_build_distance(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
+                                unsigned n, bool fastmath);
+/* out[0..n-1] = x / length(x) */
+void fmag_build_normalize(fmag_builder *b, fmag_value *const *x, unsigned n, fmag_value **out,
+                          bool fastmath);
+/* out[0..2] = cross(x, y) for 3-component x, y */
+void fmag_build_cross(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
+                      fmag_value **out, bool fastmath);
+
+/* The scalar builtins as a table, for the frontend and the accuracy tool. Exactly
+ * one of fn1/fn2/fn3 is set, matching nargs. */
+typedef struct fmag_math_builtin {
+    const char *name;
+    unsigned nargs;
+    fmag_value *(*fn1)(fmag_builder *, fmag_value *, bool);
+    fmag_value *(*fn2)(fmag_builder *, fmag_value *, fmag_value *, bool);
+    fmag_value *(*fn3)(fmag_builder *, fmag_value *, fmag_value *, fmag_value *, bool);
+} fmag_math_builtin;
+
+size_t fmag_math_builtin_count(void);
+const fmag_math_builtin *fmag_math_builtin_get(size_t i);
+const fmag_math_builtin *fmag_math_builtin_lookup(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FMAG_MATH_H */

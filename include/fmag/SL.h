@@ -1,0 +1,31 @@
+/* FMAG SL: the shading language frontend (SPEC §5) as a library — lexer, parser,
+ * type checker and IR generation through the public builder API. */
+#ifndef FMAG_SL_H
+#define FMAG_SL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "fmag/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fmag_sl_options {
+    bool fastmath;     /* module is marked fastmath; builtins may pick shorter sequences */
+    const char *entry; /* only this export becomes a program; NULL = all exports */
+} fmag_sl_options;
+
+/* Compiles SL source to an unoptimized IR module (calls not inlined, control flow
+ * as written). Every export function becomes an export fmag_func whose params are
+ * the scalarized non-`out` parameters and whose results are the scalarized return
+ * value followed by each `out` parameter. Returns NULL with diagnostics
+ * "file:line:col: error: msg" + source line + caret in ctx (several per run).
+ * opts may be NULL (strict mode, all exports). Never aborts on any input. */
+fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src,
+                             size_t len, const fmag_sl_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FMAG_SL_H */
