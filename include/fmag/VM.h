@@ -50,6 +50,10 @@ typedef struct fmag_vm_decoded {
     fmag_vm_operand b, c, g;
 } fmag_vm_decoded;
 
+/* Bit casts between a float and its IEEE-754 word. */
+uint32_t fmag_vm_float_bits(float f);
+float fmag_vm_bits_float(uint32_t w);
+
 static inline uint32_t fmag_vm_ref_word(uint16_t reg) { return FMAG_VM_REF_TAG | reg; }
 static inline bool fmag_vm_word_is_ref(uint32_t w)
 {
@@ -115,6 +119,29 @@ bool fmag_vm_run_batch(const fmag_vm_program *p, const float *in, float *out, si
 bool fmag_vm_run_per_lane(const fmag_vm_program *const *progs, size_t nprogs,
                           const uint32_t *prog_index, const float *in, size_t in_stride,
                           float *out, size_t out_stride, size_t n, char *err, size_t errlen);
+
+/* The reference interpreter over many elements with a program per element, for
+ * checking the other engines: same contract as fmag_vm_run_per_lane (prog_index
+ * may be NULL: every element runs progs[0]). Validates the programs it uses. */
+bool fmag_vm_run_ref_per_lane(const fmag_vm_program *const *progs, size_t nprogs,
+                              const uint32_t *prog_index, const float *in, size_t in_stride,
+                              float *out, size_t out_stride, size_t n, char *err, size_t errlen);
+
+/* Lanes per block in the batch engine: one decoded instruction runs over this many
+ * elements before the next instruction is decoded. */
+#define FMAG_VM_LANES 64
+
+/* fmag_vm_run_per_lane with an explicit thread count (0: one per online CPU; the
+ * engine uses fewer when there is little work). prog_index may be NULL (every
+ * element runs progs[0]). Bit-identical to fmag_vm_run for any thread count. */
+bool fmag_vm_run_per_lane_threads(const fmag_vm_program *const *progs, size_t nprogs,
+                                  const uint32_t *prog_index, const float *in, size_t in_stride,
+                                  float *out, size_t out_stride, size_t n, unsigned nthreads,
+                                  char *err, size_t errlen);
+/* Online CPUs (at least 1). */
+unsigned fmag_vm_hardware_threads(void);
+/* Which inner loop the batch engine picked on this CPU: "avx2+fma" or "generic". */
+const char *fmag_vm_batch_isa(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,84 @@
+/* The reference interpreter: one element at a time, straight from the encoded
+ * stream, exactly SPEC §1. Every other engine is tested against this one. */
+#include "fmag/VM.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline float operand(uint32_t w, const float *r)
+{
+    if (fmag_vm_word_is_ref(w)) return r[w & 0xFFFFu];
+    float f;
+    memcpy(&f, &w, sizeof f);
+    return f;
+}
+
+void fmag_vm_run(const fmag_vm_program *p, const float *in, float *out, float *regs)
+{
+    for (uint32_t i = 0; i < p->regs; i++)
+        regs[i] = i < p->nin ? in[i] : 0.0f;
+    for (uint32_t i = 0; i < p->ninstr; i++) {
+        fmag_vm_instr ins = p->code[i];
+        float g = operand(ins.g, regs);
+        /* `g > 0` is false for NaN, +0 and -0, as IEEE says. */
+        if (g > 0.0f) {
+            float b = operand(ins.b, regs), c = operand(ins.c, regs);
+            regs[fmag_vm_instr_d(ins)] = fmaf(regs[fmag_vm_instr_a(ins)], b, c);
+        }
+    }
+    for (uint32_t i = 0; i < p->nout; i++)
+        out[i] = regs[i];
+}
+
+bool fmag_vm_run_ref_per_lane(const fmag_vm_program *const *progs, size_t nprogs,
+                              const uint32_t *prog_index, const float *in, size_t in_stride,
+                              float *out, size_t out_stride, size_t n, char *err, size_t errlen)
+{
+    if (n == 0) return true;
+    if (nprogs == 0) {
+        snprintf(err, errlen, "per-lane run needs at least one program");
+        return false;
+    }
+    uint32_t max_regs = 1;
+    for (size_t i = 0; i < nprogs; i++) {
+        const fmag_vm_program *p = progs[i];
+        char why[200];
+        if (!p) {
+            snprintf(err, errlen, "program %zu is NULL", i);
+            return false;
+        }
+        if (!fmag_vm_program_validate(p, why, sizeof why)) {
+            snprintf(err, errlen, "program %zu '%s': %s", i, p->name ? p->name : "", why);
+            return false;
+        }
+        if (p->regs > max_regs) max_regs = p->regs;
+    }
+    for (size_t k = 0; k < n; k++) {
+        uint32_t pi = prog_index ? prog_index[k] : 0;
+        if (pi >= nprogs) {
+            snprintf(err, errlen, "element %zu: program index %u out of range (%zu programs)", k,
+                     (unsigned)pi, nprogs);
+            return false;
+        }
+        if (progs[pi]->nin > in_stride || progs[pi]->nout > out_stride) {
+            snprintf(err, errlen,
+                     "program %u '%s' has %u inputs and %u outputs; strides are %zu and %zu",
+                     (unsigned)pi, progs[pi]->name ? progs[pi]->name : "", (unsigned)progs[pi]->nin,
+                     (unsigned)progs[pi]->nout, in_stride, out_stride);
+            return false;
+        }
+    }
+    float *regs = malloc((size_t)max_regs * sizeof(float));
+    if (!regs) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const fmag_vm_program *p = progs[prog_index ? prog_index[k] : 0];
+        fmag_vm_run(p, in + k * in_stride, out + k * out_stride, regs);
+    }
+    free(regs);
+    return true;
+}

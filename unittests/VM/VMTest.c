@@ -1,0 +1,474 @@
+/* Unit tests of lib/VM. The oracle is C's fmaf applied by hand to the same
+ * operands (never the VM's own output); the batch and per-lane engines are then
+ * checked bit for bit against the reference interpreter on random programs. */
+#include "fmag/VM.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static uint32_t bits(float f)
+{
+    uint32_t w;
+    memcpy(&w, &f, 4);
+    return w;
+}
+static float fl(uint32_t w)
+{
+    float f;
+    memcpy(&f, &w, 4);
+    return f;
+}
+
+/* Instruction builders: an operand is a register (R(n)) or a literal (L(x)). */
+typedef struct opnd {
+    bool reg;
+    uint16_t r;
+    float x;
+} opnd;
+static opnd R(uint16_t r)
+{
+    return (opnd){true, r, 0};
+}
+static opnd L(float x)
+{
+    return (opnd){false, 0, x};
+}
+static uint32_t word(opnd o)
+{
+    return o.reg ? (0x7FC00000u | o.r) : bits(o.x);
+}
+static fmag_vm_instr I(uint16_t d, uint16_t a, opnd b, opnd c, opnd g)
+{
+    return (fmag_vm_instr){word(b), word(c), word(g), (uint32_t)d | ((uint32_t)a << 16)};
+}
+
+static fmag_vm_program prog(const char *name, uint16_t regs, uint16_t nin, uint16_t nout,
+                            fmag_vm_instr *code, uint32_t n)
+{
+    return (fmag_vm_program){(char *)name, 0, regs, nin, nout, n, code};
+}
+
+static void test_encode_decode(void)
+{
+    char err[256];
+    fmag_vm_decoded d = {
+        .d = 7, .a = 65534, .b = {true, 3, 0}, .c = {false, 0, -2.5f}, .g = {false, 0, 1e-45f}};
+    fmag_vm_instr in;
+    CHECK(fmag_vm_encode(&d, &in, err, sizeof err));
+    CHECK(in.b == 0x7FC00003u);
+    CHECK(in.c == bits(-2.5f));
+    CHECK(in.g == 1u); /* the smallest denormal */
+    CHECK(in.da == (7u | (65534u << 16)));
+    fmag_vm_decoded back;
+    fmag_vm_decode(in, &back);
+    CHECK(back.d == 7 && back.a == 65534);
+    CHECK(back.b.is_reg && back.b.reg == 3);
+    CHECK(!back.c.is_reg && bits(back.c.imm) == bits(-2.5f));
+    CHECK(!back.g.is_reg && bits(back.g.imm) == 1u);
+
+    /* Every NaN word is a reference, whatever its sign or payload. */
+    fmag_vm_decode((fmag_vm_instr){0xFFC00005u, 0x7F800001u, 0x7FFFFFFFu, 0}, &back);
+    CHECK(back.b.is_reg && back.b.reg == 5);
+    CHECK(back.c.is_reg && back.c.reg == 1);
+    CHECK(back.g.is_reg && back.g.reg == 0xFFFF);
+    /* -0 and denormals are literals. */
+    CHECK(!fmag_vm_word_is_ref(0x80000000u) && !fmag_vm_word_is_ref(0x007FFFFFu));
+    CHECK(fmag_vm_word_is_inf(0x7F800000u) && fmag_vm_word_is_inf(0xFF800000u));
+    CHECK(!fmag_vm_word_is_inf(0x7F800001u));
+
+    d.c = (fmag_vm_operand){false, 0, NAN};
+    CHECK(!fmag_vm_encode(&d, &in, err, sizeof err));
+    CHECK(strstr(err, "NaN") != NULL);
+    d.c = (fmag_vm_operand){false, 0, -INFINITY};
+    CHECK(!fmag_vm_encode(&d, &in, err, sizeof err));
+    CHECK(strstr(err, "infinity") != NULL);
+}
+
+static const float specials[] = {0.0f,          -0.0f,          1.0f,           -1.0f,
+                                 0.5f,          3.0f,           -7.25f,         1e-45f,
+                                 -1e-45f,       1e-40f,         1.1754942e-38f, 1.17549435e-38f,
+                                 3.4028235e38f, -3.4028235e38f, INFINITY,       -INFINITY,
+                                 NAN,           1.0000001f,     0.99999994f,    16777216.0f,
+                                 1e20f,         -1e-20f};
+#define NSPECIAL (sizeof specials / sizeof specials[0])
+
+/* r0 = fmag r0, r1, r2, r3 against the oracle g > 0 ? fmaf(a, b, c) : a, over
+ * every combination of special values in all four slots (inputs at run time, so
+ * inf * 0 and the like happen inside the VM). */
+static void test_one_instruction_oracle(void)
+{
+    fmag_vm_instr code[1] = {I(0, 0, R(1), R(2), R(3))};
+    fmag_vm_program p = prog("t", 4, 4, 1, code, 1);
+    float regs[4];
+    size_t checked = 0;
+    for (size_t ia = 0; ia < NSPECIAL; ia++)
+        for (size_t ib = 0; ib < NSPECIAL; ib++)
+            for (size_t ic = 0; ic < NSPECIAL; ic++)
+                for (size_t ig = 0; ig < NSPECIAL; ig++) {
+                    float in[4] = {specials[ia], specials[ib], specials[ic], specials[ig]};
+                    float out;
+                    fmag_vm_run(&p, in, &out, regs);
+                    float want = in[3] > 0 ? fmaf(in[0], in[1], in[2]) : in[0];
+                    if (isnan(want))
+                        CHECK(isnan(out));
+                    else
+                        CHECK(bits(out) == bits(want));
+                    checked++;
+                }
+    CHECK(checked == NSPECIAL * NSPECIAL * NSPECIAL * NSPECIAL);
+}
+
+/* Literal operands in each slot, checked against hand-computed constants. */
+static void test_literals_by_hand(void)
+{
+    float regs[8], out[4];
+    /* r1 = 3*2 + 0.5 = 6.5 (b, c, g literal); r2 = r1*-1 + 10 = 3.5 (guard literal
+     * denormal: > 0, so it fires); r3 = guard -0: never fires, stays +0. */
+    fmag_vm_instr code[] = {
+        I(1, 0, L(2.0f), L(0.5f), L(1.0f)), I(2, 1, L(-1.0f), L(10.0f), L(1e-45f)),
+        I(3, 0, L(5.0f), L(5.0f), L(-0.0f)),
+        I(0, 0, R(0), L(0.0f), L(0.0f)), /* guard +0: no write, r0 stays 3 */
+    };
+    fmag_vm_program p = prog("lit", 4, 1, 4, code, 4);
+    float in[1] = {3.0f};
+    fmag_vm_run(&p, in, out, regs);
+    CHECK(out[0] == 3.0f);
+    CHECK(out[1] == 6.5f);
+    CHECK(out[2] == 3.5f);
+    CHECK(bits(out[3]) == 0u); /* +0, not -0 */
+
+    /* Single rounding: (1+2^-23)*(1-2^-23) + -1 = -2^-46 exactly under fma; a
+     * separately rounded multiply would give 0. */
+    fmag_vm_instr fused[] = {I(0, 0, L(0.99999988f), L(-1.0f), L(1.0f))};
+    fmag_vm_program pf = prog("fused", 1, 1, 1, fused, 1);
+    float x = 1.00000012f;
+    fmag_vm_run(&pf, &x, out, regs);
+    CHECK(out[0] == -ldexpf(1.0f, -46));
+
+    /* inf * 0 at run time is NaN; the NaN is then a guard (never fires) and a value. */
+    fmag_vm_instr nan_code[] = {
+        I(2, 0, R(1), L(0.0f), L(1.0f)),    /* r2 = inf*0 + 0 = NaN */
+        I(3, 0, L(1.0f), L(0.0f), R(2)),    /* guard NaN: r3 stays +0 */
+        I(1, 2, L(1.0f), L(0.0f), L(1.0f)), /* r1 = NaN */
+    };
+    fmag_vm_program pn = prog("nan", 4, 2, 4, nan_code, 3);
+    float nin[2] = {INFINITY, 0.0f};
+    fmag_vm_run(&pn, nin, out, regs);
+    CHECK(out[0] == INFINITY);
+    CHECK(isnan(out[1]) && isnan(out[2]));
+    CHECK(bits(out[3]) == 0u);
+
+    /* Denormal results are kept, not flushed: 2^-126 * 0.5 = 2^-127. */
+    fmag_vm_instr den[] = {I(0, 0, L(0.5f), L(0.0f), L(1.0f))};
+    fmag_vm_program pd = prog("den", 1, 1, 1, den, 1);
+    float dn = 1.17549435e-38f;
+    fmag_vm_run(&pd, &dn, out, regs);
+    CHECK(bits(out[0]) == 0x00400000u);
+}
+
+/* The SPEC's lerp example: r1 = b - a; r0 = r1*t + a. */
+static void test_lerp(void)
+{
+    fmag_vm_instr code[] = {
+        I(1, 0, L(-1.0f), R(1), L(1.0f)),
+        I(0, 1, R(2), R(0), L(1.0f)),
+        I(2, 2, L(1.0f), L(0.0f), R(0)),
+    };
+    fmag_vm_program p = prog("lerp", 3, 3, 1, code, 3);
+    float regs[3], out;
+    float cases[][3] = {{0, 10, 0.25f}, {-3, 5, 0.5f}, {1e30f, -1e30f, 0.3f}, {2, 2, 7}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        fmag_vm_run(&p, cases[k], &out, regs);
+        float a = cases[k][0], b = cases[k][1], t = cases[k][2];
+        CHECK(bits(out) == bits(fmaf(fmaf(a, -1.0f, b), t, a)));
+    }
+    fmag_vm_run(&p, cases[0], &out, regs);
+    CHECK(out == 2.5f);
+}
+
+/* Inputs land in r[0..nin-1]; every other register starts at +0; a program with
+ * no instructions returns its inputs and zeros. */
+static void test_initial_state(void)
+{
+    fmag_vm_program p = prog("empty", 5, 2, 4, NULL, 0);
+    float regs[5] = {9, 9, 9, 9, 9}, out[4];
+    float in[2] = {-0.0f, 4.0f};
+    fmag_vm_run(&p, in, out, regs);
+    CHECK(bits(out[0]) == 0x80000000u);
+    CHECK(out[1] == 4.0f);
+    CHECK(bits(out[2]) == 0u && bits(out[3]) == 0u);
+}
+
+static void test_validate(void)
+{
+    char err[256];
+    fmag_vm_instr code[] = {I(0, 0, R(1), R(2), R(3))};
+    fmag_vm_program p = prog("v", 4, 4, 1, code, 1);
+    CHECK(fmag_vm_program_validate(&p, err, sizeof err));
+    p.regs = 3;
+    p.nin = 3;
+    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
+    CHECK(strstr(err, "instruction 0") && strstr(err, "guard"));
+    p.nin = 4;
+    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
+    CHECK(strstr(err, "inputs"));
+    code[0] = I(0, 9, L(1), L(1), L(1));
+    p = prog("v", 4, 1, 1, code, 1);
+    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
+    CHECK(strstr(err, "operand a"));
+    code[0] = I(4, 0, L(1), L(1), L(1));
+    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
+    CHECK(strstr(err, "destination"));
+    code[0] = (fmag_vm_instr){0xFF800000u, 0, 0, 0};
+    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
+    CHECK(strstr(err, "infinity"));
+}
+
+static void test_image_round_trip(void)
+{
+    char err[256];
+    fmag_vm_instr c1[] = {I(1, 0, L(-1.0f), R(1), L(1.0f)), I(0, 1, R(2), R(0), L(1.0f))};
+    fmag_vm_image img;
+    fmag_vm_image_init(&img);
+    CHECK(fmag_vm_image_add(&img, "lerp", FMAG_VM_FLAG_FASTMATH, 3, 3, 1, c1, 2));
+    CHECK(fmag_vm_image_add(&img, "seventeen_chars__", 0, 2, 1, 2, NULL, 0));
+    void *data;
+    size_t len;
+    CHECK(fmag_vm_image_write(&img, &data, &len, err, sizeof err));
+    /* 32 + 16 (name) + 32 code, then 32 + 32 (17-byte name padded) + 0 code. */
+    CHECK(len == 32 + 16 + 32 + 32 + 32);
+    const unsigned char *b = data;
+    CHECK(memcmp(b, "FMAG", 4) == 0 && b[4] == 1 && b[5] == 0 && b[6] == 1);
+    CHECK(b[8] == 2 && b[12] == 3 && b[14] == 3 && b[16] == 1 && b[18] == 4);
+    CHECK(memcmp(b + 32, "lerp", 4) == 0 && b[36] == 0);
+    /* word 0 of instruction 0 is -1.0f = 0xBF800000, little-endian */
+    CHECK(b[48] == 0x00 && b[49] == 0x00 && b[50] == 0x80 && b[51] == 0xBF);
+    CHECK(b[60] == 1 && b[61] == 0 && b[62] == 0 && b[63] == 0); /* d=1, a=0 */
+
+    fmag_vm_image back;
+    fmag_vm_image_init(&back);
+    CHECK(fmag_vm_image_read(&back, data, len, err, sizeof err));
+    CHECK(back.nprograms == 2);
+    if (back.nprograms == 2) {
+        CHECK(strcmp(back.programs[0].name, "lerp") == 0);
+        CHECK(back.programs[0].flags == 1 && back.programs[0].ninstr == 2);
+        CHECK(memcmp(back.programs[0].code, c1, sizeof c1) == 0);
+        CHECK(((uintptr_t)back.programs[0].code & 15) == 0);
+        CHECK(strcmp(back.programs[1].name, "seventeen_chars__") == 0);
+        CHECK(back.programs[1].ninstr == 0 && back.programs[1].nout == 2);
+        CHECK(fmag_vm_image_find(&back, "lerp") == &back.programs[0]);
+        CHECK(fmag_vm_image_find(&back, "nope") == NULL);
+    }
+
+    /* Corruptions, each with its message and the byte offset it names. */
+    unsigned char *bad = malloc(len + 8);
+    struct {
+        size_t at;
+        unsigned char val;
+        size_t len;
+        const char *want;
+    } cases[] = {
+        {0, 'X', len, "record 0 at byte offset 0: bad magic"},
+        {4, 2, len, "record 0 at byte offset 4: unsupported version 2"},
+        {8, 200, len, "record 0 at byte offset 8: 200 instructions"},
+        {12, 2, len, "record 0 at byte offset 14: 3 inputs exceed the 2 registers"},
+        {18, 200, len, "record 0 at byte offset 18: name"},
+        {20, 1, len, "reserved"},
+        {62, 3, len, "record 0 at byte offset 62: instruction 0: register index 3 in operand a"},
+        {52, 9, len, "record 0 at byte offset 52: instruction 0: register index 9 in operand c"},
+        {len, 0, len + 1, "record 2 at byte offset 144: 1 trailing bytes"},
+        {0, 'F', 20, "record 0 at byte offset 0: truncated header (20 of 32 bytes)"},
+        {0, 'F', 0, "empty file"},
+        {0, 'F', len - 16, "record 1 at byte offset 98: name"},
+        {0, 'F', 70, "record 0 at byte offset 8: 2 instructions"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memcpy(bad, data, len);
+        memset(bad + len, 0, 8);
+        bad[cases[k].at] = cases[k].val;
+        fmag_vm_image tmp;
+        fmag_vm_image_init(&tmp);
+        err[0] = 0;
+        bool ok = fmag_vm_image_read(&tmp, bad, cases[k].len, err, sizeof err);
+        if (ok || !strstr(err, cases[k].want))
+            fprintf(stderr, "corrupt case %zu: got '%s', want '%s'\n", k, err, cases[k].want);
+        CHECK(!ok && strstr(err, cases[k].want));
+        CHECK(tmp.nprograms == 0);
+        fmag_vm_image_free(&tmp);
+    }
+    /* An infinity word in the guard slot of instruction 1 (offset 48+16+8). */
+    memcpy(bad, data, len);
+    bad[72] = 0, bad[73] = 0, bad[74] = 0x80, bad[75] = 0x7F;
+    CHECK(!fmag_vm_image_read(&back, bad, len, err, sizeof err));
+    CHECK(strstr(err, "byte offset 72: instruction 1: literal +infinity in operand guard"));
+    free(bad);
+    free(data);
+    fmag_vm_image_free(&back);
+    fmag_vm_image_free(&img);
+}
+
+/* xorshift: deterministic random programs and inputs. */
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+static float rnd_value(void)
+{
+    switch (rnd() % 4) {
+    case 0:
+        return specials[rnd() % NSPECIAL];
+    case 1:
+        return (float)((int)(rnd() % 21) - 10) * 0.25f;
+    case 2: {
+        float f = fl(rnd());
+        return isnan(f) ? 1.5f : f;
+    }
+    default:
+        return ((float)(rnd() % 2000) - 1000.0f) / 37.0f;
+    }
+}
+static float rnd_literal(void)
+{
+    float f = rnd_value();
+    return (isnan(f) || isinf(f)) ? -0.0f : f;
+}
+static opnd rnd_opnd(uint16_t regs)
+{
+    return rnd() % 2 ? R((uint16_t)(rnd() % regs)) : L(rnd_literal());
+}
+
+static fmag_vm_program rnd_prog(void)
+{
+    uint16_t regs = (uint16_t)(1 + rnd() % 40);
+    uint16_t nin = (uint16_t)(rnd() % (regs + 1u)), nout = (uint16_t)(rnd() % (regs + 1u));
+    uint32_t n = rnd() % 120;
+    fmag_vm_instr *code = n ? aligned_alloc(16, n * sizeof(fmag_vm_instr)) : NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        opnd g = rnd() % 3 ? R((uint16_t)(rnd() % regs)) : L(rnd_literal());
+        code[i] = I((uint16_t)(rnd() % regs), (uint16_t)(rnd() % regs), rnd_opnd(regs),
+                    rnd_opnd(regs), g);
+    }
+    return prog("rnd", regs, nin, nout, code, n);
+}
+
+static bool same_bits(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof(float)) == 0;
+}
+
+static void test_batch_vs_reference(void)
+{
+    char err[256];
+    for (int trial = 0; trial < 60; trial++) {
+        fmag_vm_program p = rnd_prog();
+        size_t n = 1 + rnd() % 700;
+        size_t nin = p.nin ? p.nin : 1, nout = p.nout ? p.nout : 1;
+        float *in = malloc(n * nin * sizeof(float));
+        float *want = calloc(n * nout, sizeof(float));
+        float *got = calloc(n * nout, sizeof(float));
+        float regs[64];
+        for (size_t k = 0; k < n * nin; k++)
+            in[k] = rnd_value();
+        for (size_t k = 0; k < n; k++)
+            fmag_vm_run(&p, in + k * p.nin, want + k * p.nout, regs);
+        CHECK(fmag_vm_run_batch(&p, in, got, n, err, sizeof err));
+        CHECK(same_bits(want, got, n * p.nout));
+        const fmag_vm_program *pp = &p;
+        for (unsigned th = 1; th <= 3; th++) {
+            memset(got, 0, n * nout * sizeof(float));
+            CHECK(fmag_vm_run_per_lane_threads(&pp, 1, NULL, in, p.nin, got, p.nout, n, th, err,
+                                               sizeof err));
+            CHECK(same_bits(want, got, n * p.nout));
+        }
+        free(in);
+        free(want);
+        free(got);
+        free(p.code);
+    }
+}
+
+static void test_per_lane(void)
+{
+    char err[256];
+    enum { NP = 5, N = 3000, STRIDE = 48 };
+    fmag_vm_program ps[NP];
+    const fmag_vm_program *pp[NP];
+    for (int i = 0; i < NP; i++) {
+        ps[i] = rnd_prog();
+        pp[i] = &ps[i];
+    }
+    uint32_t *idx = malloc(N * sizeof(uint32_t));
+    float *in = malloc(N * STRIDE * sizeof(float));
+    float *want = calloc(N * STRIDE, sizeof(float));
+    float *got = calloc(N * STRIDE, sizeof(float));
+    float *ref = calloc(N * STRIDE, sizeof(float));
+    float regs[64];
+    for (size_t k = 0; k < N; k++)
+        idx[k] = rnd() % 7 < 3 ? 2 : rnd() % NP; /* uneven mix, runs and scatter */
+    for (size_t k = 0; k < N * STRIDE; k++)
+        in[k] = rnd_value();
+    for (size_t k = 0; k < N; k++)
+        fmag_vm_run(pp[idx[k]], in + k * STRIDE, want + k * STRIDE, regs);
+    for (unsigned th = 0; th <= 4; th++) {
+        memset(got, 0, N * STRIDE * sizeof(float));
+        CHECK(fmag_vm_run_per_lane_threads(pp, NP, idx, in, STRIDE, got, STRIDE, N, th, err,
+                                           sizeof err));
+        CHECK(same_bits(want, got, N * STRIDE));
+    }
+    CHECK(fmag_vm_run_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
+    CHECK(same_bits(want, got, N * STRIDE));
+    CHECK(fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, ref, STRIDE, N, err, sizeof err));
+    CHECK(same_bits(want, ref, N * STRIDE));
+
+    idx[17] = NP;
+    CHECK(!fmag_vm_run_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
+    CHECK(strstr(err, "element 17: program index 5 out of range"));
+    CHECK(!fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
+    CHECK(strstr(err, "element 17"));
+    fmag_vm_program three = prog("three", 3, 3, 1, NULL, 0);
+    const fmag_vm_program *tp = &three;
+    CHECK(!fmag_vm_run_per_lane(&tp, 1, NULL, in, 2, got, 1, 4, err, sizeof err));
+    CHECK(strstr(err, "strides are 2 and 1"));
+    free(idx);
+    free(in);
+    free(want);
+    free(got);
+    free(ref);
+    for (int i = 0; i < NP; i++)
+        free(ps[i].code);
+}
+
+int main(void)
+{
+    test_encode_decode();
+    test_one_instruction_oracle();
+    test_literals_by_hand();
+    test_lerp();
+    test_initial_state();
+    test_validate();
+    test_image_round_trip();
+    test_batch_vs_reference();
+    test_per_lane();
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("vm unit tests passed (batch isa: %s)\n", fmag_vm_batch_isa());
+    return 0;
+}
