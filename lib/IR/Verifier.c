@@ -1,0 +1,1075 @@
+/* The IR verifier: structure, operand counts, arity, SSA dominance and phis against
+ * predecessors, reported as diagnostics that name the function, block and instruction.
+ *
+ * Decisions where SPEC §2 is silent (also in docs/Verifier.md):
+ * - Unreachable blocks are allowed (passes leave them behind; -dce/-ternary remove them).
+ *   They are checked for structure, but not for dominance: like LLVM, every value is
+ *   taken to dominate a use in an unreachable block. A value defined in an unreachable
+ *   block does not dominate any reachable use.
+ * - The entry block may not be a branch target, so it never holds a phi.
+ * - A phi has exactly one incoming value per distinct predecessor block (a `br` whose
+ *   two arms name the same block is one predecessor).
+ * - Recursion is not an error here: the interpreter runs it with a depth limit, and
+ *   -inline reports it through fmag_module_has_recursion.
+ * - A module with functions must export at least one: an export is a program.
+ * On failure the last diagnostic of a function carries the function's listing with
+ * every offending line marked `; <-- error` (STYLE §5).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fmag/IR.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Past this many errors in one function the rest are counted, not listed. */
+#define FMAG_VERIFY_MAX_ERRORS 32u
+/* Functions longer than this are listed only around the marked lines. */
+#define FMAG_VERIFY_FULL_LISTING_LINES 120u
+#define FMAG_VERIFY_CONTEXT_LINES 3u
+
+/* ------------------------------------------------------------ text buffer */
+
+typedef struct vbuf {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} vbuf;
+
+static void vbuf_vprintf(vbuf *b, const char *fmt, va_list ap)
+{
+    if (b->oom) return;
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) {
+        b->oom = true;
+        return;
+    }
+    size_t need = b->len + (size_t)n + 1;
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 128;
+        while (cap < need)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void
+vbuf_printf(vbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------------ names */
+
+/* The names below follow the printer: a named value prints its name, an unnamed one
+ * its dense id after fmag_func_renumber. */
+static const char *opcode_name(fmag_opcode op)
+{
+    switch (op) {
+    case FMAG_OP_FMAG:
+        return "fmag";
+    case FMAG_OP_PHI:
+        return "phi";
+    case FMAG_OP_CALL:
+        return "call";
+    case FMAG_OP_BR:
+        return "br";
+    case FMAG_OP_JMP:
+        return "jmp";
+    case FMAG_OP_RET:
+        return "ret";
+    }
+    return "<bad opcode>";
+}
+
+static void name_value(vbuf *out, const fmag_value *v)
+{
+    if (!v) {
+        vbuf_printf(out, "<null>");
+    } else if (v->kind == FMAG_VALUE_CONST) {
+        char buf[48];
+        vbuf_printf(out, "%s", fmag_format_float(buf, v->imm));
+    } else if (v->name) {
+        vbuf_printf(out, "%%%s", v->name);
+    } else {
+        vbuf_printf(out, "%%%u", v->id);
+    }
+}
+
+static void name_block(vbuf *out, const fmag_block *b)
+{
+    if (!b)
+        vbuf_printf(out, "^<null>");
+    else if (b->name)
+        vbuf_printf(out, "^%s", b->name);
+    else
+        vbuf_printf(out, "^bb%u", b->id);
+}
+
+static void name_instr(vbuf *out, const fmag_instr *i)
+{
+    if (i->nresults > 0 && i->results)
+        name_value(out, &i->results[0]);
+    else
+        vbuf_printf(out, "%s", opcode_name(i->op));
+}
+
+/* ------------------------------------------------------------- the state */
+
+typedef struct verr {
+    char *msg;
+    const fmag_block *block; /* the block to mark when instr is NULL */
+    const fmag_instr *instr;
+} verr;
+
+typedef struct vstate {
+    fmag_func *f;
+    fmag_context *ctx;
+    bool module_checked; /* callee membership was checked by fmag_verify_module */
+
+    unsigned nblocks, nvalues;
+    fmag_block **blocks; /* by block id */
+    fmag_value **vals;   /* by value id: which value owns the id */
+    unsigned *pos;       /* by value id: position of the defining instruction in its block */
+
+    /* CFG over block ids, from each block's final terminator. */
+    unsigned (*succ)[2];
+    unsigned *nsucc;
+    unsigned *pred_start, *preds; /* distinct predecessors, CSR */
+
+    /* Dominators over reverse-postorder indices. */
+    unsigned *rpo;     /* rpo index -> block id */
+    unsigned *rpo_num; /* block id -> rpo index or UINT_MAX when unreachable */
+    unsigned nreach;
+    unsigned *idom, *tin, *tout;
+
+    bool printable; /* no NULL operand/target/callee: the printer may list it */
+    bool cfg_ok;    /* every target is a block of this function */
+
+    verr errs[FMAG_VERIFY_MAX_ERRORS];
+    unsigned nerrs, nerrs_dropped;
+    bool oom;
+} vstate;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void
+report(vstate *st, const fmag_block *b, const fmag_instr *i, const char *fmt, ...)
+{
+    if (st->nerrs == FMAG_VERIFY_MAX_ERRORS) {
+        st->nerrs_dropped++;
+        return;
+    }
+    vbuf out = {0};
+    vbuf_printf(&out, "error: in function @%s", st->f->name ? st->f->name : "<null>");
+    if (b) {
+        vbuf_printf(&out, ", block ");
+        name_block(&out, b);
+    }
+    if (i) {
+        vbuf_printf(&out, ", instruction ");
+        name_instr(&out, i);
+    }
+    vbuf_printf(&out, ": ");
+    va_list ap;
+    va_start(ap, fmt);
+    vbuf_vprintf(&out, fmt, ap);
+    va_end(ap);
+    if (out.oom) {
+        free(out.s);
+        st->oom = true;
+        return;
+    }
+    st->errs[st->nerrs].msg = out.s;
+    st->errs[st->nerrs].block = b;
+    st->errs[st->nerrs].instr = i;
+    st->nerrs++;
+}
+
+static bool value_in_func(const vstate *st, const fmag_value *v)
+{
+    return v->kind != FMAG_VALUE_CONST && v->id < st->nvalues && st->vals[v->id] == v;
+}
+
+static bool block_in_func(const vstate *st, const fmag_block *b)
+{
+    return b && b->id < st->nblocks && st->blocks[b->id] == b;
+}
+
+static bool callee_in_module(const fmag_module *m, const fmag_func *callee)
+{
+    fmag_foreach_func(g, m) if (g == callee) return true;
+    return false;
+}
+
+/* ------------------------------------------------------- the listing */
+
+static bool is_marked_instr(const vstate *st, const fmag_instr *i)
+{
+    for (unsigned k = 0; k < st->nerrs; k++)
+        if (st->errs[k].instr == i) return true;
+    return false;
+}
+
+static bool is_marked_block(const vstate *st, const fmag_block *b)
+{
+    for (unsigned k = 0; k < st->nerrs; k++)
+        if (!st->errs[k].instr && st->errs[k].block == b) return true;
+    return false;
+}
+
+typedef struct line {
+    const char *s;
+    size_t len;
+    bool marked;
+} line;
+
+/* Splits the printer's text of the function into lines and marks the offending
+ * ones: lines are matched to blocks and instructions in order (the header, `^b:`
+ * labels, one line per instruction, `}`). Returns false when the text does not
+ * have that shape, so the caller can try the raw form or skip the marks. */
+static bool mark_lines(const vstate *st, line *lines, size_t nlines)
+{
+    fmag_block *b = st->f->first;
+    fmag_instr *i = NULL;
+    bool seen_label = false;
+    for (size_t k = 1; k < nlines; k++) {
+        const char *s = lines[k].s;
+        size_t n = lines[k].len;
+        while (n && (*s == ' ' || *s == '\t'))
+            s++, n--;
+        while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+            n--;
+        if (n == 0 || s[0] == ';') continue;
+        if (n == 1 && s[0] == '}') return b == NULL || (b->next == NULL && i == NULL);
+        if (s[0] == '^' && s[n - 1] == ':') {
+            if (seen_label) {
+                if (!b || i) return false;
+                b = b->next;
+            }
+            if (!b) return false;
+            seen_label = true;
+            i = b->first;
+            lines[k].marked = is_marked_block(st, b);
+            continue;
+        }
+        if (!seen_label || !i) return false;
+        lines[k].marked = is_marked_instr(st, i);
+        i = i->next;
+    }
+    return false;
+}
+
+static char *print_func(fmag_func *f, unsigned flags)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *fp = open_memstream(&text, &size);
+    if (!fp) return NULL;
+    fmag_func_print(f, fp, flags);
+    if (fclose(fp) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static size_t split_lines(char *text, line **out)
+{
+    size_t n = 0;
+    for (char *p = text; *p; p++)
+        if (*p == '\n') n++;
+    n++;
+    line *lines = calloc(n, sizeof *lines);
+    if (!lines) return 0;
+    size_t k = 0;
+    char *p = text;
+    while (*p) {
+        char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        lines[k].s = p;
+        lines[k].len = len;
+        k++;
+        if (!e) break;
+        p = e + 1;
+    }
+    *out = lines;
+    return k;
+}
+
+/* Appends the function's listing with the offending lines marked. */
+static void append_listing(vstate *st, vbuf *out)
+{
+    if (!st->printable) return;
+    static const unsigned forms[2] = {FMAG_PRINT_DEFAULT, FMAG_PRINT_RAW};
+    for (unsigned form = 0; form < 2; form++) {
+        char *text = print_func(st->f, forms[form]);
+        if (!text) return;
+        line *lines = NULL;
+        size_t n = split_lines(text, &lines);
+        if (!lines) {
+            free(text);
+            return;
+        }
+        bool ok = mark_lines(st, lines, n);
+        if (ok || form == 1) {
+            bool full = n <= FMAG_VERIFY_FULL_LISTING_LINES || !ok;
+            size_t last_shown = 0;
+            for (size_t k = 0; k < n; k++) {
+                bool show = full || k == 0 || k + 1 == n;
+                for (size_t d = 0; !show && d <= FMAG_VERIFY_CONTEXT_LINES; d++)
+                    show = (k >= d && lines[k - d].marked) || (k + d < n && lines[k + d].marked);
+                if (!show) continue;
+                if (k > last_shown + 1) vbuf_printf(out, "\n  ...");
+                vbuf_printf(out, "\n%.*s%s", (int)lines[k].len, lines[k].s,
+                            lines[k].marked ? "  ; <-- error" : "");
+                last_shown = k;
+            }
+            free(lines);
+            free(text);
+            return;
+        }
+        free(lines);
+        free(text);
+    }
+}
+
+static bool flush_errors(vstate *st)
+{
+    fmag_context *ctx = st->ctx;
+    for (unsigned k = 0; k < st->nerrs; k++) {
+        bool last = k + 1 == st->nerrs;
+        if (!last) {
+            fmag_context_error(ctx, "%s", st->errs[k].msg);
+            continue;
+        }
+        vbuf out = {0};
+        vbuf_printf(&out, "%s", st->errs[k].msg);
+        if (st->nerrs_dropped)
+            vbuf_printf(&out, "\nerror: in function @%s: %u more errors not shown",
+                        st->f->name ? st->f->name : "<null>", st->nerrs_dropped);
+        append_listing(st, &out);
+        fmag_context_error(ctx, "%s", out.oom ? st->errs[k].msg : out.s);
+        free(out.s);
+    }
+    for (unsigned k = 0; k < st->nerrs; k++)
+        free(st->errs[k].msg);
+    if (st->oom)
+        fmag_context_error(ctx, "error: in function @%s: out of memory while verifying",
+                           st->f->name ? st->f->name : "<null>");
+    return st->nerrs == 0 && !st->oom;
+}
+
+/* ------------------------------------------------------ structural checks */
+
+static void check_operand(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
+{
+    fmag_use *u = &i->ops[k];
+    fmag_value *v = u->value;
+    if (!v) {
+        st->printable = false;
+        report(st, b, i, "operand %u is not set", k);
+        return;
+    }
+    if (u->user != i || u->index != k) {
+        report(st, b, i, "operand %u's use does not point back to its instruction", k);
+        return;
+    }
+    if (v->kind == FMAG_VALUE_CONST) {
+        if (isnan(v->imm))
+            report(st, b, i, "operand %u is a NaN literal (NaN is never a value)", k);
+        else if (isinf(v->imm))
+            report(st, b, i, "operand %u is an infinite literal (infinity is never a literal)", k);
+        return;
+    }
+    if (value_in_func(st, v)) return;
+    if (v->kind == FMAG_VALUE_PARAM && v->func && v->func != st->f) {
+        report(st, b, i, "operand %u is a parameter of another function @%s", k,
+               v->func->name ? v->func->name : "<null>");
+    } else if (v->kind == FMAG_VALUE_RESULT && v->def && v->def->block && v->def->block->func &&
+               v->def->block->func != st->f) {
+        report(st, b, i, "operand %u is defined in another function @%s", k,
+               v->def->block->func->name ? v->def->block->func->name : "<null>");
+    } else {
+        vbuf nm = {0};
+        name_value(&nm, v);
+        report(st, b, i, "operand %u (%s) is not defined in this function (erased?)", k,
+               nm.s ? nm.s : "?");
+        free(nm.s);
+    }
+}
+
+static void check_target(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
+{
+    fmag_block *t = i->targets[k];
+    if (!t) {
+        st->printable = false;
+        st->cfg_ok = false;
+        report(st, b, i, "branch target %u is not set", k);
+    } else if (!block_in_func(st, t)) {
+        st->cfg_ok = false;
+        report(st, b, i, "branch target %u is not a block of this function", k);
+    } else if (t == st->f->first) {
+        report(st, b, i, "branch to the entry block (the entry block has no predecessors)");
+    }
+}
+
+static void check_counts(vstate *st, fmag_block *b, fmag_instr *i)
+{
+    fmag_func *f = st->f;
+    unsigned want_ops = i->nops, want_res = i->nresults;
+    switch (i->op) {
+    case FMAG_OP_FMAG:
+        want_ops = 5, want_res = 1;
+        break;
+    case FMAG_OP_PHI:
+        want_res = 1;
+        if (i->nops && !i->phi_blocks) {
+            st->printable = false;
+            report(st, b, i, "phi has no incoming block list");
+        }
+        break;
+    case FMAG_OP_CALL:
+        if (!i->callee) {
+            st->printable = false;
+            report(st, b, i, "call has no callee");
+            return;
+        }
+        if (i->callee->module != f->module ||
+            (!st->module_checked && !callee_in_module(f->module, i->callee))) {
+            report(st, b, i, "callee @%s is not a function of this module",
+                   i->callee->name ? i->callee->name : "<null>");
+            return;
+        }
+        want_ops = i->callee->nparams, want_res = i->callee->nresults;
+        if (i->nops != want_ops)
+            report(st, b, i, "call to @%s passes %u arguments, the callee takes %u",
+                   i->callee->name, i->nops, want_ops);
+        if (i->nresults != want_res)
+            report(st, b, i, "call to @%s has %u results, the callee returns %u", i->callee->name,
+                   i->nresults, want_res);
+        return;
+    case FMAG_OP_BR:
+        want_ops = 1, want_res = 0;
+        break;
+    case FMAG_OP_JMP:
+        want_ops = 0, want_res = 0;
+        break;
+    case FMAG_OP_RET:
+        want_res = 0;
+        if (i->nops != f->nresults)
+            report(st, b, i, "ret returns %u values, the function has %u results", i->nops,
+                   f->nresults);
+        break;
+    default:
+        st->printable = false;
+        report(st, b, i, "unknown opcode %d", (int)i->op);
+        return;
+    }
+    if (i->nops != want_ops)
+        report(st, b, i, "%s has %u operands, expected %u", opcode_name(i->op), i->nops, want_ops);
+    if (i->nresults != want_res)
+        report(st, b, i, "%s has %u results, expected %u", opcode_name(i->op), i->nresults,
+               want_res);
+}
+
+/* Walks blocks and instructions once: links, counts, operands, terminators, phi
+ * placement. Fills blocks[], vals[] and pos[]. */
+static void check_structure(vstate *st)
+{
+    fmag_func *f = st->f;
+    for (unsigned p = 0; p < f->nparams; p++)
+        if (f->params[p].id < st->nvalues) st->vals[f->params[p].id] = &f->params[p];
+    fmag_block *prevb = NULL;
+    fmag_foreach_block(b, f)
+    {
+        if (b->id < st->nblocks) st->blocks[b->id] = b;
+        if (b->func != f) report(st, b, NULL, "block's owner is another function");
+        if (b->prev != prevb) report(st, b, NULL, "block list is broken (prev link)");
+        prevb = b;
+        unsigned k = 0;
+        fmag_foreach_instr(i, b)
+        {
+            for (unsigned r = 0; i->results && r < i->nresults; r++) {
+                fmag_value *v = &i->results[r];
+                if (v->id < st->nvalues) {
+                    st->vals[v->id] = v;
+                    st->pos[v->id] = k;
+                }
+            }
+            k++;
+        }
+    }
+    if (f->last != prevb)
+        report(st, NULL, NULL, "function's last block is not the end of its block list");
+
+    fmag_foreach_block(b, f)
+    {
+        bool seen_non_phi = false;
+        fmag_instr *previ = NULL;
+        if (!b->first) report(st, b, NULL, "block is empty (it needs a terminator)");
+        fmag_foreach_instr(i, b)
+        {
+            if (i->block != b) report(st, b, i, "instruction's owner is another block");
+            if (i->prev != previ) report(st, b, i, "instruction list is broken (prev link)");
+            previ = i;
+            if (i->op > FMAG_OP_RET) {
+                st->printable = false;
+                report(st, b, i, "unknown opcode %d", (int)i->op);
+                continue;
+            }
+            check_counts(st, b, i);
+            if (i->nresults && !i->results) {
+                st->printable = false;
+                report(st, b, i, "instruction has %u results but no result values", i->nresults);
+            }
+            for (unsigned r = 0; i->results && r < i->nresults; r++) {
+                fmag_value *v = &i->results[r];
+                if (v->kind != FMAG_VALUE_RESULT || v->def != i || v->index != r)
+                    report(st, b, i, "result %u does not point back to its instruction", r);
+            }
+            for (unsigned k = 0; k < i->nops; k++)
+                check_operand(st, b, i, k);
+            if (i->op == FMAG_OP_PHI) {
+                if (b == f->first)
+                    report(st, b, i, "phi in the entry block (the entry has no predecessors)");
+                else if (seen_non_phi)
+                    report(st, b, i, "phi after a non-phi instruction (phis must come first)");
+                for (unsigned k = 0; i->phi_blocks && k < i->nops; k++)
+                    if (!i->phi_blocks[k]) {
+                        st->printable = false;
+                        report(st, b, i, "phi incoming block %u is not set", k);
+                    }
+            } else {
+                seen_non_phi = true;
+            }
+            if (fmag_instr_is_terminator(i)) {
+                if (i->op == FMAG_OP_BR) {
+                    check_target(st, b, i, 0);
+                    check_target(st, b, i, 1);
+                } else if (i->op == FMAG_OP_JMP) {
+                    check_target(st, b, i, 0);
+                }
+                if (i != b->last) report(st, b, i, "terminator in the middle of the block");
+            }
+        }
+        if (b->last != previ)
+            report(st, b, NULL, "block's last instruction is not the end of its list");
+        if (b->last && !fmag_instr_is_terminator(b->last))
+            report(st, b, b->last, "block does not end in a terminator (br, jmp or ret)");
+    }
+}
+
+/* Every param/result's use list must hold exactly the operand slots that name it. */
+static void check_use_lists(vstate *st, size_t nuses_in_func)
+{
+    size_t seen = 0;
+    for (unsigned id = 0; id < st->nvalues; id++) {
+        fmag_value *v = st->vals[id];
+        if (!v) continue;
+        size_t n = 0;
+        for (fmag_use *u = v->uses; u; u = u->next_use) {
+            if (++n > nuses_in_func) {
+                break;
+            }
+            bool ok = u->value == v && u->user && u->index < u->user->nops &&
+                      &u->user->ops[u->index] == u && u->user->block &&
+                      block_in_func(st, u->user->block);
+            if (!ok) {
+                vbuf nm = {0};
+                name_value(&nm, v);
+                fmag_block *db = v->kind == FMAG_VALUE_RESULT ? v->def->block : NULL;
+                report(st, db, NULL, "the use list of %s holds a use that is not its operand",
+                       nm.s ? nm.s : "?");
+                free(nm.s);
+                return;
+            }
+        }
+        seen += n;
+    }
+    if (seen != nuses_in_func)
+        report(st, NULL, NULL,
+               "use lists hold %zu uses of this function's values, its operands name %zu", seen,
+               nuses_in_func);
+}
+
+/* -------------------------------------------------------- CFG, dominators */
+
+static bool build_cfg(vstate *st)
+{
+    unsigned nb = st->nblocks;
+    st->succ = calloc(nb ? nb : 1, sizeof *st->succ);
+    st->nsucc = calloc(nb ? nb : 1, sizeof *st->nsucc);
+    st->pred_start = calloc(nb + 1, sizeof *st->pred_start);
+    if (!st->succ || !st->nsucc || !st->pred_start) return false;
+    unsigned nedges = 0;
+    for (unsigned b = 0; b < nb; b++) {
+        fmag_instr *t = st->blocks[b]->last;
+        if (!t || (t->op != FMAG_OP_BR && t->op != FMAG_OP_JMP)) continue;
+        unsigned n = t->op == FMAG_OP_BR ? 2 : 1;
+        for (unsigned k = 0; k < n; k++) {
+            fmag_block *s = t->targets[k];
+            if (!block_in_func(st, s)) continue;
+            if (st->nsucc[b] == 1 && st->succ[b][0] == s->id)
+                continue; /* both arms to one block: one edge */
+            st->succ[b][st->nsucc[b]++] = s->id;
+            st->pred_start[s->id + 1]++;
+            nedges++;
+        }
+    }
+    for (unsigned b = 0; b < nb; b++)
+        st->pred_start[b + 1] += st->pred_start[b];
+    st->preds = calloc(nedges ? nedges : 1, sizeof *st->preds);
+    unsigned *fill = calloc(nb ? nb : 1, sizeof *fill);
+    if (!st->preds || !fill) {
+        free(fill);
+        return false;
+    }
+    for (unsigned b = 0; b < nb; b++)
+        for (unsigned k = 0; k < st->nsucc[b]; k++) {
+            unsigned s = st->succ[b][k];
+            st->preds[st->pred_start[s] + fill[s]++] = b;
+        }
+    free(fill);
+    return true;
+}
+
+static unsigned intersect(const unsigned *idom, unsigned a, unsigned b)
+{
+    while (a != b) {
+        while (a > b)
+            a = idom[a];
+        while (b > a)
+            b = idom[b];
+    }
+    return a;
+}
+
+/* Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm" (2001), over reverse
+ * postorder indices; then the dominator tree's DFS intervals answer dominance in O(1). */
+static bool build_dominators(vstate *st)
+{
+    unsigned nb = st->nblocks;
+    if (nb == 0) return true;
+    st->rpo = calloc(nb, sizeof *st->rpo);
+    st->rpo_num = malloc(nb * sizeof *st->rpo_num);
+    unsigned *stack = malloc(nb * sizeof *stack), *next = calloc(nb, sizeof *next);
+    bool *visited = calloc(nb, sizeof *visited);
+    if (!st->rpo || !st->rpo_num || !stack || !next || !visited) {
+        free(stack), free(next), free(visited);
+        return false;
+    }
+    for (unsigned b = 0; b < nb; b++)
+        st->rpo_num[b] = UINT_MAX;
+    /* Iterative DFS: the post order fills rpo[] from the back. */
+    unsigned sp = 0;
+    unsigned entry = st->f->first->id;
+    stack[sp++] = entry;
+    visited[entry] = true;
+    unsigned npost = 0;
+    unsigned *postorder = st->rpo; /* filled in post order, then reversed */
+    while (sp) {
+        unsigned b = stack[sp - 1];
+        if (next[b] < st->nsucc[b]) {
+            unsigned s = st->succ[b][next[b]++];
+            if (!visited[s]) {
+                visited[s] = true;
+                stack[sp++] = s;
+            }
+        } else {
+            postorder[npost++] = b;
+            sp--;
+        }
+    }
+    st->nreach = npost;
+    for (unsigned k = 0; k < npost / 2; k++) {
+        unsigned t = postorder[k];
+        postorder[k] = postorder[npost - 1 - k];
+        postorder[npost - 1 - k] = t;
+    }
+    for (unsigned k = 0; k < npost; k++)
+        st->rpo_num[st->rpo[k]] = k;
+    free(visited);
+
+    unsigned n = st->nreach;
+    st->idom = malloc(n * sizeof *st->idom);
+    if (!st->idom) {
+        free(stack), free(next);
+        return false;
+    }
+    for (unsigned k = 0; k < n; k++)
+        st->idom[k] = UINT_MAX;
+    st->idom[0] = 0;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (unsigned k = 1; k < n; k++) {
+            unsigned b = st->rpo[k];
+            unsigned new_idom = UINT_MAX;
+            for (unsigned p = st->pred_start[b]; p < st->pred_start[b + 1]; p++) {
+                unsigned q = st->rpo_num[st->preds[p]];
+                if (q == UINT_MAX || st->idom[q] == UINT_MAX) continue;
+                new_idom = new_idom == UINT_MAX ? q : intersect(st->idom, q, new_idom);
+            }
+            if (new_idom != st->idom[k]) {
+                st->idom[k] = new_idom;
+                changed = true;
+            }
+        }
+    }
+
+    /* Dominator tree intervals: children in CSR, then an iterative DFS. */
+    unsigned *cstart = calloc(n + 1, sizeof *cstart), *child = calloc(n ? n : 1, sizeof *child);
+    st->tin = malloc(n * sizeof *st->tin);
+    st->tout = malloc(n * sizeof *st->tout);
+    if (!cstart || !child || !st->tin || !st->tout) {
+        free(cstart), free(child), free(stack), free(next);
+        return false;
+    }
+    for (unsigned k = 1; k < n; k++)
+        cstart[st->idom[k] + 1]++;
+    for (unsigned k = 0; k < n; k++)
+        cstart[k + 1] += cstart[k];
+    memset(next, 0, nb * sizeof *next);
+    for (unsigned k = 1; k < n; k++)
+        child[cstart[st->idom[k]] + next[st->idom[k]]++] = k;
+    memset(next, 0, nb * sizeof *next);
+    unsigned clock = 0;
+    sp = 0;
+    stack[sp++] = 0;
+    st->tin[0] = clock++;
+    while (sp) {
+        unsigned k = stack[sp - 1];
+        if (cstart[k] + next[k] < cstart[k + 1]) {
+            unsigned c = child[cstart[k] + next[k]++];
+            st->tin[c] = clock++;
+            stack[sp++] = c;
+        } else {
+            st->tout[k] = clock++;
+            sp--;
+        }
+    }
+    free(cstart), free(child), free(stack), free(next);
+    return true;
+}
+
+/* Does reachable block a dominate reachable block b (block ids)? */
+static bool dominates(const vstate *st, unsigned a, unsigned b)
+{
+    unsigned ra = st->rpo_num[a], rb = st->rpo_num[b];
+    return st->tin[ra] <= st->tin[rb] && st->tout[rb] <= st->tout[ra];
+}
+
+static bool reachable(const vstate *st, unsigned b)
+{
+    return st->rpo_num[b] != UINT_MAX;
+}
+
+static void check_phis(vstate *st, fmag_block *b)
+{
+    unsigned p0 = st->pred_start[b->id], p1 = st->pred_start[b->id + 1];
+    fmag_foreach_instr(i, b)
+    {
+        if (i->op != FMAG_OP_PHI) continue;
+        if (!i->phi_blocks && i->nops) continue; /* reported by check_structure */
+        for (unsigned k = 0; k < i->nops; k++) {
+            fmag_block *from = i->phi_blocks[k];
+            if (!from) continue;
+            vbuf nm = {0};
+            name_block(&nm, from);
+            bool is_pred = false;
+            for (unsigned p = p0; p < p1 && !is_pred; p++)
+                is_pred = st->blocks[st->preds[p]] == from;
+            if (!is_pred)
+                report(st, b, i, "phi has an incoming value from %s, which is not a predecessor",
+                       nm.s ? nm.s : "?");
+            for (unsigned j = 0; j < k; j++)
+                if (i->phi_blocks[j] == from) {
+                    report(st, b, i, "phi has two incoming values from %s", nm.s ? nm.s : "?");
+                    break;
+                }
+            free(nm.s);
+        }
+        for (unsigned p = p0; p < p1; p++) {
+            fmag_block *pred = st->blocks[st->preds[p]];
+            bool found = false;
+            for (unsigned k = 0; k < i->nops && !found; k++)
+                found = i->phi_blocks[k] == pred;
+            if (!found) {
+                vbuf nm = {0};
+                name_block(&nm, pred);
+                report(st, b, i, "phi has no incoming value for predecessor %s", nm.s ? nm.s : "?");
+                free(nm.s);
+            }
+        }
+    }
+}
+
+static void check_dominance(vstate *st, fmag_block *b)
+{
+    if (!reachable(st, b->id)) return; /* everything dominates an unreachable use */
+    unsigned k = 0;
+    fmag_foreach_instr(i, b)
+    {
+        for (unsigned o = 0; o < i->nops; o++) {
+            fmag_value *v = i->ops[o].value;
+            if (!v || v->kind != FMAG_VALUE_RESULT || !value_in_func(st, v)) continue;
+            fmag_block *db = v->def->block;
+            if (!block_in_func(st, db)) continue;
+            vbuf nm = {0};
+            name_value(&nm, v);
+            const char *name = nm.s ? nm.s : "?";
+            if (i->op == FMAG_OP_PHI) {
+                fmag_block *from = i->phi_blocks ? i->phi_blocks[o] : NULL;
+                if (from && block_in_func(st, from) && reachable(st, from->id) &&
+                    !(reachable(st, db->id) && dominates(st, db->id, from->id))) {
+                    vbuf fn = {0};
+                    name_block(&fn, from);
+                    report(st, b, i,
+                           "incoming value %s does not dominate the end of predecessor %s", name,
+                           fn.s ? fn.s : "?");
+                    free(fn.s);
+                }
+            } else if (db == b) {
+                if (st->pos[v->id] >= k)
+                    report(st, b, i, "operand %u (%s) does not dominate this use%s", o, name,
+                           v->def == i ? " (it is this instruction's own result)"
+                                       : " (it is defined later in the block)");
+            } else if (!reachable(st, db->id) || !dominates(st, db->id, b->id)) {
+                vbuf dn = {0};
+                name_block(&dn, db);
+                report(st, b, i, "operand %u (%s) does not dominate this use (defined in %s)", o,
+                       name, dn.s ? dn.s : "?");
+                free(dn.s);
+            }
+            free(nm.s);
+        }
+        k++;
+    }
+}
+
+/* --------------------------------------------------------------- drivers */
+
+static void vstate_free(vstate *st)
+{
+    free(st->blocks), free(st->vals), free(st->pos);
+    free(st->succ), free(st->nsucc), free(st->pred_start), free(st->preds);
+    free(st->rpo), free(st->rpo_num), free(st->idom), free(st->tin), free(st->tout);
+}
+
+static bool verify_func(fmag_func *f, bool module_checked)
+{
+    vstate st = {0};
+    st.f = f;
+    st.ctx = f->module->ctx;
+    st.module_checked = module_checked;
+    st.printable = true;
+    st.cfg_ok = true;
+
+    if (f->nresults < 1) report(&st, NULL, NULL, "a function has at least one result");
+    if (!f->first) {
+        report(&st, NULL, NULL, "function has no blocks (it needs an entry block)");
+        st.printable = false;
+        return flush_errors(&st);
+    }
+    for (unsigned p = 0; p < f->nparams; p++)
+        if (f->params[p].kind != FMAG_VALUE_PARAM || f->params[p].func != f ||
+            f->params[p].index != p)
+            report(&st, NULL, NULL, "parameter %u does not point back to its function", p);
+
+    fmag_func_renumber(f);
+    st.nblocks = f->nblocks;
+    st.nvalues = f->nvalues;
+    st.blocks = calloc(st.nblocks ? st.nblocks : 1, sizeof *st.blocks);
+    st.vals = calloc(st.nvalues ? st.nvalues : 1, sizeof *st.vals);
+    st.pos = calloc(st.nvalues ? st.nvalues : 1, sizeof *st.pos);
+    if (!st.blocks || !st.vals || !st.pos) {
+        st.oom = true;
+        vstate_free(&st);
+        return flush_errors(&st);
+    }
+    check_structure(&st);
+
+    size_t nuses = 0;
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) for (unsigned o = 0; o < i->nops; o++)
+    {
+        fmag_value *v = i->ops[o].value;
+        if (v && value_in_func(&st, v)) nuses++;
+    }
+    if (st.nerrs == 0) check_use_lists(&st, nuses);
+
+    if (!build_cfg(&st) || !build_dominators(&st)) {
+        st.oom = true;
+    } else {
+        fmag_foreach_block(b, f) check_phis(&st, b);
+        fmag_foreach_block(b, f) check_dominance(&st, b);
+    }
+    bool ok = flush_errors(&st);
+    vstate_free(&st);
+    return ok;
+}
+
+bool fmag_verify_func(fmag_func *f)
+{
+    return verify_func(f, false);
+}
+
+bool fmag_verify_module(fmag_module *m)
+{
+    bool ok = true;
+    bool any_export = false, any_func = false;
+    fmag_foreach_func(f, m)
+    {
+        any_func = true;
+        any_export |= f->is_export;
+        if (f->module != m) {
+            fmag_context_error(m->ctx, "error: function @%s's owner is another module",
+                               f->name ? f->name : "<null>");
+            ok = false;
+            continue;
+        }
+        if (!f->name || !f->name[0]) {
+            fmag_context_error(m->ctx, "error: a function has no name");
+            ok = false;
+        } else {
+            for (fmag_func *g = m->first; g != f; g = g->next)
+                if (g->name && strcmp(g->name, f->name) == 0) {
+                    fmag_context_error(m->ctx, "error: function @%s is defined twice", f->name);
+                    ok = false;
+                    break;
+                }
+        }
+    }
+    /* Calls may only name functions of this module: a call into an erased or foreign
+     * function would dangle. One scan of the module per call is cheap next to the
+     * rest, but do it once here so fmag_verify_func need not. */
+    fmag_foreach_func(f, m) fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
+    {
+        if (i->op == FMAG_OP_CALL && i->callee && i->callee->module == m &&
+            !callee_in_module(m, i->callee)) {
+            fmag_context_error(m->ctx,
+                               "error: in function @%s: call to @%s, which is not in the module "
+                               "(erased?)",
+                               f->name ? f->name : "<null>",
+                               i->callee->name ? i->callee->name : "<null>");
+            ok = false;
+        }
+    }
+    fmag_foreach_func(f, m) if (f->module == m) ok &= verify_func(f, true);
+    if (any_func && !any_export) {
+        fmag_context_error(m->ctx, "error: module has no export function (an export is a "
+                                   "program's entry point)");
+        ok = false;
+    }
+    return ok;
+}
+
+/* ------------------------------------------------------------- recursion */
+
+/* Iterative DFS with three colours over the call graph; a grey callee closes a cycle,
+ * which the stack spells out. Function indices live in aux for the duration, and the
+ * caller's aux values are put back. */
+bool fmag_module_has_recursion(fmag_module *m)
+{
+    unsigned n = 0;
+    fmag_foreach_func(f, m) n++;
+    if (n == 0) return false;
+    fmag_func **funcs = malloc(n * sizeof *funcs);
+    void **saved = malloc(n * sizeof *saved);
+    unsigned char *color = calloc(n, 1);
+    unsigned *stack = malloc(n * sizeof *stack);
+    fmag_block **cur_b = malloc(n * sizeof *cur_b);
+    fmag_instr **cur_i = malloc(n * sizeof *cur_i);
+    bool found = false;
+    if (!funcs || !saved || !color || !stack || !cur_b || !cur_i) {
+        fmag_context_error(m->ctx, "error: out of memory while looking for recursion");
+        found = true; /* cannot prove there is none */
+        goto out;
+    }
+    unsigned k = 0;
+    fmag_foreach_func(f, m)
+    {
+        funcs[k] = f;
+        saved[k] = f->aux;
+        f->aux = (void *)(uintptr_t)k;
+        k++;
+    }
+    for (unsigned root = 0; root < n && !found; root++) {
+        if (color[root]) continue;
+        unsigned sp = 0;
+        stack[sp] = root;
+        cur_b[sp] = funcs[root]->first;
+        cur_i[sp] = cur_b[sp] ? cur_b[sp]->first : NULL;
+        sp++;
+        color[root] = 1;
+        while (sp && !found) {
+            unsigned top = sp - 1;
+            /* Next call instruction of the function on top of the stack. */
+            fmag_instr *call = NULL;
+            while (cur_b[top] && !call) {
+                while (cur_i[top] && !call) {
+                    fmag_func *g = cur_i[top]->op == FMAG_OP_CALL ? cur_i[top]->callee : NULL;
+                    uintptr_t gi = g && g->module == m ? (uintptr_t)g->aux : n;
+                    if (gi < n && funcs[gi] == g) call = cur_i[top];
+                    cur_i[top] = cur_i[top]->next;
+                }
+                if (!call) {
+                    cur_b[top] = cur_b[top]->next;
+                    cur_i[top] = cur_b[top] ? cur_b[top]->first : NULL;
+                }
+            }
+            if (!call) {
+                color[stack[top]] = 2;
+                sp--;
+                continue;
+            }
+            unsigned c = (unsigned)(uintptr_t)call->callee->aux;
+            if (color[c] == 2) continue;
+            if (color[c] == 1) {
+                vbuf out = {0};
+                vbuf_printf(&out, "error: recursion: ");
+                unsigned from = 0;
+                while (stack[from] != c)
+                    from++;
+                for (unsigned s = from; s < sp; s++)
+                    vbuf_printf(&out, "@%s calls ", funcs[stack[s]]->name);
+                vbuf_printf(&out, "@%s (a call graph cycle cannot be inlined)", funcs[c]->name);
+                fmag_context_error(m->ctx, "%s",
+                                   out.oom ? "error: recursion in the call graph" : out.s);
+                free(out.s);
+                found = true;
+                break;
+            }
+            color[c] = 1;
+            stack[sp] = c;
+            cur_b[sp] = funcs[c]->first;
+            cur_i[sp] = cur_b[sp] ? cur_b[sp]->first : NULL;
+            sp++;
+        }
+    }
+    for (unsigned j = 0; j < n; j++)
+        funcs[j]->aux = saved[j];
+out:
+    free(funcs), free(saved), free(color), free(stack), free(cur_b), free(cur_i);
+    return found;
+}
