@@ -50,6 +50,14 @@ void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* A diagnostic about source text: "file:line:col: error: msg", then the source line
+ * and a caret under the byte at `offset`. Shared by every text parser. */
+void fmag_context_source_error(fmag_context *ctx, const char *filename, const char *text,
+                               size_t len, size_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
 size_t fmag_context_diag_count(const fmag_context *ctx);
 const char *fmag_context_diag(const fmag_context *ctx, size_t i);
 void fmag_context_diag_clear(fmag_context *ctx);
@@ -276,8 +284,15 @@ typedef enum fmag_print_flags {
 } fmag_print_flags;
 
 /* Prints the module in the .fir syntax that fmag_parse_module reads back. */
-void fmag_module_print(const fmag_module *m, FILE *out, unsigned flags);
-void fmag_func_print(const fmag_func *f, FILE *out, unsigned flags);
+void fmag_module_print(fmag_module *m, FILE *out, unsigned flags);
+void fmag_func_print(fmag_func *f, FILE *out, unsigned flags);
+/* Gives every unnamed (or duplicate-named) value and block of f a unique name, the
+ * ones the printer shows; diagnostics use them too. Idempotent. */
+void fmag_func_name_values(fmag_func *f);
+/* The printed name of a value ("%x" / literal text) into buf (>= 64 bytes). */
+const char *fmag_value_str(fmag_value *v, char *buf, size_t len);
+/* Prints one instruction (no newline), as the printer would inside f. */
+void fmag_instr_print(fmag_instr *i, FILE *out, unsigned flags);
 /* Prints a float literal so that it parses back to the same bits. */
 void fmag_print_float(FILE *out, float f);
 /* Writes a float literal into buf (at least 32 bytes); returns buf. */

@@ -1,0 +1,190 @@
+/* The compilation context: the arena every IR object lives in, and the list of
+ * diagnostics the library reports instead of printing. */
+#include "IRInternal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { FMAG_ARENA_CHUNK = 64 * 1024 };
+
+struct fmag_arena_chunk {
+    struct fmag_arena_chunk *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
+fmag_context *fmag_context_create(void)
+{
+    fmag_context *ctx = calloc(1, sizeof(*ctx));
+    return ctx;
+}
+
+void fmag_context_destroy(fmag_context *ctx)
+{
+    if (!ctx)
+        return;
+    struct fmag_arena_chunk *c = ctx->chunks;
+    while (c) {
+        struct fmag_arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    for (size_t i = 0; i < ctx->ndiags; i++)
+        free(ctx->diags[i]);
+    free(ctx->diags);
+    free(ctx);
+}
+
+void *fmag_context_alloc(fmag_context *ctx, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    struct fmag_arena_chunk *c = ctx->chunks;
+    if (!c || c->size - c->used < size) {
+        size_t cap = size > FMAG_ARENA_CHUNK / 4 ? size : FMAG_ARENA_CHUNK;
+        struct fmag_arena_chunk *n = malloc(sizeof(*n) + cap);
+        if (!n)
+            fmag_fatal_oom();
+        n->size = cap;
+        n->used = 0;
+        if (c && cap == size && c->size - c->used >= 1024) {
+            /* A large one-off block: keep filling the current chunk afterwards. */
+            n->next = c->next;
+            c->next = n;
+        } else {
+            n->next = c;
+            ctx->chunks = n;
+        }
+        c = n;
+    }
+    void *p = c->data + c->used;
+    c->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+char *fmag_context_strdup(fmag_context *ctx, const char *s, size_t len)
+{
+    char *p = fmag_context_alloc(ctx, len + 1);
+    memcpy(p, s, len);
+    p[len] = 0;
+    return p;
+}
+
+_Noreturn void fmag_fatal_oom(void)
+{
+    /* Out of memory is not a user error; there is nothing sensible to return. */
+    abort();
+}
+
+static void diag_push(fmag_context *ctx, char *msg)
+{
+    if (ctx->ndiags == ctx->capdiags) {
+        size_t cap = ctx->capdiags ? ctx->capdiags * 2 : 8;
+        char **n = realloc(ctx->diags, cap * sizeof(*n));
+        if (!n)
+            fmag_fatal_oom();
+        ctx->diags = n;
+        ctx->capdiags = cap;
+    }
+    ctx->diags[ctx->ndiags++] = msg;
+}
+
+void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
+    if (!msg)
+        fmag_fatal_oom();
+    vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
+    va_end(ap2);
+    diag_push(ctx, msg);
+}
+
+void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fmag_context_verror(ctx, fmt, ap);
+    va_end(ap);
+}
+
+size_t fmag_context_diag_count(const fmag_context *ctx) { return ctx->ndiags; }
+
+const char *fmag_context_diag(const fmag_context *ctx, size_t i)
+{
+    return i < ctx->ndiags ? ctx->diags[i] : NULL;
+}
+
+void fmag_context_diag_clear(fmag_context *ctx)
+{
+    for (size_t i = 0; i < ctx->ndiags; i++)
+        free(ctx->diags[i]);
+    ctx->ndiags = 0;
+}
+
+void fmag_context_diag_print(const fmag_context *ctx, FILE *out)
+{
+    for (size_t i = 0; i < ctx->ndiags; i++) {
+        fputs(ctx->diags[i], out);
+        fputc('\n', out);
+    }
+}
+
+/* Source diagnostics: "file:line:col: error: msg", the line, and a caret. */
+void fmag_context_source_error(fmag_context *ctx, const char *filename, const char *text, size_t len,
+                       size_t offset, const char *fmt, ...)
+{
+    if (offset > len)
+        offset = len;
+    unsigned line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < offset; i++) {
+        if (text[i] == '\n') {
+            line++;
+            line_start = i + 1;
+        }
+    }
+    size_t line_end = line_start;
+    while (line_end < len && text[line_end] != '\n' && text[line_end] != '\r')
+        line_end++;
+    unsigned col = (unsigned)(offset - line_start) + 1;
+
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
+    if (!msg)
+        fmag_fatal_oom();
+    va_start(ap, fmt);
+    vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+    va_end(ap);
+
+    /* Show the source line with control bytes replaced, so garbage input cannot
+     * corrupt the terminal, and a caret under the column. */
+    size_t shown = line_end - line_start;
+    if (shown > 200)
+        shown = 200;
+    char *src = malloc(shown + 1);
+    char *caret = malloc(shown + 2);
+    if (!src || !caret)
+        fmag_fatal_oom();
+    size_t ci = 0;
+    for (size_t i = 0; i < shown; i++) {
+        unsigned char ch = (unsigned char)text[line_start + i];
+        src[i] = ch == '\t' ? '\t' : (ch < 32 || ch == 127) ? '?' : (char)ch;
+        if (i < offset - line_start)
+            caret[ci++] = ch == '\t' ? '\t' : ' ';
+    }
+    src[shown] = 0;
+    caret[ci++] = '^';
+    caret[ci] = 0;
+    fmag_context_error(ctx, "%s:%u:%u: error: %s\n%s\n%s", filename ? filename : "<input>", line,
+                       col, msg, src, caret);
+    free(msg);
+    free(src);
+    free(caret);
+}

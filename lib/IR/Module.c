@@ -1,0 +1,528 @@
+/* IR containers: modules, functions, blocks, instructions, values and the use
+ * lists that tie them together. */
+#include "IRInternal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ uses */
+
+static void use_link(fmag_use *u, fmag_value *v)
+{
+    u->value = v;
+    u->prev_use = NULL;
+    u->next_use = v->uses;
+    if (v->uses)
+        v->uses->prev_use = u;
+    v->uses = u;
+}
+
+static void use_unlink(fmag_use *u)
+{
+    if (!u->value)
+        return;
+    if (u->prev_use)
+        u->prev_use->next_use = u->next_use;
+    else
+        u->value->uses = u->next_use;
+    if (u->next_use)
+        u->next_use->prev_use = u->prev_use;
+    u->value = NULL;
+    u->prev_use = u->next_use = NULL;
+}
+
+void fmag_instr_set_op(fmag_instr *i, unsigned k, fmag_value *v)
+{
+    fmag_use *u = &i->ops[k];
+    if (u->value == v)
+        return;
+    use_unlink(u);
+    if (v)
+        use_link(u, v);
+}
+
+size_t fmag_value_num_uses(const fmag_value *v)
+{
+    size_t n = 0;
+    for (fmag_use *u = v->uses; u; u = u->next_use)
+        n++;
+    return n;
+}
+
+void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to)
+{
+    if (from == to)
+        return;
+    while (from->uses) {
+        fmag_use *u = from->uses;
+        fmag_instr_set_op(u->user, u->index, to);
+    }
+}
+
+bool fmag_value_is_imm(const fmag_value *v, float f)
+{
+    return v->kind == FMAG_VALUE_CONST && fmag_float_bits(v->imm) == fmag_float_bits(f);
+}
+
+/* ---------------------------------------------------------- instructions */
+
+fmag_instr *fmag_instr_create(fmag_func *f, fmag_opcode op, unsigned nops, unsigned nresults)
+{
+    fmag_context *ctx = f->module->ctx;
+    fmag_instr *i = fmag_context_alloc(ctx, sizeof(*i));
+    i->op = op;
+    i->nops = nops;
+    i->ops = nops ? fmag_context_alloc(ctx, nops * sizeof(fmag_use)) : NULL;
+    for (unsigned k = 0; k < nops; k++) {
+        i->ops[k].user = i;
+        i->ops[k].index = k;
+    }
+    i->nresults = nresults;
+    i->results = nresults ? fmag_context_alloc(ctx, nresults * sizeof(fmag_value)) : NULL;
+    for (unsigned k = 0; k < nresults; k++) {
+        i->results[k].kind = FMAG_VALUE_RESULT;
+        i->results[k].def = i;
+        i->results[k].index = k;
+        i->results[k].func = f;
+    }
+    if (op == FMAG_OP_PHI && nops)
+        i->phi_blocks = fmag_context_alloc(ctx, nops * sizeof(fmag_block *));
+    return i;
+}
+
+static void instr_link(fmag_block *b, fmag_instr *prev, fmag_instr *i)
+{
+    i->block = b;
+    i->prev = prev;
+    i->next = prev ? prev->next : b->first;
+    if (i->next)
+        i->next->prev = i;
+    else
+        b->last = i;
+    if (prev)
+        prev->next = i;
+    else
+        b->first = i;
+}
+
+void fmag_block_append(fmag_block *b, fmag_instr *i) { instr_link(b, b->last, i); }
+
+void fmag_instr_insert_before(fmag_instr *pos, fmag_instr *i) { instr_link(pos->block, pos->prev, i); }
+
+void fmag_instr_insert_after(fmag_instr *pos, fmag_instr *i) { instr_link(pos->block, pos, i); }
+
+void fmag_instr_remove(fmag_instr *i)
+{
+    fmag_block *b = i->block;
+    if (!b)
+        return;
+    if (i->prev)
+        i->prev->next = i->next;
+    else
+        b->first = i->next;
+    if (i->next)
+        i->next->prev = i->prev;
+    else
+        b->last = i->prev;
+    i->prev = i->next = NULL;
+    i->block = NULL;
+}
+
+void fmag_instr_erase(fmag_instr *i)
+{
+    fmag_instr_remove(i);
+    for (unsigned k = 0; k < i->nops; k++)
+        use_unlink(&i->ops[k]);
+}
+
+/* Phi operand arrays grow by reallocation in the arena; phis are few. */
+void fmag_phi_add_incoming(fmag_instr *phi, fmag_value *v, fmag_block *from)
+{
+    fmag_context *ctx = phi->results[0].func->module->ctx;
+    unsigned n = phi->nops;
+    fmag_use *ops = fmag_context_alloc(ctx, (n + 1) * sizeof(fmag_use));
+    fmag_block **blocks = fmag_context_alloc(ctx, (n + 1) * sizeof(fmag_block *));
+    for (unsigned k = 0; k < n; k++) {
+        fmag_value *old = phi->ops[k].value;
+        use_unlink(&phi->ops[k]);
+        ops[k].user = phi;
+        ops[k].index = k;
+        if (old)
+            use_link(&ops[k], old);
+        blocks[k] = phi->phi_blocks[k];
+    }
+    ops[n].user = phi;
+    ops[n].index = n;
+    if (v)
+        use_link(&ops[n], v);
+    blocks[n] = from;
+    phi->ops = ops;
+    phi->phi_blocks = blocks;
+    phi->nops = n + 1;
+}
+
+void fmag_phi_remove_incoming(fmag_instr *phi, unsigned k)
+{
+    unsigned n = phi->nops;
+    for (unsigned j = k; j + 1 < n; j++) {
+        fmag_value *v = phi->ops[j + 1].value;
+        fmag_instr_set_op(phi, j, v);
+        phi->phi_blocks[j] = phi->phi_blocks[j + 1];
+    }
+    use_unlink(&phi->ops[n - 1]);
+    phi->nops = n - 1;
+}
+
+fmag_value *fmag_phi_value_for(const fmag_instr *phi, const fmag_block *from)
+{
+    for (unsigned k = 0; k < phi->nops; k++)
+        if (phi->phi_blocks[k] == from)
+            return phi->ops[k].value;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- blocks */
+
+fmag_instr *fmag_block_terminator(const fmag_block *b)
+{
+    return b->last && fmag_instr_is_terminator(b->last) ? b->last : NULL;
+}
+
+unsigned fmag_block_succs(const fmag_block *b, fmag_block *succ[2])
+{
+    fmag_instr *t = fmag_block_terminator(b);
+    if (!t)
+        return 0;
+    if (t->op == FMAG_OP_BR) {
+        succ[0] = t->targets[0];
+        succ[1] = t->targets[1];
+        return 2;
+    }
+    if (t->op == FMAG_OP_JMP) {
+        succ[0] = t->targets[0];
+        return 1;
+    }
+    return 0;
+}
+
+unsigned fmag_block_preds(fmag_block *b, fmag_block ***preds)
+{
+    fmag_func *f = b->func;
+    unsigned n = 0;
+    fmag_foreach_block(p, f) {
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(p, s);
+        for (unsigned k = 0; k < ns; k++)
+            if (s[k] == b && (k == 0 || s[0] != s[1]))
+                n++;
+    }
+    fmag_block **arr = n ? fmag_context_alloc(f->module->ctx, n * sizeof(*arr)) : NULL;
+    unsigned j = 0;
+    fmag_foreach_block(p, f) {
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(p, s);
+        for (unsigned k = 0; k < ns; k++)
+            if (s[k] == b && (k == 0 || s[0] != s[1]))
+                arr[j++] = p;
+    }
+    *preds = arr;
+    return n;
+}
+
+static fmag_block *block_new(fmag_func *f, const char *name)
+{
+    fmag_block *b = fmag_context_alloc(f->module->ctx, sizeof(*b));
+    b->func = f;
+    b->name = name ? fmag_context_strdup(f->module->ctx, name, strlen(name)) : NULL;
+    return b;
+}
+
+fmag_block *fmag_block_create(fmag_func *f, const char *name)
+{
+    fmag_block *b = block_new(f, name);
+    b->prev = f->last;
+    if (f->last)
+        f->last->next = b;
+    else
+        f->first = b;
+    f->last = b;
+    return b;
+}
+
+fmag_block *fmag_block_create_after(fmag_func *f, fmag_block *after, const char *name)
+{
+    if (!after || after == f->last)
+        return fmag_block_create(f, name);
+    fmag_block *b = block_new(f, name);
+    b->prev = after;
+    b->next = after->next;
+    after->next->prev = b;
+    after->next = b;
+    return b;
+}
+
+void fmag_block_erase(fmag_block *b)
+{
+    fmag_func *f = b->func;
+    fmag_foreach_instr(i, b)
+        fmag_instr_erase(i);
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        f->first = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    else
+        f->last = b->prev;
+    b->prev = b->next = NULL;
+}
+
+/* ------------------------------------------------------------- functions */
+
+fmag_func *fmag_func_create(fmag_module *m, const char *name, unsigned nparams, unsigned nresults,
+                            bool is_export)
+{
+    fmag_func *f = fmag_context_alloc(m->ctx, sizeof(*f));
+    f->name = fmag_context_strdup(m->ctx, name, strlen(name));
+    f->module = m;
+    f->is_export = is_export;
+    f->nparams = nparams;
+    f->nresults = nresults;
+    f->params = nparams ? fmag_context_alloc(m->ctx, nparams * sizeof(fmag_value)) : NULL;
+    for (unsigned k = 0; k < nparams; k++) {
+        f->params[k].kind = FMAG_VALUE_PARAM;
+        f->params[k].func = f;
+        f->params[k].index = k;
+    }
+    f->prev = m->last;
+    if (m->last)
+        m->last->next = f;
+    else
+        m->first = f;
+    m->last = f;
+    return f;
+}
+
+void fmag_func_renumber(fmag_func *f)
+{
+    unsigned id = 0, bid = 0;
+    for (unsigned k = 0; k < f->nparams; k++)
+        f->params[k].id = id++;
+    fmag_foreach_block(b, f) {
+        b->id = bid++;
+        fmag_foreach_instr(i, b)
+            for (unsigned k = 0; k < i->nresults; k++)
+                i->results[k].id = id++;
+    }
+    f->nvalues = id;
+    f->nblocks = bid;
+}
+
+size_t fmag_func_num_instrs(const fmag_func *f)
+{
+    size_t n = 0;
+    for (fmag_block *b = f->first; b; b = b->next)
+        for (fmag_instr *i = b->first; i; i = i->next)
+            n++;
+    return n;
+}
+
+void fmag_func_erase(fmag_func *f)
+{
+    fmag_module *m = f->module;
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b)
+            fmag_instr_erase(i);
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        m->first = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    else
+        m->last = f->prev;
+    f->prev = f->next = NULL;
+}
+
+/* --------------------------------------------------------------- modules */
+
+fmag_module *fmag_module_create(fmag_context *ctx)
+{
+    fmag_module *m = fmag_context_alloc(ctx, sizeof(*m));
+    m->ctx = ctx;
+    m->consts = fmag_context_alloc(ctx, sizeof(fmag_const_pool));
+    return m;
+}
+
+fmag_func *fmag_module_get_func(const fmag_module *m, const char *name)
+{
+    for (fmag_func *f = m->first; f; f = f->next)
+        if (strcmp(f->name, name) == 0)
+            return f;
+    return NULL;
+}
+
+static size_t const_hash(uint32_t bits, size_t cap)
+{
+    uint32_t h = bits * 0x9E3779B1u;
+    h ^= h >> 15;
+    return h & (cap - 1);
+}
+
+fmag_value *fmag_module_const(fmag_module *m, float f)
+{
+    fmag_const_pool *pool = m->consts;
+    uint32_t bits = fmag_float_bits(f);
+    if (pool->count * 2 >= pool->cap) {
+        size_t ncap = pool->cap ? pool->cap * 2 : 64;
+        fmag_value **slots = fmag_context_alloc(m->ctx, ncap * sizeof(*slots));
+        for (size_t k = 0; k < pool->cap; k++) {
+            fmag_value *v = pool->slots[k];
+            if (!v)
+                continue;
+            size_t h = const_hash(fmag_float_bits(v->imm), ncap);
+            while (slots[h])
+                h = (h + 1) & (ncap - 1);
+            slots[h] = v;
+        }
+        pool->slots = slots;
+        pool->cap = ncap;
+    }
+    size_t h = const_hash(bits, pool->cap);
+    while (pool->slots[h]) {
+        if (fmag_float_bits(pool->slots[h]->imm) == bits)
+            return pool->slots[h];
+        h = (h + 1) & (pool->cap - 1);
+    }
+    fmag_value *v = fmag_context_alloc(m->ctx, sizeof(*v));
+    v->kind = FMAG_VALUE_CONST;
+    v->imm = f;
+    pool->slots[h] = v;
+    pool->count++;
+    return v;
+}
+
+size_t fmag_module_num_instrs(const fmag_module *m)
+{
+    size_t n = 0;
+    for (fmag_func *f = m->first; f; f = f->next)
+        n += fmag_func_num_instrs(f);
+    return n;
+}
+
+/* Structural equality: functions, blocks and instructions in the same order, values
+ * matched by their position (renumbered ids), literals by their bits. */
+static bool value_equal(const fmag_value *a, const fmag_value *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->kind != b->kind)
+        return false;
+    if (a->kind == FMAG_VALUE_CONST)
+        return fmag_float_bits(a->imm) == fmag_float_bits(b->imm);
+    return a->id == b->id;
+}
+
+static bool func_equal(fmag_func *a, fmag_func *b)
+{
+    if (strcmp(a->name, b->name) || a->is_export != b->is_export || a->nparams != b->nparams ||
+        a->nresults != b->nresults)
+        return false;
+    fmag_func_renumber(a);
+    fmag_func_renumber(b);
+    if (a->nblocks != b->nblocks || a->nvalues != b->nvalues)
+        return false;
+    fmag_block *ba = a->first, *bb = b->first;
+    for (; ba && bb; ba = ba->next, bb = bb->next) {
+        fmag_instr *ia = ba->first, *ib = bb->first;
+        for (; ia && ib; ia = ia->next, ib = ib->next) {
+            if (ia->op != ib->op || ia->nops != ib->nops || ia->nresults != ib->nresults)
+                return false;
+            for (unsigned k = 0; k < ia->nops; k++) {
+                if (!value_equal(ia->ops[k].value, ib->ops[k].value))
+                    return false;
+                if (ia->op == FMAG_OP_PHI && ia->phi_blocks[k]->id != ib->phi_blocks[k]->id)
+                    return false;
+            }
+            if (ia->op == FMAG_OP_CALL && strcmp(ia->callee->name, ib->callee->name))
+                return false;
+            for (unsigned k = 0; k < 2; k++) {
+                if (!ia->targets[k] != !ib->targets[k])
+                    return false;
+                if (ia->targets[k] && ia->targets[k]->id != ib->targets[k]->id)
+                    return false;
+            }
+        }
+        if (ia || ib)
+            return false;
+    }
+    return !ba && !bb;
+}
+
+bool fmag_module_equal(const fmag_module *a, const fmag_module *b)
+{
+    if (a->fastmath != b->fastmath)
+        return false;
+    fmag_func *fa = a->first, *fb = b->first;
+    for (; fa && fb; fa = fa->next, fb = fb->next)
+        if (!func_equal(fa, fb))
+            return false;
+    return !fa && !fb;
+}
+
+/* Cloning maps every value and block through the `aux` scratch pointers. */
+static fmag_value *clone_map(fmag_module *dst, fmag_value *v)
+{
+    if (!v)
+        return NULL;
+    if (v->kind == FMAG_VALUE_CONST)
+        return fmag_module_const(dst, v->imm);
+    return v->aux;
+}
+
+fmag_module *fmag_module_clone(const fmag_module *src)
+{
+    fmag_module *dst = fmag_module_create(src->ctx);
+    dst->fastmath = src->fastmath;
+    for (fmag_func *f = src->first; f; f = f->next) {
+        fmag_func *nf = fmag_func_create(dst, f->name, f->nparams, f->nresults, f->is_export);
+        f->aux = nf;
+        for (unsigned k = 0; k < f->nparams; k++) {
+            f->params[k].aux = &nf->params[k];
+            nf->params[k].name = f->params[k].name;
+        }
+        for (fmag_block *b = f->first; b; b = b->next) {
+            b->aux = fmag_block_create(nf, b->name);
+            for (fmag_instr *i = b->first; i; i = i->next) {
+                fmag_instr *ni = fmag_instr_create(nf, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops,
+                                                   i->nresults);
+                i->aux = ni;
+                for (unsigned k = 0; k < i->nresults; k++) {
+                    i->results[k].aux = &ni->results[k];
+                    ni->results[k].name = i->results[k].name;
+                }
+                fmag_block_append(b->aux, ni);
+            }
+        }
+    }
+    for (fmag_func *f = src->first; f; f = f->next) {
+        for (fmag_block *b = f->first; b; b = b->next) {
+            for (fmag_instr *i = b->first; i; i = i->next) {
+                fmag_instr *ni = i->aux;
+                if (i->op == FMAG_OP_PHI) {
+                    for (unsigned k = 0; k < i->nops; k++)
+                        fmag_phi_add_incoming(ni, clone_map(dst, i->ops[k].value),
+                                              i->phi_blocks[k]->aux);
+                } else {
+                    for (unsigned k = 0; k < i->nops; k++)
+                        fmag_instr_set_op(ni, k, clone_map(dst, i->ops[k].value));
+                }
+                for (unsigned k = 0; k < 2; k++)
+                    ni->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
+                ni->callee = i->callee ? i->callee->aux : NULL;
+            }
+        }
+    }
+    return dst;
+}

@@ -1,0 +1,296 @@
+/* The .fir printer. It prints exactly what the parser reads: sugar only where the
+ * instruction is the sugar's exact expansion, every literal with its bits kept. */
+#include "IRInternal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- naming */
+
+typedef struct name_set {
+    const char **slots;
+    size_t cap, count;
+} name_set;
+
+static size_t str_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void set_grow(name_set *s);
+
+/* Returns false when the name is already present. */
+static bool set_insert(name_set *s, const char *name)
+{
+    if ((s->count + 1) * 2 > s->cap)
+        set_grow(s);
+    size_t h = str_hash(name) & (s->cap - 1);
+    while (s->slots[h]) {
+        if (!strcmp(s->slots[h], name))
+            return false;
+        h = (h + 1) & (s->cap - 1);
+    }
+    s->slots[h] = name;
+    s->count++;
+    return true;
+}
+
+static bool set_has(const name_set *s, const char *name)
+{
+    if (!s->cap)
+        return false;
+    size_t h = str_hash(name) & (s->cap - 1);
+    while (s->slots[h]) {
+        if (!strcmp(s->slots[h], name))
+            return true;
+        h = (h + 1) & (s->cap - 1);
+    }
+    return false;
+}
+
+static void set_grow(name_set *s)
+{
+    name_set n = {calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->cap ? s->cap * 2 : 64, 0};
+    if (!n.slots)
+        fmag_fatal_oom();
+    for (size_t k = 0; k < s->cap; k++)
+        if (s->slots[k])
+            set_insert(&n, s->slots[k]);
+    free(s->slots);
+    *s = n;
+}
+
+/* Names: keep every unique given name; number the rest, skipping taken numbers. */
+static void name_value(fmag_context *ctx, name_set *taken, fmag_value *v, unsigned *counter,
+                       const char *prefix)
+{
+    if (v->name && !set_has(taken, v->name)) {
+        set_insert(taken, v->name);
+        return;
+    }
+    char buf[48];
+    do
+        snprintf(buf, sizeof buf, "%s%u", prefix, (*counter)++);
+    while (set_has(taken, buf));
+    v->name = fmag_context_strdup(ctx, buf, strlen(buf));
+    set_insert(taken, v->name);
+}
+
+void fmag_func_name_values(fmag_func *f)
+{
+    fmag_context *ctx = f->module->ctx;
+    name_set taken = {0}, btaken = {0};
+    /* First reserve the given names in definition order, so a later duplicate is the
+     * one renamed. */
+    name_set seen = {0};
+    for (unsigned k = 0; k < f->nparams; k++)
+        if (f->params[k].name && !set_insert(&seen, f->params[k].name))
+            f->params[k].name = NULL;
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b)
+            for (unsigned k = 0; k < i->nresults; k++)
+                if (i->results[k].name && !set_insert(&seen, i->results[k].name))
+                    i->results[k].name = NULL;
+    free(seen.slots);
+    for (unsigned k = 0; k < f->nparams; k++)
+        if (f->params[k].name)
+            set_insert(&taken, f->params[k].name);
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b)
+            for (unsigned k = 0; k < i->nresults; k++)
+                if (i->results[k].name)
+                    set_insert(&taken, i->results[k].name);
+    unsigned counter = 0;
+    for (unsigned k = 0; k < f->nparams; k++)
+        if (!f->params[k].name)
+            name_value(ctx, &taken, &f->params[k], &counter, "arg");
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b)
+            for (unsigned k = 0; k < i->nresults; k++)
+                if (!i->results[k].name)
+                    name_value(ctx, &taken, &i->results[k], &counter, "");
+
+    unsigned bcounter = 0;
+    fmag_foreach_block(b, f)
+        if (b->name && !set_insert(&btaken, b->name))
+            b->name = NULL;
+    fmag_foreach_block(b, f) {
+        if (b->name)
+            continue;
+        char buf[48];
+        do
+            snprintf(buf, sizeof buf, "%s%u", b == f->first ? "entry" : "bb", bcounter++);
+        while (set_has(&btaken, buf));
+        b->name = fmag_context_strdup(ctx, buf, strlen(buf));
+        set_insert(&btaken, b->name);
+    }
+    free(taken.slots);
+    free(btaken.slots);
+}
+
+const char *fmag_value_str(fmag_value *v, char *buf, size_t len)
+{
+    if (v->kind == FMAG_VALUE_CONST) {
+        char tmp[40];
+        snprintf(buf, len, "%s", fmag_format_float(tmp, v->imm));
+    } else if (v->name) {
+        snprintf(buf, len, "%%%s", v->name);
+    } else {
+        snprintf(buf, len, "%%<unnamed %u>", v->id);
+    }
+    return buf;
+}
+
+/* --------------------------------------------------------------- printing */
+
+static void print_value(FILE *out, fmag_value *v)
+{
+    char buf[256];
+    fputs(v ? fmag_value_str(v, buf, sizeof buf) : "<null>", out);
+}
+
+static void print_ops(FILE *out, fmag_instr *i, const unsigned *idx, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        if (k)
+            fputs(", ", out);
+        print_value(out, i->ops[idx[k]].value);
+    }
+}
+
+static bool is_k(fmag_value *v, float f) { return v && fmag_value_is_imm(v, f); }
+
+/* Picks the sugar whose exact expansion this fmag is, or plain fmag. */
+static void print_fmag(FILE *out, fmag_instr *i, unsigned flags)
+{
+    fmag_value *a = fmag_instr_op(i, FMAG_A), *b = fmag_instr_op(i, FMAG_B),
+               *c = fmag_instr_op(i, FMAG_C), *d = fmag_instr_op(i, FMAG_D),
+               *e = fmag_instr_op(i, FMAG_E);
+    static const unsigned all[5] = {0, 1, 2, 3, 4};
+    if (!(flags & FMAG_PRINT_RAW) && a && b && c && d && e) {
+        if (is_k(d, 0.0f) && is_k(e, 1.0f)) {
+            if (is_k(b, 1.0f)) {
+                static const unsigned idx[2] = {FMAG_A, FMAG_C};
+                fputs("add ", out), print_ops(out, i, idx, 2);
+            } else if (is_k(b, -1.0f) && is_k(c, 0.0f)) {
+                static const unsigned idx[1] = {FMAG_A};
+                fputs("neg ", out), print_ops(out, i, idx, 1);
+            } else if (is_k(b, -1.0f)) {
+                static const unsigned idx[2] = {FMAG_C, FMAG_A};
+                fputs("sub ", out), print_ops(out, i, idx, 2);
+            } else if (is_k(c, 0.0f)) {
+                static const unsigned idx[2] = {FMAG_A, FMAG_B};
+                fputs("mul ", out), print_ops(out, i, idx, 2);
+            } else {
+                static const unsigned idx[3] = {FMAG_A, FMAG_B, FMAG_C};
+                fputs("fma ", out), print_ops(out, i, idx, 3);
+            }
+            return;
+        }
+        if (is_k(b, 1.0f) && is_k(c, 0.0f)) {
+            if (is_k(d, 0.0f) && e == a) {
+                static const unsigned idx[1] = {FMAG_A};
+                fputs("relu ", out), print_ops(out, i, idx, 1);
+            } else {
+                static const unsigned idx[3] = {FMAG_A, FMAG_D, FMAG_E};
+                fputs("select ", out), print_ops(out, i, idx, 3);
+            }
+            return;
+        }
+    }
+    fputs("fmag ", out);
+    print_ops(out, i, all, 5);
+}
+
+static void print_block_ref(FILE *out, fmag_block *b)
+{
+    fprintf(out, "^%s", b ? b->name : "<null>");
+}
+
+void fmag_instr_print(fmag_instr *i, FILE *out, unsigned flags)
+{
+    for (unsigned k = 0; k < i->nresults; k++) {
+        fputs(k ? ", " : "", out);
+        print_value(out, &i->results[k]);
+    }
+    if (i->nresults)
+        fputs(" = ", out);
+    switch (i->op) {
+    case FMAG_OP_FMAG:
+        print_fmag(out, i, flags);
+        break;
+    case FMAG_OP_PHI:
+        fputs("phi ", out);
+        for (unsigned k = 0; k < i->nops; k++) {
+            fputs(k ? ", [" : "[", out);
+            print_value(out, i->ops[k].value);
+            fputs(", ", out);
+            print_block_ref(out, i->phi_blocks[k]);
+            fputs("]", out);
+        }
+        break;
+    case FMAG_OP_CALL:
+        fprintf(out, "call @%s(", i->callee ? i->callee->name : "<null>");
+        for (unsigned k = 0; k < i->nops; k++) {
+            fputs(k ? ", " : "", out);
+            print_value(out, i->ops[k].value);
+        }
+        fputs(")", out);
+        break;
+    case FMAG_OP_BR:
+        fputs("br ", out);
+        print_value(out, i->ops[0].value);
+        fputs(", ", out);
+        print_block_ref(out, i->targets[0]);
+        fputs(", ", out);
+        print_block_ref(out, i->targets[1]);
+        break;
+    case FMAG_OP_JMP:
+        fputs("jmp ", out);
+        print_block_ref(out, i->targets[0]);
+        break;
+    case FMAG_OP_RET:
+        fputs("ret", out);
+        for (unsigned k = 0; k < i->nops; k++) {
+            fputs(k ? ", " : " ", out);
+            print_value(out, i->ops[k].value);
+        }
+        break;
+    }
+}
+
+void fmag_func_print(fmag_func *f, FILE *out, unsigned flags)
+{
+    fmag_func_name_values(f);
+    fprintf(out, "%sfunc @%s(", f->is_export ? "export " : "", f->name);
+    for (unsigned k = 0; k < f->nparams; k++) {
+        fputs(k ? ", " : "", out);
+        print_value(out, &f->params[k]);
+    }
+    fprintf(out, ") -> %u {\n", f->nresults);
+    fmag_foreach_block(b, f) {
+        fprintf(out, "^%s:\n", b->name);
+        fmag_foreach_instr(i, b) {
+            fputs("  ", out);
+            fmag_instr_print(i, out, flags);
+            fputc('\n', out);
+        }
+    }
+    fputs("}\n", out);
+}
+
+void fmag_module_print(fmag_module *m, FILE *out, unsigned flags)
+{
+    if (m->fastmath)
+        fputs("fastmath\n\n", out);
+    bool first = true;
+    fmag_foreach_func(f, m) {
+        if (!first)
+            fputc('\n', out);
+        first = false;
+        fmag_func_print(f, out, flags);
+    }
+}

@@ -1,0 +1,61 @@
+/* Dead code elimination.
+ *
+ * Matches: any fmag, phi or call whose results have no uses. Such an instruction
+ * has no effect besides its results (the machine has no memory and no traps), so
+ * dropping it cannot change any output, in strict or fast-math mode.
+ *
+ *   %0 = add %a, %b        ; unused         ->   (gone)
+ *   ret %a                                       ret %a
+ *
+ * Works from the bottom of each block up and repeats until nothing changes, so
+ * chains of dead values, and phis that only feed each other in a cycle across
+ * blocks, go too: the latter through a mark phase from the live roots
+ * (terminators) rather than use counts.
+ * Requires: nothing. Preserves: the CFG (terminators are never removed).
+ */
+#include "fmag/Transforms.h"
+
+#include <stdlib.h>
+
+bool fmag_opt_dce(fmag_func *f)
+{
+    /* Mark: every instruction reachable through operands from a terminator is live. */
+    size_t n = fmag_func_num_instrs(f);
+    if (!n)
+        return false;
+    fmag_instr **work = malloc(n * sizeof(*work));
+    if (!work)
+        return false;
+    size_t top = 0;
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b) {
+            i->aux = NULL;
+            if (fmag_instr_is_terminator(i)) {
+                i->aux = i;
+                work[top++] = i;
+            }
+        }
+    while (top) {
+        fmag_instr *i = work[--top];
+        for (unsigned k = 0; k < i->nops; k++) {
+            fmag_value *v = i->ops[k].value;
+            if (v && v->kind == FMAG_VALUE_RESULT && v->def && !v->def->aux) {
+                v->def->aux = v->def;
+                work[top++] = v->def;
+            }
+        }
+    }
+    free(work);
+    /* Sweep: drop operands of every dead instruction first, so dead cycles unlink. */
+    bool changed = false;
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b)
+            if (!i->aux) {
+                fmag_instr_erase(i);
+                changed = true;
+            }
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b)
+            i->aux = NULL;
+    return changed;
+}

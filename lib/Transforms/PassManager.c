@@ -1,0 +1,132 @@
+/* The pass registry (generated from Passes.def) and the pass manager behind
+ * fmag-opt's -passes=, -O pipelines, -verify-each, -print-after-all, -stats and
+ * -time-passes. */
+#include "fmag/Transforms.h"
+
+#include <string.h>
+#include <time.h>
+
+static const fmag_pass_info passes[] = {
+#define FMAG_FUNC_PASS(NAME, FN, DESC) {NAME, DESC, FN, NULL},
+#define FMAG_MODULE_PASS(NAME, FN, DESC) {NAME, DESC, NULL, FN},
+#define FMAG_PIPELINE(NAME, PASSES, DESC)
+#include "fmag/Passes.def"
+#undef FMAG_FUNC_PASS
+#undef FMAG_MODULE_PASS
+#undef FMAG_PIPELINE
+};
+
+static const fmag_pipeline_info pipelines[] = {
+#define FMAG_FUNC_PASS(NAME, FN, DESC)
+#define FMAG_MODULE_PASS(NAME, FN, DESC)
+#define FMAG_PIPELINE(NAME, PASSES, DESC) {NAME, PASSES, DESC},
+#include "fmag/Passes.def"
+#undef FMAG_FUNC_PASS
+#undef FMAG_MODULE_PASS
+#undef FMAG_PIPELINE
+};
+
+size_t fmag_pass_count(void) { return sizeof passes / sizeof passes[0]; }
+const fmag_pass_info *fmag_pass_get(size_t i) { return i < fmag_pass_count() ? &passes[i] : NULL; }
+
+const fmag_pass_info *fmag_pass_lookup(const char *name)
+{
+    for (size_t i = 0; i < fmag_pass_count(); i++)
+        if (!strcmp(passes[i].name, name))
+            return &passes[i];
+    return NULL;
+}
+
+size_t fmag_pipeline_count(void) { return sizeof pipelines / sizeof pipelines[0]; }
+const fmag_pipeline_info *fmag_pipeline_get(size_t i)
+{
+    return i < fmag_pipeline_count() ? &pipelines[i] : NULL;
+}
+
+const fmag_pipeline_info *fmag_pipeline_lookup(const char *name)
+{
+    for (size_t i = 0; i < fmag_pipeline_count(); i++)
+        if (!strcmp(pipelines[i].name, name))
+            return &pipelines[i];
+    return NULL;
+}
+
+bool fmag_pass_run(const fmag_pass_info *p, fmag_module *m)
+{
+    if (p->run_module)
+        return p->run_module(m);
+    bool changed = false;
+    fmag_foreach_func(f, m)
+        changed |= p->run_func(f);
+    return changed;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Expands pipeline names recursively (bounded depth: a pipeline naming itself is an
+ * error, not a hang) and runs each pass. */
+static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *opts, int depth)
+{
+    fmag_context *ctx = m->ctx;
+    if (depth > 8) {
+        fmag_context_error(ctx, "error: pipeline nesting too deep in '%s'", list);
+        return false;
+    }
+    const char *s = list;
+    while (*s) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        char name[64];
+        if (n == 0 || n >= sizeof name) {
+            fmag_context_error(ctx, "error: bad pass name in pipeline '%s'", list);
+            return false;
+        }
+        memcpy(name, s, n);
+        name[n] = 0;
+        s += n + (e ? 1 : 0);
+
+        const fmag_pipeline_info *pl = fmag_pipeline_lookup(name);
+        if (pl) {
+            if (!run_list(m, pl->passes, opts, depth + 1))
+                return false;
+            continue;
+        }
+        const fmag_pass_info *p = fmag_pass_lookup(name);
+        if (!p) {
+            fmag_context_error(ctx, "error: unknown pass '%s' (see --help for the list)", name);
+            return false;
+        }
+        size_t before = fmag_module_num_instrs(m), diags = fmag_context_diag_count(ctx);
+        double t0 = now_ms();
+        bool changed = fmag_pass_run(p, m);
+        double t1 = now_ms();
+        if (fmag_context_diag_count(ctx) != diags)
+            return false;
+        size_t after = fmag_module_num_instrs(m);
+        FILE *log = opts ? opts->log : NULL;
+        if (log && opts->stats)
+            fprintf(log, "stats: %-12s instrs %zu -> %zu (%+ld)%s\n", p->name, before, after,
+                    (long)after - (long)before, changed ? " changed" : " unchanged");
+        if (log && opts->time_passes)
+            fprintf(log, "time: %-12s %10.3f ms\n", p->name, t1 - t0);
+        if (log && opts->print_after_all) {
+            fprintf(log, "; *** IR after %s ***\n", p->name);
+            fmag_module_print(m, log, opts->print_flags);
+        }
+        if (opts && opts->verify_each && !fmag_verify_module(m)) {
+            fmag_context_error(ctx, "error: module is invalid after pass '%s'", p->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_options *opts)
+{
+    return run_list(m, pipeline, opts, 0);
+}

@@ -1,0 +1,244 @@
+/* fmag-opt: parse a .fir module, verify it, run passes, print it or lower it. */
+#include "fmag/IR.h"
+#include "fmag/Transforms.h"
+#ifdef FMAG_HAVE_CODEGEN
+#include "fmag/Asm.h"
+#include "fmag/CodeGen.h"
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: fmag-opt [options] <input.fir | ->\n"
+                 "\n"
+                 "Parses and verifies a .fir module, runs the passes in the order given, and\n"
+                 "prints the result (or, with -lower, the FMAG stream).\n"
+                 "\n"
+                 "options:\n"
+                 "  -o FILE            write output to FILE (with -lower: FILE.fmag is binary)\n"
+                 "  -passes=a,b,c      run a comma-separated pipeline of passes\n"
+                 "  -O0 -O1 -O2        run a named pipeline\n"
+                 "  -verify-each       run the verifier after every pass\n"
+                 "  -print-after-all   print the module after every pass (to stderr)\n"
+                 "  -print-raw         print every arithmetic instruction as plain fmag\n"
+                 "  -stats             per pass: instructions before/after (to stderr)\n"
+                 "  -time-passes       per pass: wall time (to stderr)\n"
+                 "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
+                 "  --help, --version\n"
+                 "\n"
+                 "passes:\n");
+    for (size_t i = 0; i < fmag_pass_count(); i++) {
+        const fmag_pass_info *p = fmag_pass_get(i);
+        fprintf(out, "  -%-16s %s\n", p->name, p->desc);
+    }
+    fprintf(out, "\npipelines:\n");
+    for (size_t i = 0; i < fmag_pipeline_count(); i++) {
+        const fmag_pipeline_info *p = fmag_pipeline_get(i);
+        fprintf(out, "  -%-16s %s\n                     = %s\n", p->name, p->desc, p->passes);
+    }
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    if (f != stdin)
+        fclose(f);
+    *len = n;
+    return buf;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+int main(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL;
+    fmag_pass_options opts = {0};
+    bool lower = false;
+    /* The pipeline is the flags in order, joined with commas. */
+    size_t cap = 256, plen = 0;
+    char *pipeline = calloc(cap, 1);
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            free(pipeline);
+            return 0;
+        }
+        if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
+            printf("fmag-opt (FMAG) %s\n", FMAG_VERSION_STRING);
+            free(pipeline);
+            return 0;
+        }
+        const char *add = NULL;
+        if (!strcmp(a, "-o")) {
+            if (++i >= argc) {
+                fprintf(stderr, "fmag-opt: error: -o needs a file name\n");
+                return 1;
+            }
+            output = argv[i];
+            continue;
+        } else if (!strcmp(a, "-") || a[0] != '-') {
+            if (input) {
+                fprintf(stderr, "fmag-opt: error: more than one input file ('%s' and '%s')\n",
+                        input, a);
+                return 1;
+            }
+            input = a;
+            continue;
+        } else if (!strncmp(a, "-passes=", 8) || !strncmp(a, "--passes=", 9)) {
+            add = strchr(a, '=') + 1;
+            if (!*add) {
+                fprintf(stderr, "fmag-opt: error: empty pipeline in '%s'\n", a);
+                return 1;
+            }
+        } else {
+            const char *name = a + (a[1] == '-' ? 2 : 1);
+            if (!strcmp(name, "verify-each"))
+                opts.verify_each = true;
+            else if (!strcmp(name, "print-after-all"))
+                opts.print_after_all = true;
+            else if (!strcmp(name, "print-raw"))
+                opts.print_flags |= FMAG_PRINT_RAW;
+            else if (!strcmp(name, "stats"))
+                opts.stats = true;
+            else if (!strcmp(name, "time-passes"))
+                opts.time_passes = true;
+            else if (!strcmp(name, "lower"))
+                lower = true;
+            else if (fmag_pass_lookup(name) || fmag_pipeline_lookup(name))
+                add = name;
+            else {
+                fprintf(stderr, "fmag-opt: error: unknown option '%s' (see --help)\n", a);
+                free(pipeline);
+                return 1;
+            }
+        }
+        if (add) {
+            size_t n = strlen(add);
+            if (plen + n + 2 > cap) {
+                cap = (plen + n + 2) * 2;
+                pipeline = realloc(pipeline, cap);
+            }
+            if (plen)
+                pipeline[plen++] = ',';
+            memcpy(pipeline + plen, add, n + 1);
+            plen += n;
+        }
+    }
+    if (!input) {
+        fprintf(stderr, "fmag-opt: error: no input file (use '-' for standard input)\n");
+        free(pipeline);
+        return 1;
+    }
+    size_t len;
+    char *text = read_all(input, &len);
+    if (!text) {
+        fprintf(stderr, "fmag-opt: error: cannot read '%s': %s\n", input, strerror(errno));
+        free(pipeline);
+        return 1;
+    }
+    fmag_context *ctx = fmag_context_create();
+    int rc = 0;
+    const char *shown = strcmp(input, "-") ? input : "<stdin>";
+    fmag_module *m = fmag_parse_module(ctx, shown, text, len);
+    if (!m || !fmag_verify_module(m)) {
+        fmag_context_diag_print(ctx, stderr);
+        rc = 1;
+        goto out;
+    }
+    opts.log = stderr;
+    if (plen && !fmag_run_passes(m, pipeline, &opts)) {
+        fmag_context_diag_print(ctx, stderr);
+        rc = 1;
+        goto out;
+    }
+    FILE *out = stdout;
+    bool binary = lower && output && ends_with(output, ".fmag");
+    if (output && !binary) {
+        out = fopen(output, "w");
+        if (!out) {
+            fprintf(stderr, "fmag-opt: error: cannot write '%s': %s\n", output, strerror(errno));
+            rc = 1;
+            goto out;
+        }
+    }
+    if (lower) {
+#ifdef FMAG_HAVE_CODEGEN
+        fmag_vm_image img;
+        fmag_vm_image_init(&img);
+        bool ok = true;
+        fmag_foreach_func(f, m) {
+            if (!f->is_export)
+                continue;
+            fmag_codegen_stats st = {0};
+            if (!fmag_codegen_func(f, &img, &st)) {
+                ok = false;
+                break;
+            }
+            if (opts.stats)
+                fprintf(stderr, "stats: lower @%s: %u instructions, %u registers (max live %u, %u moves)\n",
+                        f->name, st.instrs, st.regs, st.max_live, st.moves);
+        }
+        if (!ok) {
+            fmag_context_diag_print(ctx, stderr);
+            rc = 1;
+        } else if (binary) {
+            char err[256];
+            if (!fmag_vm_image_save(&img, output, err, sizeof err)) {
+                fprintf(stderr, "fmag-opt: error: %s\n", err);
+                rc = 1;
+            }
+        } else {
+            fmag_asm_print_image(&img, out);
+        }
+        fmag_vm_image_free(&img);
+#else
+        fprintf(stderr, "fmag-opt: error: -lower is not available (built without lib/CodeGen)\n");
+        rc = 1;
+#endif
+    } else {
+        fmag_module_print(m, out, opts.print_flags);
+    }
+    if (out != stdout && fclose(out)) {
+        fprintf(stderr, "fmag-opt: error: cannot write '%s'\n", output);
+        rc = 1;
+    }
+out:
+    fmag_context_destroy(ctx);
+    free(text);
+    free(pipeline);
+    return rc;
+}
