@@ -1,0 +1,100 @@
+/* Internal to lib/CodeGen: the straight-line DAG that lowering works on, and the
+ * phases over it (build/simplify, schedule, allocate+emit). */
+#ifndef FMAG_CG_INTERNAL_H
+#define FMAG_CG_INTERNAL_H
+
+#include "fmag/CodeGen.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* An operand: a value id (params 0..nin-1, then node i is nin+i) or a literal. */
+enum { CG_CONST = -1, CG_NONE = -2 };
+typedef struct cg_ref {
+    int v;     /* value id, CG_CONST or CG_NONE */
+    float imm; /* the literal when v == CG_CONST */
+} cg_ref;
+
+/* One machine-level fmag: x = (g > 0) ? fmaf(a, b, c) : d. When `uncond` the
+ * guard is a positive literal and d is CG_NONE. */
+typedef struct cg_node {
+    cg_ref op[5]; /* FMAG_A .. FMAG_E */
+    bool uncond;
+    bool dead;    /* removed by simplification */
+} cg_node;
+
+typedef struct cg_dag {
+    unsigned nin, nout, nnodes;
+    cg_node *nodes;
+    cg_ref *outs; /* nout */
+} cg_dag;
+
+static inline bool cg_is_val(cg_ref r) { return r.v >= 0; }
+static inline bool cg_is_const(cg_ref r) { return r.v == CG_CONST; }
+static inline bool cg_is_zero(cg_ref r) { return r.v == CG_CONST && r.imm == 0.0f; }
+/* Numeric comparison: cg_is_imm(r, 0.0f) holds for both zeros. */
+static inline bool cg_is_imm(cg_ref r, float f) { return r.v == CG_CONST && r.imm == f; }
+static inline cg_ref cg_const(float f)
+{
+    cg_ref r = {CG_CONST, f};
+    return r;
+}
+static inline cg_ref cg_val(int v)
+{
+    cg_ref r = {v, 0.0f};
+    return r;
+}
+static inline bool cg_ref_eq(cg_ref x, cg_ref y)
+{
+    if (x.v != y.v)
+        return false;
+    if (x.v != CG_CONST)
+        return true;
+    uint32_t a, b;
+    memcpy(&a, &x.imm, 4);
+    memcpy(&b, &y.imm, 4);
+    return a == b;
+}
+
+/* Lower.c: builds the DAG of a single-block function (false + diagnostic when it is
+ * not lowerable); simplifications that are exact under the strict contract. */
+bool cg_dag_build(fmag_func *f, cg_dag *g);
+void cg_dag_free(cg_dag *g);
+bool cg_dag_copy(const cg_dag *src, cg_dag *dst);
+/* Drops nodes no output depends on. */
+void cg_dag_dce(cg_dag *g);
+/* Folds a single-use unconditional fma into the true arm of a select. Returns the
+ * number of folds. */
+unsigned cg_dag_fuse_select_arm(cg_dag *g);
+/* Orientation of selects whose arms can be swapped exactly (max/min/abs shapes).
+ * mode 0: leave; 1: flip every flippable; 2: flip when the fallback then lives in
+ * the register the result wants. Returns the number flipped. */
+unsigned cg_dag_orient(cg_dag *g, int mode);
+/* Number of uses per value (operand slots and outputs), nin+nnodes entries. */
+unsigned *cg_dag_use_counts(const cg_dag *g);
+
+/* Schedule.c: an order of the live nodes (indices into g->nodes). kind 0: program
+ * order; 1: greedy pressure-aware list scheduling; 2: depth-first by outputs.
+ * Returns the number of scheduled nodes, or -1 on allocation failure. */
+int cg_schedule(const cg_dag *g, int kind, unsigned *order);
+
+/* RegAlloc.c: allocates registers along `order` and emits the stream. */
+typedef struct cg_result {
+    fmag_vm_decoded *code;
+    unsigned ncode;
+    unsigned regs;
+    unsigned moves;  /* fallback copies and output shuffle moves */
+    unsigned consts; /* literal materializations */
+    unsigned max_live;
+} cg_result;
+/* policy 0: prefer stale registers over pristine zeros; 1: lowest index first.
+ * Returns false on allocation failure (out of memory or more than 65535 registers). */
+bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int policy,
+                 cg_result *res);
+void cg_result_free(cg_result *res);
+/* Live-register maximum of an emitted stream (registers whose current content is
+ * read later, counted at every point, program start included). */
+unsigned cg_stream_max_live(const fmag_vm_decoded *code, unsigned n, unsigned nout);
+
+#endif /* FMAG_CG_INTERNAL_H */

@@ -1,0 +1,376 @@
+/* Lowering, first phase: the single block of an export function becomes a DAG of
+ * machine-shaped fmag nodes, simplified with rewrites that are exact under the
+ * strict contract of SPEC §2 (bit-identical results, +0 and -0 counted equal).
+ *
+ * Every rewrite here either removes an instruction or changes no count:
+ *  - a guard known true drops the fallback; a guard known false is the fallback;
+ *  - a constant factor in `a` swaps into `b` (fmaf is commutative in a*b);
+ *  - x*1 + ±0 is x (only -0 may become +0) and a select with equal arms is the arm;
+ *  - a select whose true arm is a single-use unconditional fma evaluates that fma
+ *    itself: select(fma(u,b,c), f, g) = fmag(u, b, c, f, g);
+ *  - max/min/abs shaped selects may swap their arms (cg_dag_orient), which decides
+ *    which value is the fallback and so where the result lands.
+ */
+#include "CGInternal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *op_name(fmag_opcode op)
+{
+    switch (op) {
+    case FMAG_OP_FMAG:
+        return "fmag";
+    case FMAG_OP_PHI:
+        return "phi";
+    case FMAG_OP_CALL:
+        return "call";
+    case FMAG_OP_BR:
+        return "br";
+    case FMAG_OP_JMP:
+        return "jmp";
+    case FMAG_OP_RET:
+        return "ret";
+    }
+    return "?";
+}
+
+static bool ref_of(fmag_func *f, fmag_value *v, const cg_ref *map, cg_ref *out)
+{
+    if (fmag_value_is_const(v)) {
+        if (!isfinite(v->imm)) {
+            fmag_context_error(f->module->ctx,
+                               "error: in function @%s: codegen: literal %g cannot be encoded "
+                               "(NaN and infinity are not FMAG literals)",
+                               f->name, (double)v->imm);
+            return false;
+        }
+        *out = cg_const(v->imm);
+        return true;
+    }
+    *out = map[v->id];
+    if (out->v == CG_NONE) {
+        fmag_context_error(f->module->ctx,
+                           "error: in function @%s: codegen: operand used before it is defined",
+                           f->name);
+        return false;
+    }
+    return true;
+}
+
+/* Simplifies one node in place; returns true and sets *alias when the node
+ * reduces to an existing value or literal. */
+static bool simplify(cg_node *n, cg_ref *alias)
+{
+    cg_ref *op = n->op;
+    if (!n->uncond) {
+        if (cg_is_const(op[FMAG_E])) {
+            if (op[FMAG_E].imm > 0.0f) {
+                n->uncond = true;
+            } else {
+                *alias = op[FMAG_D];
+                return true;
+            }
+        }
+    }
+    if (n->uncond)
+        op[FMAG_D].v = CG_NONE, op[FMAG_E] = cg_const(1.0f);
+    if (cg_is_const(op[FMAG_A]) && !cg_is_const(op[FMAG_B])) {
+        cg_ref t = op[FMAG_A];
+        op[FMAG_A] = op[FMAG_B];
+        op[FMAG_B] = t;
+    }
+    bool all_const = cg_is_const(op[FMAG_A]) && cg_is_const(op[FMAG_B]) && cg_is_const(op[FMAG_C]);
+    float k = all_const ? fmaf(op[FMAG_A].imm, op[FMAG_B].imm, op[FMAG_C].imm) : 0.0f;
+    bool is_move = cg_is_val(op[FMAG_A]) && cg_is_imm(op[FMAG_B], 1.0f) && cg_is_zero(op[FMAG_C]);
+    if (n->uncond) {
+        if (all_const && isfinite(k)) {
+            *alias = cg_const(k);
+            return true;
+        }
+        if (is_move) {
+            *alias = op[FMAG_A];
+            return true;
+        }
+        return false;
+    }
+    /* Equal arms: the guard does not matter. */
+    if (is_move && cg_ref_eq(op[FMAG_A], op[FMAG_D])) {
+        *alias = op[FMAG_D];
+        return true;
+    }
+    if (all_const && cg_is_const(op[FMAG_D]) && k == op[FMAG_D].imm) {
+        *alias = op[FMAG_D];
+        return true;
+    }
+    return false;
+}
+
+bool cg_dag_build(fmag_func *f, cg_dag *g)
+{
+    fmag_context *ctx = f->module->ctx;
+    memset(g, 0, sizeof *g);
+    if (!f->first || f->first != f->last) {
+        unsigned nb = 0;
+        fmag_foreach_block(b, f) nb++;
+        fmag_context_error(ctx,
+                           "error: in function @%s: codegen: %u blocks; lowering needs a single "
+                           "block (run -O2 first)",
+                           f->name, nb);
+        return false;
+    }
+    if (f->nparams > FMAG_VM_MAX_REGS || f->nresults > FMAG_VM_MAX_REGS) {
+        fmag_context_error(ctx, "error: in function @%s: codegen: too many parameters or results",
+                           f->name);
+        return false;
+    }
+    fmag_func_renumber(f);
+    fmag_block *blk = f->first;
+    unsigned ninstr = 0;
+    fmag_foreach_instr(i, blk) ninstr++;
+    cg_ref *map = malloc(sizeof *map * (f->nvalues + 1));
+    g->nodes = calloc(ninstr + 1, sizeof *g->nodes);
+    g->outs = calloc(f->nresults + 1, sizeof *g->outs);
+    if (!map || !g->nodes || !g->outs) {
+        free(map);
+        cg_dag_free(g);
+        fmag_context_error(ctx, "error: in function @%s: codegen: out of memory", f->name);
+        return false;
+    }
+    for (unsigned i = 0; i < f->nvalues; i++)
+        map[i].v = CG_NONE;
+    g->nin = f->nparams;
+    g->nout = f->nresults;
+    for (unsigned i = 0; i < f->nparams; i++)
+        map[f->params[i].id] = cg_val((int)i);
+    bool ok = true, have_ret = false;
+    fmag_foreach_instr(i, blk) {
+        if (have_ret) {
+            fmag_context_error(ctx, "error: in function @%s: codegen: instruction after ret",
+                               f->name);
+            ok = false;
+            break;
+        }
+        if (i->op == FMAG_OP_RET) {
+            if (i->nops != f->nresults) {
+                fmag_context_error(ctx, "error: in function @%s: codegen: ret has %u values, %u expected",
+                                   f->name, i->nops, f->nresults);
+                ok = false;
+                break;
+            }
+            for (unsigned k = 0; k < i->nops && ok; k++)
+                ok = ref_of(f, fmag_instr_op(i, k), map, &g->outs[k]);
+            have_ret = true;
+            continue;
+        }
+        if (i->op != FMAG_OP_FMAG || i->nops != 5) {
+            fmag_context_error(ctx,
+                               "error: in function @%s: codegen: cannot lower a '%s' instruction "
+                               "(run -O2 first)",
+                               f->name, op_name(i->op));
+            ok = false;
+            break;
+        }
+        cg_node *n = &g->nodes[g->nnodes];
+        memset(n, 0, sizeof *n);
+        for (unsigned k = 0; k < 5 && ok; k++)
+            ok = ref_of(f, fmag_instr_op(i, k), map, &n->op[k]);
+        if (!ok)
+            break;
+        cg_ref alias;
+        if (simplify(n, &alias)) {
+            map[i->results[0].id] = alias;
+        } else {
+            map[i->results[0].id] = cg_val((int)(g->nin + g->nnodes));
+            g->nnodes++;
+        }
+    }
+    if (ok && !have_ret) {
+        fmag_context_error(ctx, "error: in function @%s: codegen: block does not end in ret",
+                           f->name);
+        ok = false;
+    }
+    free(map);
+    if (!ok) {
+        cg_dag_free(g);
+        return false;
+    }
+    cg_dag_dce(g);
+    return true;
+}
+
+void cg_dag_free(cg_dag *g)
+{
+    free(g->nodes);
+    free(g->outs);
+    memset(g, 0, sizeof *g);
+}
+
+bool cg_dag_copy(const cg_dag *src, cg_dag *dst)
+{
+    *dst = *src;
+    dst->nodes = malloc(sizeof *dst->nodes * (src->nnodes + 1));
+    dst->outs = malloc(sizeof *dst->outs * (src->nout + 1));
+    if (!dst->nodes || !dst->outs) {
+        cg_dag_free(dst);
+        return false;
+    }
+    memcpy(dst->nodes, src->nodes, sizeof *dst->nodes * src->nnodes);
+    memcpy(dst->outs, src->outs, sizeof *dst->outs * src->nout);
+    return true;
+}
+
+void cg_dag_dce(cg_dag *g)
+{
+    bool *live = calloc(g->nnodes + 1, 1);
+    if (!live)
+        return; /* keeping dead nodes is only slower code, never wrong */
+    for (unsigned j = 0; j < g->nout; j++)
+        if (g->outs[j].v >= (int)g->nin)
+            live[g->outs[j].v - g->nin] = true;
+    for (unsigned i = g->nnodes; i-- > 0;) {
+        if (!live[i] || g->nodes[i].dead) {
+            g->nodes[i].dead = true;
+            continue;
+        }
+        for (unsigned k = 0; k < 5; k++) {
+            int v = g->nodes[i].op[k].v;
+            if (v >= (int)g->nin)
+                live[v - g->nin] = true;
+        }
+    }
+    free(live);
+}
+
+unsigned *cg_dag_use_counts(const cg_dag *g)
+{
+    unsigned *uses = calloc(g->nin + g->nnodes + 1, sizeof *uses);
+    if (!uses)
+        return NULL;
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        if (g->nodes[i].dead)
+            continue;
+        for (unsigned k = 0; k < 5; k++)
+            if (cg_is_val(g->nodes[i].op[k]))
+                uses[g->nodes[i].op[k].v]++;
+    }
+    for (unsigned j = 0; j < g->nout; j++)
+        if (cg_is_val(g->outs[j]))
+            uses[g->outs[j].v]++;
+    return uses;
+}
+
+static bool is_select_shape(const cg_node *n)
+{
+    return !n->dead && !n->uncond && cg_is_val(n->op[FMAG_A]) && cg_is_imm(n->op[FMAG_B], 1.0f) &&
+           cg_is_zero(n->op[FMAG_C]);
+}
+
+unsigned cg_dag_fuse_select_arm(cg_dag *g)
+{
+    unsigned *uses = cg_dag_use_counts(g);
+    if (!uses)
+        return 0;
+    unsigned folds = 0;
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        cg_node *n = &g->nodes[i];
+        if (!is_select_shape(n) || n->op[FMAG_A].v < (int)g->nin)
+            continue;
+        int t = n->op[FMAG_A].v;
+        cg_node *tn = &g->nodes[t - g->nin];
+        if (!tn->uncond || uses[t] != 1)
+            continue;
+        n->op[FMAG_A] = tn->op[FMAG_A];
+        n->op[FMAG_B] = tn->op[FMAG_B];
+        n->op[FMAG_C] = tn->op[FMAG_C];
+        tn->dead = true;
+        uses[t] = 0;
+        folds++;
+    }
+    free(uses);
+    return folds;
+}
+
+/* The negation of node v when v is an unconditional x*-1 + 0 (a neg) of w. */
+static bool is_neg_of(const cg_dag *g, int v, int w)
+{
+    if (v < (int)g->nin)
+        return false;
+    const cg_node *n = &g->nodes[v - g->nin];
+    return !n->dead && n->uncond && n->op[FMAG_A].v == w && cg_is_imm(n->op[FMAG_B], -1.0f) &&
+           cg_is_zero(n->op[FMAG_C]);
+}
+
+/* How select node n can swap its arms: 1 = its guard is t-f or f-t computed by a
+ * single-use sub we may rewrite; 2 = guard is t and one arm is the other negated;
+ * 0 = not exactly. Both keep results equal: they differ only where t == f. */
+static int flip_kind(const cg_dag *g, const cg_node *n, const unsigned *uses)
+{
+    if (!is_select_shape(n) || !cg_is_val(n->op[FMAG_D]) || !cg_is_val(n->op[FMAG_E]))
+        return 0;
+    int t = n->op[FMAG_A].v, f = n->op[FMAG_D].v, gv = n->op[FMAG_E].v;
+    if (t == f)
+        return 0;
+    if (gv == t && (is_neg_of(g, f, t) || is_neg_of(g, t, f)))
+        return 2;
+    if (gv < (int)g->nin || uses[gv] != 1)
+        return 0;
+    const cg_node *s = &g->nodes[gv - g->nin];
+    if (s->dead || !s->uncond || !cg_is_imm(s->op[FMAG_B], -1.0f) || !cg_is_val(s->op[FMAG_C]))
+        return 0;
+    int p = s->op[FMAG_A].v, q = s->op[FMAG_C].v;
+    if ((p == t && q == f) || (p == f && q == t))
+        return 1;
+    return 0;
+}
+
+unsigned cg_dag_orient(cg_dag *g, int mode)
+{
+    if (mode == 0)
+        return 0;
+    unsigned nv = g->nin + g->nnodes;
+    unsigned *uses = cg_dag_use_counts(g);
+    int *want = malloc(sizeof *want * (nv + 1));
+    if (!uses || !want) {
+        free(uses);
+        free(want);
+        return 0;
+    }
+    for (unsigned v = 0; v < nv; v++)
+        want[v] = v < g->nin ? (int)v : -1;
+    for (unsigned j = 0; j < g->nout; j++)
+        if (g->outs[j].v >= (int)g->nin && want[g->outs[j].v] < 0)
+            want[g->outs[j].v] = (int)j;
+    unsigned flips = 0;
+    for (unsigned i = g->nnodes; i-- > 0;) {
+        cg_node *n = &g->nodes[i];
+        int x = (int)(g->nin + i);
+        int kind = flip_kind(g, n, uses);
+        if (kind) {
+            int t = n->op[FMAG_A].v, f = n->op[FMAG_D].v;
+            bool flip = mode == 1 || (want[x] >= 0 && want[t] == want[x] && want[f] != want[x]);
+            if (flip) {
+                n->op[FMAG_A] = cg_val(f);
+                n->op[FMAG_D] = cg_val(t);
+                if (kind == 2) {
+                    uses[t]--;
+                    uses[f]++;
+                    n->op[FMAG_E] = cg_val(f);
+                } else {
+                    cg_node *s = &g->nodes[n->op[FMAG_E].v - g->nin];
+                    cg_ref p = s->op[FMAG_A];
+                    s->op[FMAG_A] = s->op[FMAG_C];
+                    s->op[FMAG_C] = p;
+                }
+                flips++;
+            }
+        }
+        if (!n->dead && !n->uncond && want[x] >= 0 && cg_is_val(n->op[FMAG_D]) &&
+            n->op[FMAG_D].v >= (int)g->nin && want[n->op[FMAG_D].v] < 0)
+            want[n->op[FMAG_D].v] = want[x];
+    }
+    free(uses);
+    free(want);
+    return flips;
+}

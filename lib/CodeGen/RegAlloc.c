@@ -1,0 +1,567 @@
+/* Lowering, third phase: register allocation over one schedule, and emission.
+ *
+ * Straight-line code, so this is a single forward scan (a linear scan over exact
+ * live ranges). Each register is in one of four states: holding a live value,
+ * pristine (a non-input register never written: it still holds the +0.0 the
+ * calling convention guarantees), a known literal, or stale (dead content).
+ *
+ * Per node x = (g > 0) ? fmaf(a, b, c) : d:
+ *  - unconditional: any register may take x, including one of an operand that
+ *    dies here (operands are read before the write);
+ *  - value fallback dying here: x is written over it, no copy;
+ *  - value fallback still live: copy it first (1 instruction); x takes the copy,
+ *    or takes the original when that register is where x wants to end up, and the
+ *    fallback's later readers use the copy;
+ *  - fallback ±0: a pristine register is a free zero (never an instruction);
+ *  - other literal fallback: materialize it, r = z*0 + k with z known finite;
+ *  - both factors literal (folding could not remove them): the literal a is
+ *    materialized once into a register and reused while that register keeps it.
+ * Registers are chosen by: the output register the value is headed for (hints
+ * propagate from ret back through dying fallbacks), not stepping on an output
+ * register before its own value is written there, not opening a new register,
+ * then (policy 0) stale before literal before pristine, then lowest index.
+ * At the end the outputs are a parallel copy into r[0..nout-1], sequentialized
+ * with one scratch register for cycles; literal outputs are written last.
+ */
+#include "CGInternal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { R_PRISTINE, R_STALE, R_CONST, R_VALUE };
+
+typedef struct ra {
+    const cg_dag *g;
+    const unsigned *order;
+    unsigned norder;
+    int policy;
+    unsigned nv, maxregs, used;
+    int *vreg;           /* per value: its register or -1 */
+    unsigned *left;      /* per value: operand reads still to come */
+    bool *is_out;
+    unsigned *last;      /* per value: position of the last read; UINT32_MAX for outputs */
+    int *hint;           /* per value: the output register it should land in, or -1 */
+    uint8_t *rkind;      /* per register: R_* */
+    int *rval;           /* per register: the value held (R_VALUE) */
+    float *rconst;       /* per register: the literal held (R_CONST) */
+    unsigned *res_start; /* per output register: position from which its value chain owns it */
+    cg_result *res;
+    unsigned cap;
+    bool fail;
+} ra;
+
+static fmag_vm_operand reg_op(unsigned r)
+{
+    fmag_vm_operand o = {true, (uint16_t)r, 0.0f};
+    return o;
+}
+
+static fmag_vm_operand imm_op(float f)
+{
+    fmag_vm_operand o = {false, 0, f};
+    return o;
+}
+
+static void touch(ra *s, unsigned r)
+{
+    if (r + 1 > s->used)
+        s->used = r + 1;
+}
+
+static void emit(ra *s, unsigned d, unsigned a, fmag_vm_operand b, fmag_vm_operand c,
+                 fmag_vm_operand g)
+{
+    if (s->fail)
+        return;
+    if (s->res->ncode == s->cap) {
+        unsigned ncap = s->cap ? s->cap * 2 : 64;
+        fmag_vm_decoded *nc = realloc(s->res->code, sizeof *nc * ncap);
+        if (!nc) {
+            s->fail = true;
+            return;
+        }
+        s->res->code = nc;
+        s->cap = ncap;
+    }
+    touch(s, d);
+    touch(s, a);
+    if (b.is_reg)
+        touch(s, b.reg);
+    if (c.is_reg)
+        touch(s, c.reg);
+    if (g.is_reg)
+        touch(s, g.reg);
+    fmag_vm_decoded *i = &s->res->code[s->res->ncode++];
+    i->d = (uint16_t)d;
+    i->a = (uint16_t)a;
+    i->b = b;
+    i->c = c;
+    i->g = g;
+}
+
+static void emit_move(ra *s, unsigned to, unsigned from)
+{
+    emit(s, to, from, imm_op(1.0f), imm_op(0.0f), imm_op(1.0f));
+    s->res->moves++;
+}
+
+static fmag_vm_operand opnd_of(ra *s, cg_ref r)
+{
+    if (cg_is_val(r))
+        return reg_op((unsigned)s->vreg[r.v]);
+    return imm_op(r.imm);
+}
+
+static bool known_finite(const ra *s, unsigned r)
+{
+    return s->rkind[r] == R_PRISTINE || s->rkind[r] == R_CONST;
+}
+
+static bool conflicts(const ra *s, int x, unsigned r)
+{
+    if (x < 0 || r >= s->g->nout || s->hint[x] == (int)r)
+        return false;
+    return s->last[x] > s->res_start[r];
+}
+
+/* The best register for value x (-1: a transient literal). `dying` are registers
+ * of operands read by this very instruction that may be overwritten by it. */
+static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
+{
+    uint64_t best_key = UINT64_MAX;
+    int best = -1;
+    unsigned limit = s->used + 1 < s->maxregs ? s->used + 1 : s->maxregs;
+    for (unsigned r = 0; r < limit; r++) {
+        bool dies = false;
+        for (unsigned k = 0; k < ndying; k++)
+            dies |= dying[k] == (int)r;
+        if (!dies && s->rkind[r] == R_VALUE)
+            continue;
+        if (zero_only &&
+            (dies || !(s->rkind[r] == R_PRISTINE || (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
+            continue;
+        uint64_t k1 = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
+        uint64_t k2 = conflicts(s, x, r) ? 1 : 0;
+        uint64_t k3 = r >= s->used ? 1 : 0;
+        uint64_t k4 = dies ? 0 : 1;
+        if (!dies && s->policy == 0)
+            k4 = s->rkind[r] == R_STALE ? 1 : s->rkind[r] == R_CONST ? 2 : 3;
+        uint64_t key = k1 << 40 | k2 << 39 | k3 << 38 | k4 << 34 | r;
+        if (key < best_key) {
+            best_key = key;
+            best = (int)r;
+        }
+    }
+    if (best < 0)
+        s->fail = true;
+    return best;
+}
+
+/* Some register whose content is a known finite literal (for z*0 + k). */
+static int find_finite(ra *s)
+{
+    for (unsigned r = 0; r < s->used; r++)
+        if (known_finite(s, r))
+            return (int)r;
+    if (s->used < s->maxregs) {
+        unsigned r = s->used;
+        touch(s, r);
+        return (int)r;
+    }
+    s->fail = true;
+    return -1;
+}
+
+/* Writes literal k into register t (which must not hold a live value). */
+static void materialize(ra *s, unsigned t, float k)
+{
+    int z = known_finite(s, t) ? (int)t : find_finite(s);
+    if (z < 0)
+        return;
+    emit(s, t, (unsigned)z, imm_op(0.0f), imm_op(k), imm_op(1.0f));
+    s->res->consts++;
+    s->rkind[t] = R_CONST;
+    s->rconst[t] = k;
+    s->rval[t] = -1;
+}
+
+static bool same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* A register holding literal k for reading as `a`, materialized if needed. */
+static int const_reg(ra *s, float k)
+{
+    for (unsigned r = 0; r < s->used; r++)
+        if (s->rkind[r] == R_CONST && same_bits(s->rconst[r], k))
+            return (int)r;
+    int t = pick(s, -1, NULL, 0, false);
+    if (t >= 0)
+        materialize(s, (unsigned)t, k);
+    return t;
+}
+
+static void release_if_dead(ra *s, int v, unsigned keep)
+{
+    if (v < 0 || s->left[v] || s->is_out[v] || s->vreg[v] < 0)
+        return;
+    unsigned r = (unsigned)s->vreg[v];
+    s->vreg[v] = -1;
+    if (r != keep) {
+        s->rkind[r] = R_STALE;
+        s->rval[r] = -1;
+    }
+}
+
+static void lower_node(ra *s, unsigned pos)
+{
+    const cg_dag *g = s->g;
+    const cg_node *n = &g->nodes[s->order[pos]];
+    int x = (int)(g->nin + s->order[pos]);
+    const cg_ref *op = n->op;
+    for (unsigned k = 0; k < 5; k++)
+        if (cg_is_val(op[k]))
+            s->left[op[k].v]--;
+
+    fmag_vm_operand b = opnd_of(s, op[FMAG_B]), c = opnd_of(s, op[FMAG_C]);
+    fmag_vm_operand gd = n->uncond ? imm_op(1.0f) : opnd_of(s, op[FMAG_E]);
+    int a;
+    if (cg_is_val(op[FMAG_A])) {
+        a = s->vreg[op[FMAG_A].v];
+    } else {
+        /* Both factors are literals (swapping put any register factor in a). */
+        float k = cg_is_const(op[FMAG_C]) ? fmaf(op[FMAG_A].imm, op[FMAG_B].imm, op[FMAG_C].imm)
+                                          : 0.0f;
+        if (cg_is_const(op[FMAG_C]) && isfinite(k)) {
+            a = find_finite(s);
+            b = imm_op(0.0f);
+            c = imm_op(k);
+        } else {
+            a = const_reg(s, op[FMAG_A].imm);
+        }
+    }
+    if (s->fail || a < 0)
+        return;
+    /* A literal `a` register must survive until this instruction reads it. */
+    int shield = cg_is_val(op[FMAG_A]) ? -1 : a;
+    uint8_t shield_kind = shield >= 0 ? s->rkind[shield] : 0;
+    if (shield >= 0)
+        s->rkind[shield] = R_VALUE;
+
+    int d;
+    if (n->uncond) {
+        int dying[3];
+        unsigned nd = 0;
+        for (unsigned k = FMAG_A; k <= FMAG_C; k++) {
+            int v = op[k].v;
+            if (v >= 0 && !s->left[v] && !s->is_out[v])
+                dying[nd++] = s->vreg[v];
+        }
+        d = pick(s, x, dying, nd, false);
+    } else if (cg_is_val(op[FMAG_D])) {
+        int fv = op[FMAG_D].v;
+        int rd = s->vreg[fv];
+        if (!s->left[fv] && !s->is_out[fv]) {
+            d = rd;
+        } else if (s->hint[x] == rd) {
+            /* x belongs in rd: the still-live fallback moves out of its way. */
+            int t = pick(s, fv, NULL, 0, false);
+            if (t < 0)
+                return;
+            emit_move(s, (unsigned)t, (unsigned)rd);
+            s->vreg[fv] = t;
+            s->rkind[t] = R_VALUE;
+            s->rval[t] = fv;
+            s->rval[rd] = -1;
+            d = rd;
+        } else {
+            d = pick(s, x, NULL, 0, false);
+            if (d < 0)
+                return;
+            emit_move(s, (unsigned)d, (unsigned)rd);
+        }
+    } else if (cg_is_zero(op[FMAG_D])) {
+        d = pick(s, x, NULL, 0, true);
+    } else {
+        float k = op[FMAG_D].imm;
+        d = -1;
+        for (unsigned r = 0; r < s->used && d < 0; r++)
+            if (s->rkind[r] == R_CONST && same_bits(s->rconst[r], k))
+                d = (int)r;
+        if (d < 0) {
+            d = pick(s, x, NULL, 0, false);
+            if (d >= 0)
+                materialize(s, (unsigned)d, k);
+        }
+    }
+    if (shield >= 0)
+        s->rkind[shield] = shield_kind;
+    if (s->fail || d < 0) {
+        s->fail = true;
+        return;
+    }
+    emit(s, (unsigned)d, (unsigned)a, b, c, gd);
+    for (unsigned k = 0; k < 5; k++)
+        release_if_dead(s, op[k].v, (unsigned)d);
+    if (s->rkind[d] == R_VALUE && s->rval[d] >= 0 && s->rval[d] != x)
+        s->vreg[s->rval[d]] = -1;
+    s->rkind[d] = R_VALUE;
+    s->rval[d] = x;
+    s->vreg[x] = d;
+    if (!s->left[x] && !s->is_out[x]) {
+        s->vreg[x] = -1;
+        s->rkind[d] = R_STALE;
+        s->rval[d] = -1;
+    }
+}
+
+/* The outputs as a parallel copy into r[0..nout-1]. */
+static void shuffle_outputs(ra *s)
+{
+    const cg_dag *g = s->g;
+    unsigned nout = g->nout;
+    int *src = malloc(sizeof *src * (nout + 1)); /* pending source register per target, or -1 */
+    if (!src) {
+        s->fail = true;
+        return;
+    }
+    unsigned pending = 0;
+    for (unsigned j = 0; j < nout; j++) {
+        src[j] = -1;
+        if (cg_is_val(g->outs[j]) && s->vreg[g->outs[j].v] != (int)j) {
+            src[j] = s->vreg[g->outs[j].v];
+            pending++;
+        }
+    }
+    while (pending && !s->fail) {
+        bool progress = false;
+        for (unsigned j = 0; j < nout; j++) {
+            if (src[j] < 0)
+                continue;
+            bool needed = false;
+            for (unsigned k = 0; k < nout && !needed; k++)
+                needed = k != j && src[k] == (int)j;
+            if (needed)
+                continue;
+            emit_move(s, j, (unsigned)src[j]);
+            s->rkind[j] = R_VALUE;
+            src[j] = -1;
+            pending--;
+            progress = true;
+        }
+        if (progress)
+            continue;
+        /* Only cycles remain: park one target's content in a scratch register. */
+        unsigned j = 0;
+        while (src[j] < 0)
+            j++;
+        unsigned scratch = nout;
+        for (;; scratch++) {
+            bool busy = scratch >= s->maxregs;
+            for (unsigned k = 0; k < nout && !busy; k++)
+                busy = src[k] == (int)scratch;
+            if (scratch >= s->maxregs) {
+                s->fail = true;
+                break;
+            }
+            if (!busy)
+                break;
+        }
+        if (s->fail)
+            break;
+        emit_move(s, scratch, j);
+        s->rkind[scratch] = R_VALUE;
+        for (unsigned k = 0; k < nout; k++)
+            if (src[k] == (int)j)
+                src[k] = (int)scratch;
+    }
+    free(src);
+    for (unsigned j = 0; j < nout && !s->fail; j++) {
+        if (!cg_is_const(g->outs[j]))
+            continue;
+        float k = g->outs[j].imm;
+        if (k == 0.0f && s->rkind[j] == R_PRISTINE)
+            continue;
+        if (s->rkind[j] == R_CONST && (same_bits(s->rconst[j], k) || (k == 0.0f && s->rconst[j] == 0.0f)))
+            continue;
+        materialize(s, j, k);
+        s->rkind[j] = R_VALUE;
+    }
+}
+
+bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int policy,
+                 cg_result *res)
+{
+    memset(res, 0, sizeof *res);
+    ra s;
+    memset(&s, 0, sizeof s);
+    s.g = g;
+    s.order = order;
+    s.norder = norder;
+    s.policy = policy;
+    s.res = res;
+    s.nv = g->nin + g->nnodes;
+    unsigned base = g->nin > g->nout ? g->nin : g->nout;
+    unsigned long maxregs = (unsigned long)base + 3ul * norder + g->nout + 4;
+    s.maxregs = maxregs > FMAG_VM_MAX_REGS ? FMAG_VM_MAX_REGS : (unsigned)maxregs;
+    s.used = base;
+    s.vreg = malloc(sizeof *s.vreg * (s.nv + 1));
+    s.left = calloc(s.nv + 1, sizeof *s.left);
+    s.is_out = calloc(s.nv + 1, sizeof *s.is_out);
+    s.last = calloc(s.nv + 1, sizeof *s.last);
+    s.hint = malloc(sizeof *s.hint * (s.nv + 1));
+    s.rkind = malloc(s.maxregs + 1);
+    s.rval = malloc(sizeof *s.rval * (s.maxregs + 1));
+    s.rconst = calloc(s.maxregs + 1, sizeof *s.rconst);
+    s.res_start = calloc(g->nout + 1, sizeof *s.res_start);
+    bool ok = s.vreg && s.left && s.is_out && s.last && s.hint && s.rkind && s.rval && s.rconst &&
+              s.res_start && base <= FMAG_VM_MAX_REGS;
+    if (ok) {
+        for (unsigned v = 0; v < s.nv; v++) {
+            s.vreg[v] = -1;
+            s.hint[v] = -1;
+        }
+        for (unsigned r = 0; r < s.maxregs; r++) {
+            s.rkind[r] = r < g->nin ? R_STALE : R_PRISTINE;
+            s.rval[r] = -1;
+        }
+        for (unsigned p = 0; p < norder; p++) {
+            const cg_node *n = &g->nodes[order[p]];
+            for (unsigned k = 0; k < 5; k++)
+                if (cg_is_val(n->op[k])) {
+                    s.left[n->op[k].v]++;
+                    s.last[n->op[k].v] = p;
+                }
+        }
+        for (unsigned j = 0; j < g->nout; j++) {
+            int v = g->outs[j].v;
+            if (v < 0)
+                continue;
+            s.is_out[v] = true;
+            s.last[v] = UINT32_MAX;
+            if (s.hint[v] < 0)
+                s.hint[v] = (int)j;
+        }
+        for (unsigned p = norder; p-- > 0;) {
+            const cg_node *n = &g->nodes[order[p]];
+            int x = (int)(g->nin + order[p]);
+            int fv = n->op[FMAG_D].v;
+            if (s.hint[x] >= 0 && !n->uncond && fv >= (int)g->nin && s.hint[fv] < 0 &&
+                s.last[fv] == p)
+                s.hint[fv] = s.hint[x];
+        }
+        /* Position of each node in the order, for the output-chain starts. */
+        unsigned *pos_of = malloc(sizeof *pos_of * (g->nnodes + 1));
+        ok = pos_of != NULL;
+        for (unsigned p = 0; ok && p < norder; p++)
+            pos_of[order[p]] = p;
+        for (unsigned j = 0; ok && j < g->nout; j++) {
+            int v = g->outs[j].v;
+            s.res_start[j] = norder;
+            if (v >= 0 && v < (int)g->nin) {
+                if (v == (int)j)
+                    s.res_start[j] = 0;
+                continue;
+            }
+            if (v < 0 || s.hint[v] != (int)j)
+                continue;
+            for (;;) {
+                const cg_node *n = &g->nodes[v - g->nin];
+                s.res_start[j] = pos_of[v - g->nin];
+                int fv = n->op[FMAG_D].v;
+                if (n->uncond || fv < (int)g->nin || s.hint[fv] != (int)j)
+                    break;
+                v = fv;
+            }
+        }
+        free(pos_of);
+        for (unsigned p = 0; ok && p < g->nin; p++) {
+            if (s.left[p] || s.is_out[p]) {
+                s.rkind[p] = R_VALUE;
+                s.rval[p] = (int)p;
+                s.vreg[p] = (int)p;
+            }
+        }
+        for (unsigned p = 0; ok && p < norder && !s.fail; p++)
+            lower_node(&s, p);
+        if (ok && !s.fail)
+            shuffle_outputs(&s);
+        ok = ok && !s.fail;
+    }
+    if (ok) {
+        res->regs = s.used;
+        res->max_live = cg_stream_max_live(res->code, res->ncode, g->nout);
+    }
+    free(s.vreg);
+    free(s.left);
+    free(s.is_out);
+    free(s.last);
+    free(s.hint);
+    free(s.rkind);
+    free(s.rval);
+    free(s.rconst);
+    free(s.res_start);
+    if (!ok)
+        cg_result_free(res);
+    return ok;
+}
+
+void cg_result_free(cg_result *res)
+{
+    free(res->code);
+    memset(res, 0, sizeof *res);
+}
+
+unsigned cg_stream_max_live(const fmag_vm_decoded *code, unsigned n, unsigned nout)
+{
+    unsigned nregs = nout;
+    for (unsigned i = 0; i < n; i++) {
+        const fmag_vm_decoded *in = &code[i];
+        unsigned m = in->d > in->a ? in->d : in->a;
+        if (in->b.is_reg && in->b.reg > m)
+            m = in->b.reg;
+        if (in->c.is_reg && in->c.reg > m)
+            m = in->c.reg;
+        if (in->g.is_reg && in->g.reg > m)
+            m = in->g.reg;
+        if (m + 1 > nregs)
+            nregs = m + 1;
+    }
+    bool *live = calloc(nregs + 1, 1);
+    if (!live)
+        return 0;
+    unsigned count = nout, best = nout;
+    for (unsigned r = 0; r < nout; r++)
+        live[r] = true;
+#define CG_GEN(r)                                                                                  \
+    do {                                                                                           \
+        if (!live[r]) {                                                                            \
+            live[r] = true;                                                                        \
+            count++;                                                                               \
+        }                                                                                          \
+    } while (0)
+    for (unsigned i = n; i-- > 0;) {
+        const fmag_vm_decoded *in = &code[i];
+        bool always = !in->g.is_reg && in->g.imm > 0.0f;
+        bool never = !in->g.is_reg && !(in->g.imm > 0.0f);
+        if (never)
+            continue;
+        if (always && live[in->d]) {
+            live[in->d] = false;
+            count--;
+        }
+        if (!always)
+            CG_GEN(in->d);
+        CG_GEN(in->a);
+        if (in->b.is_reg)
+            CG_GEN(in->b.reg);
+        if (in->c.is_reg)
+            CG_GEN(in->c.reg);
+        if (in->g.is_reg)
+            CG_GEN(in->g.reg);
+        if (count > best)
+            best = count;
+    }
+#undef CG_GEN
+    free(live);
+    return best;
+}
