@@ -27,6 +27,7 @@ static void usage(FILE *out)
                  "  -print-raw         print every arithmetic instruction as plain fmag\n"
                  "  -stats             per pass: instructions before/after (to stderr)\n"
                  "  -time-passes       per pass: wall time (to stderr)\n"
+                 "  -check-roundtrip   check that parse(print(m)) equals m; exit 1 if not\n"
                  "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
                  "  --help, --version\n"
                  "\n"
@@ -81,11 +82,31 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* Prints m to memory, parses it back and compares structurally (bits of every
+ * literal, every operand, block and callee). */
+static bool check_roundtrip(fmag_context *ctx, fmag_module *m, unsigned flags)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return false;
+    fmag_module_print(m, mem, flags);
+    fclose(mem);
+    fmag_module *back = fmag_parse_module(ctx, "<printed>", buf, len);
+    bool ok = back && fmag_module_equal(m, back);
+    if (back && !ok)
+        fmag_context_error(ctx, "error: round trip failed: the printed module parses to a "
+                                "different module");
+    free(buf);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL;
     fmag_pass_options opts = {0};
-    bool lower = false;
+    bool lower = false, roundtrip = false;
     /* The pipeline is the flags in order, joined with commas. */
     size_t cap = 256, plen = 0;
     char *pipeline = calloc(cap, 1);
@@ -136,6 +157,8 @@ int main(int argc, char **argv)
                 opts.stats = true;
             else if (!strcmp(name, "time-passes"))
                 opts.time_passes = true;
+            else if (!strcmp(name, "check-roundtrip"))
+                roundtrip = true;
             else if (!strcmp(name, "lower"))
                 lower = true;
             else if (fmag_pass_lookup(name) || fmag_pipeline_lookup(name))
@@ -181,6 +204,11 @@ int main(int argc, char **argv)
     }
     opts.log = stderr;
     if (plen && !fmag_run_passes(m, pipeline, &opts)) {
+        fmag_context_diag_print(ctx, stderr);
+        rc = 1;
+        goto out;
+    }
+    if (roundtrip && !check_roundtrip(ctx, m, opts.print_flags)) {
         fmag_context_diag_print(ctx, stderr);
         rc = 1;
         goto out;

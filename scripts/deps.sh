@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the test suite need (idempotent: only
+# what is missing is installed, so a machine that has everything needs no network).
+set -euo pipefail
+pkgs=(
+  cmake make gcc python3        # build
+  llvm-14-tools                 # lit, FileCheck, not, count
+  clang-14 libclang-rt-14-dev   # libFuzzer harnesses, sanitizer runtimes
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
