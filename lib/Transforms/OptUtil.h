@@ -57,6 +57,11 @@ void fmag_opt_make_jmp(fmag_instr *t, fmag_block *target);
 
 /* CFG cleanups; each returns whether it changed anything. */
 bool fmag_opt_remove_unreachable(fmag_func *f);
+/* `br K, ...` with a literal guard, and `br g, ^x, ^x`, become `jmp` (the phis of the
+ * dropped target lose this block's incoming value). */
+bool fmag_opt_fold_branches(fmag_func *f);
+/* A phi whose incoming values are all one value (itself aside) becomes that value. */
+bool fmag_opt_simplify_phis(fmag_func *f);
 /* Constant br guards, br with equal arms, unreachable blocks, phis with one incoming
  * value or all-equal incoming values, a block jumping to a block whose only
  * predecessor it is (merged), and empty forwarding blocks (spliced out). */

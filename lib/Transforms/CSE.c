@@ -1,0 +1,158 @@
+/* Common subexpression elimination over the dominator tree.
+ *
+ * Matches two fmag instructions (or two calls of the same callee) with the same
+ * operands where the first one's block dominates the second's (or precedes it in the
+ * same block); the second's uses read the first, and it goes. Operands are compared
+ * as SSA values; literals are interned, so two literals match only when their bits
+ * do (+0.0 and -0.0 are different literals and never merge). Equality is taken up to
+ * the exact symmetries of fma: a*b = b*a, x*1 + y = y*1 + x, and the fallback d
+ * does not matter under a literal guard > 0.
+ *
+ * Legal (strict): fmag is a pure function of its five operands (no memory, no
+ * traps), and each symmetry above holds bit for bit in IEEE arithmetic with one
+ * rounding. A call is a pure function of its arguments. Dominance makes the first
+ * result available wherever the second was used.
+ *
+ *   %0 = add %x, %y
+ *   %1 = add %y, %x                 ->   (gone; users see %0)
+ *   %2 = fmag %x, 2.0, 0.0, 0.0, 1.0
+ *   %3 = fmag %x, 2.0, -0.0, 0.0, 1.0        ; stays: -0.0 is another literal
+ *
+ * Requires: nothing. Preserves: the CFG.
+ */
+#include "OptUtil.h"
+#include "fmag/Transforms.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+enum { KEY_FMA, KEY_ADD, KEY_CALL };
+
+typedef struct key {
+    int tag;
+    const void *v[5];
+    const fmag_instr *call;
+} key;
+
+static void sort2(const void **x, const void **y)
+{
+    if ((uintptr_t)*x > (uintptr_t)*y) {
+        const void *t = *x;
+        *x = *y;
+        *y = t;
+    }
+}
+
+static key make_key(const fmag_instr *i)
+{
+    key k;
+    memset(&k, 0, sizeof k);
+    if (i->op == FMAG_OP_CALL) {
+        k.tag = KEY_CALL;
+        k.call = i;
+        k.v[0] = i->callee;
+        return k;
+    }
+    fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
+               *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
+    k.v[3] = fmag_opt_const_true(e) ? NULL : d;
+    k.v[4] = fmag_opt_const_true(e) ? NULL : e;
+    if (fmag_opt_is_one(b) || fmag_opt_is_one(a)) {
+        k.tag = KEY_ADD;
+        k.v[0] = fmag_opt_is_one(b) ? a : b;
+        k.v[1] = c;
+        sort2(&k.v[0], &k.v[1]);
+    } else {
+        k.tag = KEY_FMA;
+        k.v[0] = a;
+        k.v[1] = b;
+        k.v[2] = c;
+        sort2(&k.v[0], &k.v[1]);
+    }
+    return k;
+}
+
+static uint64_t key_hash(const key *k)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull * (uint64_t)(k->tag + 1);
+    for (int j = 0; j < 5; j++) {
+        h ^= (uint64_t)(uintptr_t)k->v[j] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    }
+    if (k->call)
+        for (unsigned j = 0; j < k->call->nops; j++)
+            h ^= (uint64_t)(uintptr_t)k->call->ops[j].value + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+static bool key_equal(const key *x, const key *y)
+{
+    if (x->tag != y->tag)
+        return false;
+    for (int j = 0; j < 5; j++)
+        if (x->v[j] != y->v[j])
+            return false;
+    if (x->tag == KEY_CALL) {
+        if (x->call->nops != y->call->nops)
+            return false;
+        for (unsigned j = 0; j < x->call->nops; j++)
+            if (x->call->ops[j].value != y->call->ops[j].value)
+                return false;
+    }
+    return true;
+}
+
+typedef struct slot {
+    uint64_t hash;
+    fmag_instr *instr; /* NULL: empty */
+} slot;
+
+bool fmag_opt_cse(fmag_func *f)
+{
+    fmag_opt_domtree dt;
+    if (!fmag_opt_domtree_build(f, &dt))
+        return false;
+    size_t n = fmag_func_num_instrs(f), cap = 16;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    slot *tab = calloc(cap, sizeof(*tab));
+    if (!tab) {
+        fmag_opt_domtree_free(&dt);
+        return false;
+    }
+    bool changed = false;
+    for (unsigned bi = 0; bi < dt.n; bi++) {
+        fmag_block *b = dt.rpo[bi];
+        fmag_foreach_instr(i, b) {
+            if (!i->block || (i->op != FMAG_OP_FMAG && i->op != FMAG_OP_CALL))
+                continue;
+            key k = make_key(i);
+            uint64_t h = key_hash(&k);
+            size_t s = h & (cap - 1);
+            fmag_instr *found = NULL;
+            for (; tab[s].instr; s = (s + 1) & (cap - 1)) {
+                if (tab[s].hash != h)
+                    continue;
+                fmag_instr *o = tab[s].instr;
+                if (!o->block || o->op != i->op)
+                    continue;
+                key ko = make_key(o);
+                if (key_equal(&k, &ko) && fmag_opt_dominates(&dt, o->block, b)) {
+                    found = o;
+                    break;
+                }
+            }
+            if (found) {
+                for (unsigned r = 0; r < i->nresults; r++)
+                    fmag_value_replace_all_uses(&i->results[r], &found->results[r]);
+                fmag_instr_erase(i);
+                changed = true;
+            } else {
+                tab[s].hash = h;
+                tab[s].instr = i;
+            }
+        }
+    }
+    free(tab);
+    fmag_opt_domtree_free(&dt);
+    return changed;
+}

@@ -1,0 +1,133 @@
+/* Constant folding and the exact algebraic identities of the one instruction.
+ *
+ * Matches, for `%r = fmag a, b, c, d, e` (value: e > 0 ? fma(a, b, c) : d):
+ *   - a literal guard: e > 0 gives fma(a, b, c) (d is then irrelevant and becomes
+ *     +0.0 so equal computations look equal); e <= 0 (-0, +0, negative) gives d.
+ *   - literal a, b, c: fma is computed here with fmaf in float32, exactly as the VM
+ *     would; a result that is not finite is left alone (a literal may never be inf
+ *     or NaN). Under a non-literal guard the instruction becomes the select
+ *     `fmag K, 1.0, 0.0, d, e`.
+ *   - x*1 + ±0 (either factor) under a true guard is x; x*±0 + c (either factor) is
+ *     c, and under a computed guard it becomes `select c, d, e`.
+ *   - a select whose two arms are the same value (`fmag x, 1.0, 0.0, x, e`), or two
+ *     literals equal up to the sign of zero, is that value.
+ *   - `br` on a literal guard becomes `jmp` (blocks left unreachable are removed), a
+ *     phi whose incoming values are all the same value is that value.
+ *
+ * Legal under the strict contract (SPEC §2): x*1 + 0 differs from x only when x is
+ * -0 (it gives +0), and ±0 count as equal; a sign of zero can only reach another
+ * zero, never a nonzero value, because every operation is an fma of finite values
+ * and a guard `> 0` is false for both zeros. x*±0 is ±0 when x is finite, and on the
+ * inputs the contract covers, every operand of an instruction that the original
+ * program executes is finite; an instruction the original does not execute only
+ * feeds selects that discard it. Folding uses the VM's own fmag_eval.
+ *
+ *   %0 = fmag 2.0, 3.0, 1.0, 0.0, 1.0        ->   (gone; users see 7.0)
+ *   %1 = mul %x, 1.0                         ->   (gone; users see %x)
+ *   %2 = fmag %x, 0.0, %y, %z, %g            ->   %2 = select %y, %z, %g
+ *   %3 = select %x, %x, %g                   ->   (gone; users see %x)
+ *
+ * Requires: nothing. Preserves: everything except removed branches/blocks.
+ */
+#include "OptUtil.h"
+#include "fmag/Transforms.h"
+
+static bool set_select(fmag_instr *i, fmag_value *t)
+{
+    fmag_module *m = i->block->func->module;
+    fmag_value *one = fmag_module_const(m, 1.0f), *zero = fmag_module_const(m, 0.0f);
+    if (i->ops[FMAG_A].value == t && i->ops[FMAG_B].value == one && i->ops[FMAG_C].value == zero)
+        return false;
+    fmag_instr_set_op(i, FMAG_A, t);
+    fmag_instr_set_op(i, FMAG_B, one);
+    fmag_instr_set_op(i, FMAG_C, zero);
+    return true;
+}
+
+static bool equal_mod_zero(const fmag_value *x, const fmag_value *y)
+{
+    if (x == y)
+        return true;
+    return fmag_value_is_const(x) && fmag_value_is_const(y) && x->imm == y->imm;
+}
+
+/* Returns true when i changed or was erased. */
+static bool fold_fmag(fmag_instr *i)
+{
+    fmag_module *m = i->block->func->module;
+    fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
+               *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
+    if (fmag_opt_const_false(e)) {
+        fmag_opt_replace_and_erase(i, d);
+        return true;
+    }
+    bool consts = fmag_value_is_const(a) && fmag_value_is_const(b) && fmag_value_is_const(c);
+    float k = consts ? fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f) : 0.0f;
+    if (consts && !fmag_opt_finite(k))
+        consts = false;
+    if (fmag_opt_const_true(e)) {
+        if (consts) {
+            fmag_opt_replace_and_erase(i, fmag_module_const(m, k));
+            return true;
+        }
+        if (fmag_opt_is_zero(a) || fmag_opt_is_zero(b)) {
+            fmag_opt_replace_and_erase(i, c);
+            return true;
+        }
+        if (fmag_opt_is_zero(c) && (fmag_opt_is_one(b) || fmag_opt_is_one(a))) {
+            fmag_opt_replace_and_erase(i, fmag_opt_is_one(b) ? a : b);
+            return true;
+        }
+        fmag_value *zero = fmag_module_const(m, 0.0f);
+        if (d != zero) {
+            fmag_instr_set_op(i, FMAG_D, zero);
+            return true;
+        }
+        return false;
+    }
+    /* A computed guard: a select between fma(a, b, c) and d. */
+    if (consts) {
+        fmag_value *kv = fmag_module_const(m, k);
+        if (equal_mod_zero(kv, d)) {
+            fmag_opt_replace_and_erase(i, d);
+            return true;
+        }
+        return set_select(i, kv);
+    }
+    if (fmag_opt_is_zero(a) || fmag_opt_is_zero(b)) {
+        if (equal_mod_zero(c, d)) {
+            fmag_opt_replace_and_erase(i, d);
+            return true;
+        }
+        return set_select(i, c);
+    }
+    if (fmag_opt_is_zero(c) && ((fmag_opt_is_one(b) && a == d) || (fmag_opt_is_one(a) && b == d))) {
+        fmag_opt_replace_and_erase(i, d);
+        return true;
+    }
+    return false;
+}
+
+bool fmag_opt_constfold(fmag_func *f)
+{
+    bool any = false, changed;
+    do {
+        changed = false;
+        fmag_foreach_block(b, f)
+            fmag_foreach_instr(i, b) {
+                /* Operands that die with a folded instruction are erased too; they
+                 * dominate it, so they are never still ahead in this walk. */
+                if (!i->block)
+                    continue;
+                if (i->op == FMAG_OP_FMAG && fold_fmag(i))
+                    changed = true;
+            }
+        if (fmag_opt_fold_branches(f)) {
+            changed = true;
+            fmag_opt_remove_unreachable(f);
+        }
+        changed |= fmag_opt_simplify_phis(f);
+        any |= changed;
+    } while (changed);
+    return any;
+}

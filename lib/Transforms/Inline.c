@@ -1,0 +1,185 @@
+/* Inlining: every call is replaced by a copy of its callee, leaf first, until each
+ * function is call-free; then the functions that are not exported are dropped.
+ *
+ * Matches every `call`. The calling block is split after the call; the callee's
+ * blocks are cloned in between (parameters read the arguments), each `ret` becomes
+ * a `jmp` to the continuation, and the call's results become the returned values
+ * (one `ret`) or phis over the returning blocks (several). Callees are processed
+ * before their callers (a post-order of the call graph), so each body is cloned
+ * already flat and no call is ever cloned. A recursive module is a diagnostic
+ * ("error: ... recursion ...", from the verifier's cycle check) and the pass stops
+ * without changing anything. When the module has no export, nothing is dropped.
+ *
+ * Legal (strict, bit for bit): a call is exactly the evaluation of the callee's body
+ * on the arguments; functions have no side effects.
+ *
+ *   func @sq(%x) -> 1 { ^e: %0 = mul %x, %x
+ *                           ret %0 }
+ *   export func @f(%a) -> 1 {          export func @f(%a) -> 1 {
+ *   ^entry:                            ^entry:
+ *     %r = call @sq(%a)          ->      jmp ^bb1
+ *     ret %r                           ^bb1:
+ *   }                                    %0 = mul %a, %a
+ *                                        jmp ^bb2
+ *                                      ^bb2:
+ *                                        ret %0
+ *                                      }
+ * (-ternary or -constfold's CFG cleanup then merges the straight-line blocks.)
+ *
+ * Requires: a verified module. Preserves: nothing about the CFG.
+ */
+#include "OptUtil.h"
+#include "fmag/Transforms.h"
+
+#include <stdlib.h>
+
+static fmag_value *map_value(fmag_value *v, fmag_instr *call)
+{
+    if (v->kind == FMAG_VALUE_CONST)
+        return v;
+    if (v->kind == FMAG_VALUE_PARAM)
+        return call->ops[v->index].value;
+    fmag_instr *clone = v->def->aux;
+    return &clone->results[v->index];
+}
+
+static void inline_call(fmag_instr *call)
+{
+    fmag_block *cb = call->block;
+    fmag_func *f = cb->func, *g = call->callee;
+
+    fmag_block *cont = fmag_block_create_after(f, cb, NULL);
+    for (fmag_instr *i = call->next, *nx; i; i = nx) {
+        nx = i->next;
+        fmag_instr_remove(i);
+        fmag_block_append(cont, i);
+    }
+    fmag_block *s[2];
+    unsigned ns = fmag_block_succs(cont, s);
+    for (unsigned k = 0; k < ns; k++)
+        fmag_opt_phi_rename_block(s[k], cb, cont);
+
+    /* Clone blocks (in the callee's order, between cb and cont), then instructions
+     * with their results, then operands: phis may name values defined later. */
+    fmag_block *after = cb;
+    fmag_foreach_block(b, g) {
+        b->aux = fmag_block_create_after(f, after, NULL);
+        after = b->aux;
+    }
+    unsigned nrets = 0;
+    fmag_foreach_block(b, g)
+        fmag_foreach_instr(i, b) {
+            fmag_instr *c;
+            if (i->op == FMAG_OP_RET) {
+                c = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
+                c->targets[0] = cont;
+                nrets++;
+            } else {
+                c = fmag_instr_create(f, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
+                c->callee = i->callee;
+                for (unsigned k = 0; k < 2; k++)
+                    c->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
+            }
+            fmag_block_append(b->aux, c);
+            i->aux = c;
+        }
+    fmag_instr **rets = calloc(nrets ? nrets : 1, sizeof(*rets));
+    unsigned nr = 0;
+    fmag_foreach_block(b, g)
+        fmag_foreach_instr(i, b) {
+            fmag_instr *c = i->aux;
+            if (i->op == FMAG_OP_RET) {
+                if (rets)
+                    rets[nr++] = i;
+            } else if (i->op == FMAG_OP_PHI) {
+                for (unsigned k = 0; k < i->nops; k++)
+                    fmag_phi_add_incoming(c, map_value(i->ops[k].value, call),
+                                          i->phi_blocks[k]->aux);
+            } else {
+                for (unsigned k = 0; k < i->nops; k++)
+                    fmag_instr_set_op(c, k, map_value(i->ops[k].value, call));
+            }
+        }
+
+    for (unsigned r = 0; r < call->nresults; r++) {
+        fmag_value *v;
+        if (nr == 1) {
+            v = map_value(rets[0]->ops[r].value, call);
+        } else {
+            fmag_instr *phi = fmag_instr_create(f, FMAG_OP_PHI, 0, 1);
+            if (cont->first)
+                fmag_instr_insert_before(cont->first, phi);
+            else
+                fmag_block_append(cont, phi);
+            for (unsigned k = 0; k < nr; k++)
+                fmag_phi_add_incoming(phi, map_value(rets[k]->ops[r].value, call),
+                                      ((fmag_instr *)rets[k]->aux)->block);
+            v = &phi->results[0];
+        }
+        fmag_value_replace_all_uses(&call->results[r], v);
+    }
+    free(rets);
+
+    fmag_block *entry = g->first->aux;
+    fmag_instr_erase(call);
+    fmag_instr *j = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
+    j->targets[0] = entry;
+    fmag_block_append(cb, j);
+    fmag_foreach_block(b, g) {
+        b->aux = NULL;
+        fmag_foreach_instr(i, b) i->aux = NULL;
+    }
+}
+
+/* Post-order over the call graph: callees before callers. */
+static void post_order(fmag_func *f, fmag_func **out, size_t *n)
+{
+    if (f->aux)
+        return;
+    f->aux = f;
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b)
+            if (i->op == FMAG_OP_CALL && i->callee)
+                post_order(i->callee, out, n);
+    out[(*n)++] = f;
+}
+
+bool fmag_opt_inline(fmag_module *m)
+{
+    if (fmag_module_has_recursion(m))
+        return false;
+    size_t nf = 0;
+    bool has_export = false;
+    fmag_foreach_func(f, m) {
+        f->aux = NULL;
+        nf++;
+        has_export |= f->is_export;
+    }
+    fmag_func **order = calloc(nf ? nf : 1, sizeof(*order));
+    if (!order)
+        return false;
+    size_t n = 0;
+    fmag_foreach_func(f, m) post_order(f, order, &n);
+    bool changed = false;
+    for (size_t k = 0; k < n; k++) {
+        fmag_func *f = order[k];
+        f->aux = NULL;
+        for (fmag_block *b = f->first; b; b = b->next)
+            for (fmag_instr *i = b->first; i; i = i->next)
+                if (i->op == FMAG_OP_CALL) {
+                    /* The rest of b moves to a new block right after b, which this
+                     * loop visits next. */
+                    inline_call(i);
+                    changed = true;
+                    break;
+                }
+    }
+    free(order);
+    if (has_export)
+        fmag_foreach_func(f, m)
+            if (!f->is_export) {
+                fmag_func_erase(f);
+                changed = true;
+            }
+    return changed;
+}

@@ -1,0 +1,114 @@
+/* Min/max (and abs) orientation: flip the arms of a select so its fallback is the
+ * operand that dies there.
+ *
+ * Codegen writes an fmag's result over its fallback register d, so a select whose
+ * fallback is still live afterwards costs a copy first; one whose fallback dies
+ * there costs nothing. max, min and abs can be written with either arm as fallback:
+ *   max(a, b) = fmag a, 1, 0, b, (a - b)  =  fmag b, 1, 0, a, (b - a)
+ *   min(a, b) = fmag b, 1, 0, a, (a - b)  =  fmag a, 1, 0, b, (b - a)
+ *   abs(x)    = fmag x, 1, 0, -x, x       =  fmag -x, 1, 0, x, -x
+ * Matches `%s = fmag t, 1.0, ±0, f, g` where g = `t - f` or `f - t` (an fmag
+ * `fmag p, -1.0, q, _, K>0` used only by %s, which is then rewritten in place as
+ * q - p), or g = t with f = -t (or the other way round). The arms flip when f is
+ * still used after %s (later in its block, or in another block) and t is not; in
+ * any other case, and with a literal arm, nothing changes, so a second run is a
+ * no-op. The kept value thus ends up in the register that is free to take it.
+ *
+ * Legal (strict): with finite t and f, t - f = -(f - t) exactly, both zero exactly
+ * when t = f; the flipped select picks t where the old one did (guard > 0 vs < 0),
+ * and at a zero guard the two arms are equal (up to the sign of zero). For abs the
+ * guards are x and -x: both pick |x|, and at x = ±0 both arms are zero.
+ *
+ *   %d = sub %a, %b
+ *   %m = select %a, %b, %d          ; %b used later, %a not
+ *  ->
+ *   %d = sub %b, %a
+ *   %m = select %b, %a, %d
+ *
+ * Requires: nothing (it pays after -ifconvert, when a function is one block).
+ * Preserves: the CFG and the instruction count.
+ */
+#include "OptUtil.h"
+#include "fmag/Transforms.h"
+
+#include <stdint.h>
+
+static uintptr_t pos(const fmag_instr *i) { return (uintptr_t)i->aux; }
+
+/* Is v used after instruction s (other than by s and by `skip`)? */
+static bool live_after(const fmag_value *v, const fmag_instr *s, const fmag_instr *skip)
+{
+    for (fmag_use *u = v->uses; u; u = u->next_use) {
+        const fmag_instr *user = u->user;
+        if (user == s || user == skip)
+            continue;
+        if (user->block != s->block || user->op == FMAG_OP_PHI || pos(user) > pos(s))
+            return true;
+    }
+    return false;
+}
+
+/* fmag p, -1.0, q, _, K>0  (that is q - p): sets p and q. */
+static bool is_sub(const fmag_instr *g, fmag_value **p, fmag_value **q)
+{
+    if (!g || !fmag_opt_const_true(g->ops[FMAG_E].value) ||
+        !fmag_value_is_imm(g->ops[FMAG_B].value, -1.0f))
+        return false;
+    *p = g->ops[FMAG_A].value;
+    *q = g->ops[FMAG_C].value;
+    return true;
+}
+
+/* fmag x, -1.0, ±0, _, K>0 (that is -x). */
+static bool is_neg_of(const fmag_value *n, const fmag_value *x)
+{
+    fmag_instr *i = fmag_opt_fmag_def(n);
+    return i && fmag_opt_const_true(i->ops[FMAG_E].value) &&
+           fmag_value_is_imm(i->ops[FMAG_B].value, -1.0f) && fmag_opt_is_zero(i->ops[FMAG_C].value) &&
+           i->ops[FMAG_A].value == x;
+}
+
+static bool orient(fmag_instr *s)
+{
+    if (!fmag_opt_is_one(s->ops[FMAG_B].value) || !fmag_opt_is_zero(s->ops[FMAG_C].value))
+        return false;
+    fmag_value *t = s->ops[FMAG_A].value, *f = s->ops[FMAG_D].value, *g = s->ops[FMAG_E].value;
+    if (t == f || fmag_value_is_const(t) || fmag_value_is_const(f) || fmag_value_is_const(g))
+        return false;
+    fmag_instr *gd = fmag_opt_fmag_def(g);
+    fmag_value *p, *q;
+    bool minmax = is_sub(gd, &p, &q) && ((p == t && q == f) || (p == f && q == t)) &&
+                  fmag_value_num_uses(g) == 1;
+    bool abs = !minmax && g == t && (is_neg_of(f, t) || is_neg_of(t, f));
+    if (!minmax && !abs)
+        return false;
+    if (!live_after(f, s, minmax ? gd : NULL) || live_after(t, s, minmax ? gd : NULL))
+        return false;
+    fmag_module *m = s->block->func->module;
+    if (minmax) {
+        fmag_instr_set_op(gd, FMAG_A, q);
+        fmag_instr_set_op(gd, FMAG_C, p);
+    }
+    fmag_instr_set_op(s, FMAG_A, f);
+    fmag_instr_set_op(s, FMAG_C, fmag_module_const(m, 0.0f));
+    fmag_instr_set_op(s, FMAG_D, t);
+    if (abs)
+        fmag_instr_set_op(s, FMAG_E, f);
+    return true;
+}
+
+bool fmag_opt_minmax(fmag_func *f)
+{
+    fmag_foreach_block(b, f) {
+        uintptr_t n = 0;
+        fmag_foreach_instr(i, b) i->aux = (void *)n++;
+    }
+    bool changed = false;
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b)
+            if (i->op == FMAG_OP_FMAG)
+                changed |= orient(i);
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b) i->aux = NULL;
+    return changed;
+}

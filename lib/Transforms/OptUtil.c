@@ -1,0 +1,538 @@
+/* Helpers shared by the optimization passes: dead-instruction cleanup, CFG cleanup
+ * (constant branches, unreachable blocks, block merging, forwarding blocks) and a
+ * dominator tree (Cooper, Harvey and Kennedy's iterative algorithm). */
+#include "OptUtil.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+bool fmag_opt_unused(const fmag_instr *i)
+{
+    for (unsigned k = 0; k < i->nresults; k++)
+        if (i->results[k].uses)
+            return false;
+    return true;
+}
+
+/* Calls are pure in this IR (no memory, no traps), so a dead call goes like a dead
+ * fmag; terminators never do. */
+unsigned fmag_opt_erase_if_dead(fmag_instr *i)
+{
+    if (!i->block || fmag_instr_is_terminator(i) || !fmag_opt_unused(i))
+        return 0;
+    unsigned n = 1, nops = i->nops;
+    fmag_value *small[8];
+    fmag_value **ops = nops <= 8 ? small : malloc(nops * sizeof(*ops));
+    if (!ops) {
+        fmag_instr_erase(i);
+        return 1;
+    }
+    for (unsigned k = 0; k < nops; k++)
+        ops[k] = i->ops[k].value;
+    fmag_instr_erase(i);
+    for (unsigned k = 0; k < nops; k++) {
+        fmag_value *v = ops[k];
+        if (v && v->kind == FMAG_VALUE_RESULT && v->def && v->def != i)
+            n += fmag_opt_erase_if_dead(v->def);
+    }
+    if (ops != small)
+        free(ops);
+    return n;
+}
+
+void fmag_opt_replace_and_erase(fmag_instr *i, fmag_value *v)
+{
+    fmag_value_replace_all_uses(&i->results[0], v);
+    fmag_opt_erase_if_dead(i);
+}
+
+fmag_value *fmag_opt_build_before(fmag_instr *pos, fmag_value *a, fmag_value *b, fmag_value *c,
+                                  fmag_value *d, fmag_value *e)
+{
+    fmag_builder bld;
+    bld.module = pos->block->func->module;
+    fmag_builder_before(&bld, pos);
+    return fmag_build_fmag(&bld, a, b, c, d, e);
+}
+
+void fmag_opt_phi_rename_block(fmag_block *succ, fmag_block *from, fmag_block *to)
+{
+    fmag_foreach_instr(i, succ) {
+        if (i->op != FMAG_OP_PHI)
+            break;
+        for (unsigned k = 0; k < i->nops; k++)
+            if (i->phi_blocks[k] == from)
+                i->phi_blocks[k] = to;
+    }
+}
+
+void fmag_opt_phi_drop_block(fmag_block *succ, fmag_block *from)
+{
+    fmag_foreach_instr(i, succ) {
+        if (i->op != FMAG_OP_PHI)
+            break;
+        for (unsigned k = i->nops; k-- > 0;)
+            if (i->phi_blocks[k] == from)
+                fmag_phi_remove_incoming(i, k);
+    }
+}
+
+void fmag_opt_make_jmp(fmag_instr *t, fmag_block *target)
+{
+    fmag_instr *j = fmag_instr_create(t->block->func, FMAG_OP_JMP, 0, 0);
+    j->targets[0] = target;
+    fmag_instr_insert_before(t, j);
+    fmag_instr_erase(t);
+}
+
+const char *fmag_opt_block_name(const fmag_block *b, char *buf, size_t len)
+{
+    if (b->name)
+        snprintf(buf, len, "^%s", b->name);
+    else
+        snprintf(buf, len, "^bb%u", b->id);
+    return buf;
+}
+
+/* ------------------------------------------------------------ reachability */
+
+/* Marks reachable blocks (aux = non-NULL) with an explicit stack. */
+static void mark_reachable(fmag_func *f)
+{
+    size_t nb = 0;
+    fmag_foreach_block(b, f) {
+        b->aux = NULL;
+        nb++;
+    }
+    if (!f->first)
+        return;
+    fmag_block **stack = malloc((2 * nb + 1) * sizeof(*stack));
+    if (!stack) {
+        fmag_foreach_block(b, f) b->aux = b; /* conservative: everything is live */
+        return;
+    }
+    size_t top = 0;
+    stack[top++] = f->first;
+    f->first->aux = f->first;
+    while (top) {
+        fmag_block *b = stack[--top];
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(b, s);
+        for (unsigned k = 0; k < ns; k++)
+            if (!s[k]->aux) {
+                s[k]->aux = s[k];
+                stack[top++] = s[k];
+            }
+    }
+    free(stack);
+}
+
+bool fmag_opt_remove_unreachable(fmag_func *f)
+{
+    mark_reachable(f);
+    bool any = false;
+    fmag_foreach_block(b, f) {
+        if (b->aux)
+            continue;
+        any = true;
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(b, s);
+        for (unsigned k = 0; k < ns; k++)
+            fmag_opt_phi_drop_block(s[k], b);
+    }
+    if (!any)
+        return false;
+    /* Values of dead blocks are only used inside dead blocks (dominance); point those
+     * uses at a literal so every instruction can be erased in any order. */
+    fmag_value *zero = fmag_module_const(f->module, 0.0f);
+    fmag_foreach_block(b, f) {
+        if (b->aux)
+            continue;
+        fmag_foreach_instr(i, b)
+            for (unsigned k = 0; k < i->nresults; k++)
+                fmag_value_replace_all_uses(&i->results[k], zero);
+    }
+    fmag_foreach_block(b, f) {
+        if (!b->aux)
+            fmag_block_erase(b);
+    }
+    fmag_foreach_block(b, f) b->aux = NULL;
+    return true;
+}
+
+/* ------------------------------------------------------------ cfg cleanup */
+
+bool fmag_opt_fold_branches(fmag_func *f)
+{
+    bool changed = false;
+    fmag_foreach_block(b, f) {
+        fmag_instr *t = fmag_block_terminator(b);
+        if (!t || t->op != FMAG_OP_BR)
+            continue;
+        fmag_value *g = t->ops[0].value;
+        if (t->targets[0] == t->targets[1]) {
+            fmag_opt_make_jmp(t, t->targets[0]);
+            changed = true;
+        } else if (fmag_value_is_const(g)) {
+            bool taken = g->imm > 0.0f;
+            fmag_block *keep = taken ? t->targets[0] : t->targets[1];
+            fmag_block *drop = taken ? t->targets[1] : t->targets[0];
+            fmag_opt_phi_drop_block(drop, b);
+            fmag_opt_make_jmp(t, keep);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+/* A phi whose incoming values are all one value (itself aside) is that value. */
+bool fmag_opt_simplify_phis(fmag_func *f)
+{
+    bool changed = false;
+    fmag_foreach_block(b, f)
+        fmag_foreach_instr(i, b) {
+            if (i->op != FMAG_OP_PHI)
+                break;
+            fmag_value *same = NULL, *self = &i->results[0];
+            bool unique = true;
+            for (unsigned k = 0; k < i->nops && unique; k++) {
+                fmag_value *v = i->ops[k].value;
+                if (v == self || v == same)
+                    continue;
+                if (same)
+                    unique = false;
+                same = v;
+            }
+            if (unique && same) {
+                fmag_value_replace_all_uses(self, same);
+                fmag_instr_erase(i);
+                changed = true;
+            }
+        }
+    return changed;
+}
+
+/* Number of distinct predecessors of every block, by block id. */
+static unsigned *pred_counts(fmag_func *f)
+{
+    fmag_func_renumber(f);
+    unsigned *np = calloc(f->nblocks + 1, sizeof(*np));
+    if (!np)
+        return NULL;
+    fmag_foreach_block(b, f) {
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(b, s);
+        for (unsigned k = 0; k < ns; k++)
+            if (k == 0 || s[0] != s[1])
+                np[s[k]->id]++;
+    }
+    return np;
+}
+
+static bool merge_chains(fmag_func *f)
+{
+    unsigned *np = pred_counts(f);
+    if (!np)
+        return false;
+    bool changed = false;
+    for (fmag_block *b = f->first; b; b = b->next) {
+        for (;;) {
+            fmag_instr *t = fmag_block_terminator(b);
+            if (!t || t->op != FMAG_OP_JMP)
+                break;
+            fmag_block *s = t->targets[0];
+            if (s == b || s == f->first || np[s->id] != 1)
+                break;
+            fmag_foreach_instr(i, s) {
+                if (i->op != FMAG_OP_PHI)
+                    break;
+                fmag_value *v = i->nops ? i->ops[0].value : fmag_module_const(f->module, 0.0f);
+                fmag_value_replace_all_uses(&i->results[0], v);
+                fmag_instr_erase(i);
+            }
+            fmag_instr_erase(t);
+            fmag_foreach_instr(i, s) {
+                fmag_instr_remove(i);
+                fmag_block_append(b, i);
+            }
+            fmag_block *ss[2];
+            unsigned ns = fmag_block_succs(b, ss);
+            for (unsigned k = 0; k < ns; k++)
+                fmag_opt_phi_rename_block(ss[k], s, b);
+            fmag_block_erase(s);
+            changed = true;
+        }
+    }
+    free(np);
+    return changed;
+}
+
+static bool targets(const fmag_block *p, const fmag_block *s)
+{
+    fmag_block *succ[2];
+    unsigned ns = fmag_block_succs(p, succ);
+    for (unsigned k = 0; k < ns; k++)
+        if (succ[k] == s)
+            return true;
+    return false;
+}
+
+/* A block holding only `jmp S` is bypassed: its predecessors branch to S directly.
+ * Not when a predecessor already reaches S with a different phi value (that edge
+ * pair is a triangle; -ternary makes it a select). */
+static bool splice_forwarders(fmag_func *f)
+{
+    bool changed = false;
+    for (fmag_block *fb = f->first ? f->first->next : NULL, *next; fb; fb = next) {
+        next = fb->next;
+        fmag_instr *t = fb->first;
+        if (!t || t != fb->last || t->op != FMAG_OP_JMP || t->targets[0] == fb)
+            continue;
+        fmag_block *s = t->targets[0];
+        fmag_block **preds;
+        unsigned np = fmag_block_preds(fb, &preds);
+        bool ok = np > 0;
+        for (unsigned p = 0; p < np && ok; p++) {
+            if (preds[p] == s || !targets(preds[p], s))
+                continue;
+            fmag_foreach_instr(i, s) {
+                if (i->op != FMAG_OP_PHI)
+                    break;
+                if (fmag_phi_value_for(i, preds[p]) != fmag_phi_value_for(i, fb))
+                    ok = false;
+            }
+        }
+        if (!ok)
+            continue;
+        bool *already = calloc(np, sizeof(*already));
+        if (!already)
+            continue;
+        for (unsigned p = 0; p < np; p++)
+            already[p] = targets(preds[p], s);
+        fmag_foreach_instr(i, s) {
+            if (i->op != FMAG_OP_PHI)
+                break;
+            fmag_value *v = fmag_phi_value_for(i, fb);
+            for (unsigned k = i->nops; k-- > 0;)
+                if (i->phi_blocks[k] == fb)
+                    fmag_phi_remove_incoming(i, k);
+            for (unsigned p = 0; p < np; p++)
+                if (!already[p])
+                    fmag_phi_add_incoming(i, v, preds[p]);
+        }
+        free(already);
+        for (unsigned p = 0; p < np; p++) {
+            fmag_instr *pt = fmag_block_terminator(preds[p]);
+            for (unsigned k = 0; k < 2; k++)
+                if (pt->targets[k] == fb)
+                    pt->targets[k] = s;
+        }
+        fmag_block_erase(fb);
+        changed = true;
+    }
+    return changed;
+}
+
+bool fmag_opt_simplify_cfg(fmag_func *f)
+{
+    bool any = false, changed;
+    do {
+        changed = fmag_opt_fold_branches(f);
+        changed |= fmag_opt_remove_unreachable(f);
+        changed |= fmag_opt_simplify_phis(f);
+        changed |= merge_chains(f);
+        changed |= splice_forwarders(f);
+        any |= changed;
+    } while (changed);
+    return any;
+}
+
+/* ------------------------------------------------------------- dominators */
+
+/* Reverse postorder of the reachable blocks; returns the count. */
+static unsigned compute_rpo(fmag_func *f, fmag_block **rpo, unsigned nb)
+{
+    /* Iterative DFS: state per block id: 0 new, 1 on stack, 2 done. */
+    unsigned char *state = calloc(nb + 1, 1);
+    fmag_block **stack = malloc((nb + 1) * sizeof(*stack));
+    unsigned *edge = calloc(nb + 1, sizeof(*edge));
+    unsigned count = 0;
+    if (!state || !stack || !edge || !f->first)
+        goto out;
+    unsigned top = 0;
+    stack[top++] = f->first;
+    state[f->first->id] = 1;
+    fmag_block **post = rpo; /* filled as postorder, reversed at the end */
+    while (top) {
+        fmag_block *b = stack[top - 1];
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(b, s);
+        if (edge[b->id] < ns) {
+            fmag_block *c = s[edge[b->id]++];
+            if (!state[c->id]) {
+                state[c->id] = 1;
+                stack[top++] = c;
+            }
+        } else {
+            state[b->id] = 2;
+            post[count++] = b;
+            top--;
+        }
+    }
+    for (unsigned i = 0; i < count / 2; i++) {
+        fmag_block *t = rpo[i];
+        rpo[i] = rpo[count - 1 - i];
+        rpo[count - 1 - i] = t;
+    }
+out:
+    free(state);
+    free(stack);
+    free(edge);
+    return count;
+}
+
+bool fmag_opt_find_back_edge(fmag_func *f, fmag_block **from, fmag_block **to)
+{
+    fmag_func_renumber(f);
+    unsigned nb = f->nblocks;
+    unsigned char *state = calloc(nb + 1, 1);
+    fmag_block **stack = malloc((nb + 1) * sizeof(*stack));
+    unsigned *edge = calloc(nb + 1, sizeof(*edge));
+    bool found = false;
+    if (!state || !stack || !edge || !f->first)
+        goto out;
+    unsigned top = 0;
+    stack[top++] = f->first;
+    state[f->first->id] = 1;
+    while (top && !found) {
+        fmag_block *b = stack[top - 1];
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(b, s);
+        if (edge[b->id] < ns) {
+            fmag_block *c = s[edge[b->id]++];
+            if (state[c->id] == 1) {
+                *from = b;
+                *to = c;
+                found = true;
+            } else if (!state[c->id]) {
+                state[c->id] = 1;
+                stack[top++] = c;
+            }
+        } else {
+            state[b->id] = 2;
+            top--;
+        }
+    }
+out:
+    free(state);
+    free(stack);
+    free(edge);
+    return found;
+}
+
+bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
+{
+    memset(dt, 0, sizeof(*dt));
+    fmag_func_renumber(f);
+    unsigned nb = f->nblocks;
+    dt->nblocks = nb;
+    dt->rpo = malloc((nb + 1) * sizeof(*dt->rpo));
+    dt->rpo_index = malloc((nb + 1) * sizeof(*dt->rpo_index));
+    dt->idom = malloc((nb + 1) * sizeof(*dt->idom));
+    if (!dt->rpo || !dt->rpo_index || !dt->idom) {
+        fmag_opt_domtree_free(dt);
+        return false;
+    }
+    dt->n = compute_rpo(f, dt->rpo, nb);
+    for (unsigned i = 0; i < nb; i++)
+        dt->rpo_index[i] = UINT32_MAX;
+    for (unsigned i = 0; i < dt->n; i++)
+        dt->rpo_index[dt->rpo[i]->id] = i;
+    /* Predecessor lists in rpo indices (CSR). */
+    unsigned *pstart = calloc(dt->n + 2, sizeof(*pstart));
+    unsigned nedges = 0;
+    for (unsigned i = 0; i < dt->n; i++) {
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(dt->rpo[i], s);
+        for (unsigned k = 0; k < ns; k++)
+            if (k == 0 || s[0] != s[1]) {
+                pstart[dt->rpo_index[s[k]->id] + 1]++;
+                nedges++;
+            }
+    }
+    for (unsigned i = 0; i < dt->n; i++)
+        pstart[i + 1] += pstart[i];
+    unsigned *preds = malloc((nedges + 1) * sizeof(*preds));
+    unsigned *fill = calloc(dt->n + 1, sizeof(*fill));
+    if (!pstart || !preds || !fill) {
+        free(pstart);
+        free(preds);
+        free(fill);
+        fmag_opt_domtree_free(dt);
+        return false;
+    }
+    for (unsigned i = 0; i < dt->n; i++) {
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(dt->rpo[i], s);
+        for (unsigned k = 0; k < ns; k++)
+            if (k == 0 || s[0] != s[1]) {
+                unsigned j = dt->rpo_index[s[k]->id];
+                preds[pstart[j] + fill[j]++] = i;
+            }
+    }
+    for (unsigned i = 0; i < dt->n; i++)
+        dt->idom[i] = UINT32_MAX;
+    if (dt->n)
+        dt->idom[0] = 0;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (unsigned i = 1; i < dt->n; i++) {
+            unsigned nd = UINT32_MAX;
+            for (unsigned p = pstart[i]; p < pstart[i + 1]; p++) {
+                unsigned q = preds[p];
+                if (dt->idom[q] == UINT32_MAX)
+                    continue;
+                if (nd == UINT32_MAX) {
+                    nd = q;
+                    continue;
+                }
+                unsigned x = q, y = nd;
+                while (x != y) {
+                    while (x > y)
+                        x = dt->idom[x];
+                    while (y > x)
+                        y = dt->idom[y];
+                }
+                nd = x;
+            }
+            if (nd != dt->idom[i]) {
+                dt->idom[i] = nd;
+                changed = true;
+            }
+        }
+    }
+    free(pstart);
+    free(preds);
+    free(fill);
+    return true;
+}
+
+void fmag_opt_domtree_free(fmag_opt_domtree *dt)
+{
+    free(dt->rpo);
+    free(dt->rpo_index);
+    free(dt->idom);
+    memset(dt, 0, sizeof(*dt));
+}
+
+bool fmag_opt_dominates(const fmag_opt_domtree *dt, const fmag_block *a, const fmag_block *b)
+{
+    unsigned ia = dt->rpo_index[a->id], ib = dt->rpo_index[b->id];
+    if (ia == UINT32_MAX || ib == UINT32_MAX)
+        return false;
+    while (ib > ia)
+        ib = dt->idom[ib];
+    return ib == ia;
+}
