@@ -80,8 +80,8 @@ vbuf_printf(vbuf *b, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ names */
 
-/* The names below follow the printer: a named value prints its name, an unnamed one
- * its dense id after fmag_func_renumber. */
+/* Names are the printer's: fmag_func_name_values (called on the first error, so that
+ * verifying valid IR changes nothing) names every unnamed value and block. */
 static const char *opcode_name(fmag_opcode op)
 {
     switch (op) {
@@ -101,44 +101,12 @@ static const char *opcode_name(fmag_opcode op)
     return "<bad opcode>";
 }
 
-static void name_value(vbuf *out, const fmag_value *v)
-{
-    if (!v) {
-        vbuf_printf(out, "<null>");
-    } else if (v->kind == FMAG_VALUE_CONST) {
-        char buf[48];
-        vbuf_printf(out, "%s", fmag_format_float(buf, v->imm));
-    } else if (v->name) {
-        vbuf_printf(out, "%%%s", v->name);
-    } else {
-        vbuf_printf(out, "%%%u", v->id);
-    }
-}
-
-static void name_block(vbuf *out, const fmag_block *b)
-{
-    if (!b)
-        vbuf_printf(out, "^<null>");
-    else if (b->name)
-        vbuf_printf(out, "^%s", b->name);
-    else
-        vbuf_printf(out, "^bb%u", b->id);
-}
-
-static void name_instr(vbuf *out, const fmag_instr *i)
-{
-    if (i->nresults > 0 && i->results)
-        name_value(out, &i->results[0]);
-    else
-        vbuf_printf(out, "%s", opcode_name(i->op));
-}
-
 /* ------------------------------------------------------------- the state */
 
 typedef struct verr {
     char *msg;
-    const fmag_block *block; /* the block to mark when instr is NULL */
-    const fmag_instr *instr;
+    fmag_block *block; /* the block to mark when instr is NULL */
+    fmag_instr *instr;
 } verr;
 
 typedef struct vstate {
@@ -163,33 +131,65 @@ typedef struct vstate {
     unsigned *idom, *tin, *tout;
 
     bool printable; /* no NULL operand/target/callee: the printer may list it */
-    bool cfg_ok;    /* every target is a block of this function */
+    bool nameable;  /* every instruction has its result values: names may be given */
+    bool named;
+    bool cfg_ok; /* every target is a block of this function */
 
     verr errs[FMAG_VERIFY_MAX_ERRORS];
     unsigned nerrs, nerrs_dropped;
     bool oom;
 } vstate;
 
+/* Names for messages, given only once there is an error to report. */
+static void ensure_named(vstate *st)
+{
+    if (!st->named && st->nameable) {
+        fmag_func_name_values(st->f);
+        st->named = true;
+    }
+}
+
+typedef struct namebuf {
+    char s[128];
+} namebuf;
+
+static const char *vstr(vstate *st, fmag_value *v, namebuf *nb)
+{
+    ensure_named(st);
+    return v ? fmag_value_str(v, nb->s, sizeof nb->s) : "<null>";
+}
+
+static const char *bstr(vstate *st, const fmag_block *b, namebuf *nb)
+{
+    ensure_named(st);
+    if (!b)
+        snprintf(nb->s, sizeof nb->s, "^<null>");
+    else if (b->name)
+        snprintf(nb->s, sizeof nb->s, "^%s", b->name);
+    else
+        snprintf(nb->s, sizeof nb->s, "^<unnamed %u>", b->id);
+    return nb->s;
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
 static void
-report(vstate *st, const fmag_block *b, const fmag_instr *i, const char *fmt, ...)
+report(vstate *st, fmag_block *b, fmag_instr *i, const char *fmt, ...)
 {
     if (st->nerrs == FMAG_VERIFY_MAX_ERRORS) {
         st->nerrs_dropped++;
         return;
     }
+    ensure_named(st);
     vbuf out = {0};
     vbuf_printf(&out, "error: in function @%s", st->f->name ? st->f->name : "<null>");
-    if (b) {
-        vbuf_printf(&out, ", block ");
-        name_block(&out, b);
-    }
-    if (i) {
-        vbuf_printf(&out, ", instruction ");
-        name_instr(&out, i);
-    }
+    namebuf nb;
+    if (b) vbuf_printf(&out, ", block %s", bstr(st, b, &nb));
+    if (i && i->nresults > 0 && i->results)
+        vbuf_printf(&out, ", instruction %s", vstr(st, &i->results[0], &nb));
+    else if (i)
+        vbuf_printf(&out, ", instruction %s", opcode_name(i->op));
     vbuf_printf(&out, ": ");
     va_list ap;
     va_start(ap, fmt);
@@ -411,11 +411,9 @@ static void check_operand(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
         report(st, b, i, "operand %u is defined in another function @%s", k,
                v->def->block->func->name ? v->def->block->func->name : "<null>");
     } else {
-        vbuf nm = {0};
-        name_value(&nm, v);
+        namebuf nb;
         report(st, b, i, "operand %u (%s) is not defined in this function (erased?)", k,
-               nm.s ? nm.s : "?");
-        free(nm.s);
+               vstr(st, v, &nb));
     }
 }
 
@@ -596,12 +594,10 @@ static void check_use_lists(vstate *st, size_t nuses_in_func)
                       &u->user->ops[u->index] == u && u->user->block &&
                       block_in_func(st, u->user->block);
             if (!ok) {
-                vbuf nm = {0};
-                name_value(&nm, v);
+                namebuf nb;
                 fmag_block *db = v->kind == FMAG_VALUE_RESULT ? v->def->block : NULL;
                 report(st, db, NULL, "the use list of %s holds a use that is not its operand",
-                       nm.s ? nm.s : "?");
-                free(nm.s);
+                       vstr(st, v, &nb));
                 return;
             }
         }
@@ -788,6 +784,7 @@ static bool reachable(const vstate *st, unsigned b)
 static void check_phis(vstate *st, fmag_block *b)
 {
     unsigned p0 = st->pred_start[b->id], p1 = st->pred_start[b->id + 1];
+    namebuf nb;
     fmag_foreach_instr(i, b)
     {
         if (i->op != FMAG_OP_PHI) continue;
@@ -795,40 +792,36 @@ static void check_phis(vstate *st, fmag_block *b)
         for (unsigned k = 0; k < i->nops; k++) {
             fmag_block *from = i->phi_blocks[k];
             if (!from) continue;
-            vbuf nm = {0};
-            name_block(&nm, from);
             bool is_pred = false;
             for (unsigned p = p0; p < p1 && !is_pred; p++)
                 is_pred = st->blocks[st->preds[p]] == from;
             if (!is_pred)
                 report(st, b, i, "phi has an incoming value from %s, which is not a predecessor",
-                       nm.s ? nm.s : "?");
+                       bstr(st, from, &nb));
             for (unsigned j = 0; j < k; j++)
                 if (i->phi_blocks[j] == from) {
-                    report(st, b, i, "phi has two incoming values from %s", nm.s ? nm.s : "?");
+                    report(st, b, i, "phi has two incoming values from %s", bstr(st, from, &nb));
                     break;
                 }
-            free(nm.s);
         }
         for (unsigned p = p0; p < p1; p++) {
             fmag_block *pred = st->blocks[st->preds[p]];
             bool found = false;
             for (unsigned k = 0; k < i->nops && !found; k++)
                 found = i->phi_blocks[k] == pred;
-            if (!found) {
-                vbuf nm = {0};
-                name_block(&nm, pred);
-                report(st, b, i, "phi has no incoming value for predecessor %s", nm.s ? nm.s : "?");
-                free(nm.s);
-            }
+            if (!found)
+                report(st, b, i, "phi has no incoming value for predecessor %s",
+                       bstr(st, pred, &nb));
         }
     }
 }
 
+/* Operands are named by value, not slot: `add %r, %a` keeps %a in slot c. */
 static void check_dominance(vstate *st, fmag_block *b)
 {
     if (!reachable(st, b->id)) return; /* everything dominates an unreachable use */
     unsigned k = 0;
+    namebuf vn, bn;
     fmag_foreach_instr(i, b)
     {
         for (unsigned o = 0; o < i->nops; o++) {
@@ -836,33 +829,23 @@ static void check_dominance(vstate *st, fmag_block *b)
             if (!v || v->kind != FMAG_VALUE_RESULT || !value_in_func(st, v)) continue;
             fmag_block *db = v->def->block;
             if (!block_in_func(st, db)) continue;
-            vbuf nm = {0};
-            name_value(&nm, v);
-            const char *name = nm.s ? nm.s : "?";
             if (i->op == FMAG_OP_PHI) {
                 fmag_block *from = i->phi_blocks ? i->phi_blocks[o] : NULL;
                 if (from && block_in_func(st, from) && reachable(st, from->id) &&
-                    !(reachable(st, db->id) && dominates(st, db->id, from->id))) {
-                    vbuf fn = {0};
-                    name_block(&fn, from);
+                    !(reachable(st, db->id) && dominates(st, db->id, from->id)))
                     report(st, b, i,
-                           "incoming value %s does not dominate the end of predecessor %s", name,
-                           fn.s ? fn.s : "?");
-                    free(fn.s);
-                }
+                           "incoming value %s does not dominate the end of predecessor %s",
+                           vstr(st, v, &vn), bstr(st, from, &bn));
             } else if (db == b) {
                 if (st->pos[v->id] >= k)
-                    report(st, b, i, "operand %u (%s) does not dominate this use%s", o, name,
+                    report(st, b, i, "operand %s does not dominate this use%s", vstr(st, v, &vn),
                            v->def == i ? " (it is this instruction's own result)"
                                        : " (it is defined later in the block)");
             } else if (!reachable(st, db->id) || !dominates(st, db->id, b->id)) {
-                vbuf dn = {0};
-                name_block(&dn, db);
-                report(st, b, i, "operand %u (%s) does not dominate this use (defined in %s)", o,
-                       name, dn.s ? dn.s : "?");
-                free(dn.s);
+                report(st, b, i, "operand %s does not dominate this use (defined in %s%s)",
+                       vstr(st, v, &vn), bstr(st, db, &bn),
+                       reachable(st, db->id) ? "" : ", which is unreachable");
             }
-            free(nm.s);
         }
         k++;
     }
@@ -885,6 +868,9 @@ static bool verify_func(fmag_func *f, bool module_checked)
     st.module_checked = module_checked;
     st.printable = true;
     st.cfg_ok = true;
+    st.nameable = true;
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->nresults && !i->results) st.nameable =
+        st.printable = false;
 
     if (f->nresults < 1) report(&st, NULL, NULL, "a function has at least one result");
     if (!f->first) {
