@@ -12,12 +12,15 @@ extern "C" {
 
 /* Assembles .fmas text; each .def becomes one program appended to img. On error
  * returns false with "file:line:col: error: ..." diagnostics (source line and caret)
- * in ctx. */
+ * in ctx, one per bad line, and appends nothing. Syntax: docs/Encoding.md. */
 bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len,
                     fmag_vm_image *img);
 /* Disassembles; the text re-assembles to the same bits. */
 void fmag_asm_print_program(const fmag_vm_program *p, FILE *out);
 void fmag_asm_print_image(const fmag_vm_image *img, FILE *out);
+/* Writes a literal (buf of at least 32 bytes) in the shortest decimal that reads
+ * back to the same bits; returns buf. */
+char *fmag_asm_format_float(char *buf, float f);
 
 #ifdef __cplusplus
 }

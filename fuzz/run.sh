@@ -1,0 +1,44 @@
+#!/bin/sh
+# Builds the libFuzzer harnesses with clang (ASan + UBSan) and runs each for
+# $1 seconds (default 60). Exit status is non-zero when a harness finds a crash.
+# Usage: fuzz/run.sh [seconds] [build-dir]
+set -eu
+secs=${1:-60}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${2:-$root/build-fuzz}
+cc=${FMAG_FUZZ_CC:-/usr/lib/llvm-14/bin/clang}
+[ -x "$cc" ] || cc=clang
+flags="-std=c11 -g -O1 -ffp-contract=off -fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined -I$root/include"
+mkdir -p "$out/corpus-read" "$out/corpus-asm"
+
+$cc $flags "$root/fuzz/fmag_read_fuzz.c" "$root"/lib/VM/*.c -lm -lpthread -o "$out/fmag-read-fuzz"
+$cc $flags "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c "$root"/lib/IR/*.c \
+    "$root"/lib/VM/*.c -lm -lpthread -o "$out/fmas-asm-fuzz"
+
+# Seeds: a valid two-record .fmag and the assembly examples of the test suite.
+python3 - "$out/corpus-read/seed-lerp.fmag" <<'PY'
+import struct, sys
+def rec(name, regs, nin, nout, code, flags=0):
+    n = name.encode(); pad = (-len(n)) % 16
+    h = b"FMAG" + struct.pack("<HHIHHHHIQ", 1, flags, len(code), regs, nin, nout, len(n), 0, 0)
+    return h + n + b"\0" * pad + b"".join(struct.pack("<IIII", *w) for w in code)
+ref = lambda r: 0x7FC00000 | r
+f = lambda x: struct.unpack("<I", struct.pack("<f", x))[0]
+lerp = [(f(-1.0), ref(1), f(1.0), 1 | (0 << 16)), (ref(2), ref(0), f(1.0), 0 | (1 << 16)),
+        (f(1.0), f(0.0), ref(0), 2 | (2 << 16))]
+open(sys.argv[1], "wb").write(rec("lerp", 3, 3, 1, lerp) + rec("", 2, 1, 2, [], 1))
+PY
+for f in $(find "$root/test" -name '*.fmas' 2>/dev/null | head -50); do
+    cp "$f" "$out/corpus-asm/"
+done
+printf '.def f, 2, 1\n  %%r0 = fmag %%r1, 0x1.8p-3, -0.0, %%r0 ; x\n.def g, 0, 1\n.regs 3\n' \
+    > "$out/corpus-asm/seed.fmas"
+
+status=0
+for h in fmag-read-fuzz:corpus-read fmas-asm-fuzz:corpus-asm; do
+    bin=${h%%:*}
+    corpus=$out/${h#*:}
+    echo "== $bin for ${secs}s"
+    (cd "$out" && "./$bin" -max_total_time="$secs" -print_final_stats=1 "$corpus") || status=1
+done
+exit $status

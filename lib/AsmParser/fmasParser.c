@@ -1,0 +1,521 @@
+/* The .fmas assembler: line-oriented text (SPEC §1) to programs of a fmag_vm_image.
+ * Errors are reported per line (the rest of the line is skipped), so one run shows
+ * every bad line, each as "file:line:col: error: msg", the line and a caret. */
+#include "fmag/Asm.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FMAS_MAX_ERRORS 20
+
+typedef struct asm_state {
+    fmag_context *ctx;
+    const char *filename;
+    const char *line; /* current line start */
+    size_t line_len;
+    unsigned lineno;
+    const char *p, *end; /* cursor inside the current line */
+    unsigned nerrors;
+
+    /* The program being assembled. */
+    bool in_def;
+    char *name;
+    unsigned def_line;
+    uint16_t nin, nout, flags;
+    long regs_directive;             /* -1 when absent */
+    const char *regs_line, *regs_at; /* where .regs was, for a later diagnostic */
+    size_t regs_line_len;
+    unsigned regs_lineno;
+    uint32_t max_reg_plus1;
+    fmag_vm_instr *code;
+    uint32_t ninstr, cap;
+    char **seen; /* every .def name so far, valid or not, for redefinitions */
+    size_t nseen;
+} asm_state;
+
+static void asm_error_at(asm_state *s, const char *at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void asm_error_at(asm_state *s, const char *at, const char *fmt, ...)
+{
+    s->nerrors++;
+    if (s->nerrors > FMAS_MAX_ERRORS) return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t col = at ? (size_t)(at - s->line) : 0;
+    if (col > s->line_len) col = s->line_len;
+    /* The caret line keeps the source's tabs so it lines up in a terminal. */
+    char *caret = malloc(col + 2);
+    if (!caret) {
+        fmag_context_error(s->ctx, "%s:%u:%zu: error: %s", s->filename, s->lineno, col + 1, msg);
+        return;
+    }
+    for (size_t i = 0; i < col; i++)
+        caret[i] = s->line[i] == '\t' ? '\t' : ' ';
+    caret[col] = '^';
+    caret[col + 1] = 0;
+    fmag_context_error(s->ctx, "%s:%u:%zu: error: %s\n%.*s\n%s", s->filename, s->lineno, col + 1,
+                       msg, (int)s->line_len, s->line, caret);
+    free(caret);
+}
+
+static void skip_space(asm_state *s)
+{
+    while (s->p < s->end &&
+           (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\v' || *s->p == '\f'))
+        s->p++;
+}
+
+static bool at_line_end(asm_state *s)
+{
+    skip_space(s);
+    return s->p == s->end || *s->p == ';';
+}
+
+static bool is_ident_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$';
+}
+static bool is_ident_char(char c)
+{
+    return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool expect_char(asm_state *s, char c, const char *what)
+{
+    skip_space(s);
+    if (s->p < s->end && *s->p == c) {
+        s->p++;
+        return true;
+    }
+    asm_error_at(s, s->p, "expected %s", what);
+    return false;
+}
+
+/* An unsigned decimal integer <= max. */
+static bool parse_uint(asm_state *s, unsigned long max, unsigned long *out, const char *what)
+{
+    skip_space(s);
+    const char *start = s->p;
+    if (s->p >= s->end || !is_digit(*s->p)) {
+        asm_error_at(s, start, "expected %s (an unsigned integer)", what);
+        return false;
+    }
+    unsigned long v = 0;
+    bool overflow = false;
+    while (s->p < s->end && is_digit(*s->p)) {
+        v = v * 10 + (unsigned long)(*s->p - '0');
+        if (v > max) overflow = true, v = max + 1;
+        s->p++;
+    }
+    if (s->p < s->end && is_ident_char(*s->p)) {
+        asm_error_at(s, start, "expected %s (an unsigned integer)", what);
+        return false;
+    }
+    if (overflow) {
+        asm_error_at(s, start, "%s is too large (at most %lu)", what, max);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* %rN, with N a register index the encoding can hold. */
+static bool parse_reg(asm_state *s, uint16_t *out, const char *what)
+{
+    skip_space(s);
+    const char *start = s->p;
+    if (s->end - s->p < 2 || s->p[0] != '%' || s->p[1] != 'r') {
+        asm_error_at(s, start, "expected a register %%rN for %s", what);
+        return false;
+    }
+    s->p += 2;
+    if (s->p >= s->end || !is_digit(*s->p)) {
+        asm_error_at(s, start, "expected a register number after %%r");
+        return false;
+    }
+    unsigned long v = 0;
+    while (s->p < s->end && is_digit(*s->p)) {
+        v = v * 10 + (unsigned long)(*s->p - '0');
+        if (v > 1000000) v = 1000000;
+        s->p++;
+    }
+    if (s->p < s->end && is_ident_char(*s->p)) {
+        asm_error_at(s, start, "invalid register name");
+        return false;
+    }
+    /* regs is a u16, so the highest usable index is 65534. */
+    if (v > FMAG_VM_MAX_REGS - 1) {
+        asm_error_at(s, start, "register index %lu out of range (at most %u)", v,
+                     FMAG_VM_MAX_REGS - 1);
+        return false;
+    }
+    *out = (uint16_t)v;
+    if (v + 1 > s->max_reg_plus1) s->max_reg_plus1 = (uint32_t)v + 1;
+    return true;
+}
+
+/* A register or a float literal for the b, c or guard slot. */
+static bool parse_operand(asm_state *s, fmag_vm_operand *op, const char *what)
+{
+    skip_space(s);
+    if (s->p < s->end && *s->p == '%') {
+        op->is_reg = true;
+        op->imm = 0;
+        return parse_reg(s, &op->reg, what);
+    }
+    const char *start = s->p;
+    float f = 0;
+    size_t n = fmag_parse_float(s->p, (size_t)(s->end - s->p), &f);
+    if (n == 0) {
+        asm_error_at(s, start, "expected a register or a float literal for %s", what);
+        return false;
+    }
+    s->p += n;
+    if (s->p < s->end && (is_ident_char(*s->p) || *s->p == '%' || *s->p == '+' || *s->p == '-')) {
+        asm_error_at(s, start, "invalid float literal for %s", what);
+        return false;
+    }
+    if (isnan(f)) {
+        asm_error_at(s, start, "a NaN cannot be a literal (NaN words are register references)");
+        return false;
+    }
+    if (isinf(f)) {
+        asm_error_at(s, start, "literal %.*s is not a finite float32 (infinity cannot be encoded)",
+                     (int)n, start);
+        return false;
+    }
+    op->is_reg = false;
+    op->reg = 0;
+    op->imm = f;
+    return true;
+}
+
+/* A program name: an identifier, or a double-quoted string with \\, \" and \xHH
+ * escapes so that any name from a .fmag file round-trips. */
+static bool parse_name(asm_state *s, char **out)
+{
+    skip_space(s);
+    const char *start = s->p;
+    if (s->p < s->end && *s->p == '"') {
+        s->p++;
+        size_t cap = (size_t)(s->end - s->p) + 1, n = 0;
+        char *buf = malloc(cap);
+        if (!buf) {
+            asm_error_at(s, start, "out of memory");
+            return false;
+        }
+        while (s->p < s->end && *s->p != '"') {
+            char c = *s->p++;
+            if (c == '\\') {
+                if (s->p >= s->end) break;
+                char e = *s->p++;
+                if (e == 'x' && s->end - s->p >= 2) {
+                    unsigned v = 0;
+                    bool ok = true;
+                    for (int k = 0; k < 2; k++) {
+                        char h = *s->p++;
+                        v <<= 4;
+                        if (is_digit(h))
+                            v |= (unsigned)(h - '0');
+                        else if ((h | 32) >= 'a' && (h | 32) <= 'f')
+                            v |= (unsigned)((h | 32) - 'a' + 10);
+                        else
+                            ok = false;
+                    }
+                    if (!ok || v == 0) {
+                        asm_error_at(s, s->p - 4, "invalid \\x escape in a program name");
+                        free(buf);
+                        return false;
+                    }
+                    c = (char)v;
+                } else if (e == '\\' || e == '"') {
+                    c = e;
+                } else {
+                    asm_error_at(s, s->p - 2, "unknown escape in a program name");
+                    free(buf);
+                    return false;
+                }
+            }
+            buf[n++] = c;
+        }
+        if (s->p >= s->end) {
+            asm_error_at(s, start, "unterminated program name");
+            free(buf);
+            return false;
+        }
+        s->p++;
+        buf[n] = 0;
+        *out = buf;
+        return true;
+    }
+    if (s->p >= s->end || !is_ident_start(*s->p)) {
+        asm_error_at(s, start, "expected a program name");
+        return false;
+    }
+    while (s->p < s->end && is_ident_char(*s->p))
+        s->p++;
+    size_t n = (size_t)(s->p - start);
+    char *buf = malloc(n + 1);
+    if (!buf) {
+        asm_error_at(s, start, "out of memory");
+        return false;
+    }
+    memcpy(buf, start, n);
+    buf[n] = 0;
+    *out = buf;
+    return true;
+}
+
+static void reset_def(asm_state *s)
+{
+    free(s->name);
+    s->name = NULL;
+    s->in_def = false;
+    s->ninstr = 0;
+    s->max_reg_plus1 = 0;
+    s->regs_directive = -1;
+    s->flags = 0;
+}
+
+/* Closes the current .def: infers or checks regs and appends the record. */
+static void finish_def(asm_state *s, fmag_vm_image *img)
+{
+    if (!s->in_def) return;
+    uint32_t need = s->max_reg_plus1;
+    if (s->nin > need) need = s->nin;
+    if (s->nout > need) need = s->nout;
+    uint32_t regs = need;
+    if (s->regs_directive >= 0) {
+        if ((uint32_t)s->regs_directive < need) {
+            /* Point at the .regs line: the program as a whole needs more. */
+            const char *line = s->line;
+            size_t line_len = s->line_len;
+            unsigned lineno = s->lineno;
+            s->line = s->regs_line;
+            s->line_len = s->regs_line_len;
+            s->lineno = s->regs_lineno;
+            asm_error_at(s, s->regs_at,
+                         ".regs %ld is smaller than the %u registers program '%s' uses",
+                         s->regs_directive, (unsigned)need, s->name ? s->name : "?");
+            s->line = line;
+            s->line_len = line_len;
+            s->lineno = lineno;
+            reset_def(s);
+            return;
+        }
+        regs = (uint32_t)s->regs_directive;
+    }
+    if (s->nerrors == 0 && !fmag_vm_image_add(img, s->name, s->flags, (uint16_t)regs, s->nin,
+                                              s->nout, s->code, s->ninstr)) {
+        s->nerrors++;
+        fmag_context_error(s->ctx, "%s:%u:1: error: out of memory", s->filename, s->def_line);
+    }
+    reset_def(s);
+}
+
+static void parse_directive(asm_state *s, fmag_vm_image *img)
+{
+    const char *start = s->p;
+    s->p++;
+    while (s->p < s->end && is_ident_char(*s->p))
+        s->p++;
+    size_t n = (size_t)(s->p - start);
+    if (n == 4 && !memcmp(start, ".def", 4)) {
+        finish_def(s, img);
+        /* Even a bad .def opens a program, so its body does not cascade into
+         * "outside a .def" errors. */
+        s->in_def = true;
+        s->def_line = s->lineno;
+        s->nin = s->nout = 0;
+        char *name = NULL;
+        unsigned long nin, nout;
+        skip_space(s);
+        const char *name_at = s->p;
+        if (!parse_name(s, &name)) {
+            s->name = malloc(2);
+            if (s->name) strcpy(s->name, "?");
+            return;
+        }
+        s->name = name;
+        if (!expect_char(s, ',', "',' after the program name") ||
+            !parse_uint(s, 0xFFFF, &nin, "the input count") ||
+            !expect_char(s, ',', "',' after the input count") ||
+            !parse_uint(s, 0xFFFF, &nout, "the output count"))
+            return;
+        if (!at_line_end(s)) {
+            asm_error_at(s, s->p, "unexpected text after .def");
+            return;
+        }
+        for (size_t i = 0; i < s->nseen; i++)
+            if (!strcmp(s->seen[i], name)) {
+                asm_error_at(s, name_at, "redefinition of program '%s'", name);
+                break;
+            }
+        char **seen = realloc(s->seen, (s->nseen + 1) * sizeof(char *));
+        char *copy = malloc(strlen(name) + 1);
+        if (seen) s->seen = seen;
+        if (!seen || !copy) {
+            free(copy);
+            asm_error_at(s, name_at, "out of memory");
+            return;
+        }
+        strcpy(copy, name);
+        s->seen[s->nseen++] = copy;
+        s->nin = (uint16_t)nin;
+        s->nout = (uint16_t)nout;
+        return;
+    }
+    if (!s->in_def) {
+        asm_error_at(s, start, "'%.*s' outside a .def", (int)n, start);
+        return;
+    }
+    if (n == 5 && !memcmp(start, ".regs", 5)) {
+        unsigned long v;
+        if (s->regs_directive >= 0) {
+            asm_error_at(s, start, "duplicate .regs in program '%s'", s->name ? s->name : "?");
+            return;
+        }
+        if (!parse_uint(s, 0xFFFF, &v, "the register count")) return;
+        if (!at_line_end(s)) {
+            asm_error_at(s, s->p, "unexpected text after .regs");
+            return;
+        }
+        s->regs_directive = (long)v;
+        s->regs_line = s->line;
+        s->regs_line_len = s->line_len;
+        s->regs_lineno = s->lineno;
+        s->regs_at = start;
+        return;
+    }
+    if (n == 9 && !memcmp(start, ".fastmath", 9)) {
+        if (!at_line_end(s)) {
+            asm_error_at(s, s->p, "unexpected text after .fastmath");
+            return;
+        }
+        s->flags |= FMAG_VM_FLAG_FASTMATH;
+        return;
+    }
+    asm_error_at(s, start, "unknown directive '%.*s'", (int)n, start);
+}
+
+static void parse_instruction(asm_state *s)
+{
+    const char *start = s->p;
+    if (!s->in_def) {
+        asm_error_at(s, start, "instruction outside a .def");
+        return;
+    }
+    fmag_vm_decoded x;
+    if (!parse_reg(s, &x.d, "the destination") || !expect_char(s, '=', "'='")) return;
+    skip_space(s);
+    const char *mn = s->p;
+    while (s->p < s->end && is_ident_char(*s->p))
+        s->p++;
+    if ((size_t)(s->p - mn) != 4 || memcmp(mn, "fmag", 4) != 0) {
+        asm_error_at(s, mn, "expected 'fmag' (the only instruction)");
+        return;
+    }
+    skip_space(s);
+    if (s->p < s->end && *s->p != '%') {
+        asm_error_at(s, s->p, "operand a must be a register (%%rN), not a literal");
+        return;
+    }
+    if (!parse_reg(s, &x.a, "operand a") || !expect_char(s, ',', "',' after operand a") ||
+        !parse_operand(s, &x.b, "operand b") || !expect_char(s, ',', "',' after operand b") ||
+        !parse_operand(s, &x.c, "operand c") || !expect_char(s, ',', "',' after operand c") ||
+        !parse_operand(s, &x.g, "the guard"))
+        return;
+    if (!at_line_end(s)) {
+        asm_error_at(s, s->p, "unexpected text after the instruction");
+        return;
+    }
+    if (s->ninstr == UINT32_MAX) {
+        asm_error_at(s, start, "too many instructions");
+        return;
+    }
+    if (s->ninstr == s->cap) {
+        uint32_t ncap = s->cap ? (s->cap > UINT32_MAX / 2 ? UINT32_MAX : s->cap * 2) : 64;
+        fmag_vm_instr *nc = realloc(s->code, (size_t)ncap * sizeof(fmag_vm_instr));
+        if (!nc) {
+            asm_error_at(s, start, "out of memory");
+            return;
+        }
+        s->code = nc;
+        s->cap = ncap;
+    }
+    char err[200];
+    if (!fmag_vm_encode(&x, &s->code[s->ninstr], err, sizeof err)) {
+        asm_error_at(s, start, "%s", err);
+        return;
+    }
+    s->ninstr++;
+}
+
+bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len,
+                    fmag_vm_image *img)
+{
+    asm_state s = {0};
+    s.ctx = ctx;
+    s.filename = filename ? filename : "<input>";
+    s.regs_directive = -1;
+    size_t first_program = img->nprograms;
+    const char *cur = text, *text_end = text + len;
+    while (cur < text_end) {
+        const char *nl = memchr(cur, '\n', (size_t)(text_end - cur));
+        const char *eol = nl ? nl : text_end;
+        s.lineno++;
+        s.line = cur;
+        s.line_len = (size_t)(eol - cur);
+        s.p = cur;
+        s.end = eol;
+        if (memchr(cur, '\0', s.line_len)) {
+            asm_error_at(&s, (const char *)memchr(cur, '\0', s.line_len), "NUL byte in the source");
+        } else if (!at_line_end(&s)) {
+            if (*s.p == '.')
+                parse_directive(&s, img);
+            else
+                parse_instruction(&s);
+        }
+        cur = nl ? nl + 1 : text_end;
+    }
+    finish_def(&s, img);
+    if (s.nerrors == 0 && img->nprograms == first_program) {
+        s.nerrors++;
+        fmag_context_error(ctx,
+                           "%s:%u:1: error: no programs (expected '.def name, inputs, "
+                           "outputs')",
+                           s.filename, s.lineno ? s.lineno : 1);
+    }
+    if (s.nerrors > FMAS_MAX_ERRORS)
+        fmag_context_error(ctx, "%s: error: too many errors (%u), stopping the list", s.filename,
+                           s.nerrors);
+    free(s.code);
+    free(s.name);
+    for (size_t i = 0; i < s.nseen; i++)
+        free(s.seen[i]);
+    free(s.seen);
+    if (s.nerrors) {
+        /* All or nothing: drop the records this call appended. */
+        while (img->nprograms > first_program) {
+            fmag_vm_program *p = &img->programs[--img->nprograms];
+            free(p->name);
+            free(p->code);
+        }
+        return false;
+    }
+    return true;
+}

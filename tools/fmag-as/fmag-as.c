@@ -1,0 +1,210 @@
+/* fmag-as: the .fmas assembler, .fmag disassembler and header dump; a thin driver
+ * over lib/AsmParser and lib/VM. */
+#include "fmag/Asm.h"
+#include "fmag/VM.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *usage =
+    "usage: fmag-as [options] FILE\n"
+    "\n"
+    "Assembles FILE.fmas into FILE.fmag (one record per .def), or inspects a .fmag.\n"
+    "FILE may be '-' for standard input.\n"
+    "\n"
+    "  -o FILE      write the output to FILE ('-' for standard output)\n"
+    "  -d           disassemble a .fmag to .fmas text (re-assembles to the same bits)\n"
+    "  -i           print each record's header of a .fmag: name, instructions, regs,\n"
+    "               inputs, outputs, flags\n"
+    "  --help       show this help\n"
+    "  --version    show the version\n";
+
+static int fail(const char *fmt, const char *a, const char *b)
+{
+    fputs("fmag-as: error: ", stderr);
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    return 1;
+}
+
+/* Reads a whole file (or stdin for "-"); NULL with errno-based message on failure. */
+static char *read_all(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool bad = !buf || ferror(f);
+    if (f != stdin) fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "%s: cannot read%s", path, buf ? "" : ": out of memory");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static bool read_image(const char *path, fmag_vm_image *img, char *err, size_t errlen)
+{
+    size_t len;
+    char *data = read_all(path, &len, err, errlen);
+    if (!data) return false;
+    char why[400];
+    bool ok = fmag_vm_image_read(img, data, len, why, sizeof why);
+    if (!ok) snprintf(err, errlen, "%s: %s", path, why);
+    free(data);
+    return ok;
+}
+
+/* x.fmas -> x.fmag; anything else gets .fmag appended. */
+static char *default_output(const char *in)
+{
+    size_t n = strlen(in);
+    char *out = malloc(n + 6);
+    if (!out) return NULL;
+    memcpy(out, in, n + 1);
+    if (n > 5 && !strcmp(in + n - 5, ".fmas")) out[n - 5] = 0;
+    strcat(out, ".fmag");
+    return out;
+}
+
+static FILE *open_out(const char *path, const char *mode)
+{
+    if (!path || !strcmp(path, "-")) return stdout;
+    return fopen(path, mode);
+}
+
+int main(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL;
+    bool disasm = false, info = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            printf("fmag-as %s\n", FMAG_VERSION_STRING);
+            return 0;
+        }
+        if (!strcmp(a, "-d"))
+            disasm = true;
+        else if (!strcmp(a, "-i"))
+            info = true;
+        else if (!strcmp(a, "-o")) {
+            if (i + 1 >= argc) return fail("-o needs a file name%s%s", "", "");
+            output = argv[++i];
+        } else if (!strncmp(a, "-o", 2) && a[2])
+            output = a + 2;
+        else if (a[0] == '-' && a[1])
+            return fail("unknown option '%s'%s (see --help)", a, "");
+        else if (input)
+            return fail("more than one input file ('%s' and '%s')", input, a);
+        else
+            input = a;
+    }
+    if (!input) return fail("no input file%s%s (see --help)", "", "");
+    if (disasm && info) return fail("-d and -i cannot be combined%s%s", "", "");
+
+    char err[600];
+    fmag_vm_image img;
+    fmag_vm_image_init(&img);
+    if (disasm || info) {
+        if (!read_image(input, &img, err, sizeof err)) return fail("%s%s", err, "");
+        FILE *out = open_out(output, "w");
+        if (!out) {
+            fmag_vm_image_free(&img);
+            return fail("%s: cannot open for writing: %s", output, strerror(errno));
+        }
+        if (disasm) {
+            fmag_asm_print_image(&img, out);
+        } else {
+            size_t off = 0;
+            for (size_t r = 0; r < img.nprograms; r++) {
+                const fmag_vm_program *p = &img.programs[r];
+                fprintf(out,
+                        "record %zu at offset %zu: name=%s instructions=%u regs=%u inputs=%u "
+                        "outputs=%u flags=0x%x%s\n",
+                        r, off, p->name, (unsigned)p->ninstr, (unsigned)p->regs, (unsigned)p->nin,
+                        (unsigned)p->nout, (unsigned)p->flags,
+                        (p->flags & FMAG_VM_FLAG_FASTMATH) ? " (fastmath)" : "");
+                off += FMAG_VM_HEADER_SIZE + ((strlen(p->name) + 15) & ~(size_t)15) +
+                       (size_t)p->ninstr * 16;
+            }
+        }
+        bool ok = !ferror(out);
+        if (out != stdout) ok = fclose(out) == 0 && ok;
+        fmag_vm_image_free(&img);
+        return ok ? 0 : fail("%s: write failed%s", output ? output : "<stdout>", "");
+    }
+
+    size_t len;
+    char *text = read_all(input, &len, err, sizeof err);
+    if (!text) return fail("%s%s", err, "");
+    fmag_context *ctx = fmag_context_create();
+    bool ok = fmag_asm_parse(ctx, strcmp(input, "-") ? input : "<stdin>", text, len, &img);
+    free(text);
+    if (!ok) {
+        fmag_context_diag_print(ctx, stderr);
+        fmag_context_destroy(ctx);
+        return 1;
+    }
+    fmag_context_destroy(ctx);
+    char *def_out = NULL;
+    if (!output) {
+        if (!strcmp(input, "-"))
+            output = "-";
+        else if (!(output = def_out = default_output(input))) {
+            fmag_vm_image_free(&img);
+            return fail("out of memory%s%s", "", "");
+        }
+    }
+    void *data;
+    size_t dlen;
+    ok = fmag_vm_image_write(&img, &data, &dlen, err, sizeof err);
+    fmag_vm_image_free(&img);
+    if (!ok) {
+        free(def_out);
+        return fail("%s%s", err, "");
+    }
+    FILE *out = open_out(output, "wb");
+    if (!out) {
+        int e = errno;
+        free(data);
+        fail("%s: cannot open for writing: %s", output, strerror(e));
+        free(def_out);
+        return 1;
+    }
+    ok = fwrite(data, 1, dlen, out) == dlen;
+    if (out != stdout)
+        ok = fclose(out) == 0 && ok;
+    else
+        ok = fflush(out) == 0 && ok;
+    free(data);
+    if (!ok) fail("%s: write failed%s", output, "");
+    free(def_out);
+    return ok ? 0 : 1;
+}

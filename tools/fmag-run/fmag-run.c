@@ -1,0 +1,734 @@
+/* fmag-run: runs a .fmag, .fmas or .fir program on inputs from the command line or
+ * a file, on a chosen engine; a thin driver over lib/VM, lib/AsmParser and lib/IR. */
+#define _POSIX_C_SOURCE 200809L
+#include "fmag/Asm.h"
+#include "fmag/IR.h"
+#include "fmag/VM.h"
+#ifdef FMAG_HAVE_GPU
+#include "fmag/GPU.h"
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *usage =
+    "usage: fmag-run [options] FILE.{fmag,fmas,fir}\n"
+    "\n"
+    "Runs the first program of FILE (or --program NAME) and prints one line per\n"
+    "element: its outputs, space-separated, as %.9g (reads back to the same float32).\n"
+    "\n"
+    "  --in V,V,...        one element's inputs (repeat for more elements); a leading\n"
+    "                      minus is a value: --in -1,2\n"
+    "  --in-file FILE      many elements: CSV text, one element per line (values\n"
+    "                      separated by commas or blanks; empty lines and lines\n"
+    "                      starting with # are skipped), or raw little-endian float32\n"
+    "                      (element after element) with --in-format=raw or a .bin/.f32\n"
+    "                      file name. '-' reads standard input.\n"
+    "  --in-format=csv|raw force the --in-file format\n"
+    "  --program NAME      run the program (or .fir function) of that name\n"
+    "  --per-lane          each element names its program: the first value of every\n"
+    "                      --in / CSV line is a program index (0-based, file order) or\n"
+    "                      name; the rest are that program's inputs (.fmag/.fmas only)\n"
+    "  --backend=B         ref (default; the reference interpreter), batch (the SIMD\n"
+    "                      multi-threaded CPU engine), vulkan, cuda\n"
+    "  --threads N         batch engine threads (default: one per CPU)\n"
+    "  --bench N           run N generated elements and print the throughput\n"
+    "                      (elements/s and FMAG instructions/s) instead of outputs\n"
+    "  --help, --version\n";
+
+static int fail(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("fmag-run: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+typedef enum backend { BK_REF, BK_BATCH, BK_VULKAN, BK_CUDA } backend;
+static const char *const backend_names[] = {"ref", "batch", "vulkan", "cuda"};
+
+static char *read_all(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool bad = !buf || ferror(f);
+    if (f != stdin) fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "%s: cannot read%s", path, buf ? "" : ": out of memory");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A growable float matrix of elements (rows) with `width` values each, plus the
+ * program index of each row in per-lane mode. */
+typedef struct rows {
+    float *v;
+    uint32_t *prog;
+    size_t n, cap, width;
+} rows;
+
+static bool rows_push(rows *r, const float *vals, size_t nvals, uint32_t prog)
+{
+    if (r->n == r->cap) {
+        size_t ncap = r->cap ? r->cap * 2 : 64;
+        float *nv = realloc(r->v, ncap * (r->width ? r->width : 1) * sizeof(float));
+        if (!nv) return false;
+        r->v = nv;
+        uint32_t *np = realloc(r->prog, ncap * sizeof(uint32_t));
+        if (!np) return false;
+        r->prog = np;
+        r->cap = ncap;
+    }
+    for (size_t k = 0; k < r->width; k++)
+        r->v[r->n * (r->width ? r->width : 1) + k] = k < nvals ? vals[k] : 0.0f;
+    r->prog[r->n++] = prog;
+    return true;
+}
+
+/* The programs a run can choose from. */
+typedef struct target {
+    fmag_vm_image img; /* .fmag / .fmas */
+    fmag_context *ctx; /* .fir */
+    fmag_func *fn;     /* .fir: the function to interpret */
+    size_t prog;       /* .fmag / .fmas: the selected program */
+    bool is_fir;
+} target;
+
+static unsigned target_nin(const target *t, size_t prog)
+{
+    return t->is_fir ? t->fn->nparams : t->img.programs[prog].nin;
+}
+static unsigned target_nout(const target *t, size_t prog)
+{
+    return t->is_fir ? t->fn->nresults : t->img.programs[prog].nout;
+}
+
+/* One value: anything strtof reads (decimal, hex float, inf, nan), whole field. */
+static bool parse_value(const char *s, size_t len, float *out)
+{
+    char buf[128];
+    if (len == 0 || len >= sizeof buf) return false;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    float f = strtof(buf, &end);
+    if (end != buf + len) return false;
+    *out = f;
+    return true;
+}
+
+/* The program index field of a per-lane row: a number or a program name. */
+static bool parse_prog_ref(const target *t, const char *s, size_t len, uint32_t *out)
+{
+    size_t k = 0;
+    unsigned long v = 0;
+    while (k < len && s[k] >= '0' && s[k] <= '9' && v <= UINT32_MAX)
+        v = v * 10 + (unsigned long)(s[k++] - '0');
+    if (k == len && len > 0) {
+        if (v >= t->img.nprograms) return false;
+        *out = (uint32_t)v;
+        return true;
+    }
+    for (size_t i = 0; i < t->img.nprograms; i++)
+        if (strlen(t->img.programs[i].name) == len && !memcmp(t->img.programs[i].name, s, len)) {
+            *out = (uint32_t)i;
+            return true;
+        }
+    return false;
+}
+
+static bool parse_fields(const target *t, bool per_lane, const char *s, size_t len, rows *r,
+                         const char *where, float *vals, char *err, size_t errlen);
+
+/* Splits one element's text (commas and/or blanks) into values; the first field is
+ * a program reference in per-lane mode. `where` names the element in messages. */
+static bool parse_element(const target *t, bool per_lane, const char *s, size_t len, rows *r,
+                          const char *where, char *err, size_t errlen)
+{
+    /* Up to 65535 inputs: too many for the stack. */
+    float *vals = malloc(65536 * sizeof(float));
+    bool ok = vals && parse_fields(t, per_lane, s, len, r, where, vals, err, errlen);
+    free(vals);
+    if (!vals) snprintf(err, errlen, "out of memory");
+    return ok;
+}
+
+static bool parse_fields(const target *t, bool per_lane, const char *s, size_t len, rows *r,
+                         const char *where, float *vals, char *err, size_t errlen)
+{
+    const size_t max_vals = 65536;
+    size_t nvals = 0;
+    uint32_t prog = (uint32_t)t->prog;
+    bool have_prog = !per_lane;
+    size_t i = 0;
+    for (;;) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+            i++;
+        if (i >= len) break;
+        size_t st = i;
+        while (i < len && s[i] != ',' && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            i++;
+        size_t flen = i - st;
+        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+            i++;
+        bool comma = i < len && s[i] == ',';
+        if (comma) i++;
+        if (flen == 0) {
+            snprintf(err, errlen, "%s: empty value", where);
+            return false;
+        }
+        if (!have_prog) {
+            if (!parse_prog_ref(t, s + st, flen, &prog)) {
+                snprintf(err, errlen, "%s: '%.*s' is not a program index (0..%zu) or name", where,
+                         (int)(flen > 60 ? 60 : flen), s + st, t->img.nprograms - 1);
+                return false;
+            }
+            have_prog = true;
+        } else {
+            if (nvals == max_vals) {
+                snprintf(err, errlen, "%s: too many values", where);
+                return false;
+            }
+            if (!parse_value(s + st, flen, &vals[nvals])) {
+                snprintf(err, errlen, "%s: '%.*s' is not a number", where,
+                         (int)(flen > 60 ? 60 : flen), s + st);
+                return false;
+            }
+            nvals++;
+        }
+        if (comma && i >= len) {
+            snprintf(err, errlen, "%s: empty value after ','", where);
+            return false;
+        }
+    }
+    if (!have_prog) {
+        snprintf(err, errlen, "%s: missing the program index (--per-lane)", where);
+        return false;
+    }
+    unsigned nin = target_nin(t, prog);
+    if (nvals != nin) {
+        const char *name = t->is_fir ? t->fn->name : t->img.programs[prog].name;
+        snprintf(err, errlen, "%s: program '%s' takes %u input%s, got %zu", where, name, nin,
+                 nin == 1 ? "" : "s", nvals);
+        return false;
+    }
+    if (!rows_push(r, vals, nvals, prog)) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+static bool parse_csv(const target *t, bool per_lane, const char *text, size_t len, rows *r,
+                      const char *path, char *err, size_t errlen)
+{
+    size_t lineno = 0;
+    const char *cur = text, *end = text + len;
+    while (cur < end) {
+        const char *nl = memchr(cur, '\n', (size_t)(end - cur));
+        const char *eol = nl ? nl : end;
+        lineno++;
+        const char *p = cur;
+        while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        if (p < eol && *p != '#') {
+            char where[300];
+            snprintf(where, sizeof where, "%s:%zu", path, lineno);
+            if (!parse_element(t, per_lane, cur, (size_t)(eol - cur), r, where, err, errlen))
+                return false;
+        }
+        cur = nl ? nl + 1 : end;
+    }
+    return true;
+}
+
+static bool parse_raw(const target *t, const char *data, size_t len, rows *r, const char *path,
+                      char *err, size_t errlen)
+{
+    unsigned nin = target_nin(t, t->prog);
+    if (nin == 0) {
+        snprintf(err, errlen, "%s: raw input needs a program with inputs", path);
+        return false;
+    }
+    size_t elem = (size_t)nin * 4;
+    if (len % elem) {
+        snprintf(err, errlen, "%s: %zu bytes is not a whole number of elements of %u float32", path,
+                 len, nin);
+        return false;
+    }
+    float *vals = malloc((size_t)nin * sizeof(float));
+    if (!vals) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    for (size_t off = 0; off < len; off += elem) {
+        for (unsigned k = 0; k < nin; k++) {
+            const unsigned char *b = (const unsigned char *)data + off + 4 * k;
+            uint32_t w = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+                         ((uint32_t)b[3] << 24);
+            memcpy(&vals[k], &w, 4);
+        }
+        if (!rows_push(r, vals, nin, (uint32_t)t->prog)) {
+            snprintf(err, errlen, "out of memory");
+            free(vals);
+            return false;
+        }
+    }
+    free(vals);
+    return true;
+}
+
+static bool load_target(target *t, const char *path, const char *prog_name, bool per_lane,
+                        char *err, size_t errlen)
+{
+    size_t len;
+    char *data = read_all(path, &len, err, errlen);
+    if (!data) return false;
+    bool ok = true;
+    if (ends_with(path, ".fir") || ends_with(path, ".fmas")) {
+        t->ctx = fmag_context_create();
+        if (ends_with(path, ".fmas")) {
+            ok = fmag_asm_parse(t->ctx, path, data, len, &t->img);
+        } else {
+            t->is_fir = true;
+            fmag_module *m = fmag_parse_module(t->ctx, path, data, len);
+            ok = m && fmag_verify_module(m);
+            if (ok) {
+                fmag_func *first = NULL, *first_export = NULL;
+                fmag_foreach_func(fn, m)
+                {
+                    if (!first) first = fn;
+                    if (fn->is_export && !first_export) first_export = fn;
+                }
+                t->fn = prog_name ? fmag_module_get_func(m, prog_name)
+                                  : (first_export ? first_export : first);
+                if (!t->fn) {
+                    snprintf(err, errlen,
+                             prog_name ? "%s: no function named '%s'" : "%s: no functions%s", path,
+                             prog_name ? prog_name : "");
+                    free(data);
+                    return false;
+                }
+            }
+        }
+        if (!ok) {
+            /* Multi-line text diagnostics (source line and caret) go out as they are. */
+            fmag_context_diag_print(t->ctx, stderr);
+            snprintf(err, errlen, "%s: %s", path, t->is_fir ? "invalid module" : "assembly failed");
+            free(data);
+            return false;
+        }
+        free(data);
+        if (t->is_fir) {
+            if (per_lane) {
+                snprintf(err, errlen, "--per-lane needs a .fmag or .fmas file");
+                return false;
+            }
+            return true;
+        }
+    } else {
+        char why[400];
+        ok = fmag_vm_image_read(&t->img, data, len, why, sizeof why);
+        free(data);
+        if (!ok) {
+            snprintf(err, errlen, "%s: %s", path, why);
+            return false;
+        }
+    }
+    if (prog_name) {
+        const fmag_vm_program *p = fmag_vm_image_find(&t->img, prog_name);
+        if (!p) {
+            snprintf(err, errlen, "%s: no program named '%s'", path, prog_name);
+            return false;
+        }
+        t->prog = (size_t)(p - t->img.programs);
+    }
+    return true;
+}
+
+static bool parse_uint_arg(const char *s, unsigned long long max, unsigned long long *out)
+{
+    if (!*s) return false;
+    unsigned long long v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        v = v * 10 + (unsigned long long)(*s - '0');
+        if (v > max) return false;
+    }
+    *out = v;
+    return true;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs every row; out is [n][ow]. */
+static bool run_rows(target *t, backend bk, unsigned threads, const rows *in, float *out, size_t ow,
+                     bool per_lane, char *err, size_t errlen)
+{
+    size_t iw = in->width ? in->width : 1;
+    if (t->is_fir) {
+        if (bk != BK_REF) {
+            snprintf(err, errlen,
+                     "backend '%s' runs machine programs; a .fir runs on the IR interpreter "
+                     "(--backend=ref), or lower it first (fmag-opt -O2 -lower -o x.fmag)",
+                     backend_names[bk]);
+            return false;
+        }
+        for (size_t k = 0; k < in->n; k++)
+            if (!fmag_interp_func(t->fn, in->v + k * iw, out + k * ow)) {
+                fmag_context_diag_print(t->ctx, stderr);
+                snprintf(err, errlen, "element %zu: the IR interpreter failed", k + 1);
+                return false;
+            }
+        return true;
+    }
+    const fmag_vm_program **progs = malloc(t->img.nprograms * sizeof(*progs));
+    if (!progs) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < t->img.nprograms; i++)
+        progs[i] = &t->img.programs[i];
+    const fmag_vm_program **use = per_lane ? progs : progs + t->prog;
+    size_t nuse = per_lane ? t->img.nprograms : 1;
+    const uint32_t *idx = per_lane ? in->prog : NULL;
+    bool ok = false;
+    switch (bk) {
+    case BK_REF:
+        ok = fmag_vm_run_ref_per_lane(use, nuse, idx, in->v, iw, out, ow, in->n, err, errlen);
+        break;
+    case BK_BATCH:
+        ok = fmag_vm_run_per_lane_threads(use, nuse, idx, in->v, iw, out, ow, in->n, threads, err,
+                                          errlen);
+        break;
+    case BK_VULKAN:
+    case BK_CUDA: {
+#ifdef FMAG_HAVE_GPU
+        fmag_gpu_runner *r =
+            fmag_gpu_runner_create(bk == BK_CUDA ? FMAG_GPU_CUDA : FMAG_GPU_VULKAN, err, errlen);
+        if (r) {
+            ok = fmag_gpu_run_per_lane(r, use, nuse, idx, in->v, iw, out, ow, in->n, err, errlen);
+            fmag_gpu_runner_destroy(r);
+        }
+#else
+        snprintf(err, errlen, "backend '%s' not built", backend_names[bk]);
+#endif
+        break;
+    }
+    }
+    free(progs);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    const char *file = NULL, *in_file = NULL, *prog_name = NULL, *in_format = NULL;
+    const char **in_lists = NULL;
+    size_t n_in_lists = 0;
+    bool per_lane = false;
+    backend bk = BK_REF;
+    unsigned long long bench = 0, threads = 0;
+    bool have_bench = false;
+    int rc = 1;
+    char err[1024];
+
+    in_lists = calloc((size_t)argc, sizeof(char *));
+    if (!in_lists) return fail("out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        /* --opt VALUE and --opt=VALUE; VALUE is taken as is, even when it starts
+         * with '-' (so --in -1,2 is a value). */
+        const char *val = NULL;
+        const char *eq = strchr(a, '=');
+        size_t name_len = eq && !strncmp(a, "--", 2) ? (size_t)(eq - a) : strlen(a);
+#define OPT(s) (name_len == strlen(s) && !strncmp(a, s, name_len))
+#define NEED_VAL()                                                                                 \
+    do {                                                                                           \
+        if (eq && !strncmp(a, "--", 2))                                                            \
+            val = eq + 1;                                                                          \
+        else if (i + 1 < argc)                                                                     \
+            val = argv[++i];                                                                       \
+        else {                                                                                     \
+            fail("%.*s needs a value", (int)name_len, a);                                          \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+        if (OPT("--help") || OPT("-h")) {
+            fputs(usage, stdout);
+            rc = 0;
+            goto out;
+        } else if (OPT("--version")) {
+            printf("fmag-run %s\n", FMAG_VERSION_STRING);
+            rc = 0;
+            goto out;
+        } else if (OPT("--in")) {
+            NEED_VAL();
+            in_lists[n_in_lists++] = val;
+        } else if (OPT("--in-file")) {
+            NEED_VAL();
+            if (in_file) {
+                fail("--in-file given twice");
+                goto out;
+            }
+            in_file = val;
+        } else if (OPT("--in-format")) {
+            NEED_VAL();
+            if (strcmp(val, "csv") && strcmp(val, "raw")) {
+                fail("--in-format must be csv or raw, not '%s'", val);
+                goto out;
+            }
+            in_format = val;
+        } else if (OPT("--program")) {
+            NEED_VAL();
+            prog_name = val;
+        } else if (OPT("--per-lane")) {
+            if (eq) {
+                fail("--per-lane takes no value");
+                goto out;
+            }
+            per_lane = true;
+        } else if (OPT("--backend")) {
+            NEED_VAL();
+            size_t k = 0;
+            while (k < 4 && strcmp(val, backend_names[k]))
+                k++;
+            if (k == 4) {
+                fail("unknown backend '%s' (ref, batch, vulkan, cuda)", val);
+                goto out;
+            }
+            bk = (backend)k;
+        } else if (OPT("--threads")) {
+            NEED_VAL();
+            if (!parse_uint_arg(val, 256, &threads)) {
+                fail("--threads needs a number from 0 to 256, not '%s'", val);
+                goto out;
+            }
+        } else if (OPT("--bench")) {
+            NEED_VAL();
+            if (!parse_uint_arg(val, 1ull << 32, &bench) || bench == 0) {
+                fail("--bench needs an element count from 1 to 2^32, not '%s'", val);
+                goto out;
+            }
+            have_bench = true;
+        } else if (a[0] == '-' && a[1]) {
+            fail("unknown option '%s' (see --help)", a);
+            goto out;
+        } else if (file) {
+            fail("more than one program file ('%s' and '%s')", file, a);
+            goto out;
+        } else {
+            file = a;
+        }
+#undef OPT
+#undef NEED_VAL
+    }
+    if (!file) {
+        fail("no program file (see --help)");
+        goto out;
+    }
+    if (have_bench && (in_file || n_in_lists || per_lane)) {
+        fail("--bench generates its own inputs; drop --in, --in-file and --per-lane");
+        goto out;
+    }
+    if (in_file && n_in_lists) {
+        fail("give --in or --in-file, not both");
+        goto out;
+    }
+    if (per_lane && prog_name) {
+        fail("--per-lane picks programs per element; drop --program");
+        goto out;
+    }
+
+    target t = {0};
+    fmag_vm_image_init(&t.img);
+    rows in = {0};
+    float *outv = NULL;
+    if (!load_target(&t, file, prog_name, per_lane, err, sizeof err)) {
+        fail("%s", err);
+        goto done;
+    }
+    size_t max_in = 0, max_out = 0;
+    if (per_lane) {
+        for (size_t i = 0; i < t.img.nprograms; i++) {
+            if (t.img.programs[i].nin > max_in) max_in = t.img.programs[i].nin;
+            if (t.img.programs[i].nout > max_out) max_out = t.img.programs[i].nout;
+        }
+    } else {
+        max_in = target_nin(&t, t.prog);
+        max_out = target_nout(&t, t.prog);
+    }
+    in.width = max_in;
+
+    if (have_bench) {
+        /* Deterministic inputs in [-4, 4): a mix of signs and magnitudes. */
+        uint64_t s = 0x9E3779B97F4A7C15ull;
+        size_t iw = max_in ? max_in : 1;
+        in.v = malloc((size_t)bench * iw * sizeof(float));
+        in.prog = calloc((size_t)bench, sizeof(uint32_t));
+        outv = malloc((size_t)bench * (max_out ? max_out : 1) * sizeof(float));
+        if (!in.v || !in.prog || !outv) {
+            fail("out of memory for %llu elements", bench);
+            goto done;
+        }
+        for (size_t k = 0; k < (size_t)bench * iw; k++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            in.v[k] = (float)(int32_t)(uint32_t)(s >> 32) * (4.0f / 2147483648.0f);
+        }
+        for (size_t k = 0; k < (size_t)bench; k++)
+            in.prog[k] = (uint32_t)t.prog;
+        in.n = in.cap = (size_t)bench;
+        double t0 = now_seconds();
+        if (!run_rows(&t, bk, (unsigned)threads, &in, outv, max_out ? max_out : 1, false, err,
+                      sizeof err)) {
+            fail("%s", err);
+            goto done;
+        }
+        double dt = now_seconds() - t0;
+        if (dt <= 0) dt = 1e-9;
+        uint64_t sum = 0;
+        for (size_t k = 0; k < (size_t)bench * max_out; k++) {
+            uint32_t w;
+            memcpy(&w, &outv[k], 4);
+            sum = sum * 1000003u + w;
+        }
+        double ninstr = t.is_fir ? 0.0 : (double)t.img.programs[t.prog].ninstr;
+        const char *name = t.is_fir ? t.fn->name : t.img.programs[t.prog].name;
+        printf("program %s: %llu elements, %.0f instructions, backend %s", name, bench, ninstr,
+               backend_names[bk]);
+        if (bk == BK_BATCH)
+            printf(" (%s, up to %u threads)", fmag_vm_batch_isa(),
+                   threads ? (unsigned)threads : fmag_vm_hardware_threads());
+        printf("\ntime %.6f s, %.4g elements/s, %.4g FMAG instr/s, checksum %016llx\n", dt,
+               (double)bench / dt, (double)bench * ninstr / dt, (unsigned long long)sum);
+        rc = 0;
+        goto done;
+    }
+
+    if (in_file) {
+        size_t len;
+        char *data = read_all(in_file, &len, err, sizeof err);
+        if (!data) {
+            fail("%s", err);
+            goto done;
+        }
+        bool raw = in_format ? !strcmp(in_format, "raw")
+                             : (ends_with(in_file, ".bin") || ends_with(in_file, ".f32"));
+        bool ok;
+        if (raw && per_lane) {
+            snprintf(err, sizeof err, "--per-lane needs CSV input");
+            ok = false;
+        } else if (raw) {
+            ok = parse_raw(&t, data, len, &in, in_file, err, sizeof err);
+        } else {
+            if (memchr(data, 0, len)) {
+                snprintf(err, sizeof err,
+                         "%s: NUL byte in CSV input (raw float32? use --in-format=raw)", in_file);
+                ok = false;
+            } else {
+                ok = parse_csv(&t, per_lane, data, len, &in, in_file, err, sizeof err);
+            }
+        }
+        free(data);
+        if (!ok) {
+            fail("%s", err);
+            goto done;
+        }
+    } else if (n_in_lists) {
+        for (size_t k = 0; k < n_in_lists; k++) {
+            char where[64];
+            snprintf(where, sizeof where, "--in #%zu", k + 1);
+            if (!parse_element(&t, per_lane, in_lists[k], strlen(in_lists[k]), &in, where, err,
+                               sizeof err)) {
+                fail("%s", err);
+                goto done;
+            }
+        }
+    } else {
+        if (per_lane || max_in) {
+            fail("program '%s' takes %zu input%s: give --in V,V,... or --in-file FILE",
+                 t.is_fir ? t.fn->name : t.img.programs[t.prog].name, max_in,
+                 max_in == 1 ? "" : "s");
+            goto done;
+        }
+        if (!rows_push(&in, NULL, 0, (uint32_t)t.prog)) {
+            fail("out of memory");
+            goto done;
+        }
+    }
+
+    size_t ow = max_out ? max_out : 1;
+    outv = calloc(in.n ? in.n * ow : 1, sizeof(float));
+    if (!outv) {
+        fail("out of memory");
+        goto done;
+    }
+    if (!run_rows(&t, bk, (unsigned)threads, &in, outv, ow, per_lane, err, sizeof err)) {
+        fail("%s", err);
+        goto done;
+    }
+    for (size_t k = 0; k < in.n; k++) {
+        unsigned nout = target_nout(&t, in.prog[k]);
+        for (unsigned j = 0; j < nout; j++)
+            printf(j ? " %.9g" : "%.9g", (double)outv[k * ow + j]);
+        putchar('\n');
+    }
+    rc = fflush(stdout) == 0 ? 0 : fail("cannot write the output");
+done:
+    free(in.v);
+    free(in.prog);
+    free(outv);
+    fmag_vm_image_free(&t.img);
+    if (t.ctx) fmag_context_destroy(t.ctx);
+out:
+    free(in_lists);
+    return rc;
+}
