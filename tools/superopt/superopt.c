@@ -1,0 +1,500 @@
+/* superopt: the shortest FMAG program for a target of one or two inputs (SPEC §8). A
+ * thin driver over lib/Superopt: target from -e or -f, a search, the proof, .fmas out. */
+#include "fmag/Asm.h"
+#include "fmag/IR.h"
+#include "fmag/Superopt.h"
+#ifdef FMAG_SUPEROPT_HAVE_SL
+#include "fmag/SL.h"
+#endif
+#ifdef FMAG_SUPEROPT_HAVE_CODEGEN
+#include "fmag/CodeGen.h"
+#include "fmag/Transforms.h"
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: superopt (-e EXPR | -f TARGET.fir) [options]\n"
+            "\n"
+            "Finds the shortest FMAG program computing the target under the calling\n"
+            "convention (inputs in r0 and r1, other registers +0.0, result in r0), proves it\n"
+            "(exhaustively for one input, by dense sampling for two) and prints it as .fmas.\n"
+            "\n"
+            "target:\n"
+            "  -e EXPR            an expression of x (and y), as in SL; it is compiled as\n"
+            "                     `export f32 target(f32 x[, f32 y]) { return EXPR; }`\n"
+            "  -f FILE.fir        the first export function of a .fir module (one or two\n"
+            "                     params, one result); --func NAME picks another\n"
+            "  --builtin          parse -e with the built-in expression language even when\n"
+            "                     the SL frontend is available\n"
+            "search:\n"
+            "  --bfs              exact iterative-deepening search (the default)\n"
+            "  --stochastic       STOKE-style search seeded from the compiler's output\n"
+            "  --max-len N        longest program the exact search tries (default 3)\n"
+            "  --regs N           registers (default: all a program of that length can use)\n"
+            "  --consts a,b,...   the literal pool (default 0,1,-1,0.5,2 plus the target's\n"
+            "                     constants and their negations)\n"
+            "  --seed N           random seed (default 1)\n"
+            "  --time-limit S     seconds for the search (default 60)\n"
+            "  --threads N        threads for the proof (default: all CPUs)\n"
+            "  --samples N        random pairs for a two-input proof (default 16777216)\n"
+            "other:\n"
+            "  --check FILE.fmas  do not search: prove the first program of FILE against the\n"
+            "                     target (exit 1 on a counterexample)\n"
+            "  --no-compare       do not lower the target with the compiler for comparison\n"
+            "  -o FILE            write the .fmas to FILE instead of standard output\n"
+            "  --help, --version\n");
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        if (n == cap) {
+            cap *= 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_pool(const char *s, float *pool, unsigned *n)
+{
+    *n = 0;
+    while (*s) {
+        float f;
+        size_t used = fmag_parse_float(s, strlen(s), &f);
+        if (!used || !isfinite(f) || *n >= FMAG_SUPEROPT_MAX_POOL)
+            return false;
+        pool[(*n)++] = f;
+        s += used;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            return false;
+    }
+    return *n > 0;
+}
+
+static void diag_print(fmag_context *ctx)
+{
+    fmag_context_diag_print(ctx, stderr);
+}
+
+/* The target's IR function from a module: the named one or the first export. */
+static fmag_func *pick_func(fmag_module *m, const char *name)
+{
+    if (name)
+        return fmag_module_get_func(m, name);
+    fmag_foreach_func(f, m) {
+        if (f->is_export)
+            return f;
+    }
+    return m->first;
+}
+
+/* From IR: as written when straight-line, else after the compiler's -O2 (inlining
+ * and if-conversion), which keeps the strict contract. */
+static fmag_superopt_target *target_from_module(fmag_module *m, const char *fname, char *err,
+                                                size_t errlen)
+{
+    fmag_func *f = pick_func(m, fname);
+    if (!f) {
+        snprintf(err, errlen, "no function %s%s in the target module", fname ? "@" : "",
+                 fname ? fname : "");
+        return NULL;
+    }
+    fmag_superopt_target *t = fmag_superopt_target_from_ir(f, err, errlen);
+#ifdef FMAG_SUPEROPT_HAVE_CODEGEN
+    if (!t) {
+        const char *name = f->name;
+        fmag_module *c = fmag_module_clone(m);
+        size_t nd = fmag_context_diag_count(m->ctx);
+        if (c && fmag_run_passes(c, "O2", NULL)) {
+            fmag_func *g = fmag_module_get_func(c, name);
+            if (g)
+                t = fmag_superopt_target_from_ir(g, err, errlen);
+        }
+        (void)nd;
+    }
+#endif
+    return t;
+}
+
+#ifdef FMAG_SUPEROPT_HAVE_CODEGEN
+/* What the compiler emits for the target today: -O2 then lowering. */
+static bool compile_target(fmag_context *ctx, const fmag_superopt_target *t,
+                           fmag_superopt_program *out)
+{
+    fmag_module *m = fmag_module_create(ctx);
+    fmag_func *f = fmag_superopt_target_to_ir(t, m, "target");
+    if (!f || !fmag_run_passes(m, "O2", NULL))
+        return false;
+    f = fmag_module_get_func(m, "target");
+    fmag_vm_image img;
+    fmag_vm_image_init(&img);
+    bool ok = f && fmag_codegen_func(f, &img, NULL) && img.nprograms == 1 &&
+              fmag_superopt_program_from_vm(&img.programs[0], out);
+    fmag_vm_image_free(&img);
+    return ok;
+}
+#endif
+
+static void print_pool(FILE *out, const float *pool, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        char buf[48];
+        fprintf(out, "%s%s", i ? ", " : "", fmag_format_float(buf, pool[i]));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *expr = NULL, *file = NULL, *fname = NULL, *outpath = NULL, *check = NULL;
+    bool stochastic = false, builtin = false, compare = true;
+    fmag_superopt_options o;
+    memset(&o, 0, sizeof o);
+    o.seed = 1;
+    float pool[FMAG_SUPEROPT_MAX_POOL];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned long long n;
+#define NEED_ARG()                                                                             \
+    do {                                                                                       \
+        if (!v) {                                                                              \
+            fprintf(stderr, "superopt: error: %s needs an argument\n", a);                    \
+            return 1;                                                                          \
+        }                                                                                      \
+        i++;                                                                                   \
+    } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("superopt (FMAG) %s\n", FMAG_VERSION_STRING);
+            return 0;
+        } else if (!strcmp(a, "-e")) {
+            NEED_ARG();
+            expr = v;
+        } else if (!strcmp(a, "-f")) {
+            NEED_ARG();
+            file = v;
+        } else if (!strcmp(a, "--func")) {
+            NEED_ARG();
+            fname = v;
+        } else if (!strcmp(a, "-o")) {
+            NEED_ARG();
+            outpath = v;
+        } else if (!strcmp(a, "--check")) {
+            NEED_ARG();
+            check = v;
+        } else if (!strcmp(a, "--builtin")) {
+            builtin = true;
+        } else if (!strcmp(a, "--no-compare")) {
+            compare = false;
+        } else if (!strcmp(a, "--bfs")) {
+            stochastic = false;
+        } else if (!strcmp(a, "--stochastic")) {
+            stochastic = true;
+        } else if (!strcmp(a, "--max-len")) {
+            NEED_ARG();
+            if (!parse_uint(v, FMAG_SUPEROPT_MAX_LEN, &n) || n == 0) {
+                fprintf(stderr, "superopt: error: --max-len wants 1..%d, not '%s'\n",
+                        FMAG_SUPEROPT_MAX_LEN, v);
+                return 1;
+            }
+            o.max_len = (unsigned)n;
+        } else if (!strcmp(a, "--regs")) {
+            NEED_ARG();
+            if (!parse_uint(v, FMAG_SUPEROPT_MAX_REGS, &n) || n == 0) {
+                fprintf(stderr, "superopt: error: --regs wants 1..%d, not '%s'\n",
+                        FMAG_SUPEROPT_MAX_REGS, v);
+                return 1;
+            }
+            o.regs = (unsigned)n;
+        } else if (!strcmp(a, "--consts")) {
+            NEED_ARG();
+            if (!parse_pool(v, pool, &o.npool)) {
+                fprintf(stderr,
+                        "superopt: error: --consts wants a comma-separated list of at most %d "
+                        "finite floats, not '%s'\n",
+                        FMAG_SUPEROPT_MAX_POOL, v);
+                return 1;
+            }
+            o.pool = pool;
+        } else if (!strcmp(a, "--seed")) {
+            NEED_ARG();
+            if (!parse_uint(v, ~0ull, &n)) {
+                fprintf(stderr, "superopt: error: --seed wants an unsigned integer\n");
+                return 1;
+            }
+            o.seed = n;
+        } else if (!strcmp(a, "--time-limit")) {
+            NEED_ARG();
+            char *end;
+            double s = strtod(v, &end);
+            if (*end || !(s > 0) || s > 86400) {
+                fprintf(stderr, "superopt: error: --time-limit wants seconds (0 < S <= 86400)\n");
+                return 1;
+            }
+            o.time_limit = s;
+        } else if (!strcmp(a, "--threads")) {
+            NEED_ARG();
+            if (!parse_uint(v, 64, &n) || n == 0) {
+                fprintf(stderr, "superopt: error: --threads wants 1..64\n");
+                return 1;
+            }
+            o.threads = (unsigned)n;
+        } else if (!strcmp(a, "--samples")) {
+            NEED_ARG();
+            if (!parse_uint(v, 1ull << 40, &n) || n == 0) {
+                fprintf(stderr, "superopt: error: --samples wants a positive count\n");
+                return 1;
+            }
+            o.prove_samples = n;
+        } else {
+            fprintf(stderr, "superopt: error: unknown option '%s' (see --help)\n", a);
+            return 1;
+        }
+#undef NEED_ARG
+    }
+    (void)builtin; /* only meaningful with the SL frontend */
+    if (!!expr == !!file) {
+        fprintf(stderr, "superopt: error: give exactly one target, -e EXPR or -f FILE.fir\n");
+        return 1;
+    }
+
+    char err[2048];
+    err[0] = 0;
+    fmag_context *ctx = fmag_context_create();
+    fmag_superopt_target *t = NULL;
+    const char *how = "built-in expression language";
+    if (expr) {
+#ifdef FMAG_SUPEROPT_HAVE_SL
+        if (!builtin) {
+            how = "SL frontend";
+            bool uses_y = false;
+            for (const char *s = expr; *s; s++)
+                if (*s == 'y' && (s == expr || !(s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z') ||
+                                                 (s[-1] >= 'A' && s[-1] <= 'Z') ||
+                                                 (s[-1] >= '0' && s[-1] <= '9'))) &&
+                    !(s[1] == '_' || (s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z') ||
+                      (s[1] >= '0' && s[1] <= '9')))
+                    uses_y = true;
+            size_t cap = strlen(expr) + 128;
+            char *src = malloc(cap);
+            if (!src)
+                return 1;
+            snprintf(src, cap, "export f32 target(f32 x%s) { return %s; }\n",
+                     uses_y ? ", f32 y" : "", expr);
+            fmag_sl_options so = {false, "target"};
+            fmag_module *m = fmag_sl_compile(ctx, "<expr>", src, strlen(src), &so);
+            if (!m) {
+                diag_print(ctx);
+                free(src);
+                fmag_context_destroy(ctx);
+                return 1;
+            }
+            t = target_from_module(m, "target", err, sizeof err);
+            free(src);
+        }
+#endif
+        if (!t && !err[0])
+            t = fmag_superopt_parse_expr("<expr>", expr, err, sizeof err);
+    } else {
+        how = "IR function";
+        size_t len;
+        char *text = read_file(file, &len);
+        if (!text) {
+            fprintf(stderr, "superopt: error: cannot read '%s': %s\n", file, strerror(errno));
+            fmag_context_destroy(ctx);
+            return 1;
+        }
+        fmag_module *m = fmag_parse_module(ctx, file, text, len);
+        if (!m || !fmag_verify_module(m)) {
+            diag_print(ctx);
+            free(text);
+            fmag_context_destroy(ctx);
+            return 1;
+        }
+        t = target_from_module(m, fname, err, sizeof err);
+        free(text);
+    }
+    if (!t) {
+        fprintf(stderr, "%s%s\n", strncmp(err, "<expr>", 6) ? "superopt: error: " : "", err);
+        fmag_context_destroy(ctx);
+        return 1;
+    }
+
+    FILE *out = stdout;
+    if (outpath && !(out = fopen(outpath, "w"))) {
+        fprintf(stderr, "superopt: error: cannot write '%s': %s\n", outpath, strerror(errno));
+        fmag_superopt_target_free(t);
+        fmag_context_destroy(ctx);
+        return 1;
+    }
+    int rc = 0;
+    const char *label = expr ? expr : file;
+
+    if (check) {
+        size_t len;
+        char *text = read_file(check, &len);
+        fmag_vm_image img;
+        fmag_vm_image_init(&img);
+        fmag_superopt_program p;
+        if (!text) {
+            fprintf(stderr, "superopt: error: cannot read '%s': %s\n", check, strerror(errno));
+            rc = 1;
+        } else if (!fmag_asm_parse(ctx, check, text, len, &img)) {
+            diag_print(ctx);
+            rc = 1;
+        } else if (img.nprograms == 0 || !fmag_superopt_program_from_vm(&img.programs[0], &p) ||
+                   p.nin != t->nin) {
+            fprintf(stderr,
+                    "superopt: error: '%s' must hold a program with %u input(s), one output, at "
+                    "most %d instructions and %d registers\n",
+                    check, t->nin, FMAG_SUPEROPT_MAX_LEN, FMAG_SUPEROPT_MAX_REGS);
+            rc = 1;
+        } else {
+            fmag_superopt_proof pr;
+            bool ok = fmag_superopt_prove(t, &p, o.threads, o.prove_samples, &pr);
+            fprintf(out, "; target: %s\n; candidate: %s (%u instructions, %u registers)\n", label,
+                    check, p.len, p.regs);
+            fprintf(out, "; proof: %s\n; proof-checked: %llu inputs (%llu outside the contract) in "
+                         "%.2f s on %u threads\n",
+                    fmag_superopt_proof_status_name(pr.status), (unsigned long long)pr.checked,
+                    (unsigned long long)pr.skipped, pr.seconds, pr.threads);
+            if (!ok) {
+                fprintf(out, "; counterexample: x = %.9g", (double)pr.cex[0]);
+                if (t->nin > 1)
+                    fprintf(out, ", y = %.9g", (double)pr.cex[1]);
+                fprintf(out, ": target %.9g, candidate %.9g\n", (double)pr.cex_want,
+                        (double)pr.cex_got);
+                rc = 1;
+            }
+        }
+        free(text);
+        fmag_vm_image_free(&img);
+        goto done;
+    }
+
+    /* The compiler's output: the comparison column and the stochastic seed. */
+    fmag_superopt_program compiled;
+    bool have_compiled = false;
+    fmag_superopt_proof compiled_proof;
+    memset(&compiled_proof, 0, sizeof compiled_proof);
+#ifdef FMAG_SUPEROPT_HAVE_CODEGEN
+    if (compare || stochastic) {
+        have_compiled = compile_target(ctx, t, &compiled);
+        /* only a seed must be known correct; a comparison needs just its length */
+        if (have_compiled && stochastic)
+            fmag_superopt_prove(t, &compiled, o.threads, o.prove_samples, &compiled_proof);
+        fmag_context_diag_clear(ctx);
+    }
+#endif
+
+    fmag_superopt_result r;
+    bool ok;
+    if (stochastic) {
+        fmag_superopt_program naive;
+        if (have_compiled && compiled_proof.status != FMAG_PROOF_FAILED)
+            o.start = &compiled;
+        else if (fmag_superopt_naive_lower(t, &naive))
+            o.start = &naive;
+        ok = fmag_superopt_stochastic(t, &o, &r, err, sizeof err);
+    } else {
+        ok = fmag_superopt_bfs(t, &o, &r, err, sizeof err);
+    }
+    if (!ok) {
+        fprintf(stderr, "superopt: error: %s\n", err);
+        rc = 1;
+        goto done;
+    }
+
+    fprintf(out, "; target: %s (%s, %u input%s, %u operations)\n", label, how, t->nin,
+            t->nin > 1 ? "s" : "", t->nops);
+    fprintf(out, "; search: %s, %.3f s, %llu nodes, %u counterexample round%s\n",
+            stochastic ? "stochastic" : "bfs", r.search_seconds, (unsigned long long)r.nodes,
+            r.cegis_rounds, r.cegis_rounds == 1 ? "" : "s");
+    fprintf(out, "; pool: ");
+    print_pool(out, r.pool, r.npool);
+    fprintf(out, "\n");
+    if (have_compiled)
+        fprintf(out, "; compiler: %u instructions, %u registers (%s)\n", compiled.len,
+                compiled.regs,
+                compiled_proof.status == FMAG_PROOF_FAILED ? "its output FAILS the proof"
+                : compiled_proof.status == FMAG_PROOF_NONE ? "not proved"
+                                                           : "proved like the result");
+    if (!r.found) {
+        if (stochastic)
+            fprintf(out, "; result: nothing shorter than the seed (%u instructions) found%s\n",
+                    o.start ? o.start->len : 0, r.timed_out ? " within the time limit" : "");
+        else
+            fprintf(out, "; result: none up to length %u%s (no program shorter than %u exists "
+                         "over this pool and register count)\n",
+                    r.timed_out ? r.lower_bound : (o.max_len ? o.max_len : 3),
+                    r.timed_out ? " before the time limit" : "", r.lower_bound);
+        rc = r.timed_out ? 0 : 0;
+        goto done;
+    }
+    fprintf(out, "; length: %u\n; registers: %u\n", r.prog.len, r.prog.regs);
+    if (!stochastic)
+        fprintf(out, "; minimal: %s\n",
+                r.minimal ? "yes (every shorter length exhausted over this pool and register "
+                            "count)"
+                          : "no");
+    fprintf(out, "; proof: %s\n; proof-checked: %llu inputs (%llu outside the contract) in %.2f s "
+                 "on %u threads\n",
+            fmag_superopt_proof_status_name(r.proof.status), (unsigned long long)r.proof.checked,
+            (unsigned long long)r.proof.skipped, r.proof.seconds, r.proof.threads);
+    fmag_superopt_program_print(&r.prog, "target", NULL, out);
+
+done:
+    if (out != stdout)
+        fclose(out);
+    fmag_superopt_target_free(t);
+    fmag_context_destroy(ctx);
+    return rc;
+}
