@@ -354,9 +354,42 @@ static void append_listing(vstate *st, vbuf *out)
     }
 }
 
+/* Errors come out in program order (function-level ones first), whatever the order
+ * of the checks that found them. */
+static void sort_errors(vstate *st)
+{
+    uint64_t key[FMAG_VERIFY_MAX_ERRORS];
+    for (unsigned k = 0; k < st->nerrs; k++) {
+        const verr *e = &st->errs[k];
+        uint64_t bkey = 0, ikey = 0;
+        if (e->block && block_in_func(st, e->block)) {
+            bkey = e->block->id + 1u;
+            unsigned pos = 1;
+            for (fmag_instr *i = e->block->first; e->instr && i; i = i->next, pos++)
+                if (i == e->instr) {
+                    ikey = pos;
+                    break;
+                }
+        }
+        key[k] = bkey << 32 | ikey;
+    }
+    for (unsigned k = 1; k < st->nerrs; k++) {
+        verr e = st->errs[k];
+        uint64_t ek = key[k];
+        unsigned j = k;
+        for (; j > 0 && key[j - 1] > ek; j--) {
+            st->errs[j] = st->errs[j - 1];
+            key[j] = key[j - 1];
+        }
+        st->errs[j] = e;
+        key[j] = ek;
+    }
+}
+
 static bool flush_errors(vstate *st)
 {
     fmag_context *ctx = st->ctx;
+    sort_errors(st);
     for (unsigned k = 0; k < st->nerrs; k++) {
         bool last = k + 1 == st->nerrs;
         if (!last) {
@@ -396,10 +429,19 @@ static void check_operand(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
         return;
     }
     if (v->kind == FMAG_VALUE_CONST) {
+        /* fmag slots by letter (sugar reorders them), other operands by number. */
+        char slot[16];
+        if (i->op == FMAG_OP_FMAG && k < 5)
+            snprintf(slot, sizeof slot, "%c", "abcde"[k]);
+        else
+            snprintf(slot, sizeof slot, "%u", k);
+        namebuf nb;
         if (isnan(v->imm))
-            report(st, b, i, "operand %u is a NaN literal (NaN is never a value)", k);
+            report(st, b, i, "operand %s is the literal %s (NaN is never a value)", slot,
+                   vstr(st, v, &nb));
         else if (isinf(v->imm))
-            report(st, b, i, "operand %u is an infinite literal (infinity is never a literal)", k);
+            report(st, b, i, "operand %s is the literal %s (infinity is never a literal)", slot,
+                   vstr(st, v, &nb));
         return;
     }
     if (value_in_func(st, v)) return;
@@ -891,8 +933,9 @@ static bool verify_func(fmag_func *f, bool module_checked)
     st.pos = calloc(st.nvalues ? st.nvalues : 1, sizeof *st.pos);
     if (!st.blocks || !st.vals || !st.pos) {
         st.oom = true;
+        bool ok = flush_errors(&st);
         vstate_free(&st);
-        return flush_errors(&st);
+        return ok;
     }
     check_structure(&st);
 

@@ -328,8 +328,8 @@ static void test_operands(test_state *t)
     b->name = "b";
     ret1(&fx.b, b);
     CHECK(t, !fmag_verify_module(fx.m));
-    CHECK_DIAG(t, fx.ctx, "instruction %a:", "operand 2 is a NaN literal", NULL);
-    CHECK_DIAG(t, fx.ctx, "instruction %b:", "operand 1 is an infinite literal", NULL);
+    CHECK_DIAG(t, fx.ctx, "instruction %a:", "operand c is the literal nan", NULL);
+    CHECK_DIAG(t, fx.ctx, "instruction %b:", "operand b is the literal -inf", NULL);
     teardown(&fx);
 
     /* Wrong operand count on fmag, an unset operand, a br without its guard. */
