@@ -88,7 +88,8 @@ typedef struct cg_result {
     unsigned consts; /* literal materializations */
     unsigned max_live;
 } cg_result;
-/* policy 0: prefer stale registers over pristine zeros; 1: lowest index first.
+/* policy bit 0 clear: prefer stale registers over pristine zeros; set: lowest index
+ * first. policy >= 2: ignore the output-register reservations.
  * Returns false on allocation failure (out of memory or more than 65535 registers). */
 bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int policy,
                  cg_result *res);

@@ -52,7 +52,7 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
                 continue;
             memcpy(prev, order, sizeof *order * (unsigned)n);
             nprev = n;
-            for (int policy = 0; policy < 2; policy++) {
+            for (int policy = 0; policy < 4; policy++) {
                 cg_result r;
                 variants++;
                 if (!cg_regalloc(&g, order, (unsigned)n, policy, &r)) {

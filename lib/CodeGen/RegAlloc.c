@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { R_PRISTINE, R_STALE, R_CONST, R_VALUE };
+enum { R_PRISTINE, R_STALE, R_INPUT, R_CONST, R_VALUE };
 
 typedef struct ra {
     const cg_dag *g;
@@ -113,14 +113,20 @@ static fmag_vm_operand opnd_of(ra *s, cg_ref r)
     return imm_op(r.imm);
 }
 
+/* Registers z for which z*0 + k == k. Pristine zeros and literals always are;
+ * an input is too wherever the strict contract applies (it covers only runs in
+ * which no value, inputs included, is an infinity or a NaN; -O2 itself relies on
+ * this when it folds x*0 to 0). Intermediate values are not: if-conversion may
+ * compute an arm the unoptimized program never ran. */
 static bool known_finite(const ra *s, unsigned r)
 {
-    return s->rkind[r] == R_PRISTINE || s->rkind[r] == R_CONST;
+    return s->rkind[r] == R_PRISTINE || s->rkind[r] == R_CONST || s->rkind[r] == R_INPUT ||
+           (s->rkind[r] == R_VALUE && s->rval[r] >= 0 && s->rval[r] < (int)s->g->nin);
 }
 
 static bool conflicts(const ra *s, int x, unsigned r)
 {
-    if (x < 0 || r >= s->g->nout || s->hint[x] == (int)r)
+    if (s->policy >= 2 || x < 0 || r >= s->g->nout || s->hint[x] == (int)r)
         return false;
     return s->last[x] > s->res_start[r];
 }
@@ -145,8 +151,8 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
         uint64_t k2 = conflicts(s, x, r) ? 1 : 0;
         uint64_t k3 = r >= s->used ? 1 : 0;
         uint64_t k4 = dies ? 0 : 1;
-        if (!dies && s->policy == 0)
-            k4 = s->rkind[r] == R_STALE ? 1 : s->rkind[r] == R_CONST ? 2 : 3;
+        if (!dies && (s->policy & 1) == 0)
+            k4 = s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? 1 : s->rkind[r] == R_CONST ? 2 : 3;
         uint64_t key = k1 << 40 | k2 << 39 | k3 << 38 | k4 << 34 | r;
         if (key < best_key) {
             best_key = key;
@@ -207,7 +213,7 @@ static void release_if_dead(ra *s, int v, unsigned keep)
     unsigned r = (unsigned)s->vreg[v];
     s->vreg[v] = -1;
     if (r != keep) {
-        s->rkind[r] = R_STALE;
+        s->rkind[r] = v < (int)s->g->nin ? R_INPUT : R_STALE;
         s->rval[r] = -1;
     }
 }
@@ -344,6 +350,7 @@ static void shuffle_outputs(ra *s)
                 continue;
             emit_move(s, j, (unsigned)src[j]);
             s->rkind[j] = R_VALUE;
+            s->rval[j] = s->rval[src[j]];
             src[j] = -1;
             pending--;
             progress = true;
@@ -370,6 +377,7 @@ static void shuffle_outputs(ra *s)
             break;
         emit_move(s, scratch, j);
         s->rkind[scratch] = R_VALUE;
+        s->rval[scratch] = s->rval[j];
         for (unsigned k = 0; k < nout; k++)
             if (src[k] == (int)j)
                 src[k] = (int)scratch;
@@ -385,6 +393,7 @@ static void shuffle_outputs(ra *s)
             continue;
         materialize(s, j, k);
         s->rkind[j] = R_VALUE;
+        s->rval[j] = -1;
     }
 }
 
@@ -421,7 +430,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
             s.hint[v] = -1;
         }
         for (unsigned r = 0; r < s.maxregs; r++) {
-            s.rkind[r] = r < g->nin ? R_STALE : R_PRISTINE;
+            s.rkind[r] = r < g->nin ? R_INPUT : R_PRISTINE;
             s.rval[r] = -1;
         }
         for (unsigned p = 0; p < norder; p++) {
