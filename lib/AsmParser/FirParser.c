@@ -656,12 +656,14 @@ static fmag_func *parse_header(parser *p, bool create)
     if (!expect(p, TOK_RPAREN, "')'") || !expect(p, TOK_ARROW, "'->'"))
         return NULL;
     size_t noff = p->tok.off;
-    if (p->tok.kind != TOK_NUMBER || p->tok.num != (float)(unsigned)p->tok.num ||
-        p->src[noff] == '-' || p->src[noff] == '+' || memchr(p->src + noff, '.', p->tok.len)) {
+    /* Range first: a NaN or huge literal must never reach the integer cast. */
+    float nr = p->tok.num;
+    if (p->tok.kind != TOK_NUMBER || p->src[noff] == '-' || p->src[noff] == '+' ||
+        memchr(p->src + noff, '.', p->tok.len) || !(nr >= 0 && nr <= 1e6f) ||
+        nr != (float)(unsigned)nr) {
         error_at(p, noff, "expected the number of results (a positive integer)");
         return NULL;
     }
-    float nr = p->tok.num;
     if (nr < 1 || nr > 1024) {
         error_at(p, noff, "a function returns between 1 and 1024 values");
         return NULL;
