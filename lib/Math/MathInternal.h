@@ -1,0 +1,50 @@
+/* Helpers shared by the math library's files: short names for building plain fmag
+ * instructions, and the power-of-two ladders that stand in for exponent extraction
+ * on a machine with no bit operations. */
+#ifndef FMAG_MATH_INTERNAL_H
+#define FMAG_MATH_INTERNAL_H
+
+#include "fmag/IR.h"
+#include "fmag/Math.h"
+
+static inline fmag_value *K(fmag_builder *b, float f) { return fmag_module_const(b->module, f); }
+/* (e > 0) ? a*bb + c : d */
+static inline fmag_value *F(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag_value *c,
+                            fmag_value *d, fmag_value *e)
+{
+    return fmag_build_fmag(b, a, bb, c, d, e);
+}
+static inline fmag_value *FMA(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag_value *c)
+{
+    return fmag_build_fma(b, a, bb, c);
+}
+static inline fmag_value *MUL(fmag_builder *b, fmag_value *a, fmag_value *bb)
+{
+    return fmag_build_mul(b, a, bb);
+}
+/* (g > 0) ? t : f */
+static inline fmag_value *SEL(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value *g)
+{
+    return fmag_build_select(b, t, f, g);
+}
+
+/* Horner in float: c[0] + t*(c[1] + t*(...c[n])). */
+fmag_value *fmag_math_horner(fmag_builder *b, fmag_value *t, const float *c, int n);
+
+/* Round half to even, exact for every finite x (4 instructions). *sbias receives the
+ * internal bias -2^23*sign(x) (+2^23 for x <= 0), which trunc reuses. */
+fmag_value *fmag_math_rne(fmag_builder *b, fmag_value *x, fmag_value **sbias);
+
+/* For a finite x (|x| < 2^22), its nearest integer through the 1.5*2^23 trick, with
+ * the subtraction guarded by the biased sum itself (always > 0 in range) so that a
+ * fast-math reassociation cannot cancel the two constants. *biased gets x + 1.5*2^23,
+ * a value known positive that callers reuse as an opaque guard. */
+fmag_value *fmag_math_round_magic(fmag_builder *b, fmag_value *x, fmag_value **biased);
+
+/* 2^n for an integer-valued n in [-150, 128] as a float value, times p: p * 2^n,
+ * by a binary ladder of conditional multiplies (denormal results rounded once). */
+fmag_value *fmag_math_ldexp(fmag_builder *b, fmag_value *p, fmag_value *n);
+
+#define FMAG_MAGIC 12582912.0f /* 1.5 * 2^23 */
+
+#endif

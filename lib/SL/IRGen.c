@@ -1,0 +1,498 @@
+/* SL IR generation: walks the checked AST and builds IR through the public builder
+ * and math-library API only (this file is also an example for embedders).
+ *
+ * Vectors are scalarized: every variable is a run of scalar slots in an
+ * environment array holding the current SSA value of each slot. There are no
+ * loops, so SSA construction is structural: an if/else copies the environment
+ * into each arm and places phis at the join for slots whose values differ. Every
+ * `return` jumps to one exit block whose phis merge the results; the optimizer's
+ * ternary and ifconvert passes turn all of that into selects.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "fmag/Math.h"
+#include "SLInternal.h"
+
+typedef struct sval {
+    fmag_value *c[4];
+    int n;
+    bool is_bool; /* known to be exactly 0.0 or 1.0 (scalar) */
+} sval;
+
+typedef struct retsite {
+    fmag_block *from;
+    fmag_value **vals;
+    struct retsite *next;
+} retsite;
+
+typedef struct gen {
+    sl_session *s;
+    fmag_module *m;
+    fmag_builder b;
+    sl_func *fn;
+    fmag_func *ir;
+    fmag_value **env;
+    bool reachable;
+    bool fast;
+    fmag_block *exit;
+    retsite *rets;
+    unsigned nres;
+} gen;
+
+static fmag_value *cst(gen *g, float f) { return fmag_module_const(g->m, f); }
+
+static fmag_value **env_copy(gen *g, fmag_value **env)
+{
+    size_t n = g->fn->nslots ? g->fn->nslots : 1;
+    fmag_value **c = fmag_context_alloc(g->s->ctx, n * sizeof *c);
+    memcpy(c, env, g->fn->nslots * sizeof *c);
+    return c;
+}
+
+static fmag_value *splat(const sval *v, int i) { return v->c[v->n == 1 ? 0 : i]; }
+
+/* A guard that is > 0 exactly when v is true (!= 0). */
+static fmag_value *as_guard(gen *g, const sval *v)
+{
+    return v->is_bool ? v->c[0] : fmag_build_truth(&g->b, v->c[0]);
+}
+
+static sval gen_expr(gen *g, sl_expr *e);
+
+/* Maps an lvalue to its variable and the variable component of each written lane. */
+static sl_var *lvalue_map(sl_expr *e, unsigned char *map, unsigned *n)
+{
+    if (e->kind == EX_VAR) {
+        for (int i = 0; i < e->var->type; i++)
+            map[i] = (unsigned char)i;
+        *n = (unsigned)e->var->type;
+        return e->var;
+    }
+    unsigned char inner[4];
+    unsigned ninner;
+    sl_var *v = lvalue_map(e->a, inner, &ninner);
+    for (unsigned i = 0; i < e->ncomp; i++)
+        map[i] = inner[e->comp[i]];
+    *n = e->ncomp;
+    return v;
+}
+
+static void store(gen *g, sl_expr *lhs, const sval *v)
+{
+    unsigned char map[4];
+    unsigned n;
+    sl_var *var = lvalue_map(lhs, map, &n);
+    for (unsigned i = 0; i < n; i++)
+        g->env[var->slot + map[i]] = splat(v, (int)i);
+}
+
+static fmag_value *arith(gen *g, sl_tok_kind op, fmag_value *x, fmag_value *y)
+{
+    switch (op) {
+    case TK_PLUS: case TK_PLUS_ASSIGN: return fmag_build_add(&g->b, x, y);
+    case TK_MINUS: case TK_MINUS_ASSIGN: return fmag_build_sub(&g->b, x, y);
+    case TK_STAR: case TK_STAR_ASSIGN: return fmag_build_mul(&g->b, x, y);
+    default: return fmag_build_div(&g->b, x, y, g->fast);
+    }
+}
+
+static sval gen_call_user(gen *g, sl_expr *e)
+{
+    sl_func *f = e->callee;
+    fmag_value *args[256];
+    unsigned nargs = 0;
+    unsigned i = 0;
+    for (sl_var *p = f->params; p; p = p->next, i++) {
+        if (p->is_out)
+            continue;
+        sval a = gen_expr(g, e->args[i]);
+        for (int k = 0; k < a.n && nargs < 256; k++)
+            args[nargs++] = a.c[k];
+    }
+    fmag_instr *call = fmag_build_call(&g->b, f->ir, args, nargs);
+    sval r = {{0}, f->ret_type, false};
+    unsigned ri = 0;
+    for (int k = 0; k < f->ret_type; k++)
+        r.c[k] = &call->results[ri++];
+    i = 0;
+    for (sl_var *p = f->params; p; p = p->next, i++) {
+        if (!p->is_out)
+            continue;
+        sval o = {{0}, p->type, false};
+        for (int k = 0; k < p->type; k++)
+            o.c[k] = &call->results[ri++];
+        store(g, e->args[i], &o);
+    }
+    return r;
+}
+
+static sval gen_builtin(gen *g, sl_expr *e)
+{
+    const sl_builtin *bi = &sl_builtins[e->builtin];
+    fmag_builder *b = &g->b;
+    bool fm = g->fast;
+    sval a[3];
+    for (unsigned i = 0; i < e->nargs && i < 3; i++)
+        a[i] = gen_expr(g, e->args[i]);
+    sval r = {{0}, e->type, false};
+    const fmag_math_builtin *mb = fmag_math_builtin_lookup(bi->name);
+    switch (bi->shape) {
+    case BS_MAP1: case BS_MAP2: case BS_MAP3: {
+        bool is_select = !strcmp(bi->name, "select");
+        /* One truth test of a scalar select condition serves every lane. */
+        fmag_value *guard = is_select && a[0].n == 1 ? as_guard(g, &a[0]) : NULL;
+        for (int k = 0; k < r.n; k++) {
+            if (bi->shape == BS_MAP1) {
+                r.c[k] = mb->fn1(b, splat(&a[0], k), fm);
+            } else if (bi->shape == BS_MAP2) {
+                r.c[k] = mb->fn2(b, splat(&a[0], k), splat(&a[1], k), fm);
+            } else if (is_select) {
+                sval lane = {{a[0].c[k]}, 1, a[0].is_bool};
+                fmag_value *gk = guard ? guard : as_guard(g, &lane);
+                r.c[k] = fmag_build_select(b, splat(&a[1], k), splat(&a[2], k), gk);
+            } else {
+                r.c[k] = mb->fn3(b, splat(&a[0], k), splat(&a[1], k), splat(&a[2], k), fm);
+            }
+        }
+        break;
+    }
+    case BS_DOT:
+        r.c[0] = fmag_build_dot(b, a[0].c, a[1].c, (unsigned)a[0].n, fm);
+        break;
+    case BS_LENGTH:
+        r.c[0] = fmag_build_length(b, a[0].c, (unsigned)a[0].n, fm);
+        break;
+    case BS_DISTANCE:
+        r.c[0] = fmag_build_distance(b, a[0].c, a[1].c, (unsigned)a[0].n, fm);
+        break;
+    case BS_NORMALIZE:
+        fmag_build_normalize(b, a[0].c, (unsigned)a[0].n, r.c, fm);
+        break;
+    case BS_CROSS:
+        fmag_build_cross(b, a[0].c, a[1].c, r.c, fm);
+        break;
+    }
+    return r;
+}
+
+static sval gen_expr(gen *g, sl_expr *e)
+{
+    fmag_builder *b = &g->b;
+    sval r = {{0}, e->type > 0 ? e->type : 0, false};
+    switch (e->kind) {
+    case EX_NUM:
+        r.c[0] = cst(g, e->num);
+        r.is_bool = e->num == 0.0f || e->num == 1.0f;
+        return r;
+    case EX_VAR:
+        for (int i = 0; i < r.n; i++)
+            r.c[i] = g->env[e->var->slot + (unsigned)i];
+        return r;
+    case EX_SWIZZLE: {
+        sval base = gen_expr(g, e->a);
+        for (unsigned i = 0; i < e->ncomp; i++)
+            r.c[i] = base.c[e->comp[i]];
+        return r;
+    }
+    case EX_CALL:
+        if (e->call_kind == CALL_USER)
+            return gen_call_user(g, e);
+        if (e->call_kind == CALL_BUILTIN)
+            return gen_builtin(g, e);
+        {
+            int k = 0;
+            for (unsigned i = 0; i < e->nargs; i++) {
+                sval a = gen_expr(g, e->args[i]);
+                for (int j = 0; j < a.n && k < 4; j++)
+                    r.c[k++] = a.c[j];
+            }
+            for (; k < r.n; k++)
+                r.c[k] = r.c[0];
+        }
+        return r;
+    case EX_UNARY: {
+        sval a = gen_expr(g, e->a);
+        if (e->op == TK_PLUS)
+            return a;
+        if (e->op == TK_MINUS) {
+            for (int i = 0; i < r.n; i++)
+                r.c[i] = fmag_build_neg(b, a.c[i]);
+            return r;
+        }
+        /* !x: a boolean complements with one instruction, anything else tests != 0. */
+        r.c[0] = a.is_bool ? fmag_build_sub(b, cst(g, 1.0f), a.c[0]) : fmag_build_not(b, a.c[0]);
+        r.is_bool = true;
+        return r;
+    }
+    case EX_BINARY: {
+        sval x = gen_expr(g, e->a), y = gen_expr(g, e->b);
+        switch (e->op) {
+        case TK_LT: r.c[0] = fmag_build_lt(b, x.c[0], y.c[0]); break;
+        case TK_GT: r.c[0] = fmag_build_gt(b, x.c[0], y.c[0]); break;
+        case TK_LE: r.c[0] = fmag_build_le(b, x.c[0], y.c[0]); break;
+        case TK_GE: r.c[0] = fmag_build_ge(b, x.c[0], y.c[0]); break;
+        case TK_EQ: r.c[0] = fmag_build_eq(b, x.c[0], y.c[0]); break;
+        case TK_NE: r.c[0] = fmag_build_ne(b, x.c[0], y.c[0]); break;
+        case TK_ANDAND: {
+            /* a && b: b's truth when a is true, else 0 (no side effects, so evaluating
+             * b is unobservable: short-circuit semantics as a select). */
+            fmag_value *ga = as_guard(g, &x), *gb = as_guard(g, &y);
+            r.c[0] = fmag_build_select(b, gb, cst(g, 0.0f), ga);
+            break;
+        }
+        case TK_OROR: {
+            fmag_value *ga = as_guard(g, &x), *gb = as_guard(g, &y);
+            r.c[0] = fmag_build_select(b, cst(g, 1.0f), gb, ga);
+            break;
+        }
+        default:
+            for (int i = 0; i < r.n; i++)
+                r.c[i] = arith(g, e->op, splat(&x, i), splat(&y, i));
+            return r;
+        }
+        r.is_bool = true;
+        return r;
+    }
+    case EX_TERNARY: {
+        sval c = gen_expr(g, e->a);
+        sval x = gen_expr(g, e->b), y = gen_expr(g, e->c);
+        fmag_value *guard = as_guard(g, &c);
+        for (int i = 0; i < r.n; i++)
+            r.c[i] = fmag_build_select(b, splat(&x, i), splat(&y, i), guard);
+        r.is_bool = x.is_bool && y.is_bool;
+        return r;
+    }
+    }
+    return r;
+}
+
+static void gen_stmt(gen *g, sl_stmt *st);
+
+static void gen_return(gen *g, sl_stmt *st)
+{
+    fmag_value **vals = fmag_context_alloc(g->s->ctx, (g->nres ? g->nres : 1) * sizeof *vals);
+    unsigned k = 0;
+    if (st && st->e) {
+        sval v = gen_expr(g, st->e);
+        for (int i = 0; i < g->fn->ret_type; i++)
+            vals[k++] = splat(&v, i);
+    }
+    for (sl_var *p = g->fn->params; p; p = p->next)
+        if (p->is_out)
+            for (int i = 0; i < p->type; i++)
+                vals[k++] = g->env[p->slot + (unsigned)i];
+    while (k < g->nres)
+        vals[k++] = cst(g, 0.0f); /* a void function without outputs returns a dummy 0 */
+    retsite *rs = fmag_context_alloc(g->s->ctx, sizeof *rs);
+    rs->from = g->b.block;
+    rs->vals = vals;
+    rs->next = g->rets;
+    g->rets = rs;
+    /* The jump to the exit block is added once that block exists (last in the
+     * function); nothing else is emitted into this block meanwhile. */
+    g->reachable = false;
+}
+
+static void gen_if(gen *g, sl_stmt *st)
+{
+    sval c = gen_expr(g, st->e);
+    fmag_value *guard = as_guard(g, &c);
+    fmag_block *cond_bb = g->b.block;
+    fmag_block *then_bb = fmag_block_create(g->ir, "then");
+    fmag_block *else_bb = fmag_block_create(g->ir, st->else_s ? "else" : "endif");
+    fmag_build_br(&g->b, guard, then_bb, else_bb);
+    fmag_value **env0 = env_copy(g, g->env);
+
+    fmag_builder_at_end(&g->b, then_bb);
+    gen_stmt(g, st->then_s);
+    bool then_falls = g->reachable;
+    fmag_block *then_end = g->b.block;
+    fmag_value **then_env = g->env;
+
+    if (!st->else_s) {
+        /* The false edge lands in else_bb, which serves as the join. */
+        fmag_block *join = else_bb;
+        g->env = env0;
+        g->reachable = true;
+        if (then_falls) {
+            fmag_builder_at_end(&g->b, then_end);
+            fmag_build_jmp(&g->b, join);
+            fmag_builder_at_end(&g->b, join);
+            for (unsigned i = 0; i < g->fn->nslots; i++)
+                if (then_env[i] != env0[i]) {
+                    fmag_instr *phi = fmag_build_phi(&g->b);
+                    fmag_phi_add_incoming(phi, then_env[i], then_end);
+                    /* The false edge comes straight from the branch's block. */
+                    fmag_phi_add_incoming(phi, env0[i], cond_bb);
+                    g->env[i] = fmag_instr_result(phi);
+                }
+            return;
+        }
+        fmag_builder_at_end(&g->b, join);
+        return;
+    }
+
+    g->env = env_copy(g, env0);
+    g->reachable = true;
+    fmag_builder_at_end(&g->b, else_bb);
+    gen_stmt(g, st->else_s);
+    bool else_falls = g->reachable;
+    fmag_block *else_end = g->b.block;
+    fmag_value **else_env = g->env;
+
+    if (!then_falls && !else_falls) {
+        g->reachable = false;
+        return;
+    }
+    if (then_falls != else_falls) {
+        g->env = then_falls ? then_env : else_env;
+        fmag_builder_at_end(&g->b, then_falls ? then_end : else_end);
+        g->reachable = true;
+        return;
+    }
+    fmag_block *join = fmag_block_create(g->ir, "endif");
+    fmag_builder_at_end(&g->b, then_end);
+    fmag_build_jmp(&g->b, join);
+    fmag_builder_at_end(&g->b, else_end);
+    fmag_build_jmp(&g->b, join);
+    fmag_builder_at_end(&g->b, join);
+    g->env = env_copy(g, then_env);
+    for (unsigned i = 0; i < g->fn->nslots; i++)
+        if (then_env[i] != else_env[i]) {
+            fmag_instr *phi = fmag_build_phi(&g->b);
+            fmag_phi_add_incoming(phi, then_env[i], then_end);
+            fmag_phi_add_incoming(phi, else_env[i], else_end);
+            g->env[i] = fmag_instr_result(phi);
+        }
+    g->reachable = true;
+}
+
+static void gen_stmt(gen *g, sl_stmt *st)
+{
+    for (; st; st = st->next) {
+        if (!g->reachable)
+            return; /* checked, but never executed: no code */
+        switch (st->kind) {
+        case ST_DECL: {
+            sl_var *v = st->var;
+            sval init = {{cst(g, 0.0f)}, 1, true};
+            if (st->e)
+                init = gen_expr(g, st->e);
+            for (int i = 0; i < v->type; i++)
+                g->env[v->slot + (unsigned)i] = splat(&init, i);
+            break;
+        }
+        case ST_ASSIGN: {
+            sval rhs = gen_expr(g, st->e);
+            if (st->op != TK_ASSIGN) {
+                sval cur = gen_expr(g, st->lhs);
+                sval r = {{0}, cur.n, false};
+                for (int i = 0; i < cur.n; i++)
+                    r.c[i] = arith(g, st->op, cur.c[i], splat(&rhs, i));
+                rhs = r;
+            }
+            store(g, st->lhs, &rhs);
+            break;
+        }
+        case ST_EXPR:
+            gen_expr(g, st->e);
+            break;
+        case ST_IF:
+            gen_if(g, st);
+            break;
+        case ST_RETURN:
+            gen_return(g, st);
+            break;
+        case ST_BLOCK:
+            gen_stmt(g, st->body);
+            break;
+        }
+    }
+}
+
+static unsigned num_results(sl_func *f)
+{
+    unsigned n = (unsigned)f->ret_type;
+    for (sl_var *p = f->params; p; p = p->next)
+        if (p->is_out)
+            n += (unsigned)p->type;
+    return n ? n : 1;
+}
+
+static void gen_func(gen *g, sl_func *f)
+{
+    g->fn = f;
+    g->ir = f->ir;
+    g->nres = num_results(f);
+    g->exit = NULL;
+    g->rets = NULL;
+    g->reachable = true;
+    g->env = fmag_context_alloc(g->s->ctx, (f->nslots ? f->nslots : 1) * sizeof *g->env);
+    fmag_block *entry = fmag_block_create(f->ir, "entry");
+    fmag_builder_at_end(&g->b, entry);
+    unsigned pi = 0;
+    for (sl_var *p = f->params; p; p = p->next)
+        for (int i = 0; i < p->type; i++)
+            g->env[p->slot + (unsigned)i] = p->is_out ? cst(g, 0.0f) : &f->ir->params[pi++];
+    gen_stmt(g, f->body->body);
+    if (g->reachable)
+        gen_return(g, NULL); /* void function falling off its end */
+    /* Merge the return sites: a phi per result whose values differ. */
+    g->exit = fmag_block_create(g->ir, "exit");
+    for (retsite *rs = g->rets; rs; rs = rs->next) {
+        fmag_builder_at_end(&g->b, rs->from);
+        fmag_build_jmp(&g->b, g->exit);
+    }
+    fmag_builder_at_end(&g->b, g->exit);
+    fmag_value **out = fmag_context_alloc(g->s->ctx, g->nres * sizeof *out);
+    for (unsigned k = 0; k < g->nres; k++) {
+        bool same = true;
+        for (retsite *rs = g->rets; rs; rs = rs->next)
+            same = same && rs->vals[k] == g->rets->vals[k];
+        if (same) {
+            out[k] = g->rets->vals[k];
+            continue;
+        }
+        fmag_instr *phi = fmag_build_phi(&g->b);
+        for (retsite *rs = g->rets; rs; rs = rs->next)
+            fmag_phi_add_incoming(phi, rs->vals[k], rs->from);
+        out[k] = fmag_instr_result(phi);
+    }
+    fmag_build_ret(&g->b, out, g->nres);
+}
+
+fmag_module *sl_irgen(sl_session *s)
+{
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.s = s;
+    g.m = fmag_module_create(s->ctx);
+    g.fast = s->opts.fastmath;
+    g.m->fastmath = g.fast;
+    g.b.module = g.m;
+    for (sl_func *f = s->funcs; f; f = f->next) {
+        const char *name = fmag_context_strdup(s->ctx, f->name, f->name_len);
+        bool exp = f->is_export && (!s->opts.entry || !strcmp(s->opts.entry, name));
+        unsigned nin = 0;
+        for (sl_var *p = f->params; p; p = p->next)
+            if (!p->is_out)
+                nin += (unsigned)p->type;
+        f->ir = fmag_func_create(g.m, name, nin, num_results(f), exp);
+        unsigned pi = 0;
+        static const char comps[] = "xyzw";
+        for (sl_var *p = f->params; p; p = p->next) {
+            if (p->is_out)
+                continue;
+            for (int i = 0; i < p->type; i++) {
+                char buf[80];
+                int len = p->type == 1
+                              ? snprintf(buf, sizeof buf, "%.*s", (int)(p->name_len > 60 ? 60 : p->name_len), p->name)
+                              : snprintf(buf, sizeof buf, "%.*s.%c", (int)(p->name_len > 60 ? 60 : p->name_len), p->name, comps[i]);
+                f->ir->params[pi++].name = fmag_context_strdup(s->ctx, buf, (size_t)len);
+            }
+        }
+    }
+    for (sl_func *f = s->funcs; f; f = f->next)
+        gen_func(&g, f);
+    return g.m;
+}

@@ -1,0 +1,198 @@
+/* SL lexer: source bytes to a token array. Bad characters and malformed numbers are
+ * reported and skipped so that one run can report several problems. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "SLInternal.h"
+
+static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+
+static bool push(sl_session *s, sl_tok_kind k, size_t pos, size_t len)
+{
+    if (s->ntoks == s->cap_toks) {
+        size_t cap = s->cap_toks ? s->cap_toks * 2 : 256;
+        sl_token *t = realloc(s->toks, cap * sizeof *t);
+        if (!t) {
+            fmag_context_error(s->ctx, "%s: error: out of memory", s->filename);
+            s->nerrors++;
+            return false;
+        }
+        s->toks = t;
+        s->cap_toks = cap;
+    }
+    sl_token *t = &s->toks[s->ntoks++];
+    memset(t, 0, sizeof *t);
+    t->kind = k;
+    t->pos = (unsigned)pos;
+    t->len = (unsigned)len;
+    return true;
+}
+
+static const struct {
+    const char *word;
+    sl_tok_kind kind;
+    int width;
+} keywords[] = {
+    {"if", TK_IF, 0},        {"else", TK_ELSE, 0},    {"return", TK_RETURN, 0},
+    {"export", TK_EXPORT, 0}, {"out", TK_OUT, 0},      {"void", TK_TYPE, 0},
+    {"f32", TK_TYPE, 1},     {"f32x2", TK_TYPE, 2},   {"f32x3", TK_TYPE, 3},
+    {"f32x4", TK_TYPE, 4},
+};
+
+static void lex_number(sl_session *s, size_t *ip)
+{
+    const char *src = s->src;
+    size_t i = *ip, start = i;
+    while (i < s->len && is_digit(src[i]))
+        i++;
+    if (i < s->len && src[i] == '.') {
+        i++;
+        while (i < s->len && is_digit(src[i]))
+            i++;
+    }
+    bool bad = false;
+    if (i < s->len && (src[i] == 'e' || src[i] == 'E')) {
+        size_t j = i + 1;
+        if (j < s->len && (src[j] == '+' || src[j] == '-'))
+            j++;
+        if (j < s->len && is_digit(src[j])) {
+            while (j < s->len && is_digit(src[j]))
+                j++;
+            i = j;
+        } else {
+            bad = true;
+            i = j;
+        }
+    }
+    size_t end = i;
+    while (i < s->len && (is_alpha(src[i]) || is_digit(src[i]) || src[i] == '.'))
+        i++;
+    *ip = i;
+    if (bad) {
+        sl_error(s, (unsigned)start, "malformed number: exponent has no digits");
+        return;
+    }
+    if (i != end) {
+        sl_error(s, (unsigned)end, "invalid character '%c' after number", src[end]);
+        return;
+    }
+    char buf[128];
+    size_t n = end - start;
+    if (n >= sizeof buf) {
+        sl_error(s, (unsigned)start, "number literal too long");
+        return;
+    }
+    memcpy(buf, src + start, n);
+    buf[n] = 0;
+    errno = 0;
+    /* strtof rounds the decimal once, straight to the nearest float. */
+    float f = strtof(buf, NULL);
+    if (isinf(f)) {
+        sl_error(s, (unsigned)start, "number literal '%s' is too large for f32", buf);
+        return;
+    }
+    if (!push(s, TK_NUM, start, n))
+        return;
+    s->toks[s->ntoks - 1].num = f;
+}
+
+bool sl_lex(sl_session *s)
+{
+    const char *src = s->src;
+    size_t i = 0, n = s->len;
+    while (i < n) {
+        unsigned char c = (unsigned char)src[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && src[i + 1] == '/') {
+            while (i < n && src[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && src[i + 1] == '*') {
+            size_t start = i;
+            i += 2;
+            while (i + 1 < n && !(src[i] == '*' && src[i + 1] == '/'))
+                i++;
+            if (i + 1 >= n) {
+                sl_error(s, (unsigned)start, "unterminated /* comment");
+                i = n;
+            } else {
+                i += 2;
+            }
+            continue;
+        }
+        if (is_alpha(c)) {
+            size_t start = i;
+            while (i < n && (is_alpha(src[i]) || is_digit(src[i])))
+                i++;
+            size_t len = i - start;
+            sl_tok_kind k = TK_IDENT;
+            int width = 0;
+            for (size_t w = 0; w < sizeof keywords / sizeof keywords[0]; w++)
+                if (strlen(keywords[w].word) == len && !memcmp(keywords[w].word, src + start, len)) {
+                    k = keywords[w].kind;
+                    width = keywords[w].width;
+                }
+            if (!push(s, k, start, len))
+                return false;
+            s->toks[s->ntoks - 1].width = width;
+            continue;
+        }
+        if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(src[i + 1]))) {
+            lex_number(s, &i);
+            continue;
+        }
+        sl_tok_kind k = TK_EOF;
+        size_t len = 1;
+        char d = i + 1 < n ? src[i + 1] : 0;
+        switch (c) {
+        case '(': k = TK_LPAREN; break;
+        case ')': k = TK_RPAREN; break;
+        case '{': k = TK_LBRACE; break;
+        case '}': k = TK_RBRACE; break;
+        case ',': k = TK_COMMA; break;
+        case ';': k = TK_SEMI; break;
+        case '.': k = TK_DOT; break;
+        case '?': k = TK_QUESTION; break;
+        case ':': k = TK_COLON; break;
+        case '+': k = d == '=' ? TK_PLUS_ASSIGN : TK_PLUS; break;
+        case '-': k = d == '=' ? TK_MINUS_ASSIGN : TK_MINUS; break;
+        case '*': k = d == '=' ? TK_STAR_ASSIGN : TK_STAR; break;
+        case '/': k = d == '=' ? TK_SLASH_ASSIGN : TK_SLASH; break;
+        case '=': k = d == '=' ? TK_EQ : TK_ASSIGN; break;
+        case '<': k = d == '=' ? TK_LE : TK_LT; break;
+        case '>': k = d == '=' ? TK_GE : TK_GT; break;
+        case '!': k = d == '=' ? TK_NE : TK_NOT; break;
+        case '&':
+            if (d == '&')
+                k = TK_ANDAND;
+            break;
+        case '|':
+            if (d == '|')
+                k = TK_OROR;
+            break;
+        default: break;
+        }
+        if (k == TK_EOF) {
+            if (c >= 0x20 && c < 0x7f)
+                sl_error(s, (unsigned)i, "unexpected character '%c'", c);
+            else
+                sl_error(s, (unsigned)i, "unexpected byte 0x%02x", c);
+            i++;
+            continue;
+        }
+        if (k == TK_PLUS_ASSIGN || k == TK_MINUS_ASSIGN || k == TK_STAR_ASSIGN ||
+            k == TK_SLASH_ASSIGN || k == TK_EQ || k == TK_LE || k == TK_GE || k == TK_NE ||
+            k == TK_ANDAND || k == TK_OROR)
+            len = 2;
+        if (!push(s, k, i, len))
+            return false;
+        i += len;
+    }
+    return push(s, TK_EOF, n, 0);
+}

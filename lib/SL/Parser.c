@@ -1,0 +1,583 @@
+/* SL parser: recursive descent from tokens to the AST. On a syntax error it reports,
+ * skips to the end of the statement (or function) and goes on, so one run reports
+ * several errors. Nesting is bounded so hostile input cannot exhaust the stack.
+ *
+ *   program := { ['export'] type IDENT '(' [param {',' param}] ')' block }
+ *   param   := ['out'] type IDENT
+ *   stmt    := block | 'if' '(' expr ')' stmt ['else' stmt] | 'return' [expr] ';'
+ *            | type IDENT ['=' expr] {',' IDENT ['=' expr]} ';' | ';'
+ *            | expr [('=' | '+=' | '-=' | '*=' | '/=') expr] ';'
+ *   expr    := or ['?' expr ':' expr]     (precedence climbing below: || && == < + * unary .)
+ */
+#include <string.h>
+#include "SLInternal.h"
+
+static const char *tok_desc(sl_tok_kind k)
+{
+    switch (k) {
+    case TK_EOF: return "end of file";
+    case TK_IDENT: return "identifier";
+    case TK_NUM: return "number";
+    case TK_LPAREN: return "'('";
+    case TK_RPAREN: return "')'";
+    case TK_LBRACE: return "'{'";
+    case TK_RBRACE: return "'}'";
+    case TK_COMMA: return "','";
+    case TK_SEMI: return "';'";
+    case TK_DOT: return "'.'";
+    case TK_QUESTION: return "'?'";
+    case TK_COLON: return "':'";
+    case TK_PLUS: return "'+'";
+    case TK_MINUS: return "'-'";
+    case TK_STAR: return "'*'";
+    case TK_SLASH: return "'/'";
+    case TK_ASSIGN: return "'='";
+    case TK_PLUS_ASSIGN: return "'+='";
+    case TK_MINUS_ASSIGN: return "'-='";
+    case TK_STAR_ASSIGN: return "'*='";
+    case TK_SLASH_ASSIGN: return "'/='";
+    case TK_LT: return "'<'";
+    case TK_GT: return "'>'";
+    case TK_LE: return "'<='";
+    case TK_GE: return "'>='";
+    case TK_EQ: return "'=='";
+    case TK_NE: return "'!='";
+    case TK_ANDAND: return "'&&'";
+    case TK_OROR: return "'||'";
+    case TK_NOT: return "'!'";
+    case TK_IF: return "'if'";
+    case TK_ELSE: return "'else'";
+    case TK_RETURN: return "'return'";
+    case TK_EXPORT: return "'export'";
+    case TK_OUT: return "'out'";
+    case TK_TYPE: return "type name";
+    }
+    return "token";
+}
+
+static sl_token *peek(sl_session *s) { return &s->toks[s->p]; }
+static sl_token *peek2(sl_session *s)
+{
+    return s->p + 1 < s->ntoks ? &s->toks[s->p + 1] : &s->toks[s->ntoks - 1];
+}
+static sl_token *next(sl_session *s)
+{
+    sl_token *t = &s->toks[s->p];
+    if (t->kind != TK_EOF)
+        s->p++;
+    return t;
+}
+static bool accept(sl_session *s, sl_tok_kind k)
+{
+    if (peek(s)->kind != k)
+        return false;
+    next(s);
+    return true;
+}
+
+static void err_expected(sl_session *s, const char *what)
+{
+    sl_token *t = peek(s);
+    if (t->kind == TK_EOF)
+        sl_error(s, t->pos, "expected %s before end of file", what);
+    else
+        sl_error(s, t->pos, "expected %s, found '%.*s'", what, (int)(t->len > 40 ? 40 : t->len),
+                 s->src + t->pos);
+}
+
+static bool expect(sl_session *s, sl_tok_kind k)
+{
+    if (accept(s, k))
+        return true;
+    err_expected(s, tok_desc(k));
+    return false;
+}
+
+static void *alloc(sl_session *s, size_t n) { return fmag_context_alloc(s->ctx, n); }
+
+static sl_expr *new_expr(sl_session *s, sl_expr_kind k, unsigned pos)
+{
+    sl_expr *e = alloc(s, sizeof *e);
+    e->kind = k;
+    e->pos = pos;
+    return e;
+}
+
+static sl_expr *parse_expr(sl_session *s);
+
+static bool enter(sl_session *s)
+{
+    if (++s->depth > SL_MAX_DEPTH) {
+        sl_error(s, peek(s)->pos, "nesting too deep (more than %d levels)", SL_MAX_DEPTH);
+        return false;
+    }
+    return true;
+}
+
+/* Arguments after '(' up to and including ')'. */
+static bool parse_args(sl_session *s, sl_expr *call)
+{
+    sl_expr *tmp[64];
+    unsigned n = 0;
+    if (!accept(s, TK_RPAREN)) {
+        for (;;) {
+            sl_expr *a = parse_expr(s);
+            if (!a)
+                return false;
+            if (n == 64) {
+                sl_error(s, a->pos, "too many arguments (at most 64)");
+                return false;
+            }
+            tmp[n++] = a;
+            if (accept(s, TK_COMMA))
+                continue;
+            if (!expect(s, TK_RPAREN))
+                return false;
+            break;
+        }
+    }
+    call->nargs = n;
+    call->args = alloc(s, (n ? n : 1) * sizeof *call->args);
+    memcpy(call->args, tmp, n * sizeof *tmp);
+    return true;
+}
+
+static sl_expr *parse_primary(sl_session *s)
+{
+    sl_token *t = peek(s);
+    switch (t->kind) {
+    case TK_NUM: {
+        next(s);
+        sl_expr *e = new_expr(s, EX_NUM, t->pos);
+        e->num = t->num;
+        return e;
+    }
+    case TK_IDENT: {
+        next(s);
+        sl_expr *e = new_expr(s, EX_VAR, t->pos);
+        e->name = s->src + t->pos;
+        e->name_len = t->len;
+        if (accept(s, TK_LPAREN)) {
+            e->kind = EX_CALL;
+            if (!parse_args(s, e))
+                return NULL;
+        }
+        return e;
+    }
+    case TK_TYPE: {
+        next(s);
+        if (t->width == 0) {
+            sl_error(s, t->pos, "'void' cannot be constructed");
+            return NULL;
+        }
+        sl_expr *e = new_expr(s, EX_CALL, t->pos);
+        e->call_kind = CALL_CTOR;
+        e->ctor_width = t->width;
+        e->name = s->src + t->pos;
+        e->name_len = t->len;
+        if (!expect(s, TK_LPAREN) || !parse_args(s, e))
+            return NULL;
+        return e;
+    }
+    case TK_LPAREN: {
+        next(s);
+        sl_expr *e = parse_expr(s);
+        if (!e || !expect(s, TK_RPAREN))
+            return NULL;
+        return e;
+    }
+    default:
+        err_expected(s, "an expression");
+        return NULL;
+    }
+}
+
+static sl_expr *parse_postfix(sl_session *s)
+{
+    sl_expr *e = parse_primary(s);
+    while (e && peek(s)->kind == TK_DOT) {
+        sl_token *dot = next(s);
+        sl_token *t = peek(s);
+        if (t->kind != TK_IDENT) {
+            err_expected(s, "swizzle components after '.'");
+            return NULL;
+        }
+        next(s);
+        sl_expr *w = new_expr(s, EX_SWIZZLE, dot->pos);
+        w->a = e;
+        w->name = s->src + t->pos;
+        w->name_len = t->len;
+        e = w;
+    }
+    return e;
+}
+
+static sl_expr *parse_unary(sl_session *s)
+{
+    sl_token *t = peek(s);
+    if (t->kind == TK_MINUS || t->kind == TK_PLUS || t->kind == TK_NOT) {
+        if (!enter(s))
+            return NULL;
+        next(s);
+        sl_expr *a = parse_unary(s);
+        s->depth--;
+        if (!a)
+            return NULL;
+        sl_expr *e = new_expr(s, EX_UNARY, t->pos);
+        e->op = t->kind;
+        e->a = a;
+        return e;
+    }
+    return parse_postfix(s);
+}
+
+static int binary_prec(sl_tok_kind k)
+{
+    switch (k) {
+    case TK_OROR: return 1;
+    case TK_ANDAND: return 2;
+    case TK_EQ: case TK_NE: return 3;
+    case TK_LT: case TK_GT: case TK_LE: case TK_GE: return 4;
+    case TK_PLUS: case TK_MINUS: return 5;
+    case TK_STAR: case TK_SLASH: return 6;
+    default: return 0;
+    }
+}
+
+static sl_expr *parse_binary(sl_session *s, int min_prec)
+{
+    sl_expr *lhs = parse_unary(s);
+    while (lhs) {
+        sl_token *t = peek(s);
+        int prec = binary_prec(t->kind);
+        if (prec == 0 || prec < min_prec)
+            break;
+        next(s);
+        sl_expr *rhs = parse_binary(s, prec + 1);
+        if (!rhs)
+            return NULL;
+        sl_expr *e = new_expr(s, EX_BINARY, t->pos);
+        e->op = t->kind;
+        e->a = lhs;
+        e->b = rhs;
+        lhs = e;
+    }
+    return lhs;
+}
+
+static sl_expr *parse_expr(sl_session *s)
+{
+    if (!enter(s))
+        return NULL;
+    sl_expr *e = parse_binary(s, 1);
+    if (e && peek(s)->kind == TK_QUESTION) {
+        sl_token *q = next(s);
+        sl_expr *a = parse_expr(s);
+        sl_expr *b = NULL;
+        if (a && expect(s, TK_COLON))
+            b = parse_expr(s);
+        if (!b) {
+            e = NULL;
+        } else {
+            sl_expr *t = new_expr(s, EX_TERNARY, q->pos);
+            t->a = e;
+            t->b = a;
+            t->c = b;
+            e = t;
+        }
+    }
+    s->depth--;
+    return e;
+}
+
+/* Skips to the end of the broken statement: past the next ';' at this brace level,
+ * or up to (not past) the '}' closing the enclosing block. */
+static void sync_stmt(sl_session *s)
+{
+    int depth = 0;
+    for (;;) {
+        sl_token *t = peek(s);
+        if (t->kind == TK_EOF)
+            return;
+        if (t->kind == TK_LBRACE)
+            depth++;
+        if (t->kind == TK_RBRACE) {
+            if (depth == 0)
+                return;
+            depth--;
+            if (depth == 0) {
+                next(s);
+                return;
+            }
+        }
+        if (t->kind == TK_SEMI && depth == 0) {
+            next(s);
+            return;
+        }
+        next(s);
+    }
+}
+
+static sl_stmt *new_stmt(sl_session *s, sl_stmt_kind k, unsigned pos)
+{
+    sl_stmt *st = alloc(s, sizeof *st);
+    st->kind = k;
+    st->pos = pos;
+    return st;
+}
+
+static sl_stmt *parse_stmt(sl_session *s);
+
+static sl_stmt *parse_block(sl_session *s)
+{
+    sl_token *lb = peek(s);
+    if (!expect(s, TK_LBRACE))
+        return NULL;
+    sl_stmt *blk = new_stmt(s, ST_BLOCK, lb->pos);
+    sl_stmt **tail = &blk->body;
+    while (peek(s)->kind != TK_RBRACE && peek(s)->kind != TK_EOF) {
+        size_t before = s->p;
+        unsigned nerr = s->nerrors;
+        sl_stmt *st = parse_stmt(s);
+        if (s->nerrors != nerr || !st) {
+            sync_stmt(s);
+            if (s->p == before)
+                next(s);
+            if (s->too_many)
+                return NULL;
+            continue;
+        }
+        *tail = st;
+        while (st->next)
+            st = st->next;
+        tail = &st->next;
+    }
+    if (!expect(s, TK_RBRACE))
+        return NULL;
+    return blk;
+}
+
+static bool is_assign_op(sl_tok_kind k)
+{
+    return k == TK_ASSIGN || k == TK_PLUS_ASSIGN || k == TK_MINUS_ASSIGN || k == TK_STAR_ASSIGN ||
+           k == TK_SLASH_ASSIGN;
+}
+
+static sl_var *new_var(sl_session *s, sl_token *name, int type)
+{
+    sl_var *v = alloc(s, sizeof *v);
+    v->name = s->src + name->pos;
+    v->name_len = name->len;
+    v->pos = name->pos;
+    v->type = type;
+    return v;
+}
+
+static sl_stmt *parse_stmt_inner(sl_session *s)
+{
+    sl_token *t = peek(s);
+    switch (t->kind) {
+    case TK_LBRACE:
+        return parse_block(s);
+    case TK_SEMI:
+        next(s);
+        return new_stmt(s, ST_BLOCK, t->pos);
+    case TK_IF: {
+        next(s);
+        sl_stmt *st = new_stmt(s, ST_IF, t->pos);
+        if (!expect(s, TK_LPAREN) || !(st->e = parse_expr(s)) || !expect(s, TK_RPAREN))
+            return NULL;
+        if (!(st->then_s = parse_stmt(s)))
+            return NULL;
+        if (accept(s, TK_ELSE) && !(st->else_s = parse_stmt(s)))
+            return NULL;
+        return st;
+    }
+    case TK_ELSE:
+        sl_error(s, t->pos, "'else' without a matching 'if'");
+        return NULL;
+    case TK_RETURN: {
+        next(s);
+        sl_stmt *st = new_stmt(s, ST_RETURN, t->pos);
+        if (peek(s)->kind != TK_SEMI && !(st->e = parse_expr(s)))
+            return NULL;
+        if (!expect(s, TK_SEMI))
+            return NULL;
+        return st;
+    }
+    case TK_OUT:
+        sl_error(s, t->pos, "'out' is only allowed on function parameters");
+        return NULL;
+    case TK_EXPORT:
+        sl_error(s, t->pos, "'export' is only allowed on functions at file scope");
+        return NULL;
+    case TK_TYPE:
+        if (peek2(s)->kind == TK_IDENT) {
+            next(s);
+            if (t->width == 0) {
+                sl_error(s, t->pos, "variable cannot have type 'void'");
+                return NULL;
+            }
+            sl_stmt *first = NULL, **tail = &first;
+            do {
+                sl_token *name = peek(s);
+                if (name->kind != TK_IDENT) {
+                    err_expected(s, "a variable name");
+                    return NULL;
+                }
+                next(s);
+                sl_stmt *st = new_stmt(s, ST_DECL, name->pos);
+                st->var = new_var(s, name, t->width);
+                if (accept(s, TK_ASSIGN) && !(st->e = parse_expr(s)))
+                    return NULL;
+                *tail = st;
+                tail = &st->next;
+            } while (accept(s, TK_COMMA));
+            if (!expect(s, TK_SEMI))
+                return NULL;
+            return first;
+        }
+        break; /* a constructor expression statement */
+    default:
+        break;
+    }
+    sl_expr *e = parse_expr(s);
+    if (!e)
+        return NULL;
+    sl_token *op = peek(s);
+    if (is_assign_op(op->kind)) {
+        next(s);
+        sl_stmt *st = new_stmt(s, ST_ASSIGN, op->pos);
+        st->lhs = e;
+        st->op = op->kind;
+        if (!(st->e = parse_expr(s)))
+            return NULL;
+        if (!expect(s, TK_SEMI))
+            return NULL;
+        return st;
+    }
+    sl_stmt *st = new_stmt(s, ST_EXPR, e->pos);
+    st->e = e;
+    if (!expect(s, TK_SEMI))
+        return NULL;
+    return st;
+}
+
+static sl_stmt *parse_stmt(sl_session *s)
+{
+    if (!enter(s))
+        return NULL;
+    sl_stmt *st = parse_stmt_inner(s);
+    s->depth--;
+    return st;
+}
+
+/* Skips a broken function: to the '}' that closes its body, or to the next token
+ * that can start a function at file scope. */
+static void sync_func(sl_session *s)
+{
+    int depth = 0;
+    for (;;) {
+        sl_token *t = peek(s);
+        if (t->kind == TK_EOF)
+            return;
+        if (depth == 0 && (t->kind == TK_EXPORT || t->kind == TK_TYPE) &&
+            peek2(s)->kind != TK_LPAREN)
+            return;
+        if (t->kind == TK_LBRACE)
+            depth++;
+        if (t->kind == TK_RBRACE) {
+            next(s);
+            if (depth <= 1)
+                return;
+            depth--;
+            continue;
+        }
+        next(s);
+    }
+}
+
+static sl_func *parse_func(sl_session *s)
+{
+    sl_token *start = peek(s);
+    bool is_export = accept(s, TK_EXPORT);
+    sl_token *ty = peek(s);
+    if (ty->kind != TK_TYPE) {
+        err_expected(s, is_export ? "a return type after 'export'" : "a function definition");
+        return NULL;
+    }
+    next(s);
+    sl_token *name = peek(s);
+    if (name->kind != TK_IDENT) {
+        err_expected(s, "a function name");
+        return NULL;
+    }
+    next(s);
+    sl_func *f = alloc(s, sizeof *f);
+    f->name = s->src + name->pos;
+    f->name_len = name->len;
+    f->pos = name->pos;
+    f->ret_type = ty->width;
+    f->is_export = is_export;
+    (void)start;
+    if (!expect(s, TK_LPAREN))
+        return NULL;
+    sl_var **tail = &f->params;
+    if (!accept(s, TK_RPAREN)) {
+        for (;;) {
+            bool is_out = accept(s, TK_OUT);
+            sl_token *pt = peek(s);
+            if (pt->kind != TK_TYPE) {
+                err_expected(s, "a parameter type");
+                return NULL;
+            }
+            next(s);
+            if (pt->width == 0) {
+                sl_error(s, pt->pos, "parameter cannot have type 'void'");
+                return NULL;
+            }
+            sl_token *pn = peek(s);
+            if (pn->kind != TK_IDENT) {
+                err_expected(s, "a parameter name");
+                return NULL;
+            }
+            next(s);
+            sl_var *v = new_var(s, pn, pt->width);
+            v->is_out = is_out;
+            v->is_param = true;
+            *tail = v;
+            tail = &v->next;
+            f->nparams++;
+            if (accept(s, TK_COMMA))
+                continue;
+            if (!expect(s, TK_RPAREN))
+                return NULL;
+            break;
+        }
+    }
+    if (peek(s)->kind != TK_LBRACE) {
+        err_expected(s, "'{' to begin the function body");
+        return NULL;
+    }
+    f->body = parse_block(s);
+    return f->body ? f : NULL;
+}
+
+void sl_parse(sl_session *s)
+{
+    while (peek(s)->kind != TK_EOF && !s->too_many) {
+        size_t before = s->p;
+        sl_func *f = parse_func(s);
+        if (!f) {
+            if (s->p == before)
+                next(s);
+            sync_func(s);
+            continue;
+        }
+        if (s->funcs_last)
+            s->funcs_last->next = f;
+        else
+            s->funcs = f;
+        s->funcs_last = f;
+    }
+}

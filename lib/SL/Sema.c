@@ -1,0 +1,642 @@
+/* SL checker: resolves names, computes every expression's type (its width), checks
+ * lvalues, calls, returns and recursion. Errors name both types; an unknown name
+ * gets a did-you-mean from the names in scope. After it succeeds, IR generation
+ * can trust the AST. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "SLInternal.h"
+
+const sl_builtin sl_builtins[] = {
+    {"abs", BS_MAP1},       {"sign", BS_MAP1},         {"floor", BS_MAP1},
+    {"ceil", BS_MAP1},      {"round", BS_MAP1},        {"trunc", BS_MAP1},
+    {"fract", BS_MAP1},     {"saturate", BS_MAP1},     {"sqrt", BS_MAP1},
+    {"inversesqrt", BS_MAP1}, {"rcp", BS_MAP1},        {"exp", BS_MAP1},
+    {"exp2", BS_MAP1},      {"log", BS_MAP1},          {"log2", BS_MAP1},
+    {"sin", BS_MAP1},       {"cos", BS_MAP1},          {"tan", BS_MAP1},
+    {"atan", BS_MAP1},      {"min", BS_MAP2},          {"max", BS_MAP2},
+    {"mod", BS_MAP2},       {"step", BS_MAP2},         {"pow", BS_MAP2},
+    {"atan2", BS_MAP2},     {"clamp", BS_MAP3},        {"mix", BS_MAP3},
+    {"smoothstep", BS_MAP3}, {"select", BS_MAP3},      {"dot", BS_DOT},
+    {"length", BS_LENGTH},  {"distance", BS_DISTANCE}, {"normalize", BS_NORMALIZE},
+    {"cross", BS_CROSS},
+};
+const unsigned sl_nbuiltins = sizeof sl_builtins / sizeof sl_builtins[0];
+
+int sl_builtin_find(const char *name, unsigned len)
+{
+    for (unsigned i = 0; i < sl_nbuiltins; i++)
+        if (strlen(sl_builtins[i].name) == len && !memcmp(sl_builtins[i].name, name, len))
+            return (int)i;
+    return -1;
+}
+
+typedef struct sl_callsite {
+    sl_func *callee;
+    unsigned pos;
+    struct sl_callsite *next;
+} sl_callsite;
+
+typedef struct checker {
+    sl_session *s;
+    sl_func *fn;
+    sl_var **scope; /* visible variables, innermost last */
+    size_t nscope, cap;
+    sl_callsite **calls; /* per function, indexed parallel to the function list */
+} checker;
+
+static bool name_eq(const char *a, unsigned alen, const char *b, unsigned blen)
+{
+    return alen == blen && !memcmp(a, b, alen);
+}
+
+static sl_func *find_func(sl_session *s, const char *name, unsigned len)
+{
+    for (sl_func *f = s->funcs; f; f = f->next)
+        if (name_eq(f->name, f->name_len, name, len))
+            return f;
+    return NULL;
+}
+
+static sl_var *find_var(checker *c, const char *name, unsigned len)
+{
+    for (size_t i = c->nscope; i-- > 0;)
+        if (c->scope[i] && name_eq(c->scope[i]->name, c->scope[i]->name_len, name, len))
+            return c->scope[i];
+    return NULL;
+}
+
+static void push_scope_entry(checker *c, sl_var *v)
+{
+    if (c->nscope == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 64;
+        sl_var **n = realloc(c->scope, cap * sizeof *n);
+        if (!n)
+            return; /* the name is then just not visible; the error follows */
+        c->scope = n;
+        c->cap = cap;
+    }
+    c->scope[c->nscope++] = v;
+}
+
+static unsigned edit_distance(const char *a, unsigned n, const char *b, unsigned m)
+{
+    if (n > 31 || m > 31)
+        return 99;
+    unsigned d[32][32];
+    for (unsigned i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (unsigned j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (unsigned i = 1; i <= n; i++)
+        for (unsigned j = 1; j <= m; j++) {
+            unsigned best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+typedef struct suggestion {
+    const char *name;
+    unsigned len, dist;
+} suggestion;
+
+static void consider(suggestion *sg, const char *name, unsigned len, const char *want,
+                     unsigned wlen)
+{
+    unsigned d = edit_distance(want, wlen, name, len);
+    unsigned limit = wlen <= 3 ? 1 : wlen <= 6 ? 2 : 3;
+    if (d <= limit && d < sg->dist) {
+        sg->name = name;
+        sg->len = len;
+        sg->dist = d;
+    }
+}
+
+/* " (did you mean 'x'?)" or "" */
+static const char *did_you_mean(checker *c, const char *want, unsigned wlen, bool calls,
+                                char *buf, size_t bufsz)
+{
+    suggestion sg = {NULL, 0, 99};
+    if (calls) {
+        for (sl_func *f = c->s->funcs; f; f = f->next)
+            consider(&sg, f->name, f->name_len, want, wlen);
+        for (unsigned i = 0; i < sl_nbuiltins; i++)
+            consider(&sg, sl_builtins[i].name, (unsigned)strlen(sl_builtins[i].name), want,
+                     wlen);
+        static const char *const types[] = {"f32", "f32x2", "f32x3", "f32x4"};
+        for (unsigned i = 0; i < 4; i++)
+            consider(&sg, types[i], (unsigned)strlen(types[i]), want, wlen);
+    } else {
+        for (size_t i = 0; i < c->nscope; i++)
+            if (c->scope[i])
+                consider(&sg, c->scope[i]->name, c->scope[i]->name_len, want, wlen);
+    }
+    if (!sg.name)
+        return "";
+    snprintf(buf, bufsz, " (did you mean '%.*s'?)", (int)sg.len, sg.name);
+    return buf;
+}
+
+static int check_expr(checker *c, sl_expr *e);
+
+/* A value-producing expression: void is an error here. */
+static int check_value(checker *c, sl_expr *e)
+{
+    int t = check_expr(c, e);
+    if (t == SL_VOID) {
+        sl_error(c->s, e->pos, "void value used in an expression");
+        return SL_ERR;
+    }
+    return t;
+}
+
+static int check_scalar(checker *c, sl_expr *e, const char *what)
+{
+    int t = check_value(c, e);
+    if (t > 1) {
+        sl_error(c->s, e->pos, "%s must be f32, got %s", what, sl_type_name(t));
+        return SL_ERR;
+    }
+    return t;
+}
+
+/* Common width of component-wise operands: equal widths, or f32 broadcast. */
+static int broadcast(checker *c, unsigned pos, const char *what, int a, int b)
+{
+    if (a == SL_ERR || b == SL_ERR)
+        return SL_ERR;
+    if (a == b || b == 1)
+        return a;
+    if (a == 1)
+        return b;
+    sl_error(c->s, pos, "%s: mismatched types %s and %s", what, sl_type_name(a), sl_type_name(b));
+    return SL_ERR;
+}
+
+static const char *op_name(sl_tok_kind k)
+{
+    switch (k) {
+    case TK_PLUS: return "'+'";
+    case TK_MINUS: return "'-'";
+    case TK_STAR: return "'*'";
+    case TK_SLASH: return "'/'";
+    case TK_LT: return "'<'";
+    case TK_GT: return "'>'";
+    case TK_LE: return "'<='";
+    case TK_GE: return "'>='";
+    case TK_EQ: return "'=='";
+    case TK_NE: return "'!='";
+    case TK_ANDAND: return "'&&'";
+    case TK_OROR: return "'||'";
+    case TK_NOT: return "'!'";
+    case TK_PLUS_ASSIGN: return "'+='";
+    case TK_MINUS_ASSIGN: return "'-='";
+    case TK_STAR_ASSIGN: return "'*='";
+    case TK_SLASH_ASSIGN: return "'/='";
+    case TK_ASSIGN: return "'='";
+    default: return "operator";
+    }
+}
+
+static int check_swizzle(checker *c, sl_expr *e)
+{
+    int bt = check_value(c, e->a);
+    if (bt == SL_ERR)
+        return SL_ERR;
+    const char *sets[2] = {"xyzw", "rgba"};
+    if (e->name_len > 4) {
+        sl_error(c->s, e->pos + 1, "swizzle '%.*s' has more than 4 components",
+                 (int)(e->name_len > 40 ? 40 : e->name_len), e->name);
+        return SL_ERR;
+    }
+    int set = -1;
+    for (unsigned i = 0; i < e->name_len; i++) {
+        int which = -1, idx = -1;
+        for (int k = 0; k < 2; k++) {
+            const char *p = strchr(sets[k], e->name[i]);
+            if (p && e->name[i]) {
+                which = k;
+                idx = (int)(p - sets[k]);
+            }
+        }
+        if (which < 0) {
+            sl_error(c->s, e->pos + 1, "invalid swizzle component '%c' in '%.*s' (use xyzw or rgba)",
+                     e->name[i], (int)e->name_len, e->name);
+            return SL_ERR;
+        }
+        if (set >= 0 && which != set) {
+            sl_error(c->s, e->pos + 1, "swizzle '%.*s' mixes xyzw and rgba components",
+                     (int)e->name_len, e->name);
+            return SL_ERR;
+        }
+        set = which;
+        if (idx >= bt) {
+            sl_error(c->s, e->pos + 1, "swizzle component '%c' out of range for type %s",
+                     e->name[i], sl_type_name(bt));
+            return SL_ERR;
+        }
+        e->comp[i] = (unsigned char)idx;
+    }
+    e->ncomp = e->name_len;
+    return (int)e->ncomp;
+}
+
+/* An assignable expression: a variable or a swizzle of one without repeats. */
+static bool check_lvalue(checker *c, sl_expr *e, const char *what)
+{
+    if (e->type == SL_ERR)
+        return false;
+    if (e->kind == EX_VAR)
+        return e->var != NULL;
+    if (e->kind == EX_SWIZZLE) {
+        if (!check_lvalue(c, e->a, what))
+            return false;
+        for (unsigned i = 0; i < e->ncomp; i++)
+            for (unsigned j = i + 1; j < e->ncomp; j++)
+                if (e->comp[i] == e->comp[j]) {
+                    sl_error(c->s, e->pos + 1,
+                             "swizzle '%.*s' repeats component '%c' in %s", (int)e->name_len,
+                             e->name, e->name[j], what);
+                    return false;
+                }
+        return true;
+    }
+    sl_error(c->s, e->pos, "%s must be a variable or a swizzle of one", what);
+    return false;
+}
+
+static void record_call(checker *c, sl_func *callee, unsigned pos)
+{
+    sl_callsite *cs = fmag_context_alloc(c->s->ctx, sizeof *cs);
+    cs->callee = callee;
+    cs->pos = pos;
+    cs->next = c->fn->calls;
+    c->fn->calls = cs;
+}
+
+static int check_call(checker *c, sl_expr *e)
+{
+    sl_session *s = c->s;
+    int types[64];
+    bool bad = false;
+    if (e->call_kind == CALL_CTOR) {
+        int total = 0;
+        for (unsigned i = 0; i < e->nargs; i++) {
+            types[i] = check_value(c, e->args[i]);
+            if (types[i] == SL_ERR)
+                bad = true;
+            else
+                total += types[i];
+        }
+        if (bad)
+            return SL_ERR;
+        if (e->nargs == 1 && total == 1)
+            return e->ctor_width;
+        if (total != e->ctor_width) {
+            sl_error(s, e->pos, "constructor %s needs %d components (or one f32), got %d",
+                     sl_type_name(e->ctor_width), e->ctor_width, total);
+            return SL_ERR;
+        }
+        return e->ctor_width;
+    }
+    sl_func *f = find_func(s, e->name, e->name_len);
+    if (f) {
+        e->call_kind = CALL_USER;
+        e->callee = f;
+        record_call(c, f, e->pos);
+        if (e->nargs != f->nparams) {
+            sl_error(s, e->pos, "function '%.*s' takes %u argument%s, got %u", (int)f->name_len,
+                     f->name, f->nparams, f->nparams == 1 ? "" : "s", e->nargs);
+            for (unsigned i = 0; i < e->nargs; i++)
+                check_expr(c, e->args[i]);
+            return SL_ERR;
+        }
+        unsigned i = 0;
+        for (sl_var *p = f->params; p; p = p->next, i++) {
+            int t = check_value(c, e->args[i]);
+            if (t == SL_ERR) {
+                bad = true;
+                continue;
+            }
+            if (t != p->type) {
+                sl_error(s, e->args[i]->pos, "argument %u of '%.*s': expected %s, got %s", i + 1,
+                         (int)f->name_len, f->name, sl_type_name(p->type), sl_type_name(t));
+                bad = true;
+                continue;
+            }
+            if (p->is_out && !check_lvalue(c, e->args[i], "an 'out' argument"))
+                bad = true;
+        }
+        return bad ? SL_ERR : f->ret_type;
+    }
+    int bi = sl_builtin_find(e->name, e->name_len);
+    if (bi < 0) {
+        char buf[96];
+        sl_error(s, e->pos, "call to undeclared function '%.*s'%s",
+                 (int)(e->name_len > 64 ? 64 : e->name_len), e->name,
+                 did_you_mean(c, e->name, e->name_len, true, buf, sizeof buf));
+        for (unsigned i = 0; i < e->nargs; i++)
+            check_expr(c, e->args[i]);
+        return SL_ERR;
+    }
+    e->call_kind = CALL_BUILTIN;
+    e->builtin = bi;
+    const sl_builtin *b = &sl_builtins[bi];
+    unsigned want = 0;
+    switch (b->shape) {
+    case BS_MAP1: case BS_LENGTH: case BS_NORMALIZE: want = 1; break;
+    case BS_MAP2: case BS_DOT: case BS_DISTANCE: case BS_CROSS: want = 2; break;
+    case BS_MAP3: want = 3; break;
+    }
+    for (unsigned i = 0; i < e->nargs; i++) {
+        types[i] = check_value(c, e->args[i]);
+        if (types[i] == SL_ERR)
+            bad = true;
+    }
+    if (e->nargs != want) {
+        sl_error(s, e->pos, "builtin '%s' takes %u argument%s, got %u", b->name, want,
+                 want == 1 ? "" : "s", e->nargs);
+        return SL_ERR;
+    }
+    if (bad)
+        return SL_ERR;
+    switch (b->shape) {
+    case BS_MAP1:
+        return types[0];
+    case BS_MAP2:
+        return broadcast(c, e->pos, b->name, types[0], types[1]);
+    case BS_MAP3: {
+        int t = broadcast(c, e->pos, b->name, types[0], types[1]);
+        return t == SL_ERR ? t : broadcast(c, e->pos, b->name, t, types[2]);
+    }
+    case BS_DOT: case BS_DISTANCE:
+        if (types[0] != types[1]) {
+            sl_error(s, e->pos, "%s: mismatched types %s and %s", b->name,
+                     sl_type_name(types[0]), sl_type_name(types[1]));
+            return SL_ERR;
+        }
+        return 1;
+    case BS_LENGTH:
+        return 1;
+    case BS_NORMALIZE:
+        return types[0];
+    case BS_CROSS:
+        if (types[0] != 3 || types[1] != 3) {
+            sl_error(s, e->pos, "cross needs two f32x3 operands, got %s and %s",
+                     sl_type_name(types[0]), sl_type_name(types[1]));
+            return SL_ERR;
+        }
+        return 3;
+    }
+    return SL_ERR;
+}
+
+static int check_expr_inner(checker *c, sl_expr *e)
+{
+    sl_session *s = c->s;
+    switch (e->kind) {
+    case EX_NUM:
+        return 1;
+    case EX_VAR: {
+        sl_var *v = find_var(c, e->name, e->name_len);
+        if (v) {
+            e->var = v;
+            return v->type;
+        }
+        if (find_func(s, e->name, e->name_len) || sl_builtin_find(e->name, e->name_len) >= 0) {
+            sl_error(s, e->pos, "'%.*s' is a function; call it with arguments", (int)e->name_len,
+                     e->name);
+            return SL_ERR;
+        }
+        char buf[96];
+        sl_error(s, e->pos, "use of undeclared identifier '%.*s'%s",
+                 (int)(e->name_len > 64 ? 64 : e->name_len), e->name,
+                 did_you_mean(c, e->name, e->name_len, false, buf, sizeof buf));
+        return SL_ERR;
+    }
+    case EX_CALL:
+        return check_call(c, e);
+    case EX_UNARY:
+        if (e->op == TK_NOT)
+            return check_scalar(c, e->a, "operand of '!'");
+        return check_value(c, e->a);
+    case EX_BINARY: {
+        if (e->op == TK_ANDAND || e->op == TK_OROR || e->op == TK_LT || e->op == TK_GT ||
+            e->op == TK_LE || e->op == TK_GE || e->op == TK_EQ || e->op == TK_NE) {
+            int a = check_value(c, e->a), b = check_value(c, e->b);
+            if (a == SL_ERR || b == SL_ERR)
+                return SL_ERR;
+            if (a != 1 || b != 1) {
+                sl_error(s, e->pos, "operands of %s must be f32, got %s and %s", op_name(e->op),
+                         sl_type_name(a), sl_type_name(b));
+                return SL_ERR;
+            }
+            return 1;
+        }
+        int a = check_value(c, e->a), b = check_value(c, e->b);
+        char what[32];
+        snprintf(what, sizeof what, "operator %s", op_name(e->op));
+        return broadcast(c, e->pos, what, a, b);
+    }
+    case EX_TERNARY: {
+        int cond = check_scalar(c, e->a, "condition of '?:'");
+        int a = check_value(c, e->b), b = check_value(c, e->c);
+        int t = broadcast(c, e->pos, "arms of '?:'", a, b);
+        return cond == SL_ERR ? SL_ERR : t;
+    }
+    case EX_SWIZZLE:
+        return check_swizzle(c, e);
+    }
+    return SL_ERR;
+}
+
+static int check_expr(checker *c, sl_expr *e)
+{
+    e->type = check_expr_inner(c, e);
+    return e->type;
+}
+
+/* Value of type `got` stored where `want` is expected: equal, or an f32 broadcast. */
+static bool check_store(checker *c, unsigned pos, const char *what, int want, int got)
+{
+    if (want == SL_ERR || got == SL_ERR)
+        return false;
+    if (want == got || got == 1)
+        return true;
+    sl_error(c->s, pos, "%s: cannot assign %s to %s", what, sl_type_name(got), sl_type_name(want));
+    return false;
+}
+
+static bool check_stmt(checker *c, sl_stmt *st);
+
+static bool check_block(checker *c, sl_stmt *blk)
+{
+    size_t mark = c->nscope;
+    bool falls = true;
+    for (sl_stmt *st = blk->body; st; st = st->next)
+        if (!check_stmt(c, st))
+            falls = false;
+    c->nscope = mark;
+    return falls;
+}
+
+static bool check_stmt(checker *c, sl_stmt *st)
+{
+    sl_session *s = c->s;
+    switch (st->kind) {
+    case ST_DECL: {
+        sl_var *v = st->var;
+        if (st->e) {
+            int t = check_value(c, st->e);
+            check_store(c, st->e->pos, "initializer", v->type, t);
+        }
+        /* Redefinition is an error only within one block (inner blocks may shadow). */
+        for (size_t i = c->nscope; i-- > 0 && c->scope[i];)
+            if (name_eq(c->scope[i]->name, c->scope[i]->name_len, v->name, v->name_len)) {
+                sl_error(s, v->pos, "redefinition of '%.*s'", (int)v->name_len, v->name);
+                break;
+            }
+        v->slot = c->fn->nslots;
+        c->fn->nslots += (unsigned)v->type;
+        push_scope_entry(c, v);
+        return true;
+    }
+    case ST_ASSIGN: {
+        int lt = check_value(c, st->lhs);
+        int rt = check_value(c, st->e);
+        if (lt == SL_ERR || rt == SL_ERR)
+            return true;
+        if (!check_lvalue(c, st->lhs, "the left side of an assignment"))
+            return true;
+        if (st->op == TK_ASSIGN) {
+            check_store(c, st->e->pos, "assignment", lt, rt);
+        } else if (rt != lt && rt != 1) {
+            sl_error(s, st->pos, "operator %s: mismatched types %s and %s", op_name(st->op),
+                     sl_type_name(lt), sl_type_name(rt));
+        }
+        return true;
+    }
+    case ST_EXPR:
+        check_expr(c, st->e);
+        return true;
+    case ST_IF: {
+        check_scalar(c, st->e, "condition of 'if'");
+        /* A lone statement arm gets its own scope, as a block would. */
+        size_t mark = c->nscope;
+        push_scope_entry(c, NULL);
+        bool t = check_stmt(c, st->then_s);
+        c->nscope = mark;
+        bool e = true;
+        if (st->else_s) {
+            push_scope_entry(c, NULL);
+            e = check_stmt(c, st->else_s);
+            c->nscope = mark;
+        }
+        return t || e;
+    }
+    case ST_RETURN: {
+        sl_func *f = c->fn;
+        if (f->ret_type == SL_VOID) {
+            if (st->e) {
+                check_expr(c, st->e);
+                sl_error(s, st->pos, "void function '%.*s' cannot return a value",
+                         (int)f->name_len, f->name);
+            }
+        } else if (!st->e) {
+            sl_error(s, st->pos, "function '%.*s' must return a value of type %s",
+                     (int)f->name_len, f->name, sl_type_name(f->ret_type));
+        } else {
+            int t = check_value(c, st->e);
+            if (t != SL_ERR && t != f->ret_type && t != 1)
+                sl_error(s, st->e->pos, "return value: expected %s, got %s",
+                         sl_type_name(f->ret_type), sl_type_name(t));
+        }
+        return false;
+    }
+    case ST_BLOCK: {
+        size_t mark = c->nscope;
+        push_scope_entry(c, NULL); /* a scope marker: redefinition checks stop here */
+        bool falls = check_block(c, st);
+        c->nscope = mark;
+        return falls;
+    }
+    }
+    return true;
+}
+
+static void check_recursion(sl_session *s, sl_func *f)
+{
+    f->visit = 1;
+    for (sl_callsite *cs = f->calls; cs; cs = cs->next) {
+        if (cs->callee->visit == 1) {
+            sl_error(s, cs->pos, "recursive call to '%.*s' (recursion is not supported)",
+                     (int)cs->callee->name_len, cs->callee->name);
+        } else if (cs->callee->visit == 0) {
+            check_recursion(s, cs->callee);
+        }
+    }
+    f->visit = 2;
+}
+
+void sl_check(sl_session *s)
+{
+    checker c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    for (sl_func *f = s->funcs; f; f = f->next) {
+        for (sl_func *g = s->funcs; g != f; g = g->next)
+            if (name_eq(f->name, f->name_len, g->name, g->name_len)) {
+                sl_error(s, f->pos, "redefinition of function '%.*s'", (int)f->name_len, f->name);
+                break;
+            }
+        if (sl_builtin_find(f->name, f->name_len) >= 0)
+            sl_error(s, f->pos, "function '%.*s' redefines a builtin", (int)f->name_len, f->name);
+    }
+    for (sl_func *f = s->funcs; f; f = f->next) {
+        c.fn = f;
+        c.nscope = 0;
+        f->nslots = 0;
+        for (sl_var *p = f->params; p; p = p->next) {
+            for (sl_var *q = f->params; q != p; q = q->next)
+                if (name_eq(p->name, p->name_len, q->name, q->name_len))
+                    sl_error(s, p->pos, "redefinition of parameter '%.*s'", (int)p->name_len,
+                             p->name);
+            p->slot = f->nslots;
+            f->nslots += (unsigned)p->type;
+            push_scope_entry(&c, p);
+        }
+        push_scope_entry(&c, NULL);
+        bool falls = check_block(&c, f->body);
+        if (falls && f->ret_type != SL_VOID)
+            sl_error(s, f->pos, "control can reach the end of non-void function '%.*s'",
+                     (int)f->name_len, f->name);
+        if (f->is_export) {
+            unsigned nout = (unsigned)f->ret_type;
+            for (sl_var *p = f->params; p; p = p->next)
+                if (p->is_out)
+                    nout += (unsigned)p->type;
+            if (nout == 0)
+                sl_error(s, f->pos,
+                         "export function '%.*s' has no outputs (return a value or add an 'out' "
+                         "parameter)",
+                         (int)f->name_len, f->name);
+        }
+    }
+    for (sl_func *f = s->funcs; f; f = f->next)
+        if (f->visit == 0)
+            check_recursion(s, f);
+    if (s->opts.entry) {
+        sl_func *f = find_func(s, s->opts.entry, (unsigned)strlen(s->opts.entry));
+        if (!f || !f->is_export) {
+            fmag_context_error(s->ctx, "%s: error: no export function named '%s'", s->filename,
+                               s->opts.entry);
+            s->nerrors++;
+        }
+    }
+    free(c.scope);
+}

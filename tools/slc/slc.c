@@ -1,0 +1,222 @@
+/* slc: the shading language compiler driver (SPEC §5). A thin layer over
+ * fmag_sl_compile, the pass pipelines, codegen and the .fmag/.fmas writers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmag/Asm.h"
+#include "fmag/CodeGen.h"
+#include "fmag/IR.h"
+#include "fmag/SL.h"
+#include "fmag/Transforms.h"
+#include "fmag/VM.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: slc [options] <input.sl | ->\n"
+                 "\n"
+                 "Compiles a shading-language file. Each export function becomes one program;\n"
+                 "by default the .fmag binary is written beside the input (x.sl -> x.fmag).\n"
+                 "\n"
+                 "options:\n"
+                 "  -o FILE       write the output to FILE ('-' = standard output)\n"
+                 "  -S            print the FMAG assembly (.fmas) instead of the binary\n"
+                 "  -emit-ir      print the IR (.fir) before optimization\n"
+                 "  -O0 -O1 -O2   optimization level (default -O2; lowering always inlines\n"
+                 "                and if-converts)\n"
+                 "  -ffast-math   allow contraction and reassociation; shorter builtins\n"
+                 "  -entry NAME   compile only the export NAME\n"
+                 "  --help, --version\n");
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    if (f != stdin)
+        fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* True when every export is one block without calls (what codegen accepts). */
+static bool lowerable(fmag_module *m)
+{
+    fmag_foreach_func(f, m)
+    {
+        if (!f->is_export)
+            return false;
+        if (f->first != f->last)
+            return false;
+        fmag_foreach_instr(i, f->first)
+        {
+            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI)
+                return false;
+        }
+    }
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL, *level = "O2";
+    bool emit_asm = false, emit_ir = false;
+    fmag_sl_options opts = {false, NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("slc (FMAG) %s\n", FMAG_VERSION_STRING);
+            return 0;
+        } else if (!strcmp(a, "-S")) {
+            emit_asm = true;
+        } else if (!strcmp(a, "-emit-ir")) {
+            emit_ir = true;
+        } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
+            level = a + 1;
+        } else if (!strcmp(a, "-ffast-math")) {
+            opts.fastmath = true;
+        } else if (!strcmp(a, "-entry") || !strcmp(a, "-o")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "slc: error: %s needs an argument\n", a);
+                return 1;
+            }
+            if (a[1] == 'e')
+                opts.entry = argv[++i];
+            else
+                output = argv[++i];
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "slc: error: unknown option '%s' (see --help)\n", a);
+            return 1;
+        } else if (input) {
+            fprintf(stderr, "slc: error: more than one input file ('%s' and '%s')\n", input, a);
+            return 1;
+        } else {
+            input = a;
+        }
+    }
+    if (!input) {
+        fprintf(stderr, "slc: error: no input file (see --help)\n");
+        return 1;
+    }
+    size_t len;
+    char *src = read_all(input, &len);
+    if (!src) {
+        fprintf(stderr, "slc: error: cannot read '%s'\n", input);
+        return 1;
+    }
+    const char *shown = strcmp(input, "-") ? input : "<stdin>";
+    fmag_context *ctx = fmag_context_create();
+    int rc = 1;
+    FILE *out = NULL;
+    fmag_vm_image img;
+    fmag_vm_image_init(&img);
+    fmag_module *m = fmag_sl_compile(ctx, shown, src, len, &opts);
+    if (!m) {
+        fmag_context_diag_print(ctx, stderr);
+        goto done;
+    }
+    bool any_export = false;
+    fmag_foreach_func(f, m) any_export |= f->is_export;
+    if (!any_export) {
+        fprintf(stderr, "%s: error: no export function: nothing to compile\n", shown);
+        goto done;
+    }
+    if (emit_ir) {
+        out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
+        if (!out) {
+            fprintf(stderr, "slc: error: cannot write '%s'\n", output);
+            goto done;
+        }
+        fmag_module_print(m, out, FMAG_PRINT_DEFAULT);
+        rc = 0;
+        goto done;
+    }
+    fmag_pass_options po;
+    memset(&po, 0, sizeof po);
+    if (!fmag_run_passes(m, level, &po) ||
+        (!lowerable(m) && !fmag_run_passes(m, "inline,ternary,ifconvert,dce", &po))) {
+        fmag_context_diag_print(ctx, stderr);
+        goto done;
+    }
+    if (!fmag_codegen_module(m, &img)) {
+        fmag_context_diag_print(ctx, stderr);
+        goto done;
+    }
+    char err[256];
+    if (emit_asm) {
+        out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
+        if (!out) {
+            fprintf(stderr, "slc: error: cannot write '%s'\n", output);
+            goto done;
+        }
+        fmag_asm_print_image(&img, out);
+        rc = 0;
+        goto done;
+    }
+    char *path = NULL;
+    if (output) {
+        size_t n = strlen(output);
+        path = malloc(n + 1);
+        if (path)
+            memcpy(path, output, n + 1);
+    } else {
+        if (!strcmp(input, "-")) {
+            fprintf(stderr, "slc: error: reading standard input needs -o FILE (or -S)\n");
+            goto done;
+        }
+        size_t n = strlen(input);
+        path = malloc(n + 6);
+        if (path) {
+            memcpy(path, input, n + 1);
+            if (n > 3 && !strcmp(path + n - 3, ".sl"))
+                path[n - 3] = 0;
+            strcat(path, ".fmag");
+        }
+    }
+    if (path && !strcmp(path, "-")) {
+        void *data;
+        size_t dlen;
+        if (fmag_vm_image_write(&img, &data, &dlen, err, sizeof err)) {
+            rc = fwrite(data, 1, dlen, stdout) == dlen ? 0 : 1;
+            free(data);
+        } else {
+            fprintf(stderr, "slc: error: %s\n", err);
+        }
+    } else if (!path || !fmag_vm_image_save(&img, path, err, sizeof err)) {
+        fprintf(stderr, "slc: error: %s\n", path ? err : "out of memory");
+    } else {
+        rc = 0;
+    }
+    free(path);
+done:
+    if (out && out != stdout && fclose(out) != 0)
+        rc = 1;
+    fmag_vm_image_free(&img);
+    fmag_context_destroy(ctx);
+    free(src);
+    return rc;
+}
