@@ -1,7 +1,8 @@
 /* The lowering driver: builds the DAG once, then tries every combination of arm
  * orientation, schedule and register policy and keeps the stream with the fewest
  * instructions, then the fewest registers (the first found on ties, so the
- * result is deterministic). Each try is one linear scan, so this stays cheap. */
+ * result is deterministic), then improves the winner's schedule by local search.
+ * Each try is one linear scan, so this stays cheap. */
 #include "CGInternal.h"
 
 #include <stdlib.h>
@@ -12,6 +13,77 @@ static bool better(const cg_result *a, const cg_result *b)
     if (a->ncode != b->ncode)
         return a->ncode < b->ncode;
     return a->regs < b->regs;
+}
+
+/* Local search on the winning schedule: move one node to each other legal
+ * position and keep the move when it strictly improves (instructions, then
+ * registers). Bounded so that lowering stays linear-ish on big programs. */
+#define CG_IMPROVE_MAX_NODES 120u
+#define CG_IMPROVE_BUDGET 6000u
+
+static bool uses_value(const cg_node *n, int v)
+{
+    for (unsigned k = 0; k < 5; k++)
+        if (n->op[k].v == v)
+            return true;
+    return false;
+}
+
+static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy, cg_result *best)
+{
+    if (n < 2 || n > CG_IMPROVE_MAX_NODES)
+        return 0;
+    unsigned *trial = malloc(sizeof *trial * n);
+    if (!trial)
+        return 0;
+    unsigned tries = 0;
+    bool progress = true;
+    while (progress && tries < CG_IMPROVE_BUDGET) {
+        progress = false;
+        for (unsigned i = 0; i < n && tries < CG_IMPROVE_BUDGET; i++) {
+            unsigned node = order[i];
+            int x = (int)(g->nin + node);
+            /* Legal window: after the last operand's definition, before the first user. */
+            unsigned lo = 0, hi = n - 1;
+            for (unsigned k = 0; k < i; k++)
+                if (uses_value(&g->nodes[node], (int)(g->nin + order[k])))
+                    lo = k + 1;
+            for (unsigned k = n; k-- > i + 1;)
+                if (uses_value(&g->nodes[order[k]], x))
+                    hi = k - 1;
+            for (unsigned j = lo; j <= hi && tries < CG_IMPROVE_BUDGET; j++) {
+                if (j == i)
+                    continue;
+                /* trial = order with node moved from i to j */
+                unsigned w = 0;
+                for (unsigned k = 0; k < n; k++) {
+                    if (k == i)
+                        continue;
+                    if (w == j)
+                        trial[w++] = node;
+                    trial[w++] = order[k];
+                }
+                if (w == j)
+                    trial[w++] = node;
+                cg_result r;
+                tries++;
+                if (!cg_regalloc(g, trial, n, policy, &r))
+                    continue;
+                if (better(&r, best)) {
+                    cg_result_free(best);
+                    *best = r;
+                    memcpy(order, trial, sizeof *order * n);
+                    progress = true;
+                    node = order[i];
+                    x = (int)(g->nin + node);
+                    break;
+                }
+                cg_result_free(&r);
+            }
+        }
+    }
+    free(trial);
+    return tries;
 }
 
 bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats)
@@ -26,7 +98,10 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
     unsigned variants = 0;
     unsigned *order = malloc(sizeof *order * (base.nnodes + 1));
     unsigned *prev = malloc(sizeof *prev * (base.nnodes + 1));
-    if (!order || !prev)
+    unsigned *best_order = malloc(sizeof *best_order * (base.nnodes + 1));
+    int best_orient = 0, best_policy = 0;
+    unsigned best_n = 0;
+    if (!order || !prev || !best_order)
         oom = true;
     for (int orient = 0; orient < 3 && !oom; orient++) {
         cg_dag g;
@@ -62,6 +137,10 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
                     cg_result_free(&best);
                     best = r;
                     have = true;
+                    best_orient = orient;
+                    best_policy = policy;
+                    best_n = (unsigned)n;
+                    memcpy(best_order, order, sizeof *order * (unsigned)n);
                 } else {
                     cg_result_free(&r);
                 }
@@ -69,8 +148,19 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
         }
         cg_dag_free(&g);
     }
+    if (have && !oom) {
+        cg_dag g;
+        if (cg_dag_copy(&base, &g)) {
+            cg_dag_orient(&g, best_orient);
+            cg_dag_fuse_select_arm(&g);
+            cg_dag_dce(&g);
+            variants += improve(&g, best_order, best_n, best_policy, &best);
+            cg_dag_free(&g);
+        }
+    }
     free(order);
     free(prev);
+    free(best_order);
     unsigned nin = base.nin, nout = base.nout;
     cg_dag_free(&base);
     if (!have) {
