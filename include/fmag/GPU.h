@@ -28,6 +28,22 @@ bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *pro
                            const uint32_t *prog_index, const float *in, size_t in_stride,
                            float *out, size_t out_stride, size_t n, char *err, size_t errlen);
 
+/* Benchmark entry point: the same work as fmag_gpu_run_per_lane, but every element is
+ * evaluated `evals` times (evaluation k > 0 adds k/16 to each input; out receives the sum of
+ * the evaluations' outputs, added in order in float), and the launch is repeated `reps` times
+ * on data already on the device; *median_ms is the median time of one launch (transfers
+ * excluded). evals == 1 computes exactly what fmag_gpu_run_per_lane does. */
+bool fmag_gpu_time_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *progs,
+                            size_t nprogs, const uint32_t *prog_index, const float *in,
+                            size_t in_stride, float *out, size_t out_stride, size_t n,
+                            unsigned evals, unsigned reps, double *median_ms, char *err,
+                            size_t errlen);
+
+/* Largest `regs` a program may have on each back end (the register file is specialized to
+ * the next power of two). */
+#define FMAG_GPU_VK_MAX_REGS 4096u
+#define FMAG_GPU_CUDA_MAX_REGS 4096u
+
 #ifdef __cplusplus
 }
 #endif

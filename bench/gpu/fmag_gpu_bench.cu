@@ -1,0 +1,877 @@
+// bench/gpu: FMAG interpreters against native straight-line CUDA (NVRTC) and a conventional
+// opcode-switch interpreter, uniform and per-lane, checked bit-exactly on sampled elements.
+// Built and run by bench/gpu/run.sh on the H200; see docs/PERFORMANCE.md.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define FMAG_CUDA_DEFINE_CONSTANT
+#include "../../gpu/fmag_cuda.cuh"
+#include "../../gpu/fmag_gpu_host.h"
+
+#ifdef FMAG_BENCH_VULKAN
+#include "fmag/GPU.h"
+#endif
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CKD(x)                                                                                     \
+    do {                                                                                           \
+        CUresult e_ = (x);                                                                         \
+        if (e_ != CUDA_SUCCESS) {                                                                  \
+            const char *s_ = "?";                                                                  \
+            cuGetErrorString(e_, &s_);                                                             \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_);                        \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CKR(x)                                                                                     \
+    do {                                                                                           \
+        nvrtcResult e_ = (x);                                                                      \
+        if (e_ != NVRTC_SUCCESS) {                                                                 \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, nvrtcGetErrorString(e_));  \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const int T = 128;
+static const int RF = 16;
+
+typedef fmag_gpu_word4 W4;
+static uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static float bitsf(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+// ---------------------------------------------------------------- programs
+struct Opnd {
+    bool reg;
+    uint32_t v; // register index or float bits
+};
+static Opnd R(int r) { return {true, (uint32_t)r}; }
+static Opnd L(float f) { return {false, fbits(f)}; }
+static uint32_t enc(Opnd o) { return o.reg ? (0x7FC00000u | o.v) : o.v; }
+
+// The conventional interpreter's instruction: x = op | dst<<8 | kflags<<16 | s0<<24,
+// y/z/w = s1/s2/s3 (register index, or float bits when the kflags bit is set).
+enum SOp {
+    S_NOP, S_MOV, S_ADD, S_SUB, S_MUL, S_FMA, S_MIN, S_MAX, S_ABS, S_RELU, S_SELECT, S_GT,
+    S_CFMA, S_CLAMP, S_SMOOTH
+};
+
+struct Prog {
+    std::string name;
+    int regs = RF, nin = 4, nout = 1;
+    std::vector<W4> code;  // FMAG
+    std::vector<W4> scode; // switch interpreter
+};
+
+struct Gen {
+    Prog &p;
+    uint64_t st;
+    Gen(Prog &pp, uint64_t seed) : p(pp), st(seed * 0x9E3779B97F4A7C15ull + 1) {}
+    uint32_t rnd()
+    {
+        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+        return (uint32_t)(st >> 11);
+    }
+    float lit() { return (float)((int)(rnd() % 33) - 16) / 8.0f; } // [-2, 2] in 1/8 steps
+    void f(int d, int a, Opnd b, Opnd c, Opnd g)
+    {
+        p.code.push_back({enc(b), enc(c), enc(g), (uint32_t)d | ((uint32_t)a << 16)});
+    }
+    void s(SOp op, int d, int s0, Opnd s1 = R(0), Opnd s2 = R(0), Opnd s3 = R(0))
+    {
+        uint32_t k = (s1.reg ? 0 : 1) | (s2.reg ? 0 : 2) | (s3.reg ? 0 : 4);
+        p.scode.push_back({(uint32_t)op | (uint32_t)d << 8 | k << 16 | (uint32_t)s0 << 24, s1.v,
+                           s2.v, s3.v});
+    }
+    void copy(int d, int x) { f(d, x, L(1), L(-0.0f), L(1)); }
+};
+
+// Translates an FMAG stream 1:1 into the switch interpreter's ops (P1, P3).
+static void translate_to_switch(Prog &p)
+{
+    Gen g(p, 0);
+    for (const W4 &w : p.code) {
+        int d = w.da & 0xFFFF, a = w.da >> 16;
+        Opnd b = fmag_gpu_is_ref(w.b) ? R(w.b & 0xFFFF) : Opnd{false, w.b};
+        Opnd c = fmag_gpu_is_ref(w.c) ? R(w.c & 0xFFFF) : Opnd{false, w.c};
+        if (fmag_gpu_is_ref(w.g)) {
+            g.s(S_CFMA, d, a, b, c, R(w.g & 0xFFFF));
+        } else if (bitsf(w.g) > 0) {
+            if (!b.reg && bitsf(b.v) == 1.0f)
+                g.s(S_ADD, d, a, c);
+            else if (!c.reg && c.v == 0x80000000u)
+                g.s(S_MUL, d, a, b);
+            else
+                g.s(S_FMA, d, a, b, c);
+        }
+    }
+}
+
+static Prog make_horner(int seed)
+{
+    Prog p;
+    p.name = "P1-horner24";
+    p.nin = 1, p.nout = 1, p.regs = 2;
+    Gen g(p, 100 + seed);
+    // r1 = c24*x + c23; r1 = r1*x + c_k ...; r0 = r1*x + c0
+    g.f(1, 0, L(g.lit() / 16), L(g.lit()), L(1));
+    for (int k = 22; k >= 1; --k)
+        g.f(1, 1, R(0), L(g.lit() / 4), L(1));
+    g.f(0, 1, R(0), L(g.lit()), L(1));
+    translate_to_switch(p);
+    return p;
+}
+
+static Prog make_random(int seed)
+{
+    Prog p;
+    p.name = "P3-random64";
+    p.nin = 4, p.nout = 2, p.regs = 16;
+    Gen g(p, 300 + seed);
+    for (int i = 0; i < 64; ++i) {
+        int d = g.rnd() % 16, a = g.rnd() % 16;
+        Opnd b = g.rnd() % 10 < 3 ? R(g.rnd() % 16) : L(g.lit() / 2);
+        Opnd c = g.rnd() % 2 ? R(g.rnd() % 16) : L(g.lit());
+        Opnd gg = g.rnd() % 4 == 0 ? R(g.rnd() % 16) : L(1);
+        g.f(d, a, b, c, gg);
+    }
+    translate_to_switch(p);
+    return p;
+}
+
+// Node graph: high-level ops over value registers r0..r11 (r0..r3 inputs), scratch r12..r15.
+// Each op is emitted twice: as one switch-interpreter op and as its FMAG lowering, computing
+// bit-identical results (the switch ops are defined by the same float operations).
+static Prog make_nodegraph(int seed)
+{
+    Prog p;
+    p.name = "P2-nodegraph";
+    p.nin = 4, p.nout = 1, p.regs = 16;
+    Gen g(p, 200 + seed);
+    const int T0 = 12, T1 = 13, T2 = 14;
+    int ndef = 4;
+    auto src = [&]() { return (int)(g.rnd() % ndef); };
+    auto dst = [&]() {
+        if (ndef < 12 && g.rnd() % 3)
+            return ndef++;
+        return (int)(g.rnd() % ndef);
+    };
+    // select into d: d = gr > 0 ? t : f (t, f, gr registers)
+    auto fsel = [&](int d, int t, int fr, int gr) {
+        int x = (d == t || d == gr) ? T1 : d;
+        if (x != fr)
+            g.copy(x, fr);
+        g.f(x, t, L(1), L(-0.0f), R(gr));
+        if (x != d)
+            g.copy(d, x);
+    };
+    auto fclamp = [&](int d, int x, float lo, float hi) {
+        g.f(T0, x, L(1), L(-lo), L(1));       // t = x - lo
+        g.f(T1, T0, L(0), L(lo), L(1));       // m = t*0 + lo
+        g.f(T1, x, L(1), L(-0.0f), R(T0));    // m = t > 0 ? x : m
+        g.f(T0, T1, L(1), L(-hi), L(1));      // u = m - hi
+        if (d != T1)
+            g.copy(d, T1);                    // r = m
+        g.f(d, T0, L(0), L(hi), R(T0));       // r = u > 0 ? u*0 + hi : r
+    };
+    bool last = false;
+    while (!last) {
+        last = p.code.size() >= 52;
+        int op = g.rnd() % 12;
+        int a = src(), b = src(), c = src();
+        int d = last ? 0 : dst();
+        float k = g.lit();
+        switch (op) {
+        case 0: // add
+            g.s(S_ADD, d, a, R(b));
+            g.f(d, a, L(1), R(b), L(1));
+            break;
+        case 1: // sub
+            g.s(S_SUB, d, a, R(b));
+            g.f(d, b, L(-1), R(a), L(1));
+            break;
+        case 2: // mul by constant
+            g.s(S_MUL, d, a, L(k));
+            g.f(d, a, L(k), L(-0.0f), L(1));
+            break;
+        case 3: // fma with constant addend
+            g.s(S_FMA, d, a, R(b), L(k));
+            g.f(d, a, R(b), L(k), L(1));
+            break;
+        case 4: // max(a, b) = (a - b > 0) ? a : b
+            g.s(S_MAX, d, a, R(b));
+            g.f(T0, b, L(-1), R(a), L(1));
+            fsel(d, a, b, T0);
+            break;
+        case 5: // min(a, b) = (a - b > 0) ? b : a
+            g.s(S_MIN, d, a, R(b));
+            g.f(T0, b, L(-1), R(a), L(1));
+            fsel(d, b, a, T0);
+            break;
+        case 6: { // abs(a) = a > 0 ? a : -a
+            g.s(S_ABS, d, a);
+            int x = d == a ? T1 : d;
+            g.f(x, a, L(-1), L(-0.0f), L(1));
+            g.f(x, a, L(1), L(-0.0f), R(a));
+            if (x != d)
+                g.copy(d, x);
+            break;
+        }
+        case 7: { // relu(a) = a > 0 ? a : a*0 + 0
+            g.s(S_RELU, d, a);
+            int x = d == a ? T1 : d;
+            g.f(x, a, L(0), L(0), L(1));
+            g.f(x, a, L(1), L(-0.0f), R(a));
+            if (x != d)
+                g.copy(d, x);
+            break;
+        }
+        case 8: // select(a, b, c) = c > 0 ? a : b
+            g.s(S_SELECT, d, a, R(b), R(c));
+            fsel(d, a, b, c);
+            break;
+        case 9: // gt(a, b) = (a - b > 0) ? t*0 + 1 : t*0 + 0
+            g.s(S_GT, d, a, R(b));
+            g.f(T0, b, L(-1), R(a), L(1));
+            g.f(d, T0, L(0), L(0), L(1));
+            g.f(d, T0, L(0), L(1), R(T0));
+            break;
+        case 10: { // clamp(a, lo, hi), a software op with internal branches
+            float lo = -fabsf(k) - 0.5f, hi = fabsf(k) + 0.25f;
+            g.s(S_CLAMP, d, a, L(lo), L(hi));
+            fclamp(d, a, lo, hi);
+            break;
+        }
+        default: // smoothstep(a): t = clamp(a, 0, 1); t*t*(3 - 2t), software op
+            g.s(S_SMOOTH, d, a);
+            fclamp(T2, a, 0.0f, 1.0f);
+            g.f(T0, T2, R(T2), L(-0.0f), L(1)); // v = t*t
+            g.f(T1, T2, L(-2), L(3), L(1));     // w = 3 - 2t
+            g.f(d, T0, R(T1), L(-0.0f), L(1));  // v*w
+            break;
+        }
+    }
+    return p;
+}
+
+// ---------------------------------------------------------------- host references
+static void host_fmag(const Prog &p, const float *in, unsigned evals, float *out)
+{
+    float r[256];
+    for (unsigned ev = 0; ev < evals; ++ev) {
+        for (int i = 0; i < p.regs; ++i)
+            r[i] = i < p.nin ? (ev ? in[i] + (float)ev * 0.0625f : in[i]) : 0.0f;
+        for (const W4 &w : p.code) {
+            float b = fmag_gpu_is_ref(w.b) ? r[w.b & 0xFFFF] : bitsf(w.b);
+            float c = fmag_gpu_is_ref(w.c) ? r[w.c & 0xFFFF] : bitsf(w.c);
+            float g = fmag_gpu_is_ref(w.g) ? r[w.g & 0xFFFF] : bitsf(w.g);
+            if (g > 0)
+                r[w.da & 0xFFFF] = fmaf(r[w.da >> 16], b, c);
+        }
+        for (int i = 0; i < p.nout; ++i)
+            out[i] = ev ? out[i] + r[i] : r[i];
+    }
+}
+
+// ---------------------------------------------------------------- switch interpreter
+__device__ __forceinline__ float s_opnd(const float *r, uint32_t k, int i, uint32_t v)
+{
+    return (k >> i) & 1 ? __uint_as_float(v) : r[v & 15];
+}
+
+__device__ __noinline__ float s_clamp(float x, float lo, float hi)
+{
+    float t = __fsub_rn(x, lo), m;
+    if (t > 0.0f)
+        m = x;
+    else
+        m = fmaf(t, 0.0f, lo);
+    float u = __fsub_rn(m, hi);
+    if (u > 0.0f)
+        return fmaf(u, 0.0f, hi);
+    return m;
+}
+
+template <bool PERLANE>
+__global__ void __launch_bounds__(128) k_switch(fmag_cuda_args p)
+{
+    unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= p.n)
+        return;
+    unsigned prog = 0, nin = p.nin, nout = p.nout, ninstr = p.ninstr;
+    if (PERLANE) {
+        prog = p.prog_index[e];
+        uint4 h = p.progs[prog];
+        nin = h.x, nout = h.y;
+    }
+    float r[16];
+    for (unsigned ev = 0; ev < p.evals; ++ev) {
+        for (int i = 0; i < 16; ++i)
+            r[i] = 0.0f;
+        for (unsigned i = 0; i < nin; ++i)
+            r[i] = fmag_cuda_input(p, e, i, ev);
+        for (unsigned i = 0; i < ninstr; ++i) {
+            uint4 w = PERLANE ? __ldg(&p.code[(size_t)i * p.nprogs + prog]) : __ldg(&p.code[i]);
+            uint32_t op = w.x & 0xFF, d = (w.x >> 8) & 15, k = (w.x >> 16) & 0xFF, a = w.x >> 24;
+            float x = r[a & 15], res;
+            switch (op) {
+            case S_NOP: continue;
+            case S_MOV: res = x; break;
+            case S_ADD: res = __fadd_rn(x, s_opnd(r, k, 0, w.y)); break;
+            case S_SUB: res = __fsub_rn(x, s_opnd(r, k, 0, w.y)); break;
+            case S_MUL: res = __fmul_rn(x, s_opnd(r, k, 0, w.y)); break;
+            case S_FMA: res = fmaf(x, s_opnd(r, k, 0, w.y), s_opnd(r, k, 1, w.z)); break;
+            case S_MAX: {
+                float y = s_opnd(r, k, 0, w.y);
+                res = __fsub_rn(x, y) > 0.0f ? x : y;
+                break;
+            }
+            case S_MIN: {
+                float y = s_opnd(r, k, 0, w.y);
+                res = __fsub_rn(x, y) > 0.0f ? y : x;
+                break;
+            }
+            case S_ABS: res = x > 0.0f ? x : -x; break;
+            case S_RELU: res = x > 0.0f ? x : fmaf(x, 0.0f, 0.0f); break;
+            case S_SELECT:
+                res = s_opnd(r, k, 1, w.z) > 0.0f ? x : s_opnd(r, k, 0, w.y);
+                break;
+            case S_GT: {
+                float t = __fsub_rn(x, s_opnd(r, k, 0, w.y));
+                res = t > 0.0f ? fmaf(t, 0.0f, 1.0f) : fmaf(t, 0.0f, 0.0f);
+                break;
+            }
+            case S_CFMA:
+                if (!(s_opnd(r, k, 2, w.w) > 0.0f))
+                    continue;
+                res = fmaf(x, s_opnd(r, k, 0, w.y), s_opnd(r, k, 1, w.z));
+                break;
+            case S_CLAMP: res = s_clamp(x, s_opnd(r, k, 0, w.y), s_opnd(r, k, 1, w.z)); break;
+            case S_SMOOTH: {
+                float t = s_clamp(x, 0.0f, 1.0f);
+                res = __fmul_rn(__fmul_rn(t, t), fmaf(t, -2.0f, 3.0f));
+                break;
+            }
+            default: continue;
+            }
+            r[d] = res;
+        }
+        for (unsigned i = 0; i < nout; ++i)
+            fmag_cuda_output(p, e, i, ev, r[i]);
+    }
+}
+
+// ---------------------------------------------------------------- FMAG kernels (instances)
+template <bool PL> __global__ void __launch_bounds__(128) k_local(fmag_cuda_args p)
+{
+    fmag_k_local<RF, PL>(p);
+}
+template <int K, bool PL, int RFS = RF>
+__global__ void __launch_bounds__(128) k_shared(fmag_cuda_args p)
+{
+    fmag_k_shared<RFS, K, T, PL>(p);
+}
+template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_spec(fmag_cuda_args p)
+{
+    fmag_k_spec<RFS, K, T>(p);
+}
+
+// ---------------------------------------------------------------- native code (NVRTC)
+static std::string lit_src(uint32_t w)
+{
+    char b[64];
+    snprintf(b, sizeof b, "__uint_as_float(0x%08xu)", w);
+    return b;
+}
+static std::string opnd_src(uint32_t w)
+{
+    if (fmag_gpu_is_ref(w))
+        return "r" + std::to_string(w & 0xFFFF);
+    return lit_src(w);
+}
+static std::string native_body(const Prog &p)
+{
+    std::string s;
+    s += "      for (unsigned ev = 0; ev < evals; ++ev) {\n";
+    for (int i = 0; i < p.regs; ++i) {
+        if (i < p.nin)
+            s += "        float r" + std::to_string(i) + " = in[(size_t)e*is+" +
+                 std::to_string(i) + "]; if (ev) r" + std::to_string(i) + " = __fadd_rn(r" +
+                 std::to_string(i) + ", (float)ev * 0.0625f);\n";
+        else
+            s += "        float r" + std::to_string(i) + " = 0.0f;\n";
+    }
+    for (const W4 &w : p.code) {
+        std::string d = "r" + std::to_string(w.da & 0xFFFF), a = "r" + std::to_string(w.da >> 16);
+        std::string f = "fmaf(" + a + ", " + opnd_src(w.b) + ", " + opnd_src(w.c) + ")";
+        if (fmag_gpu_is_ref(w.g))
+            s += "        " + d + " = (" + opnd_src(w.g) + " > 0.0f) ? " + f + " : " + d + ";\n";
+        else if (bitsf(w.g) > 0)
+            s += "        " + d + " = " + f + ";\n";
+    }
+    for (int i = 0; i < p.nout; ++i) {
+        std::string o = "out[(size_t)e*os+" + std::to_string(i) + "]";
+        s += "        " + o + " = ev ? __fadd_rn(" + o + ", r" + std::to_string(i) + ") : r" +
+             std::to_string(i) + ";\n";
+    }
+    s += "      }\n";
+    return s;
+}
+static const char *native_head =
+    "extern \"C\" __global__ void __launch_bounds__(128) k(const float *in, float *out, "
+    "const unsigned *pi, unsigned n, unsigned is, unsigned os, unsigned evals) {\n"
+    "  unsigned e = blockIdx.x * blockDim.x + threadIdx.x; if (e >= n) return;\n";
+
+struct Native {
+    CUmodule mod;
+    CUfunction fn;
+    double compile_ms;
+};
+static Native native_compile(const std::string &src)
+{
+    Native nv;
+    auto t0 = std::chrono::steady_clock::now();
+    nvrtcProgram prog;
+    CKR(nvrtcCreateProgram(&prog, src.c_str(), "fmag_native.cu", 0, nullptr, nullptr));
+    const char *opts[] = {"--gpu-architecture=sm_90", "-fmad=false"};
+    nvrtcResult rc = nvrtcCompileProgram(prog, 2, opts);
+    if (rc != NVRTC_SUCCESS) {
+        size_t ls;
+        nvrtcGetProgramLogSize(prog, &ls);
+        std::string log(ls, 0);
+        nvrtcGetProgramLog(prog, &log[0]);
+        fprintf(stderr, "nvrtc: %s\n", log.c_str());
+        exit(1);
+    }
+    size_t cs;
+    CKR(nvrtcGetCUBINSize(prog, &cs));
+    std::vector<char> cubin(cs);
+    CKR(nvrtcGetCUBIN(prog, cubin.data()));
+    nvrtcDestroyProgram(&prog);
+    auto t1 = std::chrono::steady_clock::now();
+    nv.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    CKD(cuModuleLoadData(&nv.mod, cubin.data()));
+    CKD(cuModuleGetFunction(&nv.fn, nv.mod, "k"));
+    return nv;
+}
+
+// ---------------------------------------------------------------- harness
+struct Workload {
+    std::string name;
+    bool perlane;
+    std::vector<Prog> progs; // 1 (uniform) or 32 (per lane)
+};
+
+static unsigned N = 8u << 20;
+static unsigned EVALS = 16;
+static const unsigned NPL = 32; // programs in a per-lane workload
+static float *d_in, *d_out;
+static unsigned *d_pi;
+static std::vector<float> h_in;
+static std::vector<unsigned> h_pi;
+static const unsigned IS = 4, OS = 2;
+static FILE *csv;
+
+template <typename F> static double time_ms(F launch, int reps = 7)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    launch();
+    launch();
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+        CK(cudaEventRecord(a));
+        launch();
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    CK(cudaGetLastError());
+    std::sort(t.begin(), t.end());
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return t[t.size() / 2];
+}
+
+// Compares sampled elements against the host reference; NaNs compare equal to NaNs.
+static int check(const Workload &w, unsigned evals, const char *what)
+{
+    std::vector<float> out((size_t)N * OS);
+    CK(cudaMemcpy(out.data(), d_out, out.size() * 4, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    uint64_t s = 12345;
+    for (int k = 0; k < 4096; ++k) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        unsigned e = k < 4 ? N - 1 - k : (unsigned)(s % N);
+        const Prog &p = w.progs[w.perlane ? h_pi[e] : 0];
+        float ref[8];
+        host_fmag(p, &h_in[(size_t)e * IS], evals, ref);
+        for (int i = 0; i < p.nout; ++i) {
+            float g = out[(size_t)e * OS + i];
+            bool ok = fbits(g) == fbits(ref[i]) || (std::isnan(g) && std::isnan(ref[i]));
+            if (!ok && bad++ < 3)
+                fprintf(stderr, "  MISMATCH %s %s elem %u out %d: got %a want %a\n",
+                        w.name.c_str(), what, e, i, g, ref[i]);
+        }
+    }
+    return bad;
+}
+
+static void poison() { CK(cudaMemset(d_out, 0xFF, (size_t)N * OS * 4)); }
+
+struct Row {
+    std::string wl, impl;
+    double ms;
+    int bad;
+};
+static std::vector<Row> rows;
+
+static double lane_instr(const Workload &w)
+{
+    // FMAG instructions executed, summed over elements and evaluations
+    double s = 0;
+    if (!w.perlane)
+        return (double)w.progs[0].code.size() * N * EVALS;
+    std::vector<double> cnt(NPL, 0);
+    for (unsigned e = 0; e < N; ++e)
+        cnt[h_pi[e]] += 1;
+    for (unsigned k = 0; k < NPL; ++k)
+        s += cnt[k] * w.progs[k].code.size();
+    return s * EVALS;
+}
+
+static void record(const Workload &w, const char *impl, double ms, int bad)
+{
+    rows.push_back({w.name, impl, ms, bad});
+    double li = lane_instr(w);
+    printf("  %-8s %-14s %9.3f ms  %8.3f Gelem/s  %7.3f T lane-instr/s  %s\n", w.name.c_str(),
+           impl, ms, (double)N * EVALS / ms / 1e6, li / ms / 1e9, bad ? "MISMATCH" : "exact");
+    fprintf(csv, "%s,%s,%.4f,%.6f,%.6f,%d\n", w.name.c_str(), impl, ms,
+            (double)N * EVALS / ms / 1e6, li / ms / 1e9, bad);
+    fflush(stdout);
+}
+
+static uint4 *upload_code(const std::vector<const std::vector<W4> *> &codes, unsigned *ninstr)
+{
+    // one program: as is; several: interleaved [instr][program], padded with no-ops
+    size_t maxlen = 0;
+    for (auto *c : codes)
+        maxlen = std::max(maxlen, c->size());
+    std::vector<W4> il(maxlen * codes.size(), W4{0, 0, 0, 0});
+    for (size_t i = 0; i < maxlen; ++i)
+        for (size_t k = 0; k < codes.size(); ++k)
+            if (i < codes[k]->size())
+                il[i * codes.size() + k] = (*codes[k])[i];
+    uint4 *d;
+    CK(cudaMalloc(&d, std::max<size_t>(il.size(), 1) * 16));
+    CK(cudaMemcpy(d, il.data(), il.size() * 16, cudaMemcpyHostToDevice));
+    *ninstr = (unsigned)maxlen;
+    return d;
+}
+
+template <typename K> static void set_smem(K k, size_t bytes)
+{
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+}
+
+static void run_workload(Workload &w, std::vector<std::pair<std::string, double>> &compile_log)
+{
+    printf("%s (%s, %zu program%s, %zu FMAG instr%s, %zu switch ops, N=%u x %u evals)\n",
+           w.name.c_str(), w.perlane ? "per-lane" : "uniform", w.progs.size(),
+           w.progs.size() > 1 ? "s" : "", w.progs[0].code.size(), w.perlane ? " (first)" : "",
+           w.progs[0].scode.size(), N, EVALS);
+    fmag_cuda_args a;
+    memset(&a, 0, sizeof a);
+    a.in = d_in, a.out = d_out, a.n = N, a.in_stride = IS, a.out_stride = OS, a.evals = EVALS;
+    a.nprogs = (unsigned)w.progs.size();
+    a.prog_index = d_pi;
+    std::vector<uint4> hprogs;
+    unsigned maxregs = 0, maxnin = 0, maxnout = 0;
+    bool zero = false;
+    uint8_t scratch[256];
+    for (auto &p : w.progs) {
+        hprogs.push_back(make_uint4(p.nin, p.nout, p.regs, (unsigned)p.code.size()));
+        maxregs = std::max(maxregs, (unsigned)p.regs);
+        maxnin = std::max(maxnin, (unsigned)p.nin);
+        maxnout = std::max(maxnout, (unsigned)p.nout);
+        zero |= fmag_gpu_needs_zero_init(p.code.data(), (uint32_t)p.code.size(), p.nin, RF,
+                                         scratch);
+    }
+    uint4 *d_progs;
+    CK(cudaMalloc(&d_progs, hprogs.size() * 16));
+    CK(cudaMemcpy(d_progs, hprogs.data(), hprogs.size() * 16, cudaMemcpyHostToDevice));
+    a.progs = d_progs;
+    a.nin = maxnin, a.nout = maxnout, a.regs = maxregs, a.zero_init = zero;
+    std::vector<const std::vector<W4> *> fc, sc;
+    for (auto &p : w.progs)
+        fc.push_back(&p.code), sc.push_back(&p.scode);
+    unsigned nf, ns;
+    uint4 *d_f = upload_code(fc, &nf), *d_s = upload_code(sc, &ns);
+    printf("  zero-init needed: %s\n", zero ? "yes" : "no");
+
+    // native
+    {
+        std::string src = native_head;
+        if (!w.perlane) {
+            src += native_body(w.progs[0]);
+        } else {
+            src += "  switch (pi[e]) {\n";
+            for (unsigned k = 0; k < w.progs.size(); ++k)
+                src += "  case " + std::to_string(k) + ": {\n" + native_body(w.progs[k]) +
+                       "  } break;\n";
+            src += "  }\n";
+        }
+        src += "}\n";
+        Native nv = native_compile(src);
+        compile_log.push_back({w.name, nv.compile_ms});
+        unsigned n = N, is = IS, os = OS, ev = EVALS;
+        void *args[] = {&d_in, &d_out, &d_pi, &n, &is, &os, &ev};
+        poison();
+        double ms = time_ms([&] {
+            CKD(cuLaunchKernel(nv.fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, 0, args, 0));
+        });
+        record(w, w.perlane ? "native-switch" : "native", ms, check(w, EVALS, "native"));
+        cuModuleUnload(nv.mod);
+    }
+    // switch interpreter
+    {
+        fmag_cuda_args s = a;
+        s.code = d_s, s.ninstr = ns;
+        poison();
+        double ms = time_ms([&] {
+            if (w.perlane)
+                k_switch<true><<<(N + 127) / 128, 128>>>(s);
+            else
+                k_switch<false><<<(N + 127) / 128, 128>>>(s);
+        });
+        record(w, "switch", ms, check(w, EVALS, "switch"));
+    }
+    a.code = d_f, a.ninstr = nf;
+    // F1: local array
+    {
+        poison();
+        double ms = time_ms([&] {
+            if (w.perlane)
+                k_local<true><<<(N + 127) / 128, 128>>>(a);
+            else
+                k_local<false><<<(N + 127) / 128, 128>>>(a);
+        });
+        record(w, "F1-local", ms, check(w, EVALS, "F1"));
+    }
+    // G<K>: shared register file, raw stream
+    auto runG = [&](auto kern, int K, const char *name, fmag_cuda_args args, int rf = RF,
+                    int carveout = -1) {
+        size_t smem = (size_t)rf * K * T * 4;
+        set_smem(kern, smem);
+        CK(cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+        unsigned grid = (N + K * T - 1) / (K * T);
+        poison();
+        double ms = time_ms([&] { kern<<<grid, T, smem>>>(args); });
+        record(w, name, ms, check(w, EVALS, name));
+    };
+    if (w.perlane) {
+        runG(k_shared<1, true>, 1, "G1-shared", a);
+        runG(k_shared<2, true>, 2, "G2-shared", a);
+        runG(k_shared<4, true>, 4, "G4-shared", a);
+        runG(k_shared<8, true>, 8, "G8-shared", a);
+        // leave L1 room for the 32 programs' streams (shared memory carve-out, percent)
+        runG(k_shared<4, true>, 4, "G4-carve75", a, RF, 75);
+        runG(k_shared<4, true>, 4, "G4-carve60", a, RF, 60);
+        runG(k_shared<8, true>, 8, "G8-carve75", a, RF, 75);
+        if (maxregs <= 2) {
+            runG(k_shared<4, true, 2>, 4, "G4-rf2", a, 2);
+            runG(k_shared<8, true, 2>, 8, "G8-rf2", a, 2);
+        }
+    } else {
+        runG(k_shared<1, false>, 1, "G1-shared", a);
+        runG(k_shared<2, false>, 2, "G2-shared", a);
+        runG(k_shared<4, false>, 4, "G4-shared", a);
+        runG(k_shared<8, false>, 8, "G8-shared", a);
+        // U<K>: pre-decoded stream in constant memory, warp-uniform switch on operand kinds
+        const Prog &p = w.progs[0];
+        std::vector<W4> pd(p.code.size());
+        unsigned npd = fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), RF, pd.data());
+        CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+        fmag_cuda_args u = a;
+        u.ninstr = npd;
+        runG(k_spec<1>, 1, "U1-spec", u);
+        runG(k_spec<2>, 2, "U2-spec", u);
+        runG(k_spec<4>, 4, "U4-spec", u);
+        runG(k_spec<8>, 8, "U8-spec", u);
+        if (maxregs <= 2) {
+            unsigned n2 = fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), 2, pd.data());
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), n2 * 16));
+            runG(k_spec<4, 2>, 4, "U4-rf2", u, 2);
+            runG(k_spec<8, 2>, 8, "U8-rf2", u, 2);
+            runG(k_shared<4, false, 2>, 4, "G4-rf2", a, 2);
+            fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), RF, pd.data());
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+        }
+        runG(k_spec<4>, 4, "U4-carve75", u, RF, 75);
+        if (!zero) {
+            u.zero_init = 1;
+            runG(k_spec<4>, 4, "U4-spec+zero", u);
+            a.zero_init = 1;
+            runG(k_shared<4, false>, 4, "G4-shared+zero", a);
+            a.zero_init = 0;
+        }
+    }
+#ifdef FMAG_BENCH_VULKAN
+    extern void bench_vulkan(const Workload &w);
+    bench_vulkan(w);
+#endif
+    cudaFree(d_f);
+    cudaFree(d_s);
+    cudaFree(d_progs);
+}
+
+#ifdef FMAG_BENCH_VULKAN
+static fmag_gpu_runner *vk;
+void bench_vulkan(const Workload &w)
+{
+    if (!vk)
+        return;
+    std::vector<fmag_vm_program> vp(w.progs.size());
+    std::vector<const fmag_vm_program *> pp;
+    for (size_t k = 0; k < w.progs.size(); ++k) {
+        fmag_vm_program &v = vp[k];
+        memset(&v, 0, sizeof v);
+        v.name = (char *)w.progs[k].name.c_str();
+        v.regs = w.progs[k].regs, v.nin = w.progs[k].nin, v.nout = w.progs[k].nout;
+        v.ninstr = (uint32_t)w.progs[k].code.size();
+        v.code = (fmag_vm_instr *)w.progs[k].code.data();
+        pp.push_back(&v);
+    }
+    std::vector<float> out((size_t)N * OS);
+    double ms = 0;
+    char err[256];
+    if (!fmag_gpu_time_per_lane(vk, pp.data(), pp.size(), w.perlane ? h_pi.data() : nullptr,
+                                h_in.data(), IS, out.data(), OS, N, EVALS, 5, &ms, err,
+                                sizeof err)) {
+        printf("  vulkan: %s\n", err);
+        return;
+    }
+    CK(cudaMemcpy(d_out, out.data(), out.size() * 4, cudaMemcpyHostToDevice));
+    record(w, "vulkan", ms, check(w, EVALS, "vulkan"));
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (!strncmp(argv[i], "--n=", 4))
+            N = (unsigned)atoi(argv[i] + 4);
+        else if (!strncmp(argv[i], "--evals=", 8))
+            EVALS = (unsigned)atoi(argv[i] + 8);
+    }
+    csv = fopen(getenv("FMAG_BENCH_CSV") ? getenv("FMAG_BENCH_CSV") : "/dev/null", "w");
+    fprintf(csv, "workload,impl,ms,gelem_s,t_lane_instr_s,mismatches\n");
+    CK(cudaFree(0));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    int drv = 0;
+    cudaDriverGetVersion(&drv);
+    printf("device: %s, %d SMs, driver API %d; N=%u elements, %u evaluations each\n", prop.name,
+           prop.multiProcessorCount, drv, N, EVALS);
+    h_in.resize((size_t)N * IS);
+    uint64_t s = 987654321;
+    for (auto &x : h_in) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        x = (float)((double)(s >> 11) / (double)(1ull << 53) * 4.0 - 2.0);
+    }
+    h_pi.resize(N);
+    // per-lane: every lane of a warp a different program (a fixed permutation of 0..31)
+    for (unsigned e = 0; e < N; ++e)
+        h_pi[e] = (e * 7 + 3) % NPL;
+    CK(cudaMalloc(&d_in, (size_t)N * IS * 4));
+    CK(cudaMalloc(&d_out, (size_t)N * OS * 4));
+    CK(cudaMalloc(&d_pi, (size_t)N * 4));
+    CK(cudaMemcpy(d_in, h_in.data(), (size_t)N * IS * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_pi, h_pi.data(), (size_t)N * 4, cudaMemcpyHostToDevice));
+#ifdef FMAG_BENCH_VULKAN
+    {
+        char err[256];
+        vk = fmag_gpu_runner_create(FMAG_GPU_VULKAN, err, sizeof err);
+        printf("vulkan: %s\n", vk ? fmag_gpu_runner_describe(vk) : err);
+    }
+#endif
+
+    std::vector<Workload> wls;
+    Prog (*makers[3])(int) = {make_horner, make_nodegraph, make_random};
+    const char *names[3] = {"P1", "P2", "P3"};
+    for (int m = 0; m < 3; ++m) {
+        Workload u{std::string(names[m]) + "-U", false, {makers[m](0)}};
+        Workload l{std::string(names[m]) + "-L", true, {}};
+        for (unsigned k = 0; k < NPL; ++k)
+            l.progs.push_back(makers[m]((int)k + 1));
+        wls.push_back(u);
+        wls.push_back(l);
+    }
+    std::vector<std::pair<std::string, double>> compile_log;
+    for (auto &w : wls)
+        run_workload(w, compile_log);
+
+    // summary
+    printf("\nNVRTC compile latency (ms, one program or one 32-program switch kernel):");
+    for (auto &c : compile_log)
+        printf(" %s %.1f", c.first.c_str(), c.second);
+    printf("\n\nSUMMARY (median ms; ratios: native time / FMAG time is the fraction of native "
+           "speed; switch time / FMAG time)\n");
+    printf("%-6s %-14s %9s %10s %10s %9s %9s %s\n", "wl", "impl", "ms", "Gelem/s", "T-li/s",
+           "xNative", "vsSwitch", "check");
+    for (auto &w : wls) {
+        double tn = 0, ts = 0;
+        for (auto &r : rows)
+            if (r.wl == w.name && r.impl.rfind("native", 0) == 0)
+                tn = r.ms;
+            else if (r.wl == w.name && r.impl == "switch")
+                ts = r.ms;
+        double li = lane_instr(w);
+        for (auto &r : rows)
+            if (r.wl == w.name)
+                printf("%-6s %-14s %9.3f %10.2f %10.3f %8.1fx %8.2fx %s\n", r.wl.c_str(),
+                       r.impl.c_str(), r.ms, (double)N * EVALS / r.ms / 1e6, li / r.ms / 1e9,
+                       r.ms / tn, ts / r.ms, r.bad ? "MISMATCH" : "exact");
+    }
+    int bad = 0;
+    for (auto &r : rows)
+        bad += r.bad != 0;
+    printf("\n%d run(s) with mismatches\n", bad);
+#ifdef FMAG_BENCH_VULKAN
+    if (vk)
+        fmag_gpu_runner_destroy(vk);
+#endif
+    fclose(csv);
+    return bad ? 1 : 0;
+}

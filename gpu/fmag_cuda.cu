@@ -1,0 +1,57 @@
+// The CUDA kernels the library's runner embeds (nvcc -fatbin, sm_90 SASS + compute_90 PTX).
+// Names: fmag_spec_r<RF>_k<K> (uniform, pre-decoded stream in constant memory),
+// fmag_shared_r<RF>_k<K> / fmag_lane_r<RF>_k<K> (raw stream, uniform / per lane, shared-memory
+// register file), fmag_local_r<RF> / fmag_local_lane_r<RF> (large register files).
+// Which one runs is decided in lib/GPU/CudaRunner.c from the measurements in
+// docs/PERFORMANCE.md.
+#define FMAG_CUDA_DEFINE_CONSTANT
+#include "fmag_cuda.cuh"
+
+#define FMAG_T 128
+
+#define SPEC(RF, K)                                                                                \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_spec_r##RF##_k##K(fmag_cuda_args p)  \
+    {                                                                                              \
+        fmag_k_spec<RF, K, FMAG_T>(p);                                                             \
+    }
+#define SHARED(RF, K)                                                                              \
+    extern "C" __global__ void __launch_bounds__(FMAG_T)                                           \
+        fmag_shared_r##RF##_k##K(fmag_cuda_args p)                                                 \
+    {                                                                                              \
+        fmag_k_shared<RF, K, FMAG_T, false>(p);                                                    \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_lane_r##RF##_k##K(fmag_cuda_args p)  \
+    {                                                                                              \
+        fmag_k_shared<RF, K, FMAG_T, true>(p);                                                     \
+    }
+#define LOCAL(RF)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_local_r##RF(fmag_cuda_args p)        \
+    {                                                                                              \
+        fmag_k_local<RF, false>(p);                                                                \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_local_lane_r##RF(fmag_cuda_args p)   \
+    {                                                                                              \
+        fmag_k_local<RF, true>(p);                                                                 \
+    }
+
+SPEC(4, 4)
+SPEC(8, 4)
+SPEC(16, 4)
+SPEC(32, 4)
+SPEC(64, 2)
+SPEC(128, 1)
+SPEC(256, 1)
+SHARED(4, 1)
+SHARED(4, 4)
+SHARED(8, 1)
+SHARED(8, 4)
+SHARED(16, 1)
+SHARED(16, 4)
+SHARED(32, 1)
+SHARED(32, 4)
+SHARED(64, 1)
+SHARED(64, 2)
+SHARED(128, 1)
+SHARED(256, 1)
+LOCAL(1024)
+LOCAL(4096)

@@ -1,0 +1,236 @@
+/* FMAG CUDA interpreters: kernel templates shared by the library's CUDA runner
+ * (gpu/fmag_cuda.cu, embedded as a fatbin) and by bench/gpu, so the benchmark times exactly
+ * the code the runner ships.
+ *
+ * Register files never hold more than RF floats per element and every register index is
+ * masked with RF-1 (RF a power of two), so an untrusted stream cannot address memory outside
+ * its own register file. NVIDIA GPUs have no register-indexed addressing: a run-time-indexed
+ * `float r[RF]` lives in local memory (fmag_k_local). The shared-memory designs keep the
+ * register file in shared memory laid out [reg][element-slot][thread], which is free of bank
+ * conflicts whatever indices the lanes use, and let one decoded instruction drive K elements.
+ */
+#ifndef FMAG_CUDA_CUH
+#define FMAG_CUDA_CUH
+
+#include <stdint.h>
+
+/* Pre-decoded uniform streams live in constant memory: one fetch is broadcast to the warp. */
+#define FMAG_CUDA_MAX_UNIFORM 4096
+/* Kinds of a pre-decoded instruction: which of b, c, g are registers. */
+#define FMAG_CUDA_KIND_BREG 1u
+#define FMAG_CUDA_KIND_CREG 2u
+#define FMAG_CUDA_KIND_GREG 4u
+
+/* Kernel parameters, passed by value; the C runner declares the same struct. */
+struct fmag_cuda_args {
+    const uint4 *code;            /* raw stream: [ninstr] or, per lane, [ninstr][nprogs] */
+    const uint4 *progs;           /* per program {nin, nout, regs, ninstr} (per-lane only) */
+    const unsigned *prog_index;   /* per element (per-lane only) */
+    const float *in;              /* [n][in_stride] */
+    float *out;                   /* [n][out_stride] */
+    unsigned n, in_stride, out_stride, ninstr;
+    unsigned nprogs, nin, nout, regs;
+    unsigned evals;     /* evaluations per element (benchmarks); results are summed */
+    unsigned zero_init; /* 0: no register is read before it is written, skip zeroing */
+    unsigned pad0, pad1;
+};
+
+#ifdef FMAG_CUDA_DEFINE_CONSTANT
+__constant__ uint4 fmag_cuda_ucode[FMAG_CUDA_MAX_UNIFORM];
+#else
+extern __constant__ uint4 fmag_cuda_ucode[FMAG_CUDA_MAX_UNIFORM];
+#endif
+
+/* Evaluation ev > 0 of an element adds ev/16 (exact) to its inputs so
+ * repeated evaluations are not common subexpressions; ev == 0 uses the inputs unchanged. */
+__device__ __forceinline__ float fmag_cuda_input(const fmag_cuda_args &p, unsigned e, unsigned i,
+                                                 unsigned ev)
+{
+    float v = p.in[(size_t)e * p.in_stride + i];
+    return ev ? __fadd_rn(v, (float)ev * 0.0625f) : v;
+}
+
+__device__ __forceinline__ void fmag_cuda_output(const fmag_cuda_args &p, unsigned e, unsigned i,
+                                                 unsigned ev, float v)
+{
+    float *o = &p.out[(size_t)e * p.out_stride + i];
+    *o = ev ? __fadd_rn(*o, v) : v;
+}
+
+/* F1: the register file as a local array (local memory on NVIDIA). One element a thread. */
+template <int RF, bool PERLANE>
+__device__ __forceinline__ void fmag_k_local(const fmag_cuda_args &p)
+{
+    unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= p.n)
+        return;
+    unsigned nin = p.nin, nout = p.nout, ninstr = p.ninstr, prog = 0;
+    if (PERLANE) {
+        prog = p.prog_index[e];
+        uint4 h = p.progs[prog];
+        nin = h.x, nout = h.y;
+    }
+    float r[RF];
+    for (unsigned ev = 0; ev < p.evals; ++ev) {
+        for (unsigned i = 0; i < RF; ++i)
+            r[i] = 0.0f;
+        for (unsigned i = 0; i < nin && i < RF; ++i)
+            r[i] = fmag_cuda_input(p, e, i, ev);
+        for (unsigned i = 0; i < ninstr; ++i) {
+            uint4 w = PERLANE ? __ldg(&p.code[(size_t)i * p.nprogs + prog]) : __ldg(&p.code[i]);
+            float fb = __uint_as_float(w.x), fc = __uint_as_float(w.y), fg = __uint_as_float(w.z);
+            float vb = isnan(fb) ? r[w.x & (RF - 1)] : fb;
+            float vc = isnan(fc) ? r[w.y & (RF - 1)] : fc;
+            float vg = isnan(fg) ? r[w.z & (RF - 1)] : fg;
+            float res = fmaf(r[(w.w >> 16) & (RF - 1)], vb, vc);
+            if (vg > 0.0f)
+                r[w.w & (RF - 1)] = res;
+        }
+        for (unsigned i = 0; i < nout && i < RF; ++i)
+            fmag_cuda_output(p, e, i, ev, r[i]);
+    }
+}
+
+/* Shared-memory register file: element slot j of thread t, register x is at
+ * sm[(x*K + j)*T + t]. Thread t of block b runs elements (b*K + j)*T + t, j < K. */
+template <int RF, int K, int T>
+__device__ __forceinline__ void fmag_cuda_load_inputs(const fmag_cuda_args &p, float *sm,
+                                                      unsigned e0, unsigned ev, unsigned nin,
+                                                      unsigned regs, bool zero)
+{
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        unsigned e = e0 + j * T;
+        bool ok = e < p.n;
+        for (unsigned i = 0; i < nin && i < RF; ++i)
+            sm[(i * K + j) * T] = ok ? fmag_cuda_input(p, e, i, ev) : 0.0f;
+        if (zero)
+            for (unsigned i = nin; i < regs && i < RF; ++i)
+                sm[(i * K + j) * T] = 0.0f;
+    }
+}
+
+template <int RF, int K, int T>
+__device__ __forceinline__ void fmag_cuda_store_outputs(const fmag_cuda_args &p, float *sm,
+                                                        unsigned e0, unsigned ev, unsigned nout)
+{
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        unsigned e = e0 + j * T;
+        if (e < p.n)
+            for (unsigned i = 0; i < nout && i < RF; ++i)
+                fmag_cuda_output(p, e, i, ev, sm[(i * K + j) * T]);
+    }
+}
+
+/* G: the raw NaN-boxed stream, decoded branch-free once per K elements. Uniform (one program,
+ * fetched at a warp-uniform address) or per lane (program per element, streams interleaved
+ * [instr][program] so a warp's fetches coalesce; the K elements of a thread share a program,
+ * which the runner checks before it picks K > 1). */
+template <int RF, int K, int T, bool PERLANE>
+__device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
+{
+    extern __shared__ float fmag_sm[];
+    float *sm = fmag_sm + threadIdx.x;
+    unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
+    unsigned nin = p.nin, nout = p.nout, regs = p.regs, prog = 0;
+    if (PERLANE) {
+        prog = e0 < p.n ? p.prog_index[e0] : 0;
+        uint4 h = p.progs[prog];
+        nin = h.x, nout = h.y;
+    }
+    bool zero = p.zero_init != 0;
+    for (unsigned ev = 0; ev < p.evals; ++ev) {
+        fmag_cuda_load_inputs<RF, K, T>(p, sm, e0, ev, nin, regs, zero);
+        /* The next instruction is fetched one iteration ahead: per-lane streams come from
+         * L1/L2, and the fetch latency would otherwise sit on every instruction's path. */
+        size_t step = PERLANE ? p.nprogs : 1;
+        const uint4 *cp = p.code + (PERLANE ? prog : 0);
+        uint4 wn = p.ninstr ? __ldg(cp) : make_uint4(0, 0, 0, 0);
+        for (unsigned i = 0; i < p.ninstr; ++i) {
+            uint4 w = wn;
+            cp += step;
+            if (i + 1 < p.ninstr)
+                wn = __ldg(cp);
+            float fb = __uint_as_float(w.x), fc = __uint_as_float(w.y), fg = __uint_as_float(w.z);
+            bool rb = isnan(fb), rc = isnan(fc), rg = isnan(fg);
+            unsigned ob = (w.x & (RF - 1)) * (K * T), oc = (w.y & (RF - 1)) * (K * T);
+            unsigned og = (w.z & (RF - 1)) * (K * T);
+            unsigned od = (w.w & (RF - 1)) * (K * T), oa = ((w.w >> 16) & (RF - 1)) * (K * T);
+            float res[K];
+            bool wr[K];
+            /* All loads of the K elements before any store: they are different elements, so
+             * this is the sequential semantics, and it gives the scheduler K independent chains. */
+#pragma unroll
+            for (int j = 0; j < K; ++j) {
+                float vb = rb ? sm[ob + j * T] : fb;
+                float vc = rc ? sm[oc + j * T] : fc;
+                float vg = rg ? sm[og + j * T] : fg;
+                res[j] = fmaf(sm[oa + j * T], vb, vc);
+                wr[j] = vg > 0.0f;
+            }
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                if (wr[j])
+                    sm[od + j * T] = res[j];
+        }
+        fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, nout);
+    }
+}
+
+/* U: uniform programs only. The host pre-decodes the stream once into constant memory:
+ * {b, c, g, d | a << 8 | kind << 16}, literal words as float bits, registers as indices,
+ * no-op instructions (literal guard <= 0) dropped. A warp-uniform switch on the kind then runs
+ * a body with no decode at all: literal operands come from the constant fetch, a literal
+ * guard > 0 makes the store unconditional. */
+template <int RF, int K, int T, unsigned KIND>
+__device__ __forceinline__ void fmag_cuda_spec_step(float *sm, uint4 w)
+{
+    const bool BR = KIND & FMAG_CUDA_KIND_BREG, CR = KIND & FMAG_CUDA_KIND_CREG;
+    const bool GR = KIND & FMAG_CUDA_KIND_GREG;
+    unsigned od = (w.w & (RF - 1)) * (K * T), oa = ((w.w >> 8) & (RF - 1)) * (K * T);
+    unsigned ob = (w.x & (RF - 1)) * (K * T), oc = (w.y & (RF - 1)) * (K * T);
+    unsigned og = (w.z & (RF - 1)) * (K * T);
+    float res[K];
+    bool wr[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        float vb = BR ? sm[ob + j * T] : __uint_as_float(w.x);
+        float vc = CR ? sm[oc + j * T] : __uint_as_float(w.y);
+        res[j] = fmaf(sm[oa + j * T], vb, vc);
+        wr[j] = GR ? sm[og + j * T] > 0.0f : true;
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+        if (wr[j])
+            sm[od + j * T] = res[j];
+}
+
+template <int RF, int K, int T>
+__device__ __forceinline__ void fmag_k_spec(const fmag_cuda_args &p)
+{
+    extern __shared__ float fmag_sm[];
+    float *sm = fmag_sm + threadIdx.x;
+    unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
+    bool zero = p.zero_init != 0;
+    unsigned ninstr = p.ninstr < FMAG_CUDA_MAX_UNIFORM ? p.ninstr : FMAG_CUDA_MAX_UNIFORM;
+    for (unsigned ev = 0; ev < p.evals; ++ev) {
+        fmag_cuda_load_inputs<RF, K, T>(p, sm, e0, ev, p.nin, p.regs, zero);
+        for (unsigned i = 0; i < ninstr; ++i) {
+            uint4 w = fmag_cuda_ucode[i];
+            switch ((w.w >> 16) & 7u) {
+            case 0: fmag_cuda_spec_step<RF, K, T, 0>(sm, w); break;
+            case 1: fmag_cuda_spec_step<RF, K, T, 1>(sm, w); break;
+            case 2: fmag_cuda_spec_step<RF, K, T, 2>(sm, w); break;
+            case 3: fmag_cuda_spec_step<RF, K, T, 3>(sm, w); break;
+            case 4: fmag_cuda_spec_step<RF, K, T, 4>(sm, w); break;
+            case 5: fmag_cuda_spec_step<RF, K, T, 5>(sm, w); break;
+            case 6: fmag_cuda_spec_step<RF, K, T, 6>(sm, w); break;
+            default: fmag_cuda_spec_step<RF, K, T, 7>(sm, w); break;
+            }
+        }
+        fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, p.nout);
+    }
+}
+
+#endif /* FMAG_CUDA_CUH */

@@ -1,0 +1,67 @@
+// FMAG interpreter for GLSL (Vulkan, GL_GOOGLE_include_directive): #include it into any
+// shader. Before the #include, define FMAG_REGS (a power of two: a #define or a
+// specialization constant) and FMAG_SOFT_FMA (a bool constant; true selects the exact
+// software fma for drivers whose fma() is not fused). Then load inputs into fmag_r[0..nin-1],
+// zero the rest, call fmag_exec() on every instruction (uvec4) and read outputs from fmag_r[0..].
+//
+// Every register index is masked with FMAG_REGS-1, so an untrusted stream can only touch
+// fmag_r: size FMAG_REGS >= the program's regs (the header's field) for correct results.
+#ifndef FMAG_INTERP_GLSL
+#define FMAG_INTERP_GLSL
+
+float fmag_r[FMAG_REGS];
+
+// NaN-boxing tested on the bits: a driver may not keep isnan() exact under its float modes.
+bool fmag_is_ref(uint w)
+{
+    return (w & 0x7F800000u) == 0x7F800000u && (w & 0x007FFFFFu) != 0u;
+}
+
+float fmag_operand(uint w)
+{
+    return fmag_is_ref(w) ? fmag_r[w & uint(FMAG_REGS - 1)] : uintBitsToFloat(w);
+}
+
+// Exact single-rounding fma from float64: the product of two floats is exact in double; the
+// sum is rounded to odd (TwoSum error, then the last bit forced odd when inexact) so the final
+// rounding to float is not a double rounding.
+float fmag_soft_fma(float a, float b, float c)
+{
+    precise double p = double(a) * double(b);
+    precise double s = p + double(c);
+    precise double bb = s - p;
+    precise double err = (p - (s - bb)) + (double(c) - bb);
+    if (err != 0.0 && !isinf(s) && !isnan(s)) {
+        uvec2 u = unpackDouble2x32(s);
+        if ((u.x & 1u) == 0u) {
+            if ((err > 0.0) == (s > 0.0)) {
+                u.x += 1u;
+                if (u.x == 0u)
+                    u.y += 1u;
+            } else {
+                if (u.x == 0u)
+                    u.y -= 1u;
+                u.x -= 1u;
+            }
+            s = packDouble2x32(u);
+        }
+    }
+    return float(s);
+}
+
+void fmag_exec(uvec4 op)
+{
+    float b = fmag_operand(op.x);
+    float c = fmag_operand(op.y);
+    float g = fmag_operand(op.z);
+    float a = fmag_r[(op.w >> 16) & uint(FMAG_REGS - 1)];
+    precise float res;
+    if (FMAG_SOFT_FMA)
+        res = fmag_soft_fma(a, b, c);
+    else
+        res = fma(a, b, c);
+    if (g > 0.0)
+        fmag_r[op.w & uint(FMAG_REGS - 1)] = res;
+}
+
+#endif

@@ -1,0 +1,323 @@
+/* CUDA back end: loads libcuda at run time (driver API, declared here so no CUDA headers are
+ * needed) and runs the kernels of gpu/fmag_cuda.cu, embedded as a fatbin at build time. */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "GPUInternal.h"
+#include "../../gpu/fmag_gpu_host.h"
+
+#ifdef FMAG_GPU_HAVE_CUDA
+extern const unsigned char fmag_cuda_fatbin[];
+extern const size_t fmag_cuda_fatbin_size;
+#endif
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef void *CUmodule;
+typedef void *CUfunction;
+typedef unsigned long long CUdeviceptr;
+#define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+
+#define FMAG_CU_FUNCS(X)                                                                           \
+    X(cuInit, (unsigned))                                                                          \
+    X(cuDriverGetVersion, (int *))                                                                 \
+    X(cuDeviceGetCount, (int *))                                                                   \
+    X(cuDeviceGet, (CUdevice *, int))                                                              \
+    X(cuDeviceGetName, (char *, int, CUdevice))                                                    \
+    X(cuDeviceGetAttribute, (int *, int, CUdevice))                                                \
+    X(cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                                           \
+    X(cuDevicePrimaryCtxRelease_v2, (CUdevice))                                                    \
+    X(cuCtxSetCurrent, (CUcontext))                                                                \
+    X(cuModuleLoadData, (CUmodule *, const void *))                                                \
+    X(cuModuleUnload, (CUmodule))                                                                  \
+    X(cuModuleGetFunction, (CUfunction *, CUmodule, const char *))                                 \
+    X(cuModuleGetGlobal_v2, (CUdeviceptr *, size_t *, CUmodule, const char *))                     \
+    X(cuFuncSetAttribute, (CUfunction, int, int))                                                  \
+    X(cuMemAlloc_v2, (CUdeviceptr *, size_t))                                                      \
+    X(cuMemFree_v2, (CUdeviceptr))                                                                 \
+    X(cuMemcpyHtoD_v2, (CUdeviceptr, const void *, size_t))                                        \
+    X(cuMemcpyDtoH_v2, (void *, CUdeviceptr, size_t))                                              \
+    X(cuLaunchKernel, (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,     \
+                       unsigned, void *, void **, void **))                                        \
+    X(cuStreamSynchronize, (void *))                                                               \
+    X(cuGetErrorString, (CUresult, const char **))
+
+/* Same layout as struct fmag_cuda_args in gpu/fmag_cuda.cuh. */
+typedef struct fmag_cuda_args_c {
+    CUdeviceptr code, progs, prog_index, in, out;
+    uint32_t n, in_stride, out_stride, ninstr;
+    uint32_t nprogs, nin, nout, regs;
+    uint32_t evals, zero_init, pad0, pad1;
+} fmag_cuda_args_c;
+
+#define FMAG_CUDA_T 128u
+#define FMAG_CUDA_MAX_UNIFORM_C 4096u
+
+struct fmag_gpu_cuda {
+    void *lib;
+#define X(name, args) CUresult(*name) args;
+    FMAG_CU_FUNCS(X)
+#undef X
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mod;
+};
+
+static bool cu_ok(fmag_gpu_cuda *c, CUresult r, const char *what, char *err, size_t errlen)
+{
+    if (r == 0) return true;
+    const char *s = NULL;
+    if (c->cuGetErrorString) c->cuGetErrorString(r, &s);
+    fmag_gpu_err(err, errlen, "CUDA: %s failed: %s (%d)", what, s ? s : "unknown error", r);
+    return false;
+}
+
+void fmag_gpu_cuda_destroy(fmag_gpu_cuda *c)
+{
+    if (!c) return;
+    if (c->mod) c->cuModuleUnload(c->mod);
+    if (c->ctx) c->cuDevicePrimaryCtxRelease_v2(c->dev);
+    if (c->lib) dlclose(c->lib);
+    free(c);
+}
+
+fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_t errlen)
+{
+#ifndef FMAG_GPU_HAVE_CUDA
+    (void)desc, (void)desclen;
+    fmag_gpu_err(err, errlen, "CUDA backend not built (nvcc was not found at build time)");
+    return NULL;
+#else
+    fmag_gpu_cuda *c = calloc(1, sizeof *c);
+    if (!c) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    c->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!c->lib) {
+        fmag_gpu_err(err, errlen, "no CUDA driver: cannot load libcuda.so.1");
+        goto fail;
+    }
+#define X(name, args)                                                                              \
+    *(void **)&c->name = dlsym(c->lib, #name);                                                     \
+    if (!c->name) {                                                                                \
+        fmag_gpu_err(err, errlen, "CUDA driver lacks %s", #name);                                  \
+        goto fail;                                                                                 \
+    }
+    FMAG_CU_FUNCS(X)
+#undef X
+    int n = 0, ver = 0, maj = 0, min = 0;
+    if (c->cuInit(0) != 0 || c->cuDeviceGetCount(&n) != 0 || n == 0) {
+        fmag_gpu_err(err, errlen, "no CUDA device");
+        goto fail;
+    }
+    if (!cu_ok(c, c->cuDeviceGet(&c->dev, 0), "cuDeviceGet", err, errlen)) goto fail;
+    c->cuDeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev);
+    c->cuDeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev);
+    if (maj < 9) {
+        fmag_gpu_err(err, errlen, "CUDA device has compute capability %d.%d; the kernels need 9.0",
+                     maj, min);
+        goto fail;
+    }
+    if (!cu_ok(c, c->cuDevicePrimaryCtxRetain(&c->ctx, c->dev), "cuDevicePrimaryCtxRetain", err,
+               errlen))
+        goto fail;
+    if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen) ||
+        !cu_ok(c, c->cuModuleLoadData(&c->mod, fmag_cuda_fatbin), "cuModuleLoadData", err, errlen))
+        goto fail;
+    char name[128] = "";
+    c->cuDeviceGetName(name, (int)sizeof name, c->dev);
+    c->cuDriverGetVersion(&ver);
+    snprintf(desc, desclen,
+             "cuda: %s (sm_%d%d, driver API %d); fma: fused (fmaf); float32 denormals: preserved",
+             name, maj, min, ver);
+    return c;
+fail:
+    fmag_gpu_cuda_destroy(c);
+    return NULL;
+#endif
+}
+
+static bool launch(fmag_gpu_cuda *c, const char *kname, uint32_t rf, uint32_t k,
+                   fmag_cuda_args_c *a, bool shared, const fmag_gpu_job *job, char *err,
+                   size_t errlen)
+{
+    CUfunction f;
+    if (!cu_ok(c, c->cuModuleGetFunction(&f, c->mod, kname), kname, err, errlen)) return false;
+    unsigned smem = shared ? rf * k * FMAG_CUDA_T * 4u : 0u;
+    if (smem > 48u * 1024u &&
+        !cu_ok(c,
+               c->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem),
+               "cuFuncSetAttribute", err, errlen))
+        return false;
+    unsigned per = shared ? k * FMAG_CUDA_T : FMAG_CUDA_T;
+    unsigned grid = (unsigned)((job->n + per - 1) / per);
+    void *params[] = {a};
+    unsigned reps = job->reps ? job->reps + 1 : 1;
+    double *t = calloc(reps, sizeof *t);
+    if (!t) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (unsigned r = 0; ok && r < reps; ++r) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ok = cu_ok(c, c->cuLaunchKernel(f, grid, 1, 1, FMAG_CUDA_T, 1, 1, smem, NULL, params, NULL),
+                   "cuLaunchKernel", err, errlen) &&
+             cu_ok(c, c->cuStreamSynchronize(NULL), "kernel", err, errlen);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        t[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    }
+    if (ok && job->reps) *job->median_ms = fmag_gpu_median(t + 1, job->reps);
+    free(t);
+    return ok;
+}
+
+/* True when the K elements a thread runs ((b*K + j)*T + t, j < K) share a program. */
+static bool k_share(const uint32_t *pi, size_t n, uint32_t k)
+{
+    for (size_t b = 0; b * k * FMAG_CUDA_T < n; ++b)
+        for (size_t t = 0; t < FMAG_CUDA_T; ++t) {
+            size_t e0 = b * k * FMAG_CUDA_T + t;
+            for (size_t j = 1; j < k; ++j) {
+                size_t e = e0 + j * FMAG_CUDA_T;
+                if (e < n && pi[e] != pi[e0]) return false;
+            }
+        }
+    return true;
+}
+
+bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen)
+{
+    if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen)) return false;
+    uint32_t rf = fmag_gpu_pow2_regs(job->max_regs < 4 ? 4 : job->max_regs);
+    /* One program for every element: the uniform kernels. */
+    const fmag_vm_program *uni = NULL;
+    if (!job->prog_index || job->nprogs == 1) {
+        uni = job->progs[0];
+    } else {
+        size_t e = 1;
+        while (e < job->n && job->prog_index[e] == job->prog_index[0])
+            ++e;
+        if (e == job->n) uni = job->progs[job->prog_index[0]];
+    }
+    if (uni) rf = fmag_gpu_pow2_regs(uni->regs < 4 ? 4 : uni->regs);
+    uint8_t *scratch = calloc(rf, 1);
+    if (!scratch) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return false;
+    }
+    bool zero = false;
+    for (size_t k = 0; k < job->nprogs; ++k) {
+        const fmag_vm_program *p = uni ? uni : job->progs[k];
+        zero |= fmag_gpu_needs_zero_init((const fmag_gpu_word4 *)p->code, p->ninstr, p->nin, rf,
+                                         scratch);
+        if (uni) break;
+    }
+    free(scratch);
+
+    fmag_cuda_args_c a;
+    memset(&a, 0, sizeof a);
+    a.n = (uint32_t)job->n, a.in_stride = (uint32_t)job->in_stride;
+    a.out_stride = (uint32_t)job->out_stride, a.evals = job->evals, a.zero_init = zero;
+    a.nprogs = (uint32_t)job->nprogs;
+    a.regs = uni ? uni->regs : job->max_regs;
+    a.nin = uni ? uni->nin : job->max_nin;
+    a.nout = uni ? uni->nout : job->max_nout;
+
+    /* Host staging: code (uniform: as is, or pre-decoded; per lane: interleaved
+     * [instr][program] and padded with no-ops so a warp's fetches coalesce), program table. */
+    size_t maxlen = 0;
+    for (size_t k = 0; k < job->nprogs; ++k)
+        if (job->progs[k]->ninstr > maxlen) maxlen = job->progs[k]->ninstr;
+    size_t ncode = uni ? uni->ninstr : maxlen * job->nprogs;
+    fmag_gpu_word4 *code = calloc(ncode ? ncode : 1, sizeof *code);
+    uint32_t *tab = calloc(job->nprogs * 4, sizeof *tab);
+    if (!code || !tab) {
+        free(code);
+        free(tab);
+        fmag_gpu_err(err, errlen, "out of memory");
+        return false;
+    }
+    char kname[64];
+    bool spec = false, shared = true;
+    uint32_t k = 1;
+    if (uni) {
+        uint32_t npd =
+            rf <= 256 ? fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code)
+                      : UINT32_MAX;
+        if (npd <= FMAG_CUDA_MAX_UNIFORM_C) {
+            spec = true;
+            k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;
+            a.ninstr = npd;
+            snprintf(kname, sizeof kname, "fmag_spec_r%u_k%u", (unsigned)rf, (unsigned)k);
+        } else {
+            memcpy(code, uni->code, (size_t)uni->ninstr * 16);
+            a.ninstr = uni->ninstr;
+            if (rf <= 256) {
+                k = rf <= 32 ? 4 : 1;
+                snprintf(kname, sizeof kname, "fmag_shared_r%u_k%u", (unsigned)rf, (unsigned)k);
+            } else {
+                shared = false;
+                rf = rf <= 1024 ? 1024 : 4096;
+                snprintf(kname, sizeof kname, "fmag_local_r%u", (unsigned)rf);
+            }
+        }
+    } else {
+        for (size_t i = 0; i < maxlen; ++i)
+            for (size_t p = 0; p < job->nprogs; ++p)
+                if (i < job->progs[p]->ninstr)
+                    memcpy(&code[i * job->nprogs + p], &job->progs[p]->code[i], 16);
+        for (size_t p = 0; p < job->nprogs; ++p) {
+            tab[4 * p] = job->progs[p]->nin, tab[4 * p + 1] = job->progs[p]->nout;
+            tab[4 * p + 2] = job->progs[p]->regs, tab[4 * p + 3] = job->progs[p]->ninstr;
+        }
+        a.ninstr = (uint32_t)maxlen;
+        if (rf <= 256) {
+            k = rf <= 32 && k_share(job->prog_index, job->n, 4) ? 4 : 1;
+            snprintf(kname, sizeof kname, "fmag_lane_r%u_k%u", (unsigned)rf, (unsigned)k);
+        } else {
+            shared = false;
+            rf = rf <= 1024 ? 1024 : 4096;
+            snprintf(kname, sizeof kname, "fmag_local_lane_r%u", (unsigned)rf);
+        }
+    }
+
+    CUdeviceptr d[5] = {0, 0, 0, 0, 0};
+    size_t sz[5] = {ncode * 16, job->nprogs * 16, job->prog_index ? job->n * 4 : 4,
+                    job->n * job->in_stride * 4, job->n * job->out_stride * 4};
+    bool ok = true;
+    for (int i = 0; ok && i < 5; ++i)
+        ok = cu_ok(c, c->cuMemAlloc_v2(&d[i], sz[i] ? sz[i] : 16), "cuMemAlloc", err, errlen);
+    if (ok && spec) {
+        CUdeviceptr cst;
+        size_t csz;
+        ok = cu_ok(c, c->cuModuleGetGlobal_v2(&cst, &csz, c->mod, "fmag_cuda_ucode"),
+                   "cuModuleGetGlobal", err, errlen) &&
+             (a.ninstr == 0 || cu_ok(c, c->cuMemcpyHtoD_v2(cst, code, (size_t)a.ninstr * 16),
+                                     "cuMemcpyHtoD", err, errlen));
+    }
+    if (ok && !spec && ncode)
+        ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[0], code, ncode * 16), "cuMemcpyHtoD", err, errlen);
+    if (ok) ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[1], tab, sz[1]), "cuMemcpyHtoD", err, errlen);
+    if (ok && job->prog_index)
+        ok =
+            cu_ok(c, c->cuMemcpyHtoD_v2(d[2], job->prog_index, sz[2]), "cuMemcpyHtoD", err, errlen);
+    if (ok && sz[3])
+        ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[3], job->in, sz[3]), "cuMemcpyHtoD", err, errlen);
+    a.code = d[0], a.progs = d[1], a.prog_index = d[2], a.in = d[3], a.out = d[4];
+    if (ok) ok = launch(c, kname, rf, k, &a, shared, job, err, errlen);
+    if (ok && sz[4])
+        ok = cu_ok(c, c->cuMemcpyDtoH_v2(job->out, d[4], sz[4]), "cuMemcpyDtoH", err, errlen);
+    for (int i = 0; i < 5; ++i)
+        if (d[i]) c->cuMemFree_v2(d[i]);
+    free(code);
+    free(tab);
+    return ok;
+}

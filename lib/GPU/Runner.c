@@ -1,0 +1,128 @@
+/* The GPU runner: argument validation and dispatch to the Vulkan or CUDA back end. */
+#include <stdlib.h>
+#include <string.h>
+#include "GPUInternal.h"
+
+fmag_gpu_runner *fmag_gpu_runner_create(fmag_gpu_api api, char *err, size_t errlen)
+{
+    fmag_gpu_runner *r = calloc(1, sizeof *r);
+    if (!r) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->api = api;
+    if (api == FMAG_GPU_VULKAN)
+        r->vk = fmag_gpu_vk_create(r->desc, sizeof r->desc, err, errlen);
+    else if (api == FMAG_GPU_CUDA)
+        r->cuda = fmag_gpu_cuda_create(r->desc, sizeof r->desc, err, errlen);
+    else
+        fmag_gpu_err(err, errlen, "unknown GPU API");
+    if (!r->vk && !r->cuda) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void fmag_gpu_runner_destroy(fmag_gpu_runner *r)
+{
+    if (!r) return;
+    if (r->vk) fmag_gpu_vk_destroy(r->vk);
+    if (r->cuda) fmag_gpu_cuda_destroy(r->cuda);
+    free(r);
+}
+
+const char *fmag_gpu_runner_describe(const fmag_gpu_runner *r)
+{
+    return r ? r->desc : "";
+}
+
+double fmag_gpu_median(double *v, size_t n)
+{
+    for (size_t i = 1; i < n; ++i)
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; --j) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n ? v[n / 2] : 0.0;
+}
+
+static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size_t nprogs,
+                    const uint32_t *prog_index, const float *in, size_t in_stride, float *out,
+                    size_t out_stride, size_t n, unsigned evals, unsigned reps, double *median_ms,
+                    char *err, size_t errlen)
+{
+    if (!r || !progs || nprogs == 0) {
+        fmag_gpu_err(err, errlen, "no program to run");
+        return false;
+    }
+    if (nprogs > UINT32_MAX || n > UINT32_MAX || in_stride > UINT32_MAX ||
+        out_stride > UINT32_MAX || evals == 0) {
+        fmag_gpu_err(err, errlen, "launch too large for the GPU runner");
+        return false;
+    }
+    fmag_gpu_job job;
+    memset(&job, 0, sizeof job);
+    uint32_t maxregs = r->api == FMAG_GPU_VULKAN ? FMAG_GPU_VK_MAX_REGS : FMAG_GPU_CUDA_MAX_REGS;
+    for (size_t k = 0; k < nprogs; ++k) {
+        const fmag_vm_program *p = progs[k];
+        if (!p || (p->ninstr && !p->code)) {
+            fmag_gpu_err(err, errlen, "program %zu is missing", k);
+            return false;
+        }
+        if (p->regs > maxregs) {
+            fmag_gpu_err(err, errlen,
+                         "program '%s' needs %u registers; the GPU runner supports at most %u",
+                         p->name ? p->name : "", (unsigned)p->regs, (unsigned)maxregs);
+            return false;
+        }
+        if (p->nin > in_stride || p->nout > out_stride) {
+            fmag_gpu_err(err, errlen, "program '%s': %u inputs / %u outputs exceed the strides",
+                         p->name ? p->name : "", (unsigned)p->nin, (unsigned)p->nout);
+            return false;
+        }
+        if (p->regs > job.max_regs) job.max_regs = p->regs;
+        if (p->nin > job.max_nin) job.max_nin = p->nin;
+        if (p->nout > job.max_nout) job.max_nout = p->nout;
+    }
+    if (prog_index)
+        for (size_t e = 0; e < n; ++e)
+            if (prog_index[e] >= nprogs) {
+                fmag_gpu_err(err, errlen,
+                             "element %zu: program index %u out of range (%zu programs)", e,
+                             (unsigned)prog_index[e], nprogs);
+                return false;
+            }
+    if (n == 0) return true;
+    if (!in && job.max_nin) {
+        fmag_gpu_err(err, errlen, "no input buffer");
+        return false;
+    }
+    job.progs = progs, job.nprogs = nprogs, job.prog_index = prog_index;
+    job.in = in, job.in_stride = in_stride, job.out = out, job.out_stride = out_stride, job.n = n;
+    job.evals = evals, job.reps = reps, job.median_ms = median_ms;
+    if (r->vk) return fmag_gpu_vk_run(r->vk, &job, err, errlen);
+    return fmag_gpu_cuda_run(r->cuda, &job, err, errlen);
+}
+
+bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size_t nprogs,
+                           const uint32_t *prog_index, const float *in, size_t in_stride,
+                           float *out, size_t out_stride, size_t n, char *err, size_t errlen)
+{
+    return run_job(r, progs, nprogs, prog_index, in, in_stride, out, out_stride, n, 1, 0, NULL, err,
+                   errlen);
+}
+
+bool fmag_gpu_time_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size_t nprogs,
+                            const uint32_t *prog_index, const float *in, size_t in_stride,
+                            float *out, size_t out_stride, size_t n, unsigned evals, unsigned reps,
+                            double *median_ms, char *err, size_t errlen)
+{
+    if (!median_ms || reps == 0) {
+        fmag_gpu_err(err, errlen, "timing needs reps > 0 and a result pointer");
+        return false;
+    }
+    return run_job(r, progs, nprogs, prog_index, in, in_stride, out, out_stride, n, evals, reps,
+                   median_ms, err, errlen);
+}

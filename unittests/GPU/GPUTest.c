@@ -1,0 +1,322 @@
+/* Unit tests of lib/GPU: every available back end (Vulkan, CUDA) against the reference VM,
+ * bit for bit, on random streams, per-lane programs, fma cancellation cases and untrusted
+ * streams; plus the host-side stream helpers. A back end without a driver is reported as
+ * "skipped: ..." (exit 77 when nothing could run at all, which CTest shows as skipped). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmag/GPU.h"
+#include "../../gpu/fmag_gpu_host.h"
+
+static int failures;
+#define EXPECT(c, ...)                                                                             \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            ++failures;                                                                            \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+static uint32_t rng_state = 2463534242u;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+static float bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* A literal that is neither NaN nor infinite, from a spread of magnitudes and signs. */
+static float rnd_literal(void)
+{
+    static const float pick[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, -3.25f, 1e-3f, 1e6f};
+    if (rnd() % 3 == 0) return pick[rnd() % (sizeof pick / sizeof pick[0])];
+    return (float)((int)(rnd() % 2001) - 1000) / 256.0f;
+}
+
+static void random_program(fmag_vm_program *p, fmag_vm_instr *code, uint32_t n, uint16_t regs,
+                           uint16_t nin, uint16_t nout)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        uint16_t d = (uint16_t)(rnd() % regs), a = (uint16_t)(rnd() % regs);
+        code[i].b = rnd() % 3 ? fbits(rnd_literal()) : fmag_vm_ref_word((uint16_t)(rnd() % regs));
+        code[i].c = rnd() % 2 ? fbits(rnd_literal()) : fmag_vm_ref_word((uint16_t)(rnd() % regs));
+        code[i].g = rnd() % 4 == 0   ? fmag_vm_ref_word((uint16_t)(rnd() % regs))
+                    : rnd() % 8 == 0 ? fbits(-1.0f)
+                                     : fbits(1.0f);
+        code[i].da = (uint32_t)d | ((uint32_t)a << 16);
+    }
+    memset(p, 0, sizeof *p);
+    p->name = (char *)"random";
+    p->regs = regs, p->nin = nin, p->nout = nout, p->ninstr = n, p->code = code;
+}
+
+static float rnd_input(bool denormals)
+{
+    switch (rnd() % 8) {
+    case 0:
+        return 0.0f;
+    case 1:
+        return -0.0f;
+    case 2:
+        return denormals ? bits(rnd() % 0x7FFFFFu + 1) : 1.0f;
+    default:
+        return (float)((int)(rnd() % 4001) - 2000) / 500.0f;
+    }
+}
+
+static bool same(float a, float b)
+{
+    return fbits(a) == fbits(b) || (isnan(a) && isnan(b));
+}
+
+/* True when any value of the reference evaluation is a denormal (a driver that flushes them
+ * may differ exactly there). */
+static bool touches_denormal(const fmag_vm_program *p, const float *in)
+{
+    float r[512];
+    for (uint32_t i = 0; i < p->regs; ++i) {
+        r[i] = i < p->nin ? in[i] : 0.0f;
+        if (fpclassify(r[i]) == FP_SUBNORMAL) return true;
+    }
+    for (uint32_t i = 0; i < p->ninstr; ++i) {
+        fmag_vm_decoded d;
+        fmag_vm_decode(p->code[i], &d);
+        float b = d.b.is_reg ? r[d.b.reg] : d.b.imm, c = d.c.is_reg ? r[d.c.reg] : d.c.imm;
+        float g = d.g.is_reg ? r[d.g.reg] : d.g.imm;
+        float v = fmaf(r[d.a], b, c);
+        if (fpclassify(v) == FP_SUBNORMAL || fpclassify(r[d.a] * b) == FP_SUBNORMAL) return true;
+        if (g > 0) r[d.d] = v;
+    }
+    return false;
+}
+
+/* Runs progs per lane on the GPU and on the reference VM; counts mismatching elements. */
+static int compare(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size_t nprogs,
+                   const uint32_t *idx, size_t n, bool flushes, const char *what)
+{
+    size_t is = 0, os = 0;
+    for (size_t k = 0; k < nprogs; ++k) {
+        if (progs[k]->nin > is) is = progs[k]->nin;
+        if (progs[k]->nout > os) os = progs[k]->nout;
+    }
+    is = is ? is : 1, os = os ? os : 1;
+    float *in = malloc(sizeof(float) * n * is), *out = malloc(sizeof(float) * n * os);
+    float *ref = malloc(sizeof(float) * n * os);
+    float *regs = malloc(sizeof(float) * 65536);
+    for (size_t i = 0; i < n * is; ++i)
+        in[i] = rnd_input(!flushes);
+    for (size_t i = 0; i < n * os; ++i)
+        out[i] = ref[i] = bits(0x7FBADBADu);
+    char err[256] = "";
+    bool ok = fmag_gpu_run_per_lane(r, progs, nprogs, idx, in, is, out, os, n, err, sizeof err);
+    EXPECT(ok, "%s: %s", what, err);
+    int bad = 0;
+    for (size_t e = 0; ok && e < n; ++e) {
+        const fmag_vm_program *p = progs[idx ? idx[e] : 0];
+        fmag_vm_run(p, in + e * is, ref + e * os, regs);
+        if (flushes && touches_denormal(p, in + e * is)) continue;
+        for (uint32_t i = 0; i < p->nout; ++i)
+            if (!same(out[e * os + i], ref[e * os + i])) {
+                if (bad < 3)
+                    printf("  %s: element %zu output %u: gpu %a (0x%08x) ref %a (0x%08x)\n", what,
+                           e, i, out[e * os + i], fbits(out[e * os + i]), ref[e * os + i],
+                           fbits(ref[e * os + i]));
+                ++bad;
+                break;
+            }
+    }
+    EXPECT(bad == 0, "%s: %d of %zu elements differ from the reference VM", what, bad, n);
+    free(in), free(out), free(ref), free(regs);
+    return bad;
+}
+
+static void test_backend(fmag_gpu_runner *r)
+{
+    bool flushes = strstr(fmag_gpu_runner_describe(r), "flushed") != NULL;
+    /* uniform random streams at several register-file sizes (specializations) */
+    static const uint16_t sizes[] = {1, 3, 8, 16, 17, 40, 100, 300};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        uint16_t regs = sizes[s];
+        fmag_vm_instr code[200];
+        fmag_vm_program p;
+        random_program(&p, code, 200, regs, regs < 4 ? regs : 4, regs < 2 ? regs : 2);
+        const fmag_vm_program *pp = &p;
+        char what[64];
+        snprintf(what, sizeof what, "uniform regs=%u", regs);
+        compare(r, &pp, 1, NULL, 3000, flushes, what);
+    }
+    /* per-lane: 37 programs of different shapes, every lane a different program */
+    {
+        enum { NP = 37, N = 5000 };
+        static fmag_vm_instr code[NP][64];
+        fmag_vm_program p[NP];
+        const fmag_vm_program *pp[NP];
+        for (int k = 0; k < NP; ++k) {
+            uint16_t regs = (uint16_t)(2 + rnd() % 15);
+            random_program(&p[k], code[k], 1 + rnd() % 64, regs, (uint16_t)(1 + rnd() % 2),
+                           (uint16_t)(1 + rnd() % 2));
+            pp[k] = &p[k];
+        }
+        uint32_t *idx = malloc(sizeof(uint32_t) * N);
+        for (int e = 0; e < N; ++e)
+            idx[e] = rnd() % NP;
+        compare(r, pp, NP, idx, N, flushes, "per-lane random");
+        /* the same with the K-elements-share-a-program pattern the CUDA runner exploits */
+        for (int e = 0; e < N; ++e)
+            idx[e] = (uint32_t)(e % 32) % NP;
+        compare(r, pp, NP, idx, N, flushes, "per-lane lane-pattern");
+        free(idx);
+    }
+    /* fma must be fused: a*b + -(a*b rounded) keeps the product's rounding error */
+    {
+        fmag_vm_instr code[1] = {{fmag_vm_ref_word(1), fmag_vm_ref_word(2), fbits(1.0f), 0}};
+        fmag_vm_program p = {(char *)"fma", 0, 3, 3, 1, 1, code};
+        const fmag_vm_program *pp = &p;
+        enum { N = 4096 };
+        float *in = malloc(sizeof(float) * 3 * N), out[N];
+        for (int k = 0; k < N; ++k) {
+            float a = 1.0f + (float)(rnd() >> 8) / 16777216.0f, b = (float)(rnd() >> 8) / 65536.0f;
+            in[3 * k] = a, in[3 * k + 1] = b, in[3 * k + 2] = -(a * b);
+        }
+        char err[256] = "";
+        bool ok = fmag_gpu_run_per_lane(r, &pp, 1, NULL, in, 3, out, 1, N, err, sizeof err);
+        EXPECT(ok, "fma: %s", err);
+        int bad = 0;
+        for (int k = 0; ok && k < N; ++k)
+            bad += fbits(out[k]) != fbits(fmaf(in[3 * k], in[3 * k + 1], in[3 * k + 2]));
+        EXPECT(bad == 0, "fma: %d of %d cancellation cases not single-rounded", bad, N);
+        free(in);
+    }
+    /* zero instructions: outputs are the inputs, then zeros */
+    {
+        fmag_vm_program p = {(char *)"empty", 0, 4, 2, 3, 0, NULL};
+        const fmag_vm_program *pp = &p;
+        float in[4] = {1.5f, -0.0f, 7.0f, 8.0f}, out[6];
+        char err[256] = "";
+        EXPECT(fmag_gpu_run_per_lane(r, &pp, 1, NULL, in, 2, out, 3, 2, err, sizeof err),
+               "empty: %s", err);
+        EXPECT(fbits(out[0]) == fbits(1.5f) && fbits(out[1]) == 0x80000000u && out[2] == 0.0f &&
+                   out[3] == 7.0f && out[4] == 8.0f && fbits(out[5]) == 0,
+               "empty program: outputs must be inputs then +0");
+    }
+    /* an untrusted (never validated) stream with wild indices must not escape its file */
+    {
+        fmag_vm_instr code[64];
+        for (int i = 0; i < 64; ++i) {
+            code[i].b = 0x7FC00000u | (rnd() & 0xFFFFu);
+            code[i].c = 0xFFFFFFFFu - (rnd() & 0xFFFFu); /* a negative-NaN reference */
+            code[i].g = 0x7F800001u | (rnd() & 0x3FFFFFu);
+            code[i].da = rnd();
+        }
+        fmag_vm_program p = {(char *)"wild", 0, 4, 2, 2, 64, code};
+        const fmag_vm_program *pp = &p;
+        float in[2 * 256], out[2 * 256];
+        for (int i = 0; i < 512; ++i)
+            in[i] = (float)i;
+        char err[256] = "";
+        EXPECT(fmag_gpu_run_per_lane(r, &pp, 1, NULL, in, 2, out, 2, 256, err, sizeof err),
+               "wild stream: %s", err);
+    }
+    /* argument errors are reported, not crashed on */
+    {
+        fmag_vm_program p = {(char *)"one", 0, 2, 1, 1, 0, NULL};
+        const fmag_vm_program *pp = &p;
+        float in[2] = {1, 2}, out[2];
+        uint32_t idx[2] = {0, 5};
+        char err[256] = "";
+        EXPECT(!fmag_gpu_run_per_lane(r, &pp, 1, idx, in, 1, out, 1, 2, err, sizeof err) &&
+                   strstr(err, "out of range"),
+               "bad program index must fail: '%s'", err);
+        err[0] = 0;
+        EXPECT(!fmag_gpu_run_per_lane(r, &pp, 1, NULL, in, 0, out, 1, 2, err, sizeof err) && err[0],
+               "stride smaller than nin must fail");
+    }
+    /* the benchmark entry point computes the same as the plain run for evals == 1 */
+    {
+        fmag_vm_instr code[32];
+        fmag_vm_program p;
+        random_program(&p, code, 32, 8, 2, 2);
+        const fmag_vm_program *pp = &p;
+        float in[2 * 512], a[2 * 512], b[2 * 512];
+        for (int i = 0; i < 1024; ++i)
+            in[i] = rnd_input(false);
+        double ms = -1;
+        char err[256] = "";
+        bool ok =
+            fmag_gpu_run_per_lane(r, &pp, 1, NULL, in, 2, a, 2, 512, err, sizeof err) &&
+            fmag_gpu_time_per_lane(r, &pp, 1, NULL, in, 2, b, 2, 512, 1, 3, &ms, err, sizeof err);
+        EXPECT(ok && ms >= 0.0, "timing: %s", err);
+        int bad = 0;
+        for (int i = 0; ok && i < 1024; ++i)
+            bad += !same(a[i], b[i]);
+        EXPECT(bad == 0, "timing run differs from plain run in %d outputs", bad);
+    }
+}
+
+static void test_host_helpers(void)
+{
+    uint8_t scratch[16];
+    /* r1 = r0*2 + 0 then r0 = r1*1 + r1: nothing read before written */
+    fmag_gpu_word4 ok_code[2] = {{fbits(2.0f), 0, fbits(1.0f), 1u},
+                                 {fbits(1.0f), 0x7FC00001u, fbits(1.0f), 0u | (1u << 16)}};
+    EXPECT(!fmag_gpu_needs_zero_init(ok_code, 2, 1, 16, scratch), "no read-before-write");
+    /* reading r2 (never written, not an input) needs the zeros */
+    fmag_gpu_word4 rd[1] = {{0x7FC00002u, 0, fbits(1.0f), 0u}};
+    EXPECT(fmag_gpu_needs_zero_init(rd, 1, 1, 16, scratch), "r2 read before write");
+    /* a guarded write reads its destination (the fallback) */
+    fmag_gpu_word4 gw[1] = {{fbits(1.0f), 0, 0x7FC00000u, 3u}};
+    EXPECT(fmag_gpu_needs_zero_init(gw, 1, 1, 16, scratch), "guarded write reads r3");
+    /* predecode drops no-ops and records operand kinds */
+    fmag_gpu_word4 pd[3] = {{fbits(1.0f), 0x7FC00002u, fbits(-1.0f), 1u},
+                            {0x7FC00003u, fbits(0.5f), 0x7FC00001u, 2u | (5u << 16)},
+                            {fbits(1.0f), fbits(0.0f), fbits(0.0f), 0u}};
+    fmag_gpu_word4 out[3];
+    uint32_t n = fmag_gpu_predecode(pd, 3, 8, out);
+    EXPECT(n == 1, "predecode keeps 1 of 3 (two no-ops), got %u", n);
+    EXPECT(n == 1 && out[0].b == 3 && out[0].c == fbits(0.5f) && out[0].g == 1 &&
+               out[0].da == (2u | (5u << 8) | ((1u | 4u) << 16)),
+           "predecode fields");
+    EXPECT(fmag_gpu_pow2_regs(1) == 1 && fmag_gpu_pow2_regs(17) == 32, "pow2");
+}
+
+int main(void)
+{
+    test_host_helpers();
+    int ran = 0;
+    static const struct {
+        fmag_gpu_api api;
+        const char *name;
+    } apis[] = {{FMAG_GPU_VULKAN, "vulkan"}, {FMAG_GPU_CUDA, "cuda"}};
+    for (size_t i = 0; i < 2; ++i) {
+        char err[256] = "";
+        fmag_gpu_runner *r = fmag_gpu_runner_create(apis[i].api, err, sizeof err);
+        if (!r) {
+            printf("%s: skipped: %s\n", apis[i].name, err);
+            continue;
+        }
+        printf("%s: %s\n", apis[i].name, fmag_gpu_runner_describe(r));
+        int before = failures;
+        test_backend(r);
+        printf("%s: %s\n", apis[i].name, failures == before ? "all passed" : "FAILED");
+        fmag_gpu_runner_destroy(r);
+        ++ran;
+    }
+    if (failures) return 1;
+    return ran ? 0 : 77;
+}
