@@ -417,24 +417,24 @@ static bool flush_errors(vstate *st)
 
 static void check_operand(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
 {
+    /* fmag slots by letter (sugar reorders them), other operands by number. */
+    char slot[16];
+    if (i->op == FMAG_OP_FMAG && k < 5)
+        snprintf(slot, sizeof slot, "%c", "abcde"[k]);
+    else
+        snprintf(slot, sizeof slot, "%u", k);
     fmag_use *u = &i->ops[k];
     fmag_value *v = u->value;
     if (!v) {
         st->printable = false;
-        report(st, b, i, "operand %u is not set", k);
+        report(st, b, i, "operand %s is not set", slot);
         return;
     }
     if (u->user != i || u->index != k) {
-        report(st, b, i, "operand %u's use does not point back to its instruction", k);
+        report(st, b, i, "operand %s's use does not point back to its instruction", slot);
         return;
     }
     if (v->kind == FMAG_VALUE_CONST) {
-        /* fmag slots by letter (sugar reorders them), other operands by number. */
-        char slot[16];
-        if (i->op == FMAG_OP_FMAG && k < 5)
-            snprintf(slot, sizeof slot, "%c", "abcde"[k]);
-        else
-            snprintf(slot, sizeof slot, "%u", k);
         namebuf nb;
         if (isnan(v->imm))
             report(st, b, i, "operand %s is the literal %s (NaN is never a value)", slot,
@@ -446,15 +446,15 @@ static void check_operand(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
     }
     if (value_in_func(st, v)) return;
     if (v->kind == FMAG_VALUE_PARAM && v->func && v->func != st->f) {
-        report(st, b, i, "operand %u is a parameter of another function @%s", k,
+        report(st, b, i, "operand %s is a parameter of another function @%s", slot,
                v->func->name ? v->func->name : "<null>");
     } else if (v->kind == FMAG_VALUE_RESULT && v->def && v->def->block && v->def->block->func &&
                v->def->block->func != st->f) {
-        report(st, b, i, "operand %u is defined in another function @%s", k,
+        report(st, b, i, "operand %s is defined in another function @%s", slot,
                v->def->block->func->name ? v->def->block->func->name : "<null>");
     } else {
         namebuf nb;
-        report(st, b, i, "operand %u (%s) is not defined in this function (erased?)", k,
+        report(st, b, i, "operand %s (%s) is not defined in this function (erased?)", slot,
                vstr(st, v, &nb));
     }
 }

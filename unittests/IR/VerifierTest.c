@@ -352,7 +352,7 @@ static void test_operands(test_state *t)
     ret1(&fx.b, fx.x);
     CHECK(t, !fmag_verify_module(fx.m));
     CHECK_DIAG(t, fx.ctx, "instruction %four:", "fmag has 4 operands, expected 5", NULL);
-    CHECK_DIAG(t, fx.ctx, "instruction %unset:", "operand 4 is not set", NULL);
+    CHECK_DIAG(t, fx.ctx, "instruction %unset:", "operand e is not set", NULL);
     CHECK_DIAG(t, fx.ctx, "instruction br:", "br has 0 operands, expected 1", NULL);
     teardown(&fx);
 
@@ -368,9 +368,9 @@ static void test_operands(test_state *t)
     use->name = "use";
     ret1(&fx.b, use);
     CHECK(t, !fmag_verify_module(fx.m));
-    CHECK_DIAG(t, fx.ctx, "instruction %use:", "operand 0 is a parameter of another function @g",
+    CHECK_DIAG(t, fx.ctx, "instruction %use:", "operand a is a parameter of another function @g",
                NULL);
-    CHECK_DIAG(t, fx.ctx, "instruction %use:", "operand 2 is defined in another function @g", NULL);
+    CHECK_DIAG(t, fx.ctx, "instruction %use:", "operand c is defined in another function @g", NULL);
     teardown(&fx);
 }
 
