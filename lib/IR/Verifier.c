@@ -242,6 +242,7 @@ typedef struct line {
     const char *s;
     size_t len;
     bool marked;
+    bool keep; /* a label over a marked line: shown in a shortened listing */
 } line;
 
 /* Splits the printer's text of the function into lines and marks the offending
@@ -253,6 +254,7 @@ static bool mark_lines(const vstate *st, line *lines, size_t nlines)
     fmag_block *b = st->f->first;
     fmag_instr *i = NULL;
     bool seen_label = false;
+    size_t label = 0;
     for (size_t k = 1; k < nlines; k++) {
         const char *s = lines[k].s;
         size_t n = lines[k].len;
@@ -269,12 +271,14 @@ static bool mark_lines(const vstate *st, line *lines, size_t nlines)
             }
             if (!b) return false;
             seen_label = true;
+            label = k;
             i = b->first;
             lines[k].marked = is_marked_block(st, b);
             continue;
         }
         if (!seen_label || !i) return false;
         lines[k].marked = is_marked_instr(st, i);
+        lines[label].keep |= lines[k].marked;
         i = i->next;
     }
     return false;
@@ -336,7 +340,7 @@ static void append_listing(vstate *st, vbuf *out)
             bool full = n <= FMAG_VERIFY_FULL_LISTING_LINES || !ok;
             size_t last_shown = 0;
             for (size_t k = 0; k < n; k++) {
-                bool show = full || k == 0 || k + 1 == n;
+                bool show = full || k == 0 || k + 1 == n || lines[k].keep;
                 for (size_t d = 0; !show && d <= FMAG_VERIFY_CONTEXT_LINES; d++)
                     show = (k >= d && lines[k - d].marked) || (k + d < n && lines[k + d].marked);
                 if (!show) continue;
