@@ -19,10 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fmag_module_print(m, mem, 0);
         fclose(mem);
         fmag_module *back = fmag_parse_module(ctx, "printed.fir", buf, len);
-        if (!back || !fmag_module_equal(m, back))
-            __builtin_trap();
-        if (m->first)
-            fmag_opt_dce(m->first);
+        if (!back || !fmag_module_equal(m, back)) __builtin_trap();
+        if (m->first) fmag_opt_dce(m->first);
         free(buf);
     }
     fmag_context_destroy(ctx);

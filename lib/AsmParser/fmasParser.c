@@ -515,6 +515,10 @@ bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, s
             free(p->name);
             free(p->code);
         }
+        if (img->nprograms == 0) {
+            free(img->programs);
+            img->programs = NULL;
+        }
         return false;
     }
     return true;

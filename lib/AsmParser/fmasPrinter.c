@@ -21,9 +21,23 @@ char *fmag_asm_format_float(char *buf, float f)
         return buf;
     }
     /* The shortest %.Ng that reads back to the same bits; %.9g always does. */
-    for (int prec = 1; prec <= 9; prec++) {
+    int prec = 1;
+    for (; prec <= 9; prec++) {
         snprintf(buf, 32, "%.*g", prec, (double)f);
         if (bits_of(strtof(buf, NULL)) == bits_of(f)) break;
+    }
+    /* %g picks an exponent for 100 ("1e+02"); moderate magnitudes read better as
+     * plain decimals with the same significant digits. */
+    const char *e = strchr(buf, 'e');
+    if (e) {
+        int exp10 = atoi(e + 1);
+        if (exp10 >= -4 && exp10 <= 6) {
+            char fixed[48];
+            int decimals = prec - 1 - exp10 > 0 ? prec - 1 - exp10 : 0;
+            snprintf(fixed, sizeof fixed, "%.*f", decimals, (double)f);
+            if (strlen(fixed) < 32 && bits_of(strtof(fixed, NULL)) == bits_of(f))
+                strcpy(buf, fixed);
+        }
     }
     if (!strpbrk(buf, ".e")) strcat(buf, ".0"); /* 1 -> 1.0, -0 -> -0.0: visibly a float */
     return buf;
@@ -51,7 +65,7 @@ static void print_name(const char *n, FILE *out)
     for (const unsigned char *c = (const unsigned char *)n; *c; c++) {
         if (*c == '"' || *c == '\\')
             fprintf(out, "\\%c", *c);
-        else if (*c < 0x20 || *c == 0x7F || *c == ';')
+        else if (*c < 0x20 || *c == 0x7F)
             fprintf(out, "\\x%02x", *c);
         else
             fputc(*c, out);
