@@ -89,6 +89,15 @@ fmag_value *fmag_build_div(fmag_builder *b, fmag_value *x, fmag_value *y, bool f
         return fmag_build_rcp(b, y, fm);
     fmag_value *m, *s;
     reduce_rcp(b, y, &m, &s);
+    if (!fm) {
+        /* A numerator below 2^-120 would make x*r denormal and lose bits before the
+         * final scale: lift it by 2^24 and fold 2^-24 into the scale (5 instrs). */
+        fmag_value *nx = fmag_build_neg(b, x);
+        fmag_value *ax = SEL(b, nx, x, nx);
+        fmag_value *g = FMA(b, ax, K(b, -1.0f), K(b, p2(-120)));
+        x = F(b, x, K(b, p2(24)), K(b, 0.0f), x, g);
+        s = F(b, s, K(b, p2(-24)), K(b, 0.0f), s, g);
+    }
     fmag_value *nm = fmag_build_neg(b, m);
     fmag_value *r = fmag_math_horner(b, m, rcp_seed, 3);
     fmag_value *e = FMA(b, nm, r, K(b, 1.0f));

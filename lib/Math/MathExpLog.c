@@ -162,31 +162,36 @@ fmag_value *fmag_build_log2(fmag_builder *b, fmag_value *x, bool fm)
     return fmag_build_add(b, a, e);
 }
 
-/* pow(x, y) = 2^(y * log2 x) for x > 0, with log2 x carried as hi + lo and the
- * product y*log2 x as hi + lo so that the exponent's rounding does not swamp large
- * results. x = 0 gives 0 for y > 0 (through a very negative logarithm). */
+/* pow(x, y) = 2^(y * log2 x) for x > 0. Strict mode carries log2 x as hi + lo
+ * (error-free sums) and y*log2 x as hi + lo (an fma recovers the product's rounding),
+ * so the exponent's rounding does not swamp large results; fast-math is the plain
+ * exp2(y * log2 x). x = 0 gives 0 for y > 0 (through a very negative logarithm). */
 fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm)
 {
+    if (fm)
+        return fmag_build_exp2(b, MUL(b, y, fmag_build_log2(b, x, fm)), fm);
     fmag_value *e, *f, *m;
     reduce_log(b, x, &e, &f, &m);
     fmag_value *t = log_tail(b, f, fm);
-    /* l = e + f*L + t*L as hi + lo:  fl = f*L exactly as fl_hi + fl_lo. */
+    /* f*L = fl_hi + fl_lo exactly; a = t*L + fl_lo + f*L_lo is the small part. */
     fmag_value *fl_hi = MUL(b, f, K(b, LOG2E));
     fmag_value *fl_lo = FMA(b, f, K(b, LOG2E), fmag_build_neg(b, fl_hi));
     fl_lo = FMA(b, f, K(b, LOG2E_LO), fl_lo);
-    fl_lo = FMA(b, t, K(b, LOG2E), fl_lo);
-    /* hi = e + fl_hi, with its rounding error recovered (|e| >= |fl_hi| or e = 0). */
-    fmag_value *hi = fmag_build_add(b, e, fl_hi);
-    fmag_value *err = fmag_build_add(b, fmag_build_sub(b, e, hi), fl_hi);
-    fmag_value *lo = fmag_build_add(b, err, fl_lo);
-    /* y*l = p_hi + p_lo */
+    fmag_value *a = FMA(b, t, K(b, LOG2E), fl_lo);
+    /* s1 = fl_hi + a with its error (|fl_hi| >= |a|: Fast2Sum). */
+    fmag_value *s1 = fmag_build_add(b, fl_hi, a);
+    fmag_value *err1 = fmag_build_add(b, fmag_build_sub(b, fl_hi, s1), a);
+    /* hi = e + s1 with its error (e is 0 or an integer >= 1 in magnitude). */
+    fmag_value *hi = fmag_build_add(b, e, s1);
+    fmag_value *err2 = fmag_build_add(b, fmag_build_sub(b, e, hi), s1);
+    fmag_value *lo = fmag_build_add(b, err1, err2);
+    /* y * (hi + lo) = p_hi + p_lo */
     fmag_value *p_hi = MUL(b, y, hi);
     fmag_value *p_lo = FMA(b, y, hi, fmag_build_neg(b, p_hi));
     p_lo = FMA(b, y, lo, p_lo);
     p_hi = clampk(b, p_hi, -150.0f, 128.0f);
     fmag_value *n = fmag_math_round_magic(b, p_hi, NULL);
     fmag_value *g = fmag_build_add(b, fmag_build_sub(b, p_hi, n), p_lo);
-    fmag_value *p = fm ? fmag_math_horner(b, g, exp2_poly_fast, 5)
-                       : fmag_math_horner(b, g, exp2_poly, 6);
+    fmag_value *p = fmag_math_horner(b, g, exp2_poly, 6);
     return fmag_math_ldexp(b, p, n);
 }

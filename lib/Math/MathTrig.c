@@ -36,10 +36,12 @@ typedef struct trig_parts {
     fmag_value *odd, *hi;  /* k mod 2, floor(k/2) mod 2 */
 } trig_parts;
 
-/* floor(v/2) and v mod 2 for an integer-valued v: round(v/2 - 1/4) has no ties. */
-static fmag_value *halve(fmag_builder *b, fmag_value *v, fmag_value **bit)
+/* floor(v/2) and v mod 2 for an integer-valued v: round(v/2 - 1/4) has no ties.
+ * The first step is guarded by `pos` (known > 0) so that fast-math cannot merge its
+ * -1/4 into the rounding constant, where it would round away. */
+static fmag_value *halve(fmag_builder *b, fmag_value *v, fmag_value *pos, fmag_value **bit)
 {
-    fmag_value *a = FMA(b, v, K(b, 0.5f), K(b, -0.25f));
+    fmag_value *a = F(b, v, K(b, 0.5f), K(b, -0.25f), v, pos);
     fmag_value *h = fmag_math_round_magic(b, a, NULL);
     *bit = FMA(b, h, K(b, -2.0f), v);
     return h;
@@ -47,6 +49,13 @@ static fmag_value *halve(fmag_builder *b, fmag_value *v, fmag_value **bit)
 
 static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, bool want_hi, trig_parts *tp)
 {
+    if (fm) {
+        /* fast-math: reassociation would fold an affine producer of x into the
+         * rounding constant below; pass x through a select whose guard x*x + 1 is
+         * positive but not a literal (2 instrs). */
+        fmag_value *g = FMA(b, x, x, K(b, 1.0f));
+        x = F(b, x, K(b, 1.0f), K(b, 0.0f), K(b, 0.0f), g);
+    }
     fmag_value *t = FMA(b, x, K(b, TWO_OVER_PI), K(b, FMAG_MAGIC));
     /* t > 0 for |x| < 2^22: the guard keeps the rounding trick and the split
      * constants out of reach of fast-math reassociation. */
@@ -63,10 +72,10 @@ static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, bool want_hi, t
                         : fmag_math_horner(b, z, cos_poly, 3);
     fmag_value *u = FMA(b, MUL(b, z, z), pc, MUL(b, z, K(b, -0.5f)));
     tp->c = fmag_build_add(b, u, K(b, 1.0f));
-    fmag_value *h = halve(b, k, &tp->odd);
+    fmag_value *h = halve(b, k, t, &tp->odd);
     tp->hi = NULL;
     if (want_hi)
-        halve(b, h, &tp->hi);
+        halve(b, h, t, &tp->hi);
 }
 
 /* sin (28; fast 23): quadrant q = k mod 4 gives s, c, -s, -c. */
@@ -136,6 +145,11 @@ fmag_value *fmag_build_atan2(fmag_builder *b, fmag_value *y, fmag_value *x, bool
     fmag_value *ax = SEL(b, nx, x, nx), *ay = SEL(b, ny, y, ny);
     fmag_value *g = fmag_build_sub(b, ay, ax);
     fmag_value *num = SEL(b, ax, ay, g), *den = SEL(b, ay, ax, g);
+    /* atan2 is scale-invariant: lift tiny pairs out of the denormals the division's
+     * reduction does not cover (3 instrs). */
+    fmag_value *gs = FMA(b, den, K(b, -1.0f), K(b, 0x1p-60f));
+    num = F(b, num, K(b, 0x1p64f), K(b, 0.0f), num, gs);
+    den = F(b, den, K(b, 0x1p64f), K(b, 0.0f), den, gs);
     fmag_value *t = fmag_build_div(b, num, den, fm);
     fmag_value *a = atan_core(b, t, fm);
     a = reflect(b, a, PIO2_HI, PIO2_LO, g);

@@ -1,0 +1,473 @@
+/* fmag-accuracy: measures each math-library builtin against double-precision libm.
+ * Every builtin is built through the C API (lib/Math), optimized with -O2, lowered,
+ * and run on the batch VM engine; the error of each result is measured in ulps of
+ * the correctly rounded float32 result. One-input builtins can be checked
+ * exhaustively over every float32 of their domain; two-input ones are sampled.
+ * `fmag-accuracy --markdown` prints the table of docs/Builtins.md. */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmag/CodeGen.h"
+#include "fmag/IR.h"
+#include "fmag/Math.h"
+#include "fmag/Transforms.h"
+#include "fmag/VM.h"
+
+typedef struct fn_desc {
+    const char *name;
+    unsigned nargs;
+    double (*ref1)(double);
+    double (*ref2)(double, double);
+    const char *domain;
+    double target;      /* ulp bound, default mode */
+    double fast_target; /* ulp bound in fast-math (Vulkan minimum where it is in ulp) */
+} fn_desc;
+
+static double r_rcp(double x) { return 1.0 / x; }
+static double r_rsqrt(double x) { return 1.0 / sqrt(x); }
+static double r_fract(double x) { return x - floor(x); }
+static double r_sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
+static double r_saturate(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+static double r_div(double x, double y) { return x / y; }
+
+static const fn_desc fns[] = {
+    {"abs", 1, fabs, NULL, "all finite", 0, 0},
+    {"sign", 1, r_sign, NULL, "all finite", 0, 0},
+    {"floor", 1, floor, NULL, "all finite", 0, 0},
+    {"ceil", 1, ceil, NULL, "all finite", 0, 0},
+    {"round", 1, nearbyint, NULL, "all finite", 0, 0},
+    {"trunc", 1, trunc, NULL, "all finite", 0, 0},
+    {"fract", 1, r_fract, NULL, "all finite", 0.5, 0.5},
+    {"saturate", 1, r_saturate, NULL, "all finite", 0, 0},
+    {"rcp", 1, r_rcp, NULL, "2^-126 <= |x| <= 2^126", 1, 2.5},
+    {"sqrt", 1, sqrt, NULL, "x >= 0 finite (denormals too)", 1, 2.5},
+    {"inversesqrt", 1, r_rsqrt, NULL, "x >= 2^-126", 2, 2},
+    {"exp", 1, exp, NULL, "-87.33 <= x <= 88.72 (normal result)", 2, 3},
+    {"exp2", 1, exp2, NULL, "-126 <= x < 128 (normal result)", 2, 3},
+    {"log", 1, log, NULL, "x >= 2^-126", 2, 3},
+    {"log2", 1, log2, NULL, "x >= 2^-126", 2, 3},
+    {"sin", 1, sin, NULL, "|x| <= 1e4", 2, 0},
+    {"cos", 1, cos, NULL, "|x| <= 1e4", 2, 0},
+    {"tan", 1, tan, NULL, "|x| <= 1e4", 4, 4096},
+    {"atan", 1, atan, NULL, "all finite", 2, 4096},
+    {"div", 2, NULL, r_div, "x, y normal, x/y normal", 1, 2.5},
+    {"atan2", 2, NULL, atan2, "x, y finite, not both 0", 3, 4096},
+    {"pow", 2, NULL, pow, "x > 0 normal, x^y normal", 4, 4096},
+};
+
+static float bits_f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static bool in_domain(const char *name, float x)
+{
+    double a = fabs((double)x);
+    if (!isfinite(x))
+        return false;
+    if (!strcmp(name, "rcp"))
+        return a >= 0x1p-126 && a <= 0x1p126;
+    if (!strcmp(name, "sqrt"))
+        return x >= 0;
+    if (!strcmp(name, "inversesqrt") || !strcmp(name, "log") || !strcmp(name, "log2"))
+        return x >= 0x1p-126;
+    if (!strcmp(name, "exp"))
+        return x >= -87.33f && x <= 88.72f;
+    if (!strcmp(name, "exp2"))
+        return x >= -126.0f && x < 128.0f;
+    if (!strcmp(name, "sin") || !strcmp(name, "cos") || !strcmp(name, "tan"))
+        return a <= 1e4;
+    return true;
+}
+
+/* Error in ulps of the float32 result nearest the exact value. */
+static double ulp_error(float r, double ref)
+{
+    if (isnan(r) || isinf(r))
+        return INFINITY;
+    double a = fabs(ref);
+    int e = a > 0 ? ilogb(a) : -126;
+    if (e < -126)
+        e = -126;
+    double ulp = ldexp(1.0, e - 23);
+    return fabs((double)r - ref) / ulp;
+}
+
+/* The fast-math bound at one point, in ulps of the result: the Vulkan/GLSL minimum
+ * precision (absolute bounds converted to ulps there). */
+static double fast_bound(const fn_desc *fd, float x, double ref)
+{
+    double a = fabs(ref);
+    int e = a > 0 ? ilogb(a) : -126;
+    double ulp = ldexp(1.0, (e < -126 ? -126 : e) - 23);
+    if (!strcmp(fd->name, "exp") || !strcmp(fd->name, "exp2"))
+        return 3 + 2 * fabs((double)x);
+    if ((!strcmp(fd->name, "log") || !strcmp(fd->name, "log2")) && x >= 0.5f && x <= 2.0f)
+        return 0x1p-21 / ulp > 3 ? 0x1p-21 / ulp : 3;
+    if (!strcmp(fd->name, "sin") || !strcmp(fd->name, "cos"))
+        return 0x1p-11 / ulp;
+    return fd->fast_target;
+}
+
+typedef struct job {
+    const fn_desc *fd;
+    const fmag_vm_program *prog;
+    bool exhaustive;
+    uint64_t samples;
+    unsigned tid, nthreads;
+    /* results */
+    double worst;
+    float wx, wy;
+    float wr;
+    double wref;
+    uint64_t points;
+    bool fast;
+    double worst_ratio; /* error / bound, the pass criterion */
+    float rx, ry;
+} job;
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#define CHUNK 65536
+
+static void run_chunk(job *j, float *in, float *out, size_t n)
+{
+    char err[128];
+    if (n == 0)
+        return;
+    fmag_vm_run_per_lane_threads(&j->prog, 1, NULL, in, j->fd->nargs, out, 1, n, 1, err,
+                                 sizeof err);
+    for (size_t i = 0; i < n; i++) {
+        double ref = j->fd->nargs == 1 ? j->fd->ref1((double)in[i])
+                                       : j->fd->ref2((double)in[2 * i], (double)in[2 * i + 1]);
+        double e = ulp_error(out[i], ref);
+        j->points++;
+        double bound = j->fast ? fast_bound(j->fd, in[i * j->fd->nargs], ref) : j->fd->target;
+        double ratio = bound > 0 ? e / bound : (e > 0 ? INFINITY : 0);
+        if (ratio > j->worst_ratio || (isnan(ratio) && !isnan(j->worst_ratio))) {
+            j->worst_ratio = ratio;
+            j->rx = in[i * j->fd->nargs];
+            j->ry = j->fd->nargs == 2 ? in[2 * i + 1] : 0;
+        }
+        if (e > j->worst || (isnan(e) && !isnan(j->worst))) {
+            j->worst = e;
+            j->wx = in[i * j->fd->nargs];
+            j->wy = j->fd->nargs == 2 ? in[2 * i + 1] : 0;
+            j->wr = out[i];
+            j->wref = ref;
+        }
+    }
+}
+
+/* Two-input samples: a random pair in the function's domain. */
+static bool sample2(const char *name, uint64_t *s, float *x, float *y)
+{
+    uint64_t r = splitmix(s);
+    if (!strcmp(name, "pow")) {
+        *x = bits_f((uint32_t)(r % 0x7F000000u) + 0x00800000u);
+        double l = log2((double)*x);
+        double u = (double)(int64_t)(splitmix(s) >> 11) / 9007199254740992.0 * 2 - 1;
+        double lim = fabs(l) > 1e-3 ? 127.0 / fabs(l) : 1e5;
+        *y = (float)(u * (lim > 1e5 ? 1e5 : lim));
+        double ref = pow(*x, *y);
+        return isfinite(ref) && ref >= 0x1p-126 && ref <= 3.4028234663852886e38;
+    }
+    *x = bits_f((uint32_t)r);
+    *y = bits_f((uint32_t)(r >> 32));
+    if (!isfinite(*x) || !isfinite(*y))
+        return false;
+    if (!strcmp(name, "div")) {
+        double q = fabs((double)*x / (double)*y);
+        return fabs(*x) >= 0x1p-126 && fabs(*y) >= 0x1p-126 && q >= 0x1p-126 &&
+               q <= 3.4028234663852886e38;
+    }
+    return *x != 0 || *y != 0;
+}
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    float *in = malloc(2 * CHUNK * sizeof *in), *out = malloc(CHUNK * sizeof *out);
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return NULL;
+    }
+    if (j->exhaustive && j->fd->nargs == 1) {
+        /* every bit pattern; chunks of 2^16 patterns dealt round-robin */
+        for (uint64_t c = j->tid; c < (1ull << 16); c += j->nthreads) {
+            size_t n = 0;
+            for (uint32_t k = 0; k < CHUNK; k++) {
+                float x = bits_f((uint32_t)(c << 16 | k));
+                if (in_domain(j->fd->name, x))
+                    in[n++] = x;
+            }
+            run_chunk(j, in, out, n);
+        }
+    } else {
+        uint64_t seed = 0x5EED0000ull + j->tid;
+        uint64_t per = j->samples / j->nthreads;
+        uint64_t done = 0;
+        while (done < per) {
+            size_t n = 0;
+            while (n < CHUNK && done + n < per) {
+                if (j->fd->nargs == 1) {
+                    uint64_t r = splitmix(&seed);
+                    float x = bits_f((uint32_t)r);
+                    /* half the samples uniform in value over [-1e4, 1e4] for trig */
+                    if ((r >> 40) & 1)
+                        x = (float)(((double)(r >> 11 & 0xFFFFFFF) / 268435456.0 * 2 - 1) *
+                                    1e4);
+                    if (in_domain(j->fd->name, x))
+                        in[n++] = x;
+                } else {
+                    float x, y;
+                    if (sample2(j->fd->name, &seed, &x, &y)) {
+                        in[2 * n] = x;
+                        in[2 * n + 1] = y;
+                        n++;
+                    }
+                }
+            }
+            run_chunk(j, in, out, n);
+            done += n;
+        }
+    }
+    free(in);
+    free(out);
+    return NULL;
+}
+
+/* Edge cases every run includes: zeros, denormals, powers of two, extremes, values
+ * near multiples of pi/2 and the reduction boundaries. */
+static void edge_cases(job *j)
+{
+    float xs[4096];
+    size_t n = 0;
+    float base[] = {0.0f, -0.0f, 0x1p-149f, 0x1p-127f, 0x1.fffffcp-127f, 0x1p-126f,
+                    3.40282347e38f, 1.0f, -1.0f, 0.5f, 2.0f, 0x1.fffffep-1f, 0x1.000002p0f,
+                    1.41421354f, 0.70710677f, 88.72f, -87.33f, 127.99f, -126.0f, 1e4f, -1e4f,
+                    0.785398163f, 1.57079633f, 3.14159265f, 4194304.5f, 8388607.5f, 8388608.0f,
+                    -8388609.0f, 0.49999997f, -0.5f, 1.5f, 2.5f};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+        xs[n++] = base[i];
+    for (int e = -149; e <= 127 && n < 4000; e += 1) {
+        xs[n++] = ldexpf(1.0f, e);
+        xs[n++] = -ldexpf(1.0f, e);
+    }
+    for (int k = 1; k < 6366 && n < 4090; k += 7)
+        xs[n++] = (float)(k * 1.5707963267948966);
+    float in[4096], out[4096];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (j->fd->nargs == 1) {
+            if (in_domain(j->fd->name, xs[i]))
+                in[m++] = xs[i];
+        }
+    }
+    run_chunk(j, in, out, m);
+    if (j->fd->nargs == 2) {
+        static const float pairs[][2] = {{1, 3}, {-1, 3}, {0, 1}, {1, 1}, {-1, -1}, {1, -1},
+                                        {3, 7}, {2, 0.5f}, {10, 38}, {0.5f, 126},
+                                        {1e-3f, 10}, {2, 127.99f}};
+        m = 0;
+        for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+            float x = pairs[i][0], y = pairs[i][1];
+            if (!strcmp(j->fd->name, "pow") && !(x > 0))
+                continue;
+            in[2 * m] = x;
+            in[2 * m + 1] = y;
+            m++;
+        }
+        run_chunk(j, in, out, m);
+    }
+}
+
+static bool build(const char *name, bool fast, fmag_vm_image *img, char *msg, size_t msglen)
+{
+    fmag_context *ctx = fmag_context_create();
+    const fmag_math_builtin *mb = fmag_math_builtin_lookup(name);
+    bool ok = false;
+    if (!mb) {
+        snprintf(msg, msglen, "no builtin '%s'", name);
+        fmag_context_destroy(ctx);
+        return false;
+    }
+    fmag_module *m = fmag_module_create(ctx);
+    m->fastmath = fast;
+    fmag_func *f = fmag_func_create(m, name, mb->nargs, 1, true);
+    fmag_builder b;
+    b.module = m;
+    fmag_builder_at_end(&b, fmag_block_create(f, "entry"));
+    fmag_value *p = f->params;
+    fmag_value *r = mb->nargs == 1   ? mb->fn1(&b, &p[0], fast)
+                    : mb->nargs == 2 ? mb->fn2(&b, &p[0], &p[1], fast)
+                                     : mb->fn3(&b, &p[0], &p[1], &p[2], fast);
+    fmag_build_ret(&b, &r, 1);
+    fmag_pass_options po;
+    memset(&po, 0, sizeof po);
+    if (fmag_run_passes(m, "O2", &po) && fmag_codegen_module(m, img))
+        ok = true;
+    else
+        snprintf(msg, msglen, "%s", fmag_context_diag_count(ctx) ? fmag_context_diag(ctx, 0) : "?");
+    fmag_context_destroy(ctx);
+    return ok;
+}
+
+static const char *fast_target_text(const fn_desc *fd, bool fast, char *p)
+{
+    if (!fast)
+        snprintf(p, 64, "%g ulp", fd->target);
+    else if (!strcmp(fd->name, "exp") || !strcmp(fd->name, "exp2"))
+        snprintf(p, 64, "3+2|x| ulp");
+    else if (!strcmp(fd->name, "log") || !strcmp(fd->name, "log2"))
+        snprintf(p, 64, "3 ulp; 2^-21 abs in [0.5,2]");
+    else if (!strcmp(fd->name, "sin") || !strcmp(fd->name, "cos"))
+        snprintf(p, 64, "2^-11 abs");
+    else
+        snprintf(p, 64, "%g ulp", fd->fast_target);
+    return p;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: fmag-accuracy [options] [builtin...]\n"
+            "\n"
+            "Measures the math library's builtins against libm in double precision:\n"
+            "each builtin is built through lib/Math, run with -O2 and lowering on the\n"
+            "batch VM engine, and its worst error reported in ulps.\n"
+            "\n"
+            "options:\n"
+            "  --exhaustive     every float32 of the domain (one-input builtins)\n"
+            "  --samples N      random samples otherwise (default 10000000), plus edge cases\n"
+            "  --fast           the fast-math sequences\n"
+            "  --threads N      worker threads (default: all CPUs)\n"
+            "  --markdown       print a table row per builtin\n"
+            "  --help, --version\n");
+}
+
+int main(int argc, char **argv)
+{
+    bool exhaustive = false, fast = false, markdown = false;
+    uint64_t samples = 10000000;
+    unsigned nthreads = 0;
+    const char *only[64];
+    unsigned nonly = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--version")) {
+            printf("fmag-accuracy (FMAG) %s\n", FMAG_VERSION_STRING);
+            return 0;
+        } else if (!strcmp(argv[i], "--exhaustive")) {
+            exhaustive = true;
+        } else if (!strcmp(argv[i], "--fast")) {
+            fast = true;
+        } else if (!strcmp(argv[i], "--markdown")) {
+            markdown = true;
+        } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
+            samples = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            nthreads = (unsigned)atoi(argv[++i]);
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "fmag-accuracy: error: unknown option '%s'\n", argv[i]);
+            return 1;
+        } else if (nonly < 64) {
+            only[nonly++] = argv[i];
+        }
+    }
+    if (nthreads == 0)
+        nthreads = fmag_vm_hardware_threads();
+    if (nthreads > 64)
+        nthreads = 64;
+    if (markdown)
+        printf("| builtin | instrs | domain | method | points | worst ulp | at x | target | ok |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
+    int rc = 0;
+    for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++) {
+        const fn_desc *fd = &fns[k];
+        bool want = nonly == 0;
+        for (unsigned i = 0; i < nonly; i++)
+            want |= !strcmp(only[i], fd->name);
+        if (!want)
+            continue;
+        fmag_vm_image img;
+        fmag_vm_image_init(&img);
+        char msg[512];
+        if (!build(fd->name, fast, &img, msg, sizeof msg)) {
+            fprintf(stderr, "fmag-accuracy: %s: cannot build: %s\n", fd->name, msg);
+            rc = 1;
+            continue;
+        }
+        job jobs[64];
+        pthread_t tids[64];
+        bool exh = exhaustive && fd->nargs == 1;
+        for (unsigned t = 0; t < nthreads; t++) {
+            memset(&jobs[t], 0, sizeof jobs[t]);
+            jobs[t].fd = fd;
+            jobs[t].prog = &img.programs[0];
+            jobs[t].exhaustive = exh;
+            jobs[t].samples = samples;
+            jobs[t].tid = t;
+            jobs[t].nthreads = nthreads;
+            jobs[t].fast = fast;
+            pthread_create(&tids[t], NULL, worker, &jobs[t]);
+        }
+        for (unsigned t = 0; t < nthreads; t++)
+            pthread_join(tids[t], NULL);
+        edge_cases(&jobs[0]);
+        job tot = jobs[0];
+        for (unsigned t = 1; t < nthreads; t++) {
+            tot.points += jobs[t].points;
+            if (jobs[t].worst_ratio > tot.worst_ratio) {
+                tot.worst_ratio = jobs[t].worst_ratio;
+                tot.rx = jobs[t].rx;
+                tot.ry = jobs[t].ry;
+            }
+            if (jobs[t].worst > tot.worst) {
+                tot.worst = jobs[t].worst;
+                tot.wx = jobs[t].wx;
+                tot.wy = jobs[t].wy;
+                tot.wr = jobs[t].wr;
+                tot.wref = jobs[t].wref;
+            }
+        }
+        char tbuf[64];
+        bool ok = tot.worst_ratio <= 1.0;
+        if (!ok)
+            rc = 1;
+        char at[96];
+        if (fd->nargs == 1)
+            snprintf(at, sizeof at, "%a", (double)tot.wx);
+        else
+            snprintf(at, sizeof at, "%a, %a", (double)tot.wx, (double)tot.wy);
+        const char *method = exh ? "exhaustive" : "sampled+edges";
+        if (markdown)
+            printf("| %s | %u | %s | %s | %llu | %.2f | %s | %s | %s |\n", fd->name,
+                   img.programs[0].ninstr, fd->domain, method, (unsigned long long)tot.points,
+                   tot.worst, at, fast_target_text(fd, fast, tbuf), ok ? "yes" : "**no**");
+        else
+            printf("%-12s %s instrs=%-3u %-14s points=%-11llu worst=%.3f ulp at x=%s "
+                   "(got %.9g, want %.17g) target %s %s (worst error/bound %.3g at %a)\n",
+                   fd->name, fast ? "fast" : "strict", img.programs[0].ninstr, method,
+                   (unsigned long long)tot.points, tot.worst, at, (double)tot.wr, tot.wref,
+                   fast_target_text(fd, fast, tbuf), ok ? "ok" : "MISSED", tot.worst_ratio,
+                   (double)tot.rx);
+        fflush(stdout);
+        fmag_vm_image_free(&img);
+    }
+    return rc;
+}
