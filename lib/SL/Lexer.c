@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include "SLInternal.h"
 
 static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -28,6 +30,20 @@ static bool push(sl_session *s, sl_tok_kind k, size_t pos, size_t len)
     t->pos = (unsigned)pos;
     t->len = (unsigned)len;
     return true;
+}
+
+/* A lexical error becomes a token, so that it is reported in source order together
+ * with the parser's errors (and the parser knows not to report a second one). */
+static void lex_error(sl_session *s, size_t pos, size_t len, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (!push(s, TK_ERROR, pos, len))
+        return;
+    s->toks[s->ntoks - 1].msg = fmag_context_strdup(s->ctx, buf, strlen(buf));
 }
 
 static const struct {
@@ -71,17 +87,17 @@ static void lex_number(sl_session *s, size_t *ip)
         i++;
     *ip = i;
     if (bad) {
-        sl_error(s, (unsigned)start, "malformed number: exponent has no digits");
+        lex_error(s, start, i - start, "malformed number: exponent has no digits");
         return;
     }
     if (i != end) {
-        sl_error(s, (unsigned)end, "invalid character '%c' after number", src[end]);
+        lex_error(s, end, i - start, "invalid character '%c' after number", src[end]);
         return;
     }
     char buf[128];
     size_t n = end - start;
     if (n >= sizeof buf) {
-        sl_error(s, (unsigned)start, "number literal too long");
+        lex_error(s, start, n, "number literal too long");
         return;
     }
     memcpy(buf, src + start, n);
@@ -90,7 +106,7 @@ static void lex_number(sl_session *s, size_t *ip)
     /* strtof rounds the decimal once, straight to the nearest float. */
     float f = strtof(buf, NULL);
     if (isinf(f)) {
-        sl_error(s, (unsigned)start, "number literal '%s' is too large for f32", buf);
+        lex_error(s, start, n, "number literal '%s' is too large for f32", buf);
         return;
     }
     if (!push(s, TK_NUM, start, n))
@@ -119,7 +135,7 @@ bool sl_lex(sl_session *s)
             while (i + 1 < n && !(src[i] == '*' && src[i + 1] == '/'))
                 i++;
             if (i + 1 >= n) {
-                sl_error(s, (unsigned)start, "unterminated /* comment");
+                lex_error(s, start, 2, "unterminated /* comment");
                 i = n;
             } else {
                 i += 2;
@@ -180,9 +196,9 @@ bool sl_lex(sl_session *s)
         }
         if (k == TK_EOF) {
             if (c >= 0x20 && c < 0x7f)
-                sl_error(s, (unsigned)i, "unexpected character '%c'", c);
+                lex_error(s, i, 1, "unexpected character '%c'", c);
             else
-                sl_error(s, (unsigned)i, "unexpected byte 0x%02x", c);
+                lex_error(s, i, 1, "unexpected byte 0x%02x", c);
             i++;
             continue;
         }

@@ -18,6 +18,7 @@ static const char *tok_desc(sl_tok_kind k)
     case TK_EOF: return "end of file";
     case TK_IDENT: return "identifier";
     case TK_NUM: return "number";
+    case TK_ERROR: return "invalid token";
     case TK_LPAREN: return "'('";
     case TK_RPAREN: return "')'";
     case TK_LBRACE: return "'{'";
@@ -55,7 +56,19 @@ static const char *tok_desc(sl_tok_kind k)
     return "token";
 }
 
-static sl_token *peek(sl_session *s) { return &s->toks[s->p]; }
+static void report_lex(sl_session *s, sl_token *t)
+{
+    if (t->kind == TK_ERROR && !t->reported) {
+        t->reported = true;
+        sl_error(s, t->pos, "%s", t->msg);
+    }
+}
+
+static sl_token *peek(sl_session *s)
+{
+    report_lex(s, &s->toks[s->p]);
+    return &s->toks[s->p];
+}
 static sl_token *peek2(sl_session *s)
 {
     return s->p + 1 < s->ntoks ? &s->toks[s->p + 1] : &s->toks[s->ntoks - 1];
@@ -63,6 +76,7 @@ static sl_token *peek2(sl_session *s)
 static sl_token *next(sl_session *s)
 {
     sl_token *t = &s->toks[s->p];
+    report_lex(s, t);
     if (t->kind != TK_EOF)
         s->p++;
     return t;
@@ -78,6 +92,8 @@ static bool accept(sl_session *s, sl_tok_kind k)
 static void err_expected(sl_session *s, const char *what)
 {
     sl_token *t = peek(s);
+    if (t->kind == TK_ERROR)
+        return; /* already reported; one error per statement */
     if (t->kind == TK_EOF)
         sl_error(s, t->pos, "expected %s before end of file", what);
     else
@@ -89,6 +105,18 @@ static bool expect(sl_session *s, sl_tok_kind k)
 {
     if (accept(s, k))
         return true;
+    sl_token *t = peek(s);
+    if (k == TK_SEMI && s->p > 0 && t->kind != TK_ERROR) {
+        /* A missing ';' belongs at the end of the previous token (usually on the
+         * line before), as a C compiler reports it. */
+        sl_token *prev = &s->toks[s->p - 1];
+        if (t->kind == TK_EOF)
+            sl_error(s, prev->pos + prev->len, "expected ';' before end of file");
+        else
+            sl_error(s, prev->pos + prev->len, "expected ';', found '%.*s'",
+                     (int)(t->len > 40 ? 40 : t->len), s->src + t->pos);
+        return false;
+    }
     err_expected(s, tok_desc(k));
     return false;
 }

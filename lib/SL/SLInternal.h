@@ -13,7 +13,7 @@
 enum { SL_VOID = 0, SL_ERR = -1 };
 
 typedef enum sl_tok_kind {
-    TK_EOF, TK_IDENT, TK_NUM,
+    TK_EOF, TK_IDENT, TK_NUM, TK_ERROR, /* TK_ERROR: a lexical error, reported in order */
     TK_LPAREN, TK_RPAREN, TK_LBRACE, TK_RBRACE, TK_COMMA, TK_SEMI, TK_DOT, TK_QUESTION,
     TK_COLON, TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_ASSIGN, TK_PLUS_ASSIGN,
     TK_MINUS_ASSIGN, TK_STAR_ASSIGN, TK_SLASH_ASSIGN, TK_LT, TK_GT, TK_LE, TK_GE, TK_EQ,
@@ -28,6 +28,8 @@ typedef struct sl_token {
     unsigned len;
     float num;    /* TK_NUM */
     int width;    /* TK_TYPE */
+    const char *msg; /* TK_ERROR: the message, reported when the parser reaches it */
+    bool reported;
 } sl_token;
 
 typedef enum sl_expr_kind {

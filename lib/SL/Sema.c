@@ -596,8 +596,6 @@ void sl_check(sl_session *s)
             }
         if (sl_builtin_find(f->name, f->name_len) >= 0)
             sl_error(s, f->pos, "function '%.*s' redefines a builtin", (int)f->name_len, f->name);
-    }
-    for (sl_func *f = s->funcs; f; f = f->next) {
         c.fn = f;
         c.nscope = 0;
         f->nslots = 0;
