@@ -71,6 +71,9 @@ unsigned cg_dag_fuse_select_arm(cg_dag *g);
  * mode 0: leave; 1: flip every flippable; 2: flip when the fallback then lives in
  * the register the result wants. Returns the number flipped. */
 unsigned cg_dag_orient(cg_dag *g, int mode);
+/* Rewrites every relu(t) as (-t > 0) ? z*0 + 0 : t (adds a neg node before each).
+ * Returns the number rewritten. */
+unsigned cg_dag_relu_flip(cg_dag *g);
 /* Number of uses per value (operand slots and outputs), nin+nnodes entries. */
 unsigned *cg_dag_use_counts(const cg_dag *g);
 
@@ -89,7 +92,8 @@ typedef struct cg_result {
     unsigned max_live;
 } cg_result;
 /* policy bit 0 clear: prefer stale registers over pristine zeros; set: lowest index
- * first. policy >= 2: ignore the output-register reservations.
+ * first. Bit 1: ignore the output-register reservations. Bit 2: move an output
+ * into its register as soon as that register is free.
  * Returns false on allocation failure (out of memory or more than 65535 registers). */
 bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int policy,
                  cg_result *res);

@@ -96,23 +96,25 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
     memset(&best, 0, sizeof best);
     bool have = false, oom = false;
     unsigned variants = 0;
-    unsigned *order = malloc(sizeof *order * (base.nnodes + 1));
-    unsigned *prev = malloc(sizeof *prev * (base.nnodes + 1));
-    unsigned *best_order = malloc(sizeof *best_order * (base.nnodes + 1));
+    /* cg_dag_relu_flip may add one node per node. */
+    size_t cap = 2 * (size_t)base.nnodes + 2;
+    unsigned *order = malloc(sizeof *order * cap);
+    unsigned *prev = malloc(sizeof *prev * cap);
+    unsigned *best_order = malloc(sizeof *best_order * cap);
     int best_orient = 0, best_policy = 0;
     unsigned best_n = 0;
     if (!order || !prev || !best_order)
         oom = true;
-    for (int orient = 0; orient < 3 && !oom; orient++) {
+    for (int orient = 0; orient < 6 && !oom; orient++) {
         cg_dag g;
         if (!cg_dag_copy(&base, &g)) {
             oom = true;
             break;
         }
-        unsigned flips = cg_dag_orient(&g, orient);
-        if (orient > 0 && flips == 0) {
+        unsigned flips = cg_dag_orient(&g, orient % 3);
+        if ((orient % 3 > 0 && flips == 0) || (orient >= 3 && !cg_dag_relu_flip(&g))) {
             cg_dag_free(&g);
-            continue; /* same DAG as orientation 0 */
+            continue; /* same DAG as an earlier variant */
         }
         cg_dag_fuse_select_arm(&g);
         cg_dag_dce(&g);
@@ -127,7 +129,7 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
                 continue;
             memcpy(prev, order, sizeof *order * (unsigned)n);
             nprev = n;
-            for (int policy = 0; policy < 4; policy++) {
+            for (int policy = 0; policy < 8; policy++) {
                 cg_result r;
                 variants++;
                 if (!cg_regalloc(&g, order, (unsigned)n, policy, &r)) {
@@ -151,7 +153,9 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
     if (have && !oom) {
         cg_dag g;
         if (cg_dag_copy(&base, &g)) {
-            cg_dag_orient(&g, best_orient);
+            cg_dag_orient(&g, best_orient % 3);
+            if (best_orient >= 3)
+                cg_dag_relu_flip(&g);
             cg_dag_fuse_select_arm(&g);
             cg_dag_dce(&g);
             variants += improve(&g, best_order, best_n, best_policy, &best);

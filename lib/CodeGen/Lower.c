@@ -9,7 +9,11 @@
  *  - a select whose true arm is a single-use unconditional fma evaluates that fma
  *    itself: select(fma(u,b,c), f, g) = fmag(u, b, c, f, g);
  *  - max/min/abs shaped selects may swap their arms (cg_dag_orient), which decides
- *    which value is the fallback and so where the result lands.
+ *    which value is the fallback and so where the result lands;
+ *  - relu(t) may become (-t > 0) ? z*0 + 0 : t (cg_dag_relu_flip): one more
+ *    instruction than a select on a pristine zero, but the result lands on t's own
+ *    register, which saves the move (and the zero register) when that is where it
+ *    is wanted. The driver tries both.
  */
 #include "CGInternal.h"
 
@@ -373,4 +377,65 @@ unsigned cg_dag_orient(cg_dag *g, int mode)
     free(uses);
     free(want);
     return flips;
+}
+
+static bool is_relu(const cg_node *n)
+{
+    return !n->dead && !n->uncond && cg_is_val(n->op[FMAG_A]) && cg_is_imm(n->op[FMAG_B], 1.0f) &&
+           cg_is_zero(n->op[FMAG_C]) && cg_is_zero(n->op[FMAG_D]) &&
+           n->op[FMAG_E].v == n->op[FMAG_A].v;
+}
+
+unsigned cg_dag_relu_flip(cg_dag *g)
+{
+    unsigned count = 0;
+    for (unsigned i = 0; i < g->nnodes; i++)
+        count += is_relu(&g->nodes[i]);
+    if (!count)
+        return 0;
+    cg_node *nn = calloc(g->nnodes + count + 1, sizeof *nn);
+    int *map = malloc(sizeof *map * (g->nin + g->nnodes + 1));
+    if (!nn || !map) {
+        free(nn);
+        free(map);
+        return 0;
+    }
+    for (unsigned v = 0; v < g->nin; v++)
+        map[v] = (int)v;
+    unsigned w = 0;
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        cg_node n = g->nodes[i];
+        bool relu = is_relu(&n);
+        for (unsigned k = 0; k < 5; k++)
+            if (cg_is_val(n.op[k]))
+                n.op[k].v = map[n.op[k].v];
+        if (relu) {
+            /* t > 0 ? t : 0  ==  (-t > 0) ? z*0 + 0 : t, both zeros counted equal; exact
+             * for infinite t too since z is a known-finite register, not t. */
+            int t = n.op[FMAG_A].v;
+            cg_node *neg = &nn[w++];
+            neg->op[FMAG_A] = cg_val(t);
+            neg->op[FMAG_B] = cg_const(-1.0f);
+            neg->op[FMAG_C] = cg_const(0.0f);
+            neg->op[FMAG_D].v = CG_NONE;
+            neg->op[FMAG_E] = cg_const(1.0f);
+            neg->uncond = true;
+            n.op[FMAG_A] = cg_const(0.0f);
+            n.op[FMAG_B] = cg_const(0.0f);
+            n.op[FMAG_C] = cg_const(0.0f);
+            n.op[FMAG_D] = cg_val(t);
+            n.op[FMAG_E] = cg_val((int)(g->nin + w - 1));
+        }
+        nn[w] = n;
+        map[g->nin + i] = (int)(g->nin + w);
+        w++;
+    }
+    for (unsigned j = 0; j < g->nout; j++)
+        if (cg_is_val(g->outs[j]))
+            g->outs[j].v = map[g->outs[j].v];
+    free(map);
+    free(g->nodes);
+    g->nodes = nn;
+    g->nnodes = w;
+    return count;
 }

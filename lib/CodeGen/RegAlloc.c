@@ -126,7 +126,7 @@ static bool known_finite(const ra *s, unsigned r)
 
 static bool conflicts(const ra *s, int x, unsigned r)
 {
-    if (s->policy >= 2 || x < 0 || r >= s->g->nout || s->hint[x] == (int)r)
+    if ((s->policy & 2) || x < 0 || r >= s->g->nout || s->hint[x] == (int)r)
         return false;
     return s->last[x] > s->res_start[r];
 }
@@ -317,6 +317,17 @@ static void lower_node(ra *s, unsigned pos)
         s->vreg[x] = -1;
         s->rkind[d] = R_STALE;
         s->rval[d] = -1;
+    }
+    /* Policy bit 2: an output that missed its register moves there as soon as the
+     * register is free, instead of at the end (same count, shorter life). */
+    int h = s->hint[x];
+    if ((s->policy & 4) && s->is_out[x] && h >= 0 && h != d && s->rkind[h] != R_VALUE) {
+        emit_move(s, (unsigned)h, (unsigned)d);
+        s->rkind[d] = R_STALE;
+        s->rval[d] = -1;
+        s->rkind[h] = R_VALUE;
+        s->rval[h] = x;
+        s->vreg[x] = h;
     }
 }
 
