@@ -201,8 +201,10 @@ fmag_value *fmag_build_length(fmag_builder *b, fmag_value *const *x, unsigned n,
 fmag_value *fmag_build_distance(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
                                 unsigned n, bool fm)
 {
-    fmag_value *d[4];
-    for (unsigned i = 0; i < n && i < 4; i++)
+    fmag_value *d[4] = {0};
+    if (n > 4)
+        n = 4;
+    for (unsigned i = 0; i < n; i++)
         d[i] = fmag_build_sub(b, x[i], y[i]);
     return fmag_build_length(b, d, n, fm);
 }
