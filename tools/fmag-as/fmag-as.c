@@ -22,6 +22,11 @@ static const char *usage =
     "  --version    show the version\n";
 
 static int fail(const char *fmt, const char *a, const char *b)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 0)))
+#endif
+    ;
+static int fail(const char *fmt, const char *a, const char *b)
 {
     fputs("fmag-as: error: ", stderr);
     fprintf(stderr, fmt, a, b);
@@ -164,6 +169,11 @@ int main(int argc, char **argv)
     size_t len;
     char *text = read_all(input, &len, err, sizeof err);
     if (!text) return fail("%s%s", err, "");
+    if (len >= 4 && !memcmp(text, "FMAG", 4)) {
+        free(text);
+        return fail("%s: this is a binary .fmag file (use -d to disassemble, -i to inspect)", input,
+                    "");
+    }
     fmag_context *ctx = fmag_context_create();
     bool ok = fmag_asm_parse(ctx, strcmp(input, "-") ? input : "<stdin>", text, len, &img);
     free(text);
