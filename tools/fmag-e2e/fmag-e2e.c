@@ -70,6 +70,7 @@ typedef struct gen {
     fmag_func *helpers[3];
     unsigned nhelpers;
     bool control_flow;
+    unsigned size; /* instructions per straight-line region, at most */
 } gen;
 
 typedef struct pool {
@@ -233,23 +234,23 @@ static void gen_body(gen *g, fmag_func *f, unsigned size)
     gen_ret(g, &b, f, &p);
 }
 
-static fmag_module *gen_module(fmag_context *ctx, rng *r, bool control_flow)
+static fmag_module *gen_module(fmag_context *ctx, rng *r, bool control_flow, unsigned size)
 {
-    gen g = {.r = r, .control_flow = control_flow};
+    gen g = {.r = r, .control_flow = control_flow, .size = size};
     g.m = fmag_module_create(ctx);
     unsigned nh = rndn(r, 3);
     char name[32];
     for (unsigned i = 0; i < nh; i++) {
         snprintf(name, sizeof name, "h%u", i);
         fmag_func *h = fmag_func_create(g.m, name, 1 + rndn(r, 3), 1 + rndn(r, 2), false);
-        gen_body(&g, h, 5);
+        gen_body(&g, h, g.size / 2 > 1 ? g.size / 2 : 1);
         g.helpers[g.nhelpers++] = h;
     }
     unsigned nexp = 1 + rndn(r, 2);
     for (unsigned i = 0; i < nexp; i++) {
         snprintf(name, sizeof name, "main%u", i);
         fmag_func *f = fmag_func_create(g.m, name, 1 + rndn(r, 4), 1 + rndn(r, 3), true);
-        gen_body(&g, f, 12);
+        gen_body(&g, f, g.size);
     }
     return g.m;
 }
@@ -551,14 +552,15 @@ static bool check_lowered(const char *what, uint64_t seed, fmag_module *m0, fmag
     return ok;
 }
 
-static bool run_module(uint64_t seed, bool control_flow, counts *c, lane_set *ls, bool verbose)
+static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *c, lane_set *ls,
+                       bool verbose)
 {
     rng r = {seed * 0x2545F4914F6CDD1Dull + 1};
     fmag_context *ctx = fmag_context_create();
     if (!ctx)
         return false;
     bool ok = true;
-    fmag_module *m = gen_module(ctx, &r, control_flow);
+    fmag_module *m = gen_module(ctx, &r, control_flow, size);
     if (!fmag_verify_module(m)) {
         fprintf(stderr, "fmag-e2e: generator made an invalid module (seed %llu):\n",
                 (unsigned long long)seed);
@@ -637,20 +639,21 @@ static bool run_module(uint64_t seed, bool control_flow, counts *c, lane_set *ls
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: fmag-e2e [--count N] [--seed S] [--no-control-flow] [--keep-going] [--show-bound] [-v]\n"
+            "usage: fmag-e2e [--count N] [--seed S] [--size K] [--no-control-flow] [--keep-going] [--show-bound] [-v]\n"
             "\n"
             "End-to-end differential test: N random modules (seeds S..S+N-1) are run by the\n"
             "IR interpreter unoptimized and, after -O2 and lowering, by the reference VM;\n"
             "outputs must agree under the strict contract (SPEC 2). Straight-line exports are\n"
             "also lowered without -O2. Lowered programs then run side by side through the\n"
             "per-lane engine and must match the reference VM bit for bit.\n"
+            "--size K: up to K instructions per straight-line region (default 12).\n"
             "--show-bound prints every program whose regs exceed max(max-live + 1, nin, nout).\n"
             "Exit 0 when nothing mismatched, 1 otherwise.\n");
 }
 
 int main(int argc, char **argv)
 {
-    unsigned long count = 200;
+    unsigned long count = 200, size = 12;
     uint64_t seed = 1;
     bool control_flow = true, keep_going = false, verbose = false, show_bound = false;
     for (int i = 1; i < argc; i++) {
@@ -661,7 +664,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--version")) {
             printf("fmag-e2e %s\n", FMAG_VERSION_STRING);
             return 0;
-        } else if ((!strcmp(a, "--count") || !strcmp(a, "--seed")) && i + 1 < argc) {
+        } else if ((!strcmp(a, "--count") || !strcmp(a, "--seed") || !strcmp(a, "--size")) &&
+                   i + 1 < argc) {
             char *end;
             unsigned long long v = strtoull(argv[++i], &end, 10);
             if (*end || !*argv[i]) {
@@ -670,6 +674,8 @@ int main(int argc, char **argv)
             }
             if (a[2] == 'c')
                 count = (unsigned long)v;
+            else if (a[3] == 'i')
+                size = v < 1 ? 1 : v > 200 ? 200 : (unsigned long)v;
             else
                 seed = v;
         } else if (!strcmp(a, "--no-control-flow")) {
@@ -697,7 +703,7 @@ int main(int argc, char **argv)
     rng lane_rng = {seed ^ 0xA5A5A5A5ull};
     bool ok = true;
     for (unsigned long k = 0; k < count; k++) {
-        if (!run_module(seed + k, control_flow, &c, ls, verbose)) {
+        if (!run_module(seed + k, control_flow, (unsigned)size, &c, ls, verbose)) {
             ok = false;
             if (!keep_going)
                 break;
