@@ -86,17 +86,13 @@ static uint64_t key_hash(const key *k)
 
 static bool key_equal(const key *x, const key *y)
 {
-    if (x->tag != y->tag)
-        return false;
+    if (x->tag != y->tag) return false;
     for (int j = 0; j < 5; j++)
-        if (x->v[j] != y->v[j])
-            return false;
+        if (x->v[j] != y->v[j]) return false;
     if (x->tag == KEY_CALL) {
-        if (x->call->nops != y->call->nops)
-            return false;
+        if (x->call->nops != y->call->nops) return false;
         for (unsigned j = 0; j < x->call->nops; j++)
-            if (x->call->ops[j].value != y->call->ops[j].value)
-                return false;
+            if (x->call->ops[j].value != y->call->ops[j].value) return false;
     }
     return true;
 }
@@ -109,8 +105,7 @@ typedef struct slot {
 bool fmag_opt_cse(fmag_func *f)
 {
     fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt))
-        return false;
+    if (!fmag_opt_domtree_build(f, &dt)) return false;
     size_t n = fmag_func_num_instrs(f), cap = 16;
     while (cap < 2 * n + 2)
         cap *= 2;
@@ -122,19 +117,17 @@ bool fmag_opt_cse(fmag_func *f)
     bool changed = false;
     for (unsigned bi = 0; bi < dt.n; bi++) {
         fmag_block *b = dt.rpo[bi];
-        fmag_foreach_instr(i, b) {
-            if (!i->block || (i->op != FMAG_OP_FMAG && i->op != FMAG_OP_CALL))
-                continue;
+        fmag_foreach_instr(i, b)
+        {
+            if (!i->block || (i->op != FMAG_OP_FMAG && i->op != FMAG_OP_CALL)) continue;
             key k = make_key(i);
             uint64_t h = key_hash(&k);
             size_t s = h & (cap - 1);
             fmag_instr *found = NULL;
             for (; tab[s].instr; s = (s + 1) & (cap - 1)) {
-                if (tab[s].hash != h)
-                    continue;
+                if (tab[s].hash != h) continue;
                 fmag_instr *o = tab[s].instr;
-                if (!o->block || o->op != i->op)
-                    continue;
+                if (!o->block || o->op != i->op) continue;
                 key ko = make_key(o);
                 if (key_equal(&k, &ko) && fmag_opt_dominates(&dt, o->block, b)) {
                     found = o;

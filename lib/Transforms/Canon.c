@@ -31,24 +31,20 @@ static bool canon_fmag(fmag_instr *i)
         fmag_instr_set_op(i, FMAG_B, a);
         return true;
     }
-    if (!ca || !cb)
-        return false;
+    if (!ca || !cb) return false;
     fmag_value *one = fmag_module_const(m, 1.0f), *zero = fmag_module_const(m, 0.0f);
     if (!cc) {
         double p = (double)a->imm * (double)b->imm; /* exact: 24 + 24 bits < 53 */
         float pf = (float)p;
-        if ((double)pf != p || !fmag_opt_finite(pf))
-            return false;
+        if ((double)pf != p || !fmag_opt_finite(pf)) return false;
         fmag_instr_set_op(i, FMAG_A, c);
         fmag_instr_set_op(i, FMAG_B, one);
         fmag_instr_set_op(i, FMAG_C, fmag_module_const(m, pf));
         return true;
     }
-    if (b == one && c == zero)
-        return false; /* already the select of a literal */
+    if (b == one && c == zero) return false; /* already the select of a literal */
     float k = fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f);
-    if (!fmag_opt_finite(k))
-        return false;
+    if (!fmag_opt_finite(k)) return false;
     fmag_instr_set_op(i, FMAG_A, fmag_module_const(m, k));
     fmag_instr_set_op(i, FMAG_B, one);
     fmag_instr_set_op(i, FMAG_C, zero);
@@ -58,9 +54,7 @@ static bool canon_fmag(fmag_instr *i)
 bool fmag_opt_canon(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
-            if (i->op == FMAG_OP_FMAG)
-                changed |= canon_fmag(i);
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_FMAG) changed |=
+        canon_fmag(i);
     return changed;
 }

@@ -46,8 +46,7 @@ static bool set_select(fmag_instr *i, fmag_value *t)
 
 static bool equal_mod_zero(const fmag_value *x, const fmag_value *y)
 {
-    if (x == y)
-        return true;
+    if (x == y) return true;
     return fmag_value_is_const(x) && fmag_value_is_const(y) && x->imm == y->imm;
 }
 
@@ -63,8 +62,7 @@ static bool fold_fmag(fmag_instr *i)
     }
     bool consts = fmag_value_is_const(a) && fmag_value_is_const(b) && fmag_value_is_const(c);
     float k = consts ? fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f) : 0.0f;
-    if (consts && !fmag_opt_finite(k))
-        consts = false;
+    if (consts && !fmag_opt_finite(k)) consts = false;
     if (fmag_opt_const_true(e)) {
         if (consts) {
             fmag_opt_replace_and_erase(i, fmag_module_const(m, k));
@@ -113,15 +111,13 @@ bool fmag_opt_constfold(fmag_func *f)
     bool any = false, changed;
     do {
         changed = false;
-        fmag_foreach_block(b, f)
-            fmag_foreach_instr(i, b) {
-                /* Operands that die with a folded instruction are erased too; they
-                 * dominate it, so they are never still ahead in this walk. */
-                if (!i->block)
-                    continue;
-                if (i->op == FMAG_OP_FMAG && fold_fmag(i))
-                    changed = true;
-            }
+        fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
+        {
+            /* Operands that die with a folded instruction are erased too; they
+             * dominate it, so they are never still ahead in this walk. */
+            if (!i->block) continue;
+            if (i->op == FMAG_OP_FMAG && fold_fmag(i)) changed = true;
+        }
         if (fmag_opt_fold_branches(f)) {
             changed = true;
             fmag_opt_remove_unreachable(f);

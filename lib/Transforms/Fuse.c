@@ -27,26 +27,22 @@ static fmag_value *move_source(const fmag_instr *i)
     if (i->op != FMAG_OP_FMAG || !fmag_opt_const_true(i->ops[FMAG_E].value) ||
         !fmag_opt_is_zero(i->ops[FMAG_C].value))
         return NULL;
-    if (fmag_opt_is_one(i->ops[FMAG_B].value))
-        return i->ops[FMAG_A].value;
-    if (fmag_opt_is_one(i->ops[FMAG_A].value))
-        return i->ops[FMAG_B].value;
+    if (fmag_opt_is_one(i->ops[FMAG_B].value)) return i->ops[FMAG_A].value;
+    if (fmag_opt_is_one(i->ops[FMAG_A].value)) return i->ops[FMAG_B].value;
     return NULL;
 }
 
 bool fmag_opt_fuse(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b) {
-            if (!i->block)
-                continue;
-            fmag_value *src = move_source(i);
-            if (!src || src == &i->results[0])
-                continue;
-            fmag_value_replace_all_uses(&i->results[0], src);
-            fmag_instr_erase(i);
-            changed = true;
-        }
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
+    {
+        if (!i->block) continue;
+        fmag_value *src = move_source(i);
+        if (!src || src == &i->results[0]) continue;
+        fmag_value_replace_all_uses(&i->results[0], src);
+        fmag_instr_erase(i);
+        changed = true;
+    }
     return changed;
 }

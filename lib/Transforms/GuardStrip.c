@@ -31,19 +31,16 @@
 static bool sign_bool(const fmag_value *v, fmag_value **x, bool *neg)
 {
     fmag_instr *i = fmag_opt_fmag_def(v);
-    if (!i)
-        return false;
+    if (!i) return false;
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
                *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
     if (fmag_value_is_const(e) || !fmag_value_is_const(a) || !fmag_value_is_const(b) ||
         !fmag_value_is_const(c) || !fmag_value_is_const(d))
         return false;
     float k = fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f);
-    if (!fmag_opt_finite(k))
-        return false;
+    if (!fmag_opt_finite(k)) return false;
     bool kt = k > 0.0f, dt = d->imm > 0.0f;
-    if (kt == dt)
-        return false;
+    if (kt == dt) return false;
     *x = e;
     *neg = !kt;
     return true;
@@ -52,8 +49,7 @@ static bool sign_bool(const fmag_value *v, fmag_value **x, bool *neg)
 /* v is exactly 0 or 1 (either zero): a sign boolean with values {1, ±0} or {±0, 1}. */
 static bool exact_bool(const fmag_value *v, fmag_value **x, bool *neg)
 {
-    if (!sign_bool(v, x, neg))
-        return false;
+    if (!sign_bool(v, x, neg)) return false;
     fmag_instr *i = v->def;
     float k = fmag_eval(i->ops[FMAG_A].value->imm, i->ops[FMAG_B].value->imm,
                         i->ops[FMAG_C].value->imm, 0.0f, 1.0f);
@@ -75,8 +71,7 @@ static bool complement(const fmag_value *v, fmag_value **x, bool *neg)
     else
         return false;
     bool bneg;
-    if (!exact_bool(b, x, &bneg))
-        return false;
+    if (!exact_bool(b, x, &bneg)) return false;
     *neg = !bneg;
     return true;
 }
@@ -93,12 +88,10 @@ static chain walk(fmag_value *g)
     for (unsigned steps = 0; steps < 1000; steps++) {
         fmag_value *x;
         bool n;
-        if (!sign_bool(ch.end, &x, &n) && !complement(ch.end, &x, &n))
-            break;
+        if (!sign_bool(ch.end, &x, &n) && !complement(ch.end, &x, &n)) break;
         ch.end = x;
         ch.neg ^= n;
-        if (!ch.neg)
-            ch.last_pos = x;
+        if (!ch.neg) ch.last_pos = x;
     }
     return ch;
 }
@@ -112,8 +105,7 @@ static bool strip(fmag_instr *i, unsigned slot)
 {
     fmag_value *g = i->ops[slot].value;
     chain ch = walk(g);
-    if (ch.end == g)
-        return false;
+    if (ch.end == g) return false;
     fmag_instr *old = g->kind == FMAG_VALUE_RESULT ? g->def : NULL;
     if (!ch.neg) {
         fmag_instr_set_op(i, slot, ch.end);
@@ -134,22 +126,20 @@ static bool strip(fmag_instr *i, unsigned slot)
     } else {
         return false;
     }
-    if (old)
-        fmag_opt_erase_if_dead(old);
+    if (old) fmag_opt_erase_if_dead(old);
     return true;
 }
 
 bool fmag_opt_guardstrip(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b) {
-            if (!i->block)
-                continue;
-            if (i->op == FMAG_OP_FMAG && !fmag_value_is_const(i->ops[FMAG_E].value))
-                changed |= strip(i, FMAG_E);
-            else if (i->op == FMAG_OP_BR)
-                changed |= strip(i, 0);
-        }
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
+    {
+        if (!i->block) continue;
+        if (i->op == FMAG_OP_FMAG && !fmag_value_is_const(i->ops[FMAG_E].value))
+            changed |= strip(i, FMAG_E);
+        else if (i->op == FMAG_OP_BR)
+            changed |= strip(i, 0);
+    }
     return changed;
 }

@@ -47,31 +47,25 @@ static fmag_value *edge_of(fmag_block *from, fmag_block *to)
 {
     bstate *st = from->aux;
     for (unsigned k = 0; k < st->nsucc; k++)
-        if (st->succ[k] == to)
-            return st->edge[k];
+        if (st->succ[k] == to) return st->edge[k];
     return NULL;
 }
 
 static fmag_value *sel(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value *g)
 {
-    if (t == f)
-        return t;
+    if (t == f) return t;
     return fmag_build_select(b, t, f, g);
 }
 
 static bool has_calls(fmag_func *f)
 {
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
-            if (i->op == FMAG_OP_CALL)
-                return true;
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_CALL) return true;
     return false;
 }
 
 bool fmag_opt_ifconvert(fmag_func *f)
 {
-    if (!f->first)
-        return false;
+    if (!f->first) return false;
     fmag_block *from, *to;
     if (fmag_opt_find_back_edge(f, &from, &to)) {
         char b1[80], b2[80];
@@ -82,15 +76,12 @@ bool fmag_opt_ifconvert(fmag_func *f)
                            fmag_opt_block_name(from, b2, sizeof b2));
         return false;
     }
-    if (has_calls(f) && fmag_module_has_recursion(f->module))
-        return false;
+    if (has_calls(f) && fmag_module_has_recursion(f->module)) return false;
     bool changed = fmag_opt_remove_unreachable(f);
-    if (!f->first->next)
-        return changed;
+    if (!f->first->next) return changed;
 
     fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt))
-        return changed;
+    if (!fmag_opt_domtree_build(f, &dt)) return changed;
     bstate *st = calloc(dt.n, sizeof(*st));
     fmag_instr **rets = calloc(dt.n, sizeof(*rets));
     fmag_value **ret_pred = calloc(dt.n, sizeof(*ret_pred));
@@ -115,8 +106,7 @@ bool fmag_opt_ifconvert(fmag_func *f)
         b->aux = &st[bi];
         /* The entry's terminator is removed before anything is appended to it. */
         fmag_instr *term = fmag_block_terminator(b);
-        if (term)
-            fmag_instr_remove(term);
+        if (term) fmag_instr_remove(term);
         fmag_value *p = one;
         if (bi > 0) {
             p = NULL;
@@ -124,26 +114,24 @@ bool fmag_opt_ifconvert(fmag_func *f)
                 fmag_value *e = edge_of(st[bi].preds[k], b);
                 p = p ? sel(&bld, p, e, p) : e;
             }
-            if (!p)
-                p = zero;
+            if (!p) p = zero;
         }
         st[bi].pred = p;
-        fmag_foreach_instr(i, b) {
-            if (i->op != FMAG_OP_PHI)
-                break;
+        fmag_foreach_instr(i, b)
+        {
+            if (i->op != FMAG_OP_PHI) break;
             fmag_value *r = i->ops[i->nops - 1].value;
             for (unsigned k = i->nops - 1; k-- > 0;)
                 r = sel(&bld, i->ops[k].value, r, edge_of(i->phi_blocks[k], b));
             fmag_value_replace_all_uses(&i->results[0], r);
             fmag_instr_erase(i);
         }
-        if (b != entry)
-            fmag_foreach_instr(i, b) {
+        if (b != entry) fmag_foreach_instr(i, b)
+            {
                 fmag_instr_remove(i);
                 fmag_block_append(entry, i);
             }
-        if (!term)
-            continue;
+        if (!term) continue;
         if (term->op == FMAG_OP_RET) {
             rets[nrets] = term;
             ret_pred[nrets++] = p;

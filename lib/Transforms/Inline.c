@@ -35,10 +35,8 @@
 
 static fmag_value *map_value(fmag_value *v, fmag_instr *call)
 {
-    if (v->kind == FMAG_VALUE_CONST)
-        return v;
-    if (v->kind == FMAG_VALUE_PARAM)
-        return call->ops[v->index].value;
+    if (v->kind == FMAG_VALUE_CONST) return v;
+    if (v->kind == FMAG_VALUE_PARAM) return call->ops[v->index].value;
     fmag_instr *clone = v->def->aux;
     return &clone->results[v->index];
 }
@@ -62,44 +60,43 @@ static void inline_call(fmag_instr *call)
     /* Clone blocks (in the callee's order, between cb and cont), then instructions
      * with their results, then operands: phis may name values defined later. */
     fmag_block *after = cb;
-    fmag_foreach_block(b, g) {
+    fmag_foreach_block(b, g)
+    {
         b->aux = fmag_block_create_after(f, after, NULL);
         after = b->aux;
     }
     unsigned nrets = 0;
-    fmag_foreach_block(b, g)
-        fmag_foreach_instr(i, b) {
-            fmag_instr *c;
-            if (i->op == FMAG_OP_RET) {
-                c = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
-                c->targets[0] = cont;
-                nrets++;
-            } else {
-                c = fmag_instr_create(f, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
-                c->callee = i->callee;
-                for (unsigned k = 0; k < 2; k++)
-                    c->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
-            }
-            fmag_block_append(b->aux, c);
-            i->aux = c;
+    fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
+    {
+        fmag_instr *c;
+        if (i->op == FMAG_OP_RET) {
+            c = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
+            c->targets[0] = cont;
+            nrets++;
+        } else {
+            c = fmag_instr_create(f, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
+            c->callee = i->callee;
+            for (unsigned k = 0; k < 2; k++)
+                c->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
         }
+        fmag_block_append(b->aux, c);
+        i->aux = c;
+    }
     fmag_instr **rets = calloc(nrets ? nrets : 1, sizeof(*rets));
     unsigned nr = 0;
-    fmag_foreach_block(b, g)
-        fmag_foreach_instr(i, b) {
-            fmag_instr *c = i->aux;
-            if (i->op == FMAG_OP_RET) {
-                if (rets)
-                    rets[nr++] = i;
-            } else if (i->op == FMAG_OP_PHI) {
-                for (unsigned k = 0; k < i->nops; k++)
-                    fmag_phi_add_incoming(c, map_value(i->ops[k].value, call),
-                                          i->phi_blocks[k]->aux);
-            } else {
-                for (unsigned k = 0; k < i->nops; k++)
-                    fmag_instr_set_op(c, k, map_value(i->ops[k].value, call));
-            }
+    fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
+    {
+        fmag_instr *c = i->aux;
+        if (i->op == FMAG_OP_RET) {
+            if (rets) rets[nr++] = i;
+        } else if (i->op == FMAG_OP_PHI) {
+            for (unsigned k = 0; k < i->nops; k++)
+                fmag_phi_add_incoming(c, map_value(i->ops[k].value, call), i->phi_blocks[k]->aux);
+        } else {
+            for (unsigned k = 0; k < i->nops; k++)
+                fmag_instr_set_op(c, k, map_value(i->ops[k].value, call));
         }
+    }
 
     for (unsigned r = 0; r < call->nresults; r++) {
         fmag_value *v;
@@ -125,7 +122,8 @@ static void inline_call(fmag_instr *call)
     fmag_instr *j = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
     j->targets[0] = entry;
     fmag_block_append(cb, j);
-    fmag_foreach_block(b, g) {
+    fmag_foreach_block(b, g)
+    {
         b->aux = NULL;
         fmag_foreach_instr(i, b) i->aux = NULL;
     }
@@ -134,30 +132,26 @@ static void inline_call(fmag_instr *call)
 /* Post-order over the call graph: callees before callers. */
 static void post_order(fmag_func *f, fmag_func **out, size_t *n)
 {
-    if (f->aux)
-        return;
+    if (f->aux) return;
     f->aux = f;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
-            if (i->op == FMAG_OP_CALL && i->callee)
-                post_order(i->callee, out, n);
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_CALL && i->callee)
+        post_order(i->callee, out, n);
     out[(*n)++] = f;
 }
 
 bool fmag_opt_inline(fmag_module *m)
 {
-    if (fmag_module_has_recursion(m))
-        return false;
+    if (fmag_module_has_recursion(m)) return false;
     size_t nf = 0;
     bool has_export = false;
-    fmag_foreach_func(f, m) {
+    fmag_foreach_func(f, m)
+    {
         f->aux = NULL;
         nf++;
         has_export |= f->is_export;
     }
     fmag_func **order = calloc(nf ? nf : 1, sizeof(*order));
-    if (!order)
-        return false;
+    if (!order) return false;
     size_t n = 0;
     fmag_foreach_func(f, m) post_order(f, order, &n);
     bool changed = false;
@@ -175,11 +169,10 @@ bool fmag_opt_inline(fmag_module *m)
                 }
     }
     free(order);
-    if (has_export)
-        fmag_foreach_func(f, m)
-            if (!f->is_export) {
-                fmag_func_erase(f);
-                changed = true;
-            }
+    if (has_export) fmag_foreach_func(f, m) if (!f->is_export)
+        {
+            fmag_func_erase(f);
+            changed = true;
+        }
     return changed;
 }

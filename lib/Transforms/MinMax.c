@@ -33,17 +33,18 @@
 
 #include <stdint.h>
 
-static uintptr_t pos(const fmag_instr *i) { return (uintptr_t)i->aux; }
+static uintptr_t pos(const fmag_instr *i)
+{
+    return (uintptr_t)i->aux;
+}
 
 /* Is v used after instruction s (other than by s and by `skip`)? */
 static bool live_after(const fmag_value *v, const fmag_instr *s, const fmag_instr *skip)
 {
     for (fmag_use *u = v->uses; u; u = u->next_use) {
         const fmag_instr *user = u->user;
-        if (user == s || user == skip)
-            continue;
-        if (user->block != s->block || user->op == FMAG_OP_PHI || pos(user) > pos(s))
-            return true;
+        if (user == s || user == skip) continue;
+        if (user->block != s->block || user->op == FMAG_OP_PHI || pos(user) > pos(s)) return true;
     }
     return false;
 }
@@ -64,8 +65,8 @@ static bool is_neg_of(const fmag_value *n, const fmag_value *x)
 {
     fmag_instr *i = fmag_opt_fmag_def(n);
     return i && fmag_opt_const_true(i->ops[FMAG_E].value) &&
-           fmag_value_is_imm(i->ops[FMAG_B].value, -1.0f) && fmag_opt_is_zero(i->ops[FMAG_C].value) &&
-           i->ops[FMAG_A].value == x;
+           fmag_value_is_imm(i->ops[FMAG_B].value, -1.0f) &&
+           fmag_opt_is_zero(i->ops[FMAG_C].value) && i->ops[FMAG_A].value == x;
 }
 
 static bool orient(fmag_instr *s)
@@ -80,10 +81,8 @@ static bool orient(fmag_instr *s)
     bool minmax = is_sub(gd, &p, &q) && ((p == t && q == f) || (p == f && q == t)) &&
                   fmag_value_num_uses(g) == 1;
     bool abs = !minmax && g == t && (is_neg_of(f, t) || is_neg_of(t, f));
-    if (!minmax && !abs)
-        return false;
-    if (!live_after(f, s, minmax ? gd : NULL) || live_after(t, s, minmax ? gd : NULL))
-        return false;
+    if (!minmax && !abs) return false;
+    if (!live_after(f, s, minmax ? gd : NULL) || live_after(t, s, minmax ? gd : NULL)) return false;
     fmag_module *m = s->block->func->module;
     if (minmax) {
         fmag_instr_set_op(gd, FMAG_A, q);
@@ -92,23 +91,20 @@ static bool orient(fmag_instr *s)
     fmag_instr_set_op(s, FMAG_A, f);
     fmag_instr_set_op(s, FMAG_C, fmag_module_const(m, 0.0f));
     fmag_instr_set_op(s, FMAG_D, t);
-    if (abs)
-        fmag_instr_set_op(s, FMAG_E, f);
+    if (abs) fmag_instr_set_op(s, FMAG_E, f);
     return true;
 }
 
 bool fmag_opt_minmax(fmag_func *f)
 {
-    fmag_foreach_block(b, f) {
+    fmag_foreach_block(b, f)
+    {
         uintptr_t n = 0;
         fmag_foreach_instr(i, b) i->aux = (void *)n++;
     }
     bool changed = false;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
-            if (i->op == FMAG_OP_FMAG)
-                changed |= orient(i);
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b) i->aux = NULL;
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_FMAG) changed |=
+        orient(i);
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
     return changed;
 }

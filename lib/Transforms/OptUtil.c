@@ -10,8 +10,7 @@
 bool fmag_opt_unused(const fmag_instr *i)
 {
     for (unsigned k = 0; k < i->nresults; k++)
-        if (i->results[k].uses)
-            return false;
+        if (i->results[k].uses) return false;
     return true;
 }
 
@@ -19,8 +18,7 @@ bool fmag_opt_unused(const fmag_instr *i)
  * fmag; terminators never do. */
 unsigned fmag_opt_erase_if_dead(fmag_instr *i)
 {
-    if (!i->block || fmag_instr_is_terminator(i) || !fmag_opt_unused(i))
-        return 0;
+    if (!i->block || fmag_instr_is_terminator(i) || !fmag_opt_unused(i)) return 0;
     unsigned n = 1, nops = i->nops;
     fmag_value *small[8];
     fmag_value **ops = nops <= 8 ? small : malloc(nops * sizeof(*ops));
@@ -36,8 +34,7 @@ unsigned fmag_opt_erase_if_dead(fmag_instr *i)
         if (v && v->kind == FMAG_VALUE_RESULT && v->def && v->def != i)
             n += fmag_opt_erase_if_dead(v->def);
     }
-    if (ops != small)
-        free(ops);
+    if (ops != small) free(ops);
     return n;
 }
 
@@ -58,23 +55,21 @@ fmag_value *fmag_opt_build_before(fmag_instr *pos, fmag_value *a, fmag_value *b,
 
 void fmag_opt_phi_rename_block(fmag_block *succ, fmag_block *from, fmag_block *to)
 {
-    fmag_foreach_instr(i, succ) {
-        if (i->op != FMAG_OP_PHI)
-            break;
+    fmag_foreach_instr(i, succ)
+    {
+        if (i->op != FMAG_OP_PHI) break;
         for (unsigned k = 0; k < i->nops; k++)
-            if (i->phi_blocks[k] == from)
-                i->phi_blocks[k] = to;
+            if (i->phi_blocks[k] == from) i->phi_blocks[k] = to;
     }
 }
 
 void fmag_opt_phi_drop_block(fmag_block *succ, fmag_block *from)
 {
-    fmag_foreach_instr(i, succ) {
-        if (i->op != FMAG_OP_PHI)
-            break;
+    fmag_foreach_instr(i, succ)
+    {
+        if (i->op != FMAG_OP_PHI) break;
         for (unsigned k = i->nops; k-- > 0;)
-            if (i->phi_blocks[k] == from)
-                fmag_phi_remove_incoming(i, k);
+            if (i->phi_blocks[k] == from) fmag_phi_remove_incoming(i, k);
     }
 }
 
@@ -101,12 +96,12 @@ const char *fmag_opt_block_name(const fmag_block *b, char *buf, size_t len)
 static void mark_reachable(fmag_func *f)
 {
     size_t nb = 0;
-    fmag_foreach_block(b, f) {
+    fmag_foreach_block(b, f)
+    {
         b->aux = NULL;
         nb++;
     }
-    if (!f->first)
-        return;
+    if (!f->first) return;
     fmag_block **stack = malloc((2 * nb + 1) * sizeof(*stack));
     if (!stack) {
         fmag_foreach_block(b, f) b->aux = b; /* conservative: everything is live */
@@ -132,30 +127,28 @@ bool fmag_opt_remove_unreachable(fmag_func *f)
 {
     mark_reachable(f);
     bool any = false;
-    fmag_foreach_block(b, f) {
-        if (b->aux)
-            continue;
+    fmag_foreach_block(b, f)
+    {
+        if (b->aux) continue;
         any = true;
         fmag_block *s[2];
         unsigned ns = fmag_block_succs(b, s);
         for (unsigned k = 0; k < ns; k++)
             fmag_opt_phi_drop_block(s[k], b);
     }
-    if (!any)
-        return false;
+    if (!any) return false;
     /* Values of dead blocks are only used inside dead blocks (dominance); point those
      * uses at a literal so every instruction can be erased in any order. */
     fmag_value *zero = fmag_module_const(f->module, 0.0f);
-    fmag_foreach_block(b, f) {
-        if (b->aux)
-            continue;
-        fmag_foreach_instr(i, b)
-            for (unsigned k = 0; k < i->nresults; k++)
-                fmag_value_replace_all_uses(&i->results[k], zero);
+    fmag_foreach_block(b, f)
+    {
+        if (b->aux) continue;
+        fmag_foreach_instr(i, b) for (unsigned k = 0; k < i->nresults; k++)
+            fmag_value_replace_all_uses(&i->results[k], zero);
     }
-    fmag_foreach_block(b, f) {
-        if (!b->aux)
-            fmag_block_erase(b);
+    fmag_foreach_block(b, f)
+    {
+        if (!b->aux) fmag_block_erase(b);
     }
     fmag_foreach_block(b, f) b->aux = NULL;
     return true;
@@ -166,10 +159,10 @@ bool fmag_opt_remove_unreachable(fmag_func *f)
 bool fmag_opt_fold_branches(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f) {
+    fmag_foreach_block(b, f)
+    {
         fmag_instr *t = fmag_block_terminator(b);
-        if (!t || t->op != FMAG_OP_BR)
-            continue;
+        if (!t || t->op != FMAG_OP_BR) continue;
         fmag_value *g = t->ops[0].value;
         if (t->targets[0] == t->targets[1]) {
             fmag_opt_make_jmp(t, t->targets[0]);
@@ -190,26 +183,23 @@ bool fmag_opt_fold_branches(fmag_func *f)
 bool fmag_opt_simplify_phis(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b) {
-            if (i->op != FMAG_OP_PHI)
-                break;
-            fmag_value *same = NULL, *self = &i->results[0];
-            bool unique = true;
-            for (unsigned k = 0; k < i->nops && unique; k++) {
-                fmag_value *v = i->ops[k].value;
-                if (v == self || v == same)
-                    continue;
-                if (same)
-                    unique = false;
-                same = v;
-            }
-            if (unique && same) {
-                fmag_value_replace_all_uses(self, same);
-                fmag_instr_erase(i);
-                changed = true;
-            }
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
+    {
+        if (i->op != FMAG_OP_PHI) break;
+        fmag_value *same = NULL, *self = &i->results[0];
+        bool unique = true;
+        for (unsigned k = 0; k < i->nops && unique; k++) {
+            fmag_value *v = i->ops[k].value;
+            if (v == self || v == same) continue;
+            if (same) unique = false;
+            same = v;
         }
+        if (unique && same) {
+            fmag_value_replace_all_uses(self, same);
+            fmag_instr_erase(i);
+            changed = true;
+        }
+    }
     return changed;
 }
 
@@ -218,14 +208,13 @@ static unsigned *pred_counts(fmag_func *f)
 {
     fmag_func_renumber(f);
     unsigned *np = calloc(f->nblocks + 1, sizeof(*np));
-    if (!np)
-        return NULL;
-    fmag_foreach_block(b, f) {
+    if (!np) return NULL;
+    fmag_foreach_block(b, f)
+    {
         fmag_block *s[2];
         unsigned ns = fmag_block_succs(b, s);
         for (unsigned k = 0; k < ns; k++)
-            if (k == 0 || s[0] != s[1])
-                np[s[k]->id]++;
+            if (k == 0 || s[0] != s[1]) np[s[k]->id]++;
     }
     return np;
 }
@@ -233,26 +222,24 @@ static unsigned *pred_counts(fmag_func *f)
 static bool merge_chains(fmag_func *f)
 {
     unsigned *np = pred_counts(f);
-    if (!np)
-        return false;
+    if (!np) return false;
     bool changed = false;
     for (fmag_block *b = f->first; b; b = b->next) {
         for (;;) {
             fmag_instr *t = fmag_block_terminator(b);
-            if (!t || t->op != FMAG_OP_JMP)
-                break;
+            if (!t || t->op != FMAG_OP_JMP) break;
             fmag_block *s = t->targets[0];
-            if (s == b || s == f->first || np[s->id] != 1)
-                break;
-            fmag_foreach_instr(i, s) {
-                if (i->op != FMAG_OP_PHI)
-                    break;
+            if (s == b || s == f->first || np[s->id] != 1) break;
+            fmag_foreach_instr(i, s)
+            {
+                if (i->op != FMAG_OP_PHI) break;
                 fmag_value *v = i->nops ? i->ops[0].value : fmag_module_const(f->module, 0.0f);
                 fmag_value_replace_all_uses(&i->results[0], v);
                 fmag_instr_erase(i);
             }
             fmag_instr_erase(t);
-            fmag_foreach_instr(i, s) {
+            fmag_foreach_instr(i, s)
+            {
                 fmag_instr_remove(i);
                 fmag_block_append(b, i);
             }
@@ -273,8 +260,7 @@ static bool targets(const fmag_block *p, const fmag_block *s)
     fmag_block *succ[2];
     unsigned ns = fmag_block_succs(p, succ);
     for (unsigned k = 0; k < ns; k++)
-        if (succ[k] == s)
-            return true;
+        if (succ[k] == s) return true;
     return false;
 }
 
@@ -287,46 +273,38 @@ static bool splice_forwarders(fmag_func *f)
     for (fmag_block *fb = f->first ? f->first->next : NULL, *next; fb; fb = next) {
         next = fb->next;
         fmag_instr *t = fb->first;
-        if (!t || t != fb->last || t->op != FMAG_OP_JMP || t->targets[0] == fb)
-            continue;
+        if (!t || t != fb->last || t->op != FMAG_OP_JMP || t->targets[0] == fb) continue;
         fmag_block *s = t->targets[0];
         fmag_block **preds;
         unsigned np = fmag_block_preds(fb, &preds);
         bool ok = np > 0;
         for (unsigned p = 0; p < np && ok; p++) {
-            if (preds[p] == s || !targets(preds[p], s))
-                continue;
-            fmag_foreach_instr(i, s) {
-                if (i->op != FMAG_OP_PHI)
-                    break;
-                if (fmag_phi_value_for(i, preds[p]) != fmag_phi_value_for(i, fb))
-                    ok = false;
+            if (preds[p] == s || !targets(preds[p], s)) continue;
+            fmag_foreach_instr(i, s)
+            {
+                if (i->op != FMAG_OP_PHI) break;
+                if (fmag_phi_value_for(i, preds[p]) != fmag_phi_value_for(i, fb)) ok = false;
             }
         }
-        if (!ok)
-            continue;
+        if (!ok) continue;
         bool *already = calloc(np, sizeof(*already));
-        if (!already)
-            continue;
+        if (!already) continue;
         for (unsigned p = 0; p < np; p++)
             already[p] = targets(preds[p], s);
-        fmag_foreach_instr(i, s) {
-            if (i->op != FMAG_OP_PHI)
-                break;
+        fmag_foreach_instr(i, s)
+        {
+            if (i->op != FMAG_OP_PHI) break;
             fmag_value *v = fmag_phi_value_for(i, fb);
             for (unsigned k = i->nops; k-- > 0;)
-                if (i->phi_blocks[k] == fb)
-                    fmag_phi_remove_incoming(i, k);
+                if (i->phi_blocks[k] == fb) fmag_phi_remove_incoming(i, k);
             for (unsigned p = 0; p < np; p++)
-                if (!already[p])
-                    fmag_phi_add_incoming(i, v, preds[p]);
+                if (!already[p]) fmag_phi_add_incoming(i, v, preds[p]);
         }
         free(already);
         for (unsigned p = 0; p < np; p++) {
             fmag_instr *pt = fmag_block_terminator(preds[p]);
             for (unsigned k = 0; k < 2; k++)
-                if (pt->targets[k] == fb)
-                    pt->targets[k] = s;
+                if (pt->targets[k] == fb) pt->targets[k] = s;
         }
         fmag_block_erase(fb);
         changed = true;
@@ -358,8 +336,7 @@ static unsigned compute_rpo(fmag_func *f, fmag_block **rpo, unsigned nb)
     fmag_block **stack = malloc((nb + 1) * sizeof(*stack));
     unsigned *edge = calloc(nb + 1, sizeof(*edge));
     unsigned count = 0;
-    if (!state || !stack || !edge || !f->first)
-        goto out;
+    if (!state || !stack || !edge || !f->first) goto out;
     unsigned top = 0;
     stack[top++] = f->first;
     state[f->first->id] = 1;
@@ -400,8 +377,7 @@ bool fmag_opt_find_back_edge(fmag_func *f, fmag_block **from, fmag_block **to)
     fmag_block **stack = malloc((nb + 1) * sizeof(*stack));
     unsigned *edge = calloc(nb + 1, sizeof(*edge));
     bool found = false;
-    if (!state || !stack || !edge || !f->first)
-        goto out;
+    if (!state || !stack || !edge || !f->first) goto out;
     unsigned top = 0;
     stack[top++] = f->first;
     state[f->first->id] = 1;
@@ -483,8 +459,7 @@ bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
     }
     for (unsigned i = 0; i < dt->n; i++)
         dt->idom[i] = UINT32_MAX;
-    if (dt->n)
-        dt->idom[0] = 0;
+    if (dt->n) dt->idom[0] = 0;
     bool changed = true;
     while (changed) {
         changed = false;
@@ -492,8 +467,7 @@ bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
             unsigned nd = UINT32_MAX;
             for (unsigned p = pstart[i]; p < pstart[i + 1]; p++) {
                 unsigned q = preds[p];
-                if (dt->idom[q] == UINT32_MAX)
-                    continue;
+                if (dt->idom[q] == UINT32_MAX) continue;
                 if (nd == UINT32_MAX) {
                     nd = q;
                     continue;
@@ -530,8 +504,7 @@ void fmag_opt_domtree_free(fmag_opt_domtree *dt)
 bool fmag_opt_dominates(const fmag_opt_domtree *dt, const fmag_block *a, const fmag_block *b)
 {
     unsigned ia = dt->rpo_index[a->id], ib = dt->rpo_index[b->id];
-    if (ia == UINT32_MAX || ib == UINT32_MAX)
-        return false;
+    if (ia == UINT32_MAX || ib == UINT32_MAX) return false;
     while (ib > ia)
         ib = dt->idom[ib];
     return ib == ia;

@@ -22,8 +22,14 @@ static inline bool fmag_opt_is_zero(const fmag_value *v)
 {
     return fmag_value_is_const(v) && v->imm == 0.0f;
 }
-static inline bool fmag_opt_is_one(const fmag_value *v) { return fmag_value_is_imm(v, 1.0f); }
-static inline bool fmag_opt_finite(float f) { return isfinite(f); }
+static inline bool fmag_opt_is_one(const fmag_value *v)
+{
+    return fmag_value_is_imm(v, 1.0f);
+}
+static inline bool fmag_opt_finite(float f)
+{
+    return isfinite(f);
+}
 static inline uint32_t fmag_opt_bits(float f)
 {
     uint32_t u;
@@ -36,7 +42,10 @@ static inline fmag_instr *fmag_opt_fmag_def(const fmag_value *v)
 {
     return v->kind == FMAG_VALUE_RESULT && v->def && v->def->op == FMAG_OP_FMAG ? v->def : NULL;
 }
-static inline fmag_value *fmag_opt_op(const fmag_instr *i, unsigned k) { return i->ops[k].value; }
+static inline fmag_value *fmag_opt_op(const fmag_instr *i, unsigned k)
+{
+    return i->ops[k].value;
+}
 
 /* True when none of i's results has a use. */
 bool fmag_opt_unused(const fmag_instr *i);
@@ -70,10 +79,10 @@ bool fmag_opt_simplify_cfg(fmag_func *f);
 /* Blocks in reverse postorder from the entry (reachable ones only), with immediate
  * dominators. Indices: block->id after fmag_func_renumber (done by the builder). */
 typedef struct fmag_opt_domtree {
-    unsigned n;            /* reachable blocks */
-    fmag_block **rpo;      /* n blocks */
-    unsigned *rpo_index;   /* by block id; UINT32_MAX when unreachable */
-    unsigned *idom;        /* by rpo index; idom of the entry is itself */
+    unsigned n;          /* reachable blocks */
+    fmag_block **rpo;    /* n blocks */
+    unsigned *rpo_index; /* by block id; UINT32_MAX when unreachable */
+    unsigned *idom;      /* by rpo index; idom of the entry is itself */
     unsigned nblocks;
 } fmag_opt_domtree;
 bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt);

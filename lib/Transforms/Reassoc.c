@@ -40,8 +40,7 @@ static void set3(fmag_instr *i, fmag_value *a, fmag_value *b, fmag_value *c)
 
 static bool reassoc(fmag_instr *i)
 {
-    if (!fmag_opt_const_true(i->ops[FMAG_E].value))
-        return false;
+    if (!fmag_opt_const_true(i->ops[FMAG_E].value)) return false;
     fmag_module *m = i->block->func->module;
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value;
     if (fmag_opt_is_zero(a) || fmag_opt_is_zero(b)) {
@@ -87,8 +86,7 @@ static bool reassoc(fmag_instr *i)
                 done = true;
             }
         }
-        if (done)
-            old = p;
+        if (done) old = p;
     }
     if (!done && fmag_opt_is_one(b)) {
         /* z + (x*y): contraction through the addend. */
@@ -99,23 +97,20 @@ static bool reassoc(fmag_instr *i)
             done = true;
         }
     }
-    if (old)
-        fmag_opt_erase_if_dead(old);
+    if (old) fmag_opt_erase_if_dead(old);
     return done;
 }
 
 bool fmag_opt_reassoc(fmag_func *f)
 {
-    if (!f->module->fastmath)
-        return false;
+    if (!f->module->fastmath) return false;
     bool any = false, changed;
     unsigned rounds = 0;
     do {
         changed = false;
         fmag_foreach_block(b, f)
-            fmag_foreach_instr(i, b)
-                if (i->block && i->op == FMAG_OP_FMAG && reassoc(i))
-                    changed = true;
+            fmag_foreach_instr(i, b) if (i->block && i->op == FMAG_OP_FMAG && reassoc(i)) changed =
+                true;
         any |= changed;
     } while (changed && ++rounds < 64); /* every rewrite shortens a chain; bound anyway */
     return any;

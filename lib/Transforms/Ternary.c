@@ -33,15 +33,12 @@
 
 static bool simple_arm(fmag_block *b, fmag_block *a)
 {
-    if (b == a || b == b->func->first)
-        return false;
+    if (b == a || b == b->func->first) return false;
     fmag_block **preds;
     unsigned np = fmag_block_preds(b, &preds);
-    if (np != 1 || preds[0] != a)
-        return false;
+    if (np != 1 || preds[0] != a) return false;
     for (fmag_instr *i = b->first; i; i = i->next)
-        if (i->op != FMAG_OP_FMAG && !fmag_instr_is_terminator(i))
-            return false;
+        if (i->op != FMAG_OP_FMAG && !fmag_instr_is_terminator(i)) return false;
     return fmag_block_terminator(b) != NULL;
 }
 
@@ -56,8 +53,7 @@ static void hoist(fmag_block *arm, fmag_instr *before)
 
 static fmag_value *select_before(fmag_instr *pos, fmag_value *t, fmag_value *f, fmag_value *g)
 {
-    if (t == f)
-        return t;
+    if (t == f) return t;
     fmag_module *m = pos->block->func->module;
     return fmag_opt_build_before(pos, t, fmag_module_const(m, 1.0f), fmag_module_const(m, 0.0f), f,
                                  g);
@@ -68,9 +64,9 @@ static fmag_value *select_before(fmag_instr *pos, fmag_value *t, fmag_value *f, 
 static void phis_to_selects(fmag_block *m, fmag_block *a, fmag_block *from_t, fmag_block *from_f,
                             fmag_instr *pos, fmag_value *g)
 {
-    fmag_foreach_instr(p, m) {
-        if (p->op != FMAG_OP_PHI)
-            break;
+    fmag_foreach_instr(p, m)
+    {
+        if (p->op != FMAG_OP_PHI) break;
         fmag_value *vt = fmag_phi_value_for(p, from_t), *vf = fmag_phi_value_for(p, from_f);
         fmag_value *sel = select_before(pos, vt, vf, g);
         for (unsigned k = p->nops; k-- > 0;)
@@ -83,8 +79,7 @@ static void phis_to_selects(fmag_block *m, fmag_block *a, fmag_block *from_t, fm
 static bool try_block(fmag_block *a)
 {
     fmag_instr *t = fmag_block_terminator(a);
-    if (!t || t->op != FMAG_OP_BR || t->targets[0] == t->targets[1])
-        return false;
+    if (!t || t->op != FMAG_OP_BR || t->targets[0] == t->targets[1]) return false;
     fmag_value *g = t->ops[0].value;
     fmag_block *tb = t->targets[0], *fb = t->targets[1];
     bool ts = simple_arm(tb, a), fs = simple_arm(fb, a);
