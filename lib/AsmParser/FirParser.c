@@ -67,6 +67,8 @@ typedef struct parser {
     name_table values;
     block_entry *blocks;
     size_t nblocks, capblocks;
+    size_t *block_slots; /* open addressing: index + 1 into blocks, 0 = empty */
+    size_t block_cap;
 } parser;
 
 /* ------------------------------------------------------------------ lexer */
@@ -267,6 +269,18 @@ static void values_reset(parser *p)
     free(p->blocks);
     p->blocks = NULL;
     p->nblocks = p->capblocks = 0;
+    free(p->block_slots);
+    p->block_slots = NULL;
+    p->block_cap = 0;
+}
+
+static void block_slots_insert(parser *p, size_t index)
+{
+    const char *name = p->blocks[index].name;
+    size_t h = hash_name(name, strlen(name)) & (p->block_cap - 1);
+    while (p->block_slots[h])
+        h = (h + 1) & (p->block_cap - 1);
+    p->block_slots[h] = index + 1;
 }
 
 /* A use of %name: the defined value, or a placeholder resolved at its definition. */
@@ -300,14 +314,29 @@ static bool define_value(parser *p, const token *t, fmag_value *v)
 
 static block_entry *lookup_block(parser *p, const char *s, size_t len, size_t off)
 {
-    for (size_t k = 0; k < p->nblocks; k++)
-        if (strlen(p->blocks[k].name) == len && !strncmp(p->blocks[k].name, s, len))
-            return &p->blocks[k];
+    if (p->block_cap) {
+        size_t h = hash_name(s, len) & (p->block_cap - 1);
+        while (p->block_slots[h]) {
+            block_entry *e = &p->blocks[p->block_slots[h] - 1];
+            if (strlen(e->name) == len && !strncmp(e->name, s, len))
+                return e;
+            h = (h + 1) & (p->block_cap - 1);
+        }
+    }
     if (p->nblocks == p->capblocks) {
         p->capblocks = p->capblocks ? p->capblocks * 2 : 16;
         p->blocks = realloc(p->blocks, p->capblocks * sizeof(*p->blocks));
         if (!p->blocks)
             abort();
+    }
+    if ((p->nblocks + 1) * 2 > p->block_cap) {
+        free(p->block_slots);
+        p->block_cap = p->block_cap ? p->block_cap * 2 : 64;
+        p->block_slots = calloc(p->block_cap, sizeof(size_t));
+        if (!p->block_slots)
+            abort();
+        for (size_t k = 0; k < p->nblocks; k++)
+            block_slots_insert(p, k);
     }
     block_entry *e = &p->blocks[p->nblocks++];
     e->name = fmag_context_strdup(p->ctx, s, len);
@@ -316,6 +345,7 @@ static block_entry *lookup_block(parser *p, const char *s, size_t len, size_t of
     e->block->func = p->fn;
     e->defined = false;
     e->first_use = off;
+    block_slots_insert(p, p->nblocks - 1);
     return e;
 }
 
