@@ -1,5 +1,6 @@
 // The CUDA kernels the library's runner embeds (nvcc -fatbin, sm_90 SASS + compute_90 PTX).
-// Names: fmag_spec_r<RF>_k<K> (uniform, pre-decoded stream in constant memory),
+// Names: fmag_fwd_r<RF>_k<K> (uniform, pre-decoded with forwarding and dead stores removed),
+// fmag_spec_r<RF>_k<K> (uniform, pre-decoded stream in constant memory),
 // fmag_shared_r<RF>_k<K> / fmag_lane_r<RF>_k<K> (raw stream, uniform / per lane, shared-memory
 // register file), fmag_local_r<RF> / fmag_local_lane_r<RF> (large register files).
 // Which one runs is decided in lib/GPU/CudaRunner.c from the measurements in
@@ -13,6 +14,11 @@
     extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_spec_r##RF##_k##K(fmag_cuda_args p)  \
     {                                                                                              \
         fmag_k_spec<RF, K, FMAG_T>(p);                                                             \
+    }
+#define FWD(RF, K)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_fwd_r##RF##_k##K(fmag_cuda_args p)   \
+    {                                                                                              \
+        fmag_k_fwd<RF, K, FMAG_T>(p);                                                              \
     }
 #define SHARED(RF, K)                                                                              \
     extern "C" __global__ void __launch_bounds__(FMAG_T)                                           \
@@ -34,6 +40,10 @@
         fmag_k_local<RF, true>(p);                                                                 \
     }
 
+FWD(4, 4)
+FWD(8, 4)
+FWD(16, 4)
+FWD(32, 4)
 SPEC(4, 4)
 SPEC(8, 4)
 SPEC(16, 4)

@@ -233,4 +233,68 @@ __device__ __forceinline__ void fmag_k_spec(const fmag_cuda_args &p)
     }
 }
 
+/* F: uniform programs, pre-decoded with forwarding (fmag_gpu_predecode_fwd): operands are
+ * byte offsets into the register file, `a` may come from the previous result held in
+ * registers, and stores of values never read back are skipped. Shared memory bandwidth
+ * (one 32-bit access per lane per cycle per SM) bounds every shared-memory register file;
+ * these two facts remove accesses rather than instructions. Needs RF * K * T * 4 <= 65536. */
+template <int RF, int K, int T, unsigned KIND, bool APREV>
+__device__ __forceinline__ void fmag_cuda_fwd_step(char *sm, uint4 w, float (&prev)[K])
+{
+    const bool BR = KIND & FMAG_CUDA_KIND_BREG, CR = KIND & FMAG_CUDA_KIND_CREG;
+    const bool GR = KIND & FMAG_CUDA_KIND_GREG;
+    const unsigned ROW = K * T * 4, MASK = (RF * ROW - 1) & ~(ROW - 1);
+    unsigned od = w.w & MASK, oa = (w.w >> 16) & MASK;
+    unsigned ob = w.x & MASK, oc = w.y & MASK, og = w.z & MASK;
+    float res[K];
+    bool wr[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        float va = APREV ? prev[j] : *(float *)(sm + oa + j * T * 4);
+        float vb = BR ? *(float *)(sm + ob + j * T * 4) : __uint_as_float(w.x);
+        float vc = CR ? *(float *)(sm + oc + j * T * 4) : __uint_as_float(w.y);
+        res[j] = fmaf(va, vb, vc);
+        wr[j] = GR ? *(float *)(sm + og + j * T * 4) > 0.0f : true;
+        prev[j] = res[j];
+    }
+    if (!(w.w & 16u)) {
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+            if (wr[j])
+                *(float *)(sm + od + j * T * 4) = res[j];
+    }
+}
+
+template <int RF, int K, int T>
+__device__ __forceinline__ void fmag_k_fwd(const fmag_cuda_args &p)
+{
+    extern __shared__ float fmag_sm[];
+    float *smf = fmag_sm + threadIdx.x;
+    char *sm = (char *)smf;
+    unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
+    bool zero = p.zero_init != 0;
+    unsigned ninstr = p.ninstr < FMAG_CUDA_MAX_UNIFORM ? p.ninstr : FMAG_CUDA_MAX_UNIFORM;
+    for (unsigned ev = 0; ev < p.evals; ++ev) {
+        fmag_cuda_load_inputs<RF, K, T>(p, smf, e0, ev, p.nin, p.regs, zero);
+        float prev[K];
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+            prev[j] = 0.0f;
+        for (unsigned i = 0; i < ninstr; ++i) {
+            uint4 w = fmag_cuda_ucode[i];
+            switch (w.w & 15u) {
+#define FMAG_FWD_CASE(k)                                                                           \
+    case k: fmag_cuda_fwd_step<RF, K, T, (k) & 7u, ((k) & 8u) != 0>(sm, w, prev); break;
+                FMAG_FWD_CASE(0) FMAG_FWD_CASE(1) FMAG_FWD_CASE(2) FMAG_FWD_CASE(3)
+                FMAG_FWD_CASE(4) FMAG_FWD_CASE(5) FMAG_FWD_CASE(6) FMAG_FWD_CASE(7)
+                FMAG_FWD_CASE(8) FMAG_FWD_CASE(9) FMAG_FWD_CASE(10) FMAG_FWD_CASE(11)
+                FMAG_FWD_CASE(12) FMAG_FWD_CASE(13) FMAG_FWD_CASE(14)
+            default: fmag_cuda_fwd_step<RF, K, T, 7u, true>(sm, w, prev); break;
+#undef FMAG_FWD_CASE
+            }
+        }
+        fmag_cuda_store_outputs<RF, K, T>(p, smf, e0, ev, p.nout);
+    }
+}
+
 #endif /* FMAG_CUDA_CUH */

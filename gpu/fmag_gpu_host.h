@@ -34,11 +34,13 @@ static inline uint32_t fmag_gpu_pow2_regs(uint32_t regs)
 }
 
 /* True when some register at or above nin may be read before the program writes it
- * unconditionally, i.e. when the initial +0.0 of non-input registers is observable. A
- * write under a register guard may not happen, so it defines nothing; its destination is
- * read (it is the fallback). Indices are masked with rf-1 as the kernels do. */
+ * unconditionally, i.e. when the initial +0.0 of non-input registers is observable: by an
+ * instruction, or as an output (r[0..nout-1] at the end). A write under a register guard
+ * may not happen, so it defines nothing; its destination is read (it is the fallback).
+ * Indices are masked with rf-1 as the kernels do. */
 static inline bool fmag_gpu_needs_zero_init(const fmag_gpu_word4 *code, uint32_t ninstr,
-                                            uint32_t nin, uint32_t rf, uint8_t *scratch)
+                                            uint32_t nin, uint32_t nout, uint32_t rf,
+                                            uint8_t *scratch)
 {
     /* scratch: rf bytes; 1 = holds a defined value */
     for (uint32_t r = 0; r < rf; ++r)
@@ -60,6 +62,8 @@ static inline bool fmag_gpu_needs_zero_init(const fmag_gpu_word4 *code, uint32_t
         if (greg && !scratch[d]) return true;
         scratch[d] = 1;
     }
+    for (uint32_t r = 0; r < nout && r < rf; ++r)
+        if (!scratch[r]) return true;
     return false;
 }
 
@@ -82,6 +86,56 @@ static inline uint32_t fmag_gpu_predecode(const fmag_gpu_word4 *code, uint32_t n
             continue;
         o.da = (w->da & (rf - 1)) | (((w->da >> 16) & (rf - 1)) << 8) | (kind << 16);
         out[n++] = o;
+    }
+    return n;
+}
+
+/* Flags of the forwarding pre-decode (low bits of word 3, below the row-aligned offsets). */
+#define FMAG_GPU_PD_KIND_MASK 7u /* which of b, c, g are registers (as fmag_gpu_predecode) */
+#define FMAG_GPU_PD_APREV 8u     /* a is the previous instruction's result (in a register) */
+#define FMAG_GPU_PD_NOSTORE 16u  /* the result is never read back from the register file */
+
+/* Pre-decode with forwarding, for a register file whose rows are `row` bytes apart (row a
+ * power of two >= 32, rf * row <= 65536). Register operands become byte offsets (index *
+ * row); word 3 is d*row | (a*row) << 16 | flags. Two peephole facts are computed:
+ *  - APREV: `a` names the register the previous instruction wrote unconditionally, so the
+ *    kernel takes it from the register holding that result instead of reloading it;
+ *  - NOSTORE: the value written is never read back from the register file (it is only
+ *    forwarded, or overwritten unconditionally before any read, and is not an output), so
+ *    the store is skipped. A guarded write reads its destination (the fallback), so the
+ *    value before it stays needed.
+ * No-ops are dropped. Returns the number of instructions written to out. */
+static inline uint32_t fmag_gpu_predecode_fwd(const fmag_gpu_word4 *code, uint32_t ninstr,
+                                              uint32_t rf, uint32_t row, uint32_t nout,
+                                              fmag_gpu_word4 *out, uint8_t *needed)
+{
+    uint32_t n = fmag_gpu_predecode(code, ninstr, rf, out); /* indices, da = d|a<<8|kind<<16 */
+    bool prev_uncond = false;
+    uint32_t prev_d = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t d = out[i].da & 0xFFu, a = (out[i].da >> 8) & 0xFFu, kind = out[i].da >> 16;
+        uint32_t flags = kind;
+        if (prev_uncond && a == prev_d) flags |= FMAG_GPU_PD_APREV;
+        prev_uncond = !(kind & 4u);
+        prev_d = d;
+        out[i].da = d | (a << 8) | (flags << 16);
+    }
+    for (uint32_t r = 0; r < rf; ++r)
+        needed[r] = r < nout;
+    for (uint32_t i = n; i-- > 0;) {
+        uint32_t d = out[i].da & 0xFFu, a = (out[i].da >> 8) & 0xFFu, flags = out[i].da >> 16;
+        if (!needed[d]) flags |= FMAG_GPU_PD_NOSTORE;
+        if (!(flags & 4u)) needed[d] = 0;
+        if (!(flags & FMAG_GPU_PD_APREV)) needed[a] = 1;
+        if (flags & 1u) needed[out[i].b] = 1;
+        if (flags & 2u) needed[out[i].c] = 1;
+        if (flags & 4u) needed[out[i].g] = 1;
+        fmag_gpu_word4 o = out[i];
+        o.b = (flags & 1u) ? out[i].b * row : out[i].b;
+        o.c = (flags & 2u) ? out[i].c * row : out[i].c;
+        o.g = (flags & 4u) ? out[i].g * row : out[i].g;
+        o.da = d * row | ((a * row) << 16) | flags;
+        out[i] = o;
     }
     return n;
 }

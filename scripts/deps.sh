@@ -6,6 +6,7 @@ pkgs=(
   cmake make gcc python3        # build
   llvm-14-tools                 # lit, FileCheck, not, count
   clang-14 libclang-rt-14-dev   # libFuzzer harnesses, sanitizer runtimes
+  glslc mesa-vulkan-drivers libvulkan-dev  # GPU: SPIR-V compiler, lavapipe (Vulkan on the CPU), Vulkan headers
 )
 missing=()
 for p in "${pkgs[@]}"; do

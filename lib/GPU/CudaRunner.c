@@ -56,6 +56,8 @@ typedef struct fmag_cuda_args_c {
 } fmag_cuda_args_c;
 
 #define FMAG_CUDA_T 128u
+/* Uniform programs with rf <= 32 use the forwarding kernel (see docs/PERFORMANCE.md). */
+#define FMAG_CUDA_USE_FWD 1
 #define FMAG_CUDA_MAX_UNIFORM_C 4096u
 
 struct fmag_gpu_cuda {
@@ -216,8 +218,8 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     bool zero = false;
     for (size_t k = 0; k < job->nprogs; ++k) {
         const fmag_vm_program *p = uni ? uni : job->progs[k];
-        zero |= fmag_gpu_needs_zero_init((const fmag_gpu_word4 *)p->code, p->ninstr, p->nin, rf,
-                                         scratch);
+        zero |= fmag_gpu_needs_zero_init((const fmag_gpu_word4 *)p->code, p->ninstr, p->nin,
+                                         p->nout, rf, scratch);
         if (uni) break;
     }
     free(scratch);
@@ -248,10 +250,20 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     char kname[64];
     bool spec = false, shared = true;
     uint32_t k = 1;
-    if (uni) {
-        uint32_t npd =
-            rf <= 256 ? fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code)
-                      : UINT32_MAX;
+    uint8_t needed[32];
+    uint32_t npd = UINT32_MAX;
+    if (uni && FMAG_CUDA_USE_FWD && rf <= 32)
+        npd = fmag_gpu_predecode_fwd((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf,
+                                     4u * FMAG_CUDA_T * 4u, uni->nout, code, needed);
+    if (npd <= FMAG_CUDA_MAX_UNIFORM_C) {
+        spec = true;
+        k = 4;
+        a.ninstr = npd;
+        snprintf(kname, sizeof kname, "fmag_fwd_r%u_k4", (unsigned)rf);
+    } else if (uni) {
+        npd = rf <= 256
+                  ? fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code)
+                  : UINT32_MAX;
         if (npd <= FMAG_CUDA_MAX_UNIFORM_C) {
             spec = true;
             k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;

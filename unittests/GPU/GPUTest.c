@@ -275,13 +275,16 @@ static void test_host_helpers(void)
     /* r1 = r0*2 + 0 then r0 = r1*1 + r1: nothing read before written */
     fmag_gpu_word4 ok_code[2] = {{fbits(2.0f), 0, fbits(1.0f), 1u},
                                  {fbits(1.0f), 0x7FC00001u, fbits(1.0f), 0u | (1u << 16)}};
-    EXPECT(!fmag_gpu_needs_zero_init(ok_code, 2, 1, 16, scratch), "no read-before-write");
+    EXPECT(!fmag_gpu_needs_zero_init(ok_code, 2, 1, 1, 16, scratch), "no read-before-write");
     /* reading r2 (never written, not an input) needs the zeros */
     fmag_gpu_word4 rd[1] = {{0x7FC00002u, 0, fbits(1.0f), 0u}};
-    EXPECT(fmag_gpu_needs_zero_init(rd, 1, 1, 16, scratch), "r2 read before write");
+    EXPECT(fmag_gpu_needs_zero_init(rd, 1, 1, 1, 16, scratch), "r2 read before write");
     /* a guarded write reads its destination (the fallback) */
     fmag_gpu_word4 gw[1] = {{fbits(1.0f), 0, 0x7FC00000u, 3u}};
-    EXPECT(fmag_gpu_needs_zero_init(gw, 1, 1, 16, scratch), "guarded write reads r3");
+    EXPECT(fmag_gpu_needs_zero_init(gw, 1, 1, 1, 16, scratch), "guarded write reads r3");
+    /* an output never written (r1 with one input) is the initial +0 */
+    EXPECT(fmag_gpu_needs_zero_init(ok_code, 0, 1, 2, 16, scratch), "output r1 reads its zero");
+    EXPECT(!fmag_gpu_needs_zero_init(ok_code, 2, 1, 2, 16, scratch), "r1 written before output");
     /* predecode drops no-ops and records operand kinds */
     fmag_gpu_word4 pd[3] = {{fbits(1.0f), 0x7FC00002u, fbits(-1.0f), 1u},
                             {0x7FC00003u, fbits(0.5f), 0x7FC00001u, 2u | (5u << 16)},
@@ -295,9 +298,77 @@ static void test_host_helpers(void)
     EXPECT(fmag_gpu_pow2_regs(1) == 1 && fmag_gpu_pow2_regs(17) == 32, "pow2");
 }
 
+/* Executes a forwarding pre-decoded stream the way fmag_k_fwd does (one element), with
+ * registers the program never initializes holding garbage unless zero-init is needed. */
+static void emulate_fwd(const fmag_gpu_word4 *pd, uint32_t n, uint32_t rf, uint32_t row,
+                        const fmag_vm_program *p, bool zero, const float *in, float *out)
+{
+    float r[32], prev = 0.0f;
+    for (uint32_t i = 0; i < rf; ++i)
+        r[i] = i < p->nin ? in[i] : zero ? 0.0f : 12345.0f;
+    uint32_t mask = (rf * row - 1) & ~(row - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t f = pd[i].da & 31u;
+        float va = (f & FMAG_GPU_PD_APREV) ? prev : r[((pd[i].da >> 16) & mask) / row];
+        float vb = (f & 1u) ? r[(pd[i].b & mask) / row] : bits(pd[i].b);
+        float vc = (f & 2u) ? r[(pd[i].c & mask) / row] : bits(pd[i].c);
+        bool wr = (f & 4u) ? r[(pd[i].g & mask) / row] > 0.0f : true;
+        float res = fmaf(va, vb, vc);
+        prev = res;
+        if (!(f & FMAG_GPU_PD_NOSTORE) && wr) r[(pd[i].da & mask) / row] = res;
+    }
+    for (uint32_t i = 0; i < p->nout; ++i)
+        out[i] = r[i];
+}
+
+static void test_predecode_fwd(void)
+{
+    int bad = 0, fwd = 0, nostore = 0, total = 0;
+    for (int t = 0; t < 400; ++t) {
+        uint16_t regs = (uint16_t)(1 + rnd() % 16);
+        fmag_vm_instr code[48];
+        fmag_vm_program p;
+        random_program(&p, code, 1 + rnd() % 48, regs, (uint16_t)(rnd() % (regs + 1)),
+                       (uint16_t)(1 + rnd() % regs));
+        /* chains, as codegen emits them: often a = the previous destination */
+        for (uint32_t i = 1; i < p.ninstr; ++i)
+            if (rnd() % 2) code[i].da = (code[i].da & 0xFFFFu) | ((code[i - 1].da & 0xFFFFu) << 16);
+        uint32_t rf = fmag_gpu_pow2_regs(regs), row = 4 * 128 * 4;
+        fmag_gpu_word4 pd[48];
+        uint8_t needed[32];
+        uint32_t n = fmag_gpu_predecode_fwd((const fmag_gpu_word4 *)code, p.ninstr, rf, row, p.nout,
+                                            pd, needed);
+        bool zero = fmag_gpu_needs_zero_init((const fmag_gpu_word4 *)code, p.ninstr, p.nin, p.nout,
+                                             rf, needed);
+        for (uint32_t i = 0; i < n; ++i) {
+            fwd += (pd[i].da & FMAG_GPU_PD_APREV) != 0;
+            nostore += (pd[i].da & FMAG_GPU_PD_NOSTORE) != 0;
+        }
+        total += (int)n;
+        for (int e = 0; e < 20; ++e) {
+            float in[16], a[16], b[16], regsbuf[16];
+            for (int i = 0; i < 16; ++i)
+                in[i] = rnd_input(true);
+            fmag_vm_run(&p, in, a, regsbuf);
+            emulate_fwd(pd, n, rf, row, &p, zero, in, b);
+            for (uint32_t i = 0; i < p.nout; ++i)
+                if (!same(a[i], b[i])) {
+                    if (bad++ < 3)
+                        printf("  predecode_fwd: program %d output %u: %a vs ref %a\n", t, i, b[i],
+                               a[i]);
+                    break;
+                }
+        }
+    }
+    EXPECT(bad == 0, "forwarding pre-decode differs from the reference VM in %d cases", bad);
+    EXPECT(fwd > total / 8 && nostore > total / 16,
+           "forwarding/dead-store facts found too rarely (%d, %d of %d)", fwd, nostore, total);
+}
+
 int main(void)
 {
     test_host_helpers();
+    test_predecode_fwd();
     int ran = 0;
     static const struct {
         fmag_gpu_api api;
