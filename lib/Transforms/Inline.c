@@ -98,16 +98,20 @@ static void inline_call(fmag_instr *call)
         }
     }
 
+    fmag_instr *last_phi = NULL;
     for (unsigned r = 0; r < call->nresults; r++) {
         fmag_value *v;
         if (nr == 1) {
             v = map_value(rets[0]->ops[r].value, call);
         } else {
             fmag_instr *phi = fmag_instr_create(f, FMAG_OP_PHI, 0, 1);
-            if (cont->first)
+            if (last_phi)
+                fmag_instr_insert_after(last_phi, phi);
+            else if (cont->first)
                 fmag_instr_insert_before(cont->first, phi);
             else
                 fmag_block_append(cont, phi);
+            last_phi = phi;
             for (unsigned k = 0; k < nr; k++)
                 fmag_phi_add_incoming(phi, map_value(rets[k]->ops[r].value, call),
                                       ((fmag_instr *)rets[k]->aux)->block);
