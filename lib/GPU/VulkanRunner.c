@@ -347,7 +347,8 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         uint32_t first = 0;
         for (size_t k = 0; k < job->nprogs; ++k) {
             const fmag_vm_program *p = job->progs[k];
-            memcpy(map + off[0] + (size_t)first * 16, p->code, (size_t)p->ninstr * 16);
+            if (p->ninstr) /* an empty program has no code array */
+                memcpy(map + off[0] + (size_t)first * 16, p->code, (size_t)p->ninstr * 16);
             uint32_t h[4] = {first, p->ninstr, p->nin, p->nout};
             memcpy(map + off[1] + k * 16, h, 16);
             first += p->ninstr;
