@@ -306,6 +306,22 @@ static void test_literals(test_state *t)
     fmag_context_destroy(fx.ctx);
 }
 
+/* Unverified IR is the caller's bug, but the cheap cases still fail cleanly. */
+static void test_unverified(test_state *t)
+{
+    fixture fx;
+    setup(&fx, 1, 1);
+    fmag_block *next = fmag_block_create(fx.f, "next");
+    fmag_build_jmp(&fx.b, next);
+    fmag_builder_at_end(&fx.b, next);
+    fmag_build_add(&fx.b, &fx.f->params[0], k(&fx, 1.0f));
+    float out = 3.0f;
+    CHECK(t, !fmag_interp_func(fx.f, (float[]){1.0f}, &out));
+    CHECK_DIAG(t, fx.ctx, "error: in function @main, block ^next", "without a terminator", NULL);
+    CHECK_BITS(t, out, 3.0f);
+    fmag_context_destroy(fx.ctx);
+}
+
 int main(void)
 {
     test_state t = {0};
@@ -318,5 +334,6 @@ int main(void)
     test_recursion(&t);
     test_infinite_loop(&t);
     test_literals(&t);
+    test_unverified(&t);
     return test_finish(&t, "ir-interp-unittests");
 }

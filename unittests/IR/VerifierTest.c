@@ -128,6 +128,21 @@ static void test_valid(test_state *t)
     teardown(&fx);
 }
 
+/* Verifying valid IR names nothing: names are given only to report an error. */
+static void test_no_renaming(test_state *t)
+{
+    fixture fx;
+    setup(&fx);
+    fmag_value *u = fmag_build_add(&fx.b, fx.x, fx.y);
+    fmag_block *b1 = fmag_block_create(fx.f, NULL);
+    fmag_build_jmp(&fx.b, b1);
+    fmag_builder_at_end(&fx.b, b1);
+    ret1(&fx.b, u);
+    expect_valid(t, &fx);
+    CHECK(t, u->name == NULL && b1->name == NULL);
+    teardown(&fx);
+}
+
 static void test_dominance(test_state *t)
 {
     fixture fx;
@@ -546,6 +561,7 @@ int main(void)
 {
     test_state t = {0};
     test_valid(&t);
+    test_no_renaming(&t);
     test_dominance(&t);
     test_phis(&t);
     test_terminators(&t);
