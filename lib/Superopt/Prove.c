@@ -64,6 +64,8 @@ slot_ptr(const prove_shared *sh, prove_local *l, const fmag_so_ref *r, unsigned 
     }
 }
 
+typedef int (*check_fn)(const prove_shared *, prove_local *, uint64_t *, uint64_t *);
+
 /* Evaluates target and candidate on l->in and returns the first mismatching lane,
  * or -1; adds the lanes compared / skipped to the counters. */
 static inline __attribute__((always_inline)) int check_chunk_body(const prove_shared *sh,
@@ -133,20 +135,31 @@ __attribute__((target("avx2,fma"))) static int check_chunk_avx2(const prove_shar
     return check_chunk_body(sh, l, ch, sk);
 }
 
+__attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,fma,prefer-vector-width=512"))) static int
+check_chunk_avx512(const prove_shared *sh, prove_local *l, uint64_t *ch, uint64_t *sk)
+{
+    return check_chunk_body(sh, l, ch, sk);
+}
+
 static int check_chunk_generic(const prove_shared *sh, prove_local *l, uint64_t *ch,
                                uint64_t *sk)
 {
     return check_chunk_body(sh, l, ch, sk);
 }
 
-static bool have_avx2(void)
+/* The widest chunk checker this CPU runs; all three compute the same bits. */
+static check_fn pick_check(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return false;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("fma"))
+        return check_chunk_avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return check_chunk_avx2;
 #endif
+    return check_chunk_generic;
 }
 
 static void record_cex(prove_shared *sh, prove_local *l, int lane)
@@ -165,7 +178,7 @@ static void record_cex(prove_shared *sh, prove_local *l, int lane)
 
 typedef struct worker_arg {
     prove_shared *sh;
-    bool avx2;
+    check_fn check;
     unsigned index;
 } worker_arg;
 
@@ -189,8 +202,7 @@ static void *exhaustive_worker(void *varg)
         return NULL;
     }
     l->tv = tv;
-    int (*check)(const prove_shared *, prove_local *, uint64_t *, uint64_t *) =
-        arg->avx2 ? check_chunk_avx2 : check_chunk_generic;
+    check_fn check = arg->check;
     memset(l->in[1], 0, sizeof l->in[1]);
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint64_t b = atomic_fetch_add(&sh->next, 1);
@@ -299,8 +311,7 @@ static void *sampling_worker(void *varg)
         return NULL;
     }
     l->tv = tv;
-    int (*check)(const prove_shared *, prove_local *, uint64_t *, uint64_t *) =
-        arg->avx2 ? check_chunk_avx2 : check_chunk_generic;
+    check_fn check = arg->check;
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint64_t b = atomic_fetch_add(&sh->next, 1);
         if (b >= sh->nblocks)
@@ -454,14 +465,14 @@ bool fmag_superopt_prove(const fmag_superopt_target *t, const fmag_superopt_prog
             sh->nblocks = ((uint64_t)sh->nedges * sh->nedges + sh->samples + CH - 1) / CH;
             fn = sampling_worker;
         }
-        bool avx2 = have_avx2();
+        check_fn check = pick_check();
         pthread_t tid[64];
         worker_arg args[64];
         bool created[64] = {false};
         unsigned started = 0;
         for (unsigned i = 0; i < threads; i++) {
             args[i].sh = sh;
-            args[i].avx2 = avx2;
+            args[i].check = check;
             args[i].index = i;
             if (i > 0 && pthread_create(&tid[i], NULL, fn, &args[i]) == 0) {
                 created[i] = true;

@@ -3,6 +3,7 @@
 #include "fmag/Asm.h"
 #include "fmag/IR.h"
 #include "fmag/Superopt.h"
+#include "fmag/SuperoptRules.h"
 #ifdef FMAG_SUPEROPT_HAVE_SL
 #include "fmag/SL.h"
 #endif
@@ -48,6 +49,12 @@ static void usage(FILE *out)
             "  --check FILE.fmas  do not search: prove the first program of FILE against the\n"
             "                     target (exit 1 on a counterexample)\n"
             "  --no-compare       do not lower the target with the compiler for comparison\n"
+            "  --emit-rule NAME   also print the result as a peephole rule (C, for\n"
+            "                     lib/Transforms/SuperoptRules.inc)\n"
+#ifdef FMAG_SUPEROPT_HAVE_CODEGEN
+            "  --verify-rules     re-prove every superopt-peephole rule against its pattern\n"
+            "                     and check that -O2 is no longer than each rule's program\n"
+#endif
             "  -o FILE            write the .fmas to FILE instead of standard output\n"
             "  --help, --version\n");
 }
@@ -134,8 +141,13 @@ static fmag_func *pick_func(fmag_module *m, const char *name)
     return m->first;
 }
 
-/* From IR: as written when straight-line, else after the compiler's -O2 (inlining
- * and if-conversion), which keeps the strict contract. */
+/* The passes O2 runs before superopt-peephole: a target from the frontend is taken
+ * at that point, so a rule's pattern is the IR the peephole will see. */
+#define FMAG_SUPEROPT_PATTERN_PASSES "inline,ternary,ifconvert"
+
+/* From IR: as written when it is one straight-line block; else after the passes
+ * that come before the peephole in -O2 (inlining, if-conversion); else after all of
+ * -O2. Each keeps the strict contract. */
 static fmag_superopt_target *target_from_module(fmag_module *m, const char *fname, char *err,
                                                 size_t errlen)
 {
@@ -147,16 +159,15 @@ static fmag_superopt_target *target_from_module(fmag_module *m, const char *fnam
     }
     fmag_superopt_target *t = fmag_superopt_target_from_ir(f, err, errlen);
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
-    if (!t) {
+    static const char *const pipelines[] = {FMAG_SUPEROPT_PATTERN_PASSES, "O2"};
+    for (int k = 0; k < 2 && !t; k++) {
         const char *name = f->name;
         fmag_module *c = fmag_module_clone(m);
-        size_t nd = fmag_context_diag_count(m->ctx);
-        if (c && fmag_run_passes(c, "O2", NULL)) {
+        if (c && fmag_run_passes(c, pipelines[k], NULL)) {
             fmag_func *g = fmag_module_get_func(c, name);
             if (g)
                 t = fmag_superopt_target_from_ir(g, err, errlen);
         }
-        (void)nd;
     }
 #endif
     return t;
@@ -164,12 +175,12 @@ static fmag_superopt_target *target_from_module(fmag_module *m, const char *fnam
 
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
 /* What the compiler emits for the target today: -O2 then lowering. */
-static bool compile_target(fmag_context *ctx, const fmag_superopt_target *t,
-                           fmag_superopt_program *out)
+static bool compile_target_with(fmag_context *ctx, const fmag_superopt_target *t,
+                                const char *pipeline, fmag_superopt_program *out)
 {
     fmag_module *m = fmag_module_create(ctx);
     fmag_func *f = fmag_superopt_target_to_ir(t, m, "target");
-    if (!f || !fmag_run_passes(m, "O2", NULL))
+    if (!f || !fmag_run_passes(m, pipeline, NULL))
         return false;
     f = fmag_module_get_func(m, "target");
     fmag_vm_image img;
@@ -179,7 +190,106 @@ static bool compile_target(fmag_context *ctx, const fmag_superopt_target *t,
     fmag_vm_image_free(&img);
     return ok;
 }
+
+static bool compile_target(fmag_context *ctx, const fmag_superopt_target *t,
+                           fmag_superopt_program *out)
+{
+    return compile_target_with(ctx, t, "O2", out);
+}
+
+/* -O2 as it was before the superoptimizer's rules joined it: what they gain. */
+static bool compile_target_without_rules(fmag_context *ctx, const fmag_superopt_target *t,
+                                         fmag_superopt_program *out)
+{
+    const fmag_pipeline_info *o2 = fmag_pipeline_lookup("O2");
+    if (!o2 || !strstr(o2->passes, "superopt-peephole"))
+        return false;
+    char buf[1024] = "";
+    const char *s = o2->passes;
+    while (*s) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (!(n == strlen("superopt-peephole") && !strncmp(s, "superopt-peephole", n)) &&
+            strlen(buf) + n + 2 < sizeof buf) {
+            if (buf[0])
+                strcat(buf, ",");
+            strncat(buf, s, n);
+        }
+        s += n + (e ? 1 : 0);
+    }
+    return compile_target_with(ctx, t, buf, out);
+}
 #endif
+
+/* Shortest decimal that reads back to the same float, as a C float literal. */
+static void print_c_float(FILE *out, float f)
+{
+    char buf[64];
+    fmag_format_float(buf, f);
+    if (!strpbrk(buf, ".eEpxn"))
+        strcat(buf, ".0");
+    fprintf(out, "%sf", buf);
+}
+
+static void print_c_ref(FILE *out, const fmag_so_ref *r)
+{
+    switch (r->kind) {
+    case FMAG_SO_REF_INPUT:
+        fputs(r->index ? "Y" : "X", out);
+        break;
+    case FMAG_SO_REF_OP:
+        fprintf(out, "V(%u)", r->index);
+        break;
+    case FMAG_SO_REF_CONST:
+        fputs("K(", out);
+        print_c_float(out, r->imm);
+        fputs(")", out);
+        break;
+    }
+}
+
+static void print_c_operand(FILE *out, const fmag_vm_operand *o)
+{
+    if (o->is_reg) {
+        fprintf(out, "R(%u)", (unsigned)o->reg);
+    } else {
+        fputs("L(", out);
+        print_c_float(out, o->imm);
+        fputs(")", out);
+    }
+}
+
+/* The rule as C for SuperoptRules.inc: pattern (the target's tape) and program. */
+static void emit_rule(FILE *out, const char *name, const char *expr,
+                      const fmag_superopt_target *t, const fmag_superopt_result *r,
+                      unsigned compiler_len)
+{
+    fprintf(out, "/* %s: %s -- compiler %u, superopt %u; %s */\n", name, expr, compiler_len,
+            r->prog.len, fmag_superopt_proof_status_name(r->proof.status));
+    fprintf(out, "static const fmag_so_op %s_pattern[] = {\n", name);
+    for (unsigned i = 0; i < t->nops; i++) {
+        fputs("    OP(", out);
+        for (int k = 0; k < 5; k++) {
+            if (k)
+                fputs(", ", out);
+            print_c_ref(out, &t->ops[i].s[k]);
+        }
+        fputs("),\n", out);
+    }
+    fprintf(out, "};\nstatic const fmag_vm_decoded %s_code[] = {\n", name);
+    for (unsigned i = 0; i < r->prog.len; i++) {
+        const fmag_vm_decoded *c = &r->prog.code[i];
+        fprintf(out, "    I(%u, %u, ", (unsigned)c->d, (unsigned)c->a);
+        print_c_operand(out, &c->b);
+        fputs(", ", out);
+        print_c_operand(out, &c->c);
+        fputs(", ", out);
+        print_c_operand(out, &c->g);
+        fputs("),\n", out);
+    }
+    fprintf(out, "};\n/* RULE(\"%s\", \"%s\", %u, %s_pattern, %s_code, %u, %s), */\n", name, expr,
+            t->nin, name, name, r->prog.regs, t->nin == 1 ? "true" : "false");
+}
 
 static void print_pool(FILE *out, const float *pool, unsigned n)
 {
@@ -189,9 +299,60 @@ static void print_pool(FILE *out, const float *pool, unsigned n)
     }
 }
 
+#ifdef FMAG_SUPEROPT_HAVE_CODEGEN
+/* Every rule: the program is proved against the pattern itself (the obligation the
+ * pass relies on), and -O2 + lowering of the pattern is no longer than the program. */
+static int run_verify_rules(const fmag_superopt_options *o)
+{
+    int rc = 0;
+    for (size_t i = 0; i < fmag_superopt_rule_count(); i++) {
+        const fmag_superopt_rule *rule = fmag_superopt_rule_get(i);
+        fmag_superopt_target *t = fmag_superopt_target_create(rule->nin);
+        if (!t)
+            return 1;
+        for (unsigned k = 0; k < rule->npattern; k++) {
+            const fmag_so_op *op = &rule->pattern[k];
+            t->result =
+                fmag_superopt_target_add(t, op->s[0], op->s[1], op->s[2], op->s[3], op->s[4]);
+        }
+        fmag_superopt_target_collect_consts(t);
+        fmag_superopt_program p;
+        memset(&p, 0, sizeof p);
+        p.nin = rule->nin;
+        p.len = rule->length;
+        memcpy(p.code, rule->code, rule->length * sizeof(fmag_vm_decoded));
+        p.regs = fmag_superopt_program_regs_used(&p);
+        fmag_superopt_proof pr;
+        bool proved = fmag_superopt_prove(t, &p, o->threads, o->prove_samples, &pr);
+        fmag_context *ctx = fmag_context_create();
+        fmag_superopt_program compiled;
+        bool have = compile_target(ctx, t, &compiled);
+        bool short_enough = have && compiled.len <= rule->length;
+        printf("%-16s %-40s pattern %u, rule %u, -O2 %s%u: %s, %s\n", rule->name, rule->expr,
+               rule->npattern, rule->length, have ? "" : "FAILED ", have ? compiled.len : 0,
+               proved ? fmag_superopt_proof_status_name(pr.status) : "PROOF FAILED",
+               short_enough ? "ok" : "COMPILER LONGER THAN THE RULE");
+        if (!proved || !short_enough)
+            rc = 1;
+        fmag_context_destroy(ctx);
+        fmag_superopt_target_free(t);
+    }
+    return rc;
+}
+#else
+static int run_verify_rules(const fmag_superopt_options *o)
+{
+    (void)o;
+    fprintf(stderr, "superopt: error: --verify-rules needs the compiler (built without it)\n");
+    return 1;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const char *expr = NULL, *file = NULL, *fname = NULL, *outpath = NULL, *check = NULL;
+    const char *rule_name = NULL;
+    bool verify_rules = false;
     bool stochastic = false, builtin = false, compare = true;
     fmag_superopt_options o;
     memset(&o, 0, sizeof o);
@@ -230,6 +391,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--check")) {
             NEED_ARG();
             check = v;
+        } else if (!strcmp(a, "--emit-rule")) {
+            NEED_ARG();
+            rule_name = v;
+        } else if (!strcmp(a, "--verify-rules")) {
+            verify_rules = true;
         } else if (!strcmp(a, "--builtin")) {
             builtin = true;
         } else if (!strcmp(a, "--no-compare")) {
@@ -301,6 +467,8 @@ int main(int argc, char **argv)
 #undef NEED_ARG
     }
     (void)builtin; /* only meaningful with the SL frontend */
+    if (verify_rules)
+        return run_verify_rules(&o);
     if (!!expr == !!file) {
         fprintf(stderr, "superopt: error: give exactly one target, -e EXPR or -f FILE.fir\n");
         return 1;
@@ -421,13 +589,14 @@ int main(int argc, char **argv)
     }
 
     /* The compiler's output: the comparison column and the stochastic seed. */
-    fmag_superopt_program compiled;
-    bool have_compiled = false;
+    fmag_superopt_program compiled, before;
+    bool have_compiled = false, have_before = false;
     fmag_superopt_proof compiled_proof;
     memset(&compiled_proof, 0, sizeof compiled_proof);
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
     if (compare || stochastic) {
         have_compiled = compile_target(ctx, t, &compiled);
+        have_before = compile_target_without_rules(ctx, t, &before);
         /* only a seed must be known correct; a comparison needs just its length */
         if (have_compiled && stochastic)
             fmag_superopt_prove(t, &compiled, o.threads, o.prove_samples, &compiled_proof);
@@ -467,6 +636,9 @@ int main(int argc, char **argv)
                 compiled_proof.status == FMAG_PROOF_FAILED ? "its output FAILS the proof"
                 : compiled_proof.status == FMAG_PROOF_NONE ? "not proved"
                                                            : "proved like the result");
+    if (have_before && have_compiled && before.len != compiled.len)
+        fprintf(out, "; compiler-without-superopt-rules: %u instructions, %u registers\n",
+                before.len, before.regs);
     if (!r.found) {
         if (stochastic)
             fprintf(out, "; result: nothing shorter than the seed (%u instructions) found%s\n",
@@ -490,6 +662,8 @@ int main(int argc, char **argv)
             fmag_superopt_proof_status_name(r.proof.status), (unsigned long long)r.proof.checked,
             (unsigned long long)r.proof.skipped, r.proof.seconds, r.proof.threads);
     fmag_superopt_program_print(&r.prog, "target", NULL, out);
+    if (rule_name)
+        emit_rule(out, rule_name, label, t, &r, have_compiled ? compiled.len : 0);
 
 done:
     if (out != stdout)

@@ -1,0 +1,204 @@
+/* superopt-peephole: rewrites IR cones into the shorter sequences the superoptimizer
+ * found and proved (tools/superopt, docs/Superopt.md).
+ *
+ * Matches: an fmag instruction whose operand cone is, slot for slot, the pattern of a
+ * rule in the table below (the IR the SL frontend and the math library make for the
+ * rule's expression, as `superopt --emit-rule` printed it), with x and y bound to any
+ * values and the product's two factors allowed in either order. Every intermediate
+ * of the cone must be used only inside the cone.
+ *
+ * Rewrites: the cone becomes the IR form of the rule's machine program: machine
+ * instruction r[d] = g > 0 ? r[a]*B + C : r[d] is fmag(A, B, C, D, G) with D the
+ * value register d held before it (x, y, an earlier result, or the +0.0 every fresh
+ * register starts with).
+ *
+ * Why it is legal under the strict contract: superopt proved each program equal to
+ * its pattern, +0 and -0 counted equal, on every input where the pattern's own
+ * operations are all finite: exhaustively over all finite float32 for one input;
+ * for the two-input rules by sampling plus the hand argument in the rule's comment.
+ * Inside a bigger program a finite trace makes x, y and the cone finite, so the
+ * rule applies. Zero signs only ever reach other zeros (the machine has no
+ * division), so a -0 that became +0 cannot change a later non-zero value.
+ *
+ *   before:  %n = fmag %x, -1.0, 0.0, 0.0, 1.0      ; -x
+ *            %a = fmag %x, 1.0, 0.0, %n, %x         ; abs x
+ *            %r = fmag %a, -1.0, 0.0, 0.0, 1.0      ; -abs x
+ *   after:   %r = fmag %x, -1.0, 0.0, %x, %x        ; x > 0 ? -x : x  (1 instruction)
+ *
+ * Requires: nothing (any block). Preserves: the CFG; drops the cone's dead
+ * instructions itself. Runs to a fixed point, so a second run reports no change.
+ */
+#include "fmag/IR.h"
+#include "fmag/SuperoptRules.h"
+#include "fmag/Transforms.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ rule table */
+
+#define X {FMAG_SO_REF_INPUT, 0, 0.0f}
+#define Y {FMAG_SO_REF_INPUT, 1, 0.0f}
+#define V(k) {FMAG_SO_REF_OP, k, 0.0f}
+#define K(f) {FMAG_SO_REF_CONST, 0, f}
+#define OP(a, b, c, d, e) {{a, b, c, d, e}}
+#define R(n) {true, n, 0.0f}
+#define L(f) {false, 0, f}
+#define I(d, a, b, c, g) {d, a, b, c, g}
+#define RULE(name, expr, nin, pat, code, regs, exh)                                            \
+    {name, expr, nin, sizeof pat / sizeof pat[0], pat, sizeof code / sizeof code[0], regs,    \
+     code, exh}
+
+#include "SuperoptRules.inc"
+
+#undef X
+#undef Y
+#undef V
+#undef K
+#undef OP
+#undef R
+#undef L
+#undef I
+
+size_t fmag_superopt_rule_count(void) { return sizeof superopt_rules / sizeof superopt_rules[0]; }
+
+const fmag_superopt_rule *fmag_superopt_rule_get(size_t i)
+{
+    return i < fmag_superopt_rule_count() ? &superopt_rules[i] : NULL;
+}
+
+/* ---------------------------------------------------------------- matcher */
+
+#define MAXPAT 16
+
+typedef struct match_state {
+    fmag_value *bind[2];
+    fmag_instr *m[MAXPAT];
+} match_state;
+
+static bool same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, match_state *s);
+
+static bool match_slot(const fmag_superopt_rule *r, const fmag_so_ref *ref, fmag_value *v,
+                       match_state *s)
+{
+    switch (ref->kind) {
+    case FMAG_SO_REF_INPUT:
+        if (!s->bind[ref->index]) {
+            s->bind[ref->index] = v;
+            return true;
+        }
+        return s->bind[ref->index] == v;
+    case FMAG_SO_REF_CONST:
+        return fmag_value_is_const(v) && same_bits(v->imm, ref->imm);
+    case FMAG_SO_REF_OP:
+        return match_op(r, ref->index, v, s);
+    }
+    return false;
+}
+
+static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, match_state *s)
+{
+    if (k >= r->npattern || v->kind != FMAG_VALUE_RESULT || !v->def ||
+        v->def->op != FMAG_OP_FMAG)
+        return false;
+    fmag_instr *in = v->def;
+    if (s->m[k])
+        return s->m[k] == in;
+    const fmag_so_op *p = &r->pattern[k];
+    for (int swap = 0; swap < 2; swap++) {
+        match_state save = *s;
+        s->m[k] = in;
+        bool ok = true;
+        for (unsigned j = 0; j < 5 && ok; j++) {
+            unsigned slot = swap && j < 2 ? 1 - j : j;
+            ok = match_slot(r, &p->s[j], fmag_instr_op(in, slot), s);
+        }
+        if (ok)
+            return true;
+        *s = save;
+    }
+    return false;
+}
+
+/* Every intermediate's uses all come from inside the cone. */
+static bool cone_is_private(const fmag_superopt_rule *r, const match_state *s)
+{
+    unsigned refs[MAXPAT] = {0};
+    for (unsigned k = 0; k < r->npattern; k++)
+        for (unsigned j = 0; j < 5; j++)
+            if (r->pattern[k].s[j].kind == FMAG_SO_REF_OP)
+                refs[r->pattern[k].s[j].index]++;
+    for (unsigned k = 0; k + 1 < r->npattern; k++) {
+        if (!s->m[k])
+            return false;
+        for (unsigned q = k + 1; q < r->npattern; q++)
+            if (s->m[q] == s->m[k])
+                return false; /* two pattern ops on one instruction: counts would lie */
+        if (fmag_value_num_uses(fmag_instr_result(s->m[k])) != refs[k])
+            return false;
+    }
+    return true;
+}
+
+static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
+{
+    fmag_instr *root = s->m[r->npattern - 1];
+    fmag_builder b;
+    fmag_builder_before(&b, root);
+    fmag_value *zero = fmag_module_const(f->module, 0.0f);
+    fmag_value *regs[FMAG_SUPEROPT_MAX_REGS];
+    for (unsigned i = 0; i < FMAG_SUPEROPT_MAX_REGS; i++)
+        regs[i] = i < r->nin ? s->bind[i] : zero;
+    for (unsigned i = 0; i < r->length; i++) {
+        const fmag_vm_decoded *c = &r->code[i];
+        fmag_value *ops[3];
+        const fmag_vm_operand *o[3] = {&c->b, &c->c, &c->g};
+        for (int k = 0; k < 3; k++)
+            ops[k] = o[k]->is_reg ? regs[o[k]->reg] : fmag_module_const(f->module, o[k]->imm);
+        regs[c->d] = fmag_build_fmag(&b, regs[c->a], ops[0], ops[1], regs[c->d], ops[2]);
+    }
+    fmag_value_replace_all_uses(fmag_instr_result(root), regs[0]);
+    /* the root first, then the cone from its newest op down: each is unused by then */
+    for (unsigned k = r->npattern; k-- > 0;) {
+        fmag_instr *in = s->m[k];
+        bool dup = false;
+        for (unsigned q = k + 1; q < r->npattern; q++)
+            dup |= s->m[q] == in;
+        if (!dup && in && fmag_value_num_uses(fmag_instr_result(in)) == 0)
+            fmag_instr_erase(in);
+    }
+}
+
+static bool rewrite_one(fmag_func *f)
+{
+    fmag_foreach_block(bb, f)
+    {
+        fmag_foreach_instr(in, bb)
+        {
+            if (in->op != FMAG_OP_FMAG)
+                continue;
+            for (size_t i = 0; i < fmag_superopt_rule_count(); i++) {
+                const fmag_superopt_rule *r = &superopt_rules[i];
+                if (r->npattern > MAXPAT)
+                    continue;
+                match_state s;
+                memset(&s, 0, sizeof s);
+                if (!match_op(r, r->npattern - 1, fmag_instr_result(in), &s) ||
+                    !cone_is_private(r, &s) || (r->nin > 1 && !s.bind[1]))
+                    continue;
+                rewrite(f, r, &s);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool fmag_opt_superopt_peephole(fmag_func *f)
+{
+    bool changed = false;
+    while (rewrite_one(f))
+        changed = true;
+    return changed;
+}
