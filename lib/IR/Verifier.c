@@ -478,6 +478,11 @@ static void check_target(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
     }
 }
 
+static const char *plural(unsigned n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static void check_counts(vstate *st, fmag_block *b, fmag_instr *i)
 {
     fmag_func *f = st->f;
@@ -507,11 +512,11 @@ static void check_counts(vstate *st, fmag_block *b, fmag_instr *i)
         }
         want_ops = i->callee->nparams, want_res = i->callee->nresults;
         if (i->nops != want_ops)
-            report(st, b, i, "call to @%s passes %u arguments, the callee takes %u",
-                   i->callee->name, i->nops, want_ops);
+            report(st, b, i, "call to @%s passes %u argument%s, the callee takes %u",
+                   i->callee->name, i->nops, plural(i->nops), want_ops);
         if (i->nresults != want_res)
-            report(st, b, i, "call to @%s has %u results, the callee returns %u", i->callee->name,
-                   i->nresults, want_res);
+            report(st, b, i, "call to @%s has %u result%s, the callee returns %u", i->callee->name,
+                   i->nresults, plural(i->nresults), want_res);
         return;
     case FMAG_OP_BR:
         want_ops = 1, want_res = 0;
@@ -522,8 +527,8 @@ static void check_counts(vstate *st, fmag_block *b, fmag_instr *i)
     case FMAG_OP_RET:
         want_res = 0;
         if (i->nops != f->nresults)
-            report(st, b, i, "ret returns %u values, the function has %u results", i->nops,
-                   f->nresults);
+            report(st, b, i, "ret returns %u value%s, the function has %u result%s", i->nops,
+                   plural(i->nops), f->nresults, plural(f->nresults));
         break;
     default:
         st->printable = false;
@@ -531,10 +536,11 @@ static void check_counts(vstate *st, fmag_block *b, fmag_instr *i)
         return;
     }
     if (i->nops != want_ops)
-        report(st, b, i, "%s has %u operands, expected %u", opcode_name(i->op), i->nops, want_ops);
+        report(st, b, i, "%s has %u operand%s, expected %u", opcode_name(i->op), i->nops,
+               plural(i->nops), want_ops);
     if (i->nresults != want_res)
-        report(st, b, i, "%s has %u results, expected %u", opcode_name(i->op), i->nresults,
-               want_res);
+        report(st, b, i, "%s has %u result%s, expected %u", opcode_name(i->op), i->nresults,
+               plural(i->nresults), want_res);
 }
 
 /* Walks blocks and instructions once: links, counts, operands, terminators, phi

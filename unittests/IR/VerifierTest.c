@@ -318,7 +318,7 @@ static void test_terminators(test_state *t)
     fmag_build_ret(&fx.b, two, 2);
     CHECK(t, !fmag_verify_module(fx.m));
     CHECK_DIAG(t, fx.ctx,
-               "block ^entry, instruction ret:", "ret returns 2 values, the function has 1 results",
+               "block ^entry, instruction ret:", "ret returns 2 values, the function has 1 result",
                NULL);
     teardown(&fx);
 
@@ -423,9 +423,9 @@ static void test_calls(test_state *t)
     c3->results[0].name = "c3";
     ret1(&fx.b, &ok->results[1]);
     CHECK(t, !fmag_verify_module(fx.m));
-    CHECK_DIAG(t, fx.ctx, "instruction %c1:", "call to @g passes 1 arguments, the callee takes 2",
+    CHECK_DIAG(t, fx.ctx, "instruction %c1:", "call to @g passes 1 argument, the callee takes 2",
                NULL);
-    CHECK_DIAG(t, fx.ctx, "instruction %c2:", "call to @g has 1 results, the callee returns 2",
+    CHECK_DIAG(t, fx.ctx, "instruction %c2:", "call to @g has 1 result, the callee returns 2",
                NULL);
     CHECK_DIAG(t, fx.ctx, "instruction %c3:", "callee @h is not a function of this module", NULL);
     CHECK(t, !test_diag_has(fx.ctx, "in function @g", NULL, NULL));
