@@ -1,6 +1,7 @@
 // The CUDA kernels the library's runner embeds (nvcc -fatbin, sm_90 SASS + compute_90 PTX).
 // Names: fmag_fwd_r<RF>_k<K> (uniform, pre-decoded with forwarding and dead stores removed),
-// fmag_spec_r<RF>_k<K> (uniform, pre-decoded stream in constant memory),
+// fmag_spec_r<RF>_k<K> / fmag_hot_r<RF>_k<K> (uniform, pre-decoded stream in constant memory,
+// switch on operand kinds / frequency-ordered dispatch),
 // fmag_shared_r<RF>_k<K> / fmag_lane_r<RF>_k<K> (raw stream, uniform / per lane, shared-memory
 // register file), fmag_local_r<RF> / fmag_local_lane_r<RF> (large register files).
 // Which one runs is decided in lib/GPU/CudaRunner.c from the measurements in
@@ -19,6 +20,11 @@
     extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_fwd_r##RF##_k##K(fmag_cuda_args p)   \
     {                                                                                              \
         fmag_k_fwd<RF, K, FMAG_T>(p);                                                              \
+    }
+#define HOT(RF, K)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_hot_r##RF##_k##K(fmag_cuda_args p)   \
+    {                                                                                              \
+        fmag_k_spec_hot<RF, K, FMAG_T>(p);                                                         \
     }
 #define SHARED(RF, K)                                                                              \
     extern "C" __global__ void __launch_bounds__(FMAG_T)                                           \
@@ -40,10 +46,15 @@
         fmag_k_local<RF, true>(p);                                                                 \
     }
 
-FWD(4, 4)
+FWD(2, 8)
+FWD(4, 8)
 FWD(8, 4)
 FWD(16, 4)
 FWD(32, 4)
+HOT(8, 4)
+HOT(16, 4)
+HOT(32, 4)
+SPEC(2, 4)
 SPEC(4, 4)
 SPEC(8, 4)
 SPEC(16, 4)
@@ -51,8 +62,10 @@ SPEC(32, 4)
 SPEC(64, 2)
 SPEC(128, 1)
 SPEC(256, 1)
+SHARED(2, 8)
 SHARED(4, 1)
 SHARED(4, 4)
+SHARED(4, 8)
 SHARED(8, 1)
 SHARED(8, 4)
 SHARED(16, 1)

@@ -233,6 +233,42 @@ __device__ __forceinline__ void fmag_k_spec(const fmag_cuda_args &p)
     }
 }
 
+/* H: as U, with the dispatch ordered by frequency (copies and constants, selects, adds of
+ * two registers first): the compare tree of the switch costs more issue slots than the
+ * K-element body of a copy. */
+template <int RF, int K, int T>
+__device__ __forceinline__ void fmag_k_spec_hot(const fmag_cuda_args &p)
+{
+    extern __shared__ float fmag_sm[];
+    float *sm = fmag_sm + threadIdx.x;
+    unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
+    bool zero = p.zero_init != 0;
+    unsigned ninstr = p.ninstr < FMAG_CUDA_MAX_UNIFORM ? p.ninstr : FMAG_CUDA_MAX_UNIFORM;
+    for (unsigned ev = 0; ev < p.evals; ++ev) {
+        fmag_cuda_load_inputs<RF, K, T>(p, sm, e0, ev, p.nin, p.regs, zero);
+#pragma unroll 2
+        for (unsigned i = 0; i < ninstr; ++i) {
+            uint4 w = fmag_cuda_ucode[i];
+            unsigned kind = (w.w >> 16) & 7u;
+            if (kind == 0)
+                fmag_cuda_spec_step<RF, K, T, 0>(sm, w);
+            else if (kind == 4)
+                fmag_cuda_spec_step<RF, K, T, 4>(sm, w);
+            else if (kind == 2)
+                fmag_cuda_spec_step<RF, K, T, 2>(sm, w);
+            else
+                switch (kind) {
+                case 1: fmag_cuda_spec_step<RF, K, T, 1>(sm, w); break;
+                case 3: fmag_cuda_spec_step<RF, K, T, 3>(sm, w); break;
+                case 5: fmag_cuda_spec_step<RF, K, T, 5>(sm, w); break;
+                case 6: fmag_cuda_spec_step<RF, K, T, 6>(sm, w); break;
+                default: fmag_cuda_spec_step<RF, K, T, 7>(sm, w); break;
+                }
+        }
+        fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, p.nout);
+    }
+}
+
 /* F: uniform programs, pre-decoded with forwarding (fmag_gpu_predecode_fwd): operands are
  * byte offsets into the register file, `a` may come from the previous result held in
  * registers, and stores of values never read back are skipped. Shared memory bandwidth

@@ -404,6 +404,10 @@ template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_spec(fma
 {
     fmag_k_spec<RFS, K, T>(p);
 }
+template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_hot(fmag_cuda_args p)
+{
+    fmag_k_spec_hot<RFS, K, T>(p);
+}
 template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_fwd(fmag_cuda_args p)
 {
     fmag_k_fwd<RFS, K, T>(p);
@@ -716,21 +720,16 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         record(w, name, ms, check(w, EVALS, name));
     };
     if (w.perlane) {
-        runG(k_shared<1, true>, 1, "G1-shared", a);
         runG(k_shared<2, true>, 2, "G2-shared", a);
         runG(k_shared<4, true>, 4, "G4-shared", a);
         runG(k_shared<8, true>, 8, "G8-shared", a);
         // leave L1 room for the 32 programs' streams (shared memory carve-out, percent)
-        runG(k_shared<4, true>, 4, "G4-carve75", a, RF, 75);
         runG(k_shared<4, true>, 4, "G4-carve60", a, RF, 60);
-        runG(k_shared<8, true>, 8, "G8-carve75", a, RF, 75);
         if (maxregs <= 2) {
             runG(k_shared<4, true, 2>, 4, "G4-rf2", a, 2);
             runG(k_shared<8, true, 2>, 8, "G8-rf2", a, 2);
         }
     } else {
-        runG(k_shared<1, false>, 1, "G1-shared", a);
-        runG(k_shared<2, false>, 2, "G2-shared", a);
         runG(k_shared<4, false>, 4, "G4-shared", a);
         runG(k_shared<8, false>, 8, "G8-shared", a);
         // U<K>: pre-decoded stream in constant memory, warp-uniform switch on operand kinds
@@ -741,9 +740,10 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         fmag_cuda_args u = a;
         u.ninstr = npd;
         runG(k_spec<1>, 1, "U1-spec", u);
-        runG(k_spec<2>, 2, "U2-spec", u);
         runG(k_spec<4>, 4, "U4-spec", u);
         runG(k_spec<8>, 8, "U8-spec", u);
+        runG(k_hot<4>, 4, "H4-hot", u);
+        runG(k_hot<8>, 8, "H8-hot", u);
         if (maxregs <= 2) {
             unsigned n2 = fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), 2, pd.data());
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), n2 * 16));
@@ -766,8 +766,8 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 f.ninstr = nf2;
                 runG(kern, K, name, f, rf);
             };
-            runF(k_fwd<2>, 2, RF, "F2-fwd");
             runF(k_fwd<4>, 4, RF, "F4-fwd");
+            runF(k_fwd<8>, 8, RF, "F8-fwd");
             if (maxregs <= 2) {
                 runF(k_fwd<4, 2>, 4, 2, "F4-fwd-rf2");
                 runF(k_fwd<8, 2>, 8, 2, "F8-fwd-rf2");
@@ -783,8 +783,8 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         }
     }
 #ifdef FMAG_BENCH_VULKAN
-    extern void bench_vulkan(const Workload &w);
-    bench_vulkan(w);
+    extern void bench_runners(const Workload &w);
+    bench_runners(w);
 #endif
     cudaFree(d_f);
     cudaFree(d_s);
@@ -792,11 +792,17 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
 }
 
 #ifdef FMAG_BENCH_VULKAN
-static fmag_gpu_runner *vk;
-void bench_vulkan(const Workload &w)
+static fmag_gpu_runner *vk, *cu;
+static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label);
+void bench_runners(const Workload &w)
 {
-    if (!vk)
-        return;
+    if (cu)
+        bench_runner(w, cu, "runner-cuda");
+    if (vk)
+        bench_runner(w, vk, "runner-vulkan");
+}
+static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label)
+{
     std::vector<fmag_vm_program> vp(w.progs.size());
     std::vector<const fmag_vm_program *> pp;
     for (size_t k = 0; k < w.progs.size(); ++k) {
@@ -811,14 +817,14 @@ void bench_vulkan(const Workload &w)
     std::vector<float> out((size_t)N * OS);
     double ms = 0;
     char err[256];
-    if (!fmag_gpu_time_per_lane(vk, pp.data(), pp.size(), w.perlane ? h_pi.data() : nullptr,
+    if (!fmag_gpu_time_per_lane(r, pp.data(), pp.size(), w.perlane ? h_pi.data() : nullptr,
                                 h_in.data(), IS, out.data(), OS, N, EVALS, 5, &ms, err,
                                 sizeof err)) {
-        printf("  vulkan: %s\n", err);
+        printf("  %s: %s\n", label, err);
         return;
     }
     CK(cudaMemcpy(d_out, out.data(), out.size() * 4, cudaMemcpyHostToDevice));
-    record(w, "vulkan", ms, check(w, EVALS, "vulkan"));
+    record(w, label, ms, check(w, EVALS, label));
 }
 #endif
 
@@ -858,7 +864,9 @@ int main(int argc, char **argv)
     {
         char err[256];
         vk = fmag_gpu_runner_create(FMAG_GPU_VULKAN, err, sizeof err);
-        printf("vulkan: %s\n", vk ? fmag_gpu_runner_describe(vk) : err);
+        printf("runner: %s\n", vk ? fmag_gpu_runner_describe(vk) : err);
+        cu = fmag_gpu_runner_create(FMAG_GPU_CUDA, err, sizeof err);
+        printf("runner: %s\n", cu ? fmag_gpu_runner_describe(cu) : err);
     }
 #endif
 
@@ -904,8 +912,8 @@ int main(int argc, char **argv)
         bad += r.bad != 0;
     printf("\n%d run(s) with mismatches\n", bad);
 #ifdef FMAG_BENCH_VULKAN
-    if (vk)
-        fmag_gpu_runner_destroy(vk);
+    fmag_gpu_runner_destroy(vk);
+    fmag_gpu_runner_destroy(cu);
 #endif
     fclose(csv);
     return bad ? 1 : 0;

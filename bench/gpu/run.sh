@@ -47,6 +47,14 @@ if cmake -S . -B $B/build $CMARGS >"$OUTDIR/libconfig.txt" 2>&1 &&
     VKFLAGS="$B/build/lib/GPU/libfmagGPU.a $B/build/lib/VM/libfmagVM.a -ldl"
     echo "== GPU unit tests (runners vs the reference VM)"
     $B/build/unittests/GPU/fmag-gpu-unittests 2>&1 | tail -40 | tee "$OUTDIR/libtest.txt"
+    # fmag-run end to end (needs the rest of the tree to build here)
+    if cmake --build $B/build -j16 --target fmag-run >>"$OUTDIR/libbuild.txt" 2>&1; then
+        for bk in ref cuda vulkan; do
+            echo "fmag-run --backend=$bk test/GPU/cuda-exact.fmas:" $($B/build/bin/fmag-run \
+                --backend=$bk test/GPU/cuda-exact.fmas --in 1.000244140625,1.000244140625,-1.00048828125 \
+                --in 2,3,4 --in -0,5,-0 2>&1)
+        done
+    fi
 else
     echo "library build failed (see libbuild.txt); benchmark without the Vulkan runner"
     tail -20 "$OUTDIR/libbuild.txt"

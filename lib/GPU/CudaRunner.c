@@ -56,8 +56,10 @@ typedef struct fmag_cuda_args_c {
 } fmag_cuda_args_c;
 
 #define FMAG_CUDA_T 128u
-/* Uniform programs with rf <= 32 use the forwarding kernel (see docs/PERFORMANCE.md). */
-#define FMAG_CUDA_USE_FWD 1
+/* The uniform kernel family for 4 < rf <= 256: "fmag_spec_r%u_k%u" (switch on operand kinds)
+ * or "fmag_hot_r%u_k%u" (frequency-ordered dispatch); see docs/PERFORMANCE.md. */
+#define FMAG_CUDA_UNIFORM_NAME "fmag_spec_r%u_k%u"
+#define CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
 #define FMAG_CUDA_MAX_UNIFORM_C 4096u
 
 struct fmag_gpu_cuda {
@@ -146,7 +148,7 @@ fail:
 }
 
 static bool launch(fmag_gpu_cuda *c, const char *kname, uint32_t rf, uint32_t k,
-                   fmag_cuda_args_c *a, bool shared, const fmag_gpu_job *job, char *err,
+                   fmag_cuda_args_c *a, bool shared, bool lane, const fmag_gpu_job *job, char *err,
                    size_t errlen)
 {
     CUfunction f;
@@ -157,6 +159,8 @@ static bool launch(fmag_gpu_cuda *c, const char *kname, uint32_t rf, uint32_t k,
                c->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem),
                "cuFuncSetAttribute", err, errlen))
         return false;
+    /* Per-lane streams are read through L1: leave it 40% of the shared/L1 array. */
+    if (lane) c->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 60);
     unsigned per = shared ? k * FMAG_CUDA_T : FMAG_CUDA_T;
     unsigned grid = (unsigned)((job->n + per - 1) / per);
     void *params[] = {a};
@@ -198,7 +202,7 @@ static bool k_share(const uint32_t *pi, size_t n, uint32_t k)
 bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen)
 {
     if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen)) return false;
-    uint32_t rf = fmag_gpu_pow2_regs(job->max_regs < 4 ? 4 : job->max_regs);
+    uint32_t rf = fmag_gpu_pow2_regs(job->max_regs < 2 ? 2 : job->max_regs);
     /* One program for every element: the uniform kernels. */
     const fmag_vm_program *uni = NULL;
     if (!job->prog_index || job->nprogs == 1) {
@@ -209,7 +213,7 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
             ++e;
         if (e == job->n) uni = job->progs[job->prog_index[0]];
     }
-    if (uni) rf = fmag_gpu_pow2_regs(uni->regs < 4 ? 4 : uni->regs);
+    if (uni) rf = fmag_gpu_pow2_regs(uni->regs < 2 ? 2 : uni->regs);
     uint8_t *scratch = calloc(rf, 1);
     if (!scratch) {
         fmag_gpu_err(err, errlen, "out of memory");
@@ -250,38 +254,41 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     char kname[64];
     bool spec = false, shared = true;
     uint32_t k = 1;
+    /* Kernel choice, from the H200 measurements in docs/PERFORMANCE.md:
+     *  uniform, rf <= 4: forwarding pre-decode, 8 elements a thread (Horner-like chains);
+     *  uniform, rf <= 256: pre-decoded stream in constant memory, switch on operand kinds;
+     *  per lane: raw stream interleaved [instr][program], 8 / 4 / 1 elements a thread
+     *  (as many as share a program); larger register files: local-memory kernels. */
     uint8_t needed[32];
     uint32_t npd = UINT32_MAX;
-    if (uni && FMAG_CUDA_USE_FWD && rf <= 32)
+    bool lane = false;
+    if (uni && rf <= 4) {
+        k = 8;
         npd = fmag_gpu_predecode_fwd((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf,
-                                     4u * FMAG_CUDA_T * 4u, uni->nout, code, needed);
+                                     k * FMAG_CUDA_T * 4u, uni->nout, code, needed);
+        snprintf(kname, sizeof kname, "fmag_fwd_r%u_k8", (unsigned)rf);
+    } else if (uni && rf <= 256) {
+        k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;
+        npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
+        snprintf(kname, sizeof kname, FMAG_CUDA_UNIFORM_NAME, (unsigned)rf, (unsigned)k);
+    }
     if (npd <= FMAG_CUDA_MAX_UNIFORM_C) {
         spec = true;
-        k = 4;
         a.ninstr = npd;
-        snprintf(kname, sizeof kname, "fmag_fwd_r%u_k4", (unsigned)rf);
     } else if (uni) {
-        npd = rf <= 256
-                  ? fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code)
-                  : UINT32_MAX;
-        if (npd <= FMAG_CUDA_MAX_UNIFORM_C) {
-            spec = true;
-            k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;
-            a.ninstr = npd;
-            snprintf(kname, sizeof kname, "fmag_spec_r%u_k%u", (unsigned)rf, (unsigned)k);
+        memcpy(code, uni->code, (size_t)uni->ninstr * 16);
+        a.ninstr = uni->ninstr;
+        if (rf < 4) rf = 4;
+        if (rf <= 256) {
+            k = rf <= 32 ? 4 : 1;
+            snprintf(kname, sizeof kname, "fmag_shared_r%u_k%u", (unsigned)rf, (unsigned)k);
         } else {
-            memcpy(code, uni->code, (size_t)uni->ninstr * 16);
-            a.ninstr = uni->ninstr;
-            if (rf <= 256) {
-                k = rf <= 32 ? 4 : 1;
-                snprintf(kname, sizeof kname, "fmag_shared_r%u_k%u", (unsigned)rf, (unsigned)k);
-            } else {
-                shared = false;
-                rf = rf <= 1024 ? 1024 : 4096;
-                snprintf(kname, sizeof kname, "fmag_local_r%u", (unsigned)rf);
-            }
+            shared = false;
+            rf = rf <= 1024 ? 1024 : 4096;
+            snprintf(kname, sizeof kname, "fmag_local_r%u", (unsigned)rf);
         }
     } else {
+        lane = true;
         for (size_t i = 0; i < maxlen; ++i)
             for (size_t p = 0; p < job->nprogs; ++p)
                 if (i < job->progs[p]->ninstr)
@@ -291,7 +298,11 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
             tab[4 * p + 2] = job->progs[p]->regs, tab[4 * p + 3] = job->progs[p]->ninstr;
         }
         a.ninstr = (uint32_t)maxlen;
-        if (rf <= 256) {
+        if (rf <= 4 && k_share(job->prog_index, job->n, 8)) {
+            k = 8;
+            snprintf(kname, sizeof kname, "fmag_lane_r%u_k8", (unsigned)rf);
+        } else if (rf <= 256) {
+            if (rf < 4) rf = 4;
             k = rf <= 32 && k_share(job->prog_index, job->n, 4) ? 4 : 1;
             snprintf(kname, sizeof kname, "fmag_lane_r%u_k%u", (unsigned)rf, (unsigned)k);
         } else {
@@ -324,7 +335,7 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     if (ok && sz[3])
         ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[3], job->in, sz[3]), "cuMemcpyHtoD", err, errlen);
     a.code = d[0], a.progs = d[1], a.prog_index = d[2], a.in = d[3], a.out = d[4];
-    if (ok) ok = launch(c, kname, rf, k, &a, shared, job, err, errlen);
+    if (ok) ok = launch(c, kname, rf, k, &a, shared, lane, job, err, errlen);
     if (ok && sz[4])
         ok = cu_ok(c, c->cuMemcpyDtoH_v2(job->out, d[4], sz[4]), "cuMemcpyDtoH", err, errlen);
     for (int i = 0; i < 5; ++i)

@@ -181,6 +181,13 @@ static void test_backend(fmag_gpu_runner *r)
         for (int e = 0; e < N; ++e)
             idx[e] = (uint32_t)(e % 32) % NP;
         compare(r, pp, NP, idx, N, flushes, "per-lane lane-pattern");
+        /* small register files (the CUDA runner's 8-elements-a-thread kernels) */
+        for (int k = 0; k < NP; ++k) {
+            uint16_t regs = (uint16_t)(1 + rnd() % 4);
+            random_program(&p[k], code[k], 1 + rnd() % 64, regs, 1, 1);
+        }
+        compare(r, pp, NP, idx, N, flushes, "per-lane small lane-pattern");
+        compare(r, pp, 1, NULL, N, flushes, "uniform small");
         free(idx);
     }
     /* fma must be fused: a*b + -(a*b rounded) keeps the product's rounding error */
