@@ -1,21 +1,39 @@
 #!/bin/sh
 # Builds the libFuzzer harnesses with clang (ASan + UBSan) and runs each for
-# $1 seconds (default 60). Exit status is non-zero when a harness finds a crash.
+# $1 seconds (default 60). Exit status is non-zero when a harness fails to build
+# or finds a crash, a leak or a sanitizer report.
 # Usage: fuzz/run.sh [seconds] [build-dir]
-set -eu
+set -u
 secs=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-$root/build-fuzz}
 cc=${FMAG_FUZZ_CC:-/usr/lib/llvm-14/bin/clang}
 [ -x "$cc" ] || cc=clang
-flags="-std=c11 -g -O1 -ffp-contract=off -fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined -I$root/include"
-mkdir -p "$out/corpus-read" "$out/corpus-asm"
+flags="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined -I$root/include"
+mkdir -p "$out/corpus-read" "$out/corpus-asm" "$out/corpus-slc"
+status=0
+harnesses=""
 
-$cc $flags "$root/fuzz/fmag_read_fuzz.c" "$root"/lib/VM/*.c -lm -lpthread -o "$out/fmag-read-fuzz"
-$cc $flags "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c "$root"/lib/IR/*.c \
-    "$root"/lib/VM/*.c -lm -lpthread -o "$out/fmas-asm-fuzz"
+build() { # name, sources...
+    name=$1
+    shift
+    if $cc $flags "$@" -lm -lpthread -o "$out/$name"; then
+        harnesses="$harnesses $name"
+    else
+        echo "fuzz/run.sh: building $name failed" >&2
+        status=1
+    fi
+}
 
-# Seeds: a valid two-record .fmag and the assembly examples of the test suite.
+build fmag-read-fuzz "$root/fuzz/fmag_read_fuzz.c" "$root"/lib/VM/*.c
+build fmas-asm-fuzz "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c \
+    "$root"/lib/IR/*.c "$root"/lib/VM/*.c
+if [ -f "$root/fuzz/slc_fuzz.c" ]; then
+    build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \
+        "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c
+fi
+
+# Seeds: a valid two-record .fmag, the assembly and SL sources of the tests.
 python3 - "$out/corpus-read/seed-lerp.fmag" <<'PY'
 import struct, sys
 def rec(name, regs, nin, nout, code, flags=0):
@@ -33,11 +51,16 @@ for f in $(find "$root/test" -name '*.fmas' 2>/dev/null | head -50); do
 done
 printf '.def f, 2, 1\n  %%r0 = fmag %%r1, 0x1.8p-3, -0.0, %%r0 ; x\n.def g, 0, 1\n.regs 3\n' \
     > "$out/corpus-asm/seed.fmas"
+for f in $(find "$root/examples" "$root/test/SL" -name '*.sl' 2>/dev/null | head -100); do
+    cp "$f" "$out/corpus-slc/"
+done
 
-status=0
-for h in fmag-read-fuzz:corpus-read fmas-asm-fuzz:corpus-asm; do
-    bin=${h%%:*}
-    corpus=$out/${h#*:}
+for bin in $harnesses; do
+    case $bin in
+    fmag-read-fuzz) corpus=$out/corpus-read ;;
+    fmas-asm-fuzz) corpus=$out/corpus-asm ;;
+    *) corpus=$out/corpus-slc ;;
+    esac
     echo "== $bin for ${secs}s"
     (cd "$out" && "./$bin" -max_total_time="$secs" -print_final_stats=1 "$corpus") || status=1
 done
