@@ -19,6 +19,8 @@ static bool better(const cg_result *a, const cg_result *b)
  * position and keep the move when it strictly improves (instructions, then
  * registers). Bounded so that lowering stays linear-ish on big programs. */
 #define CG_IMPROVE_MAX_NODES 120u
+/* Above this, one orientation and two policies only. */
+#define CG_FULL_SEARCH_MAX_NODES 1000u
 #define CG_IMPROVE_BUDGET 6000u
 
 static bool uses_value(const cg_node *n, int v)
@@ -105,7 +107,11 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
     unsigned best_n = 0;
     if (!order || !prev || !best_order)
         oom = true;
+    /* Big programs get the variants that usually win, so lowering stays fast. */
+    bool big = base.nnodes > CG_FULL_SEARCH_MAX_NODES;
     for (int orient = 0; orient < 6 && !oom; orient++) {
+        if (big && orient != 0 && orient != 2)
+            continue;
         cg_dag g;
         if (!cg_dag_copy(&base, &g)) {
             oom = true;
@@ -129,7 +135,7 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
                 continue;
             memcpy(prev, order, sizeof *order * (unsigned)n);
             nprev = n;
-            for (int policy = 0; policy < 8; policy++) {
+            for (int policy = 0; policy < (big ? 2 : 8); policy++) {
                 cg_result r;
                 variants++;
                 if (!cg_regalloc(&g, order, (unsigned)n, policy, &r)) {

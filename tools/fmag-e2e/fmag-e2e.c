@@ -675,7 +675,7 @@ int main(int argc, char **argv)
             if (a[2] == 'c')
                 count = (unsigned long)v;
             else if (a[3] == 'i')
-                size = v < 1 ? 1 : v > 200 ? 200 : (unsigned long)v;
+                size = v < 1 ? 1 : v > 5000 ? 5000 : (unsigned long)v;
             else
                 seed = v;
         } else if (!strcmp(a, "--no-control-flow")) {
