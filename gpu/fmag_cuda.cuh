@@ -269,6 +269,54 @@ __device__ __forceinline__ void fmag_k_spec_hot(const fmag_cuda_args &p)
     }
 }
 
+/* P: as U, but two instructions per dispatch: one 64-way switch on both kinds runs the two
+ * bodies back to back (sequential semantics: the second one's loads follow the first one's
+ * stores in program order), halving the dispatch and loop overhead per instruction. */
+template <int RF, int K, int T>
+__device__ __forceinline__ void fmag_k_pair(const fmag_cuda_args &p)
+{
+    extern __shared__ float fmag_sm[];
+    float *sm = fmag_sm + threadIdx.x;
+    unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
+    bool zero = p.zero_init != 0;
+    unsigned ninstr = p.ninstr < FMAG_CUDA_MAX_UNIFORM ? p.ninstr : FMAG_CUDA_MAX_UNIFORM;
+    for (unsigned ev = 0; ev < p.evals; ++ev) {
+        fmag_cuda_load_inputs<RF, K, T>(p, sm, e0, ev, p.nin, p.regs, zero);
+        unsigned i = 0;
+        for (; i + 1 < ninstr; i += 2) {
+            uint4 w1 = fmag_cuda_ucode[i], w2 = fmag_cuda_ucode[i + 1];
+            switch (((w1.w >> 16) & 7u) | (((w2.w >> 16) & 7u) << 3)) {
+#define FMAG_PAIR(k)                                                                               \
+    case k:                                                                                        \
+        fmag_cuda_spec_step<RF, K, T, (k) & 7u>(sm, w1);                                           \
+        fmag_cuda_spec_step<RF, K, T, ((k) >> 3) & 7u>(sm, w2);                                    \
+        break;
+#define FMAG_PAIR8(h)                                                                              \
+    FMAG_PAIR(h * 8 + 0) FMAG_PAIR(h * 8 + 1) FMAG_PAIR(h * 8 + 2) FMAG_PAIR(h * 8 + 3)            \
+    FMAG_PAIR(h * 8 + 4) FMAG_PAIR(h * 8 + 5) FMAG_PAIR(h * 8 + 6) FMAG_PAIR(h * 8 + 7)
+                FMAG_PAIR8(0) FMAG_PAIR8(1) FMAG_PAIR8(2) FMAG_PAIR8(3)
+                FMAG_PAIR8(4) FMAG_PAIR8(5) FMAG_PAIR8(6) FMAG_PAIR8(7)
+#undef FMAG_PAIR8
+#undef FMAG_PAIR
+            }
+        }
+        if (i < ninstr) {
+            uint4 w = fmag_cuda_ucode[i];
+            switch ((w.w >> 16) & 7u) {
+            case 0: fmag_cuda_spec_step<RF, K, T, 0>(sm, w); break;
+            case 1: fmag_cuda_spec_step<RF, K, T, 1>(sm, w); break;
+            case 2: fmag_cuda_spec_step<RF, K, T, 2>(sm, w); break;
+            case 3: fmag_cuda_spec_step<RF, K, T, 3>(sm, w); break;
+            case 4: fmag_cuda_spec_step<RF, K, T, 4>(sm, w); break;
+            case 5: fmag_cuda_spec_step<RF, K, T, 5>(sm, w); break;
+            case 6: fmag_cuda_spec_step<RF, K, T, 6>(sm, w); break;
+            default: fmag_cuda_spec_step<RF, K, T, 7>(sm, w); break;
+            }
+        }
+        fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, p.nout);
+    }
+}
+
 /* F: uniform programs, pre-decoded with forwarding (fmag_gpu_predecode_fwd): operands are
  * byte offsets into the register file, `a` may come from the previous result held in
  * registers, and stores of values never read back are skipped. Shared memory bandwidth

@@ -404,6 +404,10 @@ template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_spec(fma
 {
     fmag_k_spec<RFS, K, T>(p);
 }
+template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_pair(fmag_cuda_args p)
+{
+    fmag_k_pair<RFS, K, T>(p);
+}
 template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_hot(fmag_cuda_args p)
 {
     fmag_k_spec_hot<RFS, K, T>(p);
@@ -720,7 +724,6 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         record(w, name, ms, check(w, EVALS, name));
     };
     if (w.perlane) {
-        runG(k_shared<2, true>, 2, "G2-shared", a);
         runG(k_shared<4, true>, 4, "G4-shared", a);
         runG(k_shared<8, true>, 8, "G8-shared", a);
         // leave L1 room for the 32 programs' streams (shared memory carve-out, percent)
@@ -731,7 +734,6 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         }
     } else {
         runG(k_shared<4, false>, 4, "G4-shared", a);
-        runG(k_shared<8, false>, 8, "G8-shared", a);
         // U<K>: pre-decoded stream in constant memory, warp-uniform switch on operand kinds
         const Prog &p = w.progs[0];
         std::vector<W4> pd(p.code.size());
@@ -739,11 +741,11 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
         fmag_cuda_args u = a;
         u.ninstr = npd;
-        runG(k_spec<1>, 1, "U1-spec", u);
         runG(k_spec<4>, 4, "U4-spec", u);
         runG(k_spec<8>, 8, "U8-spec", u);
-        runG(k_hot<4>, 4, "H4-hot", u);
-        runG(k_hot<8>, 8, "H8-hot", u);
+        runG(k_pair<4>, 4, "P4-pair", u);
+        runG(k_pair<8>, 8, "P8-pair", u);
+        runG(k_pair<2>, 2, "P2-pair", u);
         if (maxregs <= 2) {
             unsigned n2 = fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), 2, pd.data());
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), n2 * 16));
@@ -767,10 +769,8 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 runG(kern, K, name, f, rf);
             };
             runF(k_fwd<4>, 4, RF, "F4-fwd");
-            runF(k_fwd<8>, 8, RF, "F8-fwd");
             if (maxregs <= 2) {
-                runF(k_fwd<4, 2>, 4, 2, "F4-fwd-rf2");
-                runF(k_fwd<8, 2>, 8, 2, "F8-fwd-rf2");
+                    runF(k_fwd<8, 2>, 8, 2, "F8-fwd-rf2");
             }
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
         }
