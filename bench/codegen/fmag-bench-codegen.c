@@ -23,15 +23,13 @@ static double now_us(void)
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
-        if (got == 0)
-            break;
+        if (got == 0) break;
         if (n == cap) {
             char *nb = realloc(buf, cap *= 2);
             if (!nb) {
@@ -81,11 +79,11 @@ int main(int argc, char **argv)
         return 1;
     }
     double *times = malloc(sizeof *times * (size_t)reps);
-    if (!times)
-        return 1;
+    if (!times) return 1;
     int rc = 0;
     unsigned nprog = 0, sum_ir = 0, sum_instrs = 0, sum_regs = 0, sum_live = 0, bound_bad = 0;
-    printf("| program | in | out | IR instrs (-O2) | instrs | regs | max-live | regs <= max-live+1 | moves | lower (us) |\n");
+    printf("| program | in | out | IR instrs (-O2) | instrs | regs | max-live | regs <= max-live+1 "
+           "| moves | lower (us) |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|:---:|---:|---:|\n");
     for (int a = first; a < argc; a++) {
         size_t len;
@@ -100,16 +98,15 @@ int main(int argc, char **argv)
         fmag_pass_options po;
         memset(&po, 0, sizeof po);
         if (!m || !fmag_verify_module(m) || !fmag_run_passes(m, "O2", &po)) {
-            if (ctx)
-                fmag_context_diag_print(ctx, stderr);
+            if (ctx) fmag_context_diag_print(ctx, stderr);
             rc = 1;
             fmag_context_destroy(ctx);
             free(text);
             continue;
         }
-        fmag_foreach_func(f, m) {
-            if (!f->is_export)
-                continue;
+        fmag_foreach_func(f, m)
+        {
+            if (!f->is_export) continue;
             fmag_codegen_stats st;
             memset(&st, 0, sizeof st);
             bool ok = true;
@@ -129,15 +126,13 @@ int main(int argc, char **argv)
             qsort(times, (size_t)reps, sizeof *times, cmp_double);
             unsigned nin = f->nparams, nout = f->nresults;
             unsigned bound = st.max_live + 1;
-            if (bound < nin)
-                bound = nin;
-            if (bound < nout)
-                bound = nout;
+            if (bound < nin) bound = nin;
+            if (bound < nout) bound = nout;
             bool within = st.regs <= bound;
             bound_bad += !within;
             unsigned ir = (unsigned)fmag_func_num_instrs(f) - 1; /* without the ret */
-            printf("| %s | %u | %u | %u | %u | %u | %u | %s | %u | %.1f |\n", f->name, nin, nout, ir,
-                   st.instrs, st.regs, st.max_live, within ? "yes" : "NO", st.moves,
+            printf("| %s | %u | %u | %u | %u | %u | %u | %s | %u | %.1f |\n", f->name, nin, nout,
+                   ir, st.instrs, st.regs, st.max_live, within ? "yes" : "NO", st.moves,
                    times[reps / 2]);
             nprog++;
             sum_ir += ir;
@@ -151,7 +146,6 @@ int main(int argc, char **argv)
     printf("| **total (%u programs)** | | | %u | %u | %u | %u | %u over | | |\n", nprog, sum_ir,
            sum_instrs, sum_regs, sum_live, bound_bad);
     free(times);
-    if (bound_bad)
-        rc = 1;
+    if (bound_bad) rc = 1;
     return rc;
 }

@@ -21,7 +21,7 @@ typedef struct cg_ref {
 typedef struct cg_node {
     cg_ref op[5]; /* FMAG_A .. FMAG_E */
     bool uncond;
-    bool dead;    /* removed by simplification */
+    bool dead; /* removed by simplification */
 } cg_node;
 
 typedef struct cg_dag {
@@ -30,11 +30,23 @@ typedef struct cg_dag {
     cg_ref *outs; /* nout */
 } cg_dag;
 
-static inline bool cg_is_val(cg_ref r) { return r.v >= 0; }
-static inline bool cg_is_const(cg_ref r) { return r.v == CG_CONST; }
-static inline bool cg_is_zero(cg_ref r) { return r.v == CG_CONST && r.imm == 0.0f; }
+static inline bool cg_is_val(cg_ref r)
+{
+    return r.v >= 0;
+}
+static inline bool cg_is_const(cg_ref r)
+{
+    return r.v == CG_CONST;
+}
+static inline bool cg_is_zero(cg_ref r)
+{
+    return r.v == CG_CONST && r.imm == 0.0f;
+}
 /* Numeric comparison: cg_is_imm(r, 0.0f) holds for both zeros. */
-static inline bool cg_is_imm(cg_ref r, float f) { return r.v == CG_CONST && r.imm == f; }
+static inline bool cg_is_imm(cg_ref r, float f)
+{
+    return r.v == CG_CONST && r.imm == f;
+}
 static inline cg_ref cg_const(float f)
 {
     cg_ref r = {CG_CONST, f};
@@ -47,10 +59,8 @@ static inline cg_ref cg_val(int v)
 }
 static inline bool cg_ref_eq(cg_ref x, cg_ref y)
 {
-    if (x.v != y.v)
-        return false;
-    if (x.v != CG_CONST)
-        return true;
+    if (x.v != y.v) return false;
+    if (x.v != CG_CONST) return true;
     uint32_t a, b;
     memcpy(&a, &x.imm, 4);
     memcpy(&b, &y.imm, 4);

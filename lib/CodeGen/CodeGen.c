@@ -10,8 +10,7 @@
 
 static bool better(const cg_result *a, const cg_result *b)
 {
-    if (a->ncode != b->ncode)
-        return a->ncode < b->ncode;
+    if (a->ncode != b->ncode) return a->ncode < b->ncode;
     return a->regs < b->regs;
 }
 
@@ -26,18 +25,15 @@ static bool better(const cg_result *a, const cg_result *b)
 static bool uses_value(const cg_node *n, int v)
 {
     for (unsigned k = 0; k < 5; k++)
-        if (n->op[k].v == v)
-            return true;
+        if (n->op[k].v == v) return true;
     return false;
 }
 
 static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy, cg_result *best)
 {
-    if (n < 2 || n > CG_IMPROVE_MAX_NODES)
-        return 0;
+    if (n < 2 || n > CG_IMPROVE_MAX_NODES) return 0;
     unsigned *trial = malloc(sizeof *trial * n);
-    if (!trial)
-        return 0;
+    if (!trial) return 0;
     unsigned tries = 0;
     bool progress = true;
     while (progress && tries < CG_IMPROVE_BUDGET) {
@@ -48,29 +44,22 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy
             /* Legal window: after the last operand's definition, before the first user. */
             unsigned lo = 0, hi = n - 1;
             for (unsigned k = 0; k < i; k++)
-                if (uses_value(&g->nodes[node], (int)(g->nin + order[k])))
-                    lo = k + 1;
+                if (uses_value(&g->nodes[node], (int)(g->nin + order[k]))) lo = k + 1;
             for (unsigned k = n; k-- > i + 1;)
-                if (uses_value(&g->nodes[order[k]], x))
-                    hi = k - 1;
+                if (uses_value(&g->nodes[order[k]], x)) hi = k - 1;
             for (unsigned j = lo; j <= hi && tries < CG_IMPROVE_BUDGET; j++) {
-                if (j == i)
-                    continue;
+                if (j == i) continue;
                 /* trial = order with node moved from i to j */
                 unsigned w = 0;
                 for (unsigned k = 0; k < n; k++) {
-                    if (k == i)
-                        continue;
-                    if (w == j)
-                        trial[w++] = node;
+                    if (k == i) continue;
+                    if (w == j) trial[w++] = node;
                     trial[w++] = order[k];
                 }
-                if (w == j)
-                    trial[w++] = node;
+                if (w == j) trial[w++] = node;
                 cg_result r;
                 tries++;
-                if (!cg_regalloc(g, trial, n, policy, &r))
-                    continue;
+                if (!cg_regalloc(g, trial, n, policy, &r)) continue;
                 if (better(&r, best)) {
                     cg_result_free(best);
                     *best = r;
@@ -92,8 +81,7 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
 {
     fmag_context *ctx = f->module->ctx;
     cg_dag base;
-    if (!cg_dag_build(f, &base))
-        return false;
+    if (!cg_dag_build(f, &base)) return false;
     cg_result best;
     memset(&best, 0, sizeof best);
     bool have = false, oom = false;
@@ -105,13 +93,11 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
     unsigned *best_order = malloc(sizeof *best_order * cap);
     int best_orient = 0, best_policy = 0;
     unsigned best_n = 0;
-    if (!order || !prev || !best_order)
-        oom = true;
+    if (!order || !prev || !best_order) oom = true;
     /* Big programs get the variants that usually win, so lowering stays fast. */
     bool big = base.nnodes > CG_FULL_SEARCH_MAX_NODES;
     for (int orient = 0; orient < 6 && !oom; orient++) {
-        if (big && orient != 0 && orient != 2)
-            continue;
+        if (big && orient != 0 && orient != 2) continue;
         cg_dag g;
         if (!cg_dag_copy(&base, &g)) {
             oom = true;
@@ -131,8 +117,7 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
                 oom = true;
                 break;
             }
-            if (n == nprev && !memcmp(order, prev, sizeof *order * (unsigned)n))
-                continue;
+            if (n == nprev && !memcmp(order, prev, sizeof *order * (unsigned)n)) continue;
             memcpy(prev, order, sizeof *order * (unsigned)n);
             nprev = n;
             for (int policy = 0; policy < (big ? 2 : 8); policy++) {
@@ -160,8 +145,7 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
         cg_dag g;
         if (cg_dag_copy(&base, &g)) {
             cg_dag_orient(&g, best_orient % 3);
-            if (best_orient >= 3)
-                cg_dag_relu_flip(&g);
+            if (best_orient >= 3) cg_dag_relu_flip(&g);
             cg_dag_fuse_select_arm(&g);
             cg_dag_dce(&g);
             variants += improve(&g, best_order, best_n, best_policy, &best);
@@ -174,8 +158,7 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
     unsigned nin = base.nin, nout = base.nout;
     cg_dag_free(&base);
     if (!have) {
-        fmag_context_error(ctx,
-                           "error: in function @%s: codegen: %s", f->name,
+        fmag_context_error(ctx, "error: in function @%s: codegen: %s", f->name,
                            oom ? "out of memory" : "more than 65535 registers needed");
         return false;
     }
@@ -185,10 +168,10 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
     for (unsigned i = 0; ok && i < best.ncode; i++)
         ok = fmag_vm_encode(&best.code[i], &code[i], err, sizeof err);
     if (ok)
-        ok = fmag_vm_image_add(img, f->name, f->module->fastmath ? FMAG_VM_FLAG_FASTMATH : 0,
-                               (uint16_t)best.regs, (uint16_t)nin, (uint16_t)nout, code, best.ncode);
-    if (!ok)
-        fmag_context_error(ctx, "error: in function @%s: codegen: %s", f->name, err);
+        ok =
+            fmag_vm_image_add(img, f->name, f->module->fastmath ? FMAG_VM_FLAG_FASTMATH : 0,
+                              (uint16_t)best.regs, (uint16_t)nin, (uint16_t)nout, code, best.ncode);
+    if (!ok) fmag_context_error(ctx, "error: in function @%s: codegen: %s", f->name, err);
     if (ok && stats) {
         stats->instrs = best.ncode;
         stats->regs = best.regs;
@@ -204,9 +187,9 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
 
 bool fmag_codegen_module(fmag_module *m, fmag_vm_image *img)
 {
-    fmag_foreach_func(f, m) {
-        if (f->is_export && !fmag_codegen_func(f, img, NULL))
-            return false;
+    fmag_foreach_func(f, m)
+    {
+        if (f->is_export && !fmag_codegen_func(f, img, NULL)) return false;
     }
     return true;
 }

@@ -78,8 +78,7 @@ static bool simplify(cg_node *n, cg_ref *alias)
             }
         }
     }
-    if (n->uncond)
-        op[FMAG_D].v = CG_NONE, op[FMAG_E] = cg_const(1.0f);
+    if (n->uncond) op[FMAG_D].v = CG_NONE, op[FMAG_E] = cg_const(1.0f);
     if (cg_is_const(op[FMAG_A]) && !cg_is_const(op[FMAG_B])) {
         cg_ref t = op[FMAG_A];
         op[FMAG_A] = op[FMAG_B];
@@ -149,7 +148,8 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
     for (unsigned i = 0; i < f->nparams; i++)
         map[f->params[i].id] = cg_val((int)i);
     bool ok = true, have_ret = false;
-    fmag_foreach_instr(i, blk) {
+    fmag_foreach_instr(i, blk)
+    {
         if (have_ret) {
             fmag_context_error(ctx, "error: in function @%s: codegen: instruction after ret",
                                f->name);
@@ -158,8 +158,9 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
         }
         if (i->op == FMAG_OP_RET) {
             if (i->nops != f->nresults) {
-                fmag_context_error(ctx, "error: in function @%s: codegen: ret has %u values, %u expected",
-                                   f->name, i->nops, f->nresults);
+                fmag_context_error(
+                    ctx, "error: in function @%s: codegen: ret has %u values, %u expected", f->name,
+                    i->nops, f->nresults);
                 ok = false;
                 break;
             }
@@ -180,8 +181,7 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
         memset(n, 0, sizeof *n);
         for (unsigned k = 0; k < 5 && ok; k++)
             ok = ref_of(f, fmag_instr_op(i, k), map, &n->op[k]);
-        if (!ok)
-            break;
+        if (!ok) break;
         cg_ref alias;
         if (simplify(n, &alias)) {
             map[i->results[0].id] = alias;
@@ -228,11 +228,9 @@ bool cg_dag_copy(const cg_dag *src, cg_dag *dst)
 void cg_dag_dce(cg_dag *g)
 {
     bool *live = calloc(g->nnodes + 1, 1);
-    if (!live)
-        return; /* keeping dead nodes is only slower code, never wrong */
+    if (!live) return; /* keeping dead nodes is only slower code, never wrong */
     for (unsigned j = 0; j < g->nout; j++)
-        if (g->outs[j].v >= (int)g->nin)
-            live[g->outs[j].v - g->nin] = true;
+        if (g->outs[j].v >= (int)g->nin) live[g->outs[j].v - g->nin] = true;
     for (unsigned i = g->nnodes; i-- > 0;) {
         if (!live[i] || g->nodes[i].dead) {
             g->nodes[i].dead = true;
@@ -240,8 +238,7 @@ void cg_dag_dce(cg_dag *g)
         }
         for (unsigned k = 0; k < 5; k++) {
             int v = g->nodes[i].op[k].v;
-            if (v >= (int)g->nin)
-                live[v - g->nin] = true;
+            if (v >= (int)g->nin) live[v - g->nin] = true;
         }
     }
     free(live);
@@ -250,18 +247,14 @@ void cg_dag_dce(cg_dag *g)
 unsigned *cg_dag_use_counts(const cg_dag *g)
 {
     unsigned *uses = calloc(g->nin + g->nnodes + 1, sizeof *uses);
-    if (!uses)
-        return NULL;
+    if (!uses) return NULL;
     for (unsigned i = 0; i < g->nnodes; i++) {
-        if (g->nodes[i].dead)
-            continue;
+        if (g->nodes[i].dead) continue;
         for (unsigned k = 0; k < 5; k++)
-            if (cg_is_val(g->nodes[i].op[k]))
-                uses[g->nodes[i].op[k].v]++;
+            if (cg_is_val(g->nodes[i].op[k])) uses[g->nodes[i].op[k].v]++;
     }
     for (unsigned j = 0; j < g->nout; j++)
-        if (cg_is_val(g->outs[j]))
-            uses[g->outs[j].v]++;
+        if (cg_is_val(g->outs[j])) uses[g->outs[j].v]++;
     return uses;
 }
 
@@ -274,17 +267,14 @@ static bool is_select_shape(const cg_node *n)
 unsigned cg_dag_fuse_select_arm(cg_dag *g)
 {
     unsigned *uses = cg_dag_use_counts(g);
-    if (!uses)
-        return 0;
+    if (!uses) return 0;
     unsigned folds = 0;
     for (unsigned i = 0; i < g->nnodes; i++) {
         cg_node *n = &g->nodes[i];
-        if (!is_select_shape(n) || n->op[FMAG_A].v < (int)g->nin)
-            continue;
+        if (!is_select_shape(n) || n->op[FMAG_A].v < (int)g->nin) continue;
         int t = n->op[FMAG_A].v;
         cg_node *tn = &g->nodes[t - g->nin];
-        if (!tn->uncond || uses[t] != 1)
-            continue;
+        if (!tn->uncond || uses[t] != 1) continue;
         n->op[FMAG_A] = tn->op[FMAG_A];
         n->op[FMAG_B] = tn->op[FMAG_B];
         n->op[FMAG_C] = tn->op[FMAG_C];
@@ -299,8 +289,7 @@ unsigned cg_dag_fuse_select_arm(cg_dag *g)
 /* The negation of node v when v is an unconditional x*-1 + 0 (a neg) of w. */
 static bool is_neg_of(const cg_dag *g, int v, int w)
 {
-    if (v < (int)g->nin)
-        return false;
+    if (v < (int)g->nin) return false;
     const cg_node *n = &g->nodes[v - g->nin];
     return !n->dead && n->uncond && n->op[FMAG_A].v == w && cg_is_imm(n->op[FMAG_B], -1.0f) &&
            cg_is_zero(n->op[FMAG_C]);
@@ -311,28 +300,22 @@ static bool is_neg_of(const cg_dag *g, int v, int w)
  * 0 = not exactly. Both keep results equal: they differ only where t == f. */
 static int flip_kind(const cg_dag *g, const cg_node *n, const unsigned *uses)
 {
-    if (!is_select_shape(n) || !cg_is_val(n->op[FMAG_D]) || !cg_is_val(n->op[FMAG_E]))
-        return 0;
+    if (!is_select_shape(n) || !cg_is_val(n->op[FMAG_D]) || !cg_is_val(n->op[FMAG_E])) return 0;
     int t = n->op[FMAG_A].v, f = n->op[FMAG_D].v, gv = n->op[FMAG_E].v;
-    if (t == f)
-        return 0;
-    if (gv == t && (is_neg_of(g, f, t) || is_neg_of(g, t, f)))
-        return 2;
-    if (gv < (int)g->nin || uses[gv] != 1)
-        return 0;
+    if (t == f) return 0;
+    if (gv == t && (is_neg_of(g, f, t) || is_neg_of(g, t, f))) return 2;
+    if (gv < (int)g->nin || uses[gv] != 1) return 0;
     const cg_node *s = &g->nodes[gv - g->nin];
     if (s->dead || !s->uncond || !cg_is_imm(s->op[FMAG_B], -1.0f) || !cg_is_val(s->op[FMAG_C]))
         return 0;
     int p = s->op[FMAG_A].v, q = s->op[FMAG_C].v;
-    if ((p == t && q == f) || (p == f && q == t))
-        return 1;
+    if ((p == t && q == f) || (p == f && q == t)) return 1;
     return 0;
 }
 
 unsigned cg_dag_orient(cg_dag *g, int mode)
 {
-    if (mode == 0)
-        return 0;
+    if (mode == 0) return 0;
     unsigned nv = g->nin + g->nnodes;
     unsigned *uses = cg_dag_use_counts(g);
     int *want = malloc(sizeof *want * (nv + 1));
@@ -344,8 +327,7 @@ unsigned cg_dag_orient(cg_dag *g, int mode)
     for (unsigned v = 0; v < nv; v++)
         want[v] = v < g->nin ? (int)v : -1;
     for (unsigned j = 0; j < g->nout; j++)
-        if (g->outs[j].v >= (int)g->nin && want[g->outs[j].v] < 0)
-            want[g->outs[j].v] = (int)j;
+        if (g->outs[j].v >= (int)g->nin && want[g->outs[j].v] < 0) want[g->outs[j].v] = (int)j;
     unsigned flips = 0;
     for (unsigned i = g->nnodes; i-- > 0;) {
         cg_node *n = &g->nodes[i];
@@ -391,8 +373,7 @@ unsigned cg_dag_relu_flip(cg_dag *g)
     unsigned count = 0;
     for (unsigned i = 0; i < g->nnodes; i++)
         count += is_relu(&g->nodes[i]);
-    if (!count)
-        return 0;
+    if (!count) return 0;
     cg_node *nn = calloc(g->nnodes + count + 1, sizeof *nn);
     int *map = malloc(sizeof *map * (g->nin + g->nnodes + 1));
     if (!nn || !map) {
@@ -407,8 +388,7 @@ unsigned cg_dag_relu_flip(cg_dag *g)
         cg_node n = g->nodes[i];
         bool relu = is_relu(&n);
         for (unsigned k = 0; k < 5; k++)
-            if (cg_is_val(n.op[k]))
-                n.op[k].v = map[n.op[k].v];
+            if (cg_is_val(n.op[k])) n.op[k].v = map[n.op[k].v];
         if (relu) {
             /* t > 0 ? t : 0  ==  (-t > 0) ? z*0 + 0 : t, both zeros counted equal; exact
              * for infinite t too since z is a known-finite register, not t. */
@@ -431,8 +411,7 @@ unsigned cg_dag_relu_flip(cg_dag *g)
         w++;
     }
     for (unsigned j = 0; j < g->nout; j++)
-        if (cg_is_val(g->outs[j]))
-            g->outs[j].v = map[g->outs[j].v];
+        if (cg_is_val(g->outs[j])) g->outs[j].v = map[g->outs[j].v];
     free(map);
     free(g->nodes);
     g->nodes = nn;

@@ -37,8 +37,8 @@ typedef struct ra {
     unsigned norder;
     int policy;
     unsigned nv, maxregs, used;
-    int *vreg;           /* per value: its register or -1 */
-    unsigned *left;      /* per value: operand reads still to come */
+    int *vreg;      /* per value: its register or -1 */
+    unsigned *left; /* per value: operand reads still to come */
     bool *is_out;
     unsigned *last;      /* per value: position of the last read; UINT32_MAX for outputs */
     int *hint;           /* per value: the output register it should land in, or -1 */
@@ -65,15 +65,13 @@ static fmag_vm_operand imm_op(float f)
 
 static void touch(ra *s, unsigned r)
 {
-    if (r + 1 > s->used)
-        s->used = r + 1;
+    if (r + 1 > s->used) s->used = r + 1;
 }
 
 static void emit(ra *s, unsigned d, unsigned a, fmag_vm_operand b, fmag_vm_operand c,
                  fmag_vm_operand g)
 {
-    if (s->fail)
-        return;
+    if (s->fail) return;
     if (s->res->ncode == s->cap) {
         unsigned ncap = s->cap ? s->cap * 2 : 64;
         fmag_vm_decoded *nc = realloc(s->res->code, sizeof *nc * ncap);
@@ -86,12 +84,9 @@ static void emit(ra *s, unsigned d, unsigned a, fmag_vm_operand b, fmag_vm_opera
     }
     touch(s, d);
     touch(s, a);
-    if (b.is_reg)
-        touch(s, b.reg);
-    if (c.is_reg)
-        touch(s, c.reg);
-    if (g.is_reg)
-        touch(s, g.reg);
+    if (b.is_reg) touch(s, b.reg);
+    if (c.is_reg) touch(s, c.reg);
+    if (g.is_reg) touch(s, g.reg);
     fmag_vm_decoded *i = &s->res->code[s->res->ncode++];
     i->d = (uint16_t)d;
     i->a = (uint16_t)a;
@@ -108,8 +103,7 @@ static void emit_move(ra *s, unsigned to, unsigned from)
 
 static fmag_vm_operand opnd_of(ra *s, cg_ref r)
 {
-    if (cg_is_val(r))
-        return reg_op((unsigned)s->vreg[r.v]);
+    if (cg_is_val(r)) return reg_op((unsigned)s->vreg[r.v]);
     return imm_op(r.imm);
 }
 
@@ -126,8 +120,7 @@ static bool known_finite(const ra *s, unsigned r)
 
 static bool conflicts(const ra *s, int x, unsigned r)
 {
-    if ((s->policy & 2) || x < 0 || r >= s->g->nout || s->hint[x] == (int)r)
-        return false;
+    if ((s->policy & 2) || x < 0 || r >= s->g->nout || s->hint[x] == (int)r) return false;
     return s->last[x] > s->res_start[r];
 }
 
@@ -142,25 +135,25 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
         bool dies = false;
         for (unsigned k = 0; k < ndying; k++)
             dies |= dying[k] == (int)r;
-        if (!dies && s->rkind[r] == R_VALUE)
-            continue;
-        if (zero_only &&
-            (dies || !(s->rkind[r] == R_PRISTINE || (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
+        if (!dies && s->rkind[r] == R_VALUE) continue;
+        if (zero_only && (dies || !(s->rkind[r] == R_PRISTINE ||
+                                    (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
             continue;
         uint64_t k1 = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
         uint64_t k2 = conflicts(s, x, r) ? 1 : 0;
         uint64_t k3 = r >= s->used ? 1 : 0;
         uint64_t k4 = dies ? 0 : 1;
         if (!dies && (s->policy & 1) == 0)
-            k4 = s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? 1 : s->rkind[r] == R_CONST ? 2 : 3;
+            k4 = s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? 1
+                 : s->rkind[r] == R_CONST                         ? 2
+                                                                  : 3;
         uint64_t key = k1 << 40 | k2 << 39 | k3 << 38 | k4 << 34 | r;
         if (key < best_key) {
             best_key = key;
             best = (int)r;
         }
     }
-    if (best < 0)
-        s->fail = true;
+    if (best < 0) s->fail = true;
     return best;
 }
 
@@ -168,8 +161,7 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
 static int find_finite(ra *s)
 {
     for (unsigned r = 0; r < s->used; r++)
-        if (known_finite(s, r))
-            return (int)r;
+        if (known_finite(s, r)) return (int)r;
     if (s->used < s->maxregs) {
         unsigned r = s->used;
         touch(s, r);
@@ -183,8 +175,7 @@ static int find_finite(ra *s)
 static void materialize(ra *s, unsigned t, float k)
 {
     int z = known_finite(s, t) ? (int)t : find_finite(s);
-    if (z < 0)
-        return;
+    if (z < 0) return;
     emit(s, t, (unsigned)z, imm_op(0.0f), imm_op(k), imm_op(1.0f));
     s->res->consts++;
     s->rkind[t] = R_CONST;
@@ -192,24 +183,24 @@ static void materialize(ra *s, unsigned t, float k)
     s->rval[t] = -1;
 }
 
-static bool same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+static bool same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
 
 /* A register holding literal k for reading as `a`, materialized if needed. */
 static int const_reg(ra *s, float k)
 {
     for (unsigned r = 0; r < s->used; r++)
-        if (s->rkind[r] == R_CONST && same_bits(s->rconst[r], k))
-            return (int)r;
+        if (s->rkind[r] == R_CONST && same_bits(s->rconst[r], k)) return (int)r;
     int t = pick(s, -1, NULL, 0, false);
-    if (t >= 0)
-        materialize(s, (unsigned)t, k);
+    if (t >= 0) materialize(s, (unsigned)t, k);
     return t;
 }
 
 static void release_if_dead(ra *s, int v, unsigned keep)
 {
-    if (v < 0 || s->left[v] || s->is_out[v] || s->vreg[v] < 0)
-        return;
+    if (v < 0 || s->left[v] || s->is_out[v] || s->vreg[v] < 0) return;
     unsigned r = (unsigned)s->vreg[v];
     s->vreg[v] = -1;
     if (r != keep) {
@@ -225,8 +216,7 @@ static void lower_node(ra *s, unsigned pos)
     int x = (int)(g->nin + s->order[pos]);
     const cg_ref *op = n->op;
     for (unsigned k = 0; k < 5; k++)
-        if (cg_is_val(op[k]))
-            s->left[op[k].v]--;
+        if (cg_is_val(op[k])) s->left[op[k].v]--;
 
     fmag_vm_operand b = opnd_of(s, op[FMAG_B]), c = opnd_of(s, op[FMAG_C]);
     fmag_vm_operand gd = n->uncond ? imm_op(1.0f) : opnd_of(s, op[FMAG_E]);
@@ -235,8 +225,8 @@ static void lower_node(ra *s, unsigned pos)
         a = s->vreg[op[FMAG_A].v];
     } else {
         /* Both factors are literals (swapping put any register factor in a). */
-        float k = cg_is_const(op[FMAG_C]) ? fmaf(op[FMAG_A].imm, op[FMAG_B].imm, op[FMAG_C].imm)
-                                          : 0.0f;
+        float k =
+            cg_is_const(op[FMAG_C]) ? fmaf(op[FMAG_A].imm, op[FMAG_B].imm, op[FMAG_C].imm) : 0.0f;
         if (cg_is_const(op[FMAG_C]) && isfinite(k)) {
             a = find_finite(s);
             b = imm_op(0.0f);
@@ -245,13 +235,11 @@ static void lower_node(ra *s, unsigned pos)
             a = const_reg(s, op[FMAG_A].imm);
         }
     }
-    if (s->fail || a < 0)
-        return;
+    if (s->fail || a < 0) return;
     /* A literal `a` register must survive until this instruction reads it. */
     int shield = cg_is_val(op[FMAG_A]) ? -1 : a;
     uint8_t shield_kind = shield >= 0 ? s->rkind[shield] : 0;
-    if (shield >= 0)
-        s->rkind[shield] = R_VALUE;
+    if (shield >= 0) s->rkind[shield] = R_VALUE;
 
     int d;
     if (n->uncond) {
@@ -259,8 +247,7 @@ static void lower_node(ra *s, unsigned pos)
         unsigned nd = 0;
         for (unsigned k = FMAG_A; k <= FMAG_C; k++) {
             int v = op[k].v;
-            if (v >= 0 && !s->left[v] && !s->is_out[v])
-                dying[nd++] = s->vreg[v];
+            if (v >= 0 && !s->left[v] && !s->is_out[v]) dying[nd++] = s->vreg[v];
         }
         d = pick(s, x, dying, nd, false);
     } else if (cg_is_val(op[FMAG_D])) {
@@ -271,8 +258,7 @@ static void lower_node(ra *s, unsigned pos)
         } else if (s->hint[x] == rd) {
             /* x belongs in rd: the still-live fallback moves out of its way. */
             int t = pick(s, fv, NULL, 0, false);
-            if (t < 0)
-                return;
+            if (t < 0) return;
             emit_move(s, (unsigned)t, (unsigned)rd);
             s->vreg[fv] = t;
             s->rkind[t] = R_VALUE;
@@ -281,8 +267,7 @@ static void lower_node(ra *s, unsigned pos)
             d = rd;
         } else {
             d = pick(s, x, NULL, 0, false);
-            if (d < 0)
-                return;
+            if (d < 0) return;
             emit_move(s, (unsigned)d, (unsigned)rd);
         }
     } else if (cg_is_zero(op[FMAG_D])) {
@@ -291,16 +276,13 @@ static void lower_node(ra *s, unsigned pos)
         float k = op[FMAG_D].imm;
         d = -1;
         for (unsigned r = 0; r < s->used && d < 0; r++)
-            if (s->rkind[r] == R_CONST && same_bits(s->rconst[r], k))
-                d = (int)r;
+            if (s->rkind[r] == R_CONST && same_bits(s->rconst[r], k)) d = (int)r;
         if (d < 0) {
             d = pick(s, x, NULL, 0, false);
-            if (d >= 0)
-                materialize(s, (unsigned)d, k);
+            if (d >= 0) materialize(s, (unsigned)d, k);
         }
     }
-    if (shield >= 0)
-        s->rkind[shield] = shield_kind;
+    if (shield >= 0) s->rkind[shield] = shield_kind;
     if (s->fail || d < 0) {
         s->fail = true;
         return;
@@ -308,8 +290,7 @@ static void lower_node(ra *s, unsigned pos)
     emit(s, (unsigned)d, (unsigned)a, b, c, gd);
     for (unsigned k = 0; k < 5; k++)
         release_if_dead(s, op[k].v, (unsigned)d);
-    if (s->rkind[d] == R_VALUE && s->rval[d] >= 0 && s->rval[d] != x)
-        s->vreg[s->rval[d]] = -1;
+    if (s->rkind[d] == R_VALUE && s->rval[d] >= 0 && s->rval[d] != x) s->vreg[s->rval[d]] = -1;
     s->rkind[d] = R_VALUE;
     s->rval[d] = x;
     s->vreg[x] = d;
@@ -352,13 +333,11 @@ static void shuffle_outputs(ra *s)
     while (pending && !s->fail) {
         bool progress = false;
         for (unsigned j = 0; j < nout; j++) {
-            if (src[j] < 0)
-                continue;
+            if (src[j] < 0) continue;
             bool needed = false;
             for (unsigned k = 0; k < nout && !needed; k++)
                 needed = k != j && src[k] == (int)j;
-            if (needed)
-                continue;
+            if (needed) continue;
             emit_move(s, j, (unsigned)src[j]);
             s->rkind[j] = R_VALUE;
             s->rval[j] = s->rval[src[j]];
@@ -366,8 +345,7 @@ static void shuffle_outputs(ra *s)
             pending--;
             progress = true;
         }
-        if (progress)
-            continue;
+        if (progress) continue;
         /* Only cycles remain: park one target's content in a scratch register. */
         unsigned j = 0;
         while (src[j] < 0)
@@ -381,26 +359,22 @@ static void shuffle_outputs(ra *s)
                 s->fail = true;
                 break;
             }
-            if (!busy)
-                break;
+            if (!busy) break;
         }
-        if (s->fail)
-            break;
+        if (s->fail) break;
         emit_move(s, scratch, j);
         s->rkind[scratch] = R_VALUE;
         s->rval[scratch] = s->rval[j];
         for (unsigned k = 0; k < nout; k++)
-            if (src[k] == (int)j)
-                src[k] = (int)scratch;
+            if (src[k] == (int)j) src[k] = (int)scratch;
     }
     free(src);
     for (unsigned j = 0; j < nout && !s->fail; j++) {
-        if (!cg_is_const(g->outs[j]))
-            continue;
+        if (!cg_is_const(g->outs[j])) continue;
         float k = g->outs[j].imm;
-        if (k == 0.0f && s->rkind[j] == R_PRISTINE)
-            continue;
-        if (s->rkind[j] == R_CONST && (same_bits(s->rconst[j], k) || (k == 0.0f && s->rconst[j] == 0.0f)))
+        if (k == 0.0f && s->rkind[j] == R_PRISTINE) continue;
+        if (s->rkind[j] == R_CONST &&
+            (same_bits(s->rconst[j], k) || (k == 0.0f && s->rconst[j] == 0.0f)))
             continue;
         materialize(s, j, k);
         s->rkind[j] = R_VALUE;
@@ -454,12 +428,10 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
         }
         for (unsigned j = 0; j < g->nout; j++) {
             int v = g->outs[j].v;
-            if (v < 0)
-                continue;
+            if (v < 0) continue;
             s.is_out[v] = true;
             s.last[v] = UINT32_MAX;
-            if (s.hint[v] < 0)
-                s.hint[v] = (int)j;
+            if (s.hint[v] < 0) s.hint[v] = (int)j;
         }
         for (unsigned p = norder; p-- > 0;) {
             const cg_node *n = &g->nodes[order[p]];
@@ -478,18 +450,15 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
             int v = g->outs[j].v;
             s.res_start[j] = norder;
             if (v >= 0 && v < (int)g->nin) {
-                if (v == (int)j)
-                    s.res_start[j] = 0;
+                if (v == (int)j) s.res_start[j] = 0;
                 continue;
             }
-            if (v < 0 || s.hint[v] != (int)j)
-                continue;
+            if (v < 0 || s.hint[v] != (int)j) continue;
             for (;;) {
                 const cg_node *n = &g->nodes[v - g->nin];
                 s.res_start[j] = pos_of[v - g->nin];
                 int fv = n->op[FMAG_D].v;
-                if (n->uncond || fv < (int)g->nin || s.hint[fv] != (int)j)
-                    break;
+                if (n->uncond || fv < (int)g->nin || s.hint[fv] != (int)j) break;
                 v = fv;
             }
         }
@@ -503,8 +472,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
         }
         for (unsigned p = 0; ok && p < norder && !s.fail; p++)
             lower_node(&s, p);
-        if (ok && !s.fail)
-            shuffle_outputs(&s);
+        if (ok && !s.fail) shuffle_outputs(&s);
         ok = ok && !s.fail;
     }
     if (ok) {
@@ -520,8 +488,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
     free(s.rval);
     free(s.rconst);
     free(s.res_start);
-    if (!ok)
-        cg_result_free(res);
+    if (!ok) cg_result_free(res);
     return ok;
 }
 
@@ -537,18 +504,13 @@ unsigned cg_stream_max_live(const fmag_vm_decoded *code, unsigned n, unsigned no
     for (unsigned i = 0; i < n; i++) {
         const fmag_vm_decoded *in = &code[i];
         unsigned m = in->d > in->a ? in->d : in->a;
-        if (in->b.is_reg && in->b.reg > m)
-            m = in->b.reg;
-        if (in->c.is_reg && in->c.reg > m)
-            m = in->c.reg;
-        if (in->g.is_reg && in->g.reg > m)
-            m = in->g.reg;
-        if (m + 1 > nregs)
-            nregs = m + 1;
+        if (in->b.is_reg && in->b.reg > m) m = in->b.reg;
+        if (in->c.is_reg && in->c.reg > m) m = in->c.reg;
+        if (in->g.is_reg && in->g.reg > m) m = in->g.reg;
+        if (m + 1 > nregs) nregs = m + 1;
     }
     bool *live = calloc(nregs + 1, 1);
-    if (!live)
-        return 0;
+    if (!live) return 0;
     unsigned count = nout, best = nout;
     for (unsigned r = 0; r < nout; r++)
         live[r] = true;
@@ -563,23 +525,17 @@ unsigned cg_stream_max_live(const fmag_vm_decoded *code, unsigned n, unsigned no
         const fmag_vm_decoded *in = &code[i];
         bool always = !in->g.is_reg && in->g.imm > 0.0f;
         bool never = !in->g.is_reg && !(in->g.imm > 0.0f);
-        if (never)
-            continue;
+        if (never) continue;
         if (always && live[in->d]) {
             live[in->d] = false;
             count--;
         }
-        if (!always)
-            CG_GEN(in->d);
+        if (!always) CG_GEN(in->d);
         CG_GEN(in->a);
-        if (in->b.is_reg)
-            CG_GEN(in->b.reg);
-        if (in->c.is_reg)
-            CG_GEN(in->c.reg);
-        if (in->g.is_reg)
-            CG_GEN(in->g.reg);
-        if (count > best)
-            best = count;
+        if (in->b.is_reg) CG_GEN(in->b.reg);
+        if (in->c.is_reg) CG_GEN(in->c.reg);
+        if (in->g.is_reg) CG_GEN(in->g.reg);
+        if (count > best) best = count;
     }
 #undef CG_GEN
     free(live);

@@ -21,8 +21,7 @@ static int sched_program(const cg_dag *g, unsigned *order)
 {
     int n = 0;
     for (unsigned i = 0; i < g->nnodes; i++)
-        if (!g->nodes[i].dead)
-            order[n++] = i;
+        if (!g->nodes[i].dead) order[n++] = i;
     return n;
 }
 
@@ -52,38 +51,30 @@ static int sched_list(const cg_dag *g, unsigned *order)
         int best_copy = 0, best_delta = 0;
         for (unsigned i = 0; i < g->nnodes; i++) {
             const cg_node *nd = &g->nodes[i];
-            if (nd->dead || done[i])
-                continue;
+            if (nd->dead || done[i]) continue;
             bool ready = true;
             for (unsigned k = 0; k < 5 && ready; k++) {
                 int v = nd->op[k].v;
-                if (v >= (int)g->nin && !done[v - g->nin])
-                    ready = false;
+                if (v >= (int)g->nin && !done[v - g->nin]) ready = false;
             }
-            if (!ready)
-                continue;
+            if (!ready) continue;
             /* Count how many readers this node accounts for per operand value. */
             int delta = 1, copy = 0;
             for (unsigned k = 0; k < 5; k++) {
                 int v = nd->op[k].v;
-                if (v < 0)
-                    continue;
+                if (v < 0) continue;
                 bool first = true;
                 unsigned mine = 0;
                 for (unsigned m = 0; m < 5; m++) {
                     if (nd->op[m].v == v) {
-                        if (m < k)
-                            first = false;
+                        if (m < k) first = false;
                         mine++;
                     }
                 }
-                if (!first)
-                    continue;
+                if (!first) continue;
                 bool dies = left[v] == mine && !is_out[v];
-                if (dies)
-                    delta--;
-                if (k == FMAG_D && !nd->uncond && !dies)
-                    copy = 1;
+                if (dies) delta--;
+                if (k == FMAG_D && !nd->uncond && !dies) copy = 1;
             }
             if (best < 0 || copy < best_copy || (copy == best_copy && delta < best_delta)) {
                 best = (int)i;
@@ -96,8 +87,7 @@ static int sched_list(const cg_dag *g, unsigned *order)
         done[best] = true;
         order[n++] = (unsigned)best;
         for (unsigned k = 0; k < 5; k++)
-            if (g->nodes[best].op[k].v >= 0)
-                left[g->nodes[best].op[k].v]--;
+            if (g->nodes[best].op[k].v >= 0) left[g->nodes[best].op[k].v]--;
     }
     free(left);
     free(is_out);
@@ -116,21 +106,19 @@ typedef struct dfs_state {
 static void dfs_visit(dfs_state *s, int v)
 {
     const cg_dag *g = s->g;
-    if (v < (int)g->nin)
-        return;
+    if (v < (int)g->nin) return;
     unsigned i = (unsigned)v - g->nin;
-    if (s->done[i])
-        return;
+    if (s->done[i]) return;
     s->done[i] = true;
     const cg_node *nd = &g->nodes[i];
     int ops[5];
     unsigned nops = 0;
     for (unsigned k = 0; k < 5; k++)
-        if (nd->op[k].v >= (int)g->nin)
-            ops[nops++] = nd->op[k].v;
+        if (nd->op[k].v >= (int)g->nin) ops[nops++] = nd->op[k].v;
     /* Larger subtrees first: their result is held while the small ones run. */
     for (unsigned a = 1; a < nops; a++)
-        for (unsigned b = a; b > 0 && s->size[ops[b] - g->nin] > s->size[ops[b - 1] - g->nin]; b--) {
+        for (unsigned b = a; b > 0 && s->size[ops[b] - g->nin] > s->size[ops[b - 1] - g->nin];
+             b--) {
             int t = ops[b];
             ops[b] = ops[b - 1];
             ops[b - 1] = t;
@@ -155,8 +143,7 @@ static int sched_dfs(const cg_dag *g, unsigned *order)
             int v = g->nodes[i].op[k].v;
             if (v >= (int)g->nin) {
                 sz += s.size[v - g->nin];
-                if (sz > 1000000u)
-                    sz = 1000000u;
+                if (sz > 1000000u) sz = 1000000u;
             }
         }
         s.size[i] = sz;
@@ -170,9 +157,7 @@ static int sched_dfs(const cg_dag *g, unsigned *order)
 
 int cg_schedule(const cg_dag *g, int kind, unsigned *order)
 {
-    if (kind == 1 && g->nnodes <= CG_LIST_SCHED_MAX)
-        return sched_list(g, order);
-    if (kind == 2 && g->nnodes <= CG_DFS_SCHED_MAX)
-        return sched_dfs(g, order);
+    if (kind == 1 && g->nnodes <= CG_LIST_SCHED_MAX) return sched_list(g, order);
+    if (kind == 2 && g->nnodes <= CG_DFS_SCHED_MAX) return sched_dfs(g, order);
     return sched_program(g, order);
 }

@@ -30,16 +30,21 @@ static uint64_t rnd64(rng *r)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static unsigned rndn(rng *r, unsigned n) { return (unsigned)(rnd64(r) % n); }
-static bool chance(rng *r, unsigned percent) { return rndn(r, 100) < percent; }
+static unsigned rndn(rng *r, unsigned n)
+{
+    return (unsigned)(rnd64(r) % n);
+}
+static bool chance(rng *r, unsigned percent)
+{
+    return rndn(r, 100) < percent;
+}
 
-static const float k_literals[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f,  -2.0f,  3.0f,
-                                   0.25f, 1.5f, -0.75f, 10.0f, 1e-3f, -5.0f, 0.125f, 7.0f};
+static const float k_literals[] = {0.0f,  -0.0f, 1.0f,   -1.0f, 0.5f,  2.0f,  -2.0f,  3.0f,
+                                   0.25f, 1.5f,  -0.75f, 10.0f, 1e-3f, -5.0f, 0.125f, 7.0f};
 
 static float rnd_literal(rng *r)
 {
-    if (chance(r, 80))
-        return k_literals[rndn(r, sizeof k_literals / sizeof k_literals[0])];
+    if (chance(r, 80)) return k_literals[rndn(r, sizeof k_literals / sizeof k_literals[0])];
     return (float)((int)rndn(r, 2001) - 1000) / 64.0f;
 }
 
@@ -53,7 +58,7 @@ static float rnd_input(rng *r)
     case 2:
         return ldexpf((float)((int)rndn(r, 2001) - 1000), -(int)rndn(r, 140)); /* tiny, denormal */
     case 3:
-        return ldexpf((float)((int)rndn(r, 2001) - 1000), (int)rndn(r, 40));   /* large */
+        return ldexpf((float)((int)rndn(r, 2001) - 1000), (int)rndn(r, 40)); /* large */
     default: {
         uint32_t bits = (uint32_t)rnd64(r);
         float f = (float)(int32_t)bits / 268435456.0f; /* about [-8, 8] */
@@ -89,18 +94,15 @@ static void pool_add(pool *p, fmag_value *v)
 
 static fmag_value *pick_value(gen *g, const pool *p, fmag_builder *b)
 {
-    if (p->n == 0 || chance(g->r, 15))
-        return fmag_build_const(b, rnd_literal(g->r));
+    if (p->n == 0 || chance(g->r, 15)) return fmag_build_const(b, rnd_literal(g->r));
     /* Favour recent values so chains get deep. */
-    if (chance(g->r, 60) && p->n > 3)
-        return p->v[p->n - 1 - rndn(g->r, 3)];
+    if (chance(g->r, 60) && p->n > 3) return p->v[p->n - 1 - rndn(g->r, 3)];
     return p->v[rndn(g->r, p->n)];
 }
 
 static fmag_value *pick_reg_value(gen *g, const pool *p, fmag_builder *b)
 {
-    if (p->n == 0)
-        return fmag_build_const(b, rnd_literal(g->r));
+    if (p->n == 0) return fmag_build_const(b, rnd_literal(g->r));
     return p->v[rndn(g->r, p->n)];
 }
 
@@ -113,7 +115,8 @@ static void gen_instr(gen *g, fmag_builder *b, pool *p)
     case 0:
     case 1: {
         fmag_value *e = chance(r, 50) ? fmag_build_const(b, 1.0f) : pick_value(g, p, b);
-        res = fmag_build_fmag(b, x, pick_value(g, p, b), pick_value(g, p, b), pick_value(g, p, b), e);
+        res =
+            fmag_build_fmag(b, x, pick_value(g, p, b), pick_value(g, p, b), pick_value(g, p, b), e);
         break;
     }
     case 2:
@@ -186,7 +189,8 @@ static void gen_ret(gen *g, fmag_builder *b, fmag_func *f, pool *p)
 {
     fmag_value *vals[E2E_MAX_IO];
     for (unsigned i = 0; i < f->nresults; i++)
-        vals[i] = chance(g->r, 8) ? fmag_build_const(b, rnd_literal(g->r)) : pick_reg_value(g, p, b);
+        vals[i] =
+            chance(g->r, 8) ? fmag_build_const(b, rnd_literal(g->r)) : pick_reg_value(g, p, b);
     fmag_build_ret(b, vals, f->nresults);
 }
 
@@ -202,8 +206,7 @@ static void gen_body(gen *g, fmag_func *f, unsigned size)
     unsigned regions = g->control_flow ? 1 + rndn(r, 3) : 1;
     for (unsigned reg = 0; reg < regions; reg++) {
         gen_straight(g, &b, &p, 1 + rndn(r, size));
-        if (!g->control_flow || reg + 1 == regions)
-            break;
+        if (!g->control_flow || reg + 1 == regions) break;
         /* A diamond (or triangle, or an early return) with phis at the join. */
         fmag_value *guard = pick_reg_value(g, &p, &b);
         fmag_block *th = fmag_block_create(f, NULL), *el = fmag_block_create(f, NULL);
@@ -218,8 +221,7 @@ static void gen_body(gen *g, fmag_func *f, unsigned size)
         else
             fmag_build_jmp(&b, join);
         fmag_builder_at_end(&b, el);
-        if (chance(r, 70))
-            gen_straight(g, &b, &pe, rndn(r, 4));
+        if (chance(r, 70)) gen_straight(g, &b, &pe, rndn(r, 4));
         fmag_build_jmp(&b, join);
         fmag_builder_at_end(&b, join);
         unsigned nphi = early ? 0 : 1 + rndn(r, 3);
@@ -263,16 +265,13 @@ static fmag_module *gen_module(fmag_context *ctx, rng *r, bool control_flow, uns
 static bool track_eval(fmag_func *f, const float *in, float *out, bool *nonfinite, unsigned depth,
                        unsigned *steps)
 {
-    if (depth > 64)
-        return false;
+    if (depth > 64) return false;
     fmag_func_renumber(f);
     float *val = calloc(f->nvalues + 1, sizeof *val);
-    if (!val)
-        return false;
+    if (!val) return false;
     for (unsigned i = 0; i < f->nparams; i++) {
         val[f->params[i].id] = in[i];
-        if (!isfinite(in[i]))
-            *nonfinite = true;
+        if (!isfinite(in[i])) *nonfinite = true;
     }
 #define OPV(ins, k)                                                                                \
     (fmag_value_is_const(fmag_instr_op(ins, k)) ? fmag_instr_op(ins, k)->imm                       \
@@ -284,9 +283,9 @@ static bool track_eval(fmag_func *f, const float *in, float *out, bool *nonfinit
         /* Phis read their operands simultaneously. */
         unsigned nphi = 0;
         float phiv[64];
-        fmag_foreach_instr(i, blk) {
-            if (i->op != FMAG_OP_PHI)
-                break;
+        fmag_foreach_instr(i, blk)
+        {
+            if (i->op != FMAG_OP_PHI) break;
             fmag_value *v = fmag_phi_value_for(i, prev);
             if (!v || nphi >= 64) {
                 ok = false;
@@ -295,9 +294,9 @@ static bool track_eval(fmag_func *f, const float *in, float *out, bool *nonfinit
             phiv[nphi++] = fmag_value_is_const(v) ? v->imm : val[v->id];
         }
         nphi = 0;
-        fmag_foreach_instr(i, blk) {
-            if (!ok)
-                break;
+        fmag_foreach_instr(i, blk)
+        {
+            if (!ok) break;
             if (++*steps > 1000000) {
                 ok = false;
                 break;
@@ -308,8 +307,7 @@ static bool track_eval(fmag_func *f, const float *in, float *out, bool *nonfinit
                 break;
             case FMAG_OP_FMAG: {
                 float x = fmag_eval(OPV(i, 0), OPV(i, 1), OPV(i, 2), OPV(i, 3), OPV(i, 4));
-                if (!isfinite(x))
-                    *nonfinite = true;
+                if (!isfinite(x)) *nonfinite = true;
                 val[i->results[0].id] = x;
                 break;
             }
@@ -365,8 +363,7 @@ typedef struct lane_set {
 
 static bool same_result(float a, float b)
 {
-    if (a == 0.0f && b == 0.0f)
-        return true;
+    if (a == 0.0f && b == 0.0f) return true;
     uint32_t x, y;
     memcpy(&x, &a, 4);
     memcpy(&y, &b, 4);
@@ -376,8 +373,7 @@ static bool same_result(float a, float b)
 static bool run_lanes(lane_set *ls, rng *r, counts *c, bool verbose)
 {
     size_t np = ls->img.nprograms;
-    if (!np)
-        return true;
+    if (!np) return true;
     const fmag_vm_program *progs[E2E_LANE_BATCH];
     for (size_t i = 0; i < np; i++)
         progs[i] = &ls->img.programs[i];
@@ -428,7 +424,8 @@ static void report_mismatch(const char *what, uint64_t seed, fmag_module *m, fma
                             const fmag_vm_program *p, const float *in, const float *want,
                             const float *got)
 {
-    fprintf(stderr, "fmag-e2e: MISMATCH (%s) in @%s, module seed %llu (rerun: --seed %llu --count 1)\n",
+    fprintf(stderr,
+            "fmag-e2e: MISMATCH (%s) in @%s, module seed %llu (rerun: --seed %llu --count 1)\n",
             what, f->name, (unsigned long long)seed, (unsigned long long)seed);
     fprintf(stderr, "  input:");
     for (unsigned i = 0; i < f->nparams; i++)
@@ -452,8 +449,7 @@ static void report_mismatch(const char *what, uint64_t seed, fmag_module *m, fma
  * every non-input register starts with). */
 static bool reads_pristine(const fmag_vm_program *p, uint16_t r)
 {
-    if (r < p->nin)
-        return false;
+    if (r < p->nin) return false;
     for (uint32_t i = 0; i < p->ninstr; i++) {
         fmag_vm_decoded d;
         fmag_vm_decode(p->code[i], &d);
@@ -461,8 +457,7 @@ static bool reads_pristine(const fmag_vm_program *p, uint16_t r)
         if (d.a == r || (d.b.is_reg && d.b.reg == r) || (d.c.is_reg && d.c.reg == r) ||
             (d.g.is_reg && d.g.reg == r) || (d.d == r && !always))
             return true;
-        if (d.d == r)
-            return false;
+        if (d.d == r) return false;
     }
     return false;
 }
@@ -525,8 +520,7 @@ static bool check_lowered(const char *what, uint64_t seed, fmag_module *m0, fmag
     float got[E2E_VECTORS][E2E_MAX_IO];
     for (unsigned v = 0; ok && v < E2E_VECTORS; v++) {
         fmag_vm_run(p, in[v], got[v], regs);
-        if (!valid[v])
-            continue;
+        if (!valid[v]) continue;
         c->vectors++;
         for (unsigned j = 0; j < f0->nresults; j++) {
             if (!same_result(want[v][j], got[v][j])) {
@@ -557,8 +551,7 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
 {
     rng r = {seed * 0x2545F4914F6CDD1Dull + 1};
     fmag_context *ctx = fmag_context_create();
-    if (!ctx)
-        return false;
+    if (!ctx) return false;
     bool ok = true;
     fmag_module *m = gen_module(ctx, &r, control_flow, size);
     if (!fmag_verify_module(m)) {
@@ -570,8 +563,7 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
         c->mismatches++;
         return false;
     }
-    if (verbose)
-        fmag_module_print(m, stderr, 0);
+    if (verbose) fmag_module_print(m, stderr, 0);
     fmag_module *opt = fmag_module_clone(m);
     fmag_pass_options po;
     memset(&po, 0, sizeof po);
@@ -585,9 +577,9 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
         ok = false;
     }
     c->modules++;
-    fmag_foreach_func(f, m) {
-        if (!ok || !f->is_export)
-            continue;
+    fmag_foreach_func(f, m)
+    {
+        if (!ok || !f->is_export) continue;
         c->exports++;
         float in[E2E_VECTORS][E2E_MAX_IO], want[E2E_VECTORS][E2E_MAX_IO];
         bool valid[E2E_VECTORS];
@@ -599,14 +591,15 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
             unsigned steps = 0;
             float o1[E2E_MAX_IO] = {0};
             valid[v] = track_eval(f, in[v], want[v], &nonfinite, 0, &steps);
-            if (!fmag_interp_func(f, in[v], o1))
-                valid[v] = false;
+            if (!fmag_interp_func(f, in[v], o1)) valid[v] = false;
             for (unsigned j = 0; valid[v] && j < f->nresults; j++) {
                 if (memcmp(&o1[j], &want[v][j], 4)) {
                     c->oracle_mismatch++;
-                    fprintf(stderr, "fmag-e2e: interpreters disagree on @%s output %u (seed %llu): "
-                                    "fmag_interp_func %.9g, tracking %.9g\n",
-                            f->name, j, (unsigned long long)seed, (double)o1[j], (double)want[v][j]);
+                    fprintf(stderr,
+                            "fmag-e2e: interpreters disagree on @%s output %u (seed %llu): "
+                            "fmag_interp_func %.9g, tracking %.9g\n",
+                            f->name, j, (unsigned long long)seed, (double)o1[j],
+                            (double)want[v][j]);
                     ok = false;
                 }
             }
@@ -628,8 +621,7 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
         if (fo) {
             size_t before = c->skipped_cfg;
             ok &= check_lowered("-O2 + lowering", seed, m, f, fo, in, want, valid, c, ls, true);
-            if (c->skipped_cfg == before)
-                c->lowered_o2++;
+            if (c->skipped_cfg == before) c->lowered_o2++;
         }
     }
     fmag_context_destroy(ctx);
@@ -639,7 +631,8 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: fmag-e2e [--count N] [--seed S] [--size K] [--no-control-flow] [--keep-going] [--show-bound] [-v]\n"
+            "usage: fmag-e2e [--count N] [--seed S] [--size K] [--no-control-flow] [--keep-going] "
+            "[--show-bound] [-v]\n"
             "\n"
             "End-to-end differential test: N random modules (seeds S..S+N-1) are run by the\n"
             "IR interpreter unoptimized and, after -O2 and lowering, by the reference VM;\n"
@@ -705,17 +698,14 @@ int main(int argc, char **argv)
     for (unsigned long k = 0; k < count; k++) {
         if (!run_module(seed + k, control_flow, (unsigned)size, &c, ls, verbose)) {
             ok = false;
-            if (!keep_going)
-                break;
+            if (!keep_going) break;
         }
         if (ls->img.nprograms >= E2E_LANE_BATCH && !run_lanes(ls, &lane_rng, &c, verbose)) {
             ok = false;
-            if (!keep_going)
-                break;
+            if (!keep_going) break;
         }
     }
-    if (!run_lanes(ls, &lane_rng, &c, verbose))
-        ok = false;
+    if (!run_lanes(ls, &lane_rng, &c, verbose)) ok = false;
     fmag_vm_image_free(&ls->img);
     free(ls);
     printf("fmag-e2e: %lu modules (seeds %llu..%llu), %lu exports: %lu lowered after -O2, %lu "
@@ -730,8 +720,12 @@ int main(int argc, char **argv)
     printf("fmag-e2e: regs over max(max-live+1, nin, nout): %lu (plus %lu whose top register is "
            "a free +0.0 above the inputs); avg %.2f instrs, %.2f regs per program\n",
            c.bound_violations, c.bound_zero,
-           c.lowered_o2 + c.lowered_direct ? (double)c.total_instrs / (double)(c.lowered_o2 + c.lowered_direct) : 0.0,
-           c.lowered_o2 + c.lowered_direct ? (double)c.total_regs / (double)(c.lowered_o2 + c.lowered_direct) : 0.0);
+           c.lowered_o2 + c.lowered_direct
+               ? (double)c.total_instrs / (double)(c.lowered_o2 + c.lowered_direct)
+               : 0.0,
+           c.lowered_o2 + c.lowered_direct
+               ? (double)c.total_regs / (double)(c.lowered_o2 + c.lowered_direct)
+               : 0.0);
     ok = ok && !c.mismatches && !c.lane_mismatches && !c.oracle_mismatch;
     printf("fmag-e2e: %s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;

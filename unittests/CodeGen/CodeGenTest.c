@@ -14,12 +14,15 @@ static int failures;
 #define EXPECT(cond)                                                                               \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond);        \
+            fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond);         \
             failures++;                                                                            \
         }                                                                                          \
     } while (0)
 
-static bool same(float a, float b) { return (a == 0.0f && b == 0.0f) || !memcmp(&a, &b, 4); }
+static bool same(float a, float b)
+{
+    return (a == 0.0f && b == 0.0f) || !memcmp(&a, &b, 4);
+}
 
 static float run1(const fmag_vm_program *p, const float *in, unsigned k)
 {
@@ -120,8 +123,7 @@ static void test_module_records_and_determinism(void)
 static bool has_diag(fmag_context *ctx, const char *needle)
 {
     for (size_t i = 0; i < fmag_context_diag_count(ctx); i++)
-        if (strstr(fmag_context_diag(ctx, i), needle))
-            return true;
+        if (strstr(fmag_context_diag(ctx, i), needle)) return true;
     return false;
 }
 
