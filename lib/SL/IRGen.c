@@ -63,17 +63,19 @@ static sval gen_expr(gen *g, sl_expr *e);
 static sl_var *lvalue_map(sl_expr *e, unsigned char *map, unsigned *n)
 {
     if (e->kind == EX_VAR) {
-        for (int i = 0; i < e->var->type; i++)
+        int w = e->var->type > 4 ? 4 : e->var->type;
+        for (int i = 0; i < w; i++)
             map[i] = (unsigned char)i;
-        *n = (unsigned)e->var->type;
+        *n = (unsigned)w;
         return e->var;
     }
     unsigned char inner[4];
     unsigned ninner;
     sl_var *v = lvalue_map(e->a, inner, &ninner);
-    for (unsigned i = 0; i < e->ncomp; i++)
-        map[i] = inner[e->comp[i]];
-    *n = e->ncomp;
+    unsigned nc = e->ncomp > 4 ? 4 : e->ncomp;
+    for (unsigned i = 0; i < nc; i++)
+        map[i] = inner[e->comp[i] & 3];
+    *n = nc;
     return v;
 }
 

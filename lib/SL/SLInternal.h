@@ -84,6 +84,8 @@ typedef struct sl_var {
     bool is_param;
     unsigned slot; /* first scalar slot in the function's environment */
     struct sl_var *next; /* in a parameter list */
+    struct sl_var *shadow; /* checker: the same name's previous binding while in scope */
+    unsigned depth;        /* checker: block nesting depth of the declaration */
 } sl_var;
 
 typedef struct sl_func {

@@ -40,8 +40,13 @@ typedef struct sl_callsite {
 typedef struct checker {
     sl_session *s;
     sl_func *fn;
-    sl_var **scope; /* visible variables, innermost last */
+    sl_var **scope; /* visible variables, innermost last; NULL marks a block start */
     size_t nscope, cap;
+    /* name -> innermost binding (open addressing), so lookups stay O(1) in long
+     * node-graph functions */
+    sl_var **table;
+    size_t tcap, tcount;
+    unsigned depth;
     sl_callsite **calls; /* per function, indexed parallel to the function list */
 } checker;
 
@@ -58,16 +63,90 @@ static sl_func *find_func(sl_session *s, const char *name, unsigned len)
     return NULL;
 }
 
+static size_t name_hash(const char *name, unsigned len)
+{
+    size_t h = 1469598103934665603ull;
+    for (unsigned i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The table slot for a name: its binding or the empty slot where it goes. */
+static sl_var **table_slot(checker *c, const char *name, unsigned len)
+{
+    size_t mask = c->tcap - 1;
+    for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
+        sl_var **e = &c->table[i];
+        if (!*e || name_eq((*e)->name, (*e)->name_len, name, len))
+            return e;
+    }
+}
+
+static bool table_grow(checker *c)
+{
+    size_t ncap = c->tcap ? c->tcap * 2 : 64;
+    sl_var **old = c->table;
+    size_t ocap = c->tcap;
+    c->table = calloc(ncap, sizeof *c->table);
+    if (!c->table) {
+        c->table = old;
+        return false;
+    }
+    c->tcap = ncap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i])
+            *table_slot(c, old[i]->name, old[i]->name_len) = old[i];
+    free(old);
+    return true;
+}
+
 static sl_var *find_var(checker *c, const char *name, unsigned len)
 {
-    for (size_t i = c->nscope; i-- > 0;)
-        if (c->scope[i] && name_eq(c->scope[i]->name, c->scope[i]->name_len, name, len))
-            return c->scope[i];
-    return NULL;
+    if (!c->tcap)
+        return NULL;
+    return *table_slot(c, name, len);
+}
+
+/* Pops scope entries above mark, restoring shadowed bindings. Entries stay in the
+ * table as deleted-by-shadow: a name whose last binding leaves keeps a NULL-free
+ * slot pointing at its shadow (possibly NULL). */
+static void pop_to(checker *c, size_t mark)
+{
+    while (c->nscope > mark) {
+        sl_var *v = c->scope[--c->nscope];
+        if (!v)
+            continue;
+        sl_var **e = table_slot(c, v->name, v->name_len);
+        if (*e == v) {
+            if (v->shadow) {
+                *e = v->shadow;
+            } else {
+                /* remove with backward-shift deletion to keep probe chains intact */
+                size_t mask = c->tcap - 1, i = (size_t)(e - c->table);
+                c->table[i] = NULL;
+                c->tcount--;
+                for (size_t j = (i + 1) & mask; c->table[j]; j = (j + 1) & mask) {
+                    sl_var *w = c->table[j];
+                    c->table[j] = NULL;
+                    *table_slot(c, w->name, w->name_len) = w;
+                }
+            }
+        }
+    }
 }
 
 static void push_scope_entry(checker *c, sl_var *v)
 {
+    if (v) {
+        if ((c->tcount + 1) * 2 > c->tcap && !table_grow(c))
+            return;
+        sl_var **e = table_slot(c, v->name, v->name_len);
+        if (!*e)
+            c->tcount++;
+        v->shadow = *e;
+        v->depth = c->depth;
+        *e = v;
+    }
     if (c->nscope == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
         sl_var **n = realloc(c->scope, cap * sizeof *n);
@@ -478,10 +557,12 @@ static bool check_block(checker *c, sl_stmt *blk)
 {
     size_t mark = c->nscope;
     bool falls = true;
+    c->depth++;
     for (sl_stmt *st = blk->body; st; st = st->next)
         if (!check_stmt(c, st))
             falls = false;
-    c->nscope = mark;
+    pop_to(c, mark);
+    c->depth--;
     return falls;
 }
 
@@ -496,11 +577,9 @@ static bool check_stmt(checker *c, sl_stmt *st)
             check_store(c, st->e->pos, "initializer", v->type, t);
         }
         /* Redefinition is an error only within one block (inner blocks may shadow). */
-        for (size_t i = c->nscope; i-- > 0 && c->scope[i];)
-            if (name_eq(c->scope[i]->name, c->scope[i]->name_len, v->name, v->name_len)) {
-                sl_error(s, v->pos, "redefinition of '%.*s'", (int)v->name_len, v->name);
-                break;
-            }
+        sl_var *prev = find_var(c, v->name, v->name_len);
+        if (prev && prev->depth == c->depth && !prev->is_param)
+            sl_error(s, v->pos, "redefinition of '%.*s'", (int)v->name_len, v->name);
         v->slot = c->fn->nslots;
         c->fn->nslots += (unsigned)v->type;
         push_scope_entry(c, v);
@@ -528,15 +607,15 @@ static bool check_stmt(checker *c, sl_stmt *st)
         check_scalar(c, st->e, "condition of 'if'");
         /* A lone statement arm gets its own scope, as a block would. */
         size_t mark = c->nscope;
-        push_scope_entry(c, NULL);
+        c->depth++;
         bool t = check_stmt(c, st->then_s);
-        c->nscope = mark;
+        pop_to(c, mark);
         bool e = true;
         if (st->else_s) {
-            push_scope_entry(c, NULL);
             e = check_stmt(c, st->else_s);
-            c->nscope = mark;
+            pop_to(c, mark);
         }
+        c->depth--;
         return t || e;
     }
     case ST_RETURN: {
@@ -558,13 +637,8 @@ static bool check_stmt(checker *c, sl_stmt *st)
         }
         return false;
     }
-    case ST_BLOCK: {
-        size_t mark = c->nscope;
-        push_scope_entry(c, NULL); /* a scope marker: redefinition checks stop here */
-        bool falls = check_block(c, st);
-        c->nscope = mark;
-        return falls;
-    }
+    case ST_BLOCK:
+        return check_block(c, st);
     }
     return true;
 }
@@ -597,7 +671,8 @@ void sl_check(sl_session *s)
         if (sl_builtin_find(f->name, f->name_len) >= 0)
             sl_error(s, f->pos, "function '%.*s' redefines a builtin", (int)f->name_len, f->name);
         c.fn = f;
-        c.nscope = 0;
+        pop_to(&c, 0);
+        c.depth = 0;
         f->nslots = 0;
         for (sl_var *p = f->params; p; p = p->next) {
             for (sl_var *q = f->params; q != p; q = q->next)
@@ -608,7 +683,6 @@ void sl_check(sl_session *s)
             f->nslots += (unsigned)p->type;
             push_scope_entry(&c, p);
         }
-        push_scope_entry(&c, NULL);
         bool falls = check_block(&c, f->body);
         if (falls && f->ret_type != SL_VOID)
             sl_error(s, f->pos, "control can reach the end of non-void function '%.*s'",
@@ -637,4 +711,5 @@ void sl_check(sl_session *s)
         }
     }
     free(c.scope);
+    free(c.table);
 }
