@@ -172,19 +172,33 @@ fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool f
         return fmag_build_exp2(b, MUL(b, y, fmag_build_log2(b, x, fm)), fm);
     fmag_value *e, *f, *m;
     reduce_log(b, x, &e, &f, &m);
-    fmag_value *t = log_tail(b, f, fm);
-    /* f*L = fl_hi + fl_lo exactly; a = t*L + fl_lo + f*L_lo is the small part. */
-    fmag_value *fl_hi = MUL(b, f, K(b, LOG2E));
-    fmag_value *fl_lo = FMA(b, f, K(b, LOG2E), fmag_build_neg(b, fl_hi));
-    fl_lo = FMA(b, f, K(b, LOG2E_LO), fl_lo);
-    fmag_value *a = FMA(b, t, K(b, LOG2E), fl_lo);
-    /* s1 = fl_hi + a with its error (|fl_hi| >= |a|: Fast2Sum). */
-    fmag_value *s1 = fmag_build_add(b, fl_hi, a);
-    fmag_value *err1 = fmag_build_add(b, fmag_build_sub(b, fl_hi, s1), a);
-    /* hi = e + s1 with its error (e is 0 or an integer >= 1 in magnitude). */
-    fmag_value *hi = fmag_build_add(b, e, s1);
-    fmag_value *err2 = fmag_build_add(b, fmag_build_sub(b, e, hi), s1);
-    fmag_value *lo = fmag_build_add(b, err1, err2);
+    /* log(1+f) = f - z/2 + f^3 q(f) with z = f*f split exactly as z_hi + z_lo, so
+     * that only the small f^3 q term carries float rounding. */
+    fmag_value *z_hi = MUL(b, f, f);
+    fmag_value *z_lo = FMA(b, f, f, fmag_build_neg(b, z_hi));
+    fmag_value *q = fmag_math_horner(b, f, log_poly, 8);
+    /* f^3 = w + w_lo exactly enough (z_lo*f is below the last bit) */
+    fmag_value *w = MUL(b, z_hi, f);
+    fmag_value *w_lo = FMA(b, z_hi, f, fmag_build_neg(b, w));
+    fmag_value *c = FMA(b, z_lo, K(b, -0.5f), MUL(b, w_lo, q));
+    c = FMA(b, w, q, c);
+    fmag_value *bz = MUL(b, z_hi, K(b, -0.5f));
+    /* s = f - z_hi/2 as s_hi + s_lo (Fast2Sum: |f| >= |z_hi/2|), plus c. */
+    fmag_value *s_hi = fmag_build_add(b, f, bz);
+    fmag_value *s_lo = fmag_build_add(b, fmag_build_sub(b, f, s_hi), bz);
+    fmag_value *r_lo = fmag_build_add(b, s_lo, c);
+    /* c is not small next to s_hi: renormalize to t_hi + t_lo (Fast2Sum again). */
+    fmag_value *t_hi = fmag_build_add(b, s_hi, r_lo);
+    fmag_value *t_lo = fmag_build_add(b, fmag_build_sub(b, s_hi, t_hi), r_lo);
+    /* log2 m = (t_hi + t_lo) * (L + L_lo) as p + p_lo, p's rounding recovered by fma. */
+    fmag_value *ph = MUL(b, t_hi, K(b, LOG2E));
+    fmag_value *pl = FMA(b, t_hi, K(b, LOG2E), fmag_build_neg(b, ph));
+    pl = FMA(b, t_hi, K(b, LOG2E_LO), pl);
+    pl = FMA(b, t_lo, K(b, LOG2E), pl);
+    /* hi = e + ph with its error (e is 0 or an integer >= 1 in magnitude). */
+    fmag_value *hi = fmag_build_add(b, e, ph);
+    fmag_value *err = fmag_build_add(b, fmag_build_sub(b, e, hi), ph);
+    fmag_value *lo = fmag_build_add(b, err, pl);
     /* y * (hi + lo) = p_hi + p_lo */
     fmag_value *p_hi = MUL(b, y, hi);
     fmag_value *p_lo = FMA(b, y, hi, fmag_build_neg(b, p_hi));
