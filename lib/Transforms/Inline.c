@@ -162,15 +162,19 @@ bool fmag_opt_inline(fmag_module *m)
     for (size_t k = 0; k < n; k++) {
         fmag_func *f = order[k];
         f->aux = NULL;
-        for (fmag_block *b = f->first; b; b = b->next)
-            for (fmag_instr *i = b->first; i; i = i->next)
-                if (i->op == FMAG_OP_CALL) {
-                    /* The rest of b moves to a new block right after b, which this
-                     * loop visits next. */
-                    inline_call(i);
-                    changed = true;
-                    break;
-                }
+        /* Last call first: each split then moves only the few instructions up to the
+         * call inlined before it, not the whole rest of the block again. */
+        size_t ncalls = 0;
+        fmag_foreach_block(b, f) fmag_foreach_instr(i, b) ncalls += i->op == FMAG_OP_CALL;
+        fmag_instr **calls = malloc((ncalls ? ncalls : 1) * sizeof(*calls));
+        if (!calls) break;
+        size_t c = 0;
+        fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_CALL) calls[c++] = i;
+        while (c-- > 0) {
+            inline_call(calls[c]);
+            changed = true;
+        }
+        free(calls);
     }
     free(order);
     if (has_export) fmag_foreach_func(f, m) if (!f->is_export)

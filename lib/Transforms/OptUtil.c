@@ -203,8 +203,7 @@ bool fmag_opt_simplify_phis(fmag_func *f)
     return changed;
 }
 
-/* Number of distinct predecessors of every block, by block id. */
-static unsigned *pred_counts(fmag_func *f)
+unsigned *fmag_opt_pred_counts(fmag_func *f)
 {
     fmag_func_renumber(f);
     unsigned *np = calloc(f->nblocks + 1, sizeof(*np));
@@ -219,9 +218,74 @@ static unsigned *pred_counts(fmag_func *f)
     return np;
 }
 
+fmag_block *fmag_opt_join_blocks(fmag_block *a, fmag_block *m)
+{
+    fmag_func *f = a->func;
+    fmag_foreach_instr(i, m)
+    {
+        if (i->op != FMAG_OP_PHI) break;
+        fmag_value *v = i->nops ? i->ops[0].value : fmag_module_const(f->module, 0.0f);
+        fmag_value_replace_all_uses(&i->results[0], v);
+        fmag_instr_erase(i);
+    }
+    fmag_instr_erase(a->last);
+    /* Move the cheaper side: m's instructions, or a's plus a scan of every block to
+     * redirect a's predecessors. A long straight-line tail must not be walked once per
+     * diamond that ends in front of it. */
+    size_t lm = 0, la = 0, bound = 2 * (size_t)f->nblocks + 16;
+    for (fmag_instr *y = m->first; y && lm <= bound; y = y->next)
+        lm++;
+    for (fmag_instr *x = a->first; x && la <= lm; x = x->next)
+        la++;
+    if (lm <= bound || lm <= la + f->nblocks) {
+        fmag_foreach_instr(i, m)
+        {
+            fmag_instr_remove(i);
+            fmag_block_append(a, i);
+        }
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(a, s);
+        for (unsigned k = 0; k < ns; k++)
+            fmag_opt_phi_rename_block(s[k], m, a);
+        fmag_block_erase(m);
+        return a;
+    }
+    fmag_foreach_instr_rev(i, a)
+    {
+        fmag_instr_remove(i);
+        if (m->first)
+            fmag_instr_insert_before(m->first, i);
+        else
+            fmag_block_append(m, i);
+    }
+    fmag_foreach_block(p, f)
+    {
+        fmag_instr *t = fmag_block_terminator(p);
+        if (t && (t->op == FMAG_OP_BR || t->op == FMAG_OP_JMP))
+            for (unsigned k = 0; k < 2; k++)
+                if (t->targets[k] == a) t->targets[k] = m;
+    }
+    bool entry = f->first == a;
+    m->name = a->name; /* m carries on as a (its name shows in printed IR) */
+    fmag_block_erase(a);
+    if (entry && f->first != m) {
+        /* m becomes the entry: unlink it and put it first. */
+        m->prev->next = m->next;
+        if (m->next)
+            m->next->prev = m->prev;
+        else
+            f->last = m->prev;
+        m->next = f->first;
+        m->prev = NULL;
+        f->first->prev = m;
+        f->first = m;
+    }
+    return m;
+}
+
 static bool merge_chains(fmag_func *f)
 {
-    unsigned *np = pred_counts(f);
+    unsigned *np = fmag_opt_pred_counts(f);
     if (!np) return false;
     bool changed = false;
     for (fmag_block *b = f->first; b; b = b->next) {
@@ -230,24 +294,9 @@ static bool merge_chains(fmag_func *f)
             if (!t || t->op != FMAG_OP_JMP) break;
             fmag_block *s = t->targets[0];
             if (s == b || s == f->first || np[s->id] != 1) break;
-            fmag_foreach_instr(i, s)
-            {
-                if (i->op != FMAG_OP_PHI) break;
-                fmag_value *v = i->nops ? i->ops[0].value : fmag_module_const(f->module, 0.0f);
-                fmag_value_replace_all_uses(&i->results[0], v);
-                fmag_instr_erase(i);
-            }
-            fmag_instr_erase(t);
-            fmag_foreach_instr(i, s)
-            {
-                fmag_instr_remove(i);
-                fmag_block_append(b, i);
-            }
-            fmag_block *ss[2];
-            unsigned ns = fmag_block_succs(b, ss);
-            for (unsigned k = 0; k < ns; k++)
-                fmag_opt_phi_rename_block(ss[k], s, b);
-            fmag_block_erase(s);
+            unsigned nb = np[b->id];
+            b = fmag_opt_join_blocks(b, s);
+            np[b->id] = nb; /* the survivor has the first block's predecessors */
             changed = true;
         }
     }
@@ -264,21 +313,62 @@ static bool targets(const fmag_block *p, const fmag_block *s)
     return false;
 }
 
+/* Distinct predecessors of every block as CSR arrays by block id (renumbers f). */
+typedef struct preds_csr {
+    unsigned *start; /* nblocks + 1 */
+    fmag_block **list;
+} preds_csr;
+
+static bool preds_build(fmag_func *f, preds_csr *pc)
+{
+    unsigned *np = fmag_opt_pred_counts(f);
+    unsigned nb = f->nblocks;
+    pc->start = calloc(nb + 2, sizeof(*pc->start));
+    if (!np || !pc->start) {
+        free(np);
+        free(pc->start);
+        return false;
+    }
+    for (unsigned i = 0; i < nb; i++)
+        pc->start[i + 1] = pc->start[i] + np[i];
+    pc->list = malloc((pc->start[nb] + 1) * sizeof(*pc->list));
+    if (!pc->list) {
+        free(np);
+        free(pc->start);
+        return false;
+    }
+    memset(np, 0, nb * sizeof(*np));
+    fmag_foreach_block(b, f)
+    {
+        fmag_block *s[2];
+        unsigned ns = fmag_block_succs(b, s);
+        for (unsigned k = 0; k < ns; k++)
+            if (k == 0 || s[0] != s[1]) pc->list[pc->start[s[k]->id] + np[s[k]->id]++] = b;
+    }
+    free(np);
+    return true;
+}
+
 /* A block holding only `jmp S` is bypassed: its predecessors branch to S directly.
  * Not when a predecessor already reaches S with a different phi value (that edge
- * pair is a triangle; -ternary makes it a select). */
+ * pair is a triangle; -ternary makes it a select). Predecessor lists are built once
+ * per round; a block touched by one splice waits for the next round. */
 static bool splice_forwarders(fmag_func *f)
 {
+    preds_csr pc;
+    if (!preds_build(f, &pc)) return false;
+    bool *dirty = calloc(f->nblocks + 1, sizeof(*dirty));
     bool changed = false;
-    for (fmag_block *fb = f->first ? f->first->next : NULL, *next; fb; fb = next) {
+    for (fmag_block *fb = f->first ? f->first->next : NULL, *next; fb && dirty; fb = next) {
         next = fb->next;
         fmag_instr *t = fb->first;
         if (!t || t != fb->last || t->op != FMAG_OP_JMP || t->targets[0] == fb) continue;
         fmag_block *s = t->targets[0];
-        fmag_block **preds;
-        unsigned np = fmag_block_preds(fb, &preds);
-        bool ok = np > 0;
+        fmag_block **preds = pc.list + pc.start[fb->id];
+        unsigned np = pc.start[fb->id + 1] - pc.start[fb->id];
+        bool ok = np > 0 && !dirty[fb->id] && !dirty[s->id];
         for (unsigned p = 0; p < np && ok; p++) {
+            if (dirty[preds[p]->id]) ok = false;
             if (preds[p] == s || !targets(preds[p], s)) continue;
             fmag_foreach_instr(i, s)
             {
@@ -305,10 +395,15 @@ static bool splice_forwarders(fmag_func *f)
             fmag_instr *pt = fmag_block_terminator(preds[p]);
             for (unsigned k = 0; k < 2; k++)
                 if (pt->targets[k] == fb) pt->targets[k] = s;
+            dirty[preds[p]->id] = true;
         }
+        dirty[s->id] = dirty[fb->id] = true;
         fmag_block_erase(fb);
         changed = true;
     }
+    free(dirty);
+    free(pc.start);
+    free(pc.list);
     return changed;
 }
 

@@ -76,6 +76,14 @@ bool fmag_opt_simplify_phis(fmag_func *f);
  * predecessor it is (merged), and empty forwarding blocks (spliced out). */
 bool fmag_opt_simplify_cfg(fmag_func *f);
 
+/* a ends in `jmp m` and is m's only predecessor (m is not the entry): joins the two
+ * blocks into one (m's phis become their only incoming value), moving the shorter
+ * instruction list. Returns the block that survives (a or m; the other is erased). */
+fmag_block *fmag_opt_join_blocks(fmag_block *a, fmag_block *m);
+/* Renumbers f and returns the number of distinct predecessors of every block, by
+ * block id (malloc'd; the caller frees it), or NULL when out of memory. */
+unsigned *fmag_opt_pred_counts(fmag_func *f);
+
 /* Blocks in reverse postorder from the entry (reachable ones only), with immediate
  * dominators. Indices: block->id after fmag_func_renumber (done by the builder). */
 typedef struct fmag_opt_domtree {

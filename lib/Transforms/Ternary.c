@@ -31,12 +31,18 @@
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
-static bool simple_arm(fmag_block *b, fmag_block *a)
+#include <stdlib.h>
+
+typedef struct sweep {
+    unsigned *np; /* distinct predecessors by block id */
+    bool *erased; /* by block id */
+} sweep;
+
+/* An arm of a branch out of a: a's only successor-side user (one predecessor), no
+ * phis, only pure fmag instructions before its terminator. */
+static bool simple_arm(const sweep *sw, fmag_block *b, fmag_block *a)
 {
-    if (b == a || b == b->func->first) return false;
-    fmag_block **preds;
-    unsigned np = fmag_block_preds(b, &preds);
-    if (np != 1 || preds[0] != a) return false;
+    if (b == a || b == b->func->first || sw->np[b->id] != 1) return false;
     for (fmag_instr *i = b->first; i; i = i->next)
         if (i->op != FMAG_OP_FMAG && !fmag_instr_is_terminator(i)) return false;
     return fmag_block_terminator(b) != NULL;
@@ -76,13 +82,32 @@ static void phis_to_selects(fmag_block *m, fmag_block *a, fmag_block *from_t, fm
     }
 }
 
-static bool try_block(fmag_block *a)
+static void erase_block(sweep *sw, fmag_block *b)
+{
+    sw->erased[b->id] = true;
+    fmag_block_erase(b);
+}
+
+/* a now ends in `jmp m`; when a is m's only predecessor the two join, so an
+ * enclosing branch sees this whole if/else as one simple arm. Returns the block that
+ * holds a's code now. */
+static fmag_block *absorb(sweep *sw, fmag_block *a, fmag_block *m)
+{
+    if (m == a || m == a->func->first || sw->np[m->id] != 1) return a;
+    unsigned na = sw->np[a->id];
+    fmag_block *keep = fmag_opt_join_blocks(a, m);
+    sw->erased[(keep == a ? m : a)->id] = true;
+    sw->np[keep->id] = na; /* the survivor has a's predecessors */
+    return keep;
+}
+
+static fmag_block *try_block(sweep *sw, fmag_block *a)
 {
     fmag_instr *t = fmag_block_terminator(a);
-    if (!t || t->op != FMAG_OP_BR || t->targets[0] == t->targets[1]) return false;
+    if (!t || t->op != FMAG_OP_BR || t->targets[0] == t->targets[1]) return NULL;
     fmag_value *g = t->ops[0].value;
     fmag_block *tb = t->targets[0], *fb = t->targets[1];
-    bool ts = simple_arm(tb, a), fs = simple_arm(fb, a);
+    bool ts = simple_arm(sw, tb, a), fs = simple_arm(sw, fb, a);
     fmag_instr *tt = fmag_block_terminator(tb), *ft = fmag_block_terminator(fb);
 
     if (ts && fs && tt->op == FMAG_OP_JMP && ft->op == FMAG_OP_JMP &&
@@ -92,23 +117,26 @@ static bool try_block(fmag_block *a)
         hoist(fb, t);
         phis_to_selects(m, a, tb, fb, t, g);
         fmag_opt_make_jmp(t, m);
-        fmag_block_erase(tb);
-        fmag_block_erase(fb);
-        return true;
+        erase_block(sw, tb);
+        erase_block(sw, fb);
+        sw->np[m->id] -= 1;
+        return absorb(sw, a, m);
     }
     if (ts && tt->op == FMAG_OP_JMP && tt->targets[0] == fb) {
         hoist(tb, t);
         phis_to_selects(fb, a, tb, a, t, g);
         fmag_opt_make_jmp(t, fb);
-        fmag_block_erase(tb);
-        return true;
+        erase_block(sw, tb);
+        sw->np[fb->id] -= 1;
+        return absorb(sw, a, fb);
     }
     if (fs && ft->op == FMAG_OP_JMP && ft->targets[0] == tb) {
         hoist(fb, t);
         phis_to_selects(tb, a, a, fb, t, g);
         fmag_opt_make_jmp(t, tb);
-        fmag_block_erase(fb);
-        return true;
+        erase_block(sw, fb);
+        sw->np[tb->id] -= 1;
+        return absorb(sw, a, tb);
     }
     if (ts && fs && tt->op == FMAG_OP_RET && ft->op == FMAG_OP_RET && tt->nops == ft->nops) {
         hoist(tb, t);
@@ -119,11 +147,33 @@ static bool try_block(fmag_block *a)
             fmag_instr_set_op(ret, k, select_before(t, tt->ops[k].value, ft->ops[k].value, g));
         fmag_instr_insert_before(t, ret);
         fmag_instr_erase(t);
-        fmag_block_erase(tb);
-        fmag_block_erase(fb);
-        return true;
+        erase_block(sw, tb);
+        erase_block(sw, fb);
+        return a;
     }
-    return false;
+    return NULL;
+}
+
+/* One sweep over the blocks in reverse postorder; returns whether anything changed.
+ * A block keeps absorbing the if/else chain that follows it (the short merge block
+ * moves into it, never the other way), so a long sequence costs linear time; an
+ * enclosing if/else whose arm held a nested one is caught by the next sweep. */
+static bool sweep_once(fmag_func *f)
+{
+    fmag_opt_domtree dt;
+    if (!fmag_opt_domtree_build(f, &dt)) return false;
+    sweep sw = {fmag_opt_pred_counts(f), calloc(dt.nblocks + 1, sizeof(bool))};
+    bool changed = false;
+    if (sw.np && sw.erased)
+        for (unsigned k = 0; k < dt.n; k++) {
+            fmag_block *b = dt.rpo[k];
+            while (b && !sw.erased[b->id] && (b = try_block(&sw, b)))
+                changed = true;
+        }
+    free(sw.np);
+    free(sw.erased);
+    fmag_opt_domtree_free(&dt);
+    return changed;
 }
 
 bool fmag_opt_ternary(fmag_func *f)
@@ -131,11 +181,7 @@ bool fmag_opt_ternary(fmag_func *f)
     bool any = false, changed;
     do {
         changed = fmag_opt_simplify_cfg(f);
-        for (fmag_block *b = f->first; b; b = b->next)
-            if (try_block(b)) {
-                changed = true;
-                break; /* blocks were erased; rescan from the top */
-            }
+        changed |= sweep_once(f);
         any |= changed;
     } while (changed);
     return any;
