@@ -170,17 +170,19 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
     }
 }
 
+/* Latest root first and the largest pattern first, so a rule whose pattern contains
+ * another rule's (halve_ge2 contains step's select) gets the whole cone. */
 static bool rewrite_one(fmag_func *f)
 {
     fmag_foreach_block(bb, f)
     {
-        fmag_foreach_instr(in, bb)
+        fmag_foreach_instr_rev(in, bb)
         {
             if (in->op != FMAG_OP_FMAG)
                 continue;
-            for (size_t i = 0; i < fmag_superopt_rule_count(); i++) {
-                const fmag_superopt_rule *r = &superopt_rules[i];
-                if (r->npattern > MAXPAT)
+            for (size_t i = 0; i < MAXPAT * fmag_superopt_rule_count(); i++) {
+                const fmag_superopt_rule *r = &superopt_rules[i % fmag_superopt_rule_count()];
+                if (r->npattern != MAXPAT - i / fmag_superopt_rule_count())
                     continue;
                 match_state s;
                 memset(&s, 0, sizeof s);

@@ -54,6 +54,7 @@ static void usage(FILE *out)
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
             "  --verify-rules     re-prove every superopt-peephole rule against its pattern\n"
             "                     and check that -O2 is no longer than each rule's program\n"
+            "  --no-proof         with --verify-rules: check the lengths only\n"
 #endif
             "  -o FILE            write the .fmas to FILE instead of standard output\n"
             "  --help, --version\n");
@@ -264,8 +265,11 @@ static void emit_rule(FILE *out, const char *name, const char *expr,
                       const fmag_superopt_target *t, const fmag_superopt_result *r,
                       unsigned compiler_len)
 {
-    fprintf(out, "/* %s: %s -- compiler %u, superopt %u; %s */\n", name, expr, compiler_len,
-            r->prog.len, fmag_superopt_proof_status_name(r->proof.status));
+    fprintf(out, "/* %s: %s -- ", name, expr);
+    if (compiler_len)
+        fprintf(out, "compiler %u, ", compiler_len);
+    fprintf(out, "superopt %u; %s */\n", r->prog.len,
+            fmag_superopt_proof_status_name(r->proof.status));
     fprintf(out, "static const fmag_so_op %s_pattern[] = {\n", name);
     for (unsigned i = 0; i < t->nops; i++) {
         fputs("    OP(", out);
@@ -302,7 +306,7 @@ static void print_pool(FILE *out, const float *pool, unsigned n)
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
 /* Every rule: the program is proved against the pattern itself (the obligation the
  * pass relies on), and -O2 + lowering of the pattern is no longer than the program. */
-static int run_verify_rules(const fmag_superopt_options *o)
+static int run_verify_rules(const fmag_superopt_options *o, bool prove)
 {
     int rc = 0;
     for (size_t i = 0; i < fmag_superopt_rule_count(); i++) {
@@ -323,14 +327,17 @@ static int run_verify_rules(const fmag_superopt_options *o)
         memcpy(p.code, rule->code, rule->length * sizeof(fmag_vm_decoded));
         p.regs = fmag_superopt_program_regs_used(&p);
         fmag_superopt_proof pr;
-        bool proved = fmag_superopt_prove(t, &p, o->threads, o->prove_samples, &pr);
+        memset(&pr, 0, sizeof pr);
+        bool proved = !prove || fmag_superopt_prove(t, &p, o->threads, o->prove_samples, &pr);
         fmag_context *ctx = fmag_context_create();
         fmag_superopt_program compiled;
         bool have = compile_target(ctx, t, &compiled);
         bool short_enough = have && compiled.len <= rule->length;
         printf("%-16s %-40s pattern %u, rule %u, -O2 %s%u: %s, %s\n", rule->name, rule->expr,
                rule->npattern, rule->length, have ? "" : "FAILED ", have ? compiled.len : 0,
-               proved ? fmag_superopt_proof_status_name(pr.status) : "PROOF FAILED",
+               !prove ? "proof skipped"
+               : proved ? fmag_superopt_proof_status_name(pr.status)
+                        : "PROOF FAILED",
                short_enough ? "ok" : "COMPILER LONGER THAN THE RULE");
         if (!proved || !short_enough)
             rc = 1;
@@ -340,9 +347,10 @@ static int run_verify_rules(const fmag_superopt_options *o)
     return rc;
 }
 #else
-static int run_verify_rules(const fmag_superopt_options *o)
+static int run_verify_rules(const fmag_superopt_options *o, bool prove)
 {
     (void)o;
+    (void)prove;
     fprintf(stderr, "superopt: error: --verify-rules needs the compiler (built without it)\n");
     return 1;
 }
@@ -352,7 +360,7 @@ int main(int argc, char **argv)
 {
     const char *expr = NULL, *file = NULL, *fname = NULL, *outpath = NULL, *check = NULL;
     const char *rule_name = NULL;
-    bool verify_rules = false;
+    bool verify_rules = false, no_proof = false;
     bool stochastic = false, builtin = false, compare = true;
     fmag_superopt_options o;
     memset(&o, 0, sizeof o);
@@ -396,6 +404,8 @@ int main(int argc, char **argv)
             rule_name = v;
         } else if (!strcmp(a, "--verify-rules")) {
             verify_rules = true;
+        } else if (!strcmp(a, "--no-proof")) {
+            no_proof = true;
         } else if (!strcmp(a, "--builtin")) {
             builtin = true;
         } else if (!strcmp(a, "--no-compare")) {
@@ -468,7 +478,7 @@ int main(int argc, char **argv)
     }
     (void)builtin; /* only meaningful with the SL frontend */
     if (verify_rules)
-        return run_verify_rules(&o);
+        return run_verify_rules(&o, !no_proof);
     if (!!expr == !!file) {
         fprintf(stderr, "superopt: error: give exactly one target, -e EXPR or -f FILE.fir\n");
         return 1;
