@@ -11,6 +11,9 @@
  *
  *    r[d] = (G > 0) ? fmaf(r[a], B, C) : r[d]
  *
+ * A NaN result is stored as FMAG_VM_CANONICAL_NAN (0x7FC00000, +qNaN): C does not
+ * fix a NaN's sign or payload and CPUs and GPUs differ, so the engines pin it.
+ *
  * NaN-boxing: a word whose float value is a NaN names register (word & 0xFFFF);
  * any other word is a literal. Encoders write references as 0x7FC00000 | index.
  */
@@ -30,6 +33,8 @@ extern "C" {
 #define FMAG_VM_FORMAT_VERSION 1
 #define FMAG_VM_FLAG_FASTMATH 0x1u
 #define FMAG_VM_HEADER_SIZE 32u
+/* The bits every engine stores when an instruction's fma produces a NaN. */
+#define FMAG_VM_CANONICAL_NAN 0x7FC00000u
 
 /* One encoded instruction, exactly the 16 bytes of the stream (host order words;
  * the reader/writer convert from/to little-endian). */

@@ -80,11 +80,20 @@ static bool decode_program(const fmag_vm_program *p, dec_prog *dp)
     return true;
 }
 
+static inline float canonical_nan(void)
+{
+    uint32_t w = FMAG_VM_CANONICAL_NAN;
+    float f;
+    memcpy(&f, &w, sizeof f);
+    return f;
+}
+
 /* One decoded instruction over all lanes. The result goes through a local array
  * because d may equal a, b, c or g: the compiler then needs no alias checks. */
 #define KLOOP(BV, CV, SEL)                                                                         \
     for (int k = 0; k < LANES; k++) {                                                              \
         float f_ = fmaf(ra[k], BV, CV);                                                            \
+        f_ = f_ != f_ ? qnan : f_; /* the canonical NaN, as the reference */                       \
         t[k] = SEL;                                                                                \
     }
 
@@ -98,6 +107,7 @@ static bool decode_program(const fmag_vm_program *p, dec_prog *dp)
         const float *rc = R + (size_t)x->c * LANES;                                                \
         const float *rg = R + (size_t)x->g * LANES;                                                \
         const float bi = x->bi, ci = x->ci;                                                        \
+        const float qnan = canonical_nan();                                                        \
         switch (x->kind) {                                                                         \
         case 0:                                                                                    \
             KLOOP(rb[k], rc[k], rg[k] > 0.0f ? f_ : rd[k]);                                        \

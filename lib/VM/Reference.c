@@ -25,7 +25,13 @@ void fmag_vm_run(const fmag_vm_program *p, const float *in, float *out, float *r
         /* `g > 0` is false for NaN, +0 and -0, as IEEE says. */
         if (g > 0.0f) {
             float b = operand(ins.b, regs), c = operand(ins.c, regs);
-            regs[fmag_vm_instr_d(ins)] = fmaf(regs[fmag_vm_instr_a(ins)], b, c);
+            float r = fmaf(regs[fmag_vm_instr_a(ins)], b, c);
+            /* C leaves a NaN's sign and payload open and hardware differs
+             * (x86 makes -NaN for inf*0, and which input NaN an fma passes on
+             * depends on the compiler's operand order), so every NaN result is
+             * stored as the one canonical NaN: engines then agree bit for bit. */
+            if (r != r) r = fmag_vm_bits_float(FMAG_VM_CANONICAL_NAN);
+            regs[fmag_vm_instr_d(ins)] = r;
         }
     }
     for (uint32_t i = 0; i < p->nout; i++)

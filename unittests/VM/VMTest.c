@@ -121,8 +121,10 @@ static void test_one_instruction_oracle(void)
                     float out;
                     fmag_vm_run(&p, in, &out, regs);
                     float want = in[3] > 0 ? fmaf(in[0], in[1], in[2]) : in[0];
-                    if (isnan(want))
-                        CHECK(isnan(out));
+                    if (isnan(want) && in[3] > 0)
+                        CHECK(bits(out) == FMAG_VM_CANONICAL_NAN); /* a NaN result */
+                    else if (isnan(want))
+                        CHECK(bits(out) == bits(in[0])); /* no write: the input NaN */
                     else
                         CHECK(bits(out) == bits(want));
                     checked++;
@@ -133,7 +135,7 @@ static void test_one_instruction_oracle(void)
 /* Literal operands in each slot, checked against hand-computed constants. */
 static void test_literals_by_hand(void)
 {
-    float regs[8], out[4];
+    float regs[8], out[5];
     /* r1 = 3*2 + 0.5 = 6.5 (b, c, g literal); r2 = r1*-1 + 10 = 3.5 (guard literal
      * denormal: > 0, so it fires); r3 = guard -0: never fires, stays +0. */
     fmag_vm_instr code[] = {
@@ -169,6 +171,29 @@ static void test_literals_by_hand(void)
     CHECK(out[0] == INFINITY);
     CHECK(isnan(out[1]) && isnan(out[2]));
     CHECK(bits(out[3]) == 0u);
+
+    /* Every NaN an instruction makes is the canonical +qNaN, whatever the
+     * operands' NaN signs and payloads; a NaN that is never written keeps its bits. */
+    fmag_vm_instr canon[] = {
+        I(1, 0, L(0.0f), L(0.0f), L(1.0f)), /* inf*0: x86 would make 0xFFC00000 */
+        I(2, 3, R(4), L(1.0f), L(1.0f)),    /* NaN inputs: which would pass on? */
+        I(3, 4, R(3), R(4), L(1.0f)),
+    };
+    fmag_vm_program pc = prog("canon", 5, 5, 5, canon, 3);
+    float cin[5] = {INFINITY, 0, 0, fl(0xFFC00123u), fl(0x7FC00456u)};
+    fmag_vm_run(&pc, cin, out, regs);
+    CHECK(bits(out[0]) == 0x7F800000u);
+    CHECK(bits(out[1]) == FMAG_VM_CANONICAL_NAN);
+    CHECK(bits(out[2]) == FMAG_VM_CANONICAL_NAN);
+    CHECK(bits(out[3]) == FMAG_VM_CANONICAL_NAN);
+    float cout5[5];
+    fmag_vm_run(&pc, cin, cout5, regs);
+    CHECK(bits(cout5[4]) == 0x7FC00456u); /* r4 never written */
+    const fmag_vm_program *pcp = &pc;
+    float bout[5];
+    char err[256];
+    CHECK(fmag_vm_run_per_lane_threads(&pcp, 1, NULL, cin, 5, bout, 5, 1, 1, err, sizeof err));
+    CHECK(memcmp(bout, cout5, sizeof bout) == 0);
 
     /* Denormal results are kept, not flushed: 2^-126 * 0.5 = 2^-127. */
     fmag_vm_instr den[] = {I(0, 0, L(0.5f), L(0.0f), L(1.0f))};
