@@ -90,6 +90,27 @@ static inline uint32_t fmag_gpu_predecode(const fmag_gpu_word4 *code, uint32_t n
     return n;
 }
 
+/* Pre-decode that also fuses FMAG's select idiom: an unconditional write of X whose b and c
+ * are literals (a copy, a constant), followed by a register-guarded write of X that does not
+ * read X, becomes one record of kind 8 | (second's b, c kinds) holding the first
+ * instruction, followed by the second's ordinary record. Returns the number of records. */
+static inline uint32_t fmag_gpu_predecode_sel(const fmag_gpu_word4 *code, uint32_t ninstr,
+                                              uint32_t rf, fmag_gpu_word4 *out)
+{
+    uint32_t n = fmag_gpu_predecode(code, ninstr, rf, out);
+    for (uint32_t i = 0; i + 1 < n; ++i) {
+        uint32_t k1 = out[i].da >> 16, k2 = out[i + 1].da >> 16;
+        uint32_t x = out[i].da & 0xFFu, d2 = out[i + 1].da & 0xFFu,
+                 a2 = (out[i + 1].da >> 8) & 0xFFu;
+        if (k1 != 0 || !(k2 & 4u) || d2 != x || a2 == x || out[i + 1].g == x ||
+            ((k2 & 1u) && out[i + 1].b == x) || ((k2 & 2u) && out[i + 1].c == x))
+            continue;
+        out[i].da = (out[i].da & 0xFFFFu) | ((8u | (k2 & 3u)) << 16);
+        ++i; /* the second record stays as it is; the kernel reads it with the first */
+    }
+    return n;
+}
+
 /* Flags of the forwarding pre-decode (low bits of word 3, below the row-aligned offsets). */
 #define FMAG_GPU_PD_KIND_MASK 7u /* which of b, c, g are registers (as fmag_gpu_predecode) */
 #define FMAG_GPU_PD_APREV 8u     /* a is the previous instruction's result (in a register) */

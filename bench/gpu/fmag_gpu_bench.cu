@@ -408,6 +408,10 @@ template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_pair(fma
 {
     fmag_k_pair<RFS, K, T>(p);
 }
+template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_sel(fmag_cuda_args p)
+{
+    fmag_k_sel<RFS, K, T>(p);
+}
 template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_hot(fmag_cuda_args p)
 {
     fmag_k_spec_hot<RFS, K, T>(p);
@@ -744,8 +748,20 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         runG(k_spec<4>, 4, "U4-spec", u);
         runG(k_spec<8>, 8, "U8-spec", u);
         runG(k_pair<4>, 4, "P4-pair", u);
-        runG(k_pair<8>, 8, "P8-pair", u);
-        runG(k_pair<2>, 2, "P2-pair", u);
+        {
+            std::vector<W4> sl(p.code.size());
+            unsigned ns2 = fmag_gpu_predecode_sel(p.code.data(), (uint32_t)p.code.size(), RF, sl.data());
+            unsigned nfused = 0;
+            for (unsigned i = 0; i < ns2; ++i)
+                nfused += (sl[i].da >> 16) >= 8;
+            printf("  fused selects: %u of %u records\n", nfused, ns2);
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), ns2 * 16));
+            fmag_cuda_args s2 = u;
+            s2.ninstr = ns2;
+            runG(k_sel<4>, 4, "S4-sel", s2);
+            runG(k_sel<8>, 8, "S8-sel", s2);
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+        }
         if (maxregs <= 2) {
             unsigned n2 = fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), 2, pd.data());
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), n2 * 16));

@@ -56,9 +56,12 @@ typedef struct fmag_cuda_args_c {
 } fmag_cuda_args_c;
 
 #define FMAG_CUDA_T 128u
-/* Uniform kernels for 4 < rf <= 32: "fmag_pair_r%u_k%u" (two instructions per dispatch) or
- * "fmag_spec_r%u_k%u" (one); larger files always use spec. See docs/PERFORMANCE.md. */
-#define FMAG_CUDA_UNIFORM_NAME "fmag_pair_r%u_k%u"
+/* Uniform kernels for 4 < rf <= 256: one pre-decoded instruction per dispatch. Two per
+ * dispatch (fmag_k_pair) and frequency-ordered dispatch measured slower; see
+ * docs/PERFORMANCE.md. */
+#define FMAG_CUDA_UNIFORM_NAME "fmag_spec_r%u_k%u"
+/* 4 < rf <= 32: the spec kernel with FMAG's select idiom fused (fmag_k_sel). */
+#define FMAG_CUDA_FUSE_SELECT 1
 #define CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
 #define FMAG_CUDA_MAX_UNIFORM_C 4096u
 
@@ -267,11 +270,14 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         npd = fmag_gpu_predecode_fwd((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf,
                                      k * FMAG_CUDA_T * 4u, uni->nout, code, needed);
         snprintf(kname, sizeof kname, "fmag_fwd_r%u_k8", (unsigned)rf);
+    } else if (uni && rf <= 32 && FMAG_CUDA_FUSE_SELECT) {
+        k = 4;
+        npd = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
+        snprintf(kname, sizeof kname, "fmag_sel_r%u_k4", (unsigned)rf);
     } else if (uni && rf <= 256) {
         k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;
         npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
-        snprintf(kname, sizeof kname, rf <= 32 ? FMAG_CUDA_UNIFORM_NAME : "fmag_spec_r%u_k%u",
-                 (unsigned)rf, (unsigned)k);
+        snprintf(kname, sizeof kname, FMAG_CUDA_UNIFORM_NAME, (unsigned)rf, (unsigned)k);
     }
     if (npd <= FMAG_CUDA_MAX_UNIFORM_C) {
         spec = true;

@@ -328,6 +328,73 @@ static void emulate_fwd(const fmag_gpu_word4 *pd, uint32_t n, uint32_t rf, uint3
         out[i] = r[i];
 }
 
+/* Executes a select-fusing pre-decoded stream the way fmag_k_sel does (one element). */
+static void emulate_sel(const fmag_gpu_word4 *pd, uint32_t n, uint32_t rf, const fmag_vm_program *p,
+                        const float *in, float *out)
+{
+    float r[32];
+    for (uint32_t i = 0; i < rf; ++i)
+        r[i] = i < p->nin ? in[i] : 0.0f;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t k = pd[i].da >> 16, d = pd[i].da & 0xFFu, a = (pd[i].da >> 8) & 0xFFu;
+        if (k >= 8 && i + 1 < n) {
+            const fmag_gpu_word4 *w2 = &pd[++i];
+            float v1 = fmaf(r[a], bits(pd[i - 1].b), bits(pd[i - 1].c));
+            float b2 = (k & 1u) ? r[w2->b] : bits(w2->b), c2 = (k & 2u) ? r[w2->c] : bits(w2->c);
+            float v2 = fmaf(r[(w2->da >> 8) & 0xFFu], b2, c2);
+            r[d] = r[w2->g] > 0.0f ? v2 : v1;
+            continue;
+        }
+        float b = (k & 1u) ? r[pd[i].b] : bits(pd[i].b), c = (k & 2u) ? r[pd[i].c] : bits(pd[i].c);
+        bool wr = (k & 4u) ? r[pd[i].g] > 0.0f : true;
+        if (wr) r[d] = fmaf(r[a], b, c);
+    }
+    for (uint32_t i = 0; i < p->nout; ++i)
+        out[i] = r[i];
+}
+
+static void test_predecode_sel(void)
+{
+    int bad = 0, fused = 0;
+    for (int t = 0; t < 400; ++t) {
+        uint16_t regs = (uint16_t)(2 + rnd() % 15);
+        fmag_vm_instr code[48];
+        fmag_vm_program p;
+        random_program(&p, code, 2 + rnd() % 46, regs, (uint16_t)(1 + rnd() % regs),
+                       (uint16_t)(1 + rnd() % regs));
+        /* plant select idioms: X = copy/constant; X = g > 0 ? ... : X */
+        for (uint32_t i = 0; i + 1 < p.ninstr; i += 2)
+            if (rnd() % 2) {
+                code[i].b = fbits(rnd() % 2 ? 1.0f : 0.0f);
+                code[i].c = fbits(rnd_literal());
+                code[i].g = fbits(1.0f);
+                code[i + 1].da = (code[i + 1].da & 0xFFFF0000u) | (code[i].da & 0xFFFFu);
+                code[i + 1].g = fmag_vm_ref_word((uint16_t)(rnd() % regs));
+            }
+        uint32_t rf = fmag_gpu_pow2_regs(regs);
+        fmag_gpu_word4 pd[48];
+        uint32_t n = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)code, p.ninstr, rf, pd);
+        for (uint32_t i = 0; i < n; ++i)
+            fused += (pd[i].da >> 16) >= 8;
+        for (int e = 0; e < 20; ++e) {
+            float in[16], a[16], b[16], regsbuf[16];
+            for (int i = 0; i < 16; ++i)
+                in[i] = rnd_input(true);
+            fmag_vm_run(&p, in, a, regsbuf);
+            emulate_sel(pd, n, rf, &p, in, b);
+            for (uint32_t i = 0; i < p.nout; ++i)
+                if (!same(a[i], b[i])) {
+                    if (bad++ < 3)
+                        printf("  predecode_sel: program %d output %u: %a vs ref %a\n", t, i, b[i],
+                               a[i]);
+                    break;
+                }
+        }
+    }
+    EXPECT(bad == 0, "select-fusing pre-decode differs from the reference VM in %d cases", bad);
+    EXPECT(fused > 100, "too few fused selects (%d)", fused);
+}
+
 static void test_predecode_fwd(void)
 {
     int bad = 0, fwd = 0, nostore = 0, total = 0;
@@ -376,6 +443,7 @@ int main(void)
 {
     test_host_helpers();
     test_predecode_fwd();
+    test_predecode_sel();
     int ran = 0;
     static const struct {
         fmag_gpu_api api;
