@@ -21,6 +21,9 @@ void fmag_asm_print_image(const fmag_vm_image *img, FILE *out);
 /* Writes a literal (buf of at least 32 bytes) in the shortest decimal that reads
  * back to the same bits; returns buf. */
 char *fmag_asm_format_float(char *buf, float f);
+/* Prints a program name as .def spells it: bare when it is an identifier, else
+ * double-quoted with \\, \" and \xHH escapes. */
+void fmag_asm_print_name(const char *name, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -55,7 +55,7 @@ static bool name_is_ident(const char *n)
     return true;
 }
 
-static void print_name(const char *n, FILE *out)
+void fmag_asm_print_name(const char *n, FILE *out)
 {
     if (name_is_ident(n)) {
         fputs(n, out);
@@ -88,7 +88,7 @@ static void print_operand(uint32_t w, FILE *out)
 void fmag_asm_print_program(const fmag_vm_program *p, FILE *out)
 {
     fputs(".def ", out);
-    print_name(p->name ? p->name : "", out);
+    fmag_asm_print_name(p->name ? p->name : "", out);
     fprintf(out, ", %u, %u\n", (unsigned)p->nin, (unsigned)p->nout);
     fprintf(out, ".regs %u\n", (unsigned)p->regs);
     if (p->flags & FMAG_VM_FLAG_FASTMATH) fputs(".fastmath\n", out);

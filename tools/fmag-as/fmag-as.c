@@ -150,11 +150,11 @@ int main(int argc, char **argv)
             size_t off = 0;
             for (size_t r = 0; r < img.nprograms; r++) {
                 const fmag_vm_program *p = &img.programs[r];
-                fprintf(out,
-                        "record %zu at offset %zu: name=%s instructions=%u regs=%u inputs=%u "
-                        "outputs=%u flags=0x%x%s\n",
-                        r, off, p->name, (unsigned)p->ninstr, (unsigned)p->regs, (unsigned)p->nin,
-                        (unsigned)p->nout, (unsigned)p->flags,
+                fprintf(out, "record %zu at offset %zu: name=", r, off);
+                fmag_asm_print_name(p->name, out);
+                fprintf(out, " instructions=%u regs=%u inputs=%u outputs=%u flags=0x%x%s\n",
+                        (unsigned)p->ninstr, (unsigned)p->regs, (unsigned)p->nin, (unsigned)p->nout,
+                        (unsigned)p->flags,
                         (p->flags & FMAG_VM_FLAG_FASTMATH) ? " (fastmath)" : "");
                 off += FMAG_VM_HEADER_SIZE + ((strlen(p->name) + 15) & ~(size_t)15) +
                        (size_t)p->ninstr * 16;
