@@ -303,6 +303,32 @@ static void print_pool(FILE *out, const float *pool, unsigned n)
     }
 }
 
+#ifdef FMAG_SUPEROPT_HAVE_SL
+static bool is_ident_char(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* `export f32 target(f32 x[, f32 y]) { return EXPR; }` through the SL frontend. */
+static fmag_module *sl_compile_expr(fmag_context *ctx, const char *expr)
+{
+    bool uses_y = false;
+    for (const char *s = expr; *s; s++)
+        if (*s == 'y' && (s == expr || !is_ident_char(s[-1])) && !is_ident_char(s[1]))
+            uses_y = true;
+    size_t cap = strlen(expr) + 128;
+    char *src = malloc(cap);
+    if (!src)
+        return NULL;
+    snprintf(src, cap, "export f32 target(f32 x%s) { return %s; }\n", uses_y ? ", f32 y" : "",
+             expr);
+    fmag_sl_options so = {false, "target"};
+    fmag_module *m = fmag_sl_compile(ctx, "<expr>", src, strlen(src), &so);
+    free(src);
+    return m;
+}
+#endif
+
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
 /* Every rule: the program is proved against the pattern itself (the obligation the
  * pass relies on), and -O2 + lowering of the pattern is no longer than the program. */
@@ -333,8 +359,24 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
         fmag_superopt_program compiled;
         bool have = compile_target(ctx, t, &compiled);
         bool short_enough = have && compiled.len <= rule->length;
-        printf("%-16s %-40s pattern %u, rule %u, -O2 %s%u: %s, %s\n", rule->name, rule->expr,
-               rule->npattern, rule->length, have ? "" : "FAILED ", have ? compiled.len : 0,
+        char sl[64] = "";
+#ifdef FMAG_SUPEROPT_HAVE_SL
+        /* end to end: the expression through SL, -O2 and lowering, as a user gets it */
+        fmag_module *m = sl_compile_expr(ctx, rule->expr);
+        fmag_vm_image img;
+        fmag_vm_image_init(&img);
+        if (m && fmag_run_passes(m, "O2", NULL) && fmag_codegen_module(m, &img) &&
+            img.nprograms == 1) {
+            snprintf(sl, sizeof sl, ", SL -O2 %u", img.programs[0].ninstr);
+            short_enough &= img.programs[0].ninstr <= rule->length;
+        } else {
+            snprintf(sl, sizeof sl, ", SL FAILED");
+            short_enough = false;
+        }
+        fmag_vm_image_free(&img);
+#endif
+        printf("%-12s %-26s pattern %u, rule %u, -O2 %s%u%s: %s, %s\n", rule->name, rule->expr,
+               rule->npattern, rule->length, have ? "" : "FAILED ", have ? compiled.len : 0, sl,
                !prove ? "proof skipped"
                : proved ? fmag_superopt_proof_status_name(pr.status)
                         : "PROOF FAILED",
@@ -493,30 +535,13 @@ int main(int argc, char **argv)
 #ifdef FMAG_SUPEROPT_HAVE_SL
         if (!builtin) {
             how = "SL frontend";
-            bool uses_y = false;
-            for (const char *s = expr; *s; s++)
-                if (*s == 'y' && (s == expr || !(s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z') ||
-                                                 (s[-1] >= 'A' && s[-1] <= 'Z') ||
-                                                 (s[-1] >= '0' && s[-1] <= '9'))) &&
-                    !(s[1] == '_' || (s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z') ||
-                      (s[1] >= '0' && s[1] <= '9')))
-                    uses_y = true;
-            size_t cap = strlen(expr) + 128;
-            char *src = malloc(cap);
-            if (!src)
-                return 1;
-            snprintf(src, cap, "export f32 target(f32 x%s) { return %s; }\n",
-                     uses_y ? ", f32 y" : "", expr);
-            fmag_sl_options so = {false, "target"};
-            fmag_module *m = fmag_sl_compile(ctx, "<expr>", src, strlen(src), &so);
+            fmag_module *m = sl_compile_expr(ctx, expr);
             if (!m) {
                 diag_print(ctx);
-                free(src);
                 fmag_context_destroy(ctx);
                 return 1;
             }
             t = target_from_module(m, "target", err, sizeof err);
-            free(src);
         }
 #endif
         if (!t && !err[0])
