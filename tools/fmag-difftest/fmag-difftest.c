@@ -113,7 +113,7 @@ static void gen_arith(gen *g)
     fmag_builder *b = &g->b;
     fmag_module *m = g->m;
     fmag_value *x = pickv(g), *y = pickv(g), *v = NULL;
-    switch (rint_(g->r, 24)) {
+    switch (rint_(g->r, 26)) {
     case 0:
         v = fmag_build_add(b, x, y);
         break;
@@ -189,6 +189,15 @@ static void gen_arith(gen *g)
     case 21:
         v = fmag_build_add(b, fmag_build_mul(b, x, gconst(g)), gconst(g));
         break;
+    case 22: /* (x > y) && (z > w), or ||, as a frontend writes it, used as a guard */
+    case 23: {
+        fmag_value *p = fmag_build_gt(b, x, y), *q = fmag_build_gt(b, pickv(g), pickv(g));
+        fmag_value *c = rchance(g->r, 50) ? fmag_build_select(b, q, fmag_module_const(m, 0.0f), p)
+                                          : fmag_build_select(b, fmag_module_const(m, 1.0f), q, p);
+        v = fmag_build_select(b, pickv(g), pickv(g), c);
+        if (rchance(g->r, 20)) push(g, c);
+        break;
+    }
     default:
         v = fmag_build_fmag(b, x, pick(g, 40), pick(g, 40), pickv(g), pick(g, 40));
         break;
