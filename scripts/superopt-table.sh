@@ -36,6 +36,8 @@ targets=(
   "round-trick|x + 12582912.0 - 12582912.0"
   "floor-trick|(x + 12582912.0 - 12582912.0) - ((x + 12582912.0 - 12582912.0) > x ? 1.0 : 0.0)"
   "fract-trick|x - ((x + 12582912.0 - 12582912.0) - ((x + 12582912.0 - 12582912.0) > x ? 1.0 : 0.0))"
+  "floor|floor(x)"
+  "fract|fract(x)"
   "mix|mix(x, y, 0.25)"
   "smoothstep|smoothstep(0.0, 1.0, x)"
   "rcp-reduce-hi|x >= 2.0 ? x * 0.5 : x"

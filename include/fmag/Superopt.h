@@ -52,9 +52,9 @@ typedef struct fmag_so_op {
 } fmag_so_op;
 
 typedef struct fmag_superopt_target {
-    unsigned nin;     /* 1 or 2 */
+    unsigned nin; /* 1 or 2 */
     unsigned nops;
-    fmag_so_op *ops;  /* malloc'ed */
+    fmag_so_op *ops; /* malloc'ed */
     fmag_so_ref result;
     unsigned nconsts; /* distinct literals the tape uses, for the search pool */
     float consts[FMAG_SUPEROPT_MAX_POOL];
@@ -100,8 +100,8 @@ struct fmag_func;
 struct fmag_module;
 fmag_superopt_target *fmag_superopt_target_from_ir(struct fmag_func *f, char *err, size_t errlen);
 /* Builds an export function `name` computing the target (for the compiler's lowering). */
-struct fmag_func *fmag_superopt_target_to_ir(const fmag_superopt_target *t,
-                                             struct fmag_module *m, const char *name);
+struct fmag_func *fmag_superopt_target_to_ir(const fmag_superopt_target *t, struct fmag_module *m,
+                                             const char *name);
 
 /* ----------------------------------------------------------------- programs */
 
@@ -138,8 +138,8 @@ typedef enum fmag_superopt_proof_status {
 
 typedef struct fmag_superopt_proof {
     fmag_superopt_proof_status status;
-    uint64_t checked;   /* inputs on which the target is finite and was compared */
-    uint64_t skipped;   /* inputs outside the contract (target not finite) */
+    uint64_t checked; /* inputs on which the target is finite and was compared */
+    uint64_t skipped; /* inputs outside the contract (target not finite) */
     double seconds;
     unsigned threads;
     float cex[FMAG_SUPEROPT_MAX_INPUTS]; /* FAILED: the input */
@@ -156,28 +156,28 @@ const char *fmag_superopt_proof_status_name(fmag_superopt_proof_status s);
 /* ------------------------------------------------------------------- search */
 
 typedef struct fmag_superopt_options {
-    unsigned max_len;    /* BFS: longest length tried (0 = 3); stochastic: 0 = seed's */
-    unsigned regs;       /* 0: BFS picks nin + len - 1 per length (all a program
-                            of that length can use); stochastic: the seed's + 1 */
-    const float *pool;   /* literal pool; NULL = {0, 1, -1, 0.5, 2} + target's */
+    unsigned max_len;  /* BFS: longest length tried (0 = 3); stochastic: 0 = seed's */
+    unsigned regs;     /* 0: BFS picks nin + len - 1 per length (all a program
+                          of that length can use); stochastic: the seed's + 1 */
+    const float *pool; /* literal pool; NULL = {0, 1, -1, 0.5, 2} + target's */
     unsigned npool;
-    uint64_t seed;       /* random seed (stochastic; test-vector sampling) */
-    double time_limit;   /* seconds; 0 = 60 */
-    unsigned threads;    /* for proofs; 0 = all CPUs */
-    uint64_t prove_samples; /* two-input proofs; 0 = default */
+    uint64_t seed;                      /* random seed (stochastic; test-vector sampling) */
+    double time_limit;                  /* seconds; 0 = 60 */
+    unsigned threads;                   /* for proofs; 0 = all CPUs */
+    uint64_t prove_samples;             /* two-input proofs; 0 = default */
     const fmag_superopt_program *start; /* stochastic: seed program (must be correct) */
 } fmag_superopt_options;
 
 typedef struct fmag_superopt_result {
-    bool found;             /* prog holds a proven (or sampled) program */
-    bool minimal;           /* BFS: every shorter length was exhausted */
+    bool found;   /* prog holds a proven (or sampled) program */
+    bool minimal; /* BFS: every shorter length was exhausted */
     bool timed_out;
     fmag_superopt_program prog;
     fmag_superopt_proof proof;
-    unsigned lower_bound;   /* BFS: no program shorter than this exists (pool, regs) */
-    double search_seconds;  /* excluding the final proof */
-    uint64_t nodes;         /* states expanded / proposals made */
-    unsigned cegis_rounds;  /* counterexamples added to the test vectors */
+    unsigned lower_bound;  /* BFS: no program shorter than this exists (pool, regs) */
+    double search_seconds; /* excluding the final proof */
+    uint64_t nodes;        /* states expanded / proposals made */
+    unsigned cegis_rounds; /* counterexamples added to the test vectors */
     unsigned regs_tried;
     unsigned npool;
     float pool[FMAG_SUPEROPT_MAX_POOL];

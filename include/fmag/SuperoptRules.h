@@ -20,15 +20,15 @@ extern "C" {
 
 typedef struct fmag_superopt_rule {
     const char *name;
-    const char *expr;   /* the SL expression the pattern came from */
-    unsigned nin;       /* 1 or 2 */
-    unsigned npattern;  /* pattern operations; the root is the last */
+    const char *expr;  /* the SL expression the pattern came from */
+    unsigned nin;      /* 1 or 2 */
+    unsigned npattern; /* pattern operations; the root is the last */
     const fmag_so_op *pattern;
-    unsigned length;    /* instructions of the proven program */
-    unsigned regs;      /* its registers */
+    unsigned length; /* instructions of the proven program */
+    unsigned regs;   /* its registers */
     const fmag_vm_decoded *code;
-    bool exhaustive;    /* one input: proven over every finite float32; two inputs:
-                           sampled by superopt and argued in the comment by hand */
+    bool exhaustive; /* one input: proven over every finite float32; two inputs:
+                        sampled by superopt and argued in the comment by hand */
 } fmag_superopt_rule;
 
 size_t fmag_superopt_rule_count(void);

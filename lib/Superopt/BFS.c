@@ -29,13 +29,13 @@
 typedef struct bfs {
     const fmag_superopt_target *t;
     unsigned nin, R, L, n;
-    uint64_t full;                 /* mask of the n active lanes */
+    uint64_t full; /* mask of the n active lanes */
     float want[SO_NV];
-    unsigned nopnd;                /* R registers then the pool */
+    unsigned nopnd; /* R registers then the pool */
     float pool_rows[FMAG_SUPEROPT_MAX_POOL][SO_NV];
     float pool[FMAG_SUPEROPT_MAX_POOL];
     unsigned npool;
-    uint64_t *tt;                  /* key with the depth in the low 4 bits; 0 = empty */
+    uint64_t *tt; /* key with the depth in the low 4 bits; 0 = empty */
     size_t tt_used;
     uint64_t nodes;
     double deadline;
@@ -77,15 +77,14 @@ static inline uint64_t state_key(const bfs *b, const uint64_t *rh)
     uint64_t h = mix64(rh[0] ^ 0xA5A5A5A5A5A5A5A5ull);
     for (unsigned r = 1; r < b->R; r++)
         h += mix64(rh[r] + 0x1234567ull); /* a sum: the order of r1..rR-1 is irrelevant */
-    return h | 1; /* never 0 (empty slot) */
+    return h | 1;                         /* never 0 (empty slot) */
 }
 
 /* Returns true when the state should be explored at this depth (new, or only seen
  * deeper before) and records it. */
 static bool tt_visit(bfs *b, uint64_t key, unsigned depth)
 {
-    if (!b->tt)
-        return true;
+    if (!b->tt) return true;
     uint64_t k = key & ~0xFull;
     size_t mask = ((size_t)1 << TT_BITS) - 1;
     size_t i = (size_t)(key >> 20) & mask;
@@ -99,8 +98,7 @@ static bool tt_visit(bfs *b, uint64_t key, unsigned depth)
             return true;
         }
         if ((e & ~0xFull) == k) {
-            if ((e & 0xF) <= depth)
-                return false;
+            if ((e & 0xF) <= depth) return false;
             b->tt[i] = k | depth;
             return true;
         }
@@ -144,14 +142,12 @@ static inline __attribute__((always_inline)) bool final_step(bfs *b, unsigned de
     float v[SO_NV] __attribute__((aligned(32)));
     for (unsigned a = 0; a < b->R; a++) {
         for (unsigned jb = 0; jb < b->nopnd; jb++) {
-            if (jb < b->R && jb < a)
-                continue; /* commutative product */
+            if (jb < b->R && jb < a) continue; /* commutative product */
             const float *bv = opnd_row(b, st, jb);
             for (unsigned jc = 0; jc < b->nopnd; jc++) {
                 const float *cv = opnd_row(b, st, jc);
                 b->nodes++;
-                if (!lane0_ok && !(fmaf(st[a][0], bv[0], cv[0]) == b->want[0]))
-                    continue;
+                if (!lane0_ok && !(fmaf(st[a][0], bv[0], cv[0]) == b->want[0])) continue;
                 uint64_t e = 0;
                 for (unsigned i = 0; i < n; i++) {
                     v[i] = fmaf(st[a][i], bv[i], cv[i]);
@@ -159,8 +155,7 @@ static inline __attribute__((always_inline)) bool final_step(bfs *b, unsigned de
                 }
                 for (unsigned g = 0; g <= b->R; g++) {
                     uint64_t ok = (pos[g] & e) | (~pos[g] & m0);
-                    if ((ok & b->full) != b->full)
-                        continue;
+                    if ((ok & b->full) != b->full) continue;
                     fmag_vm_decoded *ins = &b->sol[depth];
                     memcpy(b->sol, b->path, depth * sizeof(fmag_vm_decoded));
                     ins->d = 0;
@@ -190,10 +185,8 @@ static bool dfs(bfs *b, unsigned depth)
         b->timed_out = true;
         return false;
     }
-    if (b->timed_out)
-        return false;
-    if (depth + 1 == b->L)
-        return final_step(b, depth);
+    if (b->timed_out) return false;
+    if (depth + 1 == b->L) return final_step(b, depth);
     const float(*st)[SO_NV] = b->st[depth];
     float(*nx)[SO_NV] = b->st[depth + 1];
     unsigned n = b->n;
@@ -201,15 +194,14 @@ static bool dfs(bfs *b, unsigned depth)
     float w[SO_NV] __attribute__((aligned(32)));
     for (unsigned a = 0; a < b->R; a++) {
         for (unsigned jb = 0; jb < b->nopnd; jb++) {
-            if (jb < b->R && jb < a)
-                continue;
+            if (jb < b->R && jb < a) continue;
             const float *bv = opnd_row(b, st, jb);
             for (unsigned jc = 0; jc < b->nopnd; jc++) {
                 const float *cv = opnd_row(b, st, jc);
                 for (unsigned i = 0; i < n; i++) {
                     float x = fmaf(st[a][i], bv[i], cv[i]);
-                    x = x == 0.0f ? 0.0f : x;      /* merge -0 into +0 */
-                    v[i] = x != x ? NAN : x;       /* one NaN */
+                    x = x == 0.0f ? 0.0f : x; /* merge -0 into +0 */
+                    v[i] = x != x ? NAN : x;  /* one NaN */
                 }
                 for (unsigned g = 0; g <= b->R; g++) {
                     for (unsigned d = 0; d < b->R; d++) {
@@ -219,14 +211,12 @@ static bool dfs(bfs *b, unsigned depth)
                             w[i] = (!gv || gv[i] > 0.0f) ? v[i] : st[d][i];
                             changed |= fbits(w[i]) != fbits(st[d][i]);
                         }
-                        if (!changed)
-                            continue;
+                        if (!changed) continue;
                         b->nodes++;
                         uint64_t rh[MAXR];
                         memcpy(rh, b->rh[depth], sizeof rh);
                         rh[d] = hash_row(w, n);
-                        if (!tt_visit(b, state_key(b, rh), depth + 1))
-                            continue;
+                        if (!tt_visit(b, state_key(b, rh), depth + 1)) continue;
                         memcpy(nx, st, sizeof(float) * SO_NV * b->R);
                         memcpy(nx[d], w, sizeof(float) * n);
                         memcpy(b->rh[depth + 1], rh, sizeof rh);
@@ -244,10 +234,8 @@ static bool dfs(bfs *b, unsigned depth)
                             ins->g.reg = (uint16_t)g;
                             ins->g.imm = 0.0f;
                         }
-                        if (dfs(b, depth + 1))
-                            return true;
-                        if (b->timed_out)
-                            return false;
+                        if (dfs(b, depth + 1)) return true;
+                        if (b->timed_out) return false;
                     }
                 }
             }
@@ -256,8 +244,14 @@ static bool dfs(bfs *b, unsigned depth)
     return false;
 }
 
-__attribute__((target("avx2,fma"))) static bool dfs_avx2(bfs *b) { return dfs(b, 0); }
-static bool dfs_generic(bfs *b) { return dfs(b, 0); }
+__attribute__((target("avx2,fma"))) static bool dfs_avx2(bfs *b)
+{
+    return dfs(b, 0);
+}
+static bool dfs_generic(bfs *b)
+{
+    return dfs(b, 0);
+}
 
 static bool have_avx2(void)
 {
@@ -276,8 +270,7 @@ static bool search_length(bfs *b, so_vectors *vec, const fmag_superopt_options *
     for (;;) {
         /* lanes: round up to 8 by repeating lane 0 (a repeat changes nothing) */
         unsigned n = (vec->n + 7) & ~7u;
-        if (n > SO_NV)
-            n = SO_NV;
+        if (n > SO_NV) n = SO_NV;
         b->n = n;
         b->full = n == 64 ? ~0ull : ((1ull << n) - 1);
         for (unsigned i = 0; i < n; i++) {
@@ -308,8 +301,7 @@ static bool search_length(bfs *b, so_vectors *vec, const fmag_superopt_options *
         } else {
             hit = avx2 ? dfs_avx2(b) : dfs_generic(b);
         }
-        if (!hit)
-            return false;
+        if (!hit) return false;
         fmag_superopt_program p;
         memset(&p, 0, sizeof p);
         p.len = b->L;
@@ -343,8 +335,9 @@ bool fmag_superopt_bfs(const fmag_superopt_target *t, const fmag_superopt_option
     }
     unsigned max_len = o->max_len ? o->max_len : 3;
     if (max_len > 8) {
-        snprintf(err, errlen, "--max-len %u is beyond what an exact search can finish; use "
-                              "the stochastic search",
+        snprintf(err, errlen,
+                 "--max-len %u is beyond what an exact search can finish; use "
+                 "the stochastic search",
                  max_len);
         return false;
     }
@@ -380,10 +373,8 @@ bool fmag_superopt_bfs(const fmag_superopt_target *t, const fmag_superopt_option
     bool avx2 = have_avx2();
     for (unsigned L = 0; L <= max_len; L++) {
         unsigned R = o->regs ? o->regs : t->nin + (L ? L - 1 : 0);
-        if (R < t->nin)
-            R = t->nin;
-        if (R > MAXR)
-            R = MAXR;
+        if (R < t->nin) R = t->nin;
+        if (R > MAXR) R = MAXR;
         b->L = L;
         b->R = R;
         b->nopnd = R + b->npool;

@@ -16,8 +16,9 @@ static bool ref_of(fmag_value *v, fmag_so_ref *out, char *err, size_t errlen)
         return true;
     case FMAG_VALUE_RESULT:
         if (!v->def || v->def->op != FMAG_OP_FMAG || !v->def->aux) {
-            snprintf(err, errlen, "target uses a value that is not an fmag instruction of its "
-                                  "block");
+            snprintf(err, errlen,
+                     "target uses a value that is not an fmag instruction of its "
+                     "block");
             return false;
         }
         out->kind = FMAG_SO_REF_OP;
@@ -48,11 +49,13 @@ fmag_superopt_target *fmag_superopt_target_from_ir(struct fmag_func *f, char *er
         return NULL;
     }
     bool ok = true, returned = false;
-    fmag_foreach_instr(i, f->first) { i->aux = NULL; }
     fmag_foreach_instr(i, f->first)
     {
-        if (!ok)
-            break;
+        i->aux = NULL;
+    }
+    fmag_foreach_instr(i, f->first)
+    {
+        if (!ok) break;
         if (i->op == FMAG_OP_FMAG) {
             if (t->nops >= FMAG_SUPEROPT_MAX_TAPE) {
                 snprintf(err, errlen, "target has more than %d instructions",
@@ -63,8 +66,7 @@ fmag_superopt_target *fmag_superopt_target_from_ir(struct fmag_func *f, char *er
             fmag_so_ref s[5];
             for (unsigned k = 0; k < 5 && ok; k++)
                 ok = ref_of(fmag_instr_op(i, k), &s[k], err, errlen);
-            if (!ok)
-                break;
+            if (!ok) break;
             fmag_so_ref r = fmag_superopt_target_add(t, s[0], s[1], s[2], s[3], s[4]);
             i->aux = (void *)(uintptr_t)(r.index + 1);
         } else if (i->op == FMAG_OP_RET) {
@@ -74,12 +76,17 @@ fmag_superopt_target *fmag_superopt_target_from_ir(struct fmag_func *f, char *er
             snprintf(err, errlen,
                      "target function @%s must be straight-line fmag code (found a %s; run "
                      "-O2 first)",
-                     f->name, i->op == FMAG_OP_CALL ? "call" : i->op == FMAG_OP_PHI ? "phi"
-                                                                                   : "branch");
+                     f->name,
+                     i->op == FMAG_OP_CALL  ? "call"
+                     : i->op == FMAG_OP_PHI ? "phi"
+                                            : "branch");
             ok = false;
         }
     }
-    fmag_foreach_instr(i, f->first) { i->aux = NULL; }
+    fmag_foreach_instr(i, f->first)
+    {
+        i->aux = NULL;
+    }
     if (ok && !returned) {
         snprintf(err, errlen, "target function @%s does not return", f->name);
         ok = false;
@@ -92,24 +99,23 @@ fmag_superopt_target *fmag_superopt_target_from_ir(struct fmag_func *f, char *er
     return t;
 }
 
-struct fmag_func *fmag_superopt_target_to_ir(const fmag_superopt_target *t,
-                                             struct fmag_module *m, const char *name)
+struct fmag_func *fmag_superopt_target_to_ir(const fmag_superopt_target *t, struct fmag_module *m,
+                                             const char *name)
 {
     fmag_func *f = fmag_func_create(m, name, t->nin, 1, true);
     fmag_block *bb = fmag_block_create(f, "entry");
     fmag_builder b;
     fmag_builder_at_end(&b, bb);
     fmag_value **vals = calloc(t->nops ? t->nops : 1, sizeof(fmag_value *));
-    if (!vals)
-        return NULL;
-#define V(r)                                                                                   \
-    ((r).kind == FMAG_SO_REF_CONST   ? fmag_module_const(m, (r).imm)                           \
-     : (r).kind == FMAG_SO_REF_INPUT ? &f->params[(r).index]                                   \
+    if (!vals) return NULL;
+#define V(r)                                                                                       \
+    ((r).kind == FMAG_SO_REF_CONST   ? fmag_module_const(m, (r).imm)                               \
+     : (r).kind == FMAG_SO_REF_INPUT ? &f->params[(r).index]                                       \
                                      : vals[(r).index])
     for (unsigned i = 0; i < t->nops; i++) {
         const fmag_so_op *op = &t->ops[i];
-        vals[i] = fmag_build_fmag(&b, V(op->s[0]), V(op->s[1]), V(op->s[2]), V(op->s[3]),
-                                  V(op->s[4]));
+        vals[i] =
+            fmag_build_fmag(&b, V(op->s[0]), V(op->s[1]), V(op->s[2]), V(op->s[3]), V(op->s[4]));
     }
     fmag_value *res = V(t->result);
 #undef V

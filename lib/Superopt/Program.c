@@ -18,8 +18,7 @@ float fmag_superopt_program_run(const fmag_superopt_program *p, const float *in)
         r[i] = in[i];
     for (unsigned i = 0; i < p->len; i++) {
         const fmag_vm_decoded *c = &p->code[i];
-        if (operand(&c->g, r) > 0.0f)
-            r[c->d] = fmaf(r[c->a], operand(&c->b, r), operand(&c->c, r));
+        if (operand(&c->g, r) > 0.0f) r[c->d] = fmaf(r[c->a], operand(&c->b, r), operand(&c->c, r));
     }
     return r[0];
 }
@@ -30,14 +29,10 @@ unsigned fmag_superopt_program_regs_used(const fmag_superopt_program *p)
     for (unsigned i = 0; i < p->len; i++) {
         const fmag_vm_decoded *c = &p->code[i];
         unsigned m = c->d > c->a ? c->d : c->a;
-        if (c->b.is_reg && c->b.reg > m)
-            m = c->b.reg;
-        if (c->c.is_reg && c->c.reg > m)
-            m = c->c.reg;
-        if (c->g.is_reg && c->g.reg > m)
-            m = c->g.reg;
-        if (m + 1 > n)
-            n = m + 1;
+        if (c->b.is_reg && c->b.reg > m) m = c->b.reg;
+        if (c->c.is_reg && c->c.reg > m) m = c->c.reg;
+        if (c->g.is_reg && c->g.reg > m) m = c->g.reg;
+        if (m + 1 > n) n = m + 1;
     }
     return n;
 }
@@ -49,12 +44,10 @@ static void print_float(FILE *out, float f)
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, (double)f);
         float back = strtof(buf, NULL);
-        if (memcmp(&back, &f, 4) == 0)
-            break;
+        if (memcmp(&back, &f, 4) == 0) break;
     }
     /* A bare integer reads as a float in .fmas, but "1.0" says so at a glance. */
-    if (!strpbrk(buf, ".eEn"))
-        strcat(buf, ".0");
+    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
     fputs(buf, out);
 }
 
@@ -79,8 +72,8 @@ void fmag_superopt_program_print(const fmag_superopt_program *p, const char *nam
         }
     }
     fprintf(out, ".def %s, %u, 1\n", name ? name : "target", p->nin);
-    unsigned regs = p->regs > fmag_superopt_program_regs_used(p) ? p->regs
-                                                                 : fmag_superopt_program_regs_used(p);
+    unsigned regs =
+        p->regs > fmag_superopt_program_regs_used(p) ? p->regs : fmag_superopt_program_regs_used(p);
     fprintf(out, "    .regs %u\n", regs);
     for (unsigned i = 0; i < p->len; i++) {
         const fmag_vm_decoded *c = &p->code[i];
@@ -96,8 +89,8 @@ void fmag_superopt_program_print(const fmag_superopt_program *p, const char *nam
 
 bool fmag_superopt_program_from_vm(const fmag_vm_program *vp, fmag_superopt_program *p)
 {
-    if (vp->ninstr > FMAG_SUPEROPT_MAX_LEN || vp->regs > FMAG_SUPEROPT_MAX_REGS ||
-        vp->nout != 1 || vp->nin < 1 || vp->nin > FMAG_SUPEROPT_MAX_INPUTS)
+    if (vp->ninstr > FMAG_SUPEROPT_MAX_LEN || vp->regs > FMAG_SUPEROPT_MAX_REGS || vp->nout != 1 ||
+        vp->nin < 1 || vp->nin > FMAG_SUPEROPT_MAX_INPUTS)
         return false;
     memset(p, 0, sizeof *p);
     p->len = vp->ninstr;
@@ -114,8 +107,7 @@ bool fmag_superopt_program_from_vm(const fmag_vm_program *vp, fmag_superopt_prog
             ops[k]->is_reg = fmag_vm_word_is_ref(words[k]);
             ops[k]->reg = (uint16_t)(words[k] & 0xFFFFu);
             memcpy(&ops[k]->imm, &words[k], 4);
-            if (ops[k]->is_reg)
-                ops[k]->imm = 0.0f;
+            if (ops[k]->is_reg) ops[k]->imm = 0.0f;
         }
     }
     return true;
@@ -137,8 +129,7 @@ static fmag_vm_operand reg(unsigned r)
 static bool push(fmag_superopt_program *p, unsigned d, unsigned a, fmag_vm_operand b,
                  fmag_vm_operand c, fmag_vm_operand g)
 {
-    if (p->len >= FMAG_SUPEROPT_MAX_LEN)
-        return false;
+    if (p->len >= FMAG_SUPEROPT_MAX_LEN) return false;
     fmag_vm_decoded *i = &p->code[p->len++];
     i->d = (uint16_t)d;
     i->a = (uint16_t)a;
@@ -160,23 +151,22 @@ bool fmag_superopt_naive_lower(const fmag_superopt_target *t, fmag_superopt_prog
     int *last = malloc(nvals * sizeof(int));
     int *where = malloc(nvals * sizeof(int));
     bool ok = last && where;
-    if (!ok)
-        goto out;
+    if (!ok) goto out;
     for (unsigned v = 0; v < nvals; v++) {
         last[v] = -1;
         where[v] = v < t->nin ? (int)v : -1;
     }
-#define VAL_OF(r) ((r).kind == FMAG_SO_REF_INPUT ? (int)(r).index : \
-                   (r).kind == FMAG_SO_REF_OP ? (int)(t->nin + (r).index) : -1)
+#define VAL_OF(r)                                                                                  \
+    ((r).kind == FMAG_SO_REF_INPUT ? (int)(r).index                                                \
+     : (r).kind == FMAG_SO_REF_OP  ? (int)(t->nin + (r).index)                                     \
+                                   : -1)
     for (unsigned i = 0; i < t->nops; i++)
         for (int s = 0; s < 5; s++) {
             int v = VAL_OF(t->ops[i].s[s]);
-            if (v >= 0)
-                last[v] = (int)i;
+            if (v >= 0) last[v] = (int)i;
         }
     int rv = VAL_OF(t->result);
-    if (rv >= 0)
-        last[rv] = (int)t->nops;
+    if (rv >= 0) last[rv] = (int)t->nops;
     bool busy[FMAG_SUPEROPT_MAX_REGS] = {false};
     for (unsigned i = 0; i < t->nin; i++)
         busy[i] = last[i] >= 0;
@@ -213,8 +203,7 @@ bool fmag_superopt_naive_lower(const fmag_superopt_target *t, fmag_superopt_prog
             if (A.kind == FMAG_SO_REF_CONST) {
                 ok &= push(p, scratch, scratch, lit(0.0f), lit(A.imm), lit(1.0f));
                 areg = scratch;
-                if (scratch + 1 > maxreg)
-                    maxreg = scratch + 1;
+                if (scratch + 1 > maxreg) maxreg = scratch + 1;
             } else {
                 areg = (unsigned)where[VAL_OF(A)];
             }
@@ -223,15 +212,12 @@ bool fmag_superopt_naive_lower(const fmag_superopt_target *t, fmag_superopt_prog
 #undef OPND
         busy[dst] = true;
         where[t->nin + i] = (int)dst;
-        if (dst + 1 > maxreg)
-            maxreg = dst + 1;
+        if (dst + 1 > maxreg) maxreg = dst + 1;
         for (int s = 0; s < 5; s++) {
             int v = VAL_OF(op->s[s]);
-            if (v >= 0 && last[v] == (int)i)
-                busy[where[v]] = false;
+            if (v >= 0 && last[v] == (int)i) busy[where[v]] = false;
         }
-        if (last[t->nin + i] < 0)
-            busy[dst] = false;
+        if (last[t->nin + i] < 0) busy[dst] = false;
     }
     if (ok) {
         if (t->result.kind == FMAG_SO_REF_CONST)

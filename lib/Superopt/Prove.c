@@ -38,7 +38,7 @@ typedef struct prove_shared {
 } prove_shared;
 
 typedef struct prove_local {
-    float *tv;            /* [nops][CH] */
+    float *tv; /* [nops][CH] */
     float rg[FMAG_SUPEROPT_MAX_REGS][CH];
     float in[2][CH];
     uint32_t bad[CH];
@@ -68,10 +68,8 @@ typedef int (*check_fn)(const prove_shared *, prove_local *, uint64_t *, uint64_
 
 /* Evaluates target and candidate on l->in and returns the first mismatching lane,
  * or -1; adds the lanes compared / skipped to the counters. */
-static inline __attribute__((always_inline)) int check_chunk_body(const prove_shared *sh,
-                                                                  prove_local *l,
-                                                                  uint64_t *checked,
-                                                                  uint64_t *skipped)
+static inline __attribute__((always_inline)) int
+check_chunk_body(const prove_shared *sh, prove_local *l, uint64_t *checked, uint64_t *skipped)
 {
     const fmag_superopt_target *t = sh->t;
     const fmag_superopt_program *p = sh->p;
@@ -120,17 +118,14 @@ static inline __attribute__((always_inline)) int check_chunk_body(const prove_sh
     }
     *skipped += nbad;
     *checked += CH - nbad;
-    if (!nmis)
-        return -1;
+    if (!nmis) return -1;
     for (int i = 0; i < CH; i++)
-        if (!bad[i] && !(want[i] == got[i]))
-            return i;
+        if (!bad[i] && !(want[i] == got[i])) return i;
     return -1;
 }
 
-__attribute__((target("avx2,fma"))) static int check_chunk_avx2(const prove_shared *sh,
-                                                                prove_local *l, uint64_t *ch,
-                                                                uint64_t *sk)
+__attribute__((target("avx2,fma"))) static int
+check_chunk_avx2(const prove_shared *sh, prove_local *l, uint64_t *ch, uint64_t *sk)
 {
     return check_chunk_body(sh, l, ch, sk);
 }
@@ -141,8 +136,7 @@ check_chunk_avx512(const prove_shared *sh, prove_local *l, uint64_t *ch, uint64_
     return check_chunk_body(sh, l, ch, sk);
 }
 
-static int check_chunk_generic(const prove_shared *sh, prove_local *l, uint64_t *ch,
-                               uint64_t *sk)
+static int check_chunk_generic(const prove_shared *sh, prove_local *l, uint64_t *ch, uint64_t *sk)
 {
     return check_chunk_body(sh, l, ch, sk);
 }
@@ -156,8 +150,7 @@ static check_fn pick_check(void)
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("fma"))
         return check_chunk_avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return check_chunk_avx2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return check_chunk_avx2;
 #endif
     return check_chunk_generic;
 }
@@ -206,8 +199,7 @@ static void *exhaustive_worker(void *varg)
     memset(l->in[1], 0, sizeof l->in[1]);
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint64_t b = atomic_fetch_add(&sh->next, 1);
-        if (b >= sh->nblocks)
-            break;
+        if (b >= sh->nblocks) break;
         uint32_t base = (uint32_t)(b << BLOCK_BITS);
         if ((base & 0x7F800000u) == 0x7F800000u)
             continue; /* infinities and NaNs: outside "finite inputs" */
@@ -314,8 +306,7 @@ static void *sampling_worker(void *varg)
     check_fn check = arg->check;
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint64_t b = atomic_fetch_add(&sh->next, 1);
-        if (b >= sh->nblocks)
-            break;
+        if (b >= sh->nblocks) break;
         uint64_t rng = sh->seed ^ (b * 0xD1B54A32D192ED03ull);
         uint64_t grid = (uint64_t)sh->nedges * sh->nedges;
         for (int i = 0; i < CH; i++) {
@@ -346,13 +337,13 @@ static void *sampling_worker(void *varg)
 static unsigned build_edges(const fmag_superopt_target *t, float *e, unsigned cap)
 {
     unsigned n = 0;
-#define ADD(v)                                                                                 \
-    do {                                                                                       \
-        float v_ = (v);                                                                        \
-        if (isfinite(v_) && n + 2 <= cap) {                                                    \
-            e[n++] = v_;                                                                       \
-            e[n++] = -v_;                                                                      \
-        }                                                                                      \
+#define ADD(v)                                                                                     \
+    do {                                                                                           \
+        float v_ = (v);                                                                            \
+        if (isfinite(v_) && n + 2 <= cap) {                                                        \
+            e[n++] = v_;                                                                           \
+            e[n++] = -v_;                                                                          \
+        }                                                                                          \
     } while (0)
     ADD(0.0f);
     ADD(0x1p-149f);
@@ -413,8 +404,7 @@ bool fmag_superopt_prove(const fmag_superopt_target *t, const fmag_superopt_prog
         fmag_superopt_program_regs_used(p) > p->regs)
         return false;
     prove_shared *sh = calloc(1, sizeof *sh);
-    if (!sh)
-        return false;
+    if (!sh) return false;
     sh->t = t;
     sh->p = p;
     unsigned rows = 0, cap = t->nops * 5 + p->len * 3 + 1;
@@ -424,11 +414,11 @@ bool fmag_superopt_prove(const fmag_superopt_target *t, const fmag_superopt_prog
     float edges[1024];
     bool ok = sh->consts && sh->tape_row && sh->prog_row;
     if (ok) {
-#define ROW(val, slot)                                                                         \
-    do {                                                                                       \
-        for (int i_ = 0; i_ < CH; i_++)                                                        \
-            sh->consts[rows][i_] = (val);                                                      \
-        (slot) = rows++;                                                                       \
+#define ROW(val, slot)                                                                             \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < CH; i_++)                                                            \
+            sh->consts[rows][i_] = (val);                                                          \
+        (slot) = rows++;                                                                           \
     } while (0)
         for (unsigned k = 0; k < t->nops; k++)
             for (int s = 0; s < 5; s++)
@@ -437,11 +427,9 @@ bool fmag_superopt_prove(const fmag_superopt_target *t, const fmag_superopt_prog
         for (unsigned k = 0; k < p->len; k++) {
             const fmag_vm_operand *o[3] = {&p->code[k].b, &p->code[k].c, &p->code[k].g};
             for (int s = 0; s < 3; s++)
-                if (!o[s]->is_reg)
-                    ROW(o[s]->imm, sh->prog_row[k * 3 + s]);
+                if (!o[s]->is_reg) ROW(o[s]->imm, sh->prog_row[k * 3 + s]);
         }
-        if (t->result.kind == FMAG_SO_REF_CONST)
-            ROW(t->result.imm, sh->result_row);
+        if (t->result.kind == FMAG_SO_REF_CONST) ROW(t->result.imm, sh->result_row);
 #undef ROW
         sh->nconst_rows = rows;
         pthread_mutex_init(&sh->lock, NULL);
@@ -451,8 +439,7 @@ bool fmag_superopt_prove(const fmag_superopt_target *t, const fmag_superopt_prog
             long n = sysconf(_SC_NPROCESSORS_ONLN);
             threads = n > 0 ? (unsigned)n : 1;
         }
-        if (threads > 64)
-            threads = 64;
+        if (threads > 64) threads = 64;
         void *(*fn)(void *);
         if (t->nin == 1) {
             sh->nblocks = 1ull << (32 - BLOCK_BITS);
@@ -481,8 +468,7 @@ bool fmag_superopt_prove(const fmag_superopt_target *t, const fmag_superopt_prog
         }
         fn(&args[0]); /* the calling thread works too */
         for (unsigned i = 1; i < threads; i++)
-            if (created[i])
-                pthread_join(tid[i], NULL);
+            if (created[i]) pthread_join(tid[i], NULL);
         pthread_mutex_destroy(&sh->lock);
         proof->threads = started + 1;
         proof->checked = sh->checked;

@@ -7,9 +7,9 @@
 #define SO_NV 64 /* most test vectors a search keeps (one bit each in a u64 mask) */
 
 typedef struct so_vectors {
-    unsigned n;           /* active vectors */
-    float in[2][SO_NV];   /* inputs */
-    float want[SO_NV];    /* the target there (finite by construction) */
+    unsigned n;         /* active vectors */
+    float in[2][SO_NV]; /* inputs */
+    float want[SO_NV];  /* the target there (finite by construction) */
 } so_vectors;
 
 /* Fills v with `n` (<= SO_NV - 16, leaving room for counterexamples) inputs on which

@@ -51,18 +51,15 @@ static void chain_to_program(const chain *c, fmag_superopt_program *p)
     memset(p, 0, sizeof *p);
     p->nin = c->nin;
     for (unsigned i = 0; i < c->L; i++)
-        if (c->used[i])
-            p->code[p->len++] = c->code[i];
+        if (c->used[i]) p->code[p->len++] = c->code[i];
     p->regs = fmag_superopt_program_regs_used(p);
 }
 
 /* ulp distance as a bounded error: 1 for any mismatch, up to 5 for a far one */
 static double lane_error(float got, float want)
 {
-    if (got == want)
-        return 0.0;
-    if (got != got)
-        return 5.0;
+    if (got == want) return 0.0;
+    if (got != got) return 5.0;
     int32_t a = (int32_t)fbits(got), b = (int32_t)fbits(want);
     int64_t ia = a < 0 ? (int64_t)INT32_MIN - a : a;
     int64_t ib = b < 0 ? (int64_t)INT32_MIN - b : b;
@@ -79,8 +76,7 @@ static double eval_error(const ctx *x, const chain *c)
         for (unsigned i = 0; i < n; i++)
             r[k][i] = k < c->nin ? x->vec.in[k][i] : 0.0f;
     for (unsigned s = 0; s < c->L; s++) {
-        if (!c->used[s])
-            continue;
+        if (!c->used[s]) continue;
         const fmag_vm_decoded *ins = &c->code[s];
         const fmag_vm_operand *ops[3] = {&ins->b, &ins->c, &ins->g};
         const float *p[3];
@@ -104,7 +100,10 @@ static double eval_error(const ctx *x, const chain *c)
     return e;
 }
 
-static unsigned rnd(ctx *x, unsigned n) { return (unsigned)(so_splitmix(&x->rng) % n); }
+static unsigned rnd(ctx *x, unsigned n)
+{
+    return (unsigned)(so_splitmix(&x->rng) % n);
+}
 
 static fmag_vm_operand random_operand(ctx *x, unsigned R, bool guard)
 {
@@ -193,17 +192,13 @@ static bool quick_check(ctx *x, const fmag_superopt_program *p, float *cex)
         float in[2];
         for (unsigned j = 0; j < 2; j++) {
             uint32_t u = (uint32_t)so_splitmix(&rng);
-            if (k & 1)
-                u = (u & 0x807FFFFFu) | ((uint32_t)(112 + (u >> 23) % 30) << 23);
-            if ((u & 0x7F800000u) == 0x7F800000u)
-                u ^= 0x40000000u;
+            if (k & 1) u = (u & 0x807FFFFFu) | ((uint32_t)(112 + (u >> 23) % 30) << 23);
+            if ((u & 0x7F800000u) == 0x7F800000u) u ^= 0x40000000u;
             memcpy(&in[j], &u, 4);
         }
-        if (k % 7 == 0 && x->t->nin > 1)
-            in[1] = in[0];
+        if (k % 7 == 0 && x->t->nin > 1) in[1] = in[0];
         float want;
-        if (!fmag_superopt_target_eval(x->t, in, &want))
-            continue;
+        if (!fmag_superopt_target_eval(x->t, in, &want)) continue;
         float got = fmag_superopt_program_run(p, in);
         if (!(got == want)) {
             cex[0] = in[0];
@@ -248,13 +243,11 @@ bool fmag_superopt_stochastic(const fmag_superopt_target *t, const fmag_superopt
     for (unsigned i = 0; i < seed.len; i++) {
         const fmag_vm_operand *ops[2] = {&seed.code[i].b, &seed.code[i].c};
         for (int k = 0; k < 2; k++) {
-            if (ops[k]->is_reg || x->npool >= FMAG_SUPEROPT_MAX_POOL * 2)
-                continue;
+            if (ops[k]->is_reg || x->npool >= FMAG_SUPEROPT_MAX_POOL * 2) continue;
             bool seen = false;
             for (unsigned j = 0; j < x->npool; j++)
                 seen |= fbits(x->pool[j]) == fbits(ops[k]->imm);
-            if (!seen)
-                x->pool[x->npool++] = ops[k]->imm;
+            if (!seen) x->pool[x->npool++] = ops[k]->imm;
         }
     }
     r->npool = x->npool < FMAG_SUPEROPT_MAX_POOL ? x->npool : FMAG_SUPEROPT_MAX_POOL;
@@ -265,11 +258,9 @@ bool fmag_superopt_stochastic(const fmag_superopt_target *t, const fmag_superopt
     memset(&cur, 0, sizeof cur);
     cur.nin = t->nin;
     cur.L = o->max_len && o->max_len < seed.len ? o->max_len : seed.len;
-    if (cur.L == 0)
-        cur.L = 1;
+    if (cur.L == 0) cur.L = 1;
     unsigned R = o->regs ? o->regs : fmag_superopt_program_regs_used(&seed) + 1;
-    if (R > FMAG_SUPEROPT_MAX_REGS)
-        R = FMAG_SUPEROPT_MAX_REGS;
+    if (R > FMAG_SUPEROPT_MAX_REGS) R = FMAG_SUPEROPT_MAX_REGS;
     cur.R = R;
     for (unsigned i = 0; i < seed.len && i < cur.L; i++) {
         cur.used[i] = true;
@@ -301,8 +292,7 @@ bool fmag_superopt_stochastic(const fmag_superopt_target *t, const fmag_superopt
             cur = prop;
             cur_cost = cost;
         }
-        if (e != 0.0 || len >= best_len)
-            continue;
+        if (e != 0.0 || len >= best_len) continue;
         fmag_superopt_program p;
         chain_to_program(&prop, &p);
         float cex[2];

@@ -11,8 +11,7 @@
 fmag_superopt_target *fmag_superopt_target_create(unsigned nin)
 {
     fmag_superopt_target *t = calloc(1, sizeof(*t));
-    if (!t)
-        return NULL;
+    if (!t) return NULL;
     t->nin = nin;
     t->result = fmag_so_input(0);
     return t;
@@ -20,8 +19,7 @@ fmag_superopt_target *fmag_superopt_target_create(unsigned nin)
 
 void fmag_superopt_target_free(fmag_superopt_target *t)
 {
-    if (!t)
-        return;
+    if (!t) return;
     free(t->ops);
     free(t);
 }
@@ -33,8 +31,7 @@ fmag_so_ref fmag_superopt_target_add(fmag_superopt_target *t, fmag_so_ref a, fma
     if ((t->nops & (t->nops - 1)) == 0) {
         unsigned cap = t->nops ? t->nops * 2 : 8;
         fmag_so_op *n = realloc(t->ops, cap * sizeof(*n));
-        if (!n)
-            return fmag_so_const(0.0f);
+        if (!n) return fmag_so_const(0.0f);
         t->ops = n;
     }
     fmag_so_op *op = &t->ops[t->nops];
@@ -60,13 +57,11 @@ void fmag_superopt_target_collect_consts(fmag_superopt_target *t)
     for (unsigned i = 0; i < t->nops; i++) {
         for (unsigned k = 0; k < 5; k++) {
             const fmag_so_ref *r = &t->ops[i].s[k];
-            if (r->kind != FMAG_SO_REF_CONST)
-                continue;
+            if (r->kind != FMAG_SO_REF_CONST) continue;
             bool seen = false;
             for (unsigned j = 0; j < t->nconsts; j++)
                 seen |= bits_of(t->consts[j]) == bits_of(r->imm);
-            if (!seen && t->nconsts < FMAG_SUPEROPT_MAX_POOL)
-                t->consts[t->nconsts++] = r->imm;
+            if (!seen && t->nconsts < FMAG_SUPEROPT_MAX_POOL) t->consts[t->nconsts++] = r->imm;
         }
     }
     if (t->result.kind == FMAG_SO_REF_CONST && t->nconsts < FMAG_SUPEROPT_MAX_POOL)
@@ -94,8 +89,7 @@ bool fmag_superopt_target_eval(const fmag_superopt_target *t, const float *in, f
         float c = ref_value(&op->s[2], in, vals), d = ref_value(&op->s[3], in, vals);
         float e = ref_value(&op->s[4], in, vals);
         float v = e > 0.0f ? fmaf(a, b, c) : d;
-        if (!isfinite(v))
-            return false;
+        if (!isfinite(v)) return false;
         vals[i] = v;
     }
     float r = ref_value(&t->result, in, vals);
@@ -122,20 +116,17 @@ typedef struct parser {
 
 static void perror_at(parser *p, size_t at, const char *fmt, ...)
 {
-    if (p->failed)
-        return;
+    if (p->failed) return;
     p->failed = true;
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (at > p->len)
-        at = p->len;
+    if (at > p->len) at = p->len;
     int w = snprintf(p->err, p->errlen, "%s:1:%zu: error: %s\n%.*s\n", p->name, at + 1, msg,
                      (int)p->len, p->src);
-    if (w < 0 || (size_t)w >= p->errlen)
-        return;
+    if (w < 0 || (size_t)w >= p->errlen) return;
     size_t n = (size_t)w;
     for (size_t i = 0; i < at && n + 2 < p->errlen; i++)
         p->err[n++] = p->src[i] == '\t' ? '\t' : ' ';
@@ -155,8 +146,7 @@ static bool accept(parser *p, const char *tok)
 {
     skip_ws(p);
     size_t n = strlen(tok);
-    if (p->pos + n > p->len || memcmp(p->src + p->pos, tok, n) != 0)
-        return false;
+    if (p->pos + n > p->len || memcmp(p->src + p->pos, tok, n) != 0) return false;
     /* "<" must not swallow the first half of "<=", nor "!" of "!=". */
     if (n == 1 && p->pos + 1 < p->len && p->src[p->pos + 1] == '=' && strchr("<>!=", tok[0]))
         return false;
@@ -178,14 +168,16 @@ static pval pconst(float f)
     return v;
 }
 
-static bool is_const(pval v) { return v.r.kind == FMAG_SO_REF_CONST; }
+static bool is_const(pval v)
+{
+    return v.r.kind == FMAG_SO_REF_CONST;
+}
 
 /* One fmag operation; folds when every slot is a literal, exactly as the VM would. */
 static pval emit(parser *p, pval a, pval b, pval c, pval d, pval e)
 {
     pval out = {fmag_so_const(0.0f), false};
-    if (p->failed)
-        return out;
+    if (p->failed) return out;
     if (is_const(a) && is_const(b) && is_const(c) && is_const(d) && is_const(e)) {
         float v = e.r.imm > 0.0f ? fmaf(a.r.imm, b.r.imm, c.r.imm) : d.r.imm;
         if (!isfinite(v)) {
@@ -203,24 +195,54 @@ static pval emit(parser *p, pval a, pval b, pval c, pval d, pval e)
     return out;
 }
 
-static pval k(float f) { return pconst(f); }
-static pval op_add(parser *p, pval a, pval b) { return emit(p, a, k(1), b, k(0), k(1)); }
-static pval op_sub(parser *p, pval a, pval b) { return emit(p, b, k(-1), a, k(0), k(1)); }
-static pval op_mul(parser *p, pval a, pval b) { return emit(p, a, b, k(0), k(0), k(1)); }
-static pval op_neg(parser *p, pval a) { return emit(p, a, k(-1), k(0), k(0), k(1)); }
+static pval k(float f)
+{
+    return pconst(f);
+}
+static pval op_add(parser *p, pval a, pval b)
+{
+    return emit(p, a, k(1), b, k(0), k(1));
+}
+static pval op_sub(parser *p, pval a, pval b)
+{
+    return emit(p, b, k(-1), a, k(0), k(1));
+}
+static pval op_mul(parser *p, pval a, pval b)
+{
+    return emit(p, a, b, k(0), k(0), k(1));
+}
+static pval op_neg(parser *p, pval a)
+{
+    return emit(p, a, k(-1), k(0), k(0), k(1));
+}
 static pval op_select(parser *p, pval t, pval f, pval g)
 {
     pval r = emit(p, t, k(1), k(0), f, g);
     r.is_bool = r.is_bool || (t.is_bool && f.is_bool);
     return r;
 }
-static pval op_max(parser *p, pval a, pval b) { return op_select(p, a, b, op_sub(p, a, b)); }
-static pval op_min(parser *p, pval a, pval b) { return op_select(p, b, a, op_sub(p, a, b)); }
-static pval op_abs(parser *p, pval x) { return op_select(p, x, op_neg(p, x), x); }
+static pval op_max(parser *p, pval a, pval b)
+{
+    return op_select(p, a, b, op_sub(p, a, b));
+}
+static pval op_min(parser *p, pval a, pval b)
+{
+    return op_select(p, b, a, op_sub(p, a, b));
+}
+static pval op_abs(parser *p, pval x)
+{
+    return op_select(p, x, op_neg(p, x), x);
+}
 /* Comparisons as the IR builder makes them: the sign of a difference is exact for
  * finite operands (gradual underflow keeps x != y from giving 0). */
-static pval op_gt(parser *p, pval x, pval y) { return op_select(p, k(1), k(0), op_sub(p, x, y)); }
-static pval op_le(parser *p, pval x, pval y) { return op_select(p, k(0), k(1), op_sub(p, x, y)); }
+static pval op_gt(parser *p, pval x, pval y)
+{
+    return op_select(p, k(1), k(0), op_sub(p, x, y));
+}
+static pval op_le(parser *p, pval x, pval y)
+{
+    return op_select(p, k(0), k(1), op_sub(p, x, y));
+}
 static pval op_eq(parser *p, pval x, pval y)
 {
     return op_select(p, k(0), op_le(p, y, x), op_sub(p, x, y));
@@ -232,20 +254,17 @@ static pval op_ne(parser *p, pval x, pval y)
 /* SL truth: a value is true when != 0, so -0 is false and negatives are true. */
 static pval op_truth(parser *p, pval v)
 {
-    if (v.is_bool)
-        return v;
+    if (v.is_bool) return v;
     return op_select(p, k(1), op_select(p, k(1), k(0), op_neg(p, v)), v);
 }
 static pval op_not(parser *p, pval v)
 {
-    if (v.is_bool)
-        return op_select(p, k(0), k(1), v);
+    if (v.is_bool) return op_select(p, k(0), k(1), v);
     return op_select(p, k(0), op_select(p, k(0), k(1), op_neg(p, v)), v);
 }
 static pval op_select_truth(parser *p, pval c, pval a, pval b)
 {
-    if (c.is_bool)
-        return op_select(p, a, b, c);
+    if (c.is_bool) return op_select(p, a, b, c);
     return op_select(p, a, op_select(p, a, b, op_neg(p, c)), c);
 }
 
@@ -256,19 +275,25 @@ static pval parse_unary(parser *p)
 {
     if (accept(p, "-")) {
         pval v = parse_unary(p);
-        if (is_const(v))
-            return pconst(-v.r.imm);
+        if (is_const(v)) return pconst(-v.r.imm);
         return op_neg(p, v);
     }
-    if (accept(p, "+"))
-        return parse_unary(p);
-    if (accept(p, "!"))
-        return op_not(p, parse_unary(p));
+    if (accept(p, "+")) return parse_unary(p);
+    if (accept(p, "!")) return op_not(p, parse_unary(p));
     return parse_primary(p);
 }
 
 typedef enum builtin_id {
-    B_ABS, B_MIN, B_MAX, B_CLAMP, B_SATURATE, B_SIGN, B_STEP, B_MIX, B_SMOOTHSTEP, B_SELECT,
+    B_ABS,
+    B_MIN,
+    B_MAX,
+    B_CLAMP,
+    B_SATURATE,
+    B_SIGN,
+    B_STEP,
+    B_MIX,
+    B_SMOOTHSTEP,
+    B_SELECT,
 } builtin_id;
 
 static const struct {
@@ -276,9 +301,9 @@ static const struct {
     builtin_id id;
     unsigned nargs;
 } builtins[] = {
-    {"abs", B_ABS, 1},     {"min", B_MIN, 2},           {"max", B_MAX, 2},
-    {"clamp", B_CLAMP, 3}, {"saturate", B_SATURATE, 1}, {"sign", B_SIGN, 1},
-    {"step", B_STEP, 2},   {"mix", B_MIX, 3},           {"smoothstep", B_SMOOTHSTEP, 3},
+    {"abs", B_ABS, 1},       {"min", B_MIN, 2},           {"max", B_MAX, 2},
+    {"clamp", B_CLAMP, 3},   {"saturate", B_SATURATE, 1}, {"sign", B_SIGN, 1},
+    {"step", B_STEP, 2},     {"mix", B_MIX, 3},           {"smoothstep", B_SMOOTHSTEP, 3},
     {"select", B_SELECT, 3},
 };
 
@@ -310,13 +335,13 @@ static pval call_builtin(parser *p, builtin_id id, pval *a, size_t at)
         float inv = 1.0f / w;
         int e;
         if (w == 0.0f || !isfinite(inv) || frexpf(w, &e) != 0.5f) {
-            perror_at(p, at, "smoothstep edges must differ by a power of two (an exact "
-                             "reciprocal)");
+            perror_at(p, at,
+                      "smoothstep edges must differ by a power of two (an exact "
+                      "reciprocal)");
             return k(0);
         }
         pval t = op_sub(p, a[2], a[0]);
-        if (inv != 1.0f)
-            t = op_mul(p, t, k(inv));
+        if (inv != 1.0f) t = op_mul(p, t, k(inv));
         t = op_min(p, op_max(p, t, k(0)), k(1));
         pval u = emit(p, t, k(-2), k(3), k(0), k(1));
         return op_mul(p, op_mul(p, t, t), u);
@@ -344,11 +369,11 @@ static pval parse_primary(parser *p)
     if (isdigit((unsigned char)ch) || ch == '.') {
         char buf[64];
         size_t n = 0;
-        while (p->pos < p->len && n + 1 < sizeof buf &&
-               (isalnum((unsigned char)p->src[p->pos]) || p->src[p->pos] == '.' ||
-                ((p->src[p->pos] == '-' || p->src[p->pos] == '+') && n > 0 &&
-                 (buf[n - 1] == 'e' || buf[n - 1] == 'E' || buf[n - 1] == 'p' ||
-                  buf[n - 1] == 'P'))))
+        while (
+            p->pos < p->len && n + 1 < sizeof buf &&
+            (isalnum((unsigned char)p->src[p->pos]) || p->src[p->pos] == '.' ||
+             ((p->src[p->pos] == '-' || p->src[p->pos] == '+') && n > 0 &&
+              (buf[n - 1] == 'e' || buf[n - 1] == 'E' || buf[n - 1] == 'p' || buf[n - 1] == 'P'))))
             buf[n++] = p->src[p->pos++];
         buf[n] = 0;
         char *end;
@@ -379,13 +404,11 @@ static pval parse_primary(parser *p)
             return v;
         }
         for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
-            if (strlen(builtins[i].name) != n || memcmp(builtins[i].name, id, n) != 0)
-                continue;
+            if (strlen(builtins[i].name) != n || memcmp(builtins[i].name, id, n) != 0) continue;
             pval args[3];
             unsigned na = 0;
             expect(p, "(");
-            if (p->failed)
-                return k(0);
+            if (p->failed) return k(0);
             if (!accept(p, ")")) {
                 do {
                     if (na == 3) {
@@ -396,8 +419,7 @@ static pval parse_primary(parser *p)
                 } while (!p->failed && accept(p, ","));
                 expect(p, ")");
             }
-            if (p->failed)
-                return k(0);
+            if (p->failed) return k(0);
             if (na != builtins[i].nargs) {
                 perror_at(p, s, "'%s' takes %u argument%s, got %u", builtins[i].name,
                           builtins[i].nargs, builtins[i].nargs == 1 ? "" : "s", na);
@@ -405,8 +427,9 @@ static pval parse_primary(parser *p)
             }
             return call_builtin(p, builtins[i].id, args, s);
         }
-        perror_at(p, s, "unknown name '%.*s' (inputs are x and y; builtins: abs min max clamp "
-                        "saturate sign step mix smoothstep select)",
+        perror_at(p, s,
+                  "unknown name '%.*s' (inputs are x and y; builtins: abs min max clamp "
+                  "saturate sign step mix smoothstep select)",
                   (int)n, id);
         return k(0);
     }
@@ -424,13 +447,13 @@ static pval parse_mul(parser *p)
             v = op_mul(p, v, parse_unary(p));
         } else if (accept(p, "/")) {
             pval d = parse_unary(p);
-            if (p->failed)
-                return v;
+            if (p->failed) return v;
             int e;
             if (!is_const(d) || d.r.imm == 0.0f || fabsf(frexpf(d.r.imm, &e)) != 0.5f ||
                 !isfinite(1.0f / d.r.imm) || fabsf(1.0f / d.r.imm) < 1.17549435e-38f) {
-                perror_at(p, at, "division is only supported by a power-of-two constant "
-                                 "(an exact multiplication by its reciprocal)");
+                perror_at(p, at,
+                          "division is only supported by a power-of-two constant "
+                          "(an exact multiplication by its reciprocal)");
                 return v;
             }
             v = op_mul(p, v, k(1.0f / d.r.imm));
@@ -502,8 +525,7 @@ static pval parse_or(parser *p)
 static pval parse_expr(parser *p)
 {
     pval c = parse_or(p);
-    if (!accept(p, "?"))
-        return c;
+    if (!accept(p, "?")) return c;
     pval a = parse_expr(p);
     expect(p, ":");
     pval b = parse_expr(p);

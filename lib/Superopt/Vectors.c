@@ -20,19 +20,19 @@ uint64_t so_splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static bool same_bits(float a, float b) { return memcmp(&a, &b, 4) == 0; }
+static bool same_bits(float a, float b)
+{
+    return memcmp(&a, &b, 4) == 0;
+}
 
 bool so_vectors_add(so_vectors *v, const fmag_superopt_target *t, const float *in)
 {
-    if (v->n >= SO_NV)
-        return false;
+    if (v->n >= SO_NV) return false;
     float x[2] = {in[0], t->nin > 1 ? in[1] : 0.0f};
     for (unsigned i = 0; i < v->n; i++)
-        if (same_bits(v->in[0][i], x[0]) && same_bits(v->in[1][i], x[1]))
-            return false;
+        if (same_bits(v->in[0][i], x[0]) && same_bits(v->in[1][i], x[1])) return false;
     float w;
-    if (!fmag_superopt_target_eval(t, x, &w))
-        return false;
+    if (!fmag_superopt_target_eval(t, x, &w)) return false;
     v->in[0][v->n] = x[0];
     v->in[1][v->n] = x[1];
     v->want[v->n] = w;
@@ -43,16 +43,15 @@ bool so_vectors_add(so_vectors *v, const fmag_superopt_target *t, const float *i
 /* A spread of magnitudes: small integers and halves are where select and rounding
  * tricks differ; huge and tiny values catch overflow and underflow. */
 static const float base_values[] = {
-    1.0f,   -1.0f, 0.5f,  -0.5f, 2.0f,   -2.0f,   3.0f,  -3.0f,     0.25f, -0.75f,
-    1.5f,   -1.5f, 7.0f,  -6.5f, 1e-3f,  -1e-3f,  1e30f, -1e30f,    1e-40f, -1e-40f,
-    0.3f,   -0.3f, 100.f, -37.f, 4.5e6f, -4.5e6f, 0.0f,  1.17549435e-38f,
+    1.0f, -1.0f, 0.5f,  -0.5f, 2.0f,   -2.0f,   3.0f,  -3.0f,           0.25f,  -0.75f,
+    1.5f, -1.5f, 7.0f,  -6.5f, 1e-3f,  -1e-3f,  1e30f, -1e30f,          1e-40f, -1e-40f,
+    0.3f, -0.3f, 100.f, -37.f, 4.5e6f, -4.5e6f, 0.0f,  1.17549435e-38f,
 };
 
 void so_vectors_init(so_vectors *v, const fmag_superopt_target *t, unsigned n, uint64_t seed)
 {
     memset(v, 0, sizeof *v);
-    if (n > SO_NV - 16)
-        n = SO_NV - 16;
+    if (n > SO_NV - 16) n = SO_NV - 16;
     uint64_t rng = seed ^ 0xC0FFEEull;
     float in[2];
     const unsigned nb = sizeof base_values / sizeof base_values[0];
@@ -86,10 +85,8 @@ void so_vectors_init(so_vectors *v, const fmag_superopt_target *t, unsigned n, u
         for (int k = 0; k < 2; k++) {
             uint32_t u = (uint32_t)(r >> (32 * k));
             /* magnitudes mostly within 2^-16..2^16, sometimes anywhere */
-            if ((u & 3) != 0)
-                u = (u & 0x807FFFFFu) | ((uint32_t)(111 + (u >> 23) % 32) << 23);
-            if ((u & 0x7F800000u) == 0x7F800000u)
-                u ^= 0x40000000u;
+            if ((u & 3) != 0) u = (u & 0x807FFFFFu) | ((uint32_t)(111 + (u >> 23) % 32) << 23);
+            if ((u & 0x7F800000u) == 0x7F800000u) u ^= 0x40000000u;
             memcpy(&in[k], &u, 4);
         }
         so_vectors_add(v, t, in);
@@ -113,8 +110,7 @@ unsigned fmag_superopt_default_pool(const fmag_superopt_target *t, float *pool)
         bool seen = false;
         for (unsigned j = 0; j < n; j++)
             seen |= same_bits(pool[j], c);
-        if (!seen)
-            pool[n++] = c;
+        if (!seen) pool[n++] = c;
     }
     return n;
 }

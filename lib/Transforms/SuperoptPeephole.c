@@ -36,6 +36,7 @@
 
 /* ------------------------------------------------------------ rule table */
 
+/* clang-format off */
 #define X {FMAG_SO_REF_INPUT, 0, 0.0f}
 #define Y {FMAG_SO_REF_INPUT, 1, 0.0f}
 #define V(k) {FMAG_SO_REF_OP, k, 0.0f}
@@ -44,9 +45,10 @@
 #define R(n) {true, n, 0.0f}
 #define L(f) {false, 0, f}
 #define I(d, a, b, c, g) {d, a, b, c, g}
-#define RULE(name, expr, nin, pat, code, regs, exh)                                            \
-    {name, expr, nin, sizeof pat / sizeof pat[0], pat, sizeof code / sizeof code[0], regs,    \
-     code, exh}
+#define RULE(name, expr, nin, pat, code, regs, exh)                                                \
+    {name, expr, nin, sizeof pat / sizeof pat[0], pat, sizeof code / sizeof code[0], regs, code,   \
+     exh}
+/* clang-format on */
 
 #include "SuperoptRules.inc"
 
@@ -59,7 +61,10 @@
 #undef L
 #undef I
 
-size_t fmag_superopt_rule_count(void) { return sizeof superopt_rules / sizeof superopt_rules[0]; }
+size_t fmag_superopt_rule_count(void)
+{
+    return sizeof superopt_rules / sizeof superopt_rules[0];
+}
 
 const fmag_superopt_rule *fmag_superopt_rule_get(size_t i)
 {
@@ -75,7 +80,10 @@ typedef struct match_state {
     fmag_instr *m[MAXPAT];
 } match_state;
 
-static bool same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+static bool same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
 
 static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, match_state *s);
 
@@ -99,12 +107,10 @@ static bool match_slot(const fmag_superopt_rule *r, const fmag_so_ref *ref, fmag
 
 static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, match_state *s)
 {
-    if (k >= r->npattern || v->kind != FMAG_VALUE_RESULT || !v->def ||
-        v->def->op != FMAG_OP_FMAG)
+    if (k >= r->npattern || v->kind != FMAG_VALUE_RESULT || !v->def || v->def->op != FMAG_OP_FMAG)
         return false;
     fmag_instr *in = v->def;
-    if (s->m[k])
-        return s->m[k] == in;
+    if (s->m[k]) return s->m[k] == in;
     const fmag_so_op *p = &r->pattern[k];
     for (int swap = 0; swap < 2; swap++) {
         match_state save = *s;
@@ -114,8 +120,7 @@ static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, mat
             unsigned slot = swap && j < 2 ? 1 - j : j;
             ok = match_slot(r, &p->s[j], fmag_instr_op(in, slot), s);
         }
-        if (ok)
-            return true;
+        if (ok) return true;
         *s = save;
     }
     return false;
@@ -127,16 +132,13 @@ static bool cone_is_private(const fmag_superopt_rule *r, const match_state *s)
     unsigned refs[MAXPAT] = {0};
     for (unsigned k = 0; k < r->npattern; k++)
         for (unsigned j = 0; j < 5; j++)
-            if (r->pattern[k].s[j].kind == FMAG_SO_REF_OP)
-                refs[r->pattern[k].s[j].index]++;
+            if (r->pattern[k].s[j].kind == FMAG_SO_REF_OP) refs[r->pattern[k].s[j].index]++;
     for (unsigned k = 0; k + 1 < r->npattern; k++) {
-        if (!s->m[k])
-            return false;
+        if (!s->m[k]) return false;
         for (unsigned q = k + 1; q < r->npattern; q++)
             if (s->m[q] == s->m[k])
                 return false; /* two pattern ops on one instruction: counts would lie */
-        if (fmag_value_num_uses(fmag_instr_result(s->m[k])) != refs[k])
-            return false;
+        if (fmag_value_num_uses(fmag_instr_result(s->m[k])) != refs[k]) return false;
     }
     return true;
 }
@@ -165,8 +167,7 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
         bool dup = false;
         for (unsigned q = k + 1; q < r->npattern; q++)
             dup |= s->m[q] == in;
-        if (!dup && in && fmag_value_num_uses(fmag_instr_result(in)) == 0)
-            fmag_instr_erase(in);
+        if (!dup && in && fmag_value_num_uses(fmag_instr_result(in)) == 0) fmag_instr_erase(in);
     }
 }
 
@@ -178,12 +179,10 @@ static bool rewrite_one(fmag_func *f)
     {
         fmag_foreach_instr_rev(in, bb)
         {
-            if (in->op != FMAG_OP_FMAG)
-                continue;
+            if (in->op != FMAG_OP_FMAG) continue;
             for (size_t i = 0; i < MAXPAT * fmag_superopt_rule_count(); i++) {
                 const fmag_superopt_rule *r = &superopt_rules[i % fmag_superopt_rule_count()];
-                if (r->npattern != MAXPAT - i / fmag_superopt_rule_count())
-                    continue;
+                if (r->npattern != MAXPAT - i / fmag_superopt_rule_count()) continue;
                 match_state s;
                 memset(&s, 0, sizeof s);
                 if (!match_op(r, r->npattern - 1, fmag_instr_result(in), &s) ||

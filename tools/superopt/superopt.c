@@ -20,51 +20,49 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: superopt (-e EXPR | -f TARGET.fir) [options]\n"
-            "\n"
-            "Finds the shortest FMAG program computing the target under the calling\n"
-            "convention (inputs in r0 and r1, other registers +0.0, result in r0), proves it\n"
-            "(exhaustively for one input, by dense sampling for two) and prints it as .fmas.\n"
-            "\n"
-            "target:\n"
-            "  -e EXPR            an expression of x (and y), as in SL; it is compiled as\n"
-            "                     `export f32 target(f32 x[, f32 y]) { return EXPR; }`\n"
-            "  -f FILE.fir        the first export function of a .fir module (one or two\n"
-            "                     params, one result); --func NAME picks another\n"
-            "  --builtin          parse -e with the built-in expression language even when\n"
-            "                     the SL frontend is available\n"
-            "search:\n"
-            "  --bfs              exact iterative-deepening search (the default)\n"
-            "  --stochastic       STOKE-style search seeded from the compiler's output\n"
-            "  --max-len N        longest program the exact search tries (default 3)\n"
-            "  --regs N           registers (default: all a program of that length can use)\n"
-            "  --consts a,b,...   the literal pool (default 0,1,-1,0.5,2 plus the target's\n"
-            "                     constants and their negations)\n"
-            "  --seed N           random seed (default 1)\n"
-            "  --time-limit S     seconds for the search (default 60)\n"
-            "  --threads N        threads for the proof (default: all CPUs)\n"
-            "  --samples N        random pairs for a two-input proof (default 16777216)\n"
-            "other:\n"
-            "  --check FILE.fmas  do not search: prove the first program of FILE against the\n"
-            "                     target (exit 1 on a counterexample)\n"
-            "  --no-compare       do not lower the target with the compiler for comparison\n"
-            "  --emit-rule NAME   also print the result as a peephole rule (C, for\n"
-            "                     lib/Transforms/SuperoptRules.inc)\n"
+    fprintf(out, "usage: superopt (-e EXPR | -f TARGET.fir) [options]\n"
+                 "\n"
+                 "Finds the shortest FMAG program computing the target under the calling\n"
+                 "convention (inputs in r0 and r1, other registers +0.0, result in r0), proves it\n"
+                 "(exhaustively for one input, by dense sampling for two) and prints it as .fmas.\n"
+                 "\n"
+                 "target:\n"
+                 "  -e EXPR            an expression of x (and y), as in SL; it is compiled as\n"
+                 "                     `export f32 target(f32 x[, f32 y]) { return EXPR; }`\n"
+                 "  -f FILE.fir        the first export function of a .fir module (one or two\n"
+                 "                     params, one result); --func NAME picks another\n"
+                 "  --builtin          parse -e with the built-in expression language even when\n"
+                 "                     the SL frontend is available\n"
+                 "search:\n"
+                 "  --bfs              exact iterative-deepening search (the default)\n"
+                 "  --stochastic       STOKE-style search seeded from the compiler's output\n"
+                 "  --max-len N        longest program the exact search tries (default 3)\n"
+                 "  --regs N           registers (default: all a program of that length can use)\n"
+                 "  --consts a,b,...   the literal pool (default 0,1,-1,0.5,2 plus the target's\n"
+                 "                     constants and their negations)\n"
+                 "  --seed N           random seed (default 1)\n"
+                 "  --time-limit S     seconds for the search (default 60)\n"
+                 "  --threads N        threads for the proof (default: all CPUs)\n"
+                 "  --samples N        random pairs for a two-input proof (default 16777216)\n"
+                 "other:\n"
+                 "  --check FILE.fmas  do not search: prove the first program of FILE against the\n"
+                 "                     target (exit 1 on a counterexample)\n"
+                 "  --no-compare       do not lower the target with the compiler for comparison\n"
+                 "  --emit-rule NAME   also print the result as a peephole rule (C, for\n"
+                 "                     lib/Transforms/SuperoptRules.inc)\n"
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
-            "  --verify-rules     re-prove every superopt-peephole rule against its pattern\n"
-            "                     and check that -O2 is no longer than each rule's program\n"
-            "  --no-proof         with --verify-rules: check the lengths only\n"
+                 "  --verify-rules     re-prove every superopt-peephole rule against its pattern\n"
+                 "                     and check that -O2 is no longer than each rule's program\n"
+                 "  --no-proof         with --verify-rules: check the lengths only\n"
 #endif
-            "  -o FILE            write the .fmas to FILE instead of standard output\n"
-            "  --help, --version\n");
+                 "  -o FILE            write the .fmas to FILE instead of standard output\n"
+                 "  --help, --version\n");
 }
 
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     while (buf) {
@@ -80,16 +78,14 @@ static char *read_file(const char *path, size_t *len)
         }
         size_t r = fread(buf + n, 1, cap - n, f);
         n += r;
-        if (r == 0)
-            break;
+        if (r == 0) break;
     }
     if (buf && ferror(f)) {
         free(buf);
         buf = NULL;
     }
     fclose(f);
-    if (buf)
-        buf[n] = 0;
+    if (buf) buf[n] = 0;
     *len = n;
     return buf;
 }
@@ -98,11 +94,9 @@ static bool parse_uint(const char *s, unsigned long long max, unsigned long long
 {
     char *end;
     errno = 0;
-    if (!s || !*s || *s == '-')
-        return false;
+    if (!s || !*s || *s == '-') return false;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > max)
-        return false;
+    if (errno || *end || v > max) return false;
     *out = v;
     return true;
 }
@@ -113,8 +107,7 @@ static bool parse_pool(const char *s, float *pool, unsigned *n)
     while (*s) {
         float f;
         size_t used = fmag_parse_float(s, strlen(s), &f);
-        if (!used || !isfinite(f) || *n >= FMAG_SUPEROPT_MAX_POOL)
-            return false;
+        if (!used || !isfinite(f) || *n >= FMAG_SUPEROPT_MAX_POOL) return false;
         pool[(*n)++] = f;
         s += used;
         if (*s == ',')
@@ -133,11 +126,10 @@ static void diag_print(fmag_context *ctx)
 /* The target's IR function from a module: the named one or the first export. */
 static fmag_func *pick_func(fmag_module *m, const char *name)
 {
-    if (name)
-        return fmag_module_get_func(m, name);
-    fmag_foreach_func(f, m) {
-        if (f->is_export)
-            return f;
+    if (name) return fmag_module_get_func(m, name);
+    fmag_foreach_func(f, m)
+    {
+        if (f->is_export) return f;
     }
     return m->first;
 }
@@ -166,8 +158,7 @@ static fmag_superopt_target *target_from_module(fmag_module *m, const char *fnam
         fmag_module *c = fmag_module_clone(m);
         if (c && fmag_run_passes(c, pipelines[k], NULL)) {
             fmag_func *g = fmag_module_get_func(c, name);
-            if (g)
-                t = fmag_superopt_target_from_ir(g, err, errlen);
+            if (g) t = fmag_superopt_target_from_ir(g, err, errlen);
         }
     }
 #endif
@@ -181,8 +172,7 @@ static bool compile_target_with(fmag_context *ctx, const fmag_superopt_target *t
 {
     fmag_module *m = fmag_module_create(ctx);
     fmag_func *f = fmag_superopt_target_to_ir(t, m, "target");
-    if (!f || !fmag_run_passes(m, pipeline, NULL))
-        return false;
+    if (!f || !fmag_run_passes(m, pipeline, NULL)) return false;
     f = fmag_module_get_func(m, "target");
     fmag_vm_image img;
     fmag_vm_image_init(&img);
@@ -203,8 +193,7 @@ static bool compile_target_without_rules(fmag_context *ctx, const fmag_superopt_
                                          fmag_superopt_program *out)
 {
     const fmag_pipeline_info *o2 = fmag_pipeline_lookup("O2");
-    if (!o2 || !strstr(o2->passes, "superopt-peephole"))
-        return false;
+    if (!o2 || !strstr(o2->passes, "superopt-peephole")) return false;
     char buf[1024] = "";
     const char *s = o2->passes;
     while (*s) {
@@ -212,8 +201,7 @@ static bool compile_target_without_rules(fmag_context *ctx, const fmag_superopt_
         size_t n = e ? (size_t)(e - s) : strlen(s);
         if (!(n == strlen("superopt-peephole") && !strncmp(s, "superopt-peephole", n)) &&
             strlen(buf) + n + 2 < sizeof buf) {
-            if (buf[0])
-                strcat(buf, ",");
+            if (buf[0]) strcat(buf, ",");
             strncat(buf, s, n);
         }
         s += n + (e ? 1 : 0);
@@ -227,8 +215,7 @@ static void print_c_float(FILE *out, float f)
 {
     char buf[64];
     fmag_format_float(buf, f);
-    if (!strpbrk(buf, ".eEpxn"))
-        strcat(buf, ".0");
+    if (!strpbrk(buf, ".eEpxn")) strcat(buf, ".0");
     fprintf(out, "%sf", buf);
 }
 
@@ -261,21 +248,18 @@ static void print_c_operand(FILE *out, const fmag_vm_operand *o)
 }
 
 /* The rule as C for SuperoptRules.inc: pattern (the target's tape) and program. */
-static void emit_rule(FILE *out, const char *name, const char *expr,
-                      const fmag_superopt_target *t, const fmag_superopt_result *r,
-                      unsigned compiler_len)
+static void emit_rule(FILE *out, const char *name, const char *expr, const fmag_superopt_target *t,
+                      const fmag_superopt_result *r, unsigned compiler_len)
 {
     fprintf(out, "/* %s: %s -- ", name, expr);
-    if (compiler_len)
-        fprintf(out, "compiler %u, ", compiler_len);
+    if (compiler_len) fprintf(out, "compiler %u, ", compiler_len);
     fprintf(out, "superopt %u; %s */\n", r->prog.len,
             fmag_superopt_proof_status_name(r->proof.status));
     fprintf(out, "static const fmag_so_op %s_pattern[] = {\n", name);
     for (unsigned i = 0; i < t->nops; i++) {
         fputs("    OP(", out);
         for (int k = 0; k < 5; k++) {
-            if (k)
-                fputs(", ", out);
+            if (k) fputs(", ", out);
             print_c_ref(out, &t->ops[i].s[k]);
         }
         fputs("),\n", out);
@@ -318,8 +302,7 @@ static fmag_module *sl_compile_expr(fmag_context *ctx, const char *expr)
             uses_y = true;
     size_t cap = strlen(expr) + 128;
     char *src = malloc(cap);
-    if (!src)
-        return NULL;
+    if (!src) return NULL;
     snprintf(src, cap, "export f32 target(f32 x%s) { return %s; }\n", uses_y ? ", f32 y" : "",
              expr);
     fmag_sl_options so = {false, "target"};
@@ -338,8 +321,7 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
     for (size_t i = 0; i < fmag_superopt_rule_count(); i++) {
         const fmag_superopt_rule *rule = fmag_superopt_rule_get(i);
         fmag_superopt_target *t = fmag_superopt_target_create(rule->nin);
-        if (!t)
-            return 1;
+        if (!t) return 1;
         for (unsigned k = 0; k < rule->npattern; k++) {
             const fmag_so_op *op = &rule->pattern[k];
             t->result =
@@ -377,12 +359,11 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
 #endif
         printf("%-12s %-26s pattern %u, rule %u, -O2 %s%u%s: %s, %s\n", rule->name, rule->expr,
                rule->npattern, rule->length, have ? "" : "FAILED ", have ? compiled.len : 0, sl,
-               !prove ? "proof skipped"
+               !prove   ? "proof skipped"
                : proved ? fmag_superopt_proof_status_name(pr.status)
                         : "PROOF FAILED",
                short_enough ? "ok" : "COMPILER LONGER THAN THE RULE");
-        if (!proved || !short_enough)
-            rc = 1;
+        if (!proved || !short_enough) rc = 1;
         fmag_context_destroy(ctx);
         fmag_superopt_target_free(t);
     }
@@ -412,13 +393,13 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned long long n;
-#define NEED_ARG()                                                                             \
-    do {                                                                                       \
-        if (!v) {                                                                              \
-            fprintf(stderr, "superopt: error: %s needs an argument\n", a);                    \
-            return 1;                                                                          \
-        }                                                                                      \
-        i++;                                                                                   \
+#define NEED_ARG()                                                                                 \
+    do {                                                                                           \
+        if (!v) {                                                                                  \
+            fprintf(stderr, "superopt: error: %s needs an argument\n", a);                         \
+            return 1;                                                                              \
+        }                                                                                          \
+        i++;                                                                                       \
     } while (0)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -519,8 +500,7 @@ int main(int argc, char **argv)
 #undef NEED_ARG
     }
     (void)builtin; /* only meaningful with the SL frontend */
-    if (verify_rules)
-        return run_verify_rules(&o, !no_proof);
+    if (verify_rules) return run_verify_rules(&o, !no_proof);
     if (!!expr == !!file) {
         fprintf(stderr, "superopt: error: give exactly one target, -e EXPR or -f FILE.fir\n");
         return 1;
@@ -544,8 +524,7 @@ int main(int argc, char **argv)
             t = target_from_module(m, "target", err, sizeof err);
         }
 #endif
-        if (!t && !err[0])
-            t = fmag_superopt_parse_expr("<expr>", expr, err, sizeof err);
+        if (!t && !err[0]) t = fmag_superopt_parse_expr("<expr>", expr, err, sizeof err);
     } else {
         how = "IR function";
         size_t len;
@@ -605,14 +584,14 @@ int main(int argc, char **argv)
             bool ok = fmag_superopt_prove(t, &p, o.threads, o.prove_samples, &pr);
             fprintf(out, "; target: %s\n; candidate: %s (%u instructions, %u registers)\n", label,
                     check, p.len, p.regs);
-            fprintf(out, "; proof: %s\n; proof-checked: %llu inputs (%llu outside the contract) in "
-                         "%.2f s on %u threads\n",
+            fprintf(out,
+                    "; proof: %s\n; proof-checked: %llu inputs (%llu outside the contract) in "
+                    "%.2f s on %u threads\n",
                     fmag_superopt_proof_status_name(pr.status), (unsigned long long)pr.checked,
                     (unsigned long long)pr.skipped, pr.seconds, pr.threads);
             if (!ok) {
                 fprintf(out, "; counterexample: x = %.9g", (double)pr.cex[0]);
-                if (t->nin > 1)
-                    fprintf(out, ", y = %.9g", (double)pr.cex[1]);
+                if (t->nin > 1) fprintf(out, ", y = %.9g", (double)pr.cex[1]);
                 fprintf(out, ": target %.9g, candidate %.9g\n", (double)pr.cex_want,
                         (double)pr.cex_got);
                 rc = 1;
@@ -679,8 +658,9 @@ int main(int argc, char **argv)
             fprintf(out, "; result: nothing shorter than the seed (%u instructions) found%s\n",
                     o.start ? o.start->len : 0, r.timed_out ? " within the time limit" : "");
         else
-            fprintf(out, "; result: none up to length %u%s (no program shorter than %u exists "
-                         "over this pool and register count)\n",
+            fprintf(out,
+                    "; result: none up to length %u%s (no program shorter than %u exists "
+                    "over this pool and register count)\n",
                     r.timed_out ? r.lower_bound : (o.max_len ? o.max_len : 3),
                     r.timed_out ? " before the time limit" : "", r.lower_bound);
         rc = r.timed_out ? 0 : 0;
@@ -692,17 +672,16 @@ int main(int argc, char **argv)
                 r.minimal ? "yes (every shorter length exhausted over this pool and register "
                             "count)"
                           : "no");
-    fprintf(out, "; proof: %s\n; proof-checked: %llu inputs (%llu outside the contract) in %.2f s "
-                 "on %u threads\n",
+    fprintf(out,
+            "; proof: %s\n; proof-checked: %llu inputs (%llu outside the contract) in %.2f s "
+            "on %u threads\n",
             fmag_superopt_proof_status_name(r.proof.status), (unsigned long long)r.proof.checked,
             (unsigned long long)r.proof.skipped, r.proof.seconds, r.proof.threads);
     fmag_superopt_program_print(&r.prog, "target", NULL, out);
-    if (rule_name)
-        emit_rule(out, rule_name, label, t, &r, have_compiled ? compiled.len : 0);
+    if (rule_name) emit_rule(out, rule_name, label, t, &r, have_compiled ? compiled.len : 0);
 
 done:
-    if (out != stdout)
-        fclose(out);
+    if (out != stdout) fclose(out);
     fmag_superopt_target_free(t);
     fmag_context_destroy(ctx);
     return rc;
