@@ -103,7 +103,8 @@ typedef struct cg_result {
 } cg_result;
 /* policy bit 0 clear: prefer stale registers over pristine zeros; set: lowest index
  * first. Bit 1: ignore the output-register reservations. Bit 2: move an output
- * into its register as soon as that register is free.
+ * into its register as soon as that register is free. Bit 3: reserve an output
+ * register only for a chain that writes it before the final shuffle.
  * Returns false on allocation failure (out of memory or more than 65535 registers). */
 bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int policy,
                  cg_result *res);

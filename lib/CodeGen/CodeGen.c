@@ -120,7 +120,9 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
             if (n == nprev && !memcmp(order, prev, sizeof *order * (unsigned)n)) continue;
             memcpy(prev, order, sizeof *order * (unsigned)n);
             nprev = n;
-            for (int policy = 0; policy < (big ? 2 : 8); policy++) {
+            for (int policy = 0; policy < (big ? 2 : 16); policy++) {
+                if ((policy & 8) && (policy & 2))
+                    continue; /* bit 3 refines bit 1's reservations; with bit 1 there are none */
                 cg_result r;
                 variants++;
                 if (!cg_regalloc(&g, order, (unsigned)n, policy, &r)) {

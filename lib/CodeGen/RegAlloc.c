@@ -121,6 +121,9 @@ static bool known_finite(const ra *s, unsigned r)
 static bool conflicts(const ra *s, int x, unsigned r)
 {
     if ((s->policy & 2) || x < 0 || r >= s->g->nout || s->hint[x] == (int)r) return false;
+    /* Policy bit 3: a register wanted only by the final shuffle is not reserved (the
+     * parallel copy sorts it out, at worst through the scratch). */
+    if ((s->policy & 8) && s->res_start[r] >= s->norder) return false;
     return s->last[x] > s->res_start[r];
 }
 
@@ -131,6 +134,11 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     uint64_t best_key = UINT64_MAX;
     int best = -1;
     unsigned limit = s->used + 1 < s->maxregs ? s->used + 1 : s->maxregs;
+    /* x headed for register h held by w, which is headed for register k: x in k
+     * would make a cycle for the final shuffle (a scratch and a move more). */
+    int cycle = -1;
+    if (x >= 0 && s->hint[x] >= 0 && s->rkind[s->hint[x]] == R_VALUE && s->rval[s->hint[x]] >= 0)
+        cycle = s->hint[s->rval[s->hint[x]]];
     for (unsigned r = 0; r < limit; r++) {
         bool dies = false;
         for (unsigned k = 0; k < ndying; k++)
@@ -140,7 +148,7 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
                                     (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
             continue;
         uint64_t k1 = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
-        uint64_t k2 = conflicts(s, x, r) ? 1 : 0;
+        uint64_t k2 = conflicts(s, x, r) || (int)r == cycle ? 1 : 0;
         uint64_t k3 = r >= s->used ? 1 : 0;
         uint64_t k4 = dies ? 0 : 1;
         if (!dies && (s->policy & 1) == 0)
