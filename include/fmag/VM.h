@@ -99,8 +99,9 @@ const fmag_vm_program *fmag_vm_image_find(const fmag_vm_image *img, const char *
  * nin/nout <= regs. On failure writes "instruction N: ..." to err. */
 bool fmag_vm_program_validate(const fmag_vm_program *p, char *err, size_t errlen);
 
-/* Parses and validates a whole .fmag file from memory. On failure returns false with
- * a one-line message naming the record index and byte offset in err. */
+/* Parses and validates a whole .fmag file from memory, replacing img's contents.
+ * On failure returns false with a one-line message naming the record index and
+ * byte offset in err ("record 1 at byte offset 72: ...") and leaves img as it was. */
 bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *err, size_t errlen);
 /* Serializes to a malloc'ed buffer (caller frees). */
 bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, char *err,
@@ -120,14 +121,15 @@ bool fmag_vm_run_batch(const fmag_vm_program *p, const float *in, float *out, si
 
 /* Many elements, each with its own program: element k runs
  * progs[prog_index[k]]; in is [n][in_stride], out is [n][out_stride]; strides must
- * cover the largest nin / nout used. */
+ * cover the largest nin / nout used (slots past a program's nout are not written).
+ * Indices, strides and the programs used are checked before anything runs. */
 bool fmag_vm_run_per_lane(const fmag_vm_program *const *progs, size_t nprogs,
                           const uint32_t *prog_index, const float *in, size_t in_stride,
                           float *out, size_t out_stride, size_t n, char *err, size_t errlen);
 
 /* The reference interpreter over many elements with a program per element, for
  * checking the other engines: same contract as fmag_vm_run_per_lane (prog_index
- * may be NULL: every element runs progs[0]). Validates the programs it uses. */
+ * may be NULL: every element runs progs[0]). Validates every program first. */
 bool fmag_vm_run_ref_per_lane(const fmag_vm_program *const *progs, size_t nprogs,
                               const uint32_t *prog_index, const float *in, size_t in_stride,
                               float *out, size_t out_stride, size_t n, char *err, size_t errlen);
