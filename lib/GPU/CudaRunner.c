@@ -60,8 +60,9 @@ typedef struct fmag_cuda_args_c {
  * dispatch (fmag_k_pair) and frequency-ordered dispatch measured slower; see
  * docs/PERFORMANCE.md. */
 #define FMAG_CUDA_UNIFORM_NAME "fmag_spec_r%u_k%u"
-/* 4 < rf <= 32: the spec kernel with FMAG's select idiom fused (fmag_k_sel). */
-#define FMAG_CUDA_FUSE_SELECT 1
+/* 1: 4 < rf <= 32 use the spec kernel with FMAG's select idiom fused (fmag_k_sel); off until
+ * measured on the H200 (docs/PERFORMANCE.md). */
+#define FMAG_CUDA_FUSE_SELECT 0
 #define CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
 #define FMAG_CUDA_MAX_UNIFORM_C 4096u
 
