@@ -13,10 +13,12 @@ static const float exp2_poly[7] = {1.0f,          0.693147182f,  0.240226462f,  
 /* fmag-remez exp 6: e^t on [-ln2/2,ln2/2]; 1.74e-8 with float coefficients. */
 static const float exp_poly[7] = {1.0f,           1.0f,           0.499999911f,  0.166664198f,
                                   0.0416682251f,  0.00837481581f, 0.00138368458f};
-/* fast-math: fmag-remez exp2 5 / exp 5 (1.5e-7 and 1.3e-7 with float coefficients) */
-static const float exp2_poly_fast[6] = {1.00000012f,    0.693146944f,   0.240221202f,
+/* fast-math: fmag-remez exp2 5 / exp 5 (1.5e-7 and 1.3e-7 with float coefficients),
+ * with c0 set to exactly 1 so that x near 0 gives 1 within an ulp (the fitted
+ * 1.00000012 would be 3 ulps above 2^f for tiny negative f). */
+static const float exp2_poly_fast[6] = {1.0f,           0.693146944f,   0.240221202f,
                                         0.0555071309f,  0.00967554096f, 0.00132764725f};
-static const float exp_poly_fast[6] = {1.00000012f,  0.999999702f,  0.499988943f,
+static const float exp_poly_fast[6] = {1.0f,         0.999999702f,  0.499988943f,
                                        0.166675746f, 0.0419153832f, 0.0082976548f};
 /* fmag-remez logq 8: q(f), log(1+f) = f - f^2/2 + f^3 q(f) on [sqrt(1/2)-1, sqrt(2)-1]. */
 static const float log_poly[9] = {0.333333135f,  -0.250000089f, 0.200021192f,

@@ -150,7 +150,9 @@ fmag_value *fmag_build_atan2(fmag_builder *b, fmag_value *y, fmag_value *x, bool
     fmag_value *gs = FMA(b, den, K(b, -1.0f), K(b, 0x1p-60f));
     num = F(b, num, K(b, 0x1p64f), K(b, 0.0f), num, gs);
     den = F(b, den, K(b, 0x1p64f), K(b, 0.0f), den, gs);
-    fmag_value *t = fmag_build_div(b, num, den, fm);
+    /* The strict division even under fast-math: its lift of tiny numerators keeps a
+     * denormal y from costing thousands of ulps. */
+    fmag_value *t = fmag_build_div(b, num, den, false);
     fmag_value *a = atan_core(b, t, fm);
     a = reflect(b, a, PIO2_HI, PIO2_LO, g);
     a = reflect(b, a, PI_HI, PI_LO, nx);
