@@ -127,6 +127,7 @@ typedef struct job {
     double wref;
     uint64_t points;
     bool fast;
+    double pow_limit;
     double worst_ratio; /* error / bound, the pass criterion */
     float rx, ry;
 } job;
@@ -170,18 +171,20 @@ static void run_chunk(job *j, float *in, float *out, size_t n)
     }
 }
 
-/* Two-input samples: a random pair in the function's domain. */
-static bool sample2(const char *name, uint64_t *s, float *x, float *y)
+/* Two-input samples: a random pair in the function's domain. pow_limit bounds
+ * |y log2 x| (the exponent of the result), 127 covers every normal result. */
+static bool sample2(const char *name, uint64_t *s, float *x, float *y, double pow_limit)
 {
     uint64_t r = splitmix(s);
     if (!strcmp(name, "pow")) {
         *x = bits_f((uint32_t)(r % 0x7F000000u) + 0x00800000u);
         double l = log2((double)*x);
         double u = (double)(int64_t)(splitmix(s) >> 11) / 9007199254740992.0 * 2 - 1;
-        double lim = fabs(l) > 1e-3 ? 127.0 / fabs(l) : 1e5;
+        double lim = fabs(l) > 1e-3 ? pow_limit / fabs(l) : 1e5;
         *y = (float)(u * (lim > 1e5 ? 1e5 : lim));
         double ref = pow(*x, *y);
-        return isfinite(ref) && ref >= 0x1p-126 && ref <= 3.4028234663852886e38;
+        return isfinite(ref) && ref >= 0x1p-126 && ref <= 3.4028234663852886e38 &&
+               fabs((double)*y * l) <= pow_limit;
     }
     *x = bits_f((uint32_t)r);
     *y = bits_f((uint32_t)(r >> 32));
@@ -233,7 +236,7 @@ static void *worker(void *arg)
                         in[n++] = x;
                 } else {
                     float x, y;
-                    if (sample2(j->fd->name, &seed, &x, &y)) {
+                    if (sample2(j->fd->name, &seed, &x, &y, j->pow_limit)) {
                         in[2 * n] = x;
                         in[2 * n + 1] = y;
                         n++;
@@ -354,6 +357,7 @@ static void usage(FILE *out)
             "  --samples N      random samples otherwise (default 10000000), plus edge cases\n"
             "  --fast           the fast-math sequences\n"
             "  --threads N      worker threads (default: all CPUs)\n"
+            "  --pow-limit L    pow samples only where |y log2 x| <= L (default 127)\n"
             "  --markdown       print a table row per builtin\n"
             "  --help, --version\n");
 }
@@ -362,6 +366,7 @@ int main(int argc, char **argv)
 {
     bool exhaustive = false, fast = false, markdown = false;
     uint64_t samples = 10000000;
+    double pow_limit = 127;
     unsigned nthreads = 0;
     const char *only[64];
     unsigned nonly = 0;
@@ -380,6 +385,8 @@ int main(int argc, char **argv)
             markdown = true;
         } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
             samples = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--pow-limit") && i + 1 < argc) {
+            pow_limit = atof(argv[++i]);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             nthreads = (unsigned)atoi(argv[++i]);
         } else if (argv[i][0] == '-') {
@@ -424,6 +431,7 @@ int main(int argc, char **argv)
             jobs[t].tid = t;
             jobs[t].nthreads = nthreads;
             jobs[t].fast = fast;
+            jobs[t].pow_limit = pow_limit;
             pthread_create(&tids[t], NULL, worker, &jobs[t]);
         }
         for (unsigned t = 0; t < nthreads; t++)
