@@ -28,6 +28,14 @@ static const float log_poly[9] = {0.333333135f,  -0.250000089f, 0.200021192f,
 static const float log_poly_fast[6] = {0.333342463f,  -0.249832675f, 0.199245036f,
                                        -0.171371266f, 0.160243809f,  -0.101917326f};
 
+/* pow only: fmag-remez logr 7: r(f), log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f);
+ * 3.6e-10 relative with float coefficients. */
+static const float logr_poly[8] = {0.200000435f,  -0.166677505f, 0.142847359f,
+                                   -0.124506846f, 0.110644087f,  -0.106855661f,
+                                   0.104117192f,  -0.0596845262f};
+#define THIRD 0.333333343f          /* float(1/3) */
+#define THIRD_LO -9.93410776e-09f   /* 1/3 - THIRD */
+
 #define LN2_HI 0.693145751953125f       /* 16 bits: n*LN2_HI is exact for |n| < 256 */
 #define LN2_LO 1.42860677e-06f          /* ln 2 - LN2_HI */
 #define LOG2E 1.44269502f
@@ -174,24 +182,40 @@ fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool f
         return fmag_build_exp2(b, MUL(b, y, fmag_build_log2(b, x, fm)), fm);
     fmag_value *e, *f, *m;
     reduce_log(b, x, &e, &f, &m);
-    /* log(1+f) = f - z/2 + f^3 q(f) with z = f*f split exactly as z_hi + z_lo, so
-     * that only the small f^3 q term carries float rounding. */
-    fmag_value *z_hi = MUL(b, f, f);
-    fmag_value *z_lo = FMA(b, f, f, fmag_build_neg(b, z_hi));
-    fmag_value *q = fmag_math_horner(b, f, log_poly, 8);
-    /* f^3 = w + w_lo exactly enough (z_lo*f is below the last bit) */
-    fmag_value *w = MUL(b, z_hi, f);
-    fmag_value *w_lo = FMA(b, z_hi, f, fmag_build_neg(b, w));
-    fmag_value *c = FMA(b, z_lo, K(b, -0.5f), MUL(b, w_lo, q));
-    c = FMA(b, w, q, c);
-    fmag_value *bz = MUL(b, z_hi, K(b, -0.5f));
-    /* s = f - z_hi/2 as s_hi + s_lo (Fast2Sum: |f| >= |z_hi/2|), plus c. */
-    fmag_value *s_hi = fmag_build_add(b, f, bz);
-    fmag_value *s_lo = fmag_build_add(b, fmag_build_sub(b, f, s_hi), bz);
-    fmag_value *r_lo = fmag_build_add(b, s_lo, c);
-    /* c is not small next to s_hi: renormalize to t_hi + t_lo (Fast2Sum again). */
-    fmag_value *t_hi = fmag_build_add(b, s_hi, r_lo);
-    fmag_value *t_lo = fmag_build_add(b, fmag_build_sub(b, s_hi, t_hi), r_lo);
+    /* log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f): the first four terms as exact
+     * double-floats (fma recovers each product's rounding), so that only the small
+     * f^5 r(f) (|.| < 0.0025) carries float rounding. */
+    fmag_value *z = MUL(b, f, f);
+    fmag_value *z_lo = FMA(b, f, f, fmag_build_neg(b, z));
+    fmag_value *w = MUL(b, z, f);
+    fmag_value *w_lo = FMA(b, z, f, fmag_build_neg(b, w));
+    w_lo = FMA(b, z_lo, f, w_lo);
+    fmag_value *v = MUL(b, z, z);
+    fmag_value *v_lo = FMA(b, z, z, fmag_build_neg(b, v));
+    v_lo = FMA(b, MUL(b, z, K(b, 2.0f)), z_lo, v_lo);
+    fmag_value *t3 = MUL(b, w, K(b, THIRD));
+    fmag_value *t3_lo = FMA(b, w, K(b, THIRD), fmag_build_neg(b, t3));
+    t3_lo = FMA(b, w, K(b, THIRD_LO), t3_lo);
+    t3_lo = FMA(b, w_lo, K(b, THIRD), t3_lo);
+    fmag_value *r = fmag_math_horner(b, f, logr_poly, 7);
+    fmag_value *t5 = MUL(b, MUL(b, v, f), r);
+    /* hi: f - z/2 + t3 - v/4 by Fast2Sums in decreasing magnitude */
+    fmag_value *hz = MUL(b, z, K(b, -0.5f)), *qv = MUL(b, v, K(b, -0.25f));
+    fmag_value *s1 = fmag_build_add(b, f, hz);
+    fmag_value *e1 = fmag_build_add(b, fmag_build_sub(b, f, s1), hz);
+    fmag_value *s2 = fmag_build_add(b, s1, t3);
+    fmag_value *e2 = fmag_build_add(b, fmag_build_sub(b, s1, s2), t3);
+    fmag_value *s3 = fmag_build_add(b, s2, qv);
+    fmag_value *e3 = fmag_build_add(b, fmag_build_sub(b, s2, s3), qv);
+    /* lo: the sums' errors, the low parts and the f^5 term */
+    fmag_value *lo1 = FMA(b, z_lo, K(b, -0.5f), t5);
+    lo1 = FMA(b, v_lo, K(b, -0.25f), lo1);
+    lo1 = fmag_build_add(b, lo1, t3_lo);
+    lo1 = fmag_build_add(b, lo1, e3);
+    lo1 = fmag_build_add(b, lo1, e2);
+    lo1 = fmag_build_add(b, lo1, e1);
+    fmag_value *t_hi = fmag_build_add(b, s3, lo1);
+    fmag_value *t_lo = fmag_build_add(b, fmag_build_sub(b, s3, t_hi), lo1);
     /* log2 m = (t_hi + t_lo) * (L + L_lo) as p + p_lo, p's rounding recovered by fma. */
     fmag_value *ph = MUL(b, t_hi, K(b, LOG2E));
     fmag_value *pl = FMA(b, t_hi, K(b, LOG2E), fmag_build_neg(b, ph));

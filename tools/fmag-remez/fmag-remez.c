@@ -43,6 +43,20 @@ static ld w_logq(ld t)
         return t * t;
     return t * t * t / log1pl(t);
 }
+/* log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f) (pow's logarithm, whose first
+ * four terms are evaluated as exact double-floats): fit r, weight f^5 / log(1+f). */
+static ld g_logr(ld t)
+{
+    if (fabsl(t) < 1e-3L)
+        return 1.0L / 5 - t / 6 + t * t / 7 - t * t * t / 8;
+    return (log1pl(t) - t + t * t / 2 - t * t * t / 3 + t * t * t * t / 4) / (t * t * t * t * t);
+}
+static ld w_logr(ld t)
+{
+    if (fabsl(t) < 1e-12L)
+        return t * t * t * t;
+    return t * t * t * t * t / log1pl(t);
+}
 /* sin r = r + r^3 P(z), z = r^2: weight z r / sin r. */
 static ld g_sinp(ld z)
 {
@@ -89,6 +103,8 @@ static const target targets[] = {
     {"exp", "e^t on [-ln2/2,ln2/2]", -0.34657359027997264, 0.34657359027997264, g_exp, w_exp},
     {"logq", "q(f), log(1+f) = f - f^2/2 + f^3 q(f), f in [sqrt(.5)-1, sqrt(2)-1]",
      -0.29289321881345248, 0.41421356237309503, g_logq, w_logq},
+    {"logr", "r(f), log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f), same interval",
+     -0.29289321881345248, 0.41421356237309503, g_logr, w_logr},
     {"sin", "P(z), sin r = r + r^3 P(r^2), r in [-pi/4,pi/4] (+2%)", 1e-6, 0.6416, g_sinp, w_sinp},
     {"cos", "Q(z), cos r = 1 - z/2 + z^2 Q(z), r in [-pi/4,pi/4] (+2%)", 1e-6, 0.6416, g_cosq, w_cosq},
     {"atan", "P(z), atan x = x + x^3 P(x^2), x in [0,1]", 1e-6, 1, g_atanp, w_atanp},
