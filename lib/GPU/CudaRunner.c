@@ -60,9 +60,9 @@ typedef struct fmag_cuda_args_c {
  * dispatch (fmag_k_pair) and frequency-ordered dispatch measured slower; see
  * docs/PERFORMANCE.md. */
 #define FMAG_CUDA_UNIFORM_NAME "fmag_spec_r%u_k%u"
-/* 1: 4 < rf <= 32 use the spec kernel with FMAG's select idiom fused (fmag_k_sel); off until
- * measured on the H200 (docs/PERFORMANCE.md). */
-#define FMAG_CUDA_FUSE_SELECT 0
+/* 1: for 4 < rf <= 32, programs in which the pre-decoder fuses at least 10% of the records
+ * into selects run fmag_k_sel (measured on the H200: docs/PERFORMANCE.md). */
+#define FMAG_CUDA_FUSE_SELECT 1
 #define CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
 #define FMAG_CUDA_MAX_UNIFORM_C 4096u
 
@@ -274,7 +274,17 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     } else if (uni && rf <= 32 && FMAG_CUDA_FUSE_SELECT) {
         k = 4;
         npd = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
-        snprintf(kname, sizeof kname, "fmag_sel_r%u_k4", (unsigned)rf);
+        uint32_t fused = 0;
+        for (uint32_t i = 0; i < npd; ++i)
+            fused += (code[i].da >> 16) >= 8u;
+        /* The fused kernel's extra dispatch level costs ~7% when nothing fuses (P3) and it
+         * gains 11% when a quarter of the records are selects (P2): fuse from 10%. */
+        if (fused * 10 >= npd && npd > 0) {
+            snprintf(kname, sizeof kname, "fmag_sel_r%u_k4", (unsigned)rf);
+        } else {
+            npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
+            snprintf(kname, sizeof kname, FMAG_CUDA_UNIFORM_NAME, (unsigned)rf, (unsigned)k);
+        }
     } else if (uni && rf <= 256) {
         k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;
         npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
