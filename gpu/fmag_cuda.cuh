@@ -23,11 +23,11 @@
 
 /* Kernel parameters, passed by value; the C runner declares the same struct. */
 struct fmag_cuda_args {
-    const uint4 *code;            /* raw stream: [ninstr] or, per lane, [ninstr][nprogs] */
-    const uint4 *progs;           /* per program {nin, nout, regs, ninstr} (per-lane only) */
-    const unsigned *prog_index;   /* per element (per-lane only) */
-    const float *in;              /* [n][in_stride] */
-    float *out;                   /* [n][out_stride] */
+    const uint4 *code;          /* raw stream: [ninstr] or, per lane, [ninstr][nprogs] */
+    const uint4 *progs;         /* per program {nin, nout, regs, ninstr} (per-lane only) */
+    const unsigned *prog_index; /* per element (per-lane only) */
+    const float *in;            /* [n][in_stride] */
+    float *out;                 /* [n][out_stride] */
     unsigned n, in_stride, out_stride, ninstr;
     unsigned nprogs, nin, nout, regs;
     unsigned evals;     /* evaluations per element (benchmarks); results are summed */
@@ -62,8 +62,7 @@ template <int RF, bool PERLANE>
 __device__ __forceinline__ void fmag_k_local(const fmag_cuda_args &p)
 {
     unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= p.n)
-        return;
+    if (e >= p.n) return;
     unsigned nin = p.nin, nout = p.nout, ninstr = p.ninstr, prog = 0;
     if (PERLANE) {
         prog = p.prog_index[e];
@@ -83,8 +82,7 @@ __device__ __forceinline__ void fmag_k_local(const fmag_cuda_args &p)
             float vc = isnan(fc) ? r[w.y & (RF - 1)] : fc;
             float vg = isnan(fg) ? r[w.z & (RF - 1)] : fg;
             float res = fmaf(r[(w.w >> 16) & (RF - 1)], vb, vc);
-            if (vg > 0.0f)
-                r[w.w & (RF - 1)] = res;
+            if (vg > 0.0f) r[w.w & (RF - 1)] = res;
         }
         for (unsigned i = 0; i < nout && i < RF; ++i)
             fmag_cuda_output(p, e, i, ev, r[i]);
@@ -150,8 +148,7 @@ __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
         for (unsigned i = 0; i < p.ninstr; ++i) {
             uint4 w = wn;
             cp += step;
-            if (i + 1 < p.ninstr)
-                wn = __ldg(cp);
+            if (i + 1 < p.ninstr) wn = __ldg(cp);
             float fb = __uint_as_float(w.x), fc = __uint_as_float(w.y), fg = __uint_as_float(w.z);
             bool rb = isnan(fb), rc = isnan(fc), rg = isnan(fg);
             unsigned ob = (w.x & (RF - 1)) * (K * T), oc = (w.y & (RF - 1)) * (K * T);
@@ -171,8 +168,7 @@ __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
             }
 #pragma unroll
             for (int j = 0; j < K; ++j)
-                if (wr[j])
-                    sm[od + j * T] = res[j];
+                if (wr[j]) sm[od + j * T] = res[j];
         }
         fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, nout);
     }
@@ -202,12 +198,10 @@ __device__ __forceinline__ void fmag_cuda_spec_step(float *sm, uint4 w)
     }
 #pragma unroll
     for (int j = 0; j < K; ++j)
-        if (wr[j])
-            sm[od + j * T] = res[j];
+        if (wr[j]) sm[od + j * T] = res[j];
 }
 
-template <int RF, int K, int T>
-__device__ __forceinline__ void fmag_k_spec(const fmag_cuda_args &p)
+template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_spec(const fmag_cuda_args &p)
 {
     extern __shared__ float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
@@ -219,14 +213,30 @@ __device__ __forceinline__ void fmag_k_spec(const fmag_cuda_args &p)
         for (unsigned i = 0; i < ninstr; ++i) {
             uint4 w = fmag_cuda_ucode[i];
             switch ((w.w >> 16) & 7u) {
-            case 0: fmag_cuda_spec_step<RF, K, T, 0>(sm, w); break;
-            case 1: fmag_cuda_spec_step<RF, K, T, 1>(sm, w); break;
-            case 2: fmag_cuda_spec_step<RF, K, T, 2>(sm, w); break;
-            case 3: fmag_cuda_spec_step<RF, K, T, 3>(sm, w); break;
-            case 4: fmag_cuda_spec_step<RF, K, T, 4>(sm, w); break;
-            case 5: fmag_cuda_spec_step<RF, K, T, 5>(sm, w); break;
-            case 6: fmag_cuda_spec_step<RF, K, T, 6>(sm, w); break;
-            default: fmag_cuda_spec_step<RF, K, T, 7>(sm, w); break;
+            case 0:
+                fmag_cuda_spec_step<RF, K, T, 0>(sm, w);
+                break;
+            case 1:
+                fmag_cuda_spec_step<RF, K, T, 1>(sm, w);
+                break;
+            case 2:
+                fmag_cuda_spec_step<RF, K, T, 2>(sm, w);
+                break;
+            case 3:
+                fmag_cuda_spec_step<RF, K, T, 3>(sm, w);
+                break;
+            case 4:
+                fmag_cuda_spec_step<RF, K, T, 4>(sm, w);
+                break;
+            case 5:
+                fmag_cuda_spec_step<RF, K, T, 5>(sm, w);
+                break;
+            case 6:
+                fmag_cuda_spec_step<RF, K, T, 6>(sm, w);
+                break;
+            default:
+                fmag_cuda_spec_step<RF, K, T, 7>(sm, w);
+                break;
             }
         }
         fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, p.nout);
@@ -258,11 +268,21 @@ __device__ __forceinline__ void fmag_k_spec_hot(const fmag_cuda_args &p)
                 fmag_cuda_spec_step<RF, K, T, 2>(sm, w);
             else
                 switch (kind) {
-                case 1: fmag_cuda_spec_step<RF, K, T, 1>(sm, w); break;
-                case 3: fmag_cuda_spec_step<RF, K, T, 3>(sm, w); break;
-                case 5: fmag_cuda_spec_step<RF, K, T, 5>(sm, w); break;
-                case 6: fmag_cuda_spec_step<RF, K, T, 6>(sm, w); break;
-                default: fmag_cuda_spec_step<RF, K, T, 7>(sm, w); break;
+                case 1:
+                    fmag_cuda_spec_step<RF, K, T, 1>(sm, w);
+                    break;
+                case 3:
+                    fmag_cuda_spec_step<RF, K, T, 3>(sm, w);
+                    break;
+                case 5:
+                    fmag_cuda_spec_step<RF, K, T, 5>(sm, w);
+                    break;
+                case 6:
+                    fmag_cuda_spec_step<RF, K, T, 6>(sm, w);
+                    break;
+                default:
+                    fmag_cuda_spec_step<RF, K, T, 7>(sm, w);
+                    break;
                 }
         }
         fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, p.nout);
@@ -272,8 +292,7 @@ __device__ __forceinline__ void fmag_k_spec_hot(const fmag_cuda_args &p)
 /* P: as U, but two instructions per dispatch: one 64-way switch on both kinds runs the two
  * bodies back to back (sequential semantics: the second one's loads follow the first one's
  * stores in program order), halving the dispatch and loop overhead per instruction. */
-template <int RF, int K, int T>
-__device__ __forceinline__ void fmag_k_pair(const fmag_cuda_args &p)
+template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_pair(const fmag_cuda_args &p)
 {
     extern __shared__ float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
@@ -288,14 +307,16 @@ __device__ __forceinline__ void fmag_k_pair(const fmag_cuda_args &p)
             switch (((w1.w >> 16) & 7u) | (((w2.w >> 16) & 7u) << 3)) {
 #define FMAG_PAIR(k)                                                                               \
     case k:                                                                                        \
-        fmag_cuda_spec_step<RF, K, T, (k) & 7u>(sm, w1);                                           \
+        fmag_cuda_spec_step<RF, K, T, (k)&7u>(sm, w1);                                             \
         fmag_cuda_spec_step<RF, K, T, ((k) >> 3) & 7u>(sm, w2);                                    \
         break;
 #define FMAG_PAIR8(h)                                                                              \
-    FMAG_PAIR(h * 8 + 0) FMAG_PAIR(h * 8 + 1) FMAG_PAIR(h * 8 + 2) FMAG_PAIR(h * 8 + 3)            \
-    FMAG_PAIR(h * 8 + 4) FMAG_PAIR(h * 8 + 5) FMAG_PAIR(h * 8 + 6) FMAG_PAIR(h * 8 + 7)
-                FMAG_PAIR8(0) FMAG_PAIR8(1) FMAG_PAIR8(2) FMAG_PAIR8(3)
-                FMAG_PAIR8(4) FMAG_PAIR8(5) FMAG_PAIR8(6) FMAG_PAIR8(7)
+    FMAG_PAIR(h * 8 + 0)                                                                           \
+    FMAG_PAIR(h * 8 + 1) FMAG_PAIR(h * 8 + 2) FMAG_PAIR(h * 8 + 3) FMAG_PAIR(h * 8 + 4)            \
+        FMAG_PAIR(h * 8 + 5) FMAG_PAIR(h * 8 + 6) FMAG_PAIR(h * 8 + 7)
+                FMAG_PAIR8(0)
+                FMAG_PAIR8(1) FMAG_PAIR8(2) FMAG_PAIR8(3) FMAG_PAIR8(4) FMAG_PAIR8(5) FMAG_PAIR8(6)
+                    FMAG_PAIR8(7)
 #undef FMAG_PAIR8
 #undef FMAG_PAIR
             }
@@ -303,14 +324,30 @@ __device__ __forceinline__ void fmag_k_pair(const fmag_cuda_args &p)
         if (i < ninstr) {
             uint4 w = fmag_cuda_ucode[i];
             switch ((w.w >> 16) & 7u) {
-            case 0: fmag_cuda_spec_step<RF, K, T, 0>(sm, w); break;
-            case 1: fmag_cuda_spec_step<RF, K, T, 1>(sm, w); break;
-            case 2: fmag_cuda_spec_step<RF, K, T, 2>(sm, w); break;
-            case 3: fmag_cuda_spec_step<RF, K, T, 3>(sm, w); break;
-            case 4: fmag_cuda_spec_step<RF, K, T, 4>(sm, w); break;
-            case 5: fmag_cuda_spec_step<RF, K, T, 5>(sm, w); break;
-            case 6: fmag_cuda_spec_step<RF, K, T, 6>(sm, w); break;
-            default: fmag_cuda_spec_step<RF, K, T, 7>(sm, w); break;
+            case 0:
+                fmag_cuda_spec_step<RF, K, T, 0>(sm, w);
+                break;
+            case 1:
+                fmag_cuda_spec_step<RF, K, T, 1>(sm, w);
+                break;
+            case 2:
+                fmag_cuda_spec_step<RF, K, T, 2>(sm, w);
+                break;
+            case 3:
+                fmag_cuda_spec_step<RF, K, T, 3>(sm, w);
+                break;
+            case 4:
+                fmag_cuda_spec_step<RF, K, T, 4>(sm, w);
+                break;
+            case 5:
+                fmag_cuda_spec_step<RF, K, T, 5>(sm, w);
+                break;
+            case 6:
+                fmag_cuda_spec_step<RF, K, T, 6>(sm, w);
+                break;
+            default:
+                fmag_cuda_spec_step<RF, K, T, 7>(sm, w);
+                break;
             }
         }
         fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, p.nout);
@@ -341,8 +378,7 @@ __device__ __forceinline__ void fmag_cuda_sel_step(float *sm, uint4 w1, uint4 w2
         sm[ox + j * T] = res[j];
 }
 
-template <int RF, int K, int T>
-__device__ __forceinline__ void fmag_k_sel(const fmag_cuda_args &p)
+template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_sel(const fmag_cuda_args &p)
 {
     extern __shared__ float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
@@ -357,22 +393,46 @@ __device__ __forceinline__ void fmag_k_sel(const fmag_cuda_args &p)
             if (kind >= 8u && i + 1 < ninstr) {
                 uint4 w2 = fmag_cuda_ucode[++i];
                 switch (kind & 3u) {
-                case 0: fmag_cuda_sel_step<RF, K, T, 0>(sm, w, w2); break;
-                case 1: fmag_cuda_sel_step<RF, K, T, 1>(sm, w, w2); break;
-                case 2: fmag_cuda_sel_step<RF, K, T, 2>(sm, w, w2); break;
-                default: fmag_cuda_sel_step<RF, K, T, 3>(sm, w, w2); break;
+                case 0:
+                    fmag_cuda_sel_step<RF, K, T, 0>(sm, w, w2);
+                    break;
+                case 1:
+                    fmag_cuda_sel_step<RF, K, T, 1>(sm, w, w2);
+                    break;
+                case 2:
+                    fmag_cuda_sel_step<RF, K, T, 2>(sm, w, w2);
+                    break;
+                default:
+                    fmag_cuda_sel_step<RF, K, T, 3>(sm, w, w2);
+                    break;
                 }
                 continue;
             }
             switch (kind & 7u) {
-            case 0: fmag_cuda_spec_step<RF, K, T, 0>(sm, w); break;
-            case 1: fmag_cuda_spec_step<RF, K, T, 1>(sm, w); break;
-            case 2: fmag_cuda_spec_step<RF, K, T, 2>(sm, w); break;
-            case 3: fmag_cuda_spec_step<RF, K, T, 3>(sm, w); break;
-            case 4: fmag_cuda_spec_step<RF, K, T, 4>(sm, w); break;
-            case 5: fmag_cuda_spec_step<RF, K, T, 5>(sm, w); break;
-            case 6: fmag_cuda_spec_step<RF, K, T, 6>(sm, w); break;
-            default: fmag_cuda_spec_step<RF, K, T, 7>(sm, w); break;
+            case 0:
+                fmag_cuda_spec_step<RF, K, T, 0>(sm, w);
+                break;
+            case 1:
+                fmag_cuda_spec_step<RF, K, T, 1>(sm, w);
+                break;
+            case 2:
+                fmag_cuda_spec_step<RF, K, T, 2>(sm, w);
+                break;
+            case 3:
+                fmag_cuda_spec_step<RF, K, T, 3>(sm, w);
+                break;
+            case 4:
+                fmag_cuda_spec_step<RF, K, T, 4>(sm, w);
+                break;
+            case 5:
+                fmag_cuda_spec_step<RF, K, T, 5>(sm, w);
+                break;
+            case 6:
+                fmag_cuda_spec_step<RF, K, T, 6>(sm, w);
+                break;
+            default:
+                fmag_cuda_spec_step<RF, K, T, 7>(sm, w);
+                break;
             }
         }
         fmag_cuda_store_outputs<RF, K, T>(p, sm, e0, ev, p.nout);
@@ -406,13 +466,11 @@ __device__ __forceinline__ void fmag_cuda_fwd_step(char *sm, uint4 w, float (&pr
     if (!(w.w & 16u)) {
 #pragma unroll
         for (int j = 0; j < K; ++j)
-            if (wr[j])
-                *(float *)(sm + od + j * T * 4) = res[j];
+            if (wr[j]) *(float *)(sm + od + j * T * 4) = res[j];
     }
 }
 
-template <int RF, int K, int T>
-__device__ __forceinline__ void fmag_k_fwd(const fmag_cuda_args &p)
+template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_fwd(const fmag_cuda_args &p)
 {
     extern __shared__ float fmag_sm[];
     float *smf = fmag_sm + threadIdx.x;
@@ -430,12 +488,16 @@ __device__ __forceinline__ void fmag_k_fwd(const fmag_cuda_args &p)
             uint4 w = fmag_cuda_ucode[i];
             switch (w.w & 15u) {
 #define FMAG_FWD_CASE(k)                                                                           \
-    case k: fmag_cuda_fwd_step<RF, K, T, (k) & 7u, ((k) & 8u) != 0>(sm, w, prev); break;
-                FMAG_FWD_CASE(0) FMAG_FWD_CASE(1) FMAG_FWD_CASE(2) FMAG_FWD_CASE(3)
-                FMAG_FWD_CASE(4) FMAG_FWD_CASE(5) FMAG_FWD_CASE(6) FMAG_FWD_CASE(7)
-                FMAG_FWD_CASE(8) FMAG_FWD_CASE(9) FMAG_FWD_CASE(10) FMAG_FWD_CASE(11)
-                FMAG_FWD_CASE(12) FMAG_FWD_CASE(13) FMAG_FWD_CASE(14)
-            default: fmag_cuda_fwd_step<RF, K, T, 7u, true>(sm, w, prev); break;
+    case k:                                                                                        \
+        fmag_cuda_fwd_step<RF, K, T, (k)&7u, ((k)&8u) != 0>(sm, w, prev);                          \
+        break;
+                FMAG_FWD_CASE(0)
+                FMAG_FWD_CASE(1) FMAG_FWD_CASE(2) FMAG_FWD_CASE(3) FMAG_FWD_CASE(4) FMAG_FWD_CASE(5)
+                    FMAG_FWD_CASE(6) FMAG_FWD_CASE(7) FMAG_FWD_CASE(8) FMAG_FWD_CASE(9)
+                        FMAG_FWD_CASE(10) FMAG_FWD_CASE(11) FMAG_FWD_CASE(12) FMAG_FWD_CASE(13)
+                            FMAG_FWD_CASE(14) default
+                    : fmag_cuda_fwd_step<RF, K, T, 7u, true>(sm, w, prev);
+                break;
 #undef FMAG_FWD_CASE
             }
         }

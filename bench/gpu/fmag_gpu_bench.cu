@@ -26,7 +26,7 @@
     do {                                                                                           \
         cudaError_t e_ = (x);                                                                      \
         if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
@@ -44,7 +44,7 @@
     do {                                                                                           \
         nvrtcResult e_ = (x);                                                                      \
         if (e_ != NVRTC_SUCCESS) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, nvrtcGetErrorString(e_));  \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, nvrtcGetErrorString(e_));   \
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
@@ -71,15 +71,37 @@ struct Opnd {
     bool reg;
     uint32_t v; // register index or float bits
 };
-static Opnd R(int r) { return {true, (uint32_t)r}; }
-static Opnd L(float f) { return {false, fbits(f)}; }
-static uint32_t enc(Opnd o) { return o.reg ? (0x7FC00000u | o.v) : o.v; }
+static Opnd R(int r)
+{
+    return {true, (uint32_t)r};
+}
+static Opnd L(float f)
+{
+    return {false, fbits(f)};
+}
+static uint32_t enc(Opnd o)
+{
+    return o.reg ? (0x7FC00000u | o.v) : o.v;
+}
 
 // The conventional interpreter's instruction: x = op | dst<<8 | kflags<<16 | s0<<24,
 // y/z/w = s1/s2/s3 (register index, or float bits when the kflags bit is set).
 enum SOp {
-    S_NOP, S_MOV, S_ADD, S_SUB, S_MUL, S_FMA, S_MIN, S_MAX, S_ABS, S_RELU, S_SELECT, S_GT,
-    S_CFMA, S_CLAMP, S_SMOOTH
+    S_NOP,
+    S_MOV,
+    S_ADD,
+    S_SUB,
+    S_MUL,
+    S_FMA,
+    S_MIN,
+    S_MAX,
+    S_ABS,
+    S_RELU,
+    S_SELECT,
+    S_GT,
+    S_CFMA,
+    S_CLAMP,
+    S_SMOOTH
 };
 
 struct Prog {
@@ -106,8 +128,8 @@ struct Gen {
     void s(SOp op, int d, int s0, Opnd s1 = R(0), Opnd s2 = R(0), Opnd s3 = R(0))
     {
         uint32_t k = (s1.reg ? 0 : 1) | (s2.reg ? 0 : 2) | (s3.reg ? 0 : 4);
-        p.scode.push_back({(uint32_t)op | (uint32_t)d << 8 | k << 16 | (uint32_t)s0 << 24, s1.v,
-                           s2.v, s3.v});
+        p.scode.push_back(
+            {(uint32_t)op | (uint32_t)d << 8 | k << 16 | (uint32_t)s0 << 24, s1.v, s2.v, s3.v});
     }
     void copy(int d, int x) { f(d, x, L(1), L(-0.0f), L(1)); }
 };
@@ -178,27 +200,23 @@ static Prog make_nodegraph(int seed)
     int ndef = 4;
     auto src = [&]() { return (int)(g.rnd() % ndef); };
     auto dst = [&]() {
-        if (ndef < 12 && g.rnd() % 3)
-            return ndef++;
+        if (ndef < 12 && g.rnd() % 3) return ndef++;
         return (int)(g.rnd() % ndef);
     };
     // select into d: d = gr > 0 ? t : f (t, f, gr registers)
     auto fsel = [&](int d, int t, int fr, int gr) {
         int x = (d == t || d == gr) ? T1 : d;
-        if (x != fr)
-            g.copy(x, fr);
+        if (x != fr) g.copy(x, fr);
         g.f(x, t, L(1), L(-0.0f), R(gr));
-        if (x != d)
-            g.copy(d, x);
+        if (x != d) g.copy(d, x);
     };
     auto fclamp = [&](int d, int x, float lo, float hi) {
-        g.f(T0, x, L(1), L(-lo), L(1));       // t = x - lo
-        g.f(T1, T0, L(0), L(lo), L(1));       // m = t*0 + lo
-        g.f(T1, x, L(1), L(-0.0f), R(T0));    // m = t > 0 ? x : m
-        g.f(T0, T1, L(1), L(-hi), L(1));      // u = m - hi
-        if (d != T1)
-            g.copy(d, T1);                    // r = m
-        g.f(d, T0, L(0), L(hi), R(T0));       // r = u > 0 ? u*0 + hi : r
+        g.f(T0, x, L(1), L(-lo), L(1));    // t = x - lo
+        g.f(T1, T0, L(0), L(lo), L(1));    // m = t*0 + lo
+        g.f(T1, x, L(1), L(-0.0f), R(T0)); // m = t > 0 ? x : m
+        g.f(T0, T1, L(1), L(-hi), L(1));   // u = m - hi
+        if (d != T1) g.copy(d, T1);        // r = m
+        g.f(d, T0, L(0), L(hi), R(T0));    // r = u > 0 ? u*0 + hi : r
     };
     bool last = false;
     while (!last) {
@@ -239,8 +257,7 @@ static Prog make_nodegraph(int seed)
             int x = d == a ? T1 : d;
             g.f(x, a, L(-1), L(-0.0f), L(1));
             g.f(x, a, L(1), L(-0.0f), R(a));
-            if (x != d)
-                g.copy(d, x);
+            if (x != d) g.copy(d, x);
             break;
         }
         case 7: { // relu(a) = a > 0 ? a : a*0 + 0
@@ -248,8 +265,7 @@ static Prog make_nodegraph(int seed)
             int x = d == a ? T1 : d;
             g.f(x, a, L(0), L(0), L(1));
             g.f(x, a, L(1), L(-0.0f), R(a));
-            if (x != d)
-                g.copy(d, x);
+            if (x != d) g.copy(d, x);
             break;
         }
         case 8: // select(a, b, c) = c > 0 ? a : b
@@ -291,8 +307,7 @@ static void host_fmag(const Prog &p, const float *in, unsigned evals, float *out
             float b = fmag_gpu_is_ref(w.b) ? r[w.b & 0xFFFF] : bitsf(w.b);
             float c = fmag_gpu_is_ref(w.c) ? r[w.c & 0xFFFF] : bitsf(w.c);
             float g = fmag_gpu_is_ref(w.g) ? r[w.g & 0xFFFF] : bitsf(w.g);
-            if (g > 0)
-                r[w.da & 0xFFFF] = fmaf(r[w.da >> 16], b, c);
+            if (g > 0) r[w.da & 0xFFFF] = fmaf(r[w.da >> 16], b, c);
         }
         for (int i = 0; i < p.nout; ++i)
             out[i] = ev ? out[i] + r[i] : r[i];
@@ -300,7 +315,8 @@ static void host_fmag(const Prog &p, const float *in, unsigned evals, float *out
 }
 
 // ---------------------------------------------------------------- switch interpreter
-template <int NR> __device__ __forceinline__ float s_opnd(const float *r, uint32_t k, int i, uint32_t v)
+template <int NR>
+__device__ __forceinline__ float s_opnd(const float *r, uint32_t k, int i, uint32_t v)
 {
     return (k >> i) & 1 ? __uint_as_float(v) : r[v & (NR - 1)];
 }
@@ -313,20 +329,17 @@ __device__ __noinline__ float s_clamp(float x, float lo, float hi)
     else
         m = fmaf(t, 0.0f, lo);
     float u = __fsub_rn(m, hi);
-    if (u > 0.0f)
-        return fmaf(u, 0.0f, hi);
+    if (u > 0.0f) return fmaf(u, 0.0f, hi);
     return m;
 }
 
 // NR = 16: nvcc keeps the 16-entry register file in registers and turns every indexed
 // access into compare/select chains; NR = 64 (a node VM's stack, like production renderers'
 // `float stack[N]`) lives in local memory. Both are measured; ratios use the faster one.
-template <bool PERLANE, int NR>
-__global__ void __launch_bounds__(128) k_switch(fmag_cuda_args p)
+template <bool PERLANE, int NR> __global__ void __launch_bounds__(128) k_switch(fmag_cuda_args p)
 {
     unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= p.n)
-        return;
+    if (e >= p.n) return;
     unsigned prog = 0, nin = p.nin, nout = p.nout, ninstr = p.ninstr;
     if (PERLANE) {
         prog = p.prog_index[e];
@@ -344,12 +357,23 @@ __global__ void __launch_bounds__(128) k_switch(fmag_cuda_args p)
             uint32_t op = w.x & 0xFF, d = (w.x >> 8) & 15, k = (w.x >> 16) & 0xFF, a = w.x >> 24;
             float x = r[a & (NR - 1)], res;
             switch (op) {
-            case S_NOP: continue;
-            case S_MOV: res = x; break;
-            case S_ADD: res = __fadd_rn(x, s_opnd<NR>(r, k, 0, w.y)); break;
-            case S_SUB: res = __fsub_rn(x, s_opnd<NR>(r, k, 0, w.y)); break;
-            case S_MUL: res = __fmul_rn(x, s_opnd<NR>(r, k, 0, w.y)); break;
-            case S_FMA: res = fmaf(x, s_opnd<NR>(r, k, 0, w.y), s_opnd<NR>(r, k, 1, w.z)); break;
+            case S_NOP:
+                continue;
+            case S_MOV:
+                res = x;
+                break;
+            case S_ADD:
+                res = __fadd_rn(x, s_opnd<NR>(r, k, 0, w.y));
+                break;
+            case S_SUB:
+                res = __fsub_rn(x, s_opnd<NR>(r, k, 0, w.y));
+                break;
+            case S_MUL:
+                res = __fmul_rn(x, s_opnd<NR>(r, k, 0, w.y));
+                break;
+            case S_FMA:
+                res = fmaf(x, s_opnd<NR>(r, k, 0, w.y), s_opnd<NR>(r, k, 1, w.z));
+                break;
             case S_MAX: {
                 float y = s_opnd<NR>(r, k, 0, w.y);
                 res = __fsub_rn(x, y) > 0.0f ? x : y;
@@ -360,8 +384,12 @@ __global__ void __launch_bounds__(128) k_switch(fmag_cuda_args p)
                 res = __fsub_rn(x, y) > 0.0f ? y : x;
                 break;
             }
-            case S_ABS: res = x > 0.0f ? x : -x; break;
-            case S_RELU: res = x > 0.0f ? x : fmaf(x, 0.0f, 0.0f); break;
+            case S_ABS:
+                res = x > 0.0f ? x : -x;
+                break;
+            case S_RELU:
+                res = x > 0.0f ? x : fmaf(x, 0.0f, 0.0f);
+                break;
             case S_SELECT:
                 res = s_opnd<NR>(r, k, 1, w.z) > 0.0f ? x : s_opnd<NR>(r, k, 0, w.y);
                 break;
@@ -371,17 +399,19 @@ __global__ void __launch_bounds__(128) k_switch(fmag_cuda_args p)
                 break;
             }
             case S_CFMA:
-                if (!(s_opnd<NR>(r, k, 2, w.w) > 0.0f))
-                    continue;
+                if (!(s_opnd<NR>(r, k, 2, w.w) > 0.0f)) continue;
                 res = fmaf(x, s_opnd<NR>(r, k, 0, w.y), s_opnd<NR>(r, k, 1, w.z));
                 break;
-            case S_CLAMP: res = s_clamp(x, s_opnd<NR>(r, k, 0, w.y), s_opnd<NR>(r, k, 1, w.z)); break;
+            case S_CLAMP:
+                res = s_clamp(x, s_opnd<NR>(r, k, 0, w.y), s_opnd<NR>(r, k, 1, w.z));
+                break;
             case S_SMOOTH: {
                 float t = s_clamp(x, 0.0f, 1.0f);
                 res = __fmul_rn(__fmul_rn(t, t), fmaf(t, -2.0f, 3.0f));
                 break;
             }
-            default: continue;
+            default:
+                continue;
             }
             r[d] = res;
         }
@@ -430,8 +460,7 @@ static std::string lit_src(uint32_t w)
 }
 static std::string opnd_src(uint32_t w)
 {
-    if (fmag_gpu_is_ref(w))
-        return "r" + std::to_string(w & 0xFFFF);
+    if (fmag_gpu_is_ref(w)) return "r" + std::to_string(w & 0xFFFF);
     return lit_src(w);
 }
 static std::string native_body(const Prog &p)
@@ -440,9 +469,9 @@ static std::string native_body(const Prog &p)
     s += "      for (unsigned ev = 0; ev < evals; ++ev) {\n";
     for (int i = 0; i < p.regs; ++i) {
         if (i < p.nin)
-            s += "        float r" + std::to_string(i) + " = in[(size_t)e*is+" +
-                 std::to_string(i) + "]; if (ev) r" + std::to_string(i) + " = __fadd_rn(r" +
-                 std::to_string(i) + ", (float)ev * 0.0625f);\n";
+            s += "        float r" + std::to_string(i) + " = in[(size_t)e*is+" + std::to_string(i) +
+                 "]; if (ev) r" + std::to_string(i) + " = __fadd_rn(r" + std::to_string(i) +
+                 ", (float)ev * 0.0625f);\n";
         else
             s += "        float r" + std::to_string(i) + " = 0.0f;\n";
     }
@@ -560,14 +589,17 @@ static int check(const Workload &w, unsigned evals, const char *what)
             float g = out[(size_t)e * OS + i];
             bool ok = fbits(g) == fbits(ref[i]) || (std::isnan(g) && std::isnan(ref[i]));
             if (!ok && bad++ < 3)
-                fprintf(stderr, "  MISMATCH %s %s elem %u out %d: got %a want %a\n",
-                        w.name.c_str(), what, e, i, g, ref[i]);
+                fprintf(stderr, "  MISMATCH %s %s elem %u out %d: got %a want %a\n", w.name.c_str(),
+                        what, e, i, g, ref[i]);
         }
     }
     return bad;
 }
 
-static void poison() { CK(cudaMemset(d_out, 0xFF, (size_t)N * OS * 4)); }
+static void poison()
+{
+    CK(cudaMemset(d_out, 0xFF, (size_t)N * OS * 4));
+}
 
 struct Row {
     std::string wl, impl;
@@ -580,8 +612,7 @@ static double lane_instr(const Workload &w)
 {
     // FMAG instructions executed, summed over elements and evaluations
     double s = 0;
-    if (!w.perlane)
-        return (double)w.progs[0].code.size() * N * EVALS;
+    if (!w.perlane) return (double)w.progs[0].code.size() * N * EVALS;
     std::vector<double> cnt(NPL, 0);
     for (unsigned e = 0; e < N; ++e)
         cnt[h_pi[e]] += 1;
@@ -594,8 +625,8 @@ static void record(const Workload &w, const char *impl, double ms, int bad)
 {
     rows.push_back({w.name, impl, ms, bad});
     double li = lane_instr(w);
-    printf("  %-8s %-14s %9.3f ms  %8.3f Gelem/s  %7.3f T lane-instr/s  %s\n", w.name.c_str(),
-           impl, ms, (double)N * EVALS / ms / 1e6, li / ms / 1e9, bad ? "MISMATCH" : "exact");
+    printf("  %-8s %-14s %9.3f ms  %8.3f Gelem/s  %7.3f T lane-instr/s  %s\n", w.name.c_str(), impl,
+           ms, (double)N * EVALS / ms / 1e6, li / ms / 1e9, bad ? "MISMATCH" : "exact");
     fprintf(csv, "%s,%s,%.4f,%.6f,%.6f,%d\n", w.name.c_str(), impl, ms,
             (double)N * EVALS / ms / 1e6, li / ms / 1e9, bad);
     fflush(stdout);
@@ -610,8 +641,7 @@ static uint4 *upload_code(const std::vector<const std::vector<W4> *> &codes, uns
     std::vector<W4> il(maxlen * codes.size(), W4{0, 0, 0, 0});
     for (size_t i = 0; i < maxlen; ++i)
         for (size_t k = 0; k < codes.size(); ++k)
-            if (i < codes[k]->size())
-                il[i * codes.size() + k] = (*codes[k])[i];
+            if (i < codes[k]->size()) il[i * codes.size() + k] = (*codes[k])[i];
     uint4 *d;
     CK(cudaMalloc(&d, std::max<size_t>(il.size(), 1) * 16));
     CK(cudaMemcpy(d, il.data(), il.size() * 16, cudaMemcpyHostToDevice));
@@ -677,9 +707,8 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         unsigned n = N, is = IS, os = OS, ev = EVALS;
         void *args[] = {&d_in, &d_out, &d_pi, &n, &is, &os, &ev};
         poison();
-        double ms = time_ms([&] {
-            CKD(cuLaunchKernel(nv.fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, 0, args, 0));
-        });
+        double ms = time_ms(
+            [&] { CKD(cuLaunchKernel(nv.fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, 0, args, 0)); });
         record(w, w.perlane ? "native-switch" : "native", ms, check(w, EVALS, "native"));
         cuModuleUnload(nv.mod);
     }
@@ -750,7 +779,8 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         runG(k_pair<4>, 4, "P4-pair", u);
         {
             std::vector<W4> sl(p.code.size());
-            unsigned ns2 = fmag_gpu_predecode_sel(p.code.data(), (uint32_t)p.code.size(), RF, sl.data());
+            unsigned ns2 =
+                fmag_gpu_predecode_sel(p.code.data(), (uint32_t)p.code.size(), RF, sl.data());
             unsigned nfused = 0;
             for (unsigned i = 0; i < ns2; ++i)
                 nfused += (sl[i].da >> 16) >= 8;
@@ -776,9 +806,9 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             uint8_t needed[RF];
             std::vector<W4> fw(p.code.size());
             auto runF = [&](auto kern, int K, int rf, const char *name) {
-                unsigned nf2 = fmag_gpu_predecode_fwd(p.code.data(), (uint32_t)p.code.size(), rf,
-                                                      (uint32_t)(K * T * 4), p.nout, fw.data(),
-                                                      needed);
+                unsigned nf2 =
+                    fmag_gpu_predecode_fwd(p.code.data(), (uint32_t)p.code.size(), rf,
+                                           (uint32_t)(K * T * 4), p.nout, fw.data(), needed);
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, fw.data(), nf2 * 16));
                 fmag_cuda_args f = u;
                 f.ninstr = nf2;
@@ -786,7 +816,7 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             };
             runF(k_fwd<4>, 4, RF, "F4-fwd");
             if (maxregs <= 2) {
-                    runF(k_fwd<8, 2>, 8, 2, "F8-fwd-rf2");
+                runF(k_fwd<8, 2>, 8, 2, "F8-fwd-rf2");
             }
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
         }
@@ -812,10 +842,8 @@ static fmag_gpu_runner *vk, *cu;
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label);
 void bench_runners(const Workload &w)
 {
-    if (cu)
-        bench_runner(w, cu, "runner-cuda");
-    if (vk)
-        bench_runner(w, vk, "runner-vulkan");
+    if (cu) bench_runner(w, cu, "runner-cuda");
+    if (vk) bench_runner(w, vk, "runner-vulkan");
 }
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label)
 {
