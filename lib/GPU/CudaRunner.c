@@ -98,7 +98,8 @@ fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_
 {
 #ifndef FMAG_GPU_HAVE_CUDA
     (void)desc, (void)desclen;
-    fmag_gpu_err(err, errlen, "CUDA backend not built (nvcc was not found at build time)");
+    fmag_gpu_err(err, errlen,
+                 "CUDA backend not built (nvcc not found or FMAG_ENABLE_CUDA=OFF at build time)");
     return NULL;
 #else
     fmag_gpu_cuda *c = calloc(1, sizeof *c);

@@ -18,8 +18,8 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
 {
     (void)desc, (void)desclen;
     fmag_gpu_err(err, errlen,
-                 "Vulkan backend not built (glslc or the Vulkan headers were missing at build "
-                 "time)");
+                 "Vulkan backend not built (glslc or the Vulkan headers missing, or "
+                 "FMAG_ENABLE_VULKAN=OFF, at build time)");
     return NULL;
 }
 void fmag_gpu_vk_destroy(fmag_gpu_vk *vk)
