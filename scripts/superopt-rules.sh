@@ -8,7 +8,7 @@
 set -eu
 SUPEROPT=${1:-build/bin/superopt}
 
-# name|expression. Only rules whose program beats -O2 without the rules; the two-
+# name|expression[|stochastic]. Only rules whose program beats -O2 without the rules; the two-
 # input ones carry a hand argument in docs/Superopt.md (their proof is sampling).
 rules=(
   "nabs|-abs(x)"
@@ -22,6 +22,11 @@ rules=(
   "halve_ge2|x >= 2.0 ? x * 0.5 : x"
   "quarter_ge4|x >= 4.0 ? x * 0.25 : x"
   "add1_double|(x + 1.0) * 2.0"
+  "in_range|x > 0.5 && x < 2.0|stochastic"
+  "fract_trick|x - ((x + 12582912.0 - 12582912.0) - ((x + 12582912.0 - 12582912.0) > x ? 1.0 : 0.0))|stochastic"
+  "floor|floor(x)|stochastic"
+  "fract|fract(x)|stochastic"
+  "select_truth|select(x, 1.0, y)|stochastic"
 )
 
 cat <<'HDR'
@@ -33,11 +38,18 @@ cat <<'HDR'
 HDR
 entries=()
 for r in "${rules[@]}"; do
-  name=${r%%|*}
-  expr=${r#*|}
-  out=$("$SUPEROPT" -e "$expr" --bfs --max-len 3 --no-compare --emit-rule "$name")
-  if ! grep -q '^; minimal: yes' <<<"$out"; then
-    echo "superopt-rules: no proven minimum for $name ($expr)" >&2
+  IFS='|' read -r name expr how <<<"$r"
+  if [ "${how:-}" = stochastic ]; then
+    # seeded from -O2 as it was without the rules, so the search can find them again
+    out=$("$SUPEROPT" -e "$expr" --stochastic --seed-without-rules --time-limit 120 \
+      --emit-rule "$name")
+    ok='^; length:'
+  else
+    out=$("$SUPEROPT" -e "$expr" --bfs --max-len 3 --no-compare --emit-rule "$name")
+    ok='^; minimal: yes'
+  fi
+  if ! grep -q "$ok" <<<"$out"; then
+    echo "superopt-rules: no proven program for $name ($expr)" >&2
     exit 1
   fi
   sed -n '/^\/\* '"$name"':/,/^\/\* RULE/p' <<<"$out" | sed '$d'

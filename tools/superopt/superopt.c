@@ -36,7 +36,8 @@ static void usage(FILE *out)
                  "search:\n"
                  "  --bfs              exact iterative-deepening search (the default)\n"
                  "  --stochastic       STOKE-style search seeded from the compiler's output\n"
-                 "  --max-len N        longest program the exact search tries (default 3)\n"
+                 "  --seed-without-rules  stochastic: seed from -O2 without superopt-peephole\n"
+            "  --max-len N        longest program the exact search tries (default 3)\n"
                  "  --regs N           registers (default: all a program of that length can use)\n"
                  "  --consts a,b,...   the literal pool (default 0,1,-1,0.5,2 plus the target's\n"
                  "                     constants and their negations)\n"
@@ -383,7 +384,7 @@ int main(int argc, char **argv)
 {
     const char *expr = NULL, *file = NULL, *fname = NULL, *outpath = NULL, *check = NULL;
     const char *rule_name = NULL;
-    bool verify_rules = false, no_proof = false;
+    bool verify_rules = false, no_proof = false, seed_without_rules = false;
     bool stochastic = false, builtin = false, compare = true;
     fmag_superopt_options o;
     memset(&o, 0, sizeof o);
@@ -427,6 +428,8 @@ int main(int argc, char **argv)
             rule_name = v;
         } else if (!strcmp(a, "--verify-rules")) {
             verify_rules = true;
+        } else if (!strcmp(a, "--seed-without-rules")) {
+            seed_without_rules = true;
         } else if (!strcmp(a, "--no-proof")) {
             no_proof = true;
         } else if (!strcmp(a, "--builtin")) {
@@ -499,7 +502,8 @@ int main(int argc, char **argv)
         }
 #undef NEED_ARG
     }
-    (void)builtin; /* only meaningful with the SL frontend */
+    (void)builtin;            /* only meaningful with the SL frontend */
+    (void)seed_without_rules; /* only meaningful with the compiler */
     if (verify_rules) return run_verify_rules(&o, !no_proof);
     if (!!expr == !!file) {
         fprintf(stderr, "superopt: error: give exactly one target, -e EXPR or -f FILE.fir\n");
@@ -604,6 +608,7 @@ int main(int argc, char **argv)
 
     /* The compiler's output: the comparison column and the stochastic seed. */
     fmag_superopt_program compiled, before;
+    fmag_superopt_program *compiled_seed = &compiled;
     bool have_compiled = false, have_before = false;
     fmag_superopt_proof compiled_proof;
     memset(&compiled_proof, 0, sizeof compiled_proof);
@@ -612,8 +617,13 @@ int main(int argc, char **argv)
         have_compiled = compile_target(ctx, t, &compiled);
         have_before = compile_target_without_rules(ctx, t, &before);
         /* only a seed must be known correct; a comparison needs just its length */
-        if (have_compiled && stochastic)
-            fmag_superopt_prove(t, &compiled, o.threads, o.prove_samples, &compiled_proof);
+        if (have_compiled && stochastic) {
+            /* --seed-without-rules: start where the compiler was before the peephole
+             * rules, so a rule the stochastic search found can be found again */
+            if (seed_without_rules && have_before)
+                compiled_seed = &before;
+            fmag_superopt_prove(t, compiled_seed, o.threads, o.prove_samples, &compiled_proof);
+        }
         fmag_context_diag_clear(ctx);
     }
 #endif
@@ -623,7 +633,7 @@ int main(int argc, char **argv)
     if (stochastic) {
         fmag_superopt_program naive;
         if (have_compiled && compiled_proof.status != FMAG_PROOF_FAILED)
-            o.start = &compiled;
+            o.start = compiled_seed;
         else if (fmag_superopt_naive_lower(t, &naive))
             o.start = &naive;
         ok = fmag_superopt_stochastic(t, &o, &r, err, sizeof err);
