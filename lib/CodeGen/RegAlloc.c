@@ -1,9 +1,10 @@
 /* Lowering, third phase: register allocation over one schedule, and emission.
  *
  * Straight-line code, so this is a single forward scan (a linear scan over exact
- * live ranges). Each register is in one of four states: holding a live value,
+ * live ranges). Each register is in one of five states: holding a live value,
  * pristine (a non-input register never written: it still holds the +0.0 the
- * calling convention guarantees), a known literal, or stale (dead content).
+ * calling convention guarantees), a known literal, a dead input (still holding
+ * the input), or stale (other dead content).
  *
  * Per node x = (g > 0) ? fmaf(a, b, c) : d:
  *  - unconditional: any register may take x, including one of an operand that
@@ -18,8 +19,9 @@
  *    materialized once into a register and reused while that register keeps it.
  * Registers are chosen by: the output register the value is headed for (hints
  * propagate from ret back through dying fallbacks), not stepping on an output
- * register before its own value is written there, not opening a new register,
- * then (policy 0) stale before literal before pristine, then lowest index.
+ * register before its own value is written there nor making a two-cycle for the
+ * final shuffle, not opening a new register, then (policy) stale before literal
+ * before pristine, then lowest index. The policy bits are in CGInternal.h.
  * At the end the outputs are a parallel copy into r[0..nout-1], sequentialized
  * with one scratch register for cycles; literal outputs are written last.
  */
