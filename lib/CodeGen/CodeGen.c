@@ -1,8 +1,9 @@
 /* The lowering driver: builds the DAG once, then tries every combination of arm
- * orientation, schedule and register policy and keeps the stream with the fewest
- * instructions, then the fewest registers (the first found on ties, so the
- * result is deterministic), then improves the winner's schedule by local search.
- * Each try is one linear scan, so this stays cheap. */
+ * orientation, relu form, schedule and register policy and keeps the stream with
+ * the fewest instructions, then the fewest registers (the first found on ties, so
+ * the result is deterministic), then improves the winner's schedule by local
+ * search. Each try is one linear scan, so this stays cheap; big programs get a
+ * reduced set. */
 #include "CGInternal.h"
 
 #include <stdlib.h>
