@@ -10,7 +10,7 @@ out=${2:-$root/build-fuzz}
 cc=${FMAG_FUZZ_CC:-/usr/lib/llvm-14/bin/clang}
 [ -x "$cc" ] || cc=clang
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined -I$root/include"
-mkdir -p "$out/corpus-read" "$out/corpus-asm" "$out/corpus-slc"
+mkdir -p "$out/corpus-read" "$out/corpus-asm" "$out/corpus-slc" "$out/corpus-fir"
 status=0
 harnesses=""
 
@@ -28,6 +28,8 @@ build() { # name, sources...
 build fmag-read-fuzz "$root/fuzz/fmag_read_fuzz.c" "$root"/lib/VM/*.c
 build fmas-asm-fuzz "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c \
     "$root"/lib/IR/*.c "$root"/lib/VM/*.c
+build fir-parse-fuzz "$root/fuzz/fir_parse_fuzz.c" "$root/lib/AsmParser/FirParser.c" \
+    "$root"/lib/IR/*.c "$root/lib/Transforms/DCE.c"
 if [ -f "$root/fuzz/slc_fuzz.c" ]; then
     build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \
         "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c
@@ -51,6 +53,9 @@ for f in $(find "$root/test" -name '*.fmas' 2>/dev/null | head -50); do
 done
 printf '.def f, 2, 1\n  %%r0 = fmag %%r1, 0x1.8p-3, -0.0, %%r0 ; x\n.def g, 0, 1\n.regs 3\n' \
     > "$out/corpus-asm/seed.fmas"
+for f in $(find "$root/test/IR" "$root/test/AsmParser" -name '*.fir' 2>/dev/null | head -100); do
+    cp "$f" "$out/corpus-fir/"
+done
 for f in $(find "$root/examples" "$root/test/SL" -name '*.sl' 2>/dev/null | head -100); do
     cp "$f" "$out/corpus-slc/"
 done
@@ -59,6 +64,7 @@ for bin in $harnesses; do
     case $bin in
     fmag-read-fuzz) corpus=$out/corpus-read ;;
     fmas-asm-fuzz) corpus=$out/corpus-asm ;;
+    fir-parse-fuzz) corpus=$out/corpus-fir ;;
     *) corpus=$out/corpus-slc ;;
     esac
     echo "== $bin for ${secs}s"
