@@ -60,6 +60,10 @@ void fmag_exec(uvec4 op)
         res = fmag_soft_fma(a, b, c);
     else
         res = fma(a, b, c);
+    // Every computed NaN is stored as the VM's canonical 0x7FC00000 (VM.h), so results
+    // match the CPU engines bit for bit whatever NaN the driver's arithmetic makes.
+    if (isnan(res))
+        res = uintBitsToFloat(0x7FC00000u);
     if (g > 0.0)
         fmag_r[op.w & uint(FMAG_REGS - 1)] = res;
 }

@@ -355,8 +355,17 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[3], job->in, sz[3]), "cuMemcpyHtoD", err, errlen);
     a.code = d[0], a.progs = d[1], a.prog_index = d[2], a.in = d[3], a.out = d[4];
     if (ok) ok = launch(c, kname, rf, k, &a, shared, lane, job, err, errlen);
-    if (ok && sz[4])
+    if (ok && sz[4]) {
         ok = cu_ok(c, c->cuMemcpyDtoH_v2(job->out, d[4], sz[4]), "cuMemcpyDtoH", err, errlen);
+        /* NVIDIA's arithmetic returns the NaN 0x7FFFFFFF; the reference VM stores every
+         * computed NaN as FMAG_VM_CANONICAL_NAN. Mapping on read-back keeps the kernels'
+         * inner loop one instruction shorter; the cost is that an input NaN with exactly
+         * those bits passed through unchanged is mapped too (docs/GPU.md). */
+        uint32_t *bits = (uint32_t *)job->out;
+        for (size_t w = 0; w < sz[4] / 4; ++w)
+            if (bits[w] == 0x7FFFFFFFu)
+                bits[w] = FMAG_VM_CANONICAL_NAN;
+    }
     for (int i = 0; i < 5; ++i)
         if (d[i]) c->cuMemFree_v2(d[i]);
     free(code);
