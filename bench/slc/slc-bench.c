@@ -105,10 +105,15 @@ static char *gen_graph(unsigned n, size_t *len)
         seed = seed * 1103515245u + 12345u;
         /* every node feeds the next, so the whole graph stays live */
         unsigned x = i - 1, y = (seed >> 16) % i, op = (seed >> 24) % 10;
-        static const char *const ops[] = {"n%u + n%u", "n%u * n%u", "n%u - n%u * 0.5",
-                                          "max(n%u, n%u)", "min(n%u, n%u) + b",
-                                          "mix(n%u, n%u, c)", "clamp(n%u + n%u, 0.0, 4.0)",
-                                          "abs(n%u - n%u)", "n%u * 0.75 + n%u * d",
+        static const char *const ops[] = {"n%u + n%u",
+                                          "n%u * n%u",
+                                          "n%u - n%u * 0.5",
+                                          "max(n%u, n%u)",
+                                          "min(n%u, n%u) + b",
+                                          "mix(n%u, n%u, c)",
+                                          "clamp(n%u + n%u, 0.0, 4.0)",
+                                          "abs(n%u - n%u)",
+                                          "n%u * 0.75 + n%u * d",
                                           "(n%u > n%u) ? a : n%u"};
         char expr[64];
         snprintf(expr, sizeof expr, ops[op], x, y, x);
@@ -122,8 +127,7 @@ static char *gen_graph(unsigned n, size_t *len)
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);

@@ -18,8 +18,8 @@ extern "C" {
 #endif
 
 /* Booleans are 1.0 / 0.0; a condition is true when it is != 0 (SPEC §5). */
-fmag_value *fmag_build_truth(fmag_builder *b, fmag_value *x);      /* x != 0 ? 1 : 0 */
-fmag_value *fmag_build_not(fmag_builder *b, fmag_value *x);        /* x != 0 ? 0 : 1 */
+fmag_value *fmag_build_truth(fmag_builder *b, fmag_value *x); /* x != 0 ? 1 : 0 */
+fmag_value *fmag_build_not(fmag_builder *b, fmag_value *x);   /* x != 0 ? 0 : 1 */
 fmag_value *fmag_build_eq(fmag_builder *b, fmag_value *x, fmag_value *y);
 fmag_value *fmag_build_ne(fmag_builder *b, fmag_value *x, fmag_value *y);
 /* cond != 0 ? t : f (the SL select/?: semantics, -0 is false, negatives true). */
@@ -56,12 +56,12 @@ fmag_value *fmag_build_clamp(fmag_builder *b, fmag_value *x, fmag_value *lo, fma
                              bool fastmath);
 fmag_value *fmag_build_mix(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *t,
                            bool fastmath);
-fmag_value *fmag_build_smoothstep(fmag_builder *b, fmag_value *e0, fmag_value *e1,
-                                  fmag_value *x, bool fastmath);
+fmag_value *fmag_build_smoothstep(fmag_builder *b, fmag_value *e0, fmag_value *e1, fmag_value *x,
+                                  bool fastmath);
 
 /* Vector builtins over n scalar components (n = 1..4). */
-fmag_value *fmag_build_dot(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
-                           unsigned n, bool fastmath);
+fmag_value *fmag_build_dot(fmag_builder *b, fmag_value *const *x, fmag_value *const *y, unsigned n,
+                           bool fastmath);
 fmag_value *fmag_build_length(fmag_builder *b, fmag_value *const *x, unsigned n, bool fastmath);
 fmag_value *fmag_build_distance(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
                                 unsigned n, bool fastmath);
@@ -69,8 +69,8 @@ fmag_value *fmag_build_distance(fmag_builder *b, fmag_value *const *x, fmag_valu
 void fmag_build_normalize(fmag_builder *b, fmag_value *const *x, unsigned n, fmag_value **out,
                           bool fastmath);
 /* out[0..2] = cross(x, y) for 3-component x, y */
-void fmag_build_cross(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
-                      fmag_value **out, bool fastmath);
+void fmag_build_cross(fmag_builder *b, fmag_value *const *x, fmag_value *const *y, fmag_value **out,
+                      bool fastmath);
 
 /* The scalar builtins as a table, for the frontend and the accuracy tool. Exactly
  * one of fn1/fn2/fn3 is set, matching nargs. */

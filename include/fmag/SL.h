@@ -22,8 +22,8 @@ typedef struct fmag_sl_options {
  * value followed by each `out` parameter. Returns NULL with diagnostics
  * "file:line:col: error: msg" + source line + caret in ctx (several per run).
  * opts may be NULL (strict mode, all exports). Never aborts on any input. */
-fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src,
-                             size_t len, const fmag_sl_options *opts);
+fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                             const fmag_sl_options *opts);
 
 #ifdef __cplusplus
 }

@@ -43,8 +43,7 @@ fmag_value *fmag_build_ne(fmag_builder *b, fmag_value *x, fmag_value *y)
     return SEL(b, K(b, 1.0f), t, d);
 }
 
-fmag_value *fmag_build_select_truth(fmag_builder *b, fmag_value *cond, fmag_value *t,
-                                    fmag_value *f)
+fmag_value *fmag_build_select_truth(fmag_builder *b, fmag_value *cond, fmag_value *t, fmag_value *f)
 {
     fmag_value *n = fmag_build_neg(b, cond);
     fmag_value *s = SEL(b, t, f, n);
@@ -72,16 +71,14 @@ fmag_value *fmag_math_rne(fmag_builder *b, fmag_value *x, fmag_value **sbias)
     fmag_value *s = SEL(b, K(b, -8388608.0f), K(b, 8388608.0f), x);
     fmag_value *t = FMA(b, s, K(b, -1.0f), x);
     fmag_value *g = FMA(b, x, s, K(b, 70368744177664.0f));
-    if (sbias)
-        *sbias = s;
+    if (sbias) *sbias = s;
     return F(b, t, K(b, 1.0f), s, x, g);
 }
 
 fmag_value *fmag_math_round_magic(fmag_builder *b, fmag_value *x, fmag_value **biased)
 {
     fmag_value *t = FMA(b, x, K(b, 1.0f), K(b, FMAG_MAGIC));
-    if (biased)
-        *biased = t;
+    if (biased) *biased = t;
     return F(b, t, K(b, 1.0f), K(b, -FMAG_MAGIC), t, t);
 }
 
@@ -165,8 +162,7 @@ fmag_value *fmag_build_smoothstep(fmag_builder *b, fmag_value *e0, fmag_value *e
 {
     fmag_value *num = fmag_build_sub(b, x, e0);
     fmag_value *den = fmag_build_sub(b, e1, e0);
-    if (fmag_value_is_const(e0) && fmag_value_is_const(e1))
-        den = K(b, e1->imm - e0->imm);
+    if (fmag_value_is_const(e0) && fmag_value_is_const(e1)) den = K(b, e1->imm - e0->imm);
     fmag_value *t = fmag_build_saturate(b, fmag_build_div(b, num, den, fm), fm);
     fmag_value *p = FMA(b, t, K(b, -2.0f), K(b, 3.0f));
     return MUL(b, MUL(b, t, t), p);
@@ -181,8 +177,8 @@ fmag_value *fmag_build_mod(fmag_builder *b, fmag_value *x, fmag_value *y, bool f
 }
 
 /* dot: a chain of fmas (one rounding per term). */
-fmag_value *fmag_build_dot(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
-                           unsigned n, bool fm)
+fmag_value *fmag_build_dot(fmag_builder *b, fmag_value *const *x, fmag_value *const *y, unsigned n,
+                           bool fm)
 {
     (void)fm;
     fmag_value *r = MUL(b, x[0], y[0]);
@@ -193,8 +189,7 @@ fmag_value *fmag_build_dot(fmag_builder *b, fmag_value *const *x, fmag_value *co
 
 fmag_value *fmag_build_length(fmag_builder *b, fmag_value *const *x, unsigned n, bool fm)
 {
-    if (n == 1)
-        return fmag_build_abs(b, x[0]);
+    if (n == 1) return fmag_build_abs(b, x[0]);
     return fmag_build_sqrt(b, fmag_build_dot(b, x, x, n, fm), fm);
 }
 
@@ -202,8 +197,7 @@ fmag_value *fmag_build_distance(fmag_builder *b, fmag_value *const *x, fmag_valu
                                 unsigned n, bool fm)
 {
     fmag_value *d[4] = {0};
-    if (n > 4)
-        n = 4;
+    if (n > 4) n = 4;
     for (unsigned i = 0; i < n; i++)
         d[i] = fmag_build_sub(b, x[i], y[i]);
     return fmag_build_length(b, d, n, fm);
@@ -218,8 +212,8 @@ void fmag_build_normalize(fmag_builder *b, fmag_value *const *x, unsigned n, fma
 }
 
 /* cross (9): each lane a*b - c*d as fma(a, b, -(c*d)). */
-void fmag_build_cross(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
-                      fmag_value **out, bool fm)
+void fmag_build_cross(fmag_builder *b, fmag_value *const *x, fmag_value *const *y, fmag_value **out,
+                      bool fm)
 {
     (void)fm;
     static const int i1[3] = {1, 2, 0}, i2[3] = {2, 0, 1};
@@ -244,16 +238,24 @@ static fmag_value *max_fn(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm
     (void)fm;
     return fmag_build_max(b, x, y);
 }
-static fmag_value *select_fn(fmag_builder *b, fmag_value *c, fmag_value *t, fmag_value *f,
-                             bool fm)
+static fmag_value *select_fn(fmag_builder *b, fmag_value *c, fmag_value *t, fmag_value *f, bool fm)
 {
     (void)fm;
     return fmag_build_select_truth(b, c, t, f);
 }
 
-#define B1(n, f) {n, 1, f, NULL, NULL}
-#define B2(n, f) {n, 2, NULL, f, NULL}
-#define B3(n, f) {n, 3, NULL, NULL, f}
+#define B1(n, f)                                                                                   \
+    {                                                                                              \
+        n, 1, f, NULL, NULL                                                                        \
+    }
+#define B2(n, f)                                                                                   \
+    {                                                                                              \
+        n, 2, NULL, f, NULL                                                                        \
+    }
+#define B3(n, f)                                                                                   \
+    {                                                                                              \
+        n, 3, NULL, NULL, f                                                                        \
+    }
 static const fmag_math_builtin builtins[] = {
     B1("abs", abs_fn),
     B1("sign", fmag_build_sign),
@@ -287,7 +289,10 @@ static const fmag_math_builtin builtins[] = {
     B3("select", select_fn),
 };
 
-size_t fmag_math_builtin_count(void) { return sizeof builtins / sizeof builtins[0]; }
+size_t fmag_math_builtin_count(void)
+{
+    return sizeof builtins / sizeof builtins[0];
+}
 const fmag_math_builtin *fmag_math_builtin_get(size_t i)
 {
     return i < fmag_math_builtin_count() ? &builtins[i] : NULL;
@@ -295,7 +300,6 @@ const fmag_math_builtin *fmag_math_builtin_get(size_t i)
 const fmag_math_builtin *fmag_math_builtin_lookup(const char *name)
 {
     for (size_t i = 0; i < fmag_math_builtin_count(); i++)
-        if (!strcmp(builtins[i].name, name))
-            return &builtins[i];
+        if (!strcmp(builtins[i].name, name)) return &builtins[i];
     return NULL;
 }

@@ -54,8 +54,7 @@ fmag_value *fmag_build_rcp(fmag_builder *b, fmag_value *x, bool fm)
     (void)fm;
     if (fmag_value_is_const(x)) {
         float r = (float)(1.0 / (double)x->imm);
-        if (isfinite(r))
-            return K(b, r);
+        if (isfinite(r)) return K(b, r);
     }
     fmag_value *m, *s;
     reduce_rcp(b, x, &m, &s);
@@ -77,16 +76,13 @@ fmag_value *fmag_build_div(fmag_builder *b, fmag_value *x, fmag_value *y, bool f
     if (fmag_value_is_const(y) && y->imm != 0.0f && isfinite(1.0f / y->imm)) {
         float d = y->imm;
         float r = (float)(1.0 / (double)d);
-        if ((double)r * (double)d == 1.0)
-            return MUL(b, x, K(b, r));
+        if ((double)r * (double)d == 1.0) return MUL(b, x, K(b, r));
         fmag_value *q = MUL(b, x, K(b, r));
-        if (fm)
-            return q;
+        if (fm) return q;
         fmag_value *rem = FMA(b, q, K(b, -d), x);
         return FMA(b, rem, K(b, r), q);
     }
-    if (fmag_value_is_const(x) && fmag_value_is_imm(x, 1.0f))
-        return fmag_build_rcp(b, y, fm);
+    if (fmag_value_is_const(x) && fmag_value_is_imm(x, 1.0f)) return fmag_build_rcp(b, y, fm);
     fmag_value *m, *s;
     reduce_rcp(b, y, &m, &s);
     if (!fm) {
@@ -136,8 +132,7 @@ static fmag_value *rsqrt_core(fmag_builder *b, fmag_value *m, fmag_value **nmh_o
         fmag_value *e = FMA(b, t, nmh, K(b, 0.5f));
         y = FMA(b, y, e, y);
     }
-    if (nmh_out)
-        *nmh_out = nmh;
+    if (nmh_out) *nmh_out = nmh;
     return y;
 }
 

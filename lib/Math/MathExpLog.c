@@ -8,16 +8,16 @@
 #include "MathInternal.h"
 
 /* fmag-remez exp2 6: 2^t on [-0.5,0.5]; 1.55e-8 with float coefficients. */
-static const float exp2_poly[7] = {1.0f,          0.693147182f,  0.240226462f,  0.0555032864f,
+static const float exp2_poly[7] = {1.0f,           0.693147182f,   0.240226462f,   0.0555032864f,
                                    0.00961848907f, 0.00133999309f, 0.000153458124f};
 /* fmag-remez exp 6: e^t on [-ln2/2,ln2/2]; 1.74e-8 with float coefficients. */
-static const float exp_poly[7] = {1.0f,           1.0f,           0.499999911f,  0.166664198f,
-                                  0.0416682251f,  0.00837481581f, 0.00138368458f};
+static const float exp_poly[7] = {1.0f,          1.0f,           0.499999911f,  0.166664198f,
+                                  0.0416682251f, 0.00837481581f, 0.00138368458f};
 /* fast-math: fmag-remez exp2 5 / exp 5 (1.5e-7 and 1.3e-7 with float coefficients),
  * with c0 set to exactly 1 so that x near 0 gives 1 within an ulp (the fitted
  * 1.00000012 would be 3 ulps above 2^f for tiny negative f). */
-static const float exp2_poly_fast[6] = {1.0f,           0.693146944f,   0.240221202f,
-                                        0.0555071309f,  0.00967554096f, 0.00132764725f};
+static const float exp2_poly_fast[6] = {1.0f,          0.693146944f,   0.240221202f,
+                                        0.0555071309f, 0.00967554096f, 0.00132764725f};
 static const float exp_poly_fast[6] = {1.0f,         0.999999702f,  0.499988943f,
                                        0.166675746f, 0.0419153832f, 0.0082976548f};
 /* fmag-remez logq 8: q(f), log(1+f) = f - f^2/2 + f^3 q(f) on [sqrt(1/2)-1, sqrt(2)-1]. */
@@ -30,16 +30,15 @@ static const float log_poly_fast[6] = {0.333342463f,  -0.249832675f, 0.199245036
 
 /* pow only: fmag-remez logr 7: r(f), log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f);
  * 3.6e-10 relative with float coefficients. */
-static const float logr_poly[8] = {0.200000435f,  -0.166677505f, 0.142847359f,
-                                   -0.124506846f, 0.110644087f,  -0.106855661f,
-                                   0.104117192f,  -0.0596845262f};
-#define THIRD 0.333333343f          /* float(1/3) */
-#define THIRD_LO -9.93410776e-09f   /* 1/3 - THIRD */
+static const float logr_poly[8] = {0.200000435f, -0.166677505f, 0.142847359f, -0.124506846f,
+                                   0.110644087f, -0.106855661f, 0.104117192f, -0.0596845262f};
+#define THIRD 0.333333343f        /* float(1/3) */
+#define THIRD_LO -9.93410776e-09f /* 1/3 - THIRD */
 
-#define LN2_HI 0.693145751953125f       /* 16 bits: n*LN2_HI is exact for |n| < 256 */
-#define LN2_LO 1.42860677e-06f          /* ln 2 - LN2_HI */
+#define LN2_HI 0.693145751953125f /* 16 bits: n*LN2_HI is exact for |n| < 256 */
+#define LN2_LO 1.42860677e-06f    /* ln 2 - LN2_HI */
 #define LOG2E 1.44269502f
-#define LOG2E_LO 1.92596299e-08f        /* log2(e) - LOG2E */
+#define LOG2E_LO 1.92596299e-08f /* log2(e) - LOG2E */
 
 static float p2(int k)
 {
@@ -68,8 +67,7 @@ fmag_value *fmag_math_ldexp(fmag_builder *b, fmag_value *p, fmag_value *n)
     for (int i = 0; i < 8; i++) {
         int k = 1 << (7 - i);
         fmag_value *g = FMA(b, u, K(b, 1.0f), K(b, -((float)k - 0.5f)));
-        if (k > 1)
-            u = F(b, u, K(b, 1.0f), K(b, (float)-k), u, g);
+        if (k > 1) u = F(b, u, K(b, 1.0f), K(b, (float)-k), u, g);
         if (k == 128) {
             r = F(b, r, bk[1], K(b, 0.0f), r, g);
             r = F(b, r, bk[1], K(b, 0.0f), r, g);
@@ -95,8 +93,8 @@ fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fm)
     x = clampk(b, x, -150.0f, 128.0f);
     fmag_value *n = fmag_math_round_magic(b, x, NULL);
     fmag_value *f = fmag_build_sub(b, x, n);
-    fmag_value *p = fm ? fmag_math_horner(b, f, exp2_poly_fast, 5)
-                       : fmag_math_horner(b, f, exp2_poly, 6);
+    fmag_value *p =
+        fm ? fmag_math_horner(b, f, exp2_poly_fast, 5) : fmag_math_horner(b, f, exp2_poly, 6);
     return fmag_math_ldexp(b, p, n);
 }
 
@@ -109,8 +107,8 @@ fmag_value *fmag_build_exp(fmag_builder *b, fmag_value *x, bool fm)
     fmag_value *n = F(b, t, K(b, 1.0f), K(b, -FMAG_MAGIC), t, t);
     fmag_value *f = FMA(b, n, K(b, -LN2_HI), x);
     f = F(b, n, K(b, -LN2_LO), f, f, t);
-    fmag_value *p = fm ? fmag_math_horner(b, f, exp_poly_fast, 5)
-                       : fmag_math_horner(b, f, exp_poly, 6);
+    fmag_value *p =
+        fm ? fmag_math_horner(b, f, exp_poly_fast, 5) : fmag_math_horner(b, f, exp_poly, 6);
     return fmag_math_ldexp(b, p, n);
 }
 
@@ -143,8 +141,8 @@ static void reduce_log(fmag_builder *b, fmag_value *x, fmag_value **e_out, fmag_
 static fmag_value *log_tail(fmag_builder *b, fmag_value *f, bool fm)
 {
     fmag_value *z = MUL(b, f, f);
-    fmag_value *q = fm ? fmag_math_horner(b, f, log_poly_fast, 5)
-                       : fmag_math_horner(b, f, log_poly, 8);
+    fmag_value *q =
+        fm ? fmag_math_horner(b, f, log_poly_fast, 5) : fmag_math_horner(b, f, log_poly, 8);
     fmag_value *y = MUL(b, MUL(b, z, f), q);
     return FMA(b, z, K(b, -0.5f), y);
 }
@@ -178,8 +176,7 @@ fmag_value *fmag_build_log2(fmag_builder *b, fmag_value *x, bool fm)
  * exp2(y * log2 x). x = 0 gives 0 for y > 0 (through a very negative logarithm). */
 fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm)
 {
-    if (fm)
-        return fmag_build_exp2(b, MUL(b, y, fmag_build_log2(b, x, fm)), fm);
+    if (fm) return fmag_build_exp2(b, MUL(b, y, fmag_build_log2(b, x, fm)), fm);
     fmag_value *e, *f, *m;
     reduce_log(b, x, &e, &f, &m);
     /* log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f): the first four terms as exact

@@ -7,7 +7,10 @@
 #include "fmag/IR.h"
 #include "fmag/Math.h"
 
-static inline fmag_value *K(fmag_builder *b, float f) { return fmag_module_const(b->module, f); }
+static inline fmag_value *K(fmag_builder *b, float f)
+{
+    return fmag_module_const(b->module, f);
+}
 /* (e > 0) ? a*bb + c : d */
 static inline fmag_value *F(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag_value *c,
                             fmag_value *d, fmag_value *e)

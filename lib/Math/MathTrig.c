@@ -6,11 +6,9 @@
 #include "MathInternal.h"
 
 /* fmag-remez sin 3: P(z), sin r = r + r^3 P(r^2); 3.6e-9 relative with float coefficients */
-static const float sin_poly[4] = {-0.166666672f, 0.00833332911f, -0.000198391514f,
-                                  2.71661474e-06f};
+static const float sin_poly[4] = {-0.166666672f, 0.00833332911f, -0.000198391514f, 2.71661474e-06f};
 /* fmag-remez cos 3: Q(z), cos r = 1 - z/2 + z^2 Q(z); 7.9e-10 */
-static const float cos_poly[4] = {0.0416666679f, -0.00138888822f, 2.4799283e-05f,
-                                  -2.71915241e-07f};
+static const float cos_poly[4] = {0.0416666679f, -0.00138888822f, 2.4799283e-05f, -2.71915241e-07f};
 /* fast-math: fmag-remez sin 2 (9.3e-9), cos 2 (3.9e-10) */
 static const float sin_poly_fast[3] = {-0.166666538f, 0.00833206438f, -0.00019502225f};
 static const float cos_poly_fast[3] = {0.041666653f, -0.00138875539f, 2.4450379e-05f};
@@ -19,21 +17,21 @@ static const float atan_poly[9] = {-0.333332986f, 0.199985489f,  -0.142642424f,
                                    0.109521858f,  -0.08403451f,  0.0579576045f,
                                    -0.031177856f, 0.0109146116f, -0.00179362297f};
 /* fast-math: fmag-remez atan 5 (7.5e-7) */
-static const float atan_poly_fast[6] = {-0.333284914f, 0.198978737f,  -0.135445759f,
+static const float atan_poly_fast[6] = {-0.333284914f, 0.198978737f,   -0.135445759f,
                                         0.0848410428f, -0.0377967246f, 0.00810636953f};
 
 #define TWO_OVER_PI 0.636619747f
-#define PIO2_1 1.57079637f        /* float(pi/2); k*PIO2_1 is exact inside fma */
-#define PIO2_2 -4.37113883e-08f   /* float(pi/2 - PIO2_1) */
-#define PIO2_3 -1.71512451e-15f   /* float(pi/2 - PIO2_1 - PIO2_2) */
+#define PIO2_1 1.57079637f      /* float(pi/2); k*PIO2_1 is exact inside fma */
+#define PIO2_2 -4.37113883e-08f /* float(pi/2 - PIO2_1) */
+#define PIO2_3 -1.71512451e-15f /* float(pi/2 - PIO2_1 - PIO2_2) */
 #define PIO2_HI 1.57079637f
 #define PIO2_LO -4.37113883e-08f
 #define PI_HI 3.14159274f
 #define PI_LO -8.74227766e-08f
 
 typedef struct trig_parts {
-    fmag_value *s, *c;     /* sin r, cos r */
-    fmag_value *odd, *hi;  /* k mod 2, floor(k/2) mod 2 */
+    fmag_value *s, *c;    /* sin r, cos r */
+    fmag_value *odd, *hi; /* k mod 2, floor(k/2) mod 2 */
 } trig_parts;
 
 /* floor(v/2) and v mod 2 for an integer-valued v: round(v/2 - 1/4) has no ties.
@@ -62,20 +60,18 @@ static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, bool want_hi, t
     fmag_value *k = F(b, t, K(b, 1.0f), K(b, -FMAG_MAGIC), t, t);
     fmag_value *r = FMA(b, k, K(b, -PIO2_1), x);
     r = F(b, k, K(b, -PIO2_2), r, r, t);
-    if (!fm)
-        r = F(b, k, K(b, -PIO2_3), r, r, t);
+    if (!fm) r = F(b, k, K(b, -PIO2_3), r, r, t);
     fmag_value *z = MUL(b, r, r);
-    fmag_value *ps = fm ? fmag_math_horner(b, z, sin_poly_fast, 2)
-                        : fmag_math_horner(b, z, sin_poly, 3);
+    fmag_value *ps =
+        fm ? fmag_math_horner(b, z, sin_poly_fast, 2) : fmag_math_horner(b, z, sin_poly, 3);
     tp->s = FMA(b, MUL(b, z, r), ps, r);
-    fmag_value *pc = fm ? fmag_math_horner(b, z, cos_poly_fast, 2)
-                        : fmag_math_horner(b, z, cos_poly, 3);
+    fmag_value *pc =
+        fm ? fmag_math_horner(b, z, cos_poly_fast, 2) : fmag_math_horner(b, z, cos_poly, 3);
     fmag_value *u = FMA(b, MUL(b, z, z), pc, MUL(b, z, K(b, -0.5f)));
     tp->c = fmag_build_add(b, u, K(b, 1.0f));
     fmag_value *h = halve(b, k, t, &tp->odd);
     tp->hi = NULL;
-    if (want_hi)
-        halve(b, h, t, &tp->hi);
+    if (want_hi) halve(b, h, t, &tp->hi);
 }
 
 /* sin (28; fast 23): quadrant q = k mod 4 gives s, c, -s, -c. */
@@ -112,8 +108,8 @@ fmag_value *fmag_build_tan(fmag_builder *b, fmag_value *x, bool fm)
 static fmag_value *atan_core(fmag_builder *b, fmag_value *t, bool fm)
 {
     fmag_value *z = MUL(b, t, t);
-    fmag_value *p = fm ? fmag_math_horner(b, z, atan_poly_fast, 5)
-                       : fmag_math_horner(b, z, atan_poly, 8);
+    fmag_value *p =
+        fm ? fmag_math_horner(b, z, atan_poly_fast, 5) : fmag_math_horner(b, z, atan_poly, 8);
     return FMA(b, MUL(b, z, t), p, t);
 }
 

@@ -39,7 +39,10 @@ typedef struct gen {
     unsigned nres;
 } gen;
 
-static fmag_value *cst(gen *g, float f) { return fmag_module_const(g->m, f); }
+static fmag_value *cst(gen *g, float f)
+{
+    return fmag_module_const(g->m, f);
+}
 
 static fmag_value **env_copy(gen *g, fmag_value **env)
 {
@@ -49,7 +52,10 @@ static fmag_value **env_copy(gen *g, fmag_value **env)
     return c;
 }
 
-static fmag_value *splat(const sval *v, int i) { return v->c[v->n == 1 ? 0 : i]; }
+static fmag_value *splat(const sval *v, int i)
+{
+    return v->c[v->n == 1 ? 0 : i];
+}
 
 /* A guard that is > 0 exactly when v is true (!= 0). */
 static fmag_value *as_guard(gen *g, const sval *v)
@@ -91,10 +97,17 @@ static void store(gen *g, sl_expr *lhs, const sval *v)
 static fmag_value *arith(gen *g, sl_tok_kind op, fmag_value *x, fmag_value *y)
 {
     switch (op) {
-    case TK_PLUS: case TK_PLUS_ASSIGN: return fmag_build_add(&g->b, x, y);
-    case TK_MINUS: case TK_MINUS_ASSIGN: return fmag_build_sub(&g->b, x, y);
-    case TK_STAR: case TK_STAR_ASSIGN: return fmag_build_mul(&g->b, x, y);
-    default: return fmag_build_div(&g->b, x, y, g->fast);
+    case TK_PLUS:
+    case TK_PLUS_ASSIGN:
+        return fmag_build_add(&g->b, x, y);
+    case TK_MINUS:
+    case TK_MINUS_ASSIGN:
+        return fmag_build_sub(&g->b, x, y);
+    case TK_STAR:
+    case TK_STAR_ASSIGN:
+        return fmag_build_mul(&g->b, x, y);
+    default:
+        return fmag_build_div(&g->b, x, y, g->fast);
     }
 }
 
@@ -105,8 +118,7 @@ static sval gen_call_user(gen *g, sl_expr *e)
     unsigned nargs = 0;
     unsigned i = 0;
     for (sl_var *p = f->params; p; p = p->next, i++) {
-        if (p->is_out)
-            continue;
+        if (p->is_out) continue;
         sval a = gen_expr(g, e->args[i]);
         for (int k = 0; k < a.n && nargs < 256; k++)
             args[nargs++] = a.c[k];
@@ -118,8 +130,7 @@ static sval gen_call_user(gen *g, sl_expr *e)
         r.c[k] = &call->results[ri++];
     i = 0;
     for (sl_var *p = f->params; p; p = p->next, i++) {
-        if (!p->is_out)
-            continue;
+        if (!p->is_out) continue;
         sval o = {{0}, p->type, false};
         for (int k = 0; k < p->type; k++)
             o.c[k] = &call->results[ri++];
@@ -139,7 +150,9 @@ static sval gen_builtin(gen *g, sl_expr *e)
     sval r = {{0}, e->type, false};
     const fmag_math_builtin *mb = fmag_math_builtin_lookup(bi->name);
     switch (bi->shape) {
-    case BS_MAP1: case BS_MAP2: case BS_MAP3: {
+    case BS_MAP1:
+    case BS_MAP2:
+    case BS_MAP3: {
         bool is_select = !strcmp(bi->name, "select");
         /* One truth test of a scalar select condition serves every lane. */
         fmag_value *guard = is_select && a[0].n == 1 ? as_guard(g, &a[0]) : NULL;
@@ -197,10 +210,8 @@ static sval gen_expr(gen *g, sl_expr *e)
         return r;
     }
     case EX_CALL:
-        if (e->call_kind == CALL_USER)
-            return gen_call_user(g, e);
-        if (e->call_kind == CALL_BUILTIN)
-            return gen_builtin(g, e);
+        if (e->call_kind == CALL_USER) return gen_call_user(g, e);
+        if (e->call_kind == CALL_BUILTIN) return gen_builtin(g, e);
         {
             int k = 0;
             for (unsigned i = 0; i < e->nargs; i++) {
@@ -214,8 +225,7 @@ static sval gen_expr(gen *g, sl_expr *e)
         return r;
     case EX_UNARY: {
         sval a = gen_expr(g, e->a);
-        if (e->op == TK_PLUS)
-            return a;
+        if (e->op == TK_PLUS) return a;
         if (e->op == TK_MINUS) {
             for (int i = 0; i < r.n; i++)
                 r.c[i] = fmag_build_neg(b, a.c[i]);
@@ -229,12 +239,24 @@ static sval gen_expr(gen *g, sl_expr *e)
     case EX_BINARY: {
         sval x = gen_expr(g, e->a), y = gen_expr(g, e->b);
         switch (e->op) {
-        case TK_LT: r.c[0] = fmag_build_lt(b, x.c[0], y.c[0]); break;
-        case TK_GT: r.c[0] = fmag_build_gt(b, x.c[0], y.c[0]); break;
-        case TK_LE: r.c[0] = fmag_build_le(b, x.c[0], y.c[0]); break;
-        case TK_GE: r.c[0] = fmag_build_ge(b, x.c[0], y.c[0]); break;
-        case TK_EQ: r.c[0] = fmag_build_eq(b, x.c[0], y.c[0]); break;
-        case TK_NE: r.c[0] = fmag_build_ne(b, x.c[0], y.c[0]); break;
+        case TK_LT:
+            r.c[0] = fmag_build_lt(b, x.c[0], y.c[0]);
+            break;
+        case TK_GT:
+            r.c[0] = fmag_build_gt(b, x.c[0], y.c[0]);
+            break;
+        case TK_LE:
+            r.c[0] = fmag_build_le(b, x.c[0], y.c[0]);
+            break;
+        case TK_GE:
+            r.c[0] = fmag_build_ge(b, x.c[0], y.c[0]);
+            break;
+        case TK_EQ:
+            r.c[0] = fmag_build_eq(b, x.c[0], y.c[0]);
+            break;
+        case TK_NE:
+            r.c[0] = fmag_build_ne(b, x.c[0], y.c[0]);
+            break;
         case TK_ANDAND: {
             /* a && b: b's truth when a is true, else 0 (no side effects, so evaluating
              * b is unobservable: short-circuit semantics as a select). */
@@ -372,14 +394,12 @@ static void gen_if(gen *g, sl_stmt *st)
 static void gen_stmt(gen *g, sl_stmt *st)
 {
     for (; st; st = st->next) {
-        if (!g->reachable)
-            return; /* checked, but never executed: no code */
+        if (!g->reachable) return; /* checked, but never executed: no code */
         switch (st->kind) {
         case ST_DECL: {
             sl_var *v = st->var;
             sval init = {{cst(g, 0.0f)}, 1, true};
-            if (st->e)
-                init = gen_expr(g, st->e);
+            if (st->e) init = gen_expr(g, st->e);
             for (int i = 0; i < v->type; i++)
                 g->env[v->slot + (unsigned)i] = splat(&init, i);
             break;
@@ -416,8 +436,7 @@ static unsigned num_results(sl_func *f)
 {
     unsigned n = (unsigned)f->ret_type;
     for (sl_var *p = f->params; p; p = p->next)
-        if (p->is_out)
-            n += (unsigned)p->type;
+        if (p->is_out) n += (unsigned)p->type;
     return n ? n : 1;
 }
 
@@ -437,8 +456,7 @@ static void gen_func(gen *g, sl_func *f)
         for (int i = 0; i < p->type; i++)
             g->env[p->slot + (unsigned)i] = p->is_out ? cst(g, 0.0f) : &f->ir->params[pi++];
     gen_stmt(g, f->body->body);
-    if (g->reachable)
-        gen_return(g, NULL); /* void function falling off its end */
+    if (g->reachable) gen_return(g, NULL); /* void function falling off its end */
     /* Merge the return sites: a phi per result whose values differ. */
     g->exit = fmag_block_create(g->ir, "exit");
     for (retsite *rs = g->rets; rs; rs = rs->next) {
@@ -477,19 +495,20 @@ fmag_module *sl_irgen(sl_session *s)
         bool exp = f->is_export && (!s->opts.entry || !strcmp(s->opts.entry, name));
         unsigned nin = 0;
         for (sl_var *p = f->params; p; p = p->next)
-            if (!p->is_out)
-                nin += (unsigned)p->type;
+            if (!p->is_out) nin += (unsigned)p->type;
         f->ir = fmag_func_create(g.m, name, nin, num_results(f), exp);
         unsigned pi = 0;
         static const char comps[] = "xyzw";
         for (sl_var *p = f->params; p; p = p->next) {
-            if (p->is_out)
-                continue;
+            if (p->is_out) continue;
             for (int i = 0; i < p->type; i++) {
                 char buf[80];
-                int len = p->type == 1
-                              ? snprintf(buf, sizeof buf, "%.*s", (int)(p->name_len > 60 ? 60 : p->name_len), p->name)
-                              : snprintf(buf, sizeof buf, "%.*s.%c", (int)(p->name_len > 60 ? 60 : p->name_len), p->name, comps[i]);
+                int len =
+                    p->type == 1
+                        ? snprintf(buf, sizeof buf, "%.*s",
+                                   (int)(p->name_len > 60 ? 60 : p->name_len), p->name)
+                        : snprintf(buf, sizeof buf, "%.*s.%c",
+                                   (int)(p->name_len > 60 ? 60 : p->name_len), p->name, comps[i]);
                 f->ir->params[pi++].name = fmag_context_strdup(s->ctx, buf, (size_t)len);
             }
         }

@@ -8,8 +8,14 @@
 #include <stdio.h>
 #include "SLInternal.h"
 
-static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+static bool is_alpha(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
 
 static bool push(sl_session *s, sl_tok_kind k, size_t pos, size_t len)
 {
@@ -41,8 +47,7 @@ static void lex_error(sl_session *s, size_t pos, size_t len, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (!push(s, TK_ERROR, pos, len))
-        return;
+    if (!push(s, TK_ERROR, pos, len)) return;
     s->toks[s->ntoks - 1].msg = fmag_context_strdup(s->ctx, buf, strlen(buf));
 }
 
@@ -51,9 +56,9 @@ static const struct {
     sl_tok_kind kind;
     int width;
 } keywords[] = {
-    {"if", TK_IF, 0},        {"else", TK_ELSE, 0},    {"return", TK_RETURN, 0},
-    {"export", TK_EXPORT, 0}, {"out", TK_OUT, 0},      {"void", TK_TYPE, 0},
-    {"f32", TK_TYPE, 1},     {"f32x2", TK_TYPE, 2},   {"f32x3", TK_TYPE, 3},
+    {"if", TK_IF, 0},         {"else", TK_ELSE, 0},  {"return", TK_RETURN, 0},
+    {"export", TK_EXPORT, 0}, {"out", TK_OUT, 0},    {"void", TK_TYPE, 0},
+    {"f32", TK_TYPE, 1},      {"f32x2", TK_TYPE, 2}, {"f32x3", TK_TYPE, 3},
     {"f32x4", TK_TYPE, 4},
 };
 
@@ -71,8 +76,7 @@ static void lex_number(sl_session *s, size_t *ip)
     bool bad = false;
     if (i < s->len && (src[i] == 'e' || src[i] == 'E')) {
         size_t j = i + 1;
-        if (j < s->len && (src[j] == '+' || src[j] == '-'))
-            j++;
+        if (j < s->len && (src[j] == '+' || src[j] == '-')) j++;
         if (j < s->len && is_digit(src[j])) {
             while (j < s->len && is_digit(src[j]))
                 j++;
@@ -109,8 +113,7 @@ static void lex_number(sl_session *s, size_t *ip)
         lex_error(s, start, n, "number literal '%s' is too large for f32", buf);
         return;
     }
-    if (!push(s, TK_NUM, start, n))
-        return;
+    if (!push(s, TK_NUM, start, n)) return;
     s->toks[s->ntoks - 1].num = f;
 }
 
@@ -150,12 +153,12 @@ bool sl_lex(sl_session *s)
             sl_tok_kind k = TK_IDENT;
             int width = 0;
             for (size_t w = 0; w < sizeof keywords / sizeof keywords[0]; w++)
-                if (strlen(keywords[w].word) == len && !memcmp(keywords[w].word, src + start, len)) {
+                if (strlen(keywords[w].word) == len &&
+                    !memcmp(keywords[w].word, src + start, len)) {
                     k = keywords[w].kind;
                     width = keywords[w].width;
                 }
-            if (!push(s, k, start, len))
-                return false;
+            if (!push(s, k, start, len)) return false;
             s->toks[s->ntoks - 1].width = width;
             continue;
         }
@@ -167,32 +170,65 @@ bool sl_lex(sl_session *s)
         size_t len = 1;
         char d = i + 1 < n ? src[i + 1] : 0;
         switch (c) {
-        case '(': k = TK_LPAREN; break;
-        case ')': k = TK_RPAREN; break;
-        case '{': k = TK_LBRACE; break;
-        case '}': k = TK_RBRACE; break;
-        case ',': k = TK_COMMA; break;
-        case ';': k = TK_SEMI; break;
-        case '.': k = TK_DOT; break;
-        case '?': k = TK_QUESTION; break;
-        case ':': k = TK_COLON; break;
-        case '+': k = d == '=' ? TK_PLUS_ASSIGN : TK_PLUS; break;
-        case '-': k = d == '=' ? TK_MINUS_ASSIGN : TK_MINUS; break;
-        case '*': k = d == '=' ? TK_STAR_ASSIGN : TK_STAR; break;
-        case '/': k = d == '=' ? TK_SLASH_ASSIGN : TK_SLASH; break;
-        case '=': k = d == '=' ? TK_EQ : TK_ASSIGN; break;
-        case '<': k = d == '=' ? TK_LE : TK_LT; break;
-        case '>': k = d == '=' ? TK_GE : TK_GT; break;
-        case '!': k = d == '=' ? TK_NE : TK_NOT; break;
+        case '(':
+            k = TK_LPAREN;
+            break;
+        case ')':
+            k = TK_RPAREN;
+            break;
+        case '{':
+            k = TK_LBRACE;
+            break;
+        case '}':
+            k = TK_RBRACE;
+            break;
+        case ',':
+            k = TK_COMMA;
+            break;
+        case ';':
+            k = TK_SEMI;
+            break;
+        case '.':
+            k = TK_DOT;
+            break;
+        case '?':
+            k = TK_QUESTION;
+            break;
+        case ':':
+            k = TK_COLON;
+            break;
+        case '+':
+            k = d == '=' ? TK_PLUS_ASSIGN : TK_PLUS;
+            break;
+        case '-':
+            k = d == '=' ? TK_MINUS_ASSIGN : TK_MINUS;
+            break;
+        case '*':
+            k = d == '=' ? TK_STAR_ASSIGN : TK_STAR;
+            break;
+        case '/':
+            k = d == '=' ? TK_SLASH_ASSIGN : TK_SLASH;
+            break;
+        case '=':
+            k = d == '=' ? TK_EQ : TK_ASSIGN;
+            break;
+        case '<':
+            k = d == '=' ? TK_LE : TK_LT;
+            break;
+        case '>':
+            k = d == '=' ? TK_GE : TK_GT;
+            break;
+        case '!':
+            k = d == '=' ? TK_NE : TK_NOT;
+            break;
         case '&':
-            if (d == '&')
-                k = TK_ANDAND;
+            if (d == '&') k = TK_ANDAND;
             break;
         case '|':
-            if (d == '|')
-                k = TK_OROR;
+            if (d == '|') k = TK_OROR;
             break;
-        default: break;
+        default:
+            break;
         }
         if (k == TK_EOF) {
             if (c >= 0x20 && c < 0x7f)
@@ -206,8 +242,7 @@ bool sl_lex(sl_session *s)
             k == TK_SLASH_ASSIGN || k == TK_EQ || k == TK_LE || k == TK_GE || k == TK_NE ||
             k == TK_ANDAND || k == TK_OROR)
             len = 2;
-        if (!push(s, k, i, len))
-            return false;
+        if (!push(s, k, i, len)) return false;
         i += len;
     }
     return push(s, TK_EOF, n, 0);

@@ -15,43 +15,80 @@
 static const char *tok_desc(sl_tok_kind k)
 {
     switch (k) {
-    case TK_EOF: return "end of file";
-    case TK_IDENT: return "identifier";
-    case TK_NUM: return "number";
-    case TK_ERROR: return "invalid token";
-    case TK_LPAREN: return "'('";
-    case TK_RPAREN: return "')'";
-    case TK_LBRACE: return "'{'";
-    case TK_RBRACE: return "'}'";
-    case TK_COMMA: return "','";
-    case TK_SEMI: return "';'";
-    case TK_DOT: return "'.'";
-    case TK_QUESTION: return "'?'";
-    case TK_COLON: return "':'";
-    case TK_PLUS: return "'+'";
-    case TK_MINUS: return "'-'";
-    case TK_STAR: return "'*'";
-    case TK_SLASH: return "'/'";
-    case TK_ASSIGN: return "'='";
-    case TK_PLUS_ASSIGN: return "'+='";
-    case TK_MINUS_ASSIGN: return "'-='";
-    case TK_STAR_ASSIGN: return "'*='";
-    case TK_SLASH_ASSIGN: return "'/='";
-    case TK_LT: return "'<'";
-    case TK_GT: return "'>'";
-    case TK_LE: return "'<='";
-    case TK_GE: return "'>='";
-    case TK_EQ: return "'=='";
-    case TK_NE: return "'!='";
-    case TK_ANDAND: return "'&&'";
-    case TK_OROR: return "'||'";
-    case TK_NOT: return "'!'";
-    case TK_IF: return "'if'";
-    case TK_ELSE: return "'else'";
-    case TK_RETURN: return "'return'";
-    case TK_EXPORT: return "'export'";
-    case TK_OUT: return "'out'";
-    case TK_TYPE: return "type name";
+    case TK_EOF:
+        return "end of file";
+    case TK_IDENT:
+        return "identifier";
+    case TK_NUM:
+        return "number";
+    case TK_ERROR:
+        return "invalid token";
+    case TK_LPAREN:
+        return "'('";
+    case TK_RPAREN:
+        return "')'";
+    case TK_LBRACE:
+        return "'{'";
+    case TK_RBRACE:
+        return "'}'";
+    case TK_COMMA:
+        return "','";
+    case TK_SEMI:
+        return "';'";
+    case TK_DOT:
+        return "'.'";
+    case TK_QUESTION:
+        return "'?'";
+    case TK_COLON:
+        return "':'";
+    case TK_PLUS:
+        return "'+'";
+    case TK_MINUS:
+        return "'-'";
+    case TK_STAR:
+        return "'*'";
+    case TK_SLASH:
+        return "'/'";
+    case TK_ASSIGN:
+        return "'='";
+    case TK_PLUS_ASSIGN:
+        return "'+='";
+    case TK_MINUS_ASSIGN:
+        return "'-='";
+    case TK_STAR_ASSIGN:
+        return "'*='";
+    case TK_SLASH_ASSIGN:
+        return "'/='";
+    case TK_LT:
+        return "'<'";
+    case TK_GT:
+        return "'>'";
+    case TK_LE:
+        return "'<='";
+    case TK_GE:
+        return "'>='";
+    case TK_EQ:
+        return "'=='";
+    case TK_NE:
+        return "'!='";
+    case TK_ANDAND:
+        return "'&&'";
+    case TK_OROR:
+        return "'||'";
+    case TK_NOT:
+        return "'!'";
+    case TK_IF:
+        return "'if'";
+    case TK_ELSE:
+        return "'else'";
+    case TK_RETURN:
+        return "'return'";
+    case TK_EXPORT:
+        return "'export'";
+    case TK_OUT:
+        return "'out'";
+    case TK_TYPE:
+        return "type name";
     }
     return "token";
 }
@@ -77,14 +114,12 @@ static sl_token *next(sl_session *s)
 {
     sl_token *t = &s->toks[s->p];
     report_lex(s, t);
-    if (t->kind != TK_EOF)
-        s->p++;
+    if (t->kind != TK_EOF) s->p++;
     return t;
 }
 static bool accept(sl_session *s, sl_tok_kind k)
 {
-    if (peek(s)->kind != k)
-        return false;
+    if (peek(s)->kind != k) return false;
     next(s);
     return true;
 }
@@ -92,8 +127,7 @@ static bool accept(sl_session *s, sl_tok_kind k)
 static void err_expected(sl_session *s, const char *what)
 {
     sl_token *t = peek(s);
-    if (t->kind == TK_ERROR)
-        return; /* already reported; one error per statement */
+    if (t->kind == TK_ERROR) return; /* already reported; one error per statement */
     if (t->kind == TK_EOF)
         sl_error(s, t->pos, "expected %s before end of file", what);
     else
@@ -103,8 +137,7 @@ static void err_expected(sl_session *s, const char *what)
 
 static bool expect(sl_session *s, sl_tok_kind k)
 {
-    if (accept(s, k))
-        return true;
+    if (accept(s, k)) return true;
     sl_token *t = peek(s);
     if (k == TK_SEMI && s->p > 0 && t->kind != TK_ERROR) {
         /* A missing ';' belongs at the end of the previous token (usually on the
@@ -121,7 +154,10 @@ static bool expect(sl_session *s, sl_tok_kind k)
     return false;
 }
 
-static void *alloc(sl_session *s, size_t n) { return fmag_context_alloc(s->ctx, n); }
+static void *alloc(sl_session *s, size_t n)
+{
+    return fmag_context_alloc(s->ctx, n);
+}
 
 static sl_expr *new_expr(sl_session *s, sl_expr_kind k, unsigned pos)
 {
@@ -150,17 +186,14 @@ static bool parse_args(sl_session *s, sl_expr *call)
     if (!accept(s, TK_RPAREN)) {
         for (;;) {
             sl_expr *a = parse_expr(s);
-            if (!a)
-                return false;
+            if (!a) return false;
             if (n == 64) {
                 sl_error(s, a->pos, "too many arguments (at most 64)");
                 return false;
             }
             tmp[n++] = a;
-            if (accept(s, TK_COMMA))
-                continue;
-            if (!expect(s, TK_RPAREN))
-                return false;
+            if (accept(s, TK_COMMA)) continue;
+            if (!expect(s, TK_RPAREN)) return false;
             break;
         }
     }
@@ -187,8 +220,7 @@ static sl_expr *parse_primary(sl_session *s)
         e->name_len = t->len;
         if (accept(s, TK_LPAREN)) {
             e->kind = EX_CALL;
-            if (!parse_args(s, e))
-                return NULL;
+            if (!parse_args(s, e)) return NULL;
         }
         return e;
     }
@@ -203,15 +235,13 @@ static sl_expr *parse_primary(sl_session *s)
         e->ctor_width = t->width;
         e->name = s->src + t->pos;
         e->name_len = t->len;
-        if (!expect(s, TK_LPAREN) || !parse_args(s, e))
-            return NULL;
+        if (!expect(s, TK_LPAREN) || !parse_args(s, e)) return NULL;
         return e;
     }
     case TK_LPAREN: {
         next(s);
         sl_expr *e = parse_expr(s);
-        if (!e || !expect(s, TK_RPAREN))
-            return NULL;
+        if (!e || !expect(s, TK_RPAREN)) return NULL;
         return e;
     }
     default:
@@ -244,13 +274,11 @@ static sl_expr *parse_unary(sl_session *s)
 {
     sl_token *t = peek(s);
     if (t->kind == TK_MINUS || t->kind == TK_PLUS || t->kind == TK_NOT) {
-        if (!enter(s))
-            return NULL;
+        if (!enter(s)) return NULL;
         next(s);
         sl_expr *a = parse_unary(s);
         s->depth--;
-        if (!a)
-            return NULL;
+        if (!a) return NULL;
         sl_expr *e = new_expr(s, EX_UNARY, t->pos);
         e->op = t->kind;
         e->a = a;
@@ -262,13 +290,26 @@ static sl_expr *parse_unary(sl_session *s)
 static int binary_prec(sl_tok_kind k)
 {
     switch (k) {
-    case TK_OROR: return 1;
-    case TK_ANDAND: return 2;
-    case TK_EQ: case TK_NE: return 3;
-    case TK_LT: case TK_GT: case TK_LE: case TK_GE: return 4;
-    case TK_PLUS: case TK_MINUS: return 5;
-    case TK_STAR: case TK_SLASH: return 6;
-    default: return 0;
+    case TK_OROR:
+        return 1;
+    case TK_ANDAND:
+        return 2;
+    case TK_EQ:
+    case TK_NE:
+        return 3;
+    case TK_LT:
+    case TK_GT:
+    case TK_LE:
+    case TK_GE:
+        return 4;
+    case TK_PLUS:
+    case TK_MINUS:
+        return 5;
+    case TK_STAR:
+    case TK_SLASH:
+        return 6;
+    default:
+        return 0;
     }
 }
 
@@ -278,12 +319,10 @@ static sl_expr *parse_binary(sl_session *s, int min_prec)
     while (lhs) {
         sl_token *t = peek(s);
         int prec = binary_prec(t->kind);
-        if (prec == 0 || prec < min_prec)
-            break;
+        if (prec == 0 || prec < min_prec) break;
         next(s);
         sl_expr *rhs = parse_binary(s, prec + 1);
-        if (!rhs)
-            return NULL;
+        if (!rhs) return NULL;
         sl_expr *e = new_expr(s, EX_BINARY, t->pos);
         e->op = t->kind;
         e->a = lhs;
@@ -295,15 +334,13 @@ static sl_expr *parse_binary(sl_session *s, int min_prec)
 
 static sl_expr *parse_expr(sl_session *s)
 {
-    if (!enter(s))
-        return NULL;
+    if (!enter(s)) return NULL;
     sl_expr *e = parse_binary(s, 1);
     if (e && peek(s)->kind == TK_QUESTION) {
         sl_token *q = next(s);
         sl_expr *a = parse_expr(s);
         sl_expr *b = NULL;
-        if (a && expect(s, TK_COLON))
-            b = parse_expr(s);
+        if (a && expect(s, TK_COLON)) b = parse_expr(s);
         if (!b) {
             e = NULL;
         } else {
@@ -325,13 +362,10 @@ static void sync_stmt(sl_session *s)
     int depth = 0;
     for (;;) {
         sl_token *t = peek(s);
-        if (t->kind == TK_EOF)
-            return;
-        if (t->kind == TK_LBRACE)
-            depth++;
+        if (t->kind == TK_EOF) return;
+        if (t->kind == TK_LBRACE) depth++;
         if (t->kind == TK_RBRACE) {
-            if (depth == 0)
-                return;
+            if (depth == 0) return;
             depth--;
             if (depth == 0) {
                 next(s);
@@ -359,8 +393,7 @@ static sl_stmt *parse_stmt(sl_session *s);
 static sl_stmt *parse_block(sl_session *s)
 {
     sl_token *lb = peek(s);
-    if (!expect(s, TK_LBRACE))
-        return NULL;
+    if (!expect(s, TK_LBRACE)) return NULL;
     sl_stmt *blk = new_stmt(s, ST_BLOCK, lb->pos);
     sl_stmt **tail = &blk->body;
     while (peek(s)->kind != TK_RBRACE && peek(s)->kind != TK_EOF) {
@@ -369,10 +402,8 @@ static sl_stmt *parse_block(sl_session *s)
         sl_stmt *st = parse_stmt(s);
         if (s->nerrors != nerr || !st) {
             sync_stmt(s);
-            if (s->p == before)
-                next(s);
-            if (s->too_many)
-                return NULL;
+            if (s->p == before) next(s);
+            if (s->too_many) return NULL;
             continue;
         }
         *tail = st;
@@ -380,8 +411,7 @@ static sl_stmt *parse_block(sl_session *s)
             st = st->next;
         tail = &st->next;
     }
-    if (!expect(s, TK_RBRACE))
-        return NULL;
+    if (!expect(s, TK_RBRACE)) return NULL;
     return blk;
 }
 
@@ -413,12 +443,9 @@ static sl_stmt *parse_stmt_inner(sl_session *s)
     case TK_IF: {
         next(s);
         sl_stmt *st = new_stmt(s, ST_IF, t->pos);
-        if (!expect(s, TK_LPAREN) || !(st->e = parse_expr(s)) || !expect(s, TK_RPAREN))
-            return NULL;
-        if (!(st->then_s = parse_stmt(s)))
-            return NULL;
-        if (accept(s, TK_ELSE) && !(st->else_s = parse_stmt(s)))
-            return NULL;
+        if (!expect(s, TK_LPAREN) || !(st->e = parse_expr(s)) || !expect(s, TK_RPAREN)) return NULL;
+        if (!(st->then_s = parse_stmt(s))) return NULL;
+        if (accept(s, TK_ELSE) && !(st->else_s = parse_stmt(s))) return NULL;
         return st;
     }
     case TK_ELSE:
@@ -427,10 +454,8 @@ static sl_stmt *parse_stmt_inner(sl_session *s)
     case TK_RETURN: {
         next(s);
         sl_stmt *st = new_stmt(s, ST_RETURN, t->pos);
-        if (peek(s)->kind != TK_SEMI && !(st->e = parse_expr(s)))
-            return NULL;
-        if (!expect(s, TK_SEMI))
-            return NULL;
+        if (peek(s)->kind != TK_SEMI && !(st->e = parse_expr(s))) return NULL;
+        if (!expect(s, TK_SEMI)) return NULL;
         return st;
     }
     case TK_OUT:
@@ -456,13 +481,11 @@ static sl_stmt *parse_stmt_inner(sl_session *s)
                 next(s);
                 sl_stmt *st = new_stmt(s, ST_DECL, name->pos);
                 st->var = new_var(s, name, t->width);
-                if (accept(s, TK_ASSIGN) && !(st->e = parse_expr(s)))
-                    return NULL;
+                if (accept(s, TK_ASSIGN) && !(st->e = parse_expr(s))) return NULL;
                 *tail = st;
                 tail = &st->next;
             } while (accept(s, TK_COMMA));
-            if (!expect(s, TK_SEMI))
-                return NULL;
+            if (!expect(s, TK_SEMI)) return NULL;
             return first;
         }
         break; /* a constructor expression statement */
@@ -470,31 +493,26 @@ static sl_stmt *parse_stmt_inner(sl_session *s)
         break;
     }
     sl_expr *e = parse_expr(s);
-    if (!e)
-        return NULL;
+    if (!e) return NULL;
     sl_token *op = peek(s);
     if (is_assign_op(op->kind)) {
         next(s);
         sl_stmt *st = new_stmt(s, ST_ASSIGN, op->pos);
         st->lhs = e;
         st->op = op->kind;
-        if (!(st->e = parse_expr(s)))
-            return NULL;
-        if (!expect(s, TK_SEMI))
-            return NULL;
+        if (!(st->e = parse_expr(s))) return NULL;
+        if (!expect(s, TK_SEMI)) return NULL;
         return st;
     }
     sl_stmt *st = new_stmt(s, ST_EXPR, e->pos);
     st->e = e;
-    if (!expect(s, TK_SEMI))
-        return NULL;
+    if (!expect(s, TK_SEMI)) return NULL;
     return st;
 }
 
 static sl_stmt *parse_stmt(sl_session *s)
 {
-    if (!enter(s))
-        return NULL;
+    if (!enter(s)) return NULL;
     sl_stmt *st = parse_stmt_inner(s);
     s->depth--;
     return st;
@@ -507,17 +525,14 @@ static void sync_func(sl_session *s)
     int depth = 0;
     for (;;) {
         sl_token *t = peek(s);
-        if (t->kind == TK_EOF)
-            return;
+        if (t->kind == TK_EOF) return;
         if (depth == 0 && (t->kind == TK_EXPORT || t->kind == TK_TYPE) &&
             peek2(s)->kind != TK_LPAREN)
             return;
-        if (t->kind == TK_LBRACE)
-            depth++;
+        if (t->kind == TK_LBRACE) depth++;
         if (t->kind == TK_RBRACE) {
             next(s);
-            if (depth <= 1)
-                return;
+            if (depth <= 1) return;
             depth--;
             continue;
         }
@@ -548,8 +563,7 @@ static sl_func *parse_func(sl_session *s)
     f->ret_type = ty->width;
     f->is_export = is_export;
     (void)start;
-    if (!expect(s, TK_LPAREN))
-        return NULL;
+    if (!expect(s, TK_LPAREN)) return NULL;
     sl_var **tail = &f->params;
     if (!accept(s, TK_RPAREN)) {
         for (;;) {
@@ -576,10 +590,8 @@ static sl_func *parse_func(sl_session *s)
             *tail = v;
             tail = &v->next;
             f->nparams++;
-            if (accept(s, TK_COMMA))
-                continue;
-            if (!expect(s, TK_RPAREN))
-                return NULL;
+            if (accept(s, TK_COMMA)) continue;
+            if (!expect(s, TK_RPAREN)) return NULL;
             break;
         }
     }
@@ -597,8 +609,7 @@ void sl_parse(sl_session *s)
         size_t before = s->p;
         sl_func *f = parse_func(s);
         if (!f) {
-            if (s->p == before)
-                next(s);
+            if (s->p == before) next(s);
             sync_func(s);
             continue;
         }

@@ -9,27 +9,31 @@
 const char *sl_type_name(int t)
 {
     switch (t) {
-    case 0: return "void";
-    case 1: return "f32";
-    case 2: return "f32x2";
-    case 3: return "f32x3";
-    case 4: return "f32x4";
-    default: return "<error>";
+    case 0:
+        return "void";
+    case 1:
+        return "f32";
+    case 2:
+        return "f32x2";
+    case 3:
+        return "f32x3";
+    case 4:
+        return "f32x4";
+    default:
+        return "<error>";
     }
 }
 
 void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
 {
-    if (s->too_many)
-        return;
+    if (s->too_many) return;
     if (s->nerrors >= SL_MAX_ERRORS) {
         s->too_many = true;
         fmag_context_error(s->ctx, "%s: error: too many errors, stopping", s->filename);
         return;
     }
     s->nerrors++;
-    if (pos > s->len)
-        pos = (unsigned)s->len;
+    if (pos > s->len) pos = (unsigned)s->len;
     unsigned line = 1;
     size_t bol = 0;
     for (size_t i = 0; i < pos; i++)
@@ -49,8 +53,7 @@ void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
     /* The caret line copies tabs so it lines up under the source line; other bytes
      * (control characters included) become spaces. */
     size_t n = eol - bol;
-    if (n > 400)
-        n = 400;
+    if (n > 400) n = 400;
     char srcline[401], caret[402];
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -79,15 +82,12 @@ fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char
         fmag_context_error(ctx, "%s: error: source too large", s.filename);
         return NULL;
     }
-    if (opts)
-        s.opts = *opts;
+    if (opts) s.opts = *opts;
     fmag_module *m = NULL;
     if (sl_lex(&s)) {
         sl_parse(&s);
-        if (s.nerrors == 0)
-            sl_check(&s);
-        if (s.nerrors == 0)
-            m = sl_irgen(&s);
+        if (s.nerrors == 0) sl_check(&s);
+        if (s.nerrors == 0) m = sl_irgen(&s);
     }
     free(s.toks);
     return s.nerrors == 0 ? m : NULL;

@@ -13,27 +13,64 @@
 enum { SL_VOID = 0, SL_ERR = -1 };
 
 typedef enum sl_tok_kind {
-    TK_EOF, TK_IDENT, TK_NUM, TK_ERROR, /* TK_ERROR: a lexical error, reported in order */
-    TK_LPAREN, TK_RPAREN, TK_LBRACE, TK_RBRACE, TK_COMMA, TK_SEMI, TK_DOT, TK_QUESTION,
-    TK_COLON, TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_ASSIGN, TK_PLUS_ASSIGN,
-    TK_MINUS_ASSIGN, TK_STAR_ASSIGN, TK_SLASH_ASSIGN, TK_LT, TK_GT, TK_LE, TK_GE, TK_EQ,
-    TK_NE, TK_ANDAND, TK_OROR, TK_NOT,
+    TK_EOF,
+    TK_IDENT,
+    TK_NUM,
+    TK_ERROR, /* TK_ERROR: a lexical error, reported in order */
+    TK_LPAREN,
+    TK_RPAREN,
+    TK_LBRACE,
+    TK_RBRACE,
+    TK_COMMA,
+    TK_SEMI,
+    TK_DOT,
+    TK_QUESTION,
+    TK_COLON,
+    TK_PLUS,
+    TK_MINUS,
+    TK_STAR,
+    TK_SLASH,
+    TK_ASSIGN,
+    TK_PLUS_ASSIGN,
+    TK_MINUS_ASSIGN,
+    TK_STAR_ASSIGN,
+    TK_SLASH_ASSIGN,
+    TK_LT,
+    TK_GT,
+    TK_LE,
+    TK_GE,
+    TK_EQ,
+    TK_NE,
+    TK_ANDAND,
+    TK_OROR,
+    TK_NOT,
     /* keywords */
-    TK_IF, TK_ELSE, TK_RETURN, TK_EXPORT, TK_OUT, TK_TYPE,
+    TK_IF,
+    TK_ELSE,
+    TK_RETURN,
+    TK_EXPORT,
+    TK_OUT,
+    TK_TYPE,
 } sl_tok_kind;
 
 typedef struct sl_token {
     sl_tok_kind kind;
     unsigned pos; /* byte offset in the source */
     unsigned len;
-    float num;    /* TK_NUM */
-    int width;    /* TK_TYPE */
+    float num;       /* TK_NUM */
+    int width;       /* TK_TYPE */
     const char *msg; /* TK_ERROR: the message, reported when the parser reaches it */
     bool reported;
 } sl_token;
 
 typedef enum sl_expr_kind {
-    EX_NUM, EX_VAR, EX_CALL, EX_UNARY, EX_BINARY, EX_TERNARY, EX_SWIZZLE,
+    EX_NUM,
+    EX_VAR,
+    EX_CALL,
+    EX_UNARY,
+    EX_BINARY,
+    EX_TERNARY,
+    EX_SWIZZLE,
 } sl_expr_kind;
 
 typedef enum sl_call_kind { CALL_USER, CALL_BUILTIN, CALL_CTOR } sl_call_kind;
@@ -44,20 +81,20 @@ struct sl_var;
 typedef struct sl_expr {
     sl_expr_kind kind;
     unsigned pos;
-    int type;           /* set by the checker */
-    float num;          /* EX_NUM */
-    const char *name;   /* EX_VAR, EX_CALL */
+    int type;         /* set by the checker */
+    float num;        /* EX_NUM */
+    const char *name; /* EX_VAR, EX_CALL */
     unsigned name_len;
-    struct sl_var *var; /* EX_VAR after checking */
-    sl_tok_kind op;     /* EX_UNARY, EX_BINARY */
+    struct sl_var *var;        /* EX_VAR after checking */
+    sl_tok_kind op;            /* EX_UNARY, EX_BINARY */
     struct sl_expr *a, *b, *c; /* operands; EX_SWIZZLE base is a */
     struct sl_expr **args;
     unsigned nargs;
     sl_call_kind call_kind;
-    int ctor_width;           /* CALL_CTOR */
-    struct sl_func *callee;   /* CALL_USER */
-    int builtin;              /* CALL_BUILTIN: index in the checker's table */
-    unsigned char comp[4];    /* EX_SWIZZLE */
+    int ctor_width;         /* CALL_CTOR */
+    struct sl_func *callee; /* CALL_USER */
+    int builtin;            /* CALL_BUILTIN: index in the checker's table */
+    unsigned char comp[4];  /* EX_SWIZZLE */
     unsigned ncomp;
 } sl_expr;
 
@@ -66,11 +103,11 @@ typedef enum sl_stmt_kind { ST_DECL, ST_ASSIGN, ST_EXPR, ST_IF, ST_RETURN, ST_BL
 typedef struct sl_stmt {
     sl_stmt_kind kind;
     unsigned pos;
-    struct sl_stmt *next; /* in a block */
-    struct sl_var *var;   /* ST_DECL */
-    sl_expr *lhs;         /* ST_ASSIGN */
-    sl_tok_kind op;       /* ST_ASSIGN: TK_ASSIGN or a compound */
-    sl_expr *e;           /* init, rhs, expression, condition, return value */
+    struct sl_stmt *next;            /* in a block */
+    struct sl_var *var;              /* ST_DECL */
+    sl_expr *lhs;                    /* ST_ASSIGN */
+    sl_tok_kind op;                  /* ST_ASSIGN: TK_ASSIGN or a compound */
+    sl_expr *e;                      /* init, rhs, expression, condition, return value */
     struct sl_stmt *then_s, *else_s; /* ST_IF */
     struct sl_stmt *body;            /* ST_BLOCK: first statement */
 } sl_stmt;
@@ -82,8 +119,8 @@ typedef struct sl_var {
     int type;
     bool is_out;
     bool is_param;
-    unsigned slot; /* first scalar slot in the function's environment */
-    struct sl_var *next; /* in a parameter list */
+    unsigned slot;         /* first scalar slot in the function's environment */
+    struct sl_var *next;   /* in a parameter list */
     struct sl_var *shadow; /* checker: the same name's previous binding while in scope */
     unsigned depth;        /* checker: block nesting depth of the declaration */
 } sl_var;
@@ -96,11 +133,11 @@ typedef struct sl_func {
     bool is_export;
     sl_var *params; /* linked */
     unsigned nparams;
-    sl_stmt *body;  /* ST_BLOCK */
+    sl_stmt *body; /* ST_BLOCK */
     unsigned nslots;
     struct sl_func *next;
     fmag_func *ir;
-    int visit;      /* recursion check state */
+    int visit;                 /* recursion check state */
     struct sl_callsite *calls; /* call sites in the body, for the recursion check */
     bool has_body_errors;
 } sl_func;
@@ -138,10 +175,14 @@ fmag_module *sl_irgen(sl_session *s);
 
 /* Builtins known to the checker (index used by irgen). */
 typedef enum sl_builtin_shape {
-    BS_MAP1,    /* component-wise, one operand */
-    BS_MAP2,    /* component-wise with scalar broadcast, two operands */
-    BS_MAP3,    /* three operands */
-    BS_DOT, BS_LENGTH, BS_DISTANCE, BS_NORMALIZE, BS_CROSS,
+    BS_MAP1, /* component-wise, one operand */
+    BS_MAP2, /* component-wise with scalar broadcast, two operands */
+    BS_MAP3, /* three operands */
+    BS_DOT,
+    BS_LENGTH,
+    BS_DISTANCE,
+    BS_NORMALIZE,
+    BS_CROSS,
 } sl_builtin_shape;
 
 typedef struct sl_builtin {

@@ -8,17 +8,17 @@
 #include "SLInternal.h"
 
 const sl_builtin sl_builtins[] = {
-    {"abs", BS_MAP1},       {"sign", BS_MAP1},         {"floor", BS_MAP1},
-    {"ceil", BS_MAP1},      {"round", BS_MAP1},        {"trunc", BS_MAP1},
-    {"fract", BS_MAP1},     {"saturate", BS_MAP1},     {"sqrt", BS_MAP1},
-    {"inversesqrt", BS_MAP1}, {"rcp", BS_MAP1},        {"exp", BS_MAP1},
-    {"exp2", BS_MAP1},      {"log", BS_MAP1},          {"log2", BS_MAP1},
-    {"sin", BS_MAP1},       {"cos", BS_MAP1},          {"tan", BS_MAP1},
-    {"atan", BS_MAP1},      {"min", BS_MAP2},          {"max", BS_MAP2},
-    {"mod", BS_MAP2},       {"step", BS_MAP2},         {"pow", BS_MAP2},
-    {"atan2", BS_MAP2},     {"clamp", BS_MAP3},        {"mix", BS_MAP3},
-    {"smoothstep", BS_MAP3}, {"select", BS_MAP3},      {"dot", BS_DOT},
-    {"length", BS_LENGTH},  {"distance", BS_DISTANCE}, {"normalize", BS_NORMALIZE},
+    {"abs", BS_MAP1},         {"sign", BS_MAP1},         {"floor", BS_MAP1},
+    {"ceil", BS_MAP1},        {"round", BS_MAP1},        {"trunc", BS_MAP1},
+    {"fract", BS_MAP1},       {"saturate", BS_MAP1},     {"sqrt", BS_MAP1},
+    {"inversesqrt", BS_MAP1}, {"rcp", BS_MAP1},          {"exp", BS_MAP1},
+    {"exp2", BS_MAP1},        {"log", BS_MAP1},          {"log2", BS_MAP1},
+    {"sin", BS_MAP1},         {"cos", BS_MAP1},          {"tan", BS_MAP1},
+    {"atan", BS_MAP1},        {"min", BS_MAP2},          {"max", BS_MAP2},
+    {"mod", BS_MAP2},         {"step", BS_MAP2},         {"pow", BS_MAP2},
+    {"atan2", BS_MAP2},       {"clamp", BS_MAP3},        {"mix", BS_MAP3},
+    {"smoothstep", BS_MAP3},  {"select", BS_MAP3},       {"dot", BS_DOT},
+    {"length", BS_LENGTH},    {"distance", BS_DISTANCE}, {"normalize", BS_NORMALIZE},
     {"cross", BS_CROSS},
 };
 const unsigned sl_nbuiltins = sizeof sl_builtins / sizeof sl_builtins[0];
@@ -58,8 +58,7 @@ static bool name_eq(const char *a, unsigned alen, const char *b, unsigned blen)
 static sl_func *find_func(sl_session *s, const char *name, unsigned len)
 {
     for (sl_func *f = s->funcs; f; f = f->next)
-        if (name_eq(f->name, f->name_len, name, len))
-            return f;
+        if (name_eq(f->name, f->name_len, name, len)) return f;
     return NULL;
 }
 
@@ -77,8 +76,7 @@ static sl_var **table_slot(checker *c, const char *name, unsigned len)
     size_t mask = c->tcap - 1;
     for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
         sl_var **e = &c->table[i];
-        if (!*e || name_eq((*e)->name, (*e)->name_len, name, len))
-            return e;
+        if (!*e || name_eq((*e)->name, (*e)->name_len, name, len)) return e;
     }
 }
 
@@ -94,16 +92,14 @@ static bool table_grow(checker *c)
     }
     c->tcap = ncap;
     for (size_t i = 0; i < ocap; i++)
-        if (old[i])
-            *table_slot(c, old[i]->name, old[i]->name_len) = old[i];
+        if (old[i]) *table_slot(c, old[i]->name, old[i]->name_len) = old[i];
     free(old);
     return true;
 }
 
 static sl_var *find_var(checker *c, const char *name, unsigned len)
 {
-    if (!c->tcap)
-        return NULL;
+    if (!c->tcap) return NULL;
     return *table_slot(c, name, len);
 }
 
@@ -114,8 +110,7 @@ static void pop_to(checker *c, size_t mark)
 {
     while (c->nscope > mark) {
         sl_var *v = c->scope[--c->nscope];
-        if (!v)
-            continue;
+        if (!v) continue;
         sl_var **e = table_slot(c, v->name, v->name_len);
         if (*e == v) {
             if (v->shadow) {
@@ -138,11 +133,9 @@ static void pop_to(checker *c, size_t mark)
 static void push_scope_entry(checker *c, sl_var *v)
 {
     if (v) {
-        if ((c->tcount + 1) * 2 > c->tcap && !table_grow(c))
-            return;
+        if ((c->tcount + 1) * 2 > c->tcap && !table_grow(c)) return;
         sl_var **e = table_slot(c, v->name, v->name_len);
-        if (!*e)
-            c->tcount++;
+        if (!*e) c->tcount++;
         v->shadow = *e;
         v->depth = c->depth;
         *e = v;
@@ -150,8 +143,7 @@ static void push_scope_entry(checker *c, sl_var *v)
     if (c->nscope == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
         sl_var **n = realloc(c->scope, cap * sizeof *n);
-        if (!n)
-            return; /* the name is then just not visible; the error follows */
+        if (!n) return; /* the name is then just not visible; the error follows */
         c->scope = n;
         c->cap = cap;
     }
@@ -160,8 +152,7 @@ static void push_scope_entry(checker *c, sl_var *v)
 
 static unsigned edit_distance(const char *a, unsigned n, const char *b, unsigned m)
 {
-    if (n > 31 || m > 31)
-        return 99;
+    if (n > 31 || m > 31) return 99;
     unsigned d[32][32];
     for (unsigned i = 0; i <= n; i++)
         d[i][0] = i;
@@ -170,10 +161,8 @@ static unsigned edit_distance(const char *a, unsigned n, const char *b, unsigned
     for (unsigned i = 1; i <= n; i++)
         for (unsigned j = 1; j <= m; j++) {
             unsigned best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
             d[i][j] = best;
         }
     return d[n][m];
@@ -197,26 +186,23 @@ static void consider(suggestion *sg, const char *name, unsigned len, const char 
 }
 
 /* " (did you mean 'x'?)" or "" */
-static const char *did_you_mean(checker *c, const char *want, unsigned wlen, bool calls,
-                                char *buf, size_t bufsz)
+static const char *did_you_mean(checker *c, const char *want, unsigned wlen, bool calls, char *buf,
+                                size_t bufsz)
 {
     suggestion sg = {NULL, 0, 99};
     if (calls) {
         for (sl_func *f = c->s->funcs; f; f = f->next)
             consider(&sg, f->name, f->name_len, want, wlen);
         for (unsigned i = 0; i < sl_nbuiltins; i++)
-            consider(&sg, sl_builtins[i].name, (unsigned)strlen(sl_builtins[i].name), want,
-                     wlen);
+            consider(&sg, sl_builtins[i].name, (unsigned)strlen(sl_builtins[i].name), want, wlen);
         static const char *const types[] = {"f32", "f32x2", "f32x3", "f32x4"};
         for (unsigned i = 0; i < 4; i++)
             consider(&sg, types[i], (unsigned)strlen(types[i]), want, wlen);
     } else {
         for (size_t i = 0; i < c->nscope; i++)
-            if (c->scope[i])
-                consider(&sg, c->scope[i]->name, c->scope[i]->name_len, want, wlen);
+            if (c->scope[i]) consider(&sg, c->scope[i]->name, c->scope[i]->name_len, want, wlen);
     }
-    if (!sg.name)
-        return "";
+    if (!sg.name) return "";
     snprintf(buf, bufsz, " (did you mean '%.*s'?)", (int)sg.len, sg.name);
     return buf;
 }
@@ -247,12 +233,9 @@ static int check_scalar(checker *c, sl_expr *e, const char *what)
 /* Common width of component-wise operands: equal widths, or f32 broadcast. */
 static int broadcast(checker *c, unsigned pos, const char *what, int a, int b)
 {
-    if (a == SL_ERR || b == SL_ERR)
-        return SL_ERR;
-    if (a == b || b == 1)
-        return a;
-    if (a == 1)
-        return b;
+    if (a == SL_ERR || b == SL_ERR) return SL_ERR;
+    if (a == b || b == 1) return a;
+    if (a == 1) return b;
     sl_error(c->s, pos, "%s: mismatched types %s and %s", what, sl_type_name(a), sl_type_name(b));
     return SL_ERR;
 }
@@ -260,33 +243,51 @@ static int broadcast(checker *c, unsigned pos, const char *what, int a, int b)
 static const char *op_name(sl_tok_kind k)
 {
     switch (k) {
-    case TK_PLUS: return "'+'";
-    case TK_MINUS: return "'-'";
-    case TK_STAR: return "'*'";
-    case TK_SLASH: return "'/'";
-    case TK_LT: return "'<'";
-    case TK_GT: return "'>'";
-    case TK_LE: return "'<='";
-    case TK_GE: return "'>='";
-    case TK_EQ: return "'=='";
-    case TK_NE: return "'!='";
-    case TK_ANDAND: return "'&&'";
-    case TK_OROR: return "'||'";
-    case TK_NOT: return "'!'";
-    case TK_PLUS_ASSIGN: return "'+='";
-    case TK_MINUS_ASSIGN: return "'-='";
-    case TK_STAR_ASSIGN: return "'*='";
-    case TK_SLASH_ASSIGN: return "'/='";
-    case TK_ASSIGN: return "'='";
-    default: return "operator";
+    case TK_PLUS:
+        return "'+'";
+    case TK_MINUS:
+        return "'-'";
+    case TK_STAR:
+        return "'*'";
+    case TK_SLASH:
+        return "'/'";
+    case TK_LT:
+        return "'<'";
+    case TK_GT:
+        return "'>'";
+    case TK_LE:
+        return "'<='";
+    case TK_GE:
+        return "'>='";
+    case TK_EQ:
+        return "'=='";
+    case TK_NE:
+        return "'!='";
+    case TK_ANDAND:
+        return "'&&'";
+    case TK_OROR:
+        return "'||'";
+    case TK_NOT:
+        return "'!'";
+    case TK_PLUS_ASSIGN:
+        return "'+='";
+    case TK_MINUS_ASSIGN:
+        return "'-='";
+    case TK_STAR_ASSIGN:
+        return "'*='";
+    case TK_SLASH_ASSIGN:
+        return "'/='";
+    case TK_ASSIGN:
+        return "'='";
+    default:
+        return "operator";
     }
 }
 
 static int check_swizzle(checker *c, sl_expr *e)
 {
     int bt = check_value(c, e->a);
-    if (bt == SL_ERR)
-        return SL_ERR;
+    if (bt == SL_ERR) return SL_ERR;
     const char *sets[2] = {"xyzw", "rgba"};
     if (e->name_len > 4) {
         sl_error(c->s, e->pos + 1, "swizzle '%.*s' has more than 4 components",
@@ -304,8 +305,9 @@ static int check_swizzle(checker *c, sl_expr *e)
             }
         }
         if (which < 0) {
-            sl_error(c->s, e->pos + 1, "invalid swizzle component '%c' in '%.*s' (use xyzw or rgba)",
-                     e->name[i], (int)e->name_len, e->name);
+            sl_error(c->s, e->pos + 1,
+                     "invalid swizzle component '%c' in '%.*s' (use xyzw or rgba)", e->name[i],
+                     (int)e->name_len, e->name);
             return SL_ERR;
         }
         if (set >= 0 && which != set) {
@@ -328,19 +330,15 @@ static int check_swizzle(checker *c, sl_expr *e)
 /* An assignable expression: a variable or a swizzle of one without repeats. */
 static bool check_lvalue(checker *c, sl_expr *e, const char *what)
 {
-    if (e->type == SL_ERR)
-        return false;
-    if (e->kind == EX_VAR)
-        return e->var != NULL;
+    if (e->type == SL_ERR) return false;
+    if (e->kind == EX_VAR) return e->var != NULL;
     if (e->kind == EX_SWIZZLE) {
-        if (!check_lvalue(c, e->a, what))
-            return false;
+        if (!check_lvalue(c, e->a, what)) return false;
         for (unsigned i = 0; i < e->ncomp; i++)
             for (unsigned j = i + 1; j < e->ncomp; j++)
                 if (e->comp[i] == e->comp[j]) {
-                    sl_error(c->s, e->pos + 1,
-                             "swizzle '%.*s' repeats component '%c' in %s", (int)e->name_len,
-                             e->name, e->name[j], what);
+                    sl_error(c->s, e->pos + 1, "swizzle '%.*s' repeats component '%c' in %s",
+                             (int)e->name_len, e->name, e->name[j], what);
                     return false;
                 }
         return true;
@@ -372,10 +370,8 @@ static int check_call(checker *c, sl_expr *e)
             else
                 total += types[i];
         }
-        if (bad)
-            return SL_ERR;
-        if (e->nargs == 1 && total == 1)
-            return e->ctor_width;
+        if (bad) return SL_ERR;
+        if (e->nargs == 1 && total == 1) return e->ctor_width;
         if (total != e->ctor_width) {
             sl_error(s, e->pos, "constructor %s needs %d components (or one f32), got %d",
                      sl_type_name(e->ctor_width), e->ctor_width, total);
@@ -408,8 +404,7 @@ static int check_call(checker *c, sl_expr *e)
                 bad = true;
                 continue;
             }
-            if (p->is_out && !check_lvalue(c, e->args[i], "an 'out' argument"))
-                bad = true;
+            if (p->is_out && !check_lvalue(c, e->args[i], "an 'out' argument")) bad = true;
         }
         return bad ? SL_ERR : f->ret_type;
     }
@@ -428,22 +423,31 @@ static int check_call(checker *c, sl_expr *e)
     const sl_builtin *b = &sl_builtins[bi];
     unsigned want = 0;
     switch (b->shape) {
-    case BS_MAP1: case BS_LENGTH: case BS_NORMALIZE: want = 1; break;
-    case BS_MAP2: case BS_DOT: case BS_DISTANCE: case BS_CROSS: want = 2; break;
-    case BS_MAP3: want = 3; break;
+    case BS_MAP1:
+    case BS_LENGTH:
+    case BS_NORMALIZE:
+        want = 1;
+        break;
+    case BS_MAP2:
+    case BS_DOT:
+    case BS_DISTANCE:
+    case BS_CROSS:
+        want = 2;
+        break;
+    case BS_MAP3:
+        want = 3;
+        break;
     }
     for (unsigned i = 0; i < e->nargs; i++) {
         types[i] = check_value(c, e->args[i]);
-        if (types[i] == SL_ERR)
-            bad = true;
+        if (types[i] == SL_ERR) bad = true;
     }
     if (e->nargs != want) {
         sl_error(s, e->pos, "builtin '%s' takes %u argument%s, got %u", b->name, want,
                  want == 1 ? "" : "s", e->nargs);
         return SL_ERR;
     }
-    if (bad)
-        return SL_ERR;
+    if (bad) return SL_ERR;
     switch (b->shape) {
     case BS_MAP1:
         return types[0];
@@ -453,10 +457,11 @@ static int check_call(checker *c, sl_expr *e)
         int t = broadcast(c, e->pos, b->name, types[0], types[1]);
         return t == SL_ERR ? t : broadcast(c, e->pos, b->name, t, types[2]);
     }
-    case BS_DOT: case BS_DISTANCE:
+    case BS_DOT:
+    case BS_DISTANCE:
         if (types[0] != types[1]) {
-            sl_error(s, e->pos, "%s: mismatched types %s and %s", b->name,
-                     sl_type_name(types[0]), sl_type_name(types[1]));
+            sl_error(s, e->pos, "%s: mismatched types %s and %s", b->name, sl_type_name(types[0]),
+                     sl_type_name(types[1]));
             return SL_ERR;
         }
         return 1;
@@ -501,15 +506,13 @@ static int check_expr_inner(checker *c, sl_expr *e)
     case EX_CALL:
         return check_call(c, e);
     case EX_UNARY:
-        if (e->op == TK_NOT)
-            return check_scalar(c, e->a, "operand of '!'");
+        if (e->op == TK_NOT) return check_scalar(c, e->a, "operand of '!'");
         return check_value(c, e->a);
     case EX_BINARY: {
         if (e->op == TK_ANDAND || e->op == TK_OROR || e->op == TK_LT || e->op == TK_GT ||
             e->op == TK_LE || e->op == TK_GE || e->op == TK_EQ || e->op == TK_NE) {
             int a = check_value(c, e->a), b = check_value(c, e->b);
-            if (a == SL_ERR || b == SL_ERR)
-                return SL_ERR;
+            if (a == SL_ERR || b == SL_ERR) return SL_ERR;
             if (a != 1 || b != 1) {
                 sl_error(s, e->pos, "operands of %s must be f32, got %s and %s", op_name(e->op),
                          sl_type_name(a), sl_type_name(b));
@@ -543,10 +546,8 @@ static int check_expr(checker *c, sl_expr *e)
 /* Value of type `got` stored where `want` is expected: equal, or an f32 broadcast. */
 static bool check_store(checker *c, unsigned pos, const char *what, int want, int got)
 {
-    if (want == SL_ERR || got == SL_ERR)
-        return false;
-    if (want == got || got == 1)
-        return true;
+    if (want == SL_ERR || got == SL_ERR) return false;
+    if (want == got || got == 1) return true;
     sl_error(c->s, pos, "%s: cannot assign %s to %s", what, sl_type_name(got), sl_type_name(want));
     return false;
 }
@@ -559,8 +560,7 @@ static bool check_block(checker *c, sl_stmt *blk)
     bool falls = true;
     c->depth++;
     for (sl_stmt *st = blk->body; st; st = st->next)
-        if (!check_stmt(c, st))
-            falls = false;
+        if (!check_stmt(c, st)) falls = false;
     pop_to(c, mark);
     c->depth--;
     return falls;
@@ -588,10 +588,8 @@ static bool check_stmt(checker *c, sl_stmt *st)
     case ST_ASSIGN: {
         int lt = check_value(c, st->lhs);
         int rt = check_value(c, st->e);
-        if (lt == SL_ERR || rt == SL_ERR)
-            return true;
-        if (!check_lvalue(c, st->lhs, "the left side of an assignment"))
-            return true;
+        if (lt == SL_ERR || rt == SL_ERR) return true;
+        if (!check_lvalue(c, st->lhs, "the left side of an assignment")) return true;
         if (st->op == TK_ASSIGN) {
             check_store(c, st->e->pos, "assignment", lt, rt);
         } else if (rt != lt && rt != 1) {
@@ -623,12 +621,12 @@ static bool check_stmt(checker *c, sl_stmt *st)
         if (f->ret_type == SL_VOID) {
             if (st->e) {
                 check_expr(c, st->e);
-                sl_error(s, st->pos, "void function '%.*s' cannot return a value",
-                         (int)f->name_len, f->name);
+                sl_error(s, st->pos, "void function '%.*s' cannot return a value", (int)f->name_len,
+                         f->name);
             }
         } else if (!st->e) {
-            sl_error(s, st->pos, "function '%.*s' must return a value of type %s",
-                     (int)f->name_len, f->name, sl_type_name(f->ret_type));
+            sl_error(s, st->pos, "function '%.*s' must return a value of type %s", (int)f->name_len,
+                     f->name, sl_type_name(f->ret_type));
         } else {
             int t = check_value(c, st->e);
             if (t != SL_ERR && t != f->ret_type && t != 1)
@@ -690,8 +688,7 @@ void sl_check(sl_session *s)
         if (f->is_export) {
             unsigned nout = (unsigned)f->ret_type;
             for (sl_var *p = f->params; p; p = p->next)
-                if (p->is_out)
-                    nout += (unsigned)p->type;
+                if (p->is_out) nout += (unsigned)p->type;
             if (nout == 0)
                 sl_error(s, f->pos,
                          "export function '%.*s' has no outputs (return a value or add an 'out' "
@@ -700,8 +697,7 @@ void sl_check(sl_session *s)
         }
     }
     for (sl_func *f = s->funcs; f; f = f->next)
-        if (f->visit == 0)
-            check_recursion(s, f);
+        if (f->visit == 0) check_recursion(s, f);
     if (s->opts.entry) {
         sl_func *f = find_func(s, s->opts.entry, (unsigned)strlen(s->opts.entry));
         if (!f || !f->is_export) {

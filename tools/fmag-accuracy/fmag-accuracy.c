@@ -26,12 +26,30 @@ typedef struct fn_desc {
     double fast_target; /* ulp bound in fast-math (Vulkan minimum where it is in ulp) */
 } fn_desc;
 
-static double r_rcp(double x) { return 1.0 / x; }
-static double r_rsqrt(double x) { return 1.0 / sqrt(x); }
-static double r_fract(double x) { return x - floor(x); }
-static double r_sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
-static double r_saturate(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
-static double r_div(double x, double y) { return x / y; }
+static double r_rcp(double x)
+{
+    return 1.0 / x;
+}
+static double r_rsqrt(double x)
+{
+    return 1.0 / sqrt(x);
+}
+static double r_fract(double x)
+{
+    return x - floor(x);
+}
+static double r_sign(double x)
+{
+    return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
+}
+static double r_saturate(double x)
+{
+    return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+static double r_div(double x, double y)
+{
+    return x / y;
+}
 
 static const fn_desc fns[] = {
     {"abs", 1, fabs, NULL, "all finite", 0, 0},
@@ -68,32 +86,24 @@ static float bits_f(uint32_t u)
 static bool in_domain(const char *name, float x)
 {
     double a = fabs((double)x);
-    if (!isfinite(x))
-        return false;
-    if (!strcmp(name, "rcp"))
-        return a >= 0x1p-126 && a <= 0x1p126;
-    if (!strcmp(name, "sqrt"))
-        return x >= 0;
+    if (!isfinite(x)) return false;
+    if (!strcmp(name, "rcp")) return a >= 0x1p-126 && a <= 0x1p126;
+    if (!strcmp(name, "sqrt")) return x >= 0;
     if (!strcmp(name, "inversesqrt") || !strcmp(name, "log") || !strcmp(name, "log2"))
         return x >= 0x1p-126;
-    if (!strcmp(name, "exp"))
-        return x >= -87.33f && x <= 88.72f;
-    if (!strcmp(name, "exp2"))
-        return x >= -126.0f && x < 128.0f;
-    if (!strcmp(name, "sin") || !strcmp(name, "cos") || !strcmp(name, "tan"))
-        return a <= 1e4;
+    if (!strcmp(name, "exp")) return x >= -87.33f && x <= 88.72f;
+    if (!strcmp(name, "exp2")) return x >= -126.0f && x < 128.0f;
+    if (!strcmp(name, "sin") || !strcmp(name, "cos") || !strcmp(name, "tan")) return a <= 1e4;
     return true;
 }
 
 /* Error in ulps of the float32 result nearest the exact value. */
 static double ulp_error(float r, double ref)
 {
-    if (isnan(r) || isinf(r))
-        return INFINITY;
+    if (isnan(r) || isinf(r)) return INFINITY;
     double a = fabs(ref);
     int e = a > 0 ? ilogb(a) : -126;
-    if (e < -126)
-        e = -126;
+    if (e < -126) e = -126;
     double ulp = ldexp(1.0, e - 23);
     return fabs((double)r - ref) / ulp;
 }
@@ -105,12 +115,10 @@ static double fast_bound(const fn_desc *fd, float x, double ref)
     double a = fabs(ref);
     int e = a > 0 ? ilogb(a) : -126;
     double ulp = ldexp(1.0, (e < -126 ? -126 : e) - 23);
-    if (!strcmp(fd->name, "exp") || !strcmp(fd->name, "exp2"))
-        return 3 + 2 * fabs((double)x);
+    if (!strcmp(fd->name, "exp") || !strcmp(fd->name, "exp2")) return 3 + 2 * fabs((double)x);
     if ((!strcmp(fd->name, "log") || !strcmp(fd->name, "log2")) && x >= 0.5f && x <= 2.0f)
         return 0x1p-21 / ulp > 3 ? 0x1p-21 / ulp : 3;
-    if (!strcmp(fd->name, "sin") || !strcmp(fd->name, "cos"))
-        return 0x1p-11 / ulp;
+    if (!strcmp(fd->name, "sin") || !strcmp(fd->name, "cos")) return 0x1p-11 / ulp;
     return fd->fast_target;
 }
 
@@ -145,8 +153,7 @@ static uint64_t splitmix(uint64_t *s)
 static void run_chunk(job *j, float *in, float *out, size_t n)
 {
     char err[128];
-    if (n == 0)
-        return;
+    if (n == 0) return;
     fmag_vm_run_per_lane_threads(&j->prog, 1, NULL, in, j->fd->nargs, out, 1, n, 1, err,
                                  sizeof err);
     for (size_t i = 0; i < n; i++) {
@@ -188,8 +195,7 @@ static bool sample2(const char *name, uint64_t *s, float *x, float *y, double po
     }
     *x = bits_f((uint32_t)r);
     *y = bits_f((uint32_t)(r >> 32));
-    if (!isfinite(*x) || !isfinite(*y))
-        return false;
+    if (!isfinite(*x) || !isfinite(*y)) return false;
     if (!strcmp(name, "div")) {
         double q = fabs((double)*x / (double)*y);
         return fabs(*x) >= 0x1p-126 && fabs(*y) >= 0x1p-126 && q >= 0x1p-126 &&
@@ -213,8 +219,7 @@ static void *worker(void *arg)
             size_t n = 0;
             for (uint32_t k = 0; k < CHUNK; k++) {
                 float x = bits_f((uint32_t)(c << 16 | k));
-                if (in_domain(j->fd->name, x))
-                    in[n++] = x;
+                if (in_domain(j->fd->name, x)) in[n++] = x;
             }
             run_chunk(j, in, out, n);
         }
@@ -230,10 +235,8 @@ static void *worker(void *arg)
                     float x = bits_f((uint32_t)r);
                     /* half the samples uniform in value over [-1e4, 1e4] for trig */
                     if ((r >> 40) & 1)
-                        x = (float)(((double)(r >> 11 & 0xFFFFFFF) / 268435456.0 * 2 - 1) *
-                                    1e4);
-                    if (in_domain(j->fd->name, x))
-                        in[n++] = x;
+                        x = (float)(((double)(r >> 11 & 0xFFFFFFF) / 268435456.0 * 2 - 1) * 1e4);
+                    if (in_domain(j->fd->name, x)) in[n++] = x;
                 } else {
                     float x, y;
                     if (sample2(j->fd->name, &seed, &x, &y, j->pow_limit)) {
@@ -258,11 +261,38 @@ static void edge_cases(job *j)
 {
     float xs[4096];
     size_t n = 0;
-    float base[] = {0.0f, -0.0f, 0x1p-149f, 0x1p-127f, 0x1.fffffcp-127f, 0x1p-126f,
-                    3.40282347e38f, 1.0f, -1.0f, 0.5f, 2.0f, 0x1.fffffep-1f, 0x1.000002p0f,
-                    1.41421354f, 0.70710677f, 88.72f, -87.33f, 127.99f, -126.0f, 1e4f, -1e4f,
-                    0.785398163f, 1.57079633f, 3.14159265f, 4194304.5f, 8388607.5f, 8388608.0f,
-                    -8388609.0f, 0.49999997f, -0.5f, 1.5f, 2.5f};
+    float base[] = {0.0f,
+                    -0.0f,
+                    0x1p-149f,
+                    0x1p-127f,
+                    0x1.fffffcp-127f,
+                    0x1p-126f,
+                    3.40282347e38f,
+                    1.0f,
+                    -1.0f,
+                    0.5f,
+                    2.0f,
+                    0x1.fffffep-1f,
+                    0x1.000002p0f,
+                    1.41421354f,
+                    0.70710677f,
+                    88.72f,
+                    -87.33f,
+                    127.99f,
+                    -126.0f,
+                    1e4f,
+                    -1e4f,
+                    0.785398163f,
+                    1.57079633f,
+                    3.14159265f,
+                    4194304.5f,
+                    8388607.5f,
+                    8388608.0f,
+                    -8388609.0f,
+                    0.49999997f,
+                    -0.5f,
+                    1.5f,
+                    2.5f};
     for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
         xs[n++] = base[i];
     for (int e = -149; e <= 127 && n < 4000; e += 1) {
@@ -275,20 +305,18 @@ static void edge_cases(job *j)
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (j->fd->nargs == 1) {
-            if (in_domain(j->fd->name, xs[i]))
-                in[m++] = xs[i];
+            if (in_domain(j->fd->name, xs[i])) in[m++] = xs[i];
         }
     }
     run_chunk(j, in, out, m);
     if (j->fd->nargs == 2) {
-        static const float pairs[][2] = {{1, 3}, {-1, 3}, {0, 1}, {1, 1}, {-1, -1}, {1, -1},
-                                        {3, 7}, {2, 0.5f}, {10, 38}, {0.5f, 126},
-                                        {1e-3f, 10}, {2, 127.99f}};
+        static const float pairs[][2] = {{1, 3},   {-1, 3},     {0, 1},      {1, 1},
+                                         {-1, -1}, {1, -1},     {3, 7},      {2, 0.5f},
+                                         {10, 38}, {0.5f, 126}, {1e-3f, 10}, {2, 127.99f}};
         m = 0;
         for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
             float x = pairs[i][0], y = pairs[i][1];
-            if (!strcmp(j->fd->name, "pow") && !(x > 0))
-                continue;
+            if (!strcmp(j->fd->name, "pow") && !(x > 0)) continue;
             in[2 * m] = x;
             in[2 * m + 1] = y;
             m++;
@@ -345,21 +373,20 @@ static const char *fast_target_text(const fn_desc *fd, bool fast, char *p)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: fmag-accuracy [options] [builtin...]\n"
-            "\n"
-            "Measures the math library's builtins against libm in double precision:\n"
-            "each builtin is built through lib/Math, run with -O2 and lowering on the\n"
-            "batch VM engine, and its worst error reported in ulps.\n"
-            "\n"
-            "options:\n"
-            "  --exhaustive     every float32 of the domain (one-input builtins)\n"
-            "  --samples N      random samples otherwise (default 10000000), plus edge cases\n"
-            "  --fast           the fast-math sequences\n"
-            "  --threads N      worker threads (default: all CPUs)\n"
-            "  --pow-limit L    pow samples only where |y log2 x| <= L (default 127)\n"
-            "  --markdown       print a table row per builtin\n"
-            "  --help, --version\n");
+    fprintf(out, "usage: fmag-accuracy [options] [builtin...]\n"
+                 "\n"
+                 "Measures the math library's builtins against libm in double precision:\n"
+                 "each builtin is built through lib/Math, run with -O2 and lowering on the\n"
+                 "batch VM engine, and its worst error reported in ulps.\n"
+                 "\n"
+                 "options:\n"
+                 "  --exhaustive     every float32 of the domain (one-input builtins)\n"
+                 "  --samples N      random samples otherwise (default 10000000), plus edge cases\n"
+                 "  --fast           the fast-math sequences\n"
+                 "  --threads N      worker threads (default: all CPUs)\n"
+                 "  --pow-limit L    pow samples only where |y log2 x| <= L (default 127)\n"
+                 "  --markdown       print a table row per builtin\n"
+                 "  --help, --version\n");
 }
 
 int main(int argc, char **argv)
@@ -396,10 +423,8 @@ int main(int argc, char **argv)
             only[nonly++] = argv[i];
         }
     }
-    if (nthreads == 0)
-        nthreads = fmag_vm_hardware_threads();
-    if (nthreads > 64)
-        nthreads = 64;
+    if (nthreads == 0) nthreads = fmag_vm_hardware_threads();
+    if (nthreads > 64) nthreads = 64;
     if (markdown)
         printf("| builtin | instrs | domain | method | points | worst ulp | at x | target | ok |\n"
                "|---|---|---|---|---|---|---|---|---|\n");
@@ -409,8 +434,7 @@ int main(int argc, char **argv)
         bool want = nonly == 0;
         for (unsigned i = 0; i < nonly; i++)
             want |= !strcmp(only[i], fd->name);
-        if (!want)
-            continue;
+        if (!want) continue;
         fmag_vm_image img;
         fmag_vm_image_init(&img);
         char msg[512];
@@ -455,8 +479,7 @@ int main(int argc, char **argv)
         }
         char tbuf[64];
         bool ok = tot.worst_ratio <= 1.0;
-        if (!ok)
-            rc = 1;
+        if (!ok) rc = 1;
         char at[96];
         if (fd->nargs == 1)
             snprintf(at, sizeof at, "%a", (double)tot.wx);

@@ -22,76 +22,94 @@ typedef struct target {
     ld (*w)(ld t);
 } target;
 
-static ld g_rcp(ld t) { return 1 / t; }
-static ld w_rcp(ld t) { return t; }
-static ld g_rsqrt(ld t) { return 1 / sqrtl(t); }
-static ld w_rsqrt(ld t) { return sqrtl(t); }
-static ld g_exp2(ld t) { return exp2l(t); }
-static ld w_exp2(ld t) { return 1 / exp2l(t); }
-static ld g_exp(ld t) { return expl(t); }
-static ld w_exp(ld t) { return 1 / expl(t); }
+static ld g_rcp(ld t)
+{
+    return 1 / t;
+}
+static ld w_rcp(ld t)
+{
+    return t;
+}
+static ld g_rsqrt(ld t)
+{
+    return 1 / sqrtl(t);
+}
+static ld w_rsqrt(ld t)
+{
+    return sqrtl(t);
+}
+static ld g_exp2(ld t)
+{
+    return exp2l(t);
+}
+static ld w_exp2(ld t)
+{
+    return 1 / exp2l(t);
+}
+static ld g_exp(ld t)
+{
+    return expl(t);
+}
+static ld w_exp(ld t)
+{
+    return 1 / expl(t);
+}
 /* log(1+f) = f - f^2/2 + f^3 q(f): fit q, weight f^3 / log(1+f). */
 static ld g_logq(ld t)
 {
-    if (fabsl(t) < 1e-4L)
-        return 1.0L / 3 - t / 4 + t * t / 5 - t * t * t / 6;
+    if (fabsl(t) < 1e-4L) return 1.0L / 3 - t / 4 + t * t / 5 - t * t * t / 6;
     return (log1pl(t) - t + t * t / 2) / (t * t * t);
 }
 static ld w_logq(ld t)
 {
-    if (fabsl(t) < 1e-12L)
-        return t * t;
+    if (fabsl(t) < 1e-12L) return t * t;
     return t * t * t / log1pl(t);
 }
 /* log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f) (pow's logarithm, whose first
  * four terms are evaluated as exact double-floats): fit r, weight f^5 / log(1+f). */
 static ld g_logr(ld t)
 {
-    if (fabsl(t) < 1e-3L)
-        return 1.0L / 5 - t / 6 + t * t / 7 - t * t * t / 8;
+    if (fabsl(t) < 1e-3L) return 1.0L / 5 - t / 6 + t * t / 7 - t * t * t / 8;
     return (log1pl(t) - t + t * t / 2 - t * t * t / 3 + t * t * t * t / 4) / (t * t * t * t * t);
 }
 static ld w_logr(ld t)
 {
-    if (fabsl(t) < 1e-12L)
-        return t * t * t * t;
+    if (fabsl(t) < 1e-12L) return t * t * t * t;
     return t * t * t * t * t / log1pl(t);
 }
 /* sin r = r + r^3 P(z), z = r^2: weight z r / sin r. */
 static ld g_sinp(ld z)
 {
-    if (z < 1e-6L)
-        return -1.0L / 6 + z / 120 - z * z / 5040;
+    if (z < 1e-6L) return -1.0L / 6 + z / 120 - z * z / 5040;
     ld r = sqrtl(z);
     return (sinl(r) - r) / (z * r);
 }
 static ld w_sinp(ld z)
 {
-    if (z < 1e-12L)
-        return z;
+    if (z < 1e-12L) return z;
     ld r = sqrtl(z);
     return z * r / sinl(r);
 }
 /* cos r = 1 - z/2 + z^2 Q(z): weight z^2 / cos r. */
 static ld g_cosq(ld z)
 {
-    if (z < 1e-6L)
-        return 1.0L / 24 - z / 720 + z * z / 40320;
+    if (z < 1e-6L) return 1.0L / 24 - z / 720 + z * z / 40320;
     return (cosl(sqrtl(z)) - 1 + z / 2) / (z * z);
 }
-static ld w_cosq(ld z) { return z * z / cosl(sqrtl(z)); }
+static ld w_cosq(ld z)
+{
+    return z * z / cosl(sqrtl(z));
+}
 /* atan x = x + x^3 P(z), z = x^2: weight z x / atan x. */
 static ld g_atanp(ld z)
 {
-    if (z < 1e-6L)
-        return -1.0L / 3 + z / 5 - z * z / 7;
+    if (z < 1e-6L) return -1.0L / 3 + z / 5 - z * z / 7;
     ld r = sqrtl(z);
     return (atanl(r) - r) / (z * r);
 }
 static ld w_atanp(ld z)
 {
-    if (z < 1e-12L)
-        return z;
+    if (z < 1e-12L) return z;
     ld r = sqrtl(z);
     return z * r / atanl(r);
 }
@@ -106,7 +124,8 @@ static const target targets[] = {
     {"logr", "r(f), log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f), same interval",
      -0.29289321881345248, 0.41421356237309503, g_logr, w_logr},
     {"sin", "P(z), sin r = r + r^3 P(r^2), r in [-pi/4,pi/4] (+2%)", 1e-6, 0.6416, g_sinp, w_sinp},
-    {"cos", "Q(z), cos r = 1 - z/2 + z^2 Q(z), r in [-pi/4,pi/4] (+2%)", 1e-6, 0.6416, g_cosq, w_cosq},
+    {"cos", "Q(z), cos r = 1 - z/2 + z^2 Q(z), r in [-pi/4,pi/4] (+2%)", 1e-6, 0.6416, g_cosq,
+     w_cosq},
     {"atan", "P(z), atan x = x + x^3 P(x^2), x in [0,1]", 1e-6, 1, g_atanp, w_atanp},
     {"atan_r", "P(z), atan x = x + x^3 P(x^2), x in [0,tan(pi/12)]", 1e-6, 0.0717967697244908,
      g_atanp, w_atanp},
@@ -126,18 +145,15 @@ static int solve(ld *m, int n, ld *x)
     for (int col = 0; col < n; col++) {
         int piv = col;
         for (int r = col + 1; r < n; r++)
-            if (fabsl(m[r * (n + 1) + col]) > fabsl(m[piv * (n + 1) + col]))
-                piv = r;
-        if (m[piv * (n + 1) + col] == 0)
-            return 0;
+            if (fabsl(m[r * (n + 1) + col]) > fabsl(m[piv * (n + 1) + col])) piv = r;
+        if (m[piv * (n + 1) + col] == 0) return 0;
         for (int k = 0; k <= n; k++) {
             ld t = m[col * (n + 1) + k];
             m[col * (n + 1) + k] = m[piv * (n + 1) + k];
             m[piv * (n + 1) + k] = t;
         }
         for (int r = 0; r < n; r++) {
-            if (r == col)
-                continue;
+            if (r == col) continue;
             ld f = m[r * (n + 1) + col] / m[col * (n + 1) + col];
             for (int k = col; k <= n; k++)
                 m[r * (n + 1) + k] -= f * m[col * (n + 1) + k];
@@ -160,8 +176,7 @@ int main(int argc, char **argv)
     }
     const target *tg = NULL;
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-        if (!strcmp(targets[i].name, argv[1]))
-            tg = &targets[i];
+        if (!strcmp(targets[i].name, argv[1])) tg = &targets[i];
     int n = atoi(argv[2]);
     if (!tg || n < 0 || n > 16) {
         fprintf(stderr, "fmag-remez: unknown target or bad degree\n");
@@ -205,8 +220,7 @@ int main(int argc, char **argv)
             int best = k;
             int sgn = err[k] >= 0;
             while (k <= GRID && (err[k] >= 0) == sgn) {
-                if (fabsl(err[k]) > fabsl(err[best]))
-                    best = k;
+                if (fabsl(err[k]) > fabsl(err[best])) best = k;
                 k++;
             }
             ext[ne] = grid[best];
@@ -219,8 +233,7 @@ int main(int argc, char **argv)
             }
             ne--;
         }
-        if (ne < np)
-            break;
+        if (ne < np) break;
         memcpy(ref, ext, (size_t)np * sizeof *ref);
     }
     ld maxe = 0, maxf = 0;
@@ -234,10 +247,8 @@ int main(int argc, char **argv)
         for (int i = n - 1; i >= 0; i--)
             pf = pf * t + cf[i];
         ld e2 = fabsl(tg->w(t) * (tg->g(t) - pf));
-        if (e1 > maxe)
-            maxe = e1;
-        if (e2 > maxf)
-            maxf = e2;
+        if (e1 > maxe) maxe = e1;
+        if (e2 > maxf) maxf = e2;
     }
     printf("/* fmag-remez %s %d: %s; levelled error %.3Le (%.1f bits), with float "
            "coefficients %.3Le */\n",

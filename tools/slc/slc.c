@@ -31,8 +31,7 @@ static void usage(FILE *out)
 static char *read_all(const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     while (buf) {
@@ -47,15 +46,13 @@ static char *read_all(const char *path, size_t *len)
         }
         size_t r = fread(buf + n, 1, cap - n, f);
         n += r;
-        if (r == 0)
-            break;
+        if (r == 0) break;
     }
     if (buf && ferror(f)) {
         free(buf);
         buf = NULL;
     }
-    if (f != stdin)
-        fclose(f);
+    if (f != stdin) fclose(f);
     *len = n;
     return buf;
 }
@@ -65,14 +62,11 @@ static bool lowerable(fmag_module *m)
 {
     fmag_foreach_func(f, m)
     {
-        if (!f->is_export)
-            return false;
-        if (f->first != f->last)
-            return false;
+        if (!f->is_export) return false;
+        if (f->first != f->last) return false;
         fmag_foreach_instr(i, f->first)
         {
-            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI)
-                return false;
+            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
         }
     }
     return true;
@@ -181,8 +175,7 @@ int main(int argc, char **argv)
     if (output) {
         size_t n = strlen(output);
         path = malloc(n + 1);
-        if (path)
-            memcpy(path, output, n + 1);
+        if (path) memcpy(path, output, n + 1);
     } else {
         if (!strcmp(input, "-")) {
             fprintf(stderr, "slc: error: reading standard input needs -o FILE (or -S)\n");
@@ -192,8 +185,7 @@ int main(int argc, char **argv)
         path = malloc(n + 6);
         if (path) {
             memcpy(path, input, n + 1);
-            if (n > 3 && !strcmp(path + n - 3, ".sl"))
-                path[n - 3] = 0;
+            if (n > 3 && !strcmp(path + n - 3, ".sl")) path[n - 3] = 0;
             strcat(path, ".fmag");
         }
     }
@@ -213,8 +205,7 @@ int main(int argc, char **argv)
     }
     free(path);
 done:
-    if (out && out != stdout && fclose(out) != 0)
-        rc = 1;
+    if (out && out != stdout && fclose(out) != 0) rc = 1;
     fmag_vm_image_free(&img);
     fmag_context_destroy(ctx);
     free(src);

@@ -57,7 +57,8 @@ static void test_entry_and_fastmath(void)
     fmag_sl_options o = {true, "b"};
     fmag_module *m = compile(ctx, src, &o);
     EXPECT(m && m->fastmath);
-    EXPECT(m && !fmag_module_get_func(m, "a")->is_export && fmag_module_get_func(m, "b")->is_export);
+    EXPECT(m && !fmag_module_get_func(m, "a")->is_export &&
+           fmag_module_get_func(m, "b")->is_export);
     o.entry = "c";
     EXPECT(compile(ctx, src, &o) == NULL);
     EXPECT(fmag_context_diag_count(ctx) == 1);
