@@ -11,10 +11,12 @@
  *     to `fmag F, 1.0, 0.0, T, x`, and a br swaps its targets. Any other consumer
  *     keeps the last value of the chain with g's own polarity.
  * Chains (a boolean of a boolean, a complement of a complement) are followed to the
- * end. Inside a value used only as a guard, `select t, D<=0, g` (the `&&` of a
- * frontend) and `select K>0, d, g` (its `||`), the operand t (or d) only matters
- * through its sign as well, so a boolean there is stripped too (same polarity
- * only). Booleans left without users are erased.
+ * end. A select whose value only matters through its sign (it is only used as a
+ * guard, or as an arm of such a select) is > 0 exactly when its chosen arm is, so
+ * booleans in its arms are stripped too (same polarity only): this takes the
+ * booleans out of a frontend's `a && b` (`select b, 0, a`) and `a || b`
+ * (`select 1, b, a`), and out of -ifconvert's predicates. Booleans left without
+ * users are erased.
  *
  * Legal (strict), even for NaN and infinities: with K > 0 >= D, g > 0 holds exactly
  * when x > 0 holds (a NaN x gives D, not > 0). Swapping select arms under the
@@ -133,53 +135,73 @@ static bool strip(fmag_instr *i, unsigned slot)
     return true;
 }
 
-/* Is every use of v a guard (fmag slot e, or a br)? Then only v's sign matters. */
-static bool only_guards(const fmag_value *v)
+/* A select `fmag t, 1.0, ±0, d, g`: its value is t*1 + 0 when g > 0, else d. */
+static bool is_select_form(const fmag_instr *i)
 {
-    if (!v->uses) return false;
-    for (const fmag_use *u = v->uses; u; u = u->next_use)
-        if (!(u->user->op == FMAG_OP_BR || (u->user->op == FMAG_OP_FMAG && u->index == FMAG_E)))
-            return false;
-    return true;
+    return i->op == FMAG_OP_FMAG && fmag_opt_is_one(i->ops[FMAG_B].value) &&
+           fmag_opt_is_zero(i->ops[FMAG_C].value);
 }
 
-/* In `g ? t : D` with a literal D <= 0 (an "and": t's truth when g holds), and in
- * `g ? K : d` with a literal K > 0 (an "or"), the result is > 0 exactly when
- * (g > 0 and t > 0), or (g > 0 or d > 0). When the result is only used as a guard,
- * t (or d) is then a guard too and a boolean there can be stripped (same polarity
- * only: an arm cannot be swapped from here). */
-static bool strip_inner(fmag_instr *i)
+/* Marks (aux != NULL) every fmag whose value only matters through its sign: each use
+ * is a guard (fmag slot e, a br), or an arm (slot a or d) of a select that is itself
+ * sign-only. Such a select is > 0 exactly when the chosen arm is, so its arms are
+ * guards too. Repeated to a fixpoint (uses may sit in later blocks). */
+static void mark_sign_only(fmag_func *f)
 {
-    if (!only_guards(&i->results[0])) return false;
-    fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
-               *d = i->ops[FMAG_D].value;
-    unsigned slot;
-    if (fmag_opt_is_one(b) && fmag_opt_is_zero(c) && fmag_value_is_const(d) && !(d->imm > 0.0f))
-        slot = FMAG_A;
-    else if (fmag_value_is_const(a) && fmag_value_is_const(b) && fmag_value_is_const(c) &&
-             fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f) > 0.0f)
-        slot = FMAG_D;
-    else
-        return false;
-    fmag_value *v = i->ops[slot].value;
-    chain ch = walk(v);
-    if (ch.last_pos == v) return false;
-    fmag_instr_set_op(i, slot, ch.last_pos);
-    if (v->kind == FMAG_VALUE_RESULT) fmag_opt_erase_if_dead(v->def);
-    return true;
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        fmag_foreach_block(b, f)
+        {
+            for (fmag_instr *i = b->last; i; i = i->prev) {
+                if (i->op != FMAG_OP_FMAG || i->aux || !i->results[0].uses) continue;
+                bool only = true;
+                for (const fmag_use *u = i->results[0].uses; u && only; u = u->next_use) {
+                    const fmag_instr *w = u->user;
+                    only =
+                        w->op == FMAG_OP_BR || (w->op == FMAG_OP_FMAG && u->index == FMAG_E) ||
+                        (is_select_form(w) && w->aux && (u->index == FMAG_A || u->index == FMAG_D));
+                }
+                if (only) {
+                    i->aux = i;
+                    changed = true;
+                }
+            }
+        }
+    }
+}
+
+/* In a sign-only select, a boolean in either arm can be stripped (same polarity
+ * only: the arms cannot be swapped from here). This catches a frontend's
+ * `a && b` (`select b, 0, a`) and `a || b` (`select 1, b, a`) used as conditions. */
+static bool strip_arms(fmag_instr *i)
+{
+    if (!i->aux || !is_select_form(i)) return false;
+    bool changed = false;
+    static const unsigned slots[2] = {FMAG_A, FMAG_D};
+    for (unsigned k = 0; k < 2; k++) {
+        fmag_value *v = i->ops[slots[k]].value;
+        chain ch = walk(v);
+        if (ch.last_pos == v) continue;
+        fmag_instr_set_op(i, slots[k], ch.last_pos);
+        if (v->kind == FMAG_VALUE_RESULT) fmag_opt_erase_if_dead(v->def);
+        changed = true;
+    }
+    return changed;
 }
 
 bool fmag_opt_guardstrip(fmag_func *f)
 {
+    mark_sign_only(f);
     bool changed = false;
-    /* Bottom-up, so an "and" feeding another "and" is already known guard-only. */
     fmag_foreach_block(b, f)
     {
         for (fmag_instr *i = b->last, *prev; i; i = prev) {
             prev = i->prev;
             if (i->op == FMAG_OP_FMAG && !fmag_value_is_const(i->ops[FMAG_E].value)) {
                 changed |= strip(i, FMAG_E);
-                changed |= strip_inner(i);
+                changed |= strip_arms(i);
             } else if (i->op == FMAG_OP_BR) {
                 changed |= strip(i, 0);
             }
@@ -187,5 +209,6 @@ bool fmag_opt_guardstrip(fmag_func *f)
             if (i->block) prev = i->prev;
         }
     }
+    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
     return changed;
 }
