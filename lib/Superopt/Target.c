@@ -110,6 +110,7 @@ typedef struct parser {
     fmag_superopt_target *t;
     bool uses_y;
     bool failed;
+    unsigned depth; /* nesting, bounded so hostile input cannot exhaust the stack */
     char *err;
     size_t errlen;
 } parser;
@@ -271,7 +272,21 @@ static pval op_select_truth(parser *p, pval c, pval a, pval b)
 static pval parse_expr(parser *p);
 
 static pval parse_primary(parser *p);
+static pval parse_unary_inner(parser *p);
 static pval parse_unary(parser *p)
+{
+    if (++p->depth > 256) {
+        skip_ws(p);
+        perror_at(p, p->pos, "expression nested too deeply (more than 256 levels)");
+        p->depth--;
+        return k(0);
+    }
+    pval v = parse_unary_inner(p);
+    p->depth--;
+    return v;
+}
+
+static pval parse_unary_inner(parser *p)
 {
     if (accept(p, "-")) {
         pval v = parse_unary(p);
@@ -526,9 +541,14 @@ static pval parse_expr(parser *p)
 {
     pval c = parse_or(p);
     if (!accept(p, "?")) return c;
+    if (++p->depth > 256) {
+        perror_at(p, p->pos, "expression nested too deeply (more than 256 levels)");
+        return k(0);
+    }
     pval a = parse_expr(p);
     expect(p, ":");
     pval b = parse_expr(p);
+    p->depth--;
     return op_select_truth(p, c, a, b);
 }
 
