@@ -19,9 +19,12 @@ static bool better(const cg_result *a, const cg_result *b)
  * position and keep the move when it strictly improves (instructions, then
  * registers). Bounded so that lowering stays linear-ish on big programs. */
 #define CG_IMPROVE_MAX_NODES 120u
-/* Above this, one orientation and two policies only. */
-#define CG_FULL_SEARCH_MAX_NODES 1000u
+/* Above this, fewer policies; above the next, two orientations and two policies. */
+#define CG_FULL_SEARCH_MAX_NODES 100u
+#define CG_MEDIUM_SEARCH_MAX_NODES 1000u
 #define CG_IMPROVE_BUDGET 6000u
+/* ... and about this many node visits in all (each try visits n nodes). */
+#define CG_IMPROVE_WORK 12000u
 
 static bool uses_value(const cg_node *n, int v)
 {
@@ -35,11 +38,13 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy
     if (n < 2 || n > CG_IMPROVE_MAX_NODES) return 0;
     unsigned *trial = malloc(sizeof *trial * n);
     if (!trial) return 0;
+    unsigned budget = CG_IMPROVE_WORK / n;
+    if (budget > CG_IMPROVE_BUDGET) budget = CG_IMPROVE_BUDGET;
     unsigned tries = 0;
     bool progress = true;
-    while (progress && tries < CG_IMPROVE_BUDGET) {
+    while (progress && tries < budget) {
         progress = false;
-        for (unsigned i = 0; i < n && tries < CG_IMPROVE_BUDGET; i++) {
+        for (unsigned i = 0; i < n && tries < budget; i++) {
             unsigned node = order[i];
             int x = (int)(g->nin + node);
             /* Legal window: after the last operand's definition, before the first user. */
@@ -48,7 +53,7 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy
                 if (uses_value(&g->nodes[node], (int)(g->nin + order[k]))) lo = k + 1;
             for (unsigned k = n; k-- > i + 1;)
                 if (uses_value(&g->nodes[order[k]], x)) hi = k - 1;
-            for (unsigned j = lo; j <= hi && tries < CG_IMPROVE_BUDGET; j++) {
+            for (unsigned j = lo; j <= hi && tries < budget; j++) {
                 if (j == i) continue;
                 /* trial = order with node moved from i to j */
                 unsigned w = 0;
@@ -96,9 +101,11 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
     unsigned best_n = 0;
     if (!order || !prev || !best_order) oom = true;
     /* Big programs get the variants that usually win, so lowering stays fast. */
-    bool big = base.nnodes > CG_FULL_SEARCH_MAX_NODES;
+    bool medium = base.nnodes > CG_FULL_SEARCH_MAX_NODES;
+    bool big = base.nnodes > CG_MEDIUM_SEARCH_MAX_NODES;
+    int npolicies = big ? 2 : medium ? 4 : 16;
     for (int orient = 0; orient < 6 && !oom; orient++) {
-        if (big && orient != 0 && orient != 2) continue;
+        if ((big && orient != 0 && orient != 2) || (medium && orient % 3 == 1)) continue;
         cg_dag g;
         if (!cg_dag_copy(&base, &g)) {
             oom = true;
@@ -121,7 +128,7 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
             if (n == nprev && !memcmp(order, prev, sizeof *order * (unsigned)n)) continue;
             memcpy(prev, order, sizeof *order * (unsigned)n);
             nprev = n;
-            for (int policy = 0; policy < (big ? 2 : 16); policy++) {
+            for (int policy = 0; policy < npolicies; policy++) {
                 if ((policy & 8) && (policy & 2))
                     continue; /* bit 3 refines bit 1's reservations; with bit 1 there are none */
                 cg_result r;
@@ -151,7 +158,11 @@ bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *sta
             if (best_orient >= 3) cg_dag_relu_flip(&g);
             cg_dag_fuse_select_arm(&g);
             cg_dag_dce(&g);
-            variants += improve(&g, best_order, best_n, best_policy, &best);
+            /* Nothing to gain when every node is one instruction and the registers
+             * are the inputs/outputs already. */
+            unsigned floor_regs = base.nin > base.nout ? base.nin : base.nout;
+            if (best.ncode > best_n || best.regs > floor_regs)
+                variants += improve(&g, best_order, best_n, best_policy, &best);
             cg_dag_free(&g);
         }
     }

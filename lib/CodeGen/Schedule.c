@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Beyond this the quadratic list scheduler is not worth its time. */
+/* Beyond this the list scheduler (quadratic when the DAG is wide) is not worth
+ * its time. */
 #define CG_LIST_SCHED_MAX 4000u
 /* The depth-first scheduler recurses once per node on a chain. */
 #define CG_DFS_SCHED_MAX 20000u
@@ -25,73 +26,109 @@ static int sched_program(const cg_dag *g, unsigned *order)
     return n;
 }
 
+/* The score of ready node i: does it need a fallback copy, and how the number of
+ * live registers changes when it runs. */
+static void list_score(const cg_dag *g, const unsigned *left, const bool *is_out, unsigned i,
+                       int *copy_out, int *delta_out)
+{
+    const cg_node *nd = &g->nodes[i];
+    int delta = 1, copy = 0;
+    for (unsigned k = 0; k < 5; k++) {
+        int v = nd->op[k].v;
+        if (v < 0) continue;
+        bool first = true;
+        unsigned mine = 0;
+        for (unsigned m = 0; m < 5; m++) {
+            if (nd->op[m].v == v) {
+                if (m < k) first = false;
+                mine++;
+            }
+        }
+        if (!first) continue;
+        bool dies = left[v] == mine && !is_out[v];
+        if (dies) delta--;
+        if (k == FMAG_D && !nd->uncond && !dies) copy = 1;
+    }
+    *copy_out = copy;
+    *delta_out = delta;
+}
+
 static int sched_list(const cg_dag *g, unsigned *order)
 {
-    unsigned nv = g->nin + g->nnodes;
+    unsigned nv = g->nin + g->nnodes, nn = g->nnodes;
     unsigned *left = cg_dag_use_counts(g); /* pending readers per value */
     bool *is_out = calloc(nv + 1, 1);
-    bool *done = calloc(g->nnodes + 1, 1);
-    if (!left || !is_out || !done) {
-        free(left);
-        free(is_out);
-        free(done);
-        return -1;
-    }
+    unsigned *pending = calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
+    unsigned *ustart = calloc(nn + 2, sizeof *ustart);   /* users of node i: ulist[ustart[i]..] */
+    unsigned *ulist = malloc(sizeof *ulist * (5 * (size_t)nn + 1));
+    unsigned *ready = malloc(sizeof *ready * (nn + 1));
+    int n = -1;
+    if (!left || !is_out || !pending || !ustart || !ulist || !ready) goto out;
     for (unsigned j = 0; j < g->nout; j++)
         if (cg_is_val(g->outs[j])) {
             is_out[g->outs[j].v] = true;
             left[g->outs[j].v]--;
         }
-    unsigned total = 0;
-    for (unsigned i = 0; i < g->nnodes; i++)
-        total += !g->nodes[i].dead;
-    int n = 0;
-    while ((unsigned)n < total) {
-        int best = -1;
-        int best_copy = 0, best_delta = 0;
-        for (unsigned i = 0; i < g->nnodes; i++) {
-            const cg_node *nd = &g->nodes[i];
-            if (nd->dead || done[i]) continue;
-            bool ready = true;
-            for (unsigned k = 0; k < 5 && ready; k++) {
-                int v = nd->op[k].v;
-                if (v >= (int)g->nin && !done[v - g->nin]) ready = false;
+    for (unsigned i = 0; i < nn; i++) {
+        if (g->nodes[i].dead) continue;
+        for (unsigned k = 0; k < 5; k++) {
+            int v = g->nodes[i].op[k].v;
+            if (v >= (int)g->nin) {
+                pending[i]++;
+                ustart[v - g->nin + 1]++;
             }
-            if (!ready) continue;
-            /* Count how many readers this node accounts for per operand value. */
-            int delta = 1, copy = 0;
+        }
+    }
+    for (unsigned i = 0; i < nn; i++)
+        ustart[i + 1] += ustart[i];
+    {
+        unsigned *fill = calloc(nn + 1, sizeof *fill);
+        if (!fill) goto out;
+        for (unsigned i = 0; i < nn; i++) {
+            if (g->nodes[i].dead) continue;
             for (unsigned k = 0; k < 5; k++) {
-                int v = nd->op[k].v;
-                if (v < 0) continue;
-                bool first = true;
-                unsigned mine = 0;
-                for (unsigned m = 0; m < 5; m++) {
-                    if (nd->op[m].v == v) {
-                        if (m < k) first = false;
-                        mine++;
-                    }
+                int v = g->nodes[i].op[k].v;
+                if (v >= (int)g->nin) {
+                    unsigned p = (unsigned)v - g->nin;
+                    ulist[ustart[p] + fill[p]++] = i;
                 }
-                if (!first) continue;
-                bool dies = left[v] == mine && !is_out[v];
-                if (dies) delta--;
-                if (k == FMAG_D && !nd->uncond && !dies) copy = 1;
             }
-            if (best < 0 || copy < best_copy || (copy == best_copy && delta < best_delta)) {
-                best = (int)i;
+        }
+        free(fill);
+    }
+    unsigned nready = 0;
+    for (unsigned i = 0; i < nn; i++)
+        if (!g->nodes[i].dead && !pending[i]) ready[nready++] = i;
+    n = 0;
+    while (nready) {
+        unsigned bi = 0;
+        int best_copy = 0, best_delta = 0;
+        for (unsigned r = 0; r < nready; r++) {
+            int copy, delta;
+            list_score(g, left, is_out, ready[r], &copy, &delta);
+            if (r == 0 || copy < best_copy ||
+                (copy == best_copy &&
+                 (delta < best_delta || (delta == best_delta && ready[r] < ready[bi])))) {
+                bi = r;
                 best_copy = copy;
                 best_delta = delta;
             }
         }
-        if (best < 0)
-            break; /* cannot happen for a DAG; leave the rest out and let the caller fail */
-        done[best] = true;
-        order[n++] = (unsigned)best;
+        unsigned best = ready[bi];
+        ready[bi] = ready[--nready];
+        order[n++] = best;
         for (unsigned k = 0; k < 5; k++)
             if (g->nodes[best].op[k].v >= 0) left[g->nodes[best].op[k].v]--;
+        for (unsigned u = ustart[best]; u < ustart[best + 1]; u++)
+            if (--pending[ulist[u]] == 0) ready[nready++] = ulist[u];
     }
+out:
     free(left);
     free(is_out);
-    free(done);
+    free(pending);
+    free(ustart);
+    free(ulist);
+    free(ready);
     return n;
 }
 
