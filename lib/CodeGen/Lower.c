@@ -13,7 +13,11 @@
  *  - relu(t) may become (-t > 0) ? z*0 + 0 : t (cg_dag_relu_flip): one more
  *    instruction than a select on a pristine zero, but the result lands on t's own
  *    register, which saves the move (and the zero register) when that is where it
- *    is wanted. The driver tries both.
+ *    is wanted. The driver tries both;
+ *  - a select of two literals g > 0 ? K1 : K0 (K0 != 0) becomes t*(K1 - K0) + K0
+ *    with t = g > 0 ? 1 : 0 on a free zero, when K1 - K0 is exact
+ *    (cg_dag_split_const_select): two instructions, and the second can write
+ *    any register, where materializing K0 and selecting over it lands on K0's.
  */
 #include "CGInternal.h"
 
@@ -201,6 +205,7 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
         return false;
     }
     cg_dag_dce(g);
+    cg_dag_split_const_select(g);
     return true;
 }
 
@@ -405,6 +410,79 @@ unsigned cg_dag_relu_flip(cg_dag *g)
             n.op[FMAG_C] = cg_const(0.0f);
             n.op[FMAG_D] = cg_val(t);
             n.op[FMAG_E] = cg_val((int)(g->nin + w - 1));
+        }
+        nn[w] = n;
+        map[g->nin + i] = (int)(g->nin + w);
+        w++;
+    }
+    for (unsigned j = 0; j < g->nout; j++)
+        if (cg_is_val(g->outs[j])) g->outs[j].v = map[g->outs[j].v];
+    free(map);
+    free(g->nodes);
+    g->nodes = nn;
+    g->nnodes = w;
+    return count;
+}
+
+/* The literal step K0 -> K1 of a select of two literals, when exact: d with
+ * fmaf(1, d, K0) == K1 (d itself a finite float). */
+static bool const_select_step(const cg_node *n, float *step)
+{
+    if (n->dead || n->uncond || !cg_is_const(n->op[FMAG_A]) || !cg_is_const(n->op[FMAG_B]) ||
+        !cg_is_const(n->op[FMAG_C]) || !cg_is_const(n->op[FMAG_D]) || cg_is_zero(n->op[FMAG_D]) ||
+        !cg_is_val(n->op[FMAG_E]))
+        return false;
+    float k1 = fmaf(n->op[FMAG_A].imm, n->op[FMAG_B].imm, n->op[FMAG_C].imm);
+    float k0 = n->op[FMAG_D].imm;
+    double diff = (double)k1 - (double)k0;
+    float d = (float)diff;
+    if (!isfinite(k1) || !isfinite(d) || (double)d != diff) return false;
+    float back = fmaf(1.0f, d, k0);
+    if (!(back == k1 && (back != 0.0f || k1 == 0.0f))) return false;
+    *step = d;
+    return true;
+}
+
+unsigned cg_dag_split_const_select(cg_dag *g)
+{
+    unsigned count = 0;
+    float step;
+    for (unsigned i = 0; i < g->nnodes; i++)
+        count += const_select_step(&g->nodes[i], &step);
+    if (!count) return 0;
+    cg_node *nn = calloc(g->nnodes + count + 1, sizeof *nn);
+    int *map = malloc(sizeof *map * (g->nin + g->nnodes + 1));
+    if (!nn || !map) {
+        free(nn);
+        free(map);
+        return 0;
+    }
+    for (unsigned v = 0; v < g->nin; v++)
+        map[v] = (int)v;
+    unsigned w = 0;
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        cg_node n = g->nodes[i];
+        bool split = const_select_step(&n, &step);
+        for (unsigned k = 0; k < 5; k++)
+            if (cg_is_val(n.op[k])) n.op[k].v = map[n.op[k].v];
+        if (split) {
+            /* g > 0 ? K1 : K0  ==  t*(K1 - K0) + K0 with t = g > 0 ? 1 : 0 (t lands on
+             * a free zero): t is exactly 0 or 1, so the fma gives K0 or, checked
+             * above, exactly K1; and the fma may write any register. */
+            cg_node *t = &nn[w++];
+            t->op[FMAG_A] = cg_const(1.0f);
+            t->op[FMAG_B] = cg_const(1.0f);
+            t->op[FMAG_C] = cg_const(0.0f);
+            t->op[FMAG_D] = cg_const(0.0f);
+            t->op[FMAG_E] = n.op[FMAG_E];
+            float k0 = n.op[FMAG_D].imm;
+            memset(&n, 0, sizeof n);
+            n.op[FMAG_A] = cg_val((int)(g->nin + w - 1));
+            n.op[FMAG_B] = cg_const(step);
+            n.op[FMAG_C] = cg_const(k0);
+            n.op[FMAG_D].v = CG_NONE;
+            n.op[FMAG_E] = cg_const(1.0f);
+            n.uncond = true;
         }
         nn[w] = n;
         map[g->nin + i] = (int)(g->nin + w);

@@ -231,6 +231,7 @@ static void lower_node(ra *s, unsigned pos)
     fmag_vm_operand b = opnd_of(s, op[FMAG_B]), c = opnd_of(s, op[FMAG_C]);
     fmag_vm_operand gd = n->uncond ? imm_op(1.0f) : opnd_of(s, op[FMAG_E]);
     int a;
+    bool z_late = false;
     if (cg_is_val(op[FMAG_A])) {
         a = s->vreg[op[FMAG_A].v];
     } else {
@@ -238,7 +239,9 @@ static void lower_node(ra *s, unsigned pos)
         float k =
             cg_is_const(op[FMAG_C]) ? fmaf(op[FMAG_A].imm, op[FMAG_B].imm, op[FMAG_C].imm) : 0.0f;
         if (cg_is_const(op[FMAG_C]) && isfinite(k)) {
-            a = find_finite(s);
+            /* z*0 + k: z is chosen once the destination is known (it may be z). */
+            z_late = true;
+            a = 0;
             b = imm_op(0.0f);
             c = imm_op(k);
         } else {
@@ -247,7 +250,7 @@ static void lower_node(ra *s, unsigned pos)
     }
     if (s->fail || a < 0) return;
     /* A literal `a` register must survive until this instruction reads it. */
-    int shield = cg_is_val(op[FMAG_A]) ? -1 : a;
+    int shield = cg_is_val(op[FMAG_A]) || z_late ? -1 : a;
     uint8_t shield_kind = shield >= 0 ? s->rkind[shield] : 0;
     if (shield >= 0) s->rkind[shield] = R_VALUE;
 
@@ -279,6 +282,7 @@ static void lower_node(ra *s, unsigned pos)
             d = pick(s, x, NULL, 0, false);
             if (d < 0) return;
             emit_move(s, (unsigned)d, (unsigned)rd);
+            s->rkind[d] = R_VALUE; /* holds the copy now: not a finite source */
         }
     } else if (cg_is_zero(op[FMAG_D])) {
         d = pick(s, x, NULL, 0, true);
@@ -293,6 +297,13 @@ static void lower_node(ra *s, unsigned pos)
         }
     }
     if (shield >= 0) s->rkind[shield] = shield_kind;
+    if (z_late && d >= 0) {
+        /* d itself when its content is a known finite literal or input (a pristine
+         * zero fallback, a materialized one, or a free register when unconditional). */
+        bool d_ok = (n->uncond || cg_is_const(op[FMAG_D])) && known_finite(s, (unsigned)d);
+        a = d_ok ? d : find_finite(s);
+        if (a < 0) return;
+    }
     if (s->fail || d < 0) {
         s->fail = true;
         return;
