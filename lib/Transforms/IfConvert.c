@@ -59,7 +59,13 @@ static fmag_value *sel(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value
 
 static bool has_calls(fmag_func *f)
 {
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_CALL) return true;
+    fmag_foreach_block(b, f)
+    {
+        fmag_foreach_instr(i, b)
+        {
+            if (i->op == FMAG_OP_CALL) return true;
+        }
+    }
     return false;
 }
 

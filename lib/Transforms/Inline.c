@@ -138,8 +138,13 @@ static void post_order(fmag_func *f, fmag_func **out, size_t *n)
 {
     if (f->aux) return;
     f->aux = f;
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_CALL && i->callee)
-        post_order(i->callee, out, n);
+    fmag_foreach_block(b, f)
+    {
+        fmag_foreach_instr(i, b)
+        {
+            if (i->op == FMAG_OP_CALL && i->callee) post_order(i->callee, out, n);
+        }
+    }
     out[(*n)++] = f;
 }
 
@@ -169,7 +174,13 @@ bool fmag_opt_inline(fmag_module *m)
         fmag_instr **calls = malloc((ncalls ? ncalls : 1) * sizeof(*calls));
         if (!calls) break;
         size_t c = 0;
-        fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_CALL) calls[c++] = i;
+        fmag_foreach_block(b, f)
+        {
+            fmag_foreach_instr(i, b)
+            {
+                if (i->op == FMAG_OP_CALL) calls[c++] = i;
+            }
+        }
         while (c-- > 0) {
             inline_call(calls[c]);
             changed = true;
@@ -177,10 +188,14 @@ bool fmag_opt_inline(fmag_module *m)
         free(calls);
     }
     free(order);
-    if (has_export) fmag_foreach_func(f, m) if (!f->is_export)
+    if (has_export) {
+        fmag_foreach_func(f, m)
         {
-            fmag_func_erase(f);
-            changed = true;
+            if (!f->is_export) {
+                fmag_func_erase(f);
+                changed = true;
+            }
         }
+    }
     return changed;
 }

@@ -103,8 +103,13 @@ bool fmag_opt_minmax(fmag_func *f)
         fmag_foreach_instr(i, b) i->aux = (void *)n++;
     }
     bool changed = false;
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->op == FMAG_OP_FMAG) changed |=
-        orient(i);
+    fmag_foreach_block(b, f)
+    {
+        fmag_foreach_instr(i, b)
+        {
+            if (i->op == FMAG_OP_FMAG) changed |= orient(i);
+        }
+    }
     fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
     return changed;
 }

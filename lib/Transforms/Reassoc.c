@@ -109,8 +109,12 @@ bool fmag_opt_reassoc(fmag_func *f)
     do {
         changed = false;
         fmag_foreach_block(b, f)
-            fmag_foreach_instr(i, b) if (i->block && i->op == FMAG_OP_FMAG && reassoc(i)) changed =
-                true;
+        {
+            fmag_foreach_instr(i, b)
+            {
+                if (i->block && i->op == FMAG_OP_FMAG && reassoc(i)) changed = true;
+            }
+        }
         any |= changed;
     } while (changed && ++rounds < 64); /* every rewrite shortens a chain; bound anyway */
     return any;
