@@ -37,6 +37,7 @@ typedef struct gen {
     fmag_block *exit;
     retsite *rets;
     unsigned nres;
+    const fmag_math_builtin *math[64]; /* sl_builtins index -> math table, on first use */
 } gen;
 
 static fmag_value *cst(gen *g, float f)
@@ -148,12 +149,13 @@ static sval gen_builtin(gen *g, sl_expr *e)
     for (unsigned i = 0; i < e->nargs && i < 3; i++)
         a[i] = gen_expr(g, e->args[i]);
     sval r = {{0}, e->type, false};
-    const fmag_math_builtin *mb = fmag_math_builtin_lookup(bi->name);
+    const fmag_math_builtin *mb = g->math[e->builtin];
+    if (!mb) mb = g->math[e->builtin] = fmag_math_builtin_lookup(bi->name);
     switch (bi->shape) {
     case BS_MAP1:
     case BS_MAP2:
     case BS_MAP3: {
-        bool is_select = !strcmp(bi->name, "select");
+        bool is_select = !mb->fn1 && !mb->fn2 && !strcmp(bi->name, "select");
         /* One truth test of a scalar select condition serves every lane. */
         fmag_value *guard = is_select && a[0].n == 1 ? as_guard(g, &a[0]) : NULL;
         for (int k = 0; k < r.n; k++) {

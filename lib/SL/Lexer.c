@@ -53,13 +53,14 @@ static void lex_error(sl_session *s, size_t pos, size_t len, const char *fmt, ..
 
 static const struct {
     const char *word;
+    unsigned len;
     sl_tok_kind kind;
     int width;
 } keywords[] = {
-    {"if", TK_IF, 0},         {"else", TK_ELSE, 0},  {"return", TK_RETURN, 0},
-    {"export", TK_EXPORT, 0}, {"out", TK_OUT, 0},    {"void", TK_TYPE, 0},
-    {"f32", TK_TYPE, 1},      {"f32x2", TK_TYPE, 2}, {"f32x3", TK_TYPE, 3},
-    {"f32x4", TK_TYPE, 4},
+    {"if", 2, TK_IF, 0},         {"else", 4, TK_ELSE, 0},  {"return", 6, TK_RETURN, 0},
+    {"export", 6, TK_EXPORT, 0}, {"out", 3, TK_OUT, 0},    {"void", 4, TK_TYPE, 0},
+    {"f32", 3, TK_TYPE, 1},      {"f32x2", 5, TK_TYPE, 2}, {"f32x3", 5, TK_TYPE, 3},
+    {"f32x4", 5, TK_TYPE, 4},
 };
 
 static void lex_number(sl_session *s, size_t *ip)
