@@ -542,7 +542,6 @@ static void sync_func(sl_session *s)
 
 static sl_func *parse_func(sl_session *s)
 {
-    sl_token *start = peek(s);
     bool is_export = accept(s, TK_EXPORT);
     sl_token *ty = peek(s);
     if (ty->kind != TK_TYPE) {
@@ -562,7 +561,6 @@ static sl_func *parse_func(sl_session *s)
     f->pos = name->pos;
     f->ret_type = ty->width;
     f->is_export = is_export;
-    (void)start;
     if (!expect(s, TK_LPAREN)) return NULL;
     sl_var **tail = &f->params;
     if (!accept(s, TK_RPAREN)) {

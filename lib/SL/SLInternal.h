@@ -139,7 +139,6 @@ typedef struct sl_func {
     fmag_func *ir;
     int visit;                 /* recursion check state */
     struct sl_callsite *calls; /* call sites in the body, for the recursion check */
-    bool has_body_errors;
 } sl_func;
 
 typedef struct sl_session {

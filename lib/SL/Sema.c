@@ -178,7 +178,10 @@ static void consider(suggestion *sg, const char *name, unsigned len, const char 
 {
     unsigned d = edit_distance(want, wlen, name, len);
     unsigned limit = wlen <= 3 ? 1 : wlen <= 6 ? 2 : 3;
-    if (d <= limit && d < sg->dist) {
+    /* Ties between names of one length go to the lexicographically last, so the
+     * suggestion does not depend on declaration order (f32x5 suggests f32x4). */
+    if (d <= limit &&
+        (d < sg->dist || (d == sg->dist && len == sg->len && memcmp(name, sg->name, len) > 0))) {
         sg->name = name;
         sg->len = len;
         sg->dist = d;
