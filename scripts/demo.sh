@@ -23,9 +23,8 @@ if $bin/fmag-opt "$demo" -O2 -lower >/dev/null 2>&1; then
   echo "== fmag-run build/demo.fmag --in 2,10 (reference VM)"
   $bin/fmag-run build/demo.fmag --in 2,10
 fi
-if [ -x $bin/slc ] && [ -d examples ]; then
-  for f in examples/*.sl; do
-    echo "== slc $f"
-    $bin/slc "$f" -o "build/$(basename "$f" .sl).fmag"
-  done
+if [ -x $bin/slc ] && [ -x examples/run-demo.sh ]; then
+  echo "== examples/*.sl: slc -O2 (and -ffast-math), run on the reference VM, checked"
+  echo "   against the IR interpreter on the unoptimized IR"
+  sh examples/run-demo.sh build
 fi
