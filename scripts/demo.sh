@@ -23,7 +23,7 @@ if $bin/fmag-opt "$demo" -O2 -lower >/dev/null 2>&1; then
   echo "== fmag-run build/demo.fmag --in 2,10 (reference VM)"
   $bin/fmag-run build/demo.fmag --in 2,10
 fi
-if [ -x $bin/slc ] && [ -x examples/run-demo.sh ]; then
+if [ -x $bin/slc ] && [ -f examples/run-demo.sh ]; then
   echo "== examples/*.sl: slc -O2 (and -ffast-math), run on the reference VM, checked"
   echo "   against the IR interpreter on the unoptimized IR"
   sh examples/run-demo.sh build
