@@ -26,7 +26,6 @@ rules=(
   "fract_trick|x - ((x + 12582912.0 - 12582912.0) - ((x + 12582912.0 - 12582912.0) > x ? 1.0 : 0.0))|stochastic"
   "floor|floor(x)|stochastic"
   "fract|fract(x)|stochastic"
-  "select_truth|select(x, 1.0, y)|stochastic"
 )
 
 cat <<'HDR'

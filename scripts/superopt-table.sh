@@ -9,6 +9,7 @@ SUPEROPT=${1:-build/bin/superopt}
 BFS_T=${2:-30}
 STOKE_T=${3:-20}
 EXTRA=${SUPEROPT_FLAGS:-}
+ONLY=${SUPEROPT_ONLY:-} # space-separated target names: only those rows
 
 targets=(
   "relu|max(x, 0.0)"
@@ -56,6 +57,7 @@ trap 'rm -f "$tmp"' EXIT
 for entry in "${targets[@]}"; do
   name=${entry%%|*}
   expr=${entry#*|}
+  if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
   # shellcheck disable=SC2086
   "$SUPEROPT" -e "$expr" --bfs --max-len 3 --time-limit "$BFS_T" $EXTRA >"$tmp" 2>&1
   method=bfs

@@ -688,7 +688,8 @@ int main(int argc, char **argv)
             fmag_superopt_proof_status_name(r.proof.status), (unsigned long long)r.proof.checked,
             (unsigned long long)r.proof.skipped, r.proof.seconds, r.proof.threads);
     fmag_superopt_program_print(&r.prog, "target", NULL, out);
-    if (rule_name) emit_rule(out, rule_name, label, t, &r, have_compiled ? compiled.len : 0);
+    if (rule_name) emit_rule(out, rule_name, label, t, &r,
+                  have_before ? before.len : have_compiled ? compiled.len : 0);
 
 done:
     if (out != stdout) fclose(out);
