@@ -151,7 +151,7 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
     fmag_value *zero = fmag_module_const(f->module, 0.0f);
     fmag_value *regs[FMAG_SUPEROPT_MAX_REGS];
     for (unsigned i = 0; i < FMAG_SUPEROPT_MAX_REGS; i++)
-        regs[i] = i < r->nin ? s->bind[i] : zero;
+        regs[i] = i < r->nin && i < sizeof s->bind / sizeof s->bind[0] ? s->bind[i] : zero;
     for (unsigned i = 0; i < r->length; i++) {
         const fmag_vm_decoded *c = &r->code[i];
         fmag_value *ops[3];
