@@ -178,6 +178,23 @@ static bool enter(sl_session *s)
     return true;
 }
 
+/* Each operator of a chain (a + b + c ..., v.x.y ...) adds a level to the tree that
+ * the checker and the IR generator walk recursively, so chains count against the
+ * same depth budget as parentheses: a long chain is a diagnostic, never a stack
+ * overflow. */
+static bool enter_chain(sl_session *s, unsigned *levels)
+{
+    if (++s->depth > SL_MAX_DEPTH) {
+        sl_error(s, peek(s)->pos,
+                 "expression too deep: more than %d operators or nesting levels; split it "
+                 "with local variables",
+                 SL_MAX_DEPTH);
+        return false;
+    }
+    ++*levels;
+    return true;
+}
+
 /* Arguments after '(' up to and including ')'. */
 static bool parse_args(sl_session *s, sl_expr *call)
 {
@@ -253,12 +270,18 @@ static sl_expr *parse_primary(sl_session *s)
 static sl_expr *parse_postfix(sl_session *s)
 {
     sl_expr *e = parse_primary(s);
+    unsigned levels = 0;
     while (e && peek(s)->kind == TK_DOT) {
+        if (!enter_chain(s, &levels)) {
+            e = NULL;
+            break;
+        }
         sl_token *dot = next(s);
         sl_token *t = peek(s);
         if (t->kind != TK_IDENT) {
             err_expected(s, "swizzle components after '.'");
-            return NULL;
+            e = NULL;
+            break;
         }
         next(s);
         sl_expr *w = new_expr(s, EX_SWIZZLE, dot->pos);
@@ -267,6 +290,7 @@ static sl_expr *parse_postfix(sl_session *s)
         w->name_len = t->len;
         e = w;
     }
+    s->depth -= levels;
     return e;
 }
 
@@ -316,19 +340,28 @@ static int binary_prec(sl_tok_kind k)
 static sl_expr *parse_binary(sl_session *s, int min_prec)
 {
     sl_expr *lhs = parse_unary(s);
+    unsigned levels = 0;
     while (lhs) {
         sl_token *t = peek(s);
         int prec = binary_prec(t->kind);
         if (prec == 0 || prec < min_prec) break;
+        if (!enter_chain(s, &levels)) {
+            lhs = NULL;
+            break;
+        }
         next(s);
         sl_expr *rhs = parse_binary(s, prec + 1);
-        if (!rhs) return NULL;
+        if (!rhs) {
+            lhs = NULL;
+            break;
+        }
         sl_expr *e = new_expr(s, EX_BINARY, t->pos);
         e->op = t->kind;
         e->a = lhs;
         e->b = rhs;
         lhs = e;
     }
+    s->depth -= levels;
     return lhs;
 }
 

@@ -159,7 +159,7 @@ typedef struct sl_session {
 } sl_session;
 
 #define SL_MAX_ERRORS 20
-#define SL_MAX_DEPTH 200
+#define SL_MAX_DEPTH 1000
 
 void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
 #if defined(__GNUC__)
