@@ -4,6 +4,7 @@
  * (phis, dominance across blocks) and are resolved at the end of each function. */
 #include "fmag/IR.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +370,13 @@ static fmag_value *parse_operand(parser *p)
     if (p->tok.kind == TOK_LOCAL)
         return use_value(p);
     if (p->tok.kind == TOK_NUMBER) {
+        if (!isfinite(p->tok.num)) {
+            error_at(p, p->tok.off,
+                     "literal '%.*s' is not a finite float32 (NaN and infinity are never "
+                     "literals; a decimal beyond 3.4028235e38 rounds to infinity)",
+                     (int)(p->tok.len > 40 ? 40 : p->tok.len), p->src + p->tok.off);
+            return NULL;
+        }
         fmag_value *v = fmag_module_const(p->m, p->tok.num);
         next(p);
         return v;

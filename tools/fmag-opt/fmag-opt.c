@@ -19,7 +19,8 @@ static void usage(FILE *out)
                  "prints the result (or, with -lower, the FMAG stream).\n"
                  "\n"
                  "options:\n"
-                 "  -o FILE            write output to FILE (with -lower: FILE.fmag is binary)\n"
+                 "  -o FILE            write output to FILE ('-': standard output; with -lower,\n"
+                 "                     a FILE ending in .fmag is written as binary)\n"
                  "  -passes=a,b,c      run a comma-separated pipeline of passes\n"
                  "  -O0 -O1 -O2        run a named pipeline\n"
                  "  -verify-each       run the verifier after every pass\n"
@@ -196,6 +197,14 @@ int main(int argc, char **argv)
     fmag_context *ctx = fmag_context_create();
     int rc = 0;
     const char *shown = strcmp(input, "-") ? input : "<stdin>";
+    if (len >= 4 && !memcmp(text, "FMAG", 4)) {
+        fprintf(stderr,
+                "fmag-opt: error: '%s' is a binary .fmag file; fmag-opt reads .fir text "
+                "(fmag-as -d disassembles a .fmag)\n",
+                shown);
+        rc = 1;
+        goto out;
+    }
     fmag_module *m = fmag_parse_module(ctx, shown, text, len);
     if (!m || !fmag_verify_module(m)) {
         fmag_context_diag_print(ctx, stderr);
@@ -214,8 +223,9 @@ int main(int argc, char **argv)
         goto out;
     }
     FILE *out = stdout;
-    bool binary = lower && output && ends_with(output, ".fmag");
-    if (output && !binary) {
+    bool to_stdout = output && !strcmp(output, "-");
+    bool binary = lower && output && !to_stdout && ends_with(output, ".fmag");
+    if (output && !binary && !to_stdout) {
         out = fopen(output, "w");
         if (!out) {
             fprintf(stderr, "fmag-opt: error: cannot write '%s': %s\n", output, strerror(errno));
