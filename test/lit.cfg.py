@@ -22,5 +22,10 @@ config.substitutions.append(("%inputs", os.path.join(config.fmag_src_root, "test
 for tool in ["fmag-opt", "fmag-run", "fmag-as", "slc", "superopt", "fmag-difftest", "fmag-accuracy"]:
     if os.path.exists(os.path.join(config.fmag_tools_dir, tool)):
         config.available_features.add(tool)
+# Exhaustive proofs over every float32 take seconds in a normal build and many
+# minutes under ASan; tests that only exist to run one mark themselves
+# `UNSUPPORTED: asan` (their bad-input and parser tests still run there).
+if config.fmag_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("asan")
 if os.environ.get("FMAG_HAVE_VULKAN") == "1":
     config.available_features.add("vulkan")
