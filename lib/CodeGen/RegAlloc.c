@@ -99,7 +99,7 @@ static void emit(ra *s, unsigned d, unsigned a, fmag_vm_operand b, fmag_vm_opera
 
 static void emit_move(ra *s, unsigned to, unsigned from)
 {
-    emit(s, to, from, imm_op(1.0f), imm_op(0.0f), imm_op(1.0f));
+    emit(s, to, from, imm_op(1.0f), imm_op(-0.0f), imm_op(1.0f));
     s->res->moves++;
 }
 
