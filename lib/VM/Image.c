@@ -107,6 +107,40 @@ static size_t pad16(size_t n)
         return false;                                                                              \
     } while (0)
 
+/* Offset of the first byte that is not part of a well-formed UTF-8 sequence (no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or len. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t n;
+        unsigned lo = 0x80, hi = 0xBF;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            n = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            n = 2;
+            if (c == 0xE0) lo = 0xA0;
+            if (c == 0xED) hi = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 3;
+            if (c == 0xF0) lo = 0x90;
+            if (c == 0xF4) hi = 0x8F;
+        } else {
+            return i;
+        }
+        if (len - i <= n) return i;
+        if (s[i + 1] < lo || s[i + 1] > hi) return i;
+        for (size_t k = 2; k <= n; k++)
+            if ((s[i + k] & 0xC0) != 0x80) return i;
+        i += n + 1;
+    }
+    return len;
+}
+
 bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *err, size_t errlen)
 {
     const unsigned char *bytes = data;
@@ -153,6 +187,9 @@ bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *
         for (size_t k = 0; k < name_len; k++)
             if (bytes[name_off + k] == 0)
                 READ_FAIL(rec, name_off + k, "NUL byte in the program name");
+        size_t bad_utf8 = utf8_invalid_at(bytes + name_off, name_len);
+        if (bad_utf8 < name_len)
+            READ_FAIL(rec, name_off + bad_utf8, "program name is not valid UTF-8");
         for (size_t k = name_len; k < name_space; k++)
             if (bytes[name_off + k] != 0)
                 READ_FAIL(rec, name_off + k, "name padding byte is not zero");
