@@ -39,8 +39,8 @@ static char *gen_module(unsigned n, size_t *len)
             blk++;
             fprintf(f, "  br %%v%u, ^t%u, ^e%u\n^t%u:\n  %%t%u = add %%v%u, 1.5\n  jmp ^j%u\n",
                     last, blk, blk, blk, blk, last - 1, blk);
-            fprintf(f, "^e%u:\n  %%e%u = mul %%v%u, 0.5\n  jmp ^j%u\n^j%u:\n", blk, blk, last,
-                    blk, blk);
+            fprintf(f, "^e%u:\n  %%e%u = mul %%v%u, 0.5\n  jmp ^j%u\n^j%u:\n", blk, blk, last, blk,
+                    blk);
             fprintf(f, "  %%v%u = phi [%%t%u, ^t%u], [%%e%u, ^e%u]\n", i, blk, blk, blk, blk);
             last = i;
             continue;
@@ -83,8 +83,7 @@ int main(int argc, char **argv)
             bool ok = m && fmag_verify_module(m);
             double t2 = now_us();
             FILE *null = fopen("/dev/null", "w");
-            if (ok)
-                fmag_module_print(m, null, 0);
+            if (ok) fmag_module_print(m, null, 0);
             fclose(null);
             double t3 = now_us();
             if (!ok) {

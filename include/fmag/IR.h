@@ -75,31 +75,35 @@ typedef enum fmag_value_kind {
 struct fmag_use {
     fmag_value *value; /* the operand; never NULL once set */
     fmag_instr *user;
-    unsigned index;    /* operand slot in user->ops */
+    unsigned index;                /* operand slot in user->ops */
     fmag_use *prev_use, *next_use; /* in value->uses */
 };
 
 struct fmag_value {
     fmag_value_kind kind;
-    unsigned id;       /* dense per function for params/results (see fmag_func_renumber) */
-    const char *name;  /* the name from text without '%', or NULL (printer numbers it) */
-    float imm;         /* FMAG_VALUE_CONST */
-    fmag_func *func;   /* FMAG_VALUE_PARAM: owner */
-    fmag_instr *def;   /* FMAG_VALUE_RESULT */
-    unsigned index;    /* param number or result number */
-    fmag_use *uses;    /* head of the use list */
-    void *aux;         /* scratch for passes; no meaning between passes */
+    unsigned id;      /* dense per function for params/results (see fmag_func_renumber) */
+    const char *name; /* the name from text without '%', or NULL (printer numbers it) */
+    float imm;        /* FMAG_VALUE_CONST */
+    fmag_func *func;  /* FMAG_VALUE_PARAM: owner */
+    fmag_instr *def;  /* FMAG_VALUE_RESULT */
+    unsigned index;   /* param number or result number */
+    fmag_use *uses;   /* head of the use list */
+    void *aux;        /* scratch for passes; no meaning between passes */
 };
 
-static inline bool fmag_value_is_const(const fmag_value *v) { return v->kind == FMAG_VALUE_CONST; }
+static inline bool fmag_value_is_const(const fmag_value *v)
+{
+    return v->kind == FMAG_VALUE_CONST;
+}
 /* True when v is the literal with exactly these bits (so +0 and -0 differ). */
 bool fmag_value_is_imm(const fmag_value *v, float f);
 size_t fmag_value_num_uses(const fmag_value *v);
 /* Replace every use of `from` by `to`. */
 void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to);
 
-#define fmag_foreach_use(u, v) for (fmag_use *u = (v)->uses, *u##_next = u ? u->next_use : NULL; u; \
-                                   u = u##_next, u##_next = u ? u->next_use : NULL)
+#define fmag_foreach_use(u, v)                                                                     \
+    for (fmag_use *u = (v)->uses, *u##_next = u ? u->next_use : NULL; u;                           \
+         u = u##_next, u##_next = u ? u->next_use : NULL)
 
 /* ----------------------------------------------------------- instructions */
 
@@ -120,17 +124,23 @@ struct fmag_instr {
     fmag_block *block;
     fmag_instr *prev, *next;
     unsigned nops;
-    fmag_use *ops;            /* nops uses */
+    fmag_use *ops; /* nops uses */
     unsigned nresults;
-    fmag_value *results;      /* nresults values */
-    fmag_block **phi_blocks;  /* FMAG_OP_PHI: incoming block per operand */
-    fmag_block *targets[2];   /* BR / JMP */
-    fmag_func *callee;        /* CALL */
-    void *aux;                /* scratch for passes */
+    fmag_value *results;     /* nresults values */
+    fmag_block **phi_blocks; /* FMAG_OP_PHI: incoming block per operand */
+    fmag_block *targets[2];  /* BR / JMP */
+    fmag_func *callee;       /* CALL */
+    void *aux;               /* scratch for passes */
 };
 
-static inline fmag_value *fmag_instr_op(const fmag_instr *i, unsigned k) { return i->ops[k].value; }
-static inline fmag_value *fmag_instr_result(fmag_instr *i) { return &i->results[0]; }
+static inline fmag_value *fmag_instr_op(const fmag_instr *i, unsigned k)
+{
+    return i->ops[k].value;
+}
+static inline fmag_value *fmag_instr_result(fmag_instr *i)
+{
+    return &i->results[0];
+}
 static inline bool fmag_instr_is_terminator(const fmag_instr *i)
 {
     return i->op == FMAG_OP_BR || i->op == FMAG_OP_JMP || i->op == FMAG_OP_RET;
@@ -151,18 +161,20 @@ fmag_value *fmag_phi_value_for(const fmag_instr *phi, const fmag_block *from);
 /* ----------------------------------------------------------------- blocks */
 
 struct fmag_block {
-    const char *name;  /* without '^'; the printer invents one when NULL */
-    unsigned id;       /* dense per function (fmag_func_renumber) */
+    const char *name; /* without '^'; the printer invents one when NULL */
+    unsigned id;      /* dense per function (fmag_func_renumber) */
     fmag_func *func;
     fmag_block *prev, *next;
     fmag_instr *first, *last;
     void *aux;
 };
 
-#define fmag_foreach_instr(i, b) for (fmag_instr *i = (b)->first, *i##_next = i ? i->next : NULL; i; \
-                                     i = i##_next, i##_next = i ? i->next : NULL)
-#define fmag_foreach_instr_rev(i, b) for (fmag_instr *i = (b)->last, *i##_prev = i ? i->prev : NULL; i; \
-                                         i = i##_prev, i##_prev = i ? i->prev : NULL)
+#define fmag_foreach_instr(i, b)                                                                   \
+    for (fmag_instr *i = (b)->first, *i##_next = i ? i->next : NULL; i;                            \
+         i = i##_next, i##_next = i ? i->next : NULL)
+#define fmag_foreach_instr_rev(i, b)                                                               \
+    for (fmag_instr *i = (b)->last, *i##_prev = i ? i->prev : NULL; i;                             \
+         i = i##_prev, i##_prev = i ? i->prev : NULL)
 
 /* The terminator, or NULL if the block does not end in one. */
 fmag_instr *fmag_block_terminator(const fmag_block *b);
@@ -177,7 +189,7 @@ void fmag_block_erase(fmag_block *b);
 /* -------------------------------------------------------------- functions */
 
 struct fmag_func {
-    const char *name;  /* without '@' */
+    const char *name; /* without '@' */
     fmag_module *module;
     fmag_func *prev, *next;
     bool is_export;
@@ -185,13 +197,14 @@ struct fmag_func {
     fmag_value *params;
     unsigned nresults;
     fmag_block *first, *last; /* first is the entry */
-    unsigned nvalues;  /* after fmag_func_renumber: params + results */
-    unsigned nblocks;  /* after fmag_func_renumber */
+    unsigned nvalues;         /* after fmag_func_renumber: params + results */
+    unsigned nblocks;         /* after fmag_func_renumber */
     void *aux;
 };
 
-#define fmag_foreach_block(b, f) for (fmag_block *b = (f)->first, *b##_next = b ? b->next : NULL; b; \
-                                     b = b##_next, b##_next = b ? b->next : NULL)
+#define fmag_foreach_block(b, f)                                                                   \
+    for (fmag_block *b = (f)->first, *b##_next = b ? b->next : NULL; b;                            \
+         b = b##_next, b##_next = b ? b->next : NULL)
 
 fmag_func *fmag_func_create(fmag_module *m, const char *name, unsigned nparams, unsigned nresults,
                             bool is_export);
@@ -210,11 +223,12 @@ struct fmag_module {
     fmag_context *ctx;
     bool fastmath;
     fmag_func *first, *last;
-    void *consts;      /* the constant pool (opaque) */
+    void *consts; /* the constant pool (opaque) */
 };
 
-#define fmag_foreach_func(fn, m) for (fmag_func *fn = (m)->first, *fn##_next = fn ? fn->next : NULL; fn; \
-                                     fn = fn##_next, fn##_next = fn ? fn->next : NULL)
+#define fmag_foreach_func(fn, m)                                                                   \
+    for (fmag_func *fn = (m)->first, *fn##_next = fn ? fn->next : NULL; fn;                        \
+         fn = fn##_next, fn##_next = fn ? fn->next : NULL)
 
 fmag_module *fmag_module_create(fmag_context *ctx);
 fmag_func *fmag_module_get_func(const fmag_module *m, const char *name);

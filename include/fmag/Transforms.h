@@ -24,9 +24,9 @@ extern "C" {
 #undef FMAG_PIPELINE
 
 typedef struct fmag_pass_info {
-    const char *name;  /* the flag without '-', as in `-passes=` */
+    const char *name; /* the flag without '-', as in `-passes=` */
     const char *desc;
-    bool (*run_func)(fmag_func *f);     /* exactly one of these is set */
+    bool (*run_func)(fmag_func *f); /* exactly one of these is set */
     bool (*run_module)(fmag_module *m);
 } fmag_pass_info;
 

@@ -32,7 +32,7 @@ typedef enum tok_kind {
 
 typedef struct token {
     tok_kind kind;
-    size_t off, len;  /* whole token */
+    size_t off, len;   /* whole token */
     size_t noff, nlen; /* name part for %/@/^ */
     float num;
 } token;
@@ -80,12 +80,12 @@ static bool is_name_char(char c)
            c == '.' || c == '$';
 }
 
-static void error_at(parser *p, size_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void error_at(parser *p, size_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void error_at(parser *p, size_t off, const char *fmt, ...)
 {
-    if (p->failed)
-        return;
+    if (p->failed) return;
     p->failed = true;
     char msg[512];
     va_list ap;
@@ -117,15 +117,42 @@ static void next(parser *p)
     }
     char c = s[i];
     switch (c) {
-    case '(': t.kind = TOK_LPAREN; t.len = 1; break;
-    case ')': t.kind = TOK_RPAREN; t.len = 1; break;
-    case '{': t.kind = TOK_LBRACE; t.len = 1; break;
-    case '}': t.kind = TOK_RBRACE; t.len = 1; break;
-    case '[': t.kind = TOK_LBRACK; t.len = 1; break;
-    case ']': t.kind = TOK_RBRACK; t.len = 1; break;
-    case ',': t.kind = TOK_COMMA; t.len = 1; break;
-    case '=': t.kind = TOK_EQUAL; t.len = 1; break;
-    case ':': t.kind = TOK_COLON; t.len = 1; break;
+    case '(':
+        t.kind = TOK_LPAREN;
+        t.len = 1;
+        break;
+    case ')':
+        t.kind = TOK_RPAREN;
+        t.len = 1;
+        break;
+    case '{':
+        t.kind = TOK_LBRACE;
+        t.len = 1;
+        break;
+    case '}':
+        t.kind = TOK_RBRACE;
+        t.len = 1;
+        break;
+    case '[':
+        t.kind = TOK_LBRACK;
+        t.len = 1;
+        break;
+    case ']':
+        t.kind = TOK_RBRACK;
+        t.len = 1;
+        break;
+    case ',':
+        t.kind = TOK_COMMA;
+        t.len = 1;
+        break;
+    case '=':
+        t.kind = TOK_EQUAL;
+        t.len = 1;
+        break;
+    case ':':
+        t.kind = TOK_COLON;
+        t.len = 1;
+        break;
     case '%':
     case '@':
     case '^': {
@@ -187,8 +214,7 @@ static bool tok_is(parser *p, const char *word)
 
 static const char *tok_desc(parser *p, char *buf, size_t len)
 {
-    if (p->tok.kind == TOK_EOF)
-        return "end of file";
+    if (p->tok.kind == TOK_EOF) return "end of file";
     if (p->tok.kind == TOK_ERROR) {
         unsigned char c = (unsigned char)p->src[p->tok.off];
         if (c < 32 || c >= 127)
@@ -234,11 +260,9 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
     if (create && (t->count + 1) * 2 > t->cap) {
         size_t ncap = t->cap ? t->cap * 2 : 64;
         name_entry *slots = calloc(ncap, sizeof(*slots));
-        if (!slots)
-            abort();
+        if (!slots) abort();
         for (size_t k = 0; k < t->cap; k++) {
-            if (!t->slots[k].name)
-                continue;
+            if (!t->slots[k].name) continue;
             size_t h = hash_name(t->slots[k].name, strlen(t->slots[k].name)) & (ncap - 1);
             while (slots[h].name)
                 h = (h + 1) & (ncap - 1);
@@ -248,16 +272,14 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
         t->slots = slots;
         t->cap = ncap;
     }
-    if (!t->cap)
-        return NULL;
+    if (!t->cap) return NULL;
     size_t h = hash_name(s, len) & (t->cap - 1);
     while (t->slots[h].name) {
         if (strlen(t->slots[h].name) == len && !strncmp(t->slots[h].name, s, len))
             return &t->slots[h];
         h = (h + 1) & (t->cap - 1);
     }
-    if (!create)
-        return NULL;
+    if (!create) return NULL;
     t->slots[h].name = fmag_context_strdup(p->ctx, s, len);
     t->count++;
     return &t->slots[h];
@@ -305,8 +327,7 @@ static bool define_value(parser *p, const token *t, fmag_value *v)
         error_at(p, t->off, "redefinition of value '%%%s'", e->name);
         return false;
     }
-    if (e->value)
-        fmag_value_replace_all_uses(e->value, v);
+    if (e->value) fmag_value_replace_all_uses(e->value, v);
     e->value = v;
     e->defined = true;
     v->name = e->name;
@@ -319,23 +340,20 @@ static block_entry *lookup_block(parser *p, const char *s, size_t len, size_t of
         size_t h = hash_name(s, len) & (p->block_cap - 1);
         while (p->block_slots[h]) {
             block_entry *e = &p->blocks[p->block_slots[h] - 1];
-            if (strlen(e->name) == len && !strncmp(e->name, s, len))
-                return e;
+            if (strlen(e->name) == len && !strncmp(e->name, s, len)) return e;
             h = (h + 1) & (p->block_cap - 1);
         }
     }
     if (p->nblocks == p->capblocks) {
         p->capblocks = p->capblocks ? p->capblocks * 2 : 16;
         p->blocks = realloc(p->blocks, p->capblocks * sizeof(*p->blocks));
-        if (!p->blocks)
-            abort();
+        if (!p->blocks) abort();
     }
     if ((p->nblocks + 1) * 2 > p->block_cap) {
         free(p->block_slots);
         p->block_cap = p->block_cap ? p->block_cap * 2 : 64;
         p->block_slots = calloc(p->block_cap, sizeof(size_t));
-        if (!p->block_slots)
-            abort();
+        if (!p->block_slots) abort();
         for (size_t k = 0; k < p->nblocks; k++)
             block_slots_insert(p, k);
     }
@@ -367,8 +385,7 @@ static fmag_block *use_block(parser *p)
 
 static fmag_value *parse_operand(parser *p)
 {
-    if (p->tok.kind == TOK_LOCAL)
-        return use_value(p);
+    if (p->tok.kind == TOK_LOCAL) return use_value(p);
     if (p->tok.kind == TOK_NUMBER) {
         if (!isfinite(p->tok.num)) {
             error_at(p, p->tok.off,
@@ -398,11 +415,9 @@ static int parse_operands(parser *p, fmag_value **ops, int n, int max, const cha
             return -1;
         }
         ops[k] = parse_operand(p);
-        if (!ops[k])
-            return -1;
+        if (!ops[k]) return -1;
         k++;
-        if (p->tok.kind != TOK_COMMA)
-            break;
+        if (p->tok.kind != TOK_COMMA) break;
         next(p);
     }
     if (n >= 0 && k != n) {
@@ -413,7 +428,17 @@ static int parse_operands(parser *p, fmag_value **ops, int n, int max, const cha
 }
 
 typedef enum sugar_kind {
-    S_FMAG, S_ADD, S_SUB, S_MUL, S_NEG, S_FMA, S_SELECT, S_RELU, S_MAX, S_MIN, S_ABS
+    S_FMAG,
+    S_ADD,
+    S_SUB,
+    S_MUL,
+    S_NEG,
+    S_FMA,
+    S_SELECT,
+    S_RELU,
+    S_MAX,
+    S_MIN,
+    S_ABS
 } sugar_kind;
 
 /* The arithmetic forms the parser reads; each builds plain fmag through the builder. */
@@ -422,25 +447,36 @@ static const struct {
     sugar_kind kind;
     int nops;
 } arith_forms[] = {
-    {"fmag", S_FMAG, 5}, {"add", S_ADD, 2},       {"sub", S_SUB, 2},   {"mul", S_MUL, 2},
-    {"neg", S_NEG, 1},   {"fma", S_FMA, 3},       {"select", S_SELECT, 3}, {"relu", S_RELU, 1},
-    {"max", S_MAX, 2},   {"min", S_MIN, 2},       {"abs", S_ABS, 1},
+    {"fmag", S_FMAG, 5}, {"add", S_ADD, 2}, {"sub", S_SUB, 2},       {"mul", S_MUL, 2},
+    {"neg", S_NEG, 1},   {"fma", S_FMA, 3}, {"select", S_SELECT, 3}, {"relu", S_RELU, 1},
+    {"max", S_MAX, 2},   {"min", S_MIN, 2}, {"abs", S_ABS, 1},
 };
 
 static fmag_value *build_arith(fmag_builder *b, sugar_kind k, fmag_value **o)
 {
     switch (k) {
-    case S_FMAG: return fmag_build_fmag(b, o[0], o[1], o[2], o[3], o[4]);
-    case S_ADD: return fmag_build_add(b, o[0], o[1]);
-    case S_SUB: return fmag_build_sub(b, o[0], o[1]);
-    case S_MUL: return fmag_build_mul(b, o[0], o[1]);
-    case S_NEG: return fmag_build_neg(b, o[0]);
-    case S_FMA: return fmag_build_fma(b, o[0], o[1], o[2]);
-    case S_SELECT: return fmag_build_select(b, o[0], o[1], o[2]);
-    case S_RELU: return fmag_build_relu(b, o[0]);
-    case S_MAX: return fmag_build_max(b, o[0], o[1]);
-    case S_MIN: return fmag_build_min(b, o[0], o[1]);
-    case S_ABS: return fmag_build_abs(b, o[0]);
+    case S_FMAG:
+        return fmag_build_fmag(b, o[0], o[1], o[2], o[3], o[4]);
+    case S_ADD:
+        return fmag_build_add(b, o[0], o[1]);
+    case S_SUB:
+        return fmag_build_sub(b, o[0], o[1]);
+    case S_MUL:
+        return fmag_build_mul(b, o[0], o[1]);
+    case S_NEG:
+        return fmag_build_neg(b, o[0]);
+    case S_FMA:
+        return fmag_build_fma(b, o[0], o[1], o[2]);
+    case S_SELECT:
+        return fmag_build_select(b, o[0], o[1], o[2]);
+    case S_RELU:
+        return fmag_build_relu(b, o[0]);
+    case S_MAX:
+        return fmag_build_max(b, o[0], o[1]);
+    case S_MIN:
+        return fmag_build_min(b, o[0], o[1]);
+    case S_ABS:
+        return fmag_build_abs(b, o[0]);
     }
     return NULL;
 }
@@ -467,12 +503,10 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
             }
             results[nres++] = p->tok;
             next(p);
-            if (p->tok.kind != TOK_COMMA)
-                break;
+            if (p->tok.kind != TOK_COMMA) break;
             next(p);
         }
-        if (!expect(p, TOK_EQUAL, "'='"))
-            return false;
+        if (!expect(p, TOK_EQUAL, "'='")) return false;
     }
     if (p->tok.kind != TOK_IDENT) {
         char buf[64];
@@ -486,15 +520,13 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
     next(p);
 
     for (size_t k = 0; k < sizeof arith_forms / sizeof arith_forms[0]; k++) {
-        if (strcmp(opname, arith_forms[k].name))
-            continue;
+        if (strcmp(opname, arith_forms[k].name)) continue;
         if (nres != 1) {
             error_at(p, optok.off, "'%s' produces one result, %u named", opname, nres);
             return false;
         }
         fmag_value *ops[5];
-        if (parse_operands(p, ops, arith_forms[k].nops, 5, opname) < 0)
-            return false;
+        if (parse_operands(p, ops, arith_forms[k].nops, 5, opname) < 0) return false;
         fmag_value *v = build_arith(b, arith_forms[k].kind, ops);
         return define_value(p, &results[0], v);
     }
@@ -505,17 +537,13 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         }
         fmag_instr *phi = fmag_build_phi(b);
         for (;;) {
-            if (!expect(p, TOK_LBRACK, "'[' starting a phi operand"))
-                return false;
+            if (!expect(p, TOK_LBRACK, "'[' starting a phi operand")) return false;
             fmag_value *v = parse_operand(p);
-            if (!v || !expect(p, TOK_COMMA, "','"))
-                return false;
+            if (!v || !expect(p, TOK_COMMA, "','")) return false;
             fmag_block *from = use_block(p);
-            if (!from || !expect(p, TOK_RBRACK, "']'"))
-                return false;
+            if (!from || !expect(p, TOK_RBRACK, "']'")) return false;
             fmag_phi_add_incoming(phi, v, from);
-            if (p->tok.kind != TOK_COMMA)
-                break;
+            if (p->tok.kind != TOK_COMMA) break;
             next(p);
         }
         return define_value(p, &results[0], &phi->results[0]);
@@ -533,8 +561,7 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         }
         size_t calloff = p->tok.off;
         next(p);
-        if (!expect(p, TOK_LPAREN, "'('"))
-            return false;
+        if (!expect(p, TOK_LPAREN, "'('")) return false;
         fmag_value **args = NULL;
         unsigned nargs = 0, cap = 0;
         if (p->tok.kind != TOK_RPAREN) {
@@ -547,12 +574,10 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
                 if (nargs == cap) {
                     cap = cap ? cap * 2 : 8;
                     args = realloc(args, cap * sizeof(*args));
-                    if (!args)
-                        abort();
+                    if (!args) abort();
                 }
                 args[nargs++] = v;
-                if (p->tok.kind != TOK_COMMA)
-                    break;
+                if (p->tok.kind != TOK_COMMA) break;
                 next(p);
             }
         }
@@ -575,8 +600,7 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         fmag_instr *call = fmag_build_call(b, callee, args, nargs);
         free(args);
         for (unsigned k = 0; k < nres; k++)
-            if (!define_value(p, &results[k], &call->results[k]))
-                return false;
+            if (!define_value(p, &results[k], &call->results[k])) return false;
         return true;
     }
     bool is_br = !strcmp(opname, "br"), is_jmp = !strcmp(opname, "jmp"),
@@ -592,28 +616,23 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
     *terminated = true;
     if (is_br) {
         fmag_value *g = parse_operand(p);
-        if (!g || !expect(p, TOK_COMMA, "','"))
-            return false;
+        if (!g || !expect(p, TOK_COMMA, "','")) return false;
         fmag_block *t = use_block(p);
-        if (!t || !expect(p, TOK_COMMA, "','"))
-            return false;
+        if (!t || !expect(p, TOK_COMMA, "','")) return false;
         fmag_block *e = use_block(p);
-        if (!e)
-            return false;
+        if (!e) return false;
         fmag_build_br(b, g, t, e);
         return true;
     }
     if (is_jmp) {
         fmag_block *t = use_block(p);
-        if (!t)
-            return false;
+        if (!t) return false;
         fmag_build_jmp(b, t);
         return true;
     }
     unsigned n = p->fn->nresults;
     fmag_value **vals = calloc(n ? n : 1, sizeof(*vals));
-    if (!vals)
-        abort();
+    if (!vals) abort();
     unsigned k = 0;
     size_t retoff = optok.off;
     if (p->tok.kind == TOK_LOCAL || p->tok.kind == TOK_NUMBER) {
@@ -623,11 +642,9 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
                 free(vals);
                 return false;
             }
-            if (k < n)
-                vals[k] = v;
+            if (k < n) vals[k] = v;
             k++;
-            if (p->tok.kind != TOK_COMMA)
-                break;
+            if (p->tok.kind != TOK_COMMA) break;
             next(p);
         }
     }
@@ -668,8 +685,7 @@ static fmag_func *parse_header(parser *p, bool create)
     token nametok = p->tok;
     const char *name = tok_name(p);
     next(p);
-    if (!expect(p, TOK_LPAREN, "'('"))
-        return NULL;
+    if (!expect(p, TOK_LPAREN, "'('")) return NULL;
     token params[1024];
     unsigned np = 0;
     if (p->tok.kind != TOK_RPAREN) {
@@ -686,13 +702,11 @@ static fmag_func *parse_header(parser *p, bool create)
             }
             params[np++] = p->tok;
             next(p);
-            if (p->tok.kind != TOK_COMMA)
-                break;
+            if (p->tok.kind != TOK_COMMA) break;
             next(p);
         }
     }
-    if (!expect(p, TOK_RPAREN, "')'") || !expect(p, TOK_ARROW, "'->'"))
-        return NULL;
+    if (!expect(p, TOK_RPAREN, "')'") || !expect(p, TOK_ARROW, "'->'")) return NULL;
     size_t noff = p->tok.off;
     /* Range first: a NaN or huge literal must never reach the integer cast. */
     float nr = p->tok.num;
@@ -743,8 +757,7 @@ static bool scan_headers(parser *p)
         next(p);
     }
     while (p->tok.kind != TOK_EOF) {
-        if (!parse_header(p, true))
-            return false;
+        if (!parse_header(p, true)) return false;
         size_t open = p->tok.off;
         int depth = 0;
         do {
@@ -815,8 +828,7 @@ static bool parse_body(parser *p, fmag_func *f)
             e->defined = true;
             link_block(f, e->block);
             next(p);
-            if (!expect(p, TOK_COLON, "':' after the block label"))
-                return false;
+            if (!expect(p, TOK_COLON, "':' after the block label")) return false;
             fmag_builder_at_end(&b, e->block);
             open = true;
             continue;
@@ -828,10 +840,8 @@ static bool parse_body(parser *p, fmag_func *f)
             return false;
         }
         bool term;
-        if (!parse_instr(p, &b, &term))
-            return false;
-        if (term)
-            open = false;
+        if (!parse_instr(p, &b, &term)) return false;
+        if (term) open = false;
     }
     if (open) {
         error_at(p, p->tok.off, "block '^%s' does not end with a terminator (br, jmp, ret)",
@@ -849,8 +859,7 @@ static bool parse_body(parser *p, fmag_func *f)
     name_entry *worst = NULL;
     for (size_t k = 0; k < p->values.cap; k++) {
         name_entry *e = &p->values.slots[k];
-        if (e->name && !e->defined && (!worst || e->first_use < worst->first_use))
-            worst = e;
+        if (e->name && !e->defined && (!worst || e->first_use < worst->first_use)) worst = e;
     }
     if (worst) {
         error_at(p, worst->first_use, "use of undefined value '%%%s'", worst->name);
@@ -877,8 +886,7 @@ fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const ch
     if (ok) {
         p.pos = 0;
         next(&p);
-        if (tok_is(&p, "fastmath"))
-            next(&p);
+        if (tok_is(&p, "fastmath")) next(&p);
         while (ok && p.tok.kind != TOK_EOF) {
             fmag_func *f = parse_header(&p, false);
             ok = f && parse_body(&p, f);

@@ -18,7 +18,10 @@ void fmag_builder_before(fmag_builder *b, fmag_instr *pos)
     b->before = pos;
 }
 
-fmag_value *fmag_build_const(fmag_builder *b, float f) { return fmag_module_const(b->module, f); }
+fmag_value *fmag_build_const(fmag_builder *b, float f)
+{
+    return fmag_module_const(b->module, f);
+}
 
 static void insert(fmag_builder *b, fmag_instr *i)
 {

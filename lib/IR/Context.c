@@ -22,8 +22,7 @@ fmag_context *fmag_context_create(void)
 
 void fmag_context_destroy(fmag_context *ctx)
 {
-    if (!ctx)
-        return;
+    if (!ctx) return;
     struct fmag_arena_chunk *c = ctx->chunks;
     while (c) {
         struct fmag_arena_chunk *next = c->next;
@@ -43,8 +42,7 @@ void *fmag_context_alloc(fmag_context *ctx, size_t size)
     if (!c || c->size - c->used < size) {
         size_t cap = size > FMAG_ARENA_CHUNK / 4 ? size : FMAG_ARENA_CHUNK;
         struct fmag_arena_chunk *n = malloc(sizeof(*n) + cap);
-        if (!n)
-            fmag_fatal_oom();
+        if (!n) fmag_fatal_oom();
         n->size = cap;
         n->used = 0;
         if (c && cap == size && c->size - c->used >= 1024) {
@@ -82,8 +80,7 @@ static void diag_push(fmag_context *ctx, char *msg)
     if (ctx->ndiags == ctx->capdiags) {
         size_t cap = ctx->capdiags ? ctx->capdiags * 2 : 8;
         char **n = realloc(ctx->diags, cap * sizeof(*n));
-        if (!n)
-            fmag_fatal_oom();
+        if (!n) fmag_fatal_oom();
         ctx->diags = n;
         ctx->capdiags = cap;
     }
@@ -96,8 +93,7 @@ void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap)
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
     char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
-    if (!msg)
-        fmag_fatal_oom();
+    if (!msg) fmag_fatal_oom();
     vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
     va_end(ap2);
     diag_push(ctx, msg);
@@ -111,7 +107,10 @@ void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
-size_t fmag_context_diag_count(const fmag_context *ctx) { return ctx->ndiags; }
+size_t fmag_context_diag_count(const fmag_context *ctx)
+{
+    return ctx->ndiags;
+}
 
 const char *fmag_context_diag(const fmag_context *ctx, size_t i)
 {
@@ -134,11 +133,10 @@ void fmag_context_diag_print(const fmag_context *ctx, FILE *out)
 }
 
 /* Source diagnostics: "file:line:col: error: msg", the line, and a caret. */
-void fmag_context_source_error(fmag_context *ctx, const char *filename, const char *text, size_t len,
-                       size_t offset, const char *fmt, ...)
+void fmag_context_source_error(fmag_context *ctx, const char *filename, const char *text,
+                               size_t len, size_t offset, const char *fmt, ...)
 {
-    if (offset > len)
-        offset = len;
+    if (offset > len) offset = len;
     unsigned line = 1;
     size_t line_start = 0;
     for (size_t i = 0; i < offset; i++) {
@@ -157,8 +155,7 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
-    if (!msg)
-        fmag_fatal_oom();
+    if (!msg) fmag_fatal_oom();
     va_start(ap, fmt);
     vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
     va_end(ap);
@@ -166,18 +163,15 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
     /* Show the source line with control bytes replaced, so garbage input cannot
      * corrupt the terminal, and a caret under the column. */
     size_t shown = line_end - line_start;
-    if (shown > 200)
-        shown = 200;
+    if (shown > 200) shown = 200;
     char *src = malloc(shown + 1);
     char *caret = malloc(shown + 2);
-    if (!src || !caret)
-        fmag_fatal_oom();
+    if (!src || !caret) fmag_fatal_oom();
     size_t ci = 0;
     for (size_t i = 0; i < shown; i++) {
         unsigned char ch = (unsigned char)text[line_start + i];
         src[i] = ch == '\t' ? '\t' : (ch < 32 || ch == 127) ? '?' : (char)ch;
-        if (i < offset - line_start)
-            caret[ci++] = ch == '\t' ? '\t' : ' ';
+        if (i < offset - line_start) caret[ci++] = ch == '\t' ? '\t' : ' ';
     }
     src[shown] = 0;
     caret[ci++] = '^';

@@ -19,12 +19,10 @@ char *fmag_format_float(char *buf, float f)
     uint32_t bits = fmag_float_bits(f);
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(buf, 32, "%.*g", prec, (double)f);
-        if (fmag_float_bits(strtof(buf, NULL)) == bits)
-            break;
+        if (fmag_float_bits(strtof(buf, NULL)) == bits) break;
     }
     /* Keep a literal visibly a float: 1 -> 1.0, -0 -> -0.0. */
-    if (!strpbrk(buf, ".e"))
-        strcat(buf, ".0");
+    if (!strpbrk(buf, ".e")) strcat(buf, ".0");
     return buf;
 }
 
@@ -34,7 +32,10 @@ void fmag_print_float(FILE *out, float f)
     fputs(fmag_format_float(buf, f), out);
 }
 
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 static bool is_xdigit(char c)
 {
     return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -43,13 +44,13 @@ static bool is_xdigit(char c)
 size_t fmag_parse_float(const char *s, size_t len, float *out)
 {
     size_t i = 0;
-    if (i < len && (s[i] == '+' || s[i] == '-'))
-        i++;
+    if (i < len && (s[i] == '+' || s[i] == '-')) i++;
     size_t start = i, digits = 0;
     /* Words: the printer writes inf and nan; the verifier rejects them. */
     if (len - i >= 3 && (!strncmp(s + i, "inf", 3) || !strncmp(s + i, "nan", 3))) {
         size_t n = i + 3;
-        if (n < len && (is_digit(s[n]) || s[n] == '_' || ((s[n] | 32) >= 'a' && (s[n] | 32) <= 'z')))
+        if (n < len &&
+            (is_digit(s[n]) || s[n] == '_' || ((s[n] | 32) >= 'a' && (s[n] | 32) <= 'z')))
             return 0;
         float v = s[i] == 'i' ? INFINITY : NAN;
         *out = s[0] == '-' ? -v : v;
@@ -64,12 +65,10 @@ size_t fmag_parse_float(const char *s, size_t len, float *out)
             while (i < len && is_xdigit(s[i]))
                 i++, digits++;
         }
-        if (!digits)
-            return 0;
+        if (!digits) return 0;
         if (i < len && (s[i] == 'p' || s[i] == 'P')) {
             size_t j = i + 1;
-            if (j < len && (s[j] == '+' || s[j] == '-'))
-                j++;
+            if (j < len && (s[j] == '+' || s[j] == '-')) j++;
             if (j < len && is_digit(s[j])) {
                 while (j < len && is_digit(s[j]))
                     j++;
@@ -84,12 +83,10 @@ size_t fmag_parse_float(const char *s, size_t len, float *out)
             while (i < len && is_digit(s[i]))
                 i++, digits++;
         }
-        if (!digits)
-            return 0;
+        if (!digits) return 0;
         if (i < len && (s[i] == 'e' || s[i] == 'E')) {
             size_t j = i + 1;
-            if (j < len && (s[j] == '+' || s[j] == '-'))
-                j++;
+            if (j < len && (s[j] == '+' || s[j] == '-')) j++;
             if (j < len && is_digit(s[j])) {
                 while (j < len && is_digit(s[j]))
                     j++;
@@ -102,8 +99,7 @@ size_t fmag_parse_float(const char *s, size_t len, float *out)
     if (i >= sizeof(tmp)) {
         /* Absurdly long literal: parse through a heap copy. */
         char *h = malloc(i + 1);
-        if (!h)
-            fmag_fatal_oom();
+        if (!h) fmag_fatal_oom();
         memcpy(h, s, i);
         h[i] = 0;
         *out = strtof(h, NULL);

@@ -13,21 +13,18 @@ static void use_link(fmag_use *u, fmag_value *v)
     u->value = v;
     u->prev_use = NULL;
     u->next_use = v->uses;
-    if (v->uses)
-        v->uses->prev_use = u;
+    if (v->uses) v->uses->prev_use = u;
     v->uses = u;
 }
 
 static void use_unlink(fmag_use *u)
 {
-    if (!u->value)
-        return;
+    if (!u->value) return;
     if (u->prev_use)
         u->prev_use->next_use = u->next_use;
     else
         u->value->uses = u->next_use;
-    if (u->next_use)
-        u->next_use->prev_use = u->prev_use;
+    if (u->next_use) u->next_use->prev_use = u->prev_use;
     u->value = NULL;
     u->prev_use = u->next_use = NULL;
 }
@@ -35,11 +32,9 @@ static void use_unlink(fmag_use *u)
 void fmag_instr_set_op(fmag_instr *i, unsigned k, fmag_value *v)
 {
     fmag_use *u = &i->ops[k];
-    if (u->value == v)
-        return;
+    if (u->value == v) return;
     use_unlink(u);
-    if (v)
-        use_link(u, v);
+    if (v) use_link(u, v);
 }
 
 size_t fmag_value_num_uses(const fmag_value *v)
@@ -52,8 +47,7 @@ size_t fmag_value_num_uses(const fmag_value *v)
 
 void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to)
 {
-    if (from == to)
-        return;
+    if (from == to) return;
     while (from->uses) {
         fmag_use *u = from->uses;
         fmag_instr_set_op(u->user, u->index, to);
@@ -106,17 +100,25 @@ static void instr_link(fmag_block *b, fmag_instr *prev, fmag_instr *i)
         b->first = i;
 }
 
-void fmag_block_append(fmag_block *b, fmag_instr *i) { instr_link(b, b->last, i); }
+void fmag_block_append(fmag_block *b, fmag_instr *i)
+{
+    instr_link(b, b->last, i);
+}
 
-void fmag_instr_insert_before(fmag_instr *pos, fmag_instr *i) { instr_link(pos->block, pos->prev, i); }
+void fmag_instr_insert_before(fmag_instr *pos, fmag_instr *i)
+{
+    instr_link(pos->block, pos->prev, i);
+}
 
-void fmag_instr_insert_after(fmag_instr *pos, fmag_instr *i) { instr_link(pos->block, pos, i); }
+void fmag_instr_insert_after(fmag_instr *pos, fmag_instr *i)
+{
+    instr_link(pos->block, pos, i);
+}
 
 void fmag_instr_remove(fmag_instr *i)
 {
     fmag_block *b = i->block;
-    if (!b)
-        return;
+    if (!b) return;
     if (i->prev)
         i->prev->next = i->next;
     else
@@ -148,14 +150,12 @@ void fmag_phi_add_incoming(fmag_instr *phi, fmag_value *v, fmag_block *from)
         use_unlink(&phi->ops[k]);
         ops[k].user = phi;
         ops[k].index = k;
-        if (old)
-            use_link(&ops[k], old);
+        if (old) use_link(&ops[k], old);
         blocks[k] = phi->phi_blocks[k];
     }
     ops[n].user = phi;
     ops[n].index = n;
-    if (v)
-        use_link(&ops[n], v);
+    if (v) use_link(&ops[n], v);
     blocks[n] = from;
     phi->ops = ops;
     phi->phi_blocks = blocks;
@@ -177,8 +177,7 @@ void fmag_phi_remove_incoming(fmag_instr *phi, unsigned k)
 fmag_value *fmag_phi_value_for(const fmag_instr *phi, const fmag_block *from)
 {
     for (unsigned k = 0; k < phi->nops; k++)
-        if (phi->phi_blocks[k] == from)
-            return phi->ops[k].value;
+        if (phi->phi_blocks[k] == from) return phi->ops[k].value;
     return NULL;
 }
 
@@ -192,8 +191,7 @@ fmag_instr *fmag_block_terminator(const fmag_block *b)
 unsigned fmag_block_succs(const fmag_block *b, fmag_block *succ[2])
 {
     fmag_instr *t = fmag_block_terminator(b);
-    if (!t)
-        return 0;
+    if (!t) return 0;
     if (t->op == FMAG_OP_BR) {
         succ[0] = t->targets[0];
         succ[1] = t->targets[1];
@@ -210,21 +208,19 @@ unsigned fmag_block_preds(fmag_block *b, fmag_block ***preds)
 {
     fmag_func *f = b->func;
     unsigned n = 0;
-    fmag_foreach_block(p, f) {
+    fmag_foreach_block (p, f) {
         fmag_block *s[2];
         unsigned ns = fmag_block_succs(p, s);
         for (unsigned k = 0; k < ns; k++)
-            if (s[k] == b && (k == 0 || s[0] != s[1]))
-                n++;
+            if (s[k] == b && (k == 0 || s[0] != s[1])) n++;
     }
     fmag_block **arr = n ? fmag_context_alloc(f->module->ctx, n * sizeof(*arr)) : NULL;
     unsigned j = 0;
-    fmag_foreach_block(p, f) {
+    fmag_foreach_block (p, f) {
         fmag_block *s[2];
         unsigned ns = fmag_block_succs(p, s);
         for (unsigned k = 0; k < ns; k++)
-            if (s[k] == b && (k == 0 || s[0] != s[1]))
-                arr[j++] = p;
+            if (s[k] == b && (k == 0 || s[0] != s[1])) arr[j++] = p;
     }
     *preds = arr;
     return n;
@@ -252,8 +248,7 @@ fmag_block *fmag_block_create(fmag_func *f, const char *name)
 
 fmag_block *fmag_block_create_after(fmag_func *f, fmag_block *after, const char *name)
 {
-    if (!after || after == f->last)
-        return fmag_block_create(f, name);
+    if (!after || after == f->last) return fmag_block_create(f, name);
     fmag_block *b = block_new(f, name);
     b->prev = after;
     b->next = after->next;
@@ -265,7 +260,7 @@ fmag_block *fmag_block_create_after(fmag_func *f, fmag_block *after, const char 
 void fmag_block_erase(fmag_block *b)
 {
     fmag_func *f = b->func;
-    fmag_foreach_instr(i, b)
+    fmag_foreach_instr (i, b)
         fmag_instr_erase(i);
     if (b->prev)
         b->prev->next = b->next;
@@ -309,9 +304,9 @@ void fmag_func_renumber(fmag_func *f)
     unsigned id = 0, bid = 0;
     for (unsigned k = 0; k < f->nparams; k++)
         f->params[k].id = id++;
-    fmag_foreach_block(b, f) {
+    fmag_foreach_block (b, f) {
         b->id = bid++;
-        fmag_foreach_instr(i, b)
+        fmag_foreach_instr (i, b)
             for (unsigned k = 0; k < i->nresults; k++)
                 i->results[k].id = id++;
     }
@@ -331,8 +326,8 @@ size_t fmag_func_num_instrs(const fmag_func *f)
 void fmag_func_erase(fmag_func *f)
 {
     fmag_module *m = f->module;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
             fmag_instr_erase(i);
     if (f->prev)
         f->prev->next = f->next;
@@ -358,8 +353,7 @@ fmag_module *fmag_module_create(fmag_context *ctx)
 fmag_func *fmag_module_get_func(const fmag_module *m, const char *name)
 {
     for (fmag_func *f = m->first; f; f = f->next)
-        if (strcmp(f->name, name) == 0)
-            return f;
+        if (strcmp(f->name, name) == 0) return f;
     return NULL;
 }
 
@@ -379,8 +373,7 @@ fmag_value *fmag_module_const(fmag_module *m, float f)
         fmag_value **slots = fmag_context_alloc(m->ctx, ncap * sizeof(*slots));
         for (size_t k = 0; k < pool->cap; k++) {
             fmag_value *v = pool->slots[k];
-            if (!v)
-                continue;
+            if (!v) continue;
             size_t h = const_hash(fmag_float_bits(v->imm), ncap);
             while (slots[h])
                 h = (h + 1) & (ncap - 1);
@@ -391,8 +384,7 @@ fmag_value *fmag_module_const(fmag_module *m, float f)
     }
     size_t h = const_hash(bits, pool->cap);
     while (pool->slots[h]) {
-        if (fmag_float_bits(pool->slots[h]->imm) == bits)
-            return pool->slots[h];
+        if (fmag_float_bits(pool->slots[h]->imm) == bits) return pool->slots[h];
         h = (h + 1) & (pool->cap - 1);
     }
     fmag_value *v = fmag_context_alloc(m->ctx, sizeof(*v));
@@ -415,12 +407,9 @@ size_t fmag_module_num_instrs(const fmag_module *m)
  * matched by their position (renumbered ids), literals by their bits. */
 static bool value_equal(const fmag_value *a, const fmag_value *b)
 {
-    if (!a || !b)
-        return a == b;
-    if (a->kind != b->kind)
-        return false;
-    if (a->kind == FMAG_VALUE_CONST)
-        return fmag_float_bits(a->imm) == fmag_float_bits(b->imm);
+    if (!a || !b) return a == b;
+    if (a->kind != b->kind) return false;
+    if (a->kind == FMAG_VALUE_CONST) return fmag_float_bits(a->imm) == fmag_float_bits(b->imm);
     return a->id == b->id;
 }
 
@@ -431,8 +420,7 @@ static bool func_equal(fmag_func *a, fmag_func *b)
         return false;
     fmag_func_renumber(a);
     fmag_func_renumber(b);
-    if (a->nblocks != b->nblocks || a->nvalues != b->nvalues)
-        return false;
+    if (a->nblocks != b->nblocks || a->nvalues != b->nvalues) return false;
     fmag_block *ba = a->first, *bb = b->first;
     for (; ba && bb; ba = ba->next, bb = bb->next) {
         fmag_instr *ia = ba->first, *ib = bb->first;
@@ -440,44 +428,35 @@ static bool func_equal(fmag_func *a, fmag_func *b)
             if (ia->op != ib->op || ia->nops != ib->nops || ia->nresults != ib->nresults)
                 return false;
             for (unsigned k = 0; k < ia->nops; k++) {
-                if (!value_equal(ia->ops[k].value, ib->ops[k].value))
-                    return false;
+                if (!value_equal(ia->ops[k].value, ib->ops[k].value)) return false;
                 if (ia->op == FMAG_OP_PHI && ia->phi_blocks[k]->id != ib->phi_blocks[k]->id)
                     return false;
             }
-            if (ia->op == FMAG_OP_CALL && strcmp(ia->callee->name, ib->callee->name))
-                return false;
+            if (ia->op == FMAG_OP_CALL && strcmp(ia->callee->name, ib->callee->name)) return false;
             for (unsigned k = 0; k < 2; k++) {
-                if (!ia->targets[k] != !ib->targets[k])
-                    return false;
-                if (ia->targets[k] && ia->targets[k]->id != ib->targets[k]->id)
-                    return false;
+                if (!ia->targets[k] != !ib->targets[k]) return false;
+                if (ia->targets[k] && ia->targets[k]->id != ib->targets[k]->id) return false;
             }
         }
-        if (ia || ib)
-            return false;
+        if (ia || ib) return false;
     }
     return !ba && !bb;
 }
 
 bool fmag_module_equal(const fmag_module *a, const fmag_module *b)
 {
-    if (a->fastmath != b->fastmath)
-        return false;
+    if (a->fastmath != b->fastmath) return false;
     fmag_func *fa = a->first, *fb = b->first;
     for (; fa && fb; fa = fa->next, fb = fb->next)
-        if (!func_equal(fa, fb))
-            return false;
+        if (!func_equal(fa, fb)) return false;
     return !fa && !fb;
 }
 
 /* Cloning maps every value and block through the `aux` scratch pointers. */
 static fmag_value *clone_map(fmag_module *dst, fmag_value *v)
 {
-    if (!v)
-        return NULL;
-    if (v->kind == FMAG_VALUE_CONST)
-        return fmag_module_const(dst, v->imm);
+    if (!v) return NULL;
+    if (v->kind == FMAG_VALUE_CONST) return fmag_module_const(dst, v->imm);
     return v->aux;
 }
 
@@ -495,8 +474,8 @@ fmag_module *fmag_module_clone(const fmag_module *src)
         for (fmag_block *b = f->first; b; b = b->next) {
             b->aux = fmag_block_create(nf, b->name);
             for (fmag_instr *i = b->first; i; i = i->next) {
-                fmag_instr *ni = fmag_instr_create(nf, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops,
-                                                   i->nresults);
+                fmag_instr *ni =
+                    fmag_instr_create(nf, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
                 i->aux = ni;
                 for (unsigned k = 0; k < i->nresults; k++) {
                     i->results[k].aux = &ni->results[k];

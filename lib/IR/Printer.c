@@ -25,12 +25,10 @@ static void set_grow(name_set *s);
 /* Returns false when the name is already present. */
 static bool set_insert(name_set *s, const char *name)
 {
-    if ((s->count + 1) * 2 > s->cap)
-        set_grow(s);
+    if ((s->count + 1) * 2 > s->cap) set_grow(s);
     size_t h = str_hash(name) & (s->cap - 1);
     while (s->slots[h]) {
-        if (!strcmp(s->slots[h], name))
-            return false;
+        if (!strcmp(s->slots[h], name)) return false;
         h = (h + 1) & (s->cap - 1);
     }
     s->slots[h] = name;
@@ -40,12 +38,10 @@ static bool set_insert(name_set *s, const char *name)
 
 static bool set_has(const name_set *s, const char *name)
 {
-    if (!s->cap)
-        return false;
+    if (!s->cap) return false;
     size_t h = str_hash(name) & (s->cap - 1);
     while (s->slots[h]) {
-        if (!strcmp(s->slots[h], name))
-            return true;
+        if (!strcmp(s->slots[h], name)) return true;
         h = (h + 1) & (s->cap - 1);
     }
     return false;
@@ -54,11 +50,9 @@ static bool set_has(const name_set *s, const char *name)
 static void set_grow(name_set *s)
 {
     name_set n = {calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->cap ? s->cap * 2 : 64, 0};
-    if (!n.slots)
-        fmag_fatal_oom();
+    if (!n.slots) fmag_fatal_oom();
     for (size_t k = 0; k < s->cap; k++)
-        if (s->slots[k])
-            set_insert(&n, s->slots[k]);
+        if (s->slots[k]) set_insert(&n, s->slots[k]);
     free(s->slots);
     *s = n;
 }
@@ -87,39 +81,32 @@ void fmag_func_name_values(fmag_func *f)
      * one renamed. */
     name_set seen = {0};
     for (unsigned k = 0; k < f->nparams; k++)
-        if (f->params[k].name && !set_insert(&seen, f->params[k].name))
-            f->params[k].name = NULL;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
+        if (f->params[k].name && !set_insert(&seen, f->params[k].name)) f->params[k].name = NULL;
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
             for (unsigned k = 0; k < i->nresults; k++)
                 if (i->results[k].name && !set_insert(&seen, i->results[k].name))
                     i->results[k].name = NULL;
     free(seen.slots);
     for (unsigned k = 0; k < f->nparams; k++)
-        if (f->params[k].name)
-            set_insert(&taken, f->params[k].name);
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
+        if (f->params[k].name) set_insert(&taken, f->params[k].name);
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
             for (unsigned k = 0; k < i->nresults; k++)
-                if (i->results[k].name)
-                    set_insert(&taken, i->results[k].name);
+                if (i->results[k].name) set_insert(&taken, i->results[k].name);
     unsigned counter = 0;
     for (unsigned k = 0; k < f->nparams; k++)
-        if (!f->params[k].name)
-            name_value(ctx, &taken, &f->params[k], &counter, "arg");
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
+        if (!f->params[k].name) name_value(ctx, &taken, &f->params[k], &counter, "arg");
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
             for (unsigned k = 0; k < i->nresults; k++)
-                if (!i->results[k].name)
-                    name_value(ctx, &taken, &i->results[k], &counter, "");
+                if (!i->results[k].name) name_value(ctx, &taken, &i->results[k], &counter, "");
 
     unsigned bcounter = 0;
-    fmag_foreach_block(b, f)
-        if (b->name && !set_insert(&btaken, b->name))
-            b->name = NULL;
-    fmag_foreach_block(b, f) {
-        if (b->name)
-            continue;
+    fmag_foreach_block (b, f)
+        if (b->name && !set_insert(&btaken, b->name)) b->name = NULL;
+    fmag_foreach_block (b, f) {
+        if (b->name) continue;
         char buf[48];
         do
             snprintf(buf, sizeof buf, "%s%u", b == f->first ? "entry" : "bb", bcounter++);
@@ -155,13 +142,15 @@ static void print_value(FILE *out, fmag_value *v)
 static void print_ops(FILE *out, fmag_instr *i, const unsigned *idx, unsigned n)
 {
     for (unsigned k = 0; k < n; k++) {
-        if (k)
-            fputs(", ", out);
+        if (k) fputs(", ", out);
         print_value(out, i->ops[idx[k]].value);
     }
 }
 
-static bool is_k(fmag_value *v, float f) { return v && fmag_value_is_imm(v, f); }
+static bool is_k(fmag_value *v, float f)
+{
+    return v && fmag_value_is_imm(v, f);
+}
 
 /* Picks the sugar whose exact expansion this fmag is, or plain fmag. */
 static void print_fmag(FILE *out, fmag_instr *i, unsigned flags)
@@ -216,8 +205,7 @@ void fmag_instr_print(fmag_instr *i, FILE *out, unsigned flags)
         fputs(k ? ", " : "", out);
         print_value(out, &i->results[k]);
     }
-    if (i->nresults)
-        fputs(" = ", out);
+    if (i->nresults) fputs(" = ", out);
     switch (i->op) {
     case FMAG_OP_FMAG:
         print_fmag(out, i, flags);
@@ -271,9 +259,9 @@ void fmag_func_print(fmag_func *f, FILE *out, unsigned flags)
         print_value(out, &f->params[k]);
     }
     fprintf(out, ") -> %u {\n", f->nresults);
-    fmag_foreach_block(b, f) {
+    fmag_foreach_block (b, f) {
         fprintf(out, "^%s:\n", b->name);
-        fmag_foreach_instr(i, b) {
+        fmag_foreach_instr (i, b) {
             fputs("  ", out);
             fmag_instr_print(i, out, flags);
             fputc('\n', out);
@@ -284,12 +272,10 @@ void fmag_func_print(fmag_func *f, FILE *out, unsigned flags)
 
 void fmag_module_print(fmag_module *m, FILE *out, unsigned flags)
 {
-    if (m->fastmath)
-        fputs("fastmath\n\n", out);
+    if (m->fastmath) fputs("fastmath\n\n", out);
     bool first = true;
-    fmag_foreach_func(f, m) {
-        if (!first)
-            fputc('\n', out);
+    fmag_foreach_func (f, m) {
+        if (!first) fputc('\n', out);
         first = false;
         fmag_func_print(f, out, flags);
     }

@@ -21,14 +21,12 @@ bool fmag_opt_dce(fmag_func *f)
 {
     /* Mark: every instruction reachable through operands from a terminator is live. */
     size_t n = fmag_func_num_instrs(f);
-    if (!n)
-        return false;
+    if (!n) return false;
     fmag_instr **work = malloc(n * sizeof(*work));
-    if (!work)
-        return false;
+    if (!work) return false;
     size_t top = 0;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b) {
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b) {
             i->aux = NULL;
             if (fmag_instr_is_terminator(i)) {
                 i->aux = i;
@@ -48,14 +46,14 @@ bool fmag_opt_dce(fmag_func *f)
     free(work);
     /* Sweep: drop operands of every dead instruction first, so dead cycles unlink. */
     bool changed = false;
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
             if (!i->aux) {
                 fmag_instr_erase(i);
                 changed = true;
             }
-    fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b)
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
             i->aux = NULL;
     return changed;
 }

@@ -26,18 +26,26 @@ static const fmag_pipeline_info pipelines[] = {
 #undef FMAG_PIPELINE
 };
 
-size_t fmag_pass_count(void) { return sizeof passes / sizeof passes[0]; }
-const fmag_pass_info *fmag_pass_get(size_t i) { return i < fmag_pass_count() ? &passes[i] : NULL; }
+size_t fmag_pass_count(void)
+{
+    return sizeof passes / sizeof passes[0];
+}
+const fmag_pass_info *fmag_pass_get(size_t i)
+{
+    return i < fmag_pass_count() ? &passes[i] : NULL;
+}
 
 const fmag_pass_info *fmag_pass_lookup(const char *name)
 {
     for (size_t i = 0; i < fmag_pass_count(); i++)
-        if (!strcmp(passes[i].name, name))
-            return &passes[i];
+        if (!strcmp(passes[i].name, name)) return &passes[i];
     return NULL;
 }
 
-size_t fmag_pipeline_count(void) { return sizeof pipelines / sizeof pipelines[0]; }
+size_t fmag_pipeline_count(void)
+{
+    return sizeof pipelines / sizeof pipelines[0];
+}
 const fmag_pipeline_info *fmag_pipeline_get(size_t i)
 {
     return i < fmag_pipeline_count() ? &pipelines[i] : NULL;
@@ -46,17 +54,15 @@ const fmag_pipeline_info *fmag_pipeline_get(size_t i)
 const fmag_pipeline_info *fmag_pipeline_lookup(const char *name)
 {
     for (size_t i = 0; i < fmag_pipeline_count(); i++)
-        if (!strcmp(pipelines[i].name, name))
-            return &pipelines[i];
+        if (!strcmp(pipelines[i].name, name)) return &pipelines[i];
     return NULL;
 }
 
 bool fmag_pass_run(const fmag_pass_info *p, fmag_module *m)
 {
-    if (p->run_module)
-        return p->run_module(m);
+    if (p->run_module) return p->run_module(m);
     bool changed = false;
-    fmag_foreach_func(f, m)
+    fmag_foreach_func (f, m)
         changed |= p->run_func(f);
     return changed;
 }
@@ -92,8 +98,7 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
 
         const fmag_pipeline_info *pl = fmag_pipeline_lookup(name);
         if (pl) {
-            if (!run_list(m, pl->passes, opts, depth + 1))
-                return false;
+            if (!run_list(m, pl->passes, opts, depth + 1)) return false;
             continue;
         }
         const fmag_pass_info *p = fmag_pass_lookup(name);
@@ -105,15 +110,13 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
         double t0 = now_ms();
         bool changed = fmag_pass_run(p, m);
         double t1 = now_ms();
-        if (fmag_context_diag_count(ctx) != diags)
-            return false;
+        if (fmag_context_diag_count(ctx) != diags) return false;
         size_t after = fmag_module_num_instrs(m);
         FILE *log = opts ? opts->log : NULL;
         if (log && opts->stats)
             fprintf(log, "stats: %-12s instrs %zu -> %zu (%+ld)%s\n", p->name, before, after,
                     (long)after - (long)before, changed ? " changed" : " unchanged");
-        if (log && opts->time_passes)
-            fprintf(log, "time: %-12s %10.3f ms\n", p->name, t1 - t0);
+        if (log && opts->time_passes) fprintf(log, "time: %-12s %10.3f ms\n", p->name, t1 - t0);
         if (log && opts->print_after_all) {
             fprintf(log, "; *** IR after %s ***\n", p->name);
             fmag_module_print(m, log, opts->print_flags);

@@ -47,8 +47,7 @@ static void usage(FILE *out)
 static char *read_all(const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     for (;;) {
@@ -64,15 +63,13 @@ static char *read_all(const char *path, size_t *len)
         }
         size_t r = fread(buf + n, 1, cap - n, f);
         n += r;
-        if (r == 0)
-            break;
+        if (r == 0) break;
     }
     if (ferror(f)) {
         free(buf);
         buf = NULL;
     }
-    if (f != stdin)
-        fclose(f);
+    if (f != stdin) fclose(f);
     *len = n;
     return buf;
 }
@@ -90,8 +87,7 @@ static bool check_roundtrip(fmag_context *ctx, fmag_module *m, unsigned flags)
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
-    if (!mem)
-        return false;
+    if (!mem) return false;
     fmag_module_print(m, mem, flags);
     fclose(mem);
     fmag_module *back = fmag_parse_module(ctx, "<printed>", buf, len);
@@ -176,8 +172,7 @@ int main(int argc, char **argv)
                 cap = (plen + n + 2) * 2;
                 pipeline = realloc(pipeline, cap);
             }
-            if (plen)
-                pipeline[plen++] = ',';
+            if (plen) pipeline[plen++] = ',';
             memcpy(pipeline + plen, add, n + 1);
             plen += n;
         }
@@ -238,16 +233,16 @@ int main(int argc, char **argv)
         fmag_vm_image img;
         fmag_vm_image_init(&img);
         bool ok = true;
-        fmag_foreach_func(f, m) {
-            if (!f->is_export)
-                continue;
+        fmag_foreach_func (f, m) {
+            if (!f->is_export) continue;
             fmag_codegen_stats st = {0};
             if (!fmag_codegen_func(f, &img, &st)) {
                 ok = false;
                 break;
             }
             if (opts.stats)
-                fprintf(stderr, "stats: lower @%s: %u instructions, %u registers (max live %u, %u moves)\n",
+                fprintf(stderr,
+                        "stats: lower @%s: %u instructions, %u registers (max live %u, %u moves)\n",
                         f->name, st.instrs, st.regs, st.max_live, st.moves);
         }
         if (!ok) {

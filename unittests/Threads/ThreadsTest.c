@@ -12,29 +12,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *source =
-    "func @dot3(%ax, %ay, %az, %bx, %by, %bz) -> 1 {\n"
-    "^entry:\n"
-    "  %xx = mul %ax, %bx\n"
-    "  %xy = fma %ay, %by, %xx\n"
-    "  %d = fma %az, %bz, %xy\n"
-    "  ret %d\n"
-    "}\n"
-    "export func @shade(%nx, %ny, %nz, %lx, %ly, %lz, %k) -> 2 {\n"
-    "^entry:\n"
-    "  %ndl = call @dot3(%nx, %ny, %nz, %lx, %ly, %lz)\n"
-    "  br %ndl, ^lit, ^dark\n"
-    "^lit:\n"
-    "  %s = mul %ndl, %k\n"
-    "  %c = min %s, 1.0\n"
-    "  jmp ^done\n"
-    "^dark:\n"
-    "  jmp ^done\n"
-    "^done:\n"
-    "  %r = phi [%c, ^lit], [0.0, ^dark]\n"
-    "  %a = abs %ndl\n"
-    "  ret %r, %a\n"
-    "}\n";
+static const char *source = "func @dot3(%ax, %ay, %az, %bx, %by, %bz) -> 1 {\n"
+                            "^entry:\n"
+                            "  %xx = mul %ax, %bx\n"
+                            "  %xy = fma %ay, %by, %xx\n"
+                            "  %d = fma %az, %bz, %xy\n"
+                            "  ret %d\n"
+                            "}\n"
+                            "export func @shade(%nx, %ny, %nz, %lx, %ly, %lz, %k) -> 2 {\n"
+                            "^entry:\n"
+                            "  %ndl = call @dot3(%nx, %ny, %nz, %lx, %ly, %lz)\n"
+                            "  br %ndl, ^lit, ^dark\n"
+                            "^lit:\n"
+                            "  %s = mul %ndl, %k\n"
+                            "  %c = min %s, 1.0\n"
+                            "  jmp ^done\n"
+                            "^dark:\n"
+                            "  jmp ^done\n"
+                            "^done:\n"
+                            "  %r = phi [%c, ^lit], [0.0, ^dark]\n"
+                            "  %a = abs %ndl\n"
+                            "  ret %r, %a\n"
+                            "}\n";
 
 typedef struct compiled {
     fmag_vm_instr code[256];
