@@ -106,6 +106,10 @@ bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *
 /* Serializes to a malloc'ed buffer (caller frees). */
 bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, char *err,
                          size_t errlen);
+/* Reads a whole file ("-": standard input) into a malloc'ed buffer with a NUL after
+ * the last byte (the caller frees it); NULL with "cannot open 'path': reason" or
+ * "cannot read ..." in err. Shared by the loader and every tool. */
+char *fmag_vm_read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* File helpers. */
 bool fmag_vm_image_load(fmag_vm_image *img, const char *path, char *err, size_t errlen);
 bool fmag_vm_image_save(const fmag_vm_image *img, const char *path, char *err, size_t errlen);

@@ -300,37 +300,11 @@ bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, cha
 
 bool fmag_vm_image_load(fmag_vm_image *img, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return false;
-    }
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
-    bool ok = buf != NULL;
-    while (ok) {
-        if (len == cap) {
-            unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!nb) {
-                ok = false;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    if (!ok || ferror(f)) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, ok ? strerror(errno) : "out of memory");
-        free(buf);
-        fclose(f);
-        return false;
-    }
-    fclose(f);
+    size_t len;
+    char *buf = fmag_vm_read_file(path, &len, err, errlen);
+    if (!buf) return false;
     char why[300];
-    ok = fmag_vm_image_read(img, buf, len, why, sizeof why);
+    bool ok = fmag_vm_image_read(img, buf, len, why, sizeof why);
     if (!ok) snprintf(err, errlen, "%s: %s", path, why);
     free(buf);
     return ok;

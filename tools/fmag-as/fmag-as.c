@@ -34,47 +34,10 @@ static int fail(const char *fmt, const char *a, const char *b)
     return 1;
 }
 
-/* Reads a whole file (or stdin for "-"); NULL with errno-based message on failure. */
-static char *read_all(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2 + 1);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    bool bad = !buf || ferror(f);
-    if (f != stdin) fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s: cannot read%s", path, buf ? "" : ": out of memory");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 static bool read_image(const char *path, fmag_vm_image *img, char *err, size_t errlen)
 {
     size_t len;
-    char *data = read_all(path, &len, err, errlen);
+    char *data = fmag_vm_read_file(path, &len, err, errlen);
     if (!data) return false;
     char why[400];
     bool ok = fmag_vm_image_read(img, data, len, why, sizeof why);
@@ -167,7 +130,7 @@ int main(int argc, char **argv)
     }
 
     size_t len;
-    char *text = read_all(input, &len, err, sizeof err);
+    char *text = fmag_vm_read_file(input, &len, err, sizeof err);
     if (!text) return fail("%s%s", err, "");
     if (len >= 4 && !memcmp(text, "FMAG", 4)) {
         free(text);

@@ -1,6 +1,7 @@
 /* fmag-opt: parse a .fir module, verify it, run passes, print it or lower it. */
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
+#include "fmag/VM.h"
 #ifdef FMAG_HAVE_CODEGEN
 #include "fmag/Asm.h"
 #include "fmag/CodeGen.h"
@@ -44,35 +45,6 @@ static void usage(FILE *out)
     }
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    if (ferror(f)) {
-        free(buf);
-        buf = NULL;
-    }
-    if (f != stdin) fclose(f);
-    *len = n;
-    return buf;
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -183,9 +155,10 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t len;
-    char *text = read_all(input, &len);
+    char err[512];
+    char *text = fmag_vm_read_file(input, &len, err, sizeof err);
     if (!text) {
-        fprintf(stderr, "fmag-opt: error: cannot read '%s': %s\n", input, strerror(errno));
+        fprintf(stderr, "fmag-opt: error: %s\n", err);
         free(pipeline);
         return 1;
     }
@@ -249,7 +222,6 @@ int main(int argc, char **argv)
             fmag_context_diag_print(ctx, stderr);
             rc = 1;
         } else if (binary) {
-            char err[256];
             if (!fmag_vm_image_save(&img, output, err, sizeof err)) {
                 fprintf(stderr, "fmag-opt: error: %s\n", err);
                 rc = 1;

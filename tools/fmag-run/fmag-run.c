@@ -60,41 +60,6 @@ static int fail(const char *fmt, ...)
 typedef enum backend { BK_REF, BK_BATCH, BK_VULKAN, BK_CUDA } backend;
 static const char *const backend_names[] = {"ref", "batch", "vulkan", "cuda"};
 
-static char *read_all(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2 + 1);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    bool bad = !buf || ferror(f);
-    if (f != stdin) fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s: cannot read%s", path, buf ? "" : ": out of memory");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -326,7 +291,7 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
                         char *err, size_t errlen)
 {
     size_t len;
-    char *data = read_all(path, &len, err, errlen);
+    char *data = fmag_vm_read_file(path, &len, err, errlen);
     if (!data) return false;
     bool ok = true;
     if (ends_with(path, ".fir") || ends_with(path, ".fmas")) {
@@ -655,7 +620,7 @@ int main(int argc, char **argv)
 
     if (in_file) {
         size_t len;
-        char *data = read_all(in_file, &len, err, sizeof err);
+        char *data = fmag_vm_read_file(in_file, &len, err, sizeof err);
         if (!data) {
             fail("%s", err);
             goto done;

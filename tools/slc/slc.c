@@ -28,34 +28,6 @@ static void usage(FILE *out)
                  "  --help, --version\n");
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    if (buf && ferror(f)) {
-        free(buf);
-        buf = NULL;
-    }
-    if (f != stdin) fclose(f);
-    *len = n;
-    return buf;
-}
 
 /* True when every export is one block without calls (what codegen accepts). */
 static bool lowerable(fmag_module *m)
@@ -117,9 +89,10 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t len;
-    char *src = read_all(input, &len);
+    char readerr[512];
+    char *src = fmag_vm_read_file(input, &len, readerr, sizeof readerr);
     if (!src) {
-        fprintf(stderr, "slc: error: cannot read '%s'\n", input);
+        fprintf(stderr, "slc: error: %s\n", readerr);
         return 1;
     }
     const char *shown = strcmp(input, "-") ? input : "<stdin>";

@@ -60,37 +60,6 @@ static void usage(FILE *out)
                  "  --help, --version\n");
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        if (n == cap) {
-            cap *= 2;
-            char *nb = realloc(buf, cap + 1);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    if (buf && ferror(f)) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
     char *end;
@@ -532,9 +501,10 @@ int main(int argc, char **argv)
     } else {
         how = "IR function";
         size_t len;
-        char *text = read_file(file, &len);
+        char readerr[512];
+        char *text = fmag_vm_read_file(file, &len, readerr, sizeof readerr);
         if (!text) {
-            fprintf(stderr, "superopt: error: cannot read '%s': %s\n", file, strerror(errno));
+            fprintf(stderr, "superopt: error: %s\n", readerr);
             fmag_context_destroy(ctx);
             return 1;
         }
@@ -566,12 +536,13 @@ int main(int argc, char **argv)
 
     if (check) {
         size_t len;
-        char *text = read_file(check, &len);
+        char readerr[512];
+        char *text = fmag_vm_read_file(check, &len, readerr, sizeof readerr);
         fmag_vm_image img;
         fmag_vm_image_init(&img);
         fmag_superopt_program p;
         if (!text) {
-            fprintf(stderr, "superopt: error: cannot read '%s': %s\n", check, strerror(errno));
+            fprintf(stderr, "superopt: error: %s\n", readerr);
             rc = 1;
         } else if (!fmag_asm_parse(ctx, check, text, len, &img)) {
             diag_print(ctx);
