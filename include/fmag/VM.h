@@ -106,6 +106,11 @@ bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *
 /* Serializes to a malloc'ed buffer (caller frees). */
 bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, char *err,
                          size_t errlen);
+/* Offset of the first byte of s[0..len) that is not part of well-formed UTF-8 (no
+ * overlong forms, surrogates or code points above U+10FFFF), or len when it all is.
+ * Program names must be UTF-8 (SPEC §1): the loader, the writer and the assembler
+ * all check with this. */
+size_t fmag_vm_utf8_invalid_at(const unsigned char *s, size_t len);
 /* Reads a whole file ("-": standard input) into a malloc'ed buffer with a NUL after
  * the last byte (the caller frees it); NULL with "cannot open 'path': reason" or
  * "cannot read ..." in err. Shared by the loader and every tool. */

@@ -259,6 +259,12 @@ static bool parse_name(asm_state *s, char **out)
         }
         s->p++;
         buf[n] = 0;
+        if (fmag_vm_utf8_invalid_at((const unsigned char *)buf, n) < n) {
+            /* A .fmag file cannot hold it (SPEC §1: names are UTF-8). */
+            asm_error_at(s, start, "program name is not valid UTF-8");
+            free(buf);
+            return false;
+        }
         *out = buf;
         return true;
     }

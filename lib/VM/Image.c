@@ -109,7 +109,7 @@ static size_t pad16(size_t n)
 
 /* Offset of the first byte that is not part of a well-formed UTF-8 sequence (no
  * overlong forms, no surrogates, nothing above U+10FFFF), or len. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+size_t fmag_vm_utf8_invalid_at(const unsigned char *s, size_t len)
 {
     size_t i = 0;
     while (i < len) {
@@ -187,7 +187,7 @@ bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *
         for (size_t k = 0; k < name_len; k++)
             if (bytes[name_off + k] == 0)
                 READ_FAIL(rec, name_off + k, "NUL byte in the program name");
-        size_t bad_utf8 = utf8_invalid_at(bytes + name_off, name_len);
+        size_t bad_utf8 = fmag_vm_utf8_invalid_at(bytes + name_off, name_len);
         if (bad_utf8 < name_len)
             READ_FAIL(rec, name_off + bad_utf8, "program name is not valid UTF-8");
         for (size_t k = name_len; k < name_space; k++)
@@ -251,6 +251,10 @@ bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, cha
             return false;
         }
         size_t name_len = p->name ? strlen(p->name) : 0;
+        if (p->name && fmag_vm_utf8_invalid_at((const unsigned char *)p->name, name_len) < name_len) {
+            snprintf(err, errlen, "program %zu: name is not valid UTF-8", r);
+            return false;
+        }
         if (name_len > 0xFFFFu) {
             snprintf(err, errlen, "program %zu: name longer than 65535 bytes", r);
             return false;
