@@ -26,7 +26,7 @@ static void usage(FILE *out)
                  "convention (inputs in r0 and r1, other registers +0.0, result in r0), proves it\n"
                  "(exhaustively for one input, by dense sampling for two) and prints it as .fmas.\n"
                  "\n"
-                 "target:\n"
+                 "target (exactly one per run; -e or -f given twice is an error):\n"
                  "  -e EXPR            an expression of x (and y), as in SL; it is compiled as\n"
                  "                     `export f32 target(f32 x[, f32 y]) { return EXPR; }`\n"
                  "  -f FILE.fir        the first export function of a .fir module (one or two\n"
@@ -37,7 +37,7 @@ static void usage(FILE *out)
                  "  --bfs              exact iterative-deepening search (the default)\n"
                  "  --stochastic       STOKE-style search seeded from the compiler's output\n"
                  "  --seed-without-rules  stochastic: seed from -O2 without superopt-peephole\n"
-            "  --max-len N        longest program the exact search tries (default 3)\n"
+                 "  --max-len N        longest program the exact search tries (default 3)\n"
                  "  --regs N           registers (default: all a program of that length can use)\n"
                  "  --consts a,b,...   the literal pool (default 0,1,-1,0.5,2 plus the target's\n"
                  "                     constants and their negations)\n"
@@ -97,8 +97,7 @@ static void diag_print(fmag_context *ctx)
 static fmag_func *pick_func(fmag_module *m, const char *name)
 {
     if (name) return fmag_module_get_func(m, name);
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m) {
         if (f->is_export) return f;
     }
     return m->first;
@@ -371,6 +370,18 @@ int main(int argc, char **argv)
         }                                                                                          \
         i++;                                                                                       \
     } while (0)
+/* A single-valued option given twice is an error, as in LLVM's tools: silently keeping
+ * the last -e would search one target while the user expects several. */
+#define NEED_ONCE(var)                                                                             \
+    do {                                                                                           \
+        if (var) {                                                                                 \
+            fprintf(stderr, "superopt: error: %s may be given only once%s\n", a,                   \
+                    a[1] == 'e' || a[1] == 'f' ? " (one target per run)" : "");                    \
+            return 1;                                                                              \
+        }                                                                                          \
+        NEED_ARG();                                                                                \
+        var = v;                                                                                   \
+    } while (0)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -378,23 +389,17 @@ int main(int argc, char **argv)
             printf("superopt (FMAG) %s\n", FMAG_VERSION_STRING);
             return 0;
         } else if (!strcmp(a, "-e")) {
-            NEED_ARG();
-            expr = v;
+            NEED_ONCE(expr);
         } else if (!strcmp(a, "-f")) {
-            NEED_ARG();
-            file = v;
+            NEED_ONCE(file);
         } else if (!strcmp(a, "--func")) {
-            NEED_ARG();
-            fname = v;
+            NEED_ONCE(fname);
         } else if (!strcmp(a, "-o")) {
-            NEED_ARG();
-            outpath = v;
+            NEED_ONCE(outpath);
         } else if (!strcmp(a, "--check")) {
-            NEED_ARG();
-            check = v;
+            NEED_ONCE(check);
         } else if (!strcmp(a, "--emit-rule")) {
-            NEED_ARG();
-            rule_name = v;
+            NEED_ONCE(rule_name);
         } else if (!strcmp(a, "--verify-rules")) {
             verify_rules = true;
         } else if (!strcmp(a, "--seed-without-rules")) {
@@ -469,6 +474,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "superopt: error: unknown option '%s' (see --help)\n", a);
             return 1;
         }
+#undef NEED_ONCE
 #undef NEED_ARG
     }
     (void)builtin;            /* only meaningful with the SL frontend */
@@ -591,8 +597,7 @@ int main(int argc, char **argv)
         if (have_compiled && stochastic) {
             /* --seed-without-rules: start where the compiler was before the peephole
              * rules, so a rule the stochastic search found can be found again */
-            if (seed_without_rules && have_before)
-                compiled_seed = &before;
+            if (seed_without_rules && have_before) compiled_seed = &before;
             fmag_superopt_prove(t, compiled_seed, o.threads, o.prove_samples, &compiled_proof);
         }
         fmag_context_diag_clear(ctx);
@@ -659,8 +664,11 @@ int main(int argc, char **argv)
             fmag_superopt_proof_status_name(r.proof.status), (unsigned long long)r.proof.checked,
             (unsigned long long)r.proof.skipped, r.proof.seconds, r.proof.threads);
     fmag_superopt_program_print(&r.prog, "target", NULL, out);
-    if (rule_name) emit_rule(out, rule_name, label, t, &r,
-                  have_before ? before.len : have_compiled ? compiled.len : 0);
+    if (rule_name)
+        emit_rule(out, rule_name, label, t, &r,
+                  have_before     ? before.len
+                  : have_compiled ? compiled.len
+                                  : 0);
 
 done:
     if (out != stdout) fclose(out);
