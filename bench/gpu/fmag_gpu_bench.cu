@@ -107,8 +107,10 @@ enum SOp {
 struct Prog {
     std::string name;
     int regs = RF, nin = 4, nout = 1;
-    std::vector<W4> code;  // FMAG
-    std::vector<W4> scode; // switch interpreter
+    bool sl = false;         // compiled from an SL example by slc (bench/gpu/run.sh)
+    std::vector<float> demo; // SL: the example's demo input (inputs are drawn around it)
+    std::vector<W4> code;    // FMAG
+    std::vector<W4> scode;   // switch interpreter
 };
 
 struct Gen {
@@ -297,9 +299,17 @@ static Prog make_nodegraph(int seed)
 }
 
 // ---------------------------------------------------------------- host references
-static void host_fmag(const Prog &p, const float *in, unsigned evals, float *out)
+static bool is_denormal(float f)
+{
+    return f != 0.0f && fabsf(f) < 0x1p-126f;
+}
+
+// Returns true when some value of the evaluations (an operand, a product or a result) is a
+// float32 denormal: a driver that flushes denormals (NVIDIA's Vulkan driver) may differ there.
+static bool host_fmag(const Prog &p, const float *in, unsigned evals, float *out)
 {
     float r[256];
+    bool den = false;
     for (unsigned ev = 0; ev < evals; ++ev) {
         for (int i = 0; i < p.regs; ++i)
             r[i] = i < p.nin ? (ev ? in[i] + (float)ev * 0.0625f : in[i]) : 0.0f;
@@ -307,11 +317,17 @@ static void host_fmag(const Prog &p, const float *in, unsigned evals, float *out
             float b = fmag_gpu_is_ref(w.b) ? r[w.b & 0xFFFF] : bitsf(w.b);
             float c = fmag_gpu_is_ref(w.c) ? r[w.c & 0xFFFF] : bitsf(w.c);
             float g = fmag_gpu_is_ref(w.g) ? r[w.g & 0xFFFF] : bitsf(w.g);
-            if (g > 0) r[w.da & 0xFFFF] = fmaf(r[w.da >> 16], b, c);
+            if (g > 0) {
+                float a = r[w.da >> 16], res = fmaf(a, b, c);
+                den |= is_denormal(a) || is_denormal(b) || is_denormal(c) ||
+                       is_denormal((float)((double)a * b)) || is_denormal(res);
+                r[w.da & 0xFFFF] = res;
+            }
         }
         for (int i = 0; i < p.nout; ++i)
             out[i] = ev ? out[i] + r[i] : r[i];
     }
+    return den;
 }
 
 // ---------------------------------------------------------------- switch interpreter
@@ -336,7 +352,9 @@ __device__ __noinline__ float s_clamp(float x, float lo, float hi)
 // NR = 16: nvcc keeps the 16-entry register file in registers and turns every indexed
 // access into compare/select chains; NR = 64 (a node VM's stack, like production renderers'
 // `float stack[N]`) lives in local memory. Both are measured; ratios use the faster one.
-template <bool PERLANE, int NR> __global__ void __launch_bounds__(128) k_switch(fmag_cuda_args p)
+// ZR registers are zeroed per evaluation (16 for the synthetic suite, 32 for SL programs).
+template <bool PERLANE, int NR, int ZR = 16>
+__global__ void __launch_bounds__(128) k_switch(fmag_cuda_args p)
 {
     unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= p.n) return;
@@ -348,13 +366,14 @@ template <bool PERLANE, int NR> __global__ void __launch_bounds__(128) k_switch(
     }
     float r[NR];
     for (unsigned ev = 0; ev < p.evals; ++ev) {
-        for (int i = 0; i < 16; ++i)
+        for (int i = 0; i < ZR; ++i)
             r[i] = 0.0f;
         for (unsigned i = 0; i < nin; ++i)
             r[i] = fmag_cuda_input(p, e, i, ev);
         for (unsigned i = 0; i < ninstr; ++i) {
             uint4 w = PERLANE ? __ldg(&p.code[(size_t)i * p.nprogs + prog]) : __ldg(&p.code[i]);
-            uint32_t op = w.x & 0xFF, d = (w.x >> 8) & 15, k = (w.x >> 16) & 0xFF, a = w.x >> 24;
+            uint32_t op = w.x & 0xFF, d = (w.x >> 8) & (NR - 1), k = (w.x >> 16) & 0xFF,
+                     a = w.x >> 24;
             float x = r[a & (NR - 1)], res;
             switch (op) {
             case S_NOP:
@@ -533,7 +552,9 @@ static Native native_compile(const std::string &src)
 struct Workload {
     std::string name;
     bool perlane;
-    std::vector<Prog> progs; // 1 (uniform) or 32 (per lane)
+    std::vector<Prog> progs;  // 1 (uniform) or several (per lane)
+    std::vector<unsigned> pi; // per lane: element e runs progs[pi[e]]
+    bool sl = false;
 };
 
 static unsigned N = 8u << 20;
@@ -542,8 +563,9 @@ static const unsigned NPL = 32; // programs in a per-lane workload
 static float *d_in, *d_out;
 static unsigned *d_pi;
 static std::vector<float> h_in;
-static std::vector<unsigned> h_pi;
-static const unsigned IS = 4, OS = 2;
+static unsigned IS = 4, OS = 2; // strides of the workload being run
+static unsigned MAXIS = 4, MAXOS = 2;
+static bool vk_flushes; // the Vulkan runner's driver flushes float32 denormals
 static FILE *csv;
 
 template <typename F> static double time_ms(F launch, int reps = 7)
@@ -572,19 +594,62 @@ template <typename F> static double time_ms(F launch, int reps = 7)
     return t[t.size() / 2];
 }
 
-// Compares sampled elements against the host reference; NaNs compare equal to NaNs.
-static int check(const Workload &w, unsigned evals, const char *what)
+#ifdef FMAG_BENCH_VULKAN
+static fmag_vm_program vm_prog(const Prog &p)
+{
+    fmag_vm_program v;
+    memset(&v, 0, sizeof v);
+    v.name = (char *)p.name.c_str();
+    v.regs = (uint16_t)p.regs, v.nin = (uint16_t)p.nin, v.nout = (uint16_t)p.nout;
+    v.ninstr = (uint32_t)p.code.size();
+    v.code = (fmag_vm_instr *)p.code.data();
+    return v;
+}
+#endif
+
+// The reference for one element: the library's reference VM (fmag_vm_run) per evaluation
+// where the benchmark is linked with it (bench/gpu/run.sh), with the same input offsets and
+// the same in-order float sum as the kernels; host_fmag (the same semantics, written out)
+// otherwise. Returns true when an evaluation touches a float32 denormal.
+static bool reference(const Prog &p, const float *in, unsigned evals, float *ref)
+{
+    bool den = host_fmag(p, in, evals, ref);
+#ifdef FMAG_BENCH_VULKAN
+    fmag_vm_program v = vm_prog(p);
+    float x[256], o[256], regs[4096];
+    for (unsigned ev = 0; ev < evals; ++ev) {
+        for (int i = 0; i < p.nin; ++i)
+            x[i] = ev ? in[i] + (float)ev * 0.0625f : in[i];
+        fmag_vm_run(&v, x, o, regs);
+        for (int i = 0; i < p.nout; ++i)
+            ref[i] = ev ? ref[i] + o[i] : o[i];
+    }
+#endif
+    return den;
+}
+
+static unsigned den_skipped; // elements of the last check skipped as denormal-touching
+
+// Compares sampled elements against the reference VM; NaNs compare equal to NaNs. On a
+// denormal-flushing driver (flush = true) elements whose evaluation touches a denormal are
+// counted in den_skipped instead of compared.
+static int check(const Workload &w, unsigned evals, const char *what, bool flush = false)
 {
     std::vector<float> out((size_t)N * OS);
     CK(cudaMemcpy(out.data(), d_out, out.size() * 4, cudaMemcpyDeviceToHost));
     int bad = 0;
+    den_skipped = 0;
     uint64_t s = 12345;
     for (int k = 0; k < 4096; ++k) {
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         unsigned e = k < 4 ? N - 1 - k : (unsigned)(s % N);
-        const Prog &p = w.progs[w.perlane ? h_pi[e] : 0];
-        float ref[8];
-        host_fmag(p, &h_in[(size_t)e * IS], evals, ref);
+        const Prog &p = w.progs[w.perlane ? w.pi[e] : 0];
+        float ref[256];
+        bool den = reference(p, &h_in[(size_t)e * IS], evals, ref);
+        if (den && flush) {
+            ++den_skipped;
+            continue;
+        }
         for (int i = 0; i < p.nout; ++i) {
             float g = out[(size_t)e * OS + i];
             bool ok = fbits(g) == fbits(ref[i]) || (std::isnan(g) && std::isnan(ref[i]));
@@ -605,6 +670,7 @@ struct Row {
     std::string wl, impl;
     double ms;
     int bad;
+    unsigned den;
 };
 static std::vector<Row> rows;
 
@@ -613,20 +679,23 @@ static double lane_instr(const Workload &w)
     // FMAG instructions executed, summed over elements and evaluations
     double s = 0;
     if (!w.perlane) return (double)w.progs[0].code.size() * N * EVALS;
-    std::vector<double> cnt(NPL, 0);
+    std::vector<double> cnt(w.progs.size(), 0);
     for (unsigned e = 0; e < N; ++e)
-        cnt[h_pi[e]] += 1;
-    for (unsigned k = 0; k < NPL; ++k)
+        cnt[w.pi[e]] += 1;
+    for (unsigned k = 0; k < w.progs.size(); ++k)
         s += cnt[k] * w.progs[k].code.size();
     return s * EVALS;
 }
 
 static void record(const Workload &w, const char *impl, double ms, int bad)
 {
-    rows.push_back({w.name, impl, ms, bad});
+    rows.push_back({w.name, impl, ms, bad, den_skipped});
     double li = lane_instr(w);
-    printf("  %-8s %-14s %9.3f ms  %8.3f Gelem/s  %7.3f T lane-instr/s  %s\n", w.name.c_str(), impl,
-           ms, (double)N * EVALS / ms / 1e6, li / ms / 1e9, bad ? "MISMATCH" : "exact");
+    char note[64] = "";
+    if (den_skipped) snprintf(note, sizeof note, " (%u denormal elements skipped)", den_skipped);
+    printf("  %-8s %-14s %9.3f ms  %8.3f Gelem/s  %7.3f T lane-instr/s  %s%s\n", w.name.c_str(),
+           impl, ms, (double)N * EVALS / ms / 1e6, li / ms / 1e9, bad ? "MISMATCH" : "exact", note);
+    den_skipped = 0;
     fprintf(csv, "%s,%s,%.4f,%.6f,%.6f,%d\n", w.name.c_str(), impl, ms,
             (double)N * EVALS / ms / 1e6, li / ms / 1e9, bad);
     fflush(stdout);
@@ -654,8 +723,40 @@ template <typename K> static void set_smem(K k, size_t bytes)
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 }
 
+// Inputs of a workload: the synthetic suite draws every input from [-2, 2); an SL example's
+// inputs are drawn within +-25% (at least +-0.25) of its demo input, so shading vectors and
+// exponents stay in the ranges the example was written for.
+static void make_inputs(const Workload &w)
+{
+    h_in.assign((size_t)N * IS, 0.0f);
+    uint64_t s = 987654321;
+    auto u01 = [&]() {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        return (double)(s >> 11) / (double)(1ull << 53);
+    };
+    if (!w.sl) {
+        for (auto &x : h_in)
+            x = (float)(u01() * 4.0 - 2.0);
+    } else {
+        for (unsigned e = 0; e < N; ++e) {
+            const Prog &p = w.progs[w.perlane ? w.pi[e] : 0];
+            for (int i = 0; i < p.nin; ++i) {
+                double d = i < (int)p.demo.size() ? p.demo[i] : 0.5;
+                double spread = std::max(fabs(d) * 0.25, 0.25);
+                h_in[(size_t)e * IS + i] = (float)(d + (u01() * 2.0 - 1.0) * spread);
+            }
+        }
+    }
+    CK(cudaMemcpy(d_in, h_in.data(), h_in.size() * 4, cudaMemcpyHostToDevice));
+}
+
 static void run_workload(Workload &w, std::vector<std::pair<std::string, double>> &compile_log)
 {
+    IS = 4, OS = 2;
+    for (auto &p : w.progs)
+        IS = std::max(IS, (unsigned)p.nin), OS = std::max(OS, (unsigned)p.nout);
+    make_inputs(w);
+    if (w.perlane) CK(cudaMemcpy(d_pi, w.pi.data(), (size_t)N * 4, cudaMemcpyHostToDevice));
     printf("%s (%s, %zu program%s, %zu FMAG instr%s, %zu switch ops, N=%u x %u evals)\n",
            w.name.c_str(), w.perlane ? "per-lane" : "uniform", w.progs.size(),
            w.progs.size() > 1 ? "s" : "", w.progs[0].code.size(), w.perlane ? " (first)" : "",
@@ -674,8 +775,9 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         maxregs = std::max(maxregs, (unsigned)p.regs);
         maxnin = std::max(maxnin, (unsigned)p.nin);
         maxnout = std::max(maxnout, (unsigned)p.nout);
-        zero |= fmag_gpu_needs_zero_init(p.code.data(), (uint32_t)p.code.size(), p.nin, p.nout, RF,
-                                         scratch);
+        if (p.regs <= RF) // the bench's own FMAG kernels (RF = 16) run only these
+            zero |= fmag_gpu_needs_zero_init(p.code.data(), (uint32_t)p.code.size(), p.nin, p.nout,
+                                             RF, scratch);
     }
     uint4 *d_progs;
     CK(cudaMalloc(&d_progs, hprogs.size() * 16));
@@ -716,36 +818,33 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
     {
         fmag_cuda_args s = a;
         s.code = d_s, s.ninstr = ns;
-        poison();
-        double ms = time_ms([&] {
-            if (w.perlane)
-                k_switch<true, 16><<<(N + 127) / 128, 128>>>(s);
-            else
-                k_switch<false, 16><<<(N + 127) / 128, 128>>>(s);
-        });
-        record(w, "switch-reg", ms, check(w, EVALS, "switch-reg"));
+        double ms;
+        if (maxregs <= 16) {
+            poison();
+            ms = time_ms([&] {
+                if (w.perlane)
+                    k_switch<true, 16><<<(N + 127) / 128, 128>>>(s);
+                else
+                    k_switch<false, 16><<<(N + 127) / 128, 128>>>(s);
+            });
+            record(w, "switch-reg", ms, check(w, EVALS, "switch-reg"));
+        } else
+            printf("  switch-reg: not run (the program needs %u registers; its register file "
+                   "holds 16)\n",
+                   maxregs);
         poison();
         ms = time_ms([&] {
-            if (w.perlane)
+            if (w.perlane && w.sl)
+                k_switch<true, 64, 32><<<(N + 127) / 128, 128>>>(s);
+            else if (w.perlane)
                 k_switch<true, 64><<<(N + 127) / 128, 128>>>(s);
+            else if (w.sl)
+                k_switch<false, 64, 32><<<(N + 127) / 128, 128>>>(s);
             else
                 k_switch<false, 64><<<(N + 127) / 128, 128>>>(s);
         });
         record(w, "switch-lmem", ms, check(w, EVALS, "switch-lmem"));
     }
-    a.code = d_f, a.ninstr = nf;
-    // F1: local array
-    {
-        poison();
-        double ms = time_ms([&] {
-            if (w.perlane)
-                k_local<true><<<(N + 127) / 128, 128>>>(a);
-            else
-                k_local<false><<<(N + 127) / 128, 128>>>(a);
-        });
-        record(w, "F1-local", ms, check(w, EVALS, "F1"));
-    }
-    // G<K>: shared register file, raw stream
     auto runG = [&](auto kern, int K, const char *name, fmag_cuda_args args, int rf = RF,
                     int carveout = -1) {
         size_t smem = (size_t)rf * K * T * 4;
@@ -756,76 +855,135 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         double ms = time_ms([&] { kern<<<grid, T, smem>>>(args); });
         record(w, name, ms, check(w, EVALS, name));
     };
-    if (w.perlane) {
-        runG(k_shared<4, true>, 4, "G4-shared", a);
-        runG(k_shared<8, true>, 8, "G8-shared", a);
-        // leave L1 room for the 32 programs' streams (shared memory carve-out, percent)
-        runG(k_shared<4, true>, 4, "G4-carve60", a, RF, 60);
-        if (maxregs <= 2) {
-            runG(k_shared<4, true, 2>, 4, "G4-rf2", a, 2);
-            runG(k_shared<8, true, 2>, 8, "G8-rf2", a, 2);
-        }
-    } else {
-        runG(k_shared<4, false>, 4, "G4-shared", a);
-        // U<K>: pre-decoded stream in constant memory, warp-uniform switch on operand kinds
+    if (w.sl && !w.perlane) {
+        // SL, uniform: the runner's two uniform kernels at the program's register-file size,
+        // 2 and 4 elements a thread (rf 32 with 4 takes 64 KB a block, which limits occupancy)
         const Prog &p = w.progs[0];
-        std::vector<W4> pd(p.code.size());
-        unsigned npd = fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), RF, pd.data());
-        CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
-        fmag_cuda_args u = a;
-        u.ninstr = npd;
-        runG(k_spec<4>, 4, "U4-spec", u);
-        runG(k_spec<8>, 8, "U8-spec", u);
-        runG(k_pair<4>, 4, "P4-pair", u);
-        {
-            std::vector<W4> sl(p.code.size());
-            unsigned ns2 =
-                fmag_gpu_predecode_sel(p.code.data(), (uint32_t)p.code.size(), RF, sl.data());
+        int rf = (int)std::max(8u, fmag_gpu_pow2_regs((uint32_t)p.regs));
+        if (rf <= 32 && p.code.size() <= FMAG_CUDA_MAX_UNIFORM) {
+            uint8_t sc[32];
+            fmag_cuda_args u = a;
+            u.zero_init = fmag_gpu_needs_zero_init(p.code.data(), (uint32_t)p.code.size(), p.nin,
+                                                   p.nout, (uint32_t)rf, sc);
+            std::vector<W4> pd(p.code.size()), sl(p.code.size());
+            u.ninstr = fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), rf, pd.data());
+            fmag_cuda_args u2 = u;
+            u2.ninstr =
+                fmag_gpu_predecode_sel(p.code.data(), (uint32_t)p.code.size(), rf, sl.data());
             unsigned nfused = 0;
-            for (unsigned i = 0; i < ns2; ++i)
+            for (unsigned i = 0; i < u2.ninstr; ++i)
                 nfused += (sl[i].da >> 16) >= 8;
-            printf("  fused selects: %u of %u records\n", nfused, ns2);
-            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), ns2 * 16));
-            fmag_cuda_args s2 = u;
-            s2.ninstr = ns2;
-            runG(k_sel<4>, 4, "S4-sel", s2);
-            runG(k_sel<8>, 8, "S8-sel", s2);
-            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+            printf("  rf %d, zero-init %s, fused selects: %u of %u records\n", rf,
+                   u.zero_init ? "needed" : "skipped", nfused, u2.ninstr);
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), u.ninstr * 16));
+            if (rf == 8)
+                runG(k_spec<2, 8>, 2, "U2-spec", u, rf), runG(k_spec<4, 8>, 4, "U4-spec", u, rf);
+            if (rf == 16)
+                runG(k_spec<2, 16>, 2, "U2-spec", u, rf), runG(k_spec<4, 16>, 4, "U4-spec", u, rf);
+            if (rf == 32)
+                runG(k_spec<2, 32>, 2, "U2-spec", u, rf), runG(k_spec<4, 32>, 4, "U4-spec", u, rf);
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), u2.ninstr * 16));
+            if (rf == 8)
+                runG(k_sel<2, 8>, 2, "S2-sel", u2, rf), runG(k_sel<4, 8>, 4, "S4-sel", u2, rf);
+            if (rf == 16)
+                runG(k_sel<2, 16>, 2, "S2-sel", u2, rf), runG(k_sel<4, 16>, 4, "S4-sel", u2, rf);
+            if (rf == 32)
+                runG(k_sel<2, 32>, 2, "S2-sel", u2, rf), runG(k_sel<4, 32>, 4, "S4-sel", u2, rf);
         }
-        if (maxregs <= 2) {
-            unsigned n2 = fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), 2, pd.data());
-            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), n2 * 16));
-            runG(k_spec<4, 2>, 4, "U4-rf2", u, 2);
-            runG(k_spec<8, 2>, 8, "U8-rf2", u, 2);
-            runG(k_shared<4, false, 2>, 4, "G4-rf2", a, 2);
-            fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), RF, pd.data());
-            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
-        }
-        // F<K>: forwarding pre-decode (a from the previous result, dead stores skipped)
+    }
+    // The design variants below are RF = 16 builds: the synthetic suite only
+    if (!w.sl) {
+        a.code = d_f, a.ninstr = nf;
+        // F1: local array
         {
-            uint8_t needed[RF];
-            std::vector<W4> fw(p.code.size());
-            auto runF = [&](auto kern, int K, int rf, const char *name) {
-                unsigned nf2 =
-                    fmag_gpu_predecode_fwd(p.code.data(), (uint32_t)p.code.size(), rf,
-                                           (uint32_t)(K * T * 4), p.nout, fw.data(), needed);
-                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, fw.data(), nf2 * 16));
-                fmag_cuda_args f = u;
-                f.ninstr = nf2;
-                runG(kern, K, name, f, rf);
-            };
-            runF(k_fwd<4>, 4, RF, "F4-fwd");
-            if (maxregs <= 2) {
-                runF(k_fwd<8, 2>, 8, 2, "F8-fwd-rf2");
-            }
-            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+            poison();
+            double ms = time_ms([&] {
+                if (w.perlane)
+                    k_local<true><<<(N + 127) / 128, 128>>>(a);
+                else
+                    k_local<false><<<(N + 127) / 128, 128>>>(a);
+            });
+            record(w, "F1-local", ms, check(w, EVALS, "F1"));
         }
-        if (!zero) {
-            u.zero_init = 1;
-            runG(k_spec<4>, 4, "U4-spec+zero", u);
-            a.zero_init = 1;
-            runG(k_shared<4, false>, 4, "G4-shared+zero", a);
-            a.zero_init = 0;
+        // G<K>: shared register file, raw stream
+        if (w.perlane) {
+            runG(k_shared<4, true>, 4, "G4-shared", a);
+            runG(k_shared<8, true>, 8, "G8-shared", a);
+            // leave L1 room for the 32 programs' streams (shared memory carve-out, percent)
+            runG(k_shared<4, true>, 4, "G4-carve60", a, RF, 60);
+            if (maxregs <= 2) {
+                runG(k_shared<4, true, 2>, 4, "G4-rf2", a, 2);
+                runG(k_shared<8, true, 2>, 8, "G8-rf2", a, 2);
+            }
+        } else {
+            runG(k_shared<4, false>, 4, "G4-shared", a);
+            // U<K>: pre-decoded stream in constant memory, warp-uniform switch on operand kinds
+            const Prog &p = w.progs[0];
+            std::vector<W4> pd(p.code.size());
+            unsigned npd =
+                fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), RF, pd.data());
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+            fmag_cuda_args u = a;
+            u.ninstr = npd;
+            runG(k_spec<4>, 4, "U4-spec", u);
+            runG(k_spec<3>, 3, "U3-spec", u);
+            runG(k_spec<8>, 8, "U8-spec", u);
+            runG(k_pair<4>, 4, "P4-pair", u);
+            {
+                std::vector<W4> sl(p.code.size());
+                unsigned ns2 =
+                    fmag_gpu_predecode_sel(p.code.data(), (uint32_t)p.code.size(), RF, sl.data());
+                unsigned nfused = 0;
+                for (unsigned i = 0; i < ns2; ++i)
+                    nfused += (sl[i].da >> 16) >= 8;
+                printf("  fused selects: %u of %u records\n", nfused, ns2);
+                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), ns2 * 16));
+                fmag_cuda_args s2 = u;
+                s2.ninstr = ns2;
+                runG(k_sel<4>, 4, "S4-sel", s2);
+                runG(k_sel<8>, 8, "S8-sel", s2);
+                // occupancy: 3 elements a thread (24 KB a block: 9 blocks = 36 warps an SM
+                // instead of 6 = 24) and the largest shared-memory carve-out
+                runG(k_sel<3>, 3, "S3-sel", s2);
+                runG(k_sel<4>, 4, "S4-sel-carve100", s2, RF, 100);
+                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+            }
+            if (maxregs <= 2) {
+                unsigned n2 =
+                    fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), 2, pd.data());
+                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), n2 * 16));
+                runG(k_spec<4, 2>, 4, "U4-rf2", u, 2);
+                runG(k_spec<8, 2>, 8, "U8-rf2", u, 2);
+                runG(k_shared<4, false, 2>, 4, "G4-rf2", a, 2);
+                fmag_gpu_predecode(p.code.data(), (uint32_t)p.code.size(), RF, pd.data());
+                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+            }
+            // F<K>: forwarding pre-decode (a from the previous result, dead stores skipped)
+            {
+                uint8_t needed[RF];
+                std::vector<W4> fw(p.code.size());
+                auto runF = [&](auto kern, int K, int rf, const char *name) {
+                    unsigned nf2 =
+                        fmag_gpu_predecode_fwd(p.code.data(), (uint32_t)p.code.size(), rf,
+                                               (uint32_t)(K * T * 4), p.nout, fw.data(), needed);
+                    CK(cudaMemcpyToSymbol(fmag_cuda_ucode, fw.data(), nf2 * 16));
+                    fmag_cuda_args f = u;
+                    f.ninstr = nf2;
+                    runG(kern, K, name, f, rf);
+                };
+                runF(k_fwd<4>, 4, RF, "F4-fwd");
+                if (maxregs <= 2) {
+                    runF(k_fwd<8, 2>, 8, 2, "F8-fwd-rf2");
+                }
+                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
+            }
+            if (!zero) {
+                u.zero_init = 1;
+                runG(k_spec<4>, 4, "U4-spec+zero", u);
+                a.zero_init = 1;
+                runG(k_shared<4, false>, 4, "G4-shared+zero", a);
+                a.zero_init = 0;
+            }
         }
     }
 #ifdef FMAG_BENCH_VULKAN
@@ -843,32 +1001,71 @@ static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *labe
 void bench_runners(const Workload &w)
 {
     if (cu) bench_runner(w, cu, "runner-cuda");
-    if (vk) bench_runner(w, vk, "runner-vulkan");
+    if (!vk) return;
+    // The Vulkan designs one by one (docs/GPU.md), then what the runner picks by itself.
+    static const struct {
+        fmag_gpu_vk_design d;
+        const char *name;
+        bool lane_only;
+    } designs[] = {{FMAG_GPU_VK_PRIVATE, "vk-private", false},
+                   {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "vk-private-il", true},
+                   {FMAG_GPU_VK_WORKGROUP, "vk-wg", false},
+                   {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "vk-wg-il", true}};
+    for (auto &d : designs) {
+        if (d.lane_only && !w.perlane) continue;
+        fmag_gpu_runner_set_vk_design(vk, d.d);
+        bench_runner(w, vk, d.name);
+    }
+    fmag_gpu_runner_set_vk_design(vk, FMAG_GPU_VK_AUTO);
+    bench_runner(w, vk, "runner-vulkan");
 }
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label)
 {
-    std::vector<fmag_vm_program> vp(w.progs.size());
+    std::vector<fmag_vm_program> vp;
     std::vector<const fmag_vm_program *> pp;
-    for (size_t k = 0; k < w.progs.size(); ++k) {
-        fmag_vm_program &v = vp[k];
-        memset(&v, 0, sizeof v);
-        v.name = (char *)w.progs[k].name.c_str();
-        v.regs = w.progs[k].regs, v.nin = w.progs[k].nin, v.nout = w.progs[k].nout;
-        v.ninstr = (uint32_t)w.progs[k].code.size();
-        v.code = (fmag_vm_instr *)w.progs[k].code.data();
+    for (size_t k = 0; k < w.progs.size(); ++k)
+        vp.push_back(vm_prog(w.progs[k]));
+    for (auto &v : vp)
         pp.push_back(&v);
-    }
     std::vector<float> out((size_t)N * OS);
     double ms = 0;
     char err[256];
-    if (!fmag_gpu_time_per_lane(r, pp.data(), pp.size(), w.perlane ? h_pi.data() : nullptr,
+    if (!fmag_gpu_time_per_lane(r, pp.data(), pp.size(), w.perlane ? w.pi.data() : nullptr,
                                 h_in.data(), IS, out.data(), OS, N, EVALS, 5, &ms, err,
                                 sizeof err)) {
         printf("  %s: %s\n", label, err);
         return;
     }
     CK(cudaMemcpy(d_out, out.data(), out.size() * 4, cudaMemcpyHostToDevice));
-    record(w, label, ms, check(w, EVALS, label));
+    record(w, label, ms, check(w, EVALS, label, r == vk && vk_flushes));
+}
+
+// An SL example compiled by slc: the first program of the .fmag image.
+static bool load_sl(const char *arg, Prog &p)
+{
+    std::string a = arg, path = a, demo;
+    size_t at = a.find('@');
+    if (at != std::string::npos) path = a.substr(0, at), demo = a.substr(at + 1);
+    fmag_vm_image img;
+    fmag_vm_image_init(&img);
+    char err[256];
+    if (!fmag_vm_image_load(&img, path.c_str(), err, sizeof err) || img.nprograms == 0) {
+        printf("SL example %s: %s\n", path.c_str(), img.nprograms ? err : "no program");
+        fmag_vm_image_free(&img);
+        return false;
+    }
+    const fmag_vm_program &v = img.programs[0];
+    p.name = v.name, p.regs = v.regs, p.nin = v.nin, p.nout = v.nout, p.sl = true;
+    p.code.assign((const W4 *)v.code, (const W4 *)v.code + v.ninstr);
+    for (size_t i = 0; i < demo.size();) {
+        size_t c = demo.find(',', i);
+        if (c == std::string::npos) c = demo.size();
+        p.demo.push_back(strtof(demo.substr(i, c - i).c_str(), nullptr));
+        i = c + 1;
+    }
+    fmag_vm_image_free(&img);
+    translate_to_switch(p);
+    return true;
 }
 #endif
 
@@ -882,6 +1079,9 @@ int main(int argc, char **argv)
     }
     csv = fopen(getenv("FMAG_BENCH_CSV") ? getenv("FMAG_BENCH_CSV") : "/dev/null", "w");
     fprintf(csv, "workload,impl,ms,gelem_s,t_lane_instr_s,mismatches\n");
+    std::vector<const char *> sl_args;
+    for (int i = 1; i < argc; ++i)
+        if (!strncmp(argv[i], "--sl=", 5)) sl_args.push_back(argv[i] + 5);
     CK(cudaFree(0));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
@@ -889,26 +1089,12 @@ int main(int argc, char **argv)
     cudaDriverGetVersion(&drv);
     printf("device: %s, %d SMs, driver API %d; N=%u elements, %u evaluations each\n", prop.name,
            prop.multiProcessorCount, drv, N, EVALS);
-    h_in.resize((size_t)N * IS);
-    uint64_t s = 987654321;
-    for (auto &x : h_in) {
-        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-        x = (float)((double)(s >> 11) / (double)(1ull << 53) * 4.0 - 2.0);
-    }
-    h_pi.resize(N);
-    // per-lane: every lane of a warp a different program (a fixed permutation of 0..31)
-    for (unsigned e = 0; e < N; ++e)
-        h_pi[e] = (e * 7 + 3) % NPL;
-    CK(cudaMalloc(&d_in, (size_t)N * IS * 4));
-    CK(cudaMalloc(&d_out, (size_t)N * OS * 4));
-    CK(cudaMalloc(&d_pi, (size_t)N * 4));
-    CK(cudaMemcpy(d_in, h_in.data(), (size_t)N * IS * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_pi, h_pi.data(), (size_t)N * 4, cudaMemcpyHostToDevice));
 #ifdef FMAG_BENCH_VULKAN
     {
         char err[256];
         vk = fmag_gpu_runner_create(FMAG_GPU_VULKAN, err, sizeof err);
         printf("runner: %s\n", vk ? fmag_gpu_runner_describe(vk) : err);
+        vk_flushes = vk && strstr(fmag_gpu_runner_describe(vk), "flushed");
         cu = fmag_gpu_runner_create(FMAG_GPU_CUDA, err, sizeof err);
         printf("runner: %s\n", cu ? fmag_gpu_runner_describe(cu) : err);
     }
@@ -917,14 +1103,43 @@ int main(int argc, char **argv)
     std::vector<Workload> wls;
     Prog (*makers[3])(int) = {make_horner, make_nodegraph, make_random};
     const char *names[3] = {"P1", "P2", "P3"};
+    // per lane: every lane of a warp a different program (a fixed permutation of 0..31)
+    std::vector<unsigned> pi32(N);
+    for (unsigned e = 0; e < N; ++e)
+        pi32[e] = (e * 7 + 3) % NPL;
     for (int m = 0; m < 3; ++m) {
-        Workload u{std::string(names[m]) + "-U", false, {makers[m](0)}};
-        Workload l{std::string(names[m]) + "-L", true, {}};
+        Workload u{std::string(names[m]) + "-U", false, {makers[m](0)}, {}};
+        Workload l{std::string(names[m]) + "-L", true, {}, pi32};
         for (unsigned k = 0; k < NPL; ++k)
             l.progs.push_back(makers[m]((int)k + 1));
         wls.push_back(u);
         wls.push_back(l);
     }
+#ifdef FMAG_BENCH_VULKAN
+    // SL examples: each one uniform, then all of them per lane (element e runs example
+    // e mod count: neighbouring lanes run different examples, like a material per pixel)
+    Workload mix{"SL-mix-L", true, {}, std::vector<unsigned>(N)};
+    mix.sl = true;
+    for (const char *a : sl_args) {
+        Prog p;
+        if (!load_sl(a, p)) return 1;
+        Workload u{"SL-" + p.name, false, {p}, {}};
+        u.sl = true;
+        wls.push_back(u);
+        mix.progs.push_back(p);
+    }
+    for (unsigned e = 0; e < N && !mix.progs.empty(); ++e)
+        mix.pi[e] = e % (unsigned)mix.progs.size();
+    if (mix.progs.size() > 1) wls.push_back(mix);
+#else
+    if (!sl_args.empty()) printf("SL examples need the library (FMAG_BENCH_VULKAN): skipped\n");
+#endif
+    for (auto &w : wls)
+        for (auto &p : w.progs)
+            MAXIS = std::max(MAXIS, (unsigned)p.nin), MAXOS = std::max(MAXOS, (unsigned)p.nout);
+    CK(cudaMalloc(&d_in, (size_t)N * MAXIS * 4));
+    CK(cudaMalloc(&d_out, (size_t)N * MAXOS * 4));
+    CK(cudaMalloc(&d_pi, (size_t)N * 4));
     std::vector<std::pair<std::string, double>> compile_log;
     for (auto &w : wls)
         run_workload(w, compile_log);

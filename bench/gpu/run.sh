@@ -3,7 +3,8 @@
 # records the compiler's resource report and SASS, runs the suite (bit-exact checks on
 # sampled elements) and, where NVIDIA's Vulkan driver loads, the Vulkan runner too.
 #   bench/gpu/run.sh [bench args: --n=N --evals=E]   (results in $OUT, else ./build-gpu-bench)
-# Carry `.gl` (Vulkan loader .debs, see docs/GPU.md) and `.spv` (SPIR-V built here by glslc).
+# Carry `.gl` (Vulkan loader .debs, see docs/GPU.md) and `.spv` (SPIR-V, Vulkan headers and
+# fallback SL .fmag files, made here by `bash bench/gpu/prepare.sh BUILD`).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUTDIR=${OUT:-$ROOT/build-gpu-bench}
@@ -37,16 +38,34 @@ BPID=$!
 # SPIR-V and Vulkan headers come prebuilt in .spv when glslc / vulkan-dev are missing.
 VKFLAGS=""
 CMARGS="-DCMAKE_BUILD_TYPE=Release -DFMAG_WERROR=OFF"
-if [ -e .spv/fmag_run.spv ]; then
+if [ -e .spv/fmag_run.spv ] && ! command -v glslc >/dev/null; then
     CMARGS="$CMARGS -DFMAG_SPIRV_PREBUILT=$ROOT/.spv/fmag_run.spv -DFMAG_VULKAN_INCLUDE_DIR=$ROOT/.spv/include"
 fi
 echo "== library build"
+SLARGS=()
 if cmake -S . -B $B/build $CMARGS >"$OUTDIR/libconfig.txt" 2>&1 &&
     cmake --build $B/build -j16 --target fmagGPU fmag-gpu-unittests >"$OUTDIR/libbuild.txt" 2>&1; then
     grep "fmagGPU:" "$OUTDIR/libconfig.txt"
     VKFLAGS="$B/build/lib/GPU/libfmagGPU.a $B/build/lib/VM/libfmagVM.a -ldl"
     echo "== GPU unit tests (runners vs the reference VM)"
     $B/build/unittests/GPU/fmag-gpu-unittests 2>&1 | tail -40 | tee "$OUTDIR/libtest.txt"
+    # SL examples of the suite: compiled here by slc, else the ones prepare.sh carried
+    echo "== SL examples (bench/gpu/sl-suite.txt)"
+    SLDIR=$B/sl
+    mkdir -p $SLDIR
+    if cmake --build $B/build -j16 --target slc >>"$OUTDIR/libbuild.txt" 2>&1; then
+        SLC="$B/build/bin/slc"
+    else
+        SLC=""
+        echo "slc did not build here: using the .fmag files carried in .spv/sl"
+    fi
+    for x in $(cat bench/gpu/sl-suite.txt); do
+        f=$SLDIR/$x.fmag
+        if [ -n "$SLC" ] && "$SLC" "examples/$x.sl" -o "$f"; then :; else cp ".spv/sl/$x.fmag" "$f" || continue; fi
+        demo=$(head -1 "examples/$x.sl" | sed -n 's#^// demo-input: *##p' | tr -d ' ')
+        SLARGS+=("--sl=$f@$demo")
+    done
+    echo "${SLARGS[@]}"
     # fmag-run end to end (needs the rest of the tree to build here)
     if cmake --build $B/build -j16 --target fmag-run >>"$OUTDIR/libbuild.txt" 2>&1; then
         for bk in ref cuda vulkan; do
@@ -71,7 +90,7 @@ fi
 cuobjdump -sass $B/fmag_gpu_bench >"$OUTDIR/sass.txt" 2>&1 || true
 
 echo "== run"
-FMAG_BENCH_CSV="$OUTDIR/bench.csv" $B/fmag_gpu_bench "$@" 2>&1 | tee "$OUTDIR/bench.txt"
+FMAG_BENCH_CSV="$OUTDIR/bench.csv" $B/fmag_gpu_bench ${SLARGS[@]+"${SLARGS[@]}"} "$@" 2>&1 | tee "$OUTDIR/bench.txt"
 rc=${PIPESTATUS[0]}
 
 exit $rc

@@ -1,0 +1,18 @@
+#!/bin/bash
+# bench/gpu/prepare.sh BUILD: fills .spv (ignored by git, carried to the device machine, which
+# has no glslc, no Vulkan headers and may not build slc) with the two SPIR-V builds of
+# gpu/fmag_run.comp, the Vulkan headers, and the SL examples of the suite compiled by this
+# checkout's slc (bench/gpu/run.sh prefers compiling them there; these are the fallback).
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:?usage: bench/gpu/prepare.sh BUILD-DIR (with slc built)}
+cd "$ROOT"
+mkdir -p .spv/include .spv/sl
+glslc --target-env=vulkan1.1 -O -I gpu -o .spv/fmag_run.spv gpu/fmag_run.comp
+glslc --target-env=vulkan1.1 -O -I gpu -DFMAG_WORKGROUP_RF -o .spv/fmag_run_wg.spv gpu/fmag_run.comp
+mkdir -p .spv/include/vulkan && cp /usr/include/vulkan/*.h .spv/include/vulkan/
+[ -d /usr/include/vk_video ] && cp -r /usr/include/vk_video .spv/include/
+for x in $(cat bench/gpu/sl-suite.txt); do
+    "$BUILD/bin/slc" "examples/$x.sl" -o ".spv/sl/$x.fmag"
+done
+ls -la .spv .spv/sl
