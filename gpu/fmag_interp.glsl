@@ -6,10 +6,18 @@
 //
 // Every register index is masked with FMAG_REGS-1, so an untrusted stream can only touch
 // fmag_r: size FMAG_REGS >= the program's regs (the header's field) for correct results.
+//
+// The register file is a private array `fmag_r` unless the includer defines FMAG_REG(i)
+// (an lvalue for register i, i < FMAG_REGS) first: the runner's workgroup design maps it to
+// shared memory laid out [reg][invocation], where NVIDIA's driver puts a private array in
+// local memory (see docs/GPU.md).
 #ifndef FMAG_INTERP_GLSL
 #define FMAG_INTERP_GLSL
 
+#ifndef FMAG_REG
 float fmag_r[FMAG_REGS];
+#define FMAG_REG(i) fmag_r[i]
+#endif
 
 // NaN-boxing tested on the bits: a driver may not keep isnan() exact under its float modes.
 bool fmag_is_ref(uint w)
@@ -19,7 +27,7 @@ bool fmag_is_ref(uint w)
 
 float fmag_operand(uint w)
 {
-    return fmag_is_ref(w) ? fmag_r[w & uint(FMAG_REGS - 1)] : uintBitsToFloat(w);
+    return fmag_is_ref(w) ? FMAG_REG(w & uint(FMAG_REGS - 1)) : uintBitsToFloat(w);
 }
 
 // Exact single-rounding fma from float64: the product of two floats is exact in double; the
@@ -54,7 +62,7 @@ void fmag_exec(uvec4 op)
     float b = fmag_operand(op.x);
     float c = fmag_operand(op.y);
     float g = fmag_operand(op.z);
-    float a = fmag_r[(op.w >> 16) & uint(FMAG_REGS - 1)];
+    float a = FMAG_REG((op.w >> 16) & uint(FMAG_REGS - 1));
     precise float res;
     if (FMAG_SOFT_FMA)
         res = fmag_soft_fma(a, b, c);
@@ -65,7 +73,7 @@ void fmag_exec(uvec4 op)
     if (isnan(res))
         res = uintBitsToFloat(0x7FC00000u);
     if (g > 0.0)
-        fmag_r[op.w & uint(FMAG_REGS - 1)] = res;
+        FMAG_REG(op.w & uint(FMAG_REGS - 1)) = res;
 }
 
 #endif

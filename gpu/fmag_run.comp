@@ -1,18 +1,29 @@
 // FMAG compute shader: evaluates programs over a buffer of elements, one element per
 // invocation. Uniform programs (push constant) or per-lane (a program index per element).
+// Compiled twice: as is (register file = the interpreter's private array, which NVIDIA's
+// driver puts in local memory) and with -DFMAG_WORKGROUP_RF (register file in workgroup
+// shared memory laid out [reg][invocation], free of bank conflicts whatever the indices).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
+#define FMAG_WG 64u
 layout(local_size_x = 64) in;
 // Register file size (power of two >= the programs' regs), chosen by the runner.
 layout(constant_id = 0) const uint FMAG_REGS = 16;
 // True on drivers whose fma() is not a single rounding (probed at runner start-up).
 layout(constant_id = 1) const bool FMAG_SOFT_FMA = false;
 
+#ifdef FMAG_WORKGROUP_RF
+shared float fmag_wg[FMAG_REGS * FMAG_WG];
+#define FMAG_REG(i) fmag_wg[(i)*FMAG_WG + gl_LocalInvocationID.x]
+#endif
 #include "fmag_interp.glsl"
 
 layout(std430, binding = 0) readonly buffer Code { uvec4 code[]; };
-// per program: {first instruction, ninstr, nin, nout}
+// per program: {first instruction, ninstr, nin, nout}; instruction i of a program is
+// code[first + i * code_stride] (stride 1: programs one after another; stride nprogs:
+// interleaved [instr][program], so the lanes of a warp running different programs fetch
+// neighbouring words)
 layout(std430, binding = 1) readonly buffer Progs { uvec4 progs[]; };
 layout(std430, binding = 2) readonly buffer Index { uint prog_index[]; };
 layout(std430, binding = 3) readonly buffer In { float inp[]; };
@@ -21,30 +32,36 @@ layout(std430, binding = 4) buffer Out { float outp[]; };
 layout(push_constant) uniform PC
 {
     uint n, in_stride, out_stride, nprogs;
-    uint per_lane, evals, base, pad;
+    uint per_lane, evals, base, code_stride;
+    uint zero_init, pad0, pad1, pad2;
 } pc;
 
 void main()
 {
     uint e = pc.base + gl_GlobalInvocationID.x;
-    if (e >= pc.n)
-        return;
-    uint p = pc.per_lane != 0u ? min(prog_index[e], pc.nprogs - 1u) : 0u;
-    uvec4 h = progs[p];
-    uint nin = min(h.z, FMAG_REGS), nout = min(h.w, FMAG_REGS);
-    for (uint ev = 0u; ev < pc.evals; ++ev) {
-        for (uint i = 0u; i < FMAG_REGS; ++i)
-            fmag_r[i] = 0.0;
-        for (uint i = 0u; i < nin; ++i) {
-            float v = inp[e * pc.in_stride + i];
-            // evaluation ev > 0 (benchmarks) adds ev/16, as the CUDA kernels do
-            fmag_r[i] = ev == 0u ? v : v + float(ev) * 0.0625;
-        }
-        for (uint i = 0u; i < h.y; ++i)
-            fmag_exec(code[h.x + i]);
-        for (uint i = 0u; i < nout; ++i) {
-            uint o = e * pc.out_stride + i;
-            outp[o] = ev == 0u ? fmag_r[i] : outp[o] + fmag_r[i];
+    // no early return: a workgroup design may later add barriers; out-of-range invocations
+    // just skip the work
+    if (e < pc.n) {
+        uint p = pc.per_lane != 0u ? min(prog_index[e], pc.nprogs - 1u) : 0u;
+        uvec4 h = progs[p];
+        uint nin = min(h.z, FMAG_REGS), nout = min(h.w, FMAG_REGS);
+        for (uint ev = 0u; ev < pc.evals; ++ev) {
+            // The host proves for most programs that no register is read before it is
+            // written (zero_init = 0); otherwise registers start at +0.0.
+            if (pc.zero_init != 0u)
+                for (uint i = nin; i < FMAG_REGS; ++i)
+                    FMAG_REG(i) = 0.0;
+            for (uint i = 0u; i < nin; ++i) {
+                float v = inp[e * pc.in_stride + i];
+                // evaluation ev > 0 (benchmarks) adds ev/16, as the CUDA kernels do
+                FMAG_REG(i) = ev == 0u ? v : v + float(ev) * 0.0625;
+            }
+            for (uint i = 0u; i < h.y; ++i)
+                fmag_exec(code[h.x + i * pc.code_stride]);
+            for (uint i = 0u; i < nout; ++i) {
+                uint o = e * pc.out_stride + i;
+                outp[o] = ev == 0u ? FMAG_REG(i) : outp[o] + FMAG_REG(i);
+            }
         }
     }
 }

@@ -363,8 +363,7 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
          * those bits passed through unchanged is mapped too (docs/GPU.md). */
         uint32_t *bits = (uint32_t *)job->out;
         for (size_t w = 0; w < sz[4] / 4; ++w)
-            if (bits[w] == 0x7FFFFFFFu)
-                bits[w] = FMAG_VM_CANONICAL_NAN;
+            if (bits[w] == 0x7FFFFFFFu) bits[w] = FMAG_VM_CANONICAL_NAN;
     }
     for (int i = 0; i < 5; ++i)
         if (d[i]) c->cuMemFree_v2(d[i]);

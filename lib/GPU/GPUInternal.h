@@ -43,6 +43,7 @@ static inline void fmag_gpu_err(char *err, size_t errlen, const char *fmt, ...)
 fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t errlen);
 void fmag_gpu_vk_destroy(fmag_gpu_vk *vk);
 bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t errlen);
+void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d);
 
 fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_t errlen);
 void fmag_gpu_cuda_destroy(fmag_gpu_cuda *c);

@@ -37,6 +37,13 @@ const char *fmag_gpu_runner_describe(const fmag_gpu_runner *r)
     return r ? r->desc : "";
 }
 
+bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d)
+{
+    if (!r || !r->vk || (unsigned)d > (unsigned)FMAG_GPU_VK_WORKGROUP_INTERLEAVED) return false;
+    fmag_gpu_vk_set_design(r->vk, d);
+    return true;
+}
+
 double fmag_gpu_median(double *v, size_t n)
 {
     for (size_t i = 1; i < n; ++i)

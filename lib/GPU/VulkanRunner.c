@@ -32,6 +32,10 @@ bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t
     fmag_gpu_err(err, errlen, "Vulkan backend not built");
     return false;
 }
+void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
+{
+    (void)vk, (void)d;
+}
 
 #else
 
@@ -41,6 +45,8 @@ bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t
 
 extern const unsigned char fmag_spirv_fmag_run[];
 extern const size_t fmag_spirv_fmag_run_size;
+extern const unsigned char fmag_spirv_fmag_run_wg[];
+extern const size_t fmag_spirv_fmag_run_wg_size;
 
 #define FMAG_VK_FUNCS(X)                                                                           \
     X(vkDestroyInstance)                                                                           \
@@ -96,7 +102,7 @@ extern const size_t fmag_spirv_fmag_run_size;
 
 typedef struct fmag_vk_pipeline {
     uint32_t rf;
-    bool soft;
+    bool soft, wg;
     VkPipeline pipe;
 } fmag_vk_pipeline;
 
@@ -115,7 +121,8 @@ struct fmag_gpu_vk {
     uint32_t qfam;
     bool has_f64;
     bool soft_fma;
-    VkShaderModule shader;
+    VkShaderModule shader, shader_wg; /* private register file / workgroup register file */
+    fmag_gpu_vk_design design;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
     VkDescriptorPool dpool;
@@ -135,7 +142,8 @@ typedef struct fmag_vk_buf {
 
 typedef struct fmag_vk_pc {
     uint32_t n, in_stride, out_stride, nprogs;
-    uint32_t per_lane, evals, base, pad;
+    uint32_t per_lane, evals, base, code_stride;
+    uint32_t zero_init, pad0, pad1, pad2;
 } fmag_vk_pc;
 
 static bool vk_ok(VkResult r, const char *what, char *err, size_t errlen)
@@ -157,6 +165,7 @@ void fmag_gpu_vk_destroy(fmag_gpu_vk *vk)
         if (vk->layout) vk->vkDestroyPipelineLayout(vk->dev, vk->layout, NULL);
         if (vk->dsl) vk->vkDestroyDescriptorSetLayout(vk->dev, vk->dsl, NULL);
         if (vk->shader) vk->vkDestroyShaderModule(vk->dev, vk->shader, NULL);
+        if (vk->shader_wg) vk->vkDestroyShaderModule(vk->dev, vk->shader_wg, NULL);
         vk->vkDestroyDevice(vk->dev, NULL);
     }
     if (vk->inst) vk->vkDestroyInstance(vk->inst, NULL);
@@ -180,17 +189,19 @@ static int device_rank(VkPhysicalDeviceType t)
     }
 }
 
-static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, char *err, size_t errlen)
+static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, bool wg, char *err,
+                               size_t errlen)
 {
     for (unsigned i = 0; i < vk->npipes; ++i)
-        if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft) return vk->pipes[i].pipe;
+        if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].wg == wg)
+            return vk->pipes[i].pipe;
     VkSpecializationMapEntry ent[2] = {{0, 0, 4}, {1, 4, 4}};
     uint32_t data[2] = {rf, soft ? 1u : 0u};
     VkSpecializationInfo spec = {2, ent, sizeof data, data};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = vk->shader;
+    ci.stage.module = wg ? vk->shader_wg : vk->shader;
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = &spec;
     ci.layout = vk->layout;
@@ -203,7 +214,7 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, char *er
         memmove(&vk->pipes[0], &vk->pipes[1], (FMAG_VK_MAX_PIPELINES - 1) * sizeof vk->pipes[0]);
         --vk->npipes;
     }
-    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, soft, pipe};
+    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, soft, wg, pipe};
     return pipe;
 }
 
@@ -311,17 +322,52 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
+{
+    vk->design = d;
+}
+
+/* Largest register file the workgroup design is used for by default (FMAG_GPU_VK_AUTO). */
+#define FMAG_VK_WG_MAX_REGS 64u
+
 /* Runs one job with the given fma mode. */
 static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, char *err,
                         size_t errlen)
 {
     uint32_t rf = fmag_gpu_pow2_regs(job->max_regs < 4 ? 4 : job->max_regs);
-    VkPipeline pipe = get_pipeline(vk, rf, soft, err, errlen);
-    if (!pipe) return false;
-    /* Code: all programs one after another; table {first, ninstr, nin, nout}. */
-    size_t ncode = 0;
-    for (size_t k = 0; k < job->nprogs; ++k)
+    size_t ncode = 0, maxlen = 0;
+    for (size_t k = 0; k < job->nprogs; ++k) {
         ncode += job->progs[k]->ninstr;
+        if (job->progs[k]->ninstr > maxlen) maxlen = job->progs[k]->ninstr;
+    }
+    /* Design (docs/GPU.md, measured in docs/PERFORMANCE.md): the workgroup register file
+     * where it fits in shared memory; per-lane code interleaved [instr][program] unless the
+     * padding to the longest program would more than double the code. */
+    fmag_gpu_vk_design d = vk->design;
+    bool wg_fits =
+        (uint64_t)rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
+    bool wg = wg_fits && (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
+                          (d == FMAG_GPU_VK_AUTO && rf <= FMAG_VK_WG_MAX_REGS));
+    bool il = job->prog_index && job->nprogs > 1 &&
+              (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
+               (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 2 * ncode));
+    if (il) ncode = maxlen * job->nprogs;
+    VkPipeline pipe = get_pipeline(vk, rf, soft, wg, err, errlen);
+    if (!pipe) return false;
+    /* Zero-initialisation only where a register may be read before it is written. */
+    uint8_t *scratch = malloc(rf);
+    if (!scratch) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return false;
+    }
+    bool zero = false;
+    for (size_t k = 0; k < job->nprogs && !zero; ++k) {
+        const fmag_vm_program *p = job->progs[k];
+        zero = fmag_gpu_needs_zero_init((const fmag_gpu_word4 *)p->code, p->ninstr, p->nin, p->nout,
+                                        rf, scratch);
+    }
+    free(scratch);
+    /* Code: programs one after another, or interleaved; table {first, ninstr, nin, nout}. */
     size_t sz[5];
     sz[0] = ncode * 16;
     sz[1] = job->nprogs * 16;
@@ -345,11 +391,15 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
                    "vkMapMemory", err, errlen);
     if (ok) {
         uint32_t first = 0;
+        if (il) memset(map + off[0], 0, sz[0]); /* padding: never executed */
         for (size_t k = 0; k < job->nprogs; ++k) {
             const fmag_vm_program *p = job->progs[k];
-            if (p->ninstr) /* an empty program has no code array */
+            if (il)
+                for (uint32_t i = 0; i < p->ninstr; ++i)
+                    memcpy(map + off[0] + ((size_t)i * job->nprogs + k) * 16, &p->code[i], 16);
+            else if (p->ninstr) /* an empty program has no code array */
                 memcpy(map + off[0] + (size_t)first * 16, p->code, (size_t)p->ninstr * 16);
-            uint32_t h[4] = {first, p->ninstr, p->nin, p->nout};
+            uint32_t h[4] = {il ? (uint32_t)k : first, p->ninstr, p->nin, p->nout};
             memcpy(map + off[1] + k * 16, h, 16);
             first += p->ninstr;
         }
@@ -378,6 +428,10 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
                      (uint32_t)job->nprogs,
                      job->prog_index != NULL,
                      job->evals,
+                     0,
+                     il ? (uint32_t)job->nprogs : 1u,
+                     zero,
+                     0,
                      0,
                      0};
     if (ok) {
@@ -573,6 +627,11 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     smi.pCode = (const uint32_t *)(const void *)fmag_spirv_fmag_run;
     if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader), "vkCreateShaderModule",
                err, errlen))
+        goto fail;
+    smi.codeSize = fmag_spirv_fmag_run_wg_size;
+    smi.pCode = (const uint32_t *)(const void *)fmag_spirv_fmag_run_wg;
+    if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader_wg),
+               "vkCreateShaderModule", err, errlen))
         goto fail;
     VkDescriptorSetLayoutBinding bind[5];
     for (uint32_t i = 0; i < 5; ++i)

@@ -82,10 +82,16 @@ static float rnd_input(bool denormals)
 
 /* Bit for bit, NaNs included: every engine stores a computed NaN as
  * FMAG_VM_CANONICAL_NAN. */
-static bool same(float a, float b) { return fbits(a) == fbits(b); }
+static bool same(float a, float b)
+{
+    return fbits(a) == fbits(b);
+}
 /* The CPU emulations of the CUDA pre-decoders model the kernels' data flow, not the
  * NaN bits of C's fmaf (the CUDA runner canonicalizes those on read-back). */
-static bool same_modulo_nan(float a, float b) { return same(a, b) || (isnan(a) && isnan(b)); }
+static bool same_modulo_nan(float a, float b)
+{
+    return same(a, b) || (isnan(a) && isnan(b));
+}
 
 /* True when any value of the reference evaluation is a denormal (a driver that flushes them
  * may differ exactly there). */
@@ -227,9 +233,9 @@ static void test_backend(fmag_gpu_runner *r)
         enum { N = sizeof in / sizeof in[0] };
         float out[N][4], ref[N][4], regs[4];
         char err[256] = "";
-        EXPECT(fmag_gpu_run_per_lane(r, &pp, 1, NULL, &in[0][0], 4, &out[0][0], 4, N, err,
-                                     sizeof err),
-               "nan: %s", err);
+        EXPECT(
+            fmag_gpu_run_per_lane(r, &pp, 1, NULL, &in[0][0], 4, &out[0][0], 4, N, err, sizeof err),
+            "nan: %s", err);
         for (int k = 0; k < N; ++k) {
             fmag_vm_run(&p, in[k], ref[k], regs);
             EXPECT(fbits(out[k][0]) == fbits(ref[k][0]) && fbits(out[k][3]) == fbits(ref[k][3]),
@@ -488,6 +494,28 @@ int main(void)
         printf("%s: %s\n", apis[i].name, fmag_gpu_runner_describe(r));
         int before = failures;
         test_backend(r);
+        if (apis[i].api == FMAG_GPU_VULKAN) {
+            /* every design the runner can be forced to, then back to automatic */
+            static const struct {
+                fmag_gpu_vk_design d;
+                const char *name;
+            } designs[] = {{FMAG_GPU_VK_PRIVATE, "private"},
+                           {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "private, interleaved"},
+                           {FMAG_GPU_VK_WORKGROUP, "workgroup"},
+                           {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "workgroup, interleaved"}};
+            for (size_t k = 0; k < sizeof designs / sizeof designs[0]; ++k) {
+                EXPECT(fmag_gpu_runner_set_vk_design(r, designs[k].d), "set design %s",
+                       designs[k].name);
+                printf("%s: design %s\n", apis[i].name, designs[k].name);
+                test_backend(r);
+            }
+            EXPECT(!fmag_gpu_runner_set_vk_design(r, (fmag_gpu_vk_design)99),
+                   "an unknown design must be refused");
+            EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_AUTO), "back to automatic");
+        } else {
+            EXPECT(!fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_WORKGROUP),
+                   "a Vulkan design on another back end must be refused");
+        }
         printf("%s: %s\n", apis[i].name, failures == before ? "all passed" : "FAILED");
         fmag_gpu_runner_destroy(r);
         ++ran;
