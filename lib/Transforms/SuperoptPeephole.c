@@ -105,6 +105,30 @@ static bool match_slot(const fmag_superopt_rule *r, const fmag_so_ref *ref, fmag
     return false;
 }
 
+/* Whether v can match ref at all, without binding: the cheap test that rejects
+ * almost every (instruction, rule) pair before the binding search starts. */
+static bool slot_plausible(const fmag_so_ref *ref, const fmag_value *v)
+{
+    switch (ref->kind) {
+    case FMAG_SO_REF_INPUT:
+        return true;
+    case FMAG_SO_REF_CONST:
+        return fmag_value_is_const(v) && same_bits(v->imm, ref->imm);
+    case FMAG_SO_REF_OP:
+        return v->kind == FMAG_VALUE_RESULT && v->def && v->def->op == FMAG_OP_FMAG;
+    }
+    return false;
+}
+
+static bool op_plausible(const fmag_so_op *p, fmag_instr *in)
+{
+    for (unsigned j = 2; j < 5; j++)
+        if (!slot_plausible(&p->s[j], fmag_instr_op(in, j))) return false;
+    fmag_value *a = fmag_instr_op(in, 0), *b = fmag_instr_op(in, 1);
+    return (slot_plausible(&p->s[0], a) && slot_plausible(&p->s[1], b)) ||
+           (slot_plausible(&p->s[0], b) && slot_plausible(&p->s[1], a));
+}
+
 static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, match_state *s)
 {
     if (k >= r->npattern || v->kind != FMAG_VALUE_RESULT || !v->def || v->def->op != FMAG_OP_FMAG)
@@ -112,6 +136,7 @@ static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, mat
     fmag_instr *in = v->def;
     if (s->m[k]) return s->m[k] == in;
     const fmag_so_op *p = &r->pattern[k];
+    if (!op_plausible(p, in)) return false;
     for (int swap = 0; swap < 2; swap++) {
         match_state save = *s;
         s->m[k] = in;
@@ -171,35 +196,100 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
     }
 }
 
-/* Latest root first and the largest pattern first, so a rule whose pattern contains
+/* The rules, largest pattern first (stable), so a rule whose pattern contains
  * another rule's (halve_ge2 contains step's select) gets the whole cone. */
-static bool rewrite_one(fmag_func *f)
+static size_t rules_by_size(const fmag_superopt_rule **order)
 {
-    fmag_foreach_block(bb, f)
-    {
-        fmag_foreach_instr_rev(in, bb)
-        {
-            if (in->op != FMAG_OP_FMAG) continue;
-            for (size_t i = 0; i < MAXPAT * fmag_superopt_rule_count(); i++) {
-                const fmag_superopt_rule *r = &superopt_rules[i % fmag_superopt_rule_count()];
-                if (r->npattern != MAXPAT - i / fmag_superopt_rule_count()) continue;
-                match_state s;
-                memset(&s, 0, sizeof s);
-                if (!match_op(r, r->npattern - 1, fmag_instr_result(in), &s) ||
-                    !cone_is_private(r, &s) || (r->nin > 1 && !s.bind[1]))
-                    continue;
-                rewrite(f, r, &s);
-                return true;
-            }
-        }
+    size_t n = 0;
+    for (unsigned size = MAXPAT; size > 0; size--)
+        for (size_t i = 0; i < fmag_superopt_rule_count(); i++)
+            if (superopt_rules[i].npattern == size) order[n++] = &superopt_rules[i];
+    return n;
+}
+
+/* What a root's operand slot holds, computed once per instruction so that the
+ * first test against each rule is a few integer compares. */
+enum { SIG_OTHER, SIG_CONST, SIG_FMAG };
+
+typedef struct slot_sig {
+    int kind;
+    float imm;
+} slot_sig;
+
+static bool sig_accepts(const fmag_so_ref *ref, slot_sig sig)
+{
+    if (ref->kind == FMAG_SO_REF_INPUT) return true;
+    if (ref->kind == FMAG_SO_REF_OP) return sig.kind == SIG_FMAG;
+    return sig.kind == SIG_CONST && same_bits(sig.imm, ref->imm);
+}
+
+static bool root_plausible(const fmag_so_op *p, const slot_sig *sig)
+{
+    return sig_accepts(&p->s[2], sig[2]) && sig_accepts(&p->s[3], sig[3]) &&
+           sig_accepts(&p->s[4], sig[4]) &&
+           ((sig_accepts(&p->s[0], sig[0]) && sig_accepts(&p->s[1], sig[1])) ||
+            (sig_accepts(&p->s[0], sig[1]) && sig_accepts(&p->s[1], sig[0])));
+}
+
+static bool try_root(fmag_func *f, fmag_instr *in, const fmag_superopt_rule *const *order,
+                     size_t nrules)
+{
+    slot_sig sig[5];
+    for (unsigned j = 0; j < 5; j++) {
+        fmag_value *v = fmag_instr_op(in, j);
+        sig[j].kind = fmag_value_is_const(v) ? SIG_CONST
+                      : v->kind == FMAG_VALUE_RESULT && v->def && v->def->op == FMAG_OP_FMAG
+                          ? SIG_FMAG
+                          : SIG_OTHER;
+        sig[j].imm = v->imm;
+    }
+    for (size_t i = 0; i < nrules; i++) {
+        const fmag_superopt_rule *r = order[i];
+        if (!root_plausible(&r->pattern[r->npattern - 1], sig)) continue;
+        match_state s;
+        memset(&s, 0, sizeof s);
+        if (!match_op(r, r->npattern - 1, fmag_instr_result(in), &s) || !cone_is_private(r, &s) ||
+            (r->nin > 1 && !s.bind[1]))
+            continue;
+        rewrite(f, r, &s);
+        return true;
     }
     return false;
 }
 
-bool fmag_opt_superopt_peephole(fmag_func *f)
+/* One backward sweep, latest root first. A rewrite erases the root and its cone (all
+ * before the root) and inserts the new instructions just before the root's place, so
+ * the sweep goes on from the newest of those: they may be roots themselves. A rewrite
+ * can also make a later root match, hence the caller's sweeps to a fixed point; each
+ * sweep is linear in the block, where restarting from the end after every rewrite
+ * was quadratic. */
+static bool sweep(fmag_func *f, const fmag_superopt_rule *const *order, size_t nrules)
 {
     bool changed = false;
-    while (rewrite_one(f))
+    fmag_foreach_block (bb, f) {
+        for (fmag_instr *in = bb->last; in;) {
+            if (in->op != FMAG_OP_FMAG) {
+                in = in->prev;
+                continue;
+            }
+            fmag_instr *after = in->next;
+            if (!try_root(f, in, order, nrules)) {
+                in = in->prev;
+                continue;
+            }
+            changed = true;
+            in = after ? after->prev : bb->last;
+        }
+    }
+    return changed;
+}
+
+bool fmag_opt_superopt_peephole(fmag_func *f)
+{
+    const fmag_superopt_rule *order[sizeof superopt_rules / sizeof superopt_rules[0]];
+    size_t nrules = rules_by_size(order);
+    bool changed = false;
+    while (sweep(f, order, nrules))
         changed = true;
     return changed;
 }
