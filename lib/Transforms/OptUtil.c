@@ -203,9 +203,19 @@ bool fmag_opt_simplify_phis(fmag_func *f)
     return changed;
 }
 
+/* Dense block ids only: the CFG helpers index by block, and renumbering every
+ * value as well (fmag_func_renumber) was the biggest single cost of -O2 on large
+ * single-block functions. */
+static void number_blocks(fmag_func *f)
+{
+    unsigned id = 0;
+    fmag_foreach_block(b, f) b->id = id++;
+    f->nblocks = id;
+}
+
 unsigned *fmag_opt_pred_counts(fmag_func *f)
 {
-    fmag_func_renumber(f);
+    number_blocks(f);
     unsigned *np = calloc(f->nblocks + 1, sizeof(*np));
     if (!np) return NULL;
     fmag_foreach_block(b, f)
@@ -466,7 +476,7 @@ out:
 
 bool fmag_opt_find_back_edge(fmag_func *f, fmag_block **from, fmag_block **to)
 {
-    fmag_func_renumber(f);
+    number_blocks(f);
     unsigned nb = f->nblocks;
     unsigned char *state = calloc(nb + 1, 1);
     fmag_block **stack = malloc((nb + 1) * sizeof(*stack));
@@ -505,7 +515,7 @@ out:
 bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
 {
     memset(dt, 0, sizeof(*dt));
-    fmag_func_renumber(f);
+    number_blocks(f);
     unsigned nb = f->nblocks;
     dt->nblocks = nb;
     dt->rpo = malloc((nb + 1) * sizeof(*dt->rpo));
