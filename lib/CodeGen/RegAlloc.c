@@ -32,6 +32,11 @@
 #include <string.h>
 
 enum { R_PRISTINE, R_STALE, R_INPUT, R_CONST, R_VALUE };
+/* Classes of the free registers, so that pick() looks at a few candidates instead
+ * of scanning every register (which made lowering quadratic on programs with
+ * hundreds of live values). Literal registers are split by zero or not because a
+ * zero fallback wants exactly those. */
+enum { C_PRISTINE, C_STALE, C_INPUT, C_CONST0, C_CONSTK, NCLASS, C_NONE = NCLASS };
 
 typedef struct ra {
     const cg_dag *g;
@@ -42,11 +47,13 @@ typedef struct ra {
     int *vreg;      /* per value: its register or -1 */
     unsigned *left; /* per value: operand reads still to come */
     bool *is_out;
-    unsigned *last;      /* per value: position of the last read; UINT32_MAX for outputs */
-    int *hint;           /* per value: the output register it should land in, or -1 */
-    uint8_t *rkind;      /* per register: R_* */
-    int *rval;           /* per register: the value held (R_VALUE) */
-    float *rconst;       /* per register: the literal held (R_CONST) */
+    unsigned *last;             /* per value: position of the last read; UINT32_MAX for outputs */
+    int *hint;                  /* per value: the output register it should land in, or -1 */
+    uint8_t *rkind;             /* per register: R_* */
+    int *rval;                  /* per register: the value held (R_VALUE) */
+    float *rconst;              /* per register: the literal held (R_CONST) */
+    uint64_t *free_set[NCLASS]; /* per class: bitset of the registers in it */
+    unsigned nwords;
     unsigned *res_start; /* per output register: position from which its value chain owns it */
     cg_result *res;
     unsigned cap;
@@ -68,6 +75,62 @@ static fmag_vm_operand imm_op(float f)
 static void touch(ra *s, unsigned r)
 {
     if (r + 1 > s->used) s->used = r + 1;
+}
+
+static unsigned class_of(const ra *s, unsigned r)
+{
+    switch (s->rkind[r]) {
+    case R_PRISTINE:
+        return C_PRISTINE;
+    case R_STALE:
+        return C_STALE;
+    case R_INPUT:
+        return C_INPUT;
+    case R_CONST:
+        return s->rconst[r] == 0.0f ? C_CONST0 : C_CONSTK;
+    default:
+        return C_NONE;
+    }
+}
+
+static void class_remove(ra *s, unsigned r)
+{
+    unsigned c = class_of(s, r);
+    if (c != C_NONE) s->free_set[c][r / 64] &= ~(1ull << (r % 64));
+}
+
+static void class_add(ra *s, unsigned r)
+{
+    unsigned c = class_of(s, r);
+    if (c != C_NONE) s->free_set[c][r / 64] |= 1ull << (r % 64);
+}
+
+static void set_kind(ra *s, unsigned r, uint8_t kind)
+{
+    class_remove(s, r);
+    s->rkind[r] = kind;
+    class_add(s, r);
+}
+
+static void set_const(ra *s, unsigned r, float k)
+{
+    class_remove(s, r);
+    s->rkind[r] = R_CONST;
+    s->rconst[r] = k;
+    class_add(s, r);
+}
+
+/* The lowest register >= from and < limit in class c, or -1. */
+static int class_first(const ra *s, unsigned c, unsigned from, unsigned limit)
+{
+    for (unsigned w = from / 64; w * 64 < limit; w++) {
+        uint64_t bits = s->free_set[c][w];
+        if (w == from / 64) bits &= ~0ull << (from % 64);
+        if (!bits) continue;
+        unsigned r = w * 64 + (unsigned)__builtin_ctzll(bits);
+        return r < limit ? (int)r : -1;
+    }
+    return -1;
 }
 
 static void emit(ra *s, unsigned d, unsigned a, fmag_vm_operand b, fmag_vm_operand c,
@@ -129,8 +192,32 @@ static bool conflicts(const ra *s, int x, unsigned r)
     return s->last[x] > s->res_start[r];
 }
 
+/* pick()'s order for register r (lower is better; UINT64_MAX: not eligible). */
+static uint64_t pick_key(const ra *s, int x, unsigned r, const int *dying, unsigned ndying,
+                         bool zero_only, int cycle)
+{
+    bool dies = false;
+    for (unsigned k = 0; k < ndying; k++)
+        dies |= dying[k] == (int)r;
+    if (!dies && s->rkind[r] == R_VALUE) return UINT64_MAX;
+    if (zero_only &&
+        (dies || !(s->rkind[r] == R_PRISTINE || (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
+        return UINT64_MAX;
+    uint64_t k1 = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
+    uint64_t k2 = conflicts(s, x, r) || (int)r == cycle ? 1 : 0;
+    uint64_t k3 = r >= s->used ? 1 : 0;
+    uint64_t k4 = dies ? 0 : 1;
+    if (!dies && (s->policy & 1) == 0)
+        k4 = s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? 1 : s->rkind[r] == R_CONST ? 2 : 3;
+    return k1 << 40 | k2 << 39 | k3 << 38 | k4 << 34 | r;
+}
+
 /* The best register for value x (-1: a transient literal). `dying` are registers
- * of operands read by this very instruction that may be overwritten by it. */
+ * of operands read by this very instruction that may be overwritten by it.
+ * The order is pick_key's over every register below `used` + 1; only these can be
+ * the minimum: the hint, the dying registers, the cycle register, the output
+ * registers (the only ones conflicts() can mark), register `used`, and per class
+ * of free registers the lowest two at or above nout (one of them is not `cycle`). */
 static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
 {
     uint64_t best_key = UINT64_MAX;
@@ -141,26 +228,27 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     int cycle = -1;
     if (x >= 0 && s->hint[x] >= 0 && s->rkind[s->hint[x]] == R_VALUE && s->rval[s->hint[x]] >= 0)
         cycle = s->hint[s->rval[s->hint[x]]];
-    for (unsigned r = 0; r < limit; r++) {
-        bool dies = false;
-        for (unsigned k = 0; k < ndying; k++)
-            dies |= dying[k] == (int)r;
-        if (!dies && s->rkind[r] == R_VALUE) continue;
-        if (zero_only && (dies || !(s->rkind[r] == R_PRISTINE ||
-                                    (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
-            continue;
-        uint64_t k1 = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
-        uint64_t k2 = conflicts(s, x, r) || (int)r == cycle ? 1 : 0;
-        uint64_t k3 = r >= s->used ? 1 : 0;
-        uint64_t k4 = dies ? 0 : 1;
-        if (!dies && (s->policy & 1) == 0)
-            k4 = s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? 1
-                 : s->rkind[r] == R_CONST                         ? 2
-                                                                  : 3;
-        uint64_t key = k1 << 40 | k2 << 39 | k3 << 38 | k4 << 34 | r;
+    int cand[8 + 3 + 2 * NCLASS];
+    unsigned nc = 0;
+    cand[nc++] = x >= 0 ? s->hint[x] : -1;
+    cand[nc++] = cycle;
+    cand[nc++] = (int)s->used;
+    for (unsigned k = 0; k < ndying && k < 8; k++)
+        cand[nc++] = dying[k];
+    unsigned nout = s->g->nout < limit ? s->g->nout : limit;
+    for (unsigned c = 0; c < NCLASS; c++) {
+        if (zero_only && c != C_PRISTINE && c != C_CONST0) continue;
+        int r1 = class_first(s, c, nout, limit);
+        cand[nc++] = r1;
+        cand[nc++] = r1 >= 0 ? class_first(s, c, (unsigned)r1 + 1, limit) : -1;
+    }
+    for (unsigned i = 0; i < nc + nout; i++) {
+        int r = i < nc ? cand[i] : (int)(i - nc);
+        if (r < 0 || (unsigned)r >= limit) continue;
+        uint64_t key = pick_key(s, x, (unsigned)r, dying, ndying, zero_only, cycle);
         if (key < best_key) {
             best_key = key;
-            best = (int)r;
+            best = r;
         }
     }
     if (best < 0) s->fail = true;
@@ -188,8 +276,7 @@ static void materialize(ra *s, unsigned t, float k)
     if (z < 0) return;
     emit(s, t, (unsigned)z, imm_op(0.0f), imm_op(k), imm_op(1.0f));
     s->res->consts++;
-    s->rkind[t] = R_CONST;
-    s->rconst[t] = k;
+    set_const(s, t, k);
     s->rval[t] = -1;
 }
 
@@ -214,7 +301,7 @@ static void release_if_dead(ra *s, int v, unsigned keep)
     unsigned r = (unsigned)s->vreg[v];
     s->vreg[v] = -1;
     if (r != keep) {
-        s->rkind[r] = v < (int)s->g->nin ? R_INPUT : R_STALE;
+        set_kind(s, r, v < (int)s->g->nin ? R_INPUT : R_STALE);
         s->rval[r] = -1;
     }
 }
@@ -252,7 +339,7 @@ static void lower_node(ra *s, unsigned pos)
     /* A literal `a` register must survive until this instruction reads it. */
     int shield = cg_is_val(op[FMAG_A]) || z_late ? -1 : a;
     uint8_t shield_kind = shield >= 0 ? s->rkind[shield] : 0;
-    if (shield >= 0) s->rkind[shield] = R_VALUE;
+    if (shield >= 0) set_kind(s, shield, R_VALUE);
 
     int d;
     if (n->uncond) {
@@ -274,7 +361,7 @@ static void lower_node(ra *s, unsigned pos)
             if (t < 0) return;
             emit_move(s, (unsigned)t, (unsigned)rd);
             s->vreg[fv] = t;
-            s->rkind[t] = R_VALUE;
+            set_kind(s, t, R_VALUE);
             s->rval[t] = fv;
             s->rval[rd] = -1;
             d = rd;
@@ -282,7 +369,7 @@ static void lower_node(ra *s, unsigned pos)
             d = pick(s, x, NULL, 0, false);
             if (d < 0) return;
             emit_move(s, (unsigned)d, (unsigned)rd);
-            s->rkind[d] = R_VALUE; /* holds the copy now: not a finite source */
+            set_kind(s, d, R_VALUE); /* holds the copy now: not a finite source */
         }
     } else if (cg_is_zero(op[FMAG_D])) {
         d = pick(s, x, NULL, 0, true);
@@ -296,7 +383,7 @@ static void lower_node(ra *s, unsigned pos)
             if (d >= 0) materialize(s, (unsigned)d, k);
         }
     }
-    if (shield >= 0) s->rkind[shield] = shield_kind;
+    if (shield >= 0) set_kind(s, shield, shield_kind);
     if (z_late && d >= 0) {
         /* d itself when its content is a known finite literal or input (a pristine
          * zero fallback, a materialized one, or a free register when unconditional). */
@@ -312,12 +399,12 @@ static void lower_node(ra *s, unsigned pos)
     for (unsigned k = 0; k < 5; k++)
         release_if_dead(s, op[k].v, (unsigned)d);
     if (s->rkind[d] == R_VALUE && s->rval[d] >= 0 && s->rval[d] != x) s->vreg[s->rval[d]] = -1;
-    s->rkind[d] = R_VALUE;
+    set_kind(s, d, R_VALUE);
     s->rval[d] = x;
     s->vreg[x] = d;
     if (!s->left[x] && !s->is_out[x]) {
         s->vreg[x] = -1;
-        s->rkind[d] = R_STALE;
+        set_kind(s, d, R_STALE);
         s->rval[d] = -1;
     }
     /* Policy bit 2: an output that missed its register moves there as soon as the
@@ -325,9 +412,9 @@ static void lower_node(ra *s, unsigned pos)
     int h = s->hint[x];
     if ((s->policy & 4) && s->is_out[x] && h >= 0 && h != d && s->rkind[h] != R_VALUE) {
         emit_move(s, (unsigned)h, (unsigned)d);
-        s->rkind[d] = R_STALE;
+        set_kind(s, d, R_STALE);
         s->rval[d] = -1;
-        s->rkind[h] = R_VALUE;
+        set_kind(s, h, R_VALUE);
         s->rval[h] = x;
         s->vreg[x] = h;
     }
@@ -360,7 +447,7 @@ static void shuffle_outputs(ra *s)
                 needed = k != j && src[k] == (int)j;
             if (needed) continue;
             emit_move(s, j, (unsigned)src[j]);
-            s->rkind[j] = R_VALUE;
+            set_kind(s, j, R_VALUE);
             s->rval[j] = s->rval[src[j]];
             src[j] = -1;
             pending--;
@@ -384,7 +471,7 @@ static void shuffle_outputs(ra *s)
         }
         if (s->fail) break;
         emit_move(s, scratch, j);
-        s->rkind[scratch] = R_VALUE;
+        set_kind(s, scratch, R_VALUE);
         s->rval[scratch] = s->rval[j];
         for (unsigned k = 0; k < nout; k++)
             if (src[k] == (int)j) src[k] = (int)scratch;
@@ -398,7 +485,7 @@ static void shuffle_outputs(ra *s)
             (same_bits(s->rconst[j], k) || (k == 0.0f && s->rconst[j] == 0.0f)))
             continue;
         materialize(s, j, k);
-        s->rkind[j] = R_VALUE;
+        set_kind(s, j, R_VALUE);
         s->rval[j] = -1;
     }
 }
@@ -428,8 +515,12 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
     s.rval = malloc(sizeof *s.rval * (s.maxregs + 1));
     s.rconst = calloc(s.maxregs + 1, sizeof *s.rconst);
     s.res_start = calloc(g->nout + 1, sizeof *s.res_start);
+    s.nwords = (s.maxregs + 64) / 64;
+    uint64_t *sets = calloc((size_t)NCLASS * s.nwords, sizeof *sets);
+    for (unsigned c = 0; c < NCLASS && sets; c++)
+        s.free_set[c] = sets + (size_t)c * s.nwords;
     bool ok = s.vreg && s.left && s.is_out && s.last && s.hint && s.rkind && s.rval && s.rconst &&
-              s.res_start && base <= FMAG_VM_MAX_REGS;
+              s.res_start && sets && base <= FMAG_VM_MAX_REGS;
     if (ok) {
         for (unsigned v = 0; v < s.nv; v++) {
             s.vreg[v] = -1;
@@ -438,6 +529,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
         for (unsigned r = 0; r < s.maxregs; r++) {
             s.rkind[r] = r < g->nin ? R_INPUT : R_PRISTINE;
             s.rval[r] = -1;
+            class_add(&s, r);
         }
         for (unsigned p = 0; p < norder; p++) {
             const cg_node *n = &g->nodes[order[p]];
@@ -486,7 +578,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
         free(pos_of);
         for (unsigned p = 0; ok && p < g->nin; p++) {
             if (s.left[p] || s.is_out[p]) {
-                s.rkind[p] = R_VALUE;
+                set_kind(&s, p, R_VALUE);
                 s.rval[p] = (int)p;
                 s.vreg[p] = (int)p;
             }
@@ -509,6 +601,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
     free(s.rval);
     free(s.rconst);
     free(s.res_start);
+    free(sets);
     if (!ok) cg_result_free(res);
     return ok;
 }
