@@ -20,6 +20,21 @@ typedef struct fmag_codegen_stats {
     unsigned variants; /* schedule/orientation/policy combinations tried */
 } fmag_codegen_stats;
 
+/* How hard lowering searches (docs/CodeGen.md, "Effort"). FULL tries every arm
+ * orientation, relu form, schedule and register policy and then improves the
+ * winner by local search: the fewest instructions, then registers (SPEC §4).
+ * FAST lowers one schedule with the two register policies that win most often
+ * and no local search: linear time, for compiling at run time (JIT); the stream
+ * is correct and at most a few instructions longer (measured in bench/slc). */
+typedef enum fmag_codegen_effort {
+    FMAG_CODEGEN_FULL = 0,
+    FMAG_CODEGEN_FAST = 1,
+} fmag_codegen_effort;
+
+typedef struct fmag_codegen_options {
+    fmag_codegen_effort effort;
+} fmag_codegen_options;
+
 /* Lowers export function f (which must be one block; run -O2 first) and appends
  * one program named after it to img. Returns false with a diagnostic in the
  * context when f is not lowerable. stats may be NULL. f is not modified except
@@ -27,6 +42,10 @@ typedef struct fmag_codegen_stats {
 bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats);
 /* Lowers every export function, in module order, one record each. */
 bool fmag_codegen_module(fmag_module *m, fmag_vm_image *img);
+/* The same with options (NULL = defaults = FMAG_CODEGEN_FULL). */
+bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats,
+                            const fmag_codegen_options *opts);
+bool fmag_codegen_module_with(fmag_module *m, fmag_vm_image *img, const fmag_codegen_options *opts);
 
 #ifdef __cplusplus
 }

@@ -353,6 +353,7 @@ typedef struct counts {
         skipped_cfg, mismatches, oracle_mismatch, bound_violations, lane_runs, lanes,
         lane_mismatches, total_instrs, total_regs, bound_zero;
     bool show_bound;
+    fmag_codegen_effort effort; /* --fast-lowering */
 } counts;
 
 typedef struct lane_set {
@@ -475,7 +476,8 @@ static bool check_lowered(const char *what, uint64_t seed, fmag_module *m0, fmag
     fmag_context *ctx = fl->module->ctx;
     size_t ndiag = fmag_context_diag_count(ctx);
     bool single = fl->first && fl->first == fl->last;
-    if (!fmag_codegen_func(fl, &img, &st)) {
+    fmag_codegen_options co = {c->effort};
+    if (!fmag_codegen_func_with(fl, &img, &st, &co)) {
         fmag_vm_image_free(&img);
         if (!single) {
             c->skipped_cfg++;
@@ -633,7 +635,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: fmag-e2e [--count N] [--seed S] [--size K] [--no-control-flow] [--keep-going] "
-            "[--show-bound] [-v]\n"
+            "[--show-bound] [--fast-lowering] [-v]\n"
             "\n"
             "End-to-end differential test: N random modules (seeds S..S+N-1) are run by the\n"
             "IR interpreter unoptimized and, after -O2 and lowering, by the reference VM;\n"
@@ -643,6 +645,8 @@ static void usage(FILE *out)
             "--size K: up to K instructions per straight-line region (default 12).\n"
             "--show-bound prints every program whose regs exceed max(max-live + 1, nin, nout)\n"
             "(other than by a free +0.0 register above the inputs).\n"
+            "--fast-lowering lowers with FMAG_CODEGEN_FAST (the JIT path) instead of the\n"
+            "full search.\n"
             "Exit 0 when nothing mismatched, 1 otherwise.\n");
 }
 
@@ -651,6 +655,7 @@ int main(int argc, char **argv)
     unsigned long count = 200, size = 12;
     uint64_t seed = 1;
     bool control_flow = true, keep_going = false, verbose = false, show_bound = false;
+    bool fast_lowering = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -679,6 +684,8 @@ int main(int argc, char **argv)
             keep_going = true;
         } else if (!strcmp(a, "--show-bound")) {
             show_bound = true;
+        } else if (!strcmp(a, "--fast-lowering")) {
+            fast_lowering = true;
         } else if (!strcmp(a, "-v")) {
             verbose = true;
         } else {
@@ -689,6 +696,7 @@ int main(int argc, char **argv)
     counts c;
     memset(&c, 0, sizeof c);
     c.show_bound = show_bound;
+    c.effort = fast_lowering ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
     lane_set *ls = calloc(1, sizeof *ls);
     if (!ls) {
         fprintf(stderr, "fmag-e2e: error: out of memory\n");

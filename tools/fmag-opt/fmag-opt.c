@@ -1,10 +1,10 @@
 /* fmag-opt: parse a .fir module, verify it, run passes, print it or lower it. */
+#include "fmag/CodeGen.h"
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 #ifdef FMAG_HAVE_CODEGEN
 #include "fmag/Asm.h"
-#include "fmag/CodeGen.h"
 #endif
 
 #include <errno.h>
@@ -31,6 +31,7 @@ static void usage(FILE *out)
                  "  -time-passes       per pass: wall time (to stderr)\n"
                  "  -check-roundtrip   check that parse(print(m)) equals m; exit 1 if not\n"
                  "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
+                 "  -lowering=fast     with -lower: one schedule, no search (JIT latency)\n"
                  "  --help, --version\n"
                  "\n"
                  "passes:\n");
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
     const char *input = NULL, *output = NULL;
     fmag_pass_options opts = {0};
     bool lower = false, roundtrip = false;
+    fmag_codegen_options cg = {FMAG_CODEGEN_FULL}; /* the header only: no link needed */
     /* The pipeline is the flags in order, joined with commas. */
     size_t cap = 256, plen = 0;
     char *pipeline = calloc(cap, 1);
@@ -130,6 +132,8 @@ int main(int argc, char **argv)
                 roundtrip = true;
             else if (!strcmp(name, "lower"))
                 lower = true;
+            else if (!strcmp(name, "lowering=fast") || !strcmp(name, "lowering=full"))
+                cg.effort = name[9] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
             else if (fmag_pass_lookup(name) || fmag_pipeline_lookup(name))
                 add = name;
             else {
@@ -209,7 +213,7 @@ int main(int argc, char **argv)
         fmag_foreach_func (f, m) {
             if (!f->is_export) continue;
             fmag_codegen_stats st = {0};
-            if (!fmag_codegen_func(f, &img, &st)) {
+            if (!fmag_codegen_func_with(f, &img, &st, &cg)) {
                 ok = false;
                 break;
             }

@@ -25,6 +25,10 @@ static void usage(FILE *out)
                  "                and if-converts)\n"
                  "  -ffast-math   allow contraction and reassociation; shorter builtins\n"
                  "  -entry NAME   compile only the export NAME\n"
+                 "  -lowering=fast|full\n"
+                 "                register allocation effort (default full: the fewest\n"
+                 "                instructions, then registers; fast: one schedule, for\n"
+                 "                compile latency, as a JIT would use it)\n"
                  "  --help, --version\n");
 }
 
@@ -49,6 +53,7 @@ int main(int argc, char **argv)
     const char *input = NULL, *output = NULL, *level = "O2";
     bool emit_asm = false, emit_ir = false;
     fmag_sl_options opts = {false, NULL};
+    fmag_codegen_options cg = {FMAG_CODEGEN_FULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -65,6 +70,8 @@ int main(int argc, char **argv)
             level = a + 1;
         } else if (!strcmp(a, "-ffast-math")) {
             opts.fastmath = true;
+        } else if (!strcmp(a, "-lowering=fast") || !strcmp(a, "-lowering=full")) {
+            cg.effort = a[10] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
         } else if (!strcmp(a, "-entry") || !strcmp(a, "-o")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "slc: error: %s needs an argument\n", a);
@@ -129,7 +136,7 @@ int main(int argc, char **argv)
         fmag_context_diag_print(ctx, stderr);
         goto done;
     }
-    if (!fmag_codegen_module(m, &img)) {
+    if (!fmag_codegen_module_with(m, &img, &cg)) {
         fmag_context_diag_print(ctx, stderr);
         goto done;
     }
