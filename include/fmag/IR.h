@@ -37,6 +37,11 @@ typedef struct fmag_use fmag_use;
 
 fmag_context *fmag_context_create(void);
 void fmag_context_destroy(fmag_context *ctx);
+/* Frees everything allocated in ctx (every module and IR object becomes invalid)
+ * and clears its diagnostics, but keeps the arena's memory for the next compile:
+ * what a JIT that compiles program after program should do instead of
+ * destroying and creating a context each time (docs/PERFORMANCE.md, bench/slc). */
+void fmag_context_reset(fmag_context *ctx);
 
 /* Arena allocation owned by the context: zeroed, 16-byte aligned, freed with it. */
 void *fmag_context_alloc(fmag_context *ctx, size_t size);

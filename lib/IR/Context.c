@@ -20,19 +20,45 @@ fmag_context *fmag_context_create(void)
     return ctx;
 }
 
-void fmag_context_destroy(fmag_context *ctx)
+static void free_chunks(struct fmag_arena_chunk *c)
 {
-    if (!ctx) return;
-    struct fmag_arena_chunk *c = ctx->chunks;
     while (c) {
         struct fmag_arena_chunk *next = c->next;
         free(c);
         c = next;
     }
+}
+
+void fmag_context_destroy(fmag_context *ctx)
+{
+    if (!ctx) return;
+    free_chunks(ctx->chunks);
+    free_chunks(ctx->spare);
     for (size_t i = 0; i < ctx->ndiags; i++)
         free(ctx->diags[i]);
     free(ctx->diags);
     free(ctx);
+}
+
+/* Standard chunks go to the spare list (their pages stay mapped: a fresh 64 KB
+ * chunk costs 16 page faults to touch, which on a small program is as much as
+ * the compile); one-off large blocks are returned to the allocator. */
+void fmag_context_reset(fmag_context *ctx)
+{
+    struct fmag_arena_chunk *c = ctx->chunks;
+    while (c) {
+        struct fmag_arena_chunk *next = c->next;
+        if (c->size == FMAG_ARENA_CHUNK) {
+            c->used = 0;
+            c->next = ctx->spare;
+            ctx->spare = c;
+        } else {
+            free(c);
+        }
+        c = next;
+    }
+    ctx->chunks = NULL;
+    fmag_context_diag_clear(ctx);
 }
 
 void *fmag_context_alloc(fmag_context *ctx, size_t size)
@@ -41,9 +67,15 @@ void *fmag_context_alloc(fmag_context *ctx, size_t size)
     struct fmag_arena_chunk *c = ctx->chunks;
     if (!c || c->size - c->used < size) {
         size_t cap = size > FMAG_ARENA_CHUNK / 4 ? size : FMAG_ARENA_CHUNK;
-        struct fmag_arena_chunk *n = malloc(sizeof(*n) + cap);
-        if (!n) fmag_fatal_oom();
-        n->size = cap;
+        struct fmag_arena_chunk *n = NULL;
+        if (cap == FMAG_ARENA_CHUNK && ctx->spare) {
+            n = ctx->spare;
+            ctx->spare = n->next;
+        } else {
+            n = malloc(sizeof(*n) + cap);
+            if (!n) fmag_fatal_oom();
+            n->size = cap;
+        }
         n->used = 0;
         if (c && cap == size && c->size - c->used >= 1024) {
             /* A large one-off block: keep filling the current chunk afterwards. */

@@ -9,6 +9,7 @@ struct fmag_arena_chunk;
 
 struct fmag_context {
     struct fmag_arena_chunk *chunks;
+    struct fmag_arena_chunk *spare; /* standard chunks kept by fmag_context_reset */
     char **diags;
     size_t ndiags, capdiags;
 };

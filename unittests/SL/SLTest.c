@@ -159,9 +159,53 @@ static void test_math(void)
     EXPECT(eval_builtin("exp2", 10.0f, 0) == 1024.0f);
 }
 
+/* One context reused across compiles (fmag_context_reset), as a JIT does: each
+ * compile gives the same program, a failed compile's diagnostics go away, and a
+ * large module (many arena chunks and a large one-off block) does not disturb the
+ * next. Under ASan this also checks the recycled chunks are not read stale. */
+static void test_context_reuse(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    const char *small = "export f32 f(f32 x, f32 y) { return max(x, y) * 2.0 + 1.0; }\n";
+    char big[64 * 1024];
+    size_t k = (size_t)snprintf(big, sizeof big, "export f32 g(f32 a) {\n    f32 n0 = a;\n");
+    for (int i = 1; i <= 800; i++)
+        k += (size_t)snprintf(big + k, sizeof big - k, "    f32 n%d = n%d * 0.5 + n%d;\n", i, i - 1,
+                              i / 2);
+    snprintf(big + k, sizeof big - k, "    return n800;\n}\n");
+    for (int round = 0; round < 4; round++) {
+        const char *src = round == 2 ? "export f32 f(f32 x) { return y; }\n" : small;
+        fmag_module *m = compile(ctx, src, NULL);
+        if (round == 2) {
+            EXPECT(m == NULL && fmag_context_diag_count(ctx) > 0);
+        } else {
+            EXPECT(m != NULL && fmag_context_diag_count(ctx) == 0);
+            fmag_func *f = m ? fmag_module_get_func(m, "f") : NULL;
+            float in[2] = {3.0f, -4.0f}, out[1] = {0};
+            EXPECT(f && fmag_interp_func(f, in, out) && out[0] == 7.0f);
+        }
+        fmag_context_reset(ctx);
+        EXPECT(fmag_context_diag_count(ctx) == 0);
+        fmag_module *g = compile(ctx, big, NULL);
+        fmag_func *gf = g ? fmag_module_get_func(g, "g") : NULL;
+        float in[1] = {1.0f}, out[1] = {0};
+        /* The same source compiled in a fresh context is the oracle. */
+        EXPECT(gf && fmag_interp_func(gf, in, out));
+        fmag_context *fresh = fmag_context_create();
+        fmag_module *g2 = compile(fresh, big, NULL);
+        fmag_func *gf2 = g2 ? fmag_module_get_func(g2, "g") : NULL;
+        float out2[1] = {-1};
+        EXPECT(gf2 && fmag_interp_func(gf2, in, out2) && out2[0] == out[0]);
+        fmag_context_destroy(fresh);
+        fmag_context_reset(ctx);
+    }
+    fmag_context_destroy(ctx);
+}
+
 int main(void)
 {
     test_program();
+    test_context_reuse();
     test_entry_and_fastmath();
     test_diagnostics();
     test_math();
