@@ -4,7 +4,14 @@
  * examples given on the command line, then a generated family of node-graph
  * programs of growing size to show how time scales.
  *
- *   slc-bench [--min-ms N] [FILE.sl ...]
+ *   slc-bench [--min-ms N] [--graph N] [--print-graph N] [--fast-only] [--cpu-time]
+ *             [FILE.sl ...]
+ *
+ * Each program is compiled twice: with the fast lowering a JIT would use
+ * (FMAG_CODEGEN_FAST) and with the full search (the default of slc), to show what
+ * the search costs and what it buys. --fast-only skips the second.
+ * --graph N runs only the generated graph of N nodes (for profiling);
+ * --print-graph N writes its source to stdout.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -18,30 +25,40 @@
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 
-static double now_us(void)
+/* What a run measures: --cpu-time reads the thread's CPU clock instead of the
+ * wall clock, for a loaded machine where other processes steal the core. */
+typedef struct bench_cfg {
+    double min_ms;
+    clockid_t clock;
+    bool fast_only;
+} bench_cfg;
+
+static double now_us(const bench_cfg *cfg)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(cfg->clock, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
 /* One full compile; returns the instruction count of all programs, 0 on error.
  * ph[0..2] get the frontend, O2 and codegen times. */
-static unsigned compile_once(const char *name, const char *src, size_t len, double *ph)
+static unsigned compile_once(const bench_cfg *cfg, fmag_context *reuse, const char *name,
+                             const char *src, size_t len, fmag_codegen_effort effort, double *ph)
 {
-    double t0 = now_us();
-    fmag_context *ctx = fmag_context_create();
+    double t0 = now_us(cfg);
+    fmag_context *ctx = reuse ? reuse : fmag_context_create();
     fmag_vm_image img;
     fmag_vm_image_init(&img);
     unsigned n = 0;
     fmag_module *m = fmag_sl_compile(ctx, name, src, len, NULL);
-    double t1 = now_us();
+    double t1 = now_us(cfg);
     fmag_pass_options po;
     memset(&po, 0, sizeof po);
     bool ok = m && fmag_run_passes(m, "O2", &po);
-    double t2 = now_us();
-    ok = ok && fmag_codegen_module(m, &img);
-    double t3 = now_us();
+    double t2 = now_us(cfg);
+    fmag_codegen_options co = {effort};
+    ok = ok && fmag_codegen_module_with(m, &img, &co);
+    double t3 = now_us(cfg);
     ph[0] = t1 - t0;
     ph[1] = t2 - t1;
     ph[2] = t3 - t2;
@@ -51,7 +68,10 @@ static unsigned compile_once(const char *name, const char *src, size_t len, doub
     else
         fmag_context_diag_print(ctx, stderr);
     fmag_vm_image_free(&img);
-    fmag_context_destroy(ctx);
+    if (reuse)
+        fmag_context_reset(ctx);
+    else
+        fmag_context_destroy(ctx);
     return n;
 }
 
@@ -61,33 +81,66 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void bench(const char *name, const char *src, size_t len, double min_ms, unsigned nodes)
+typedef struct timing {
+    unsigned instrs;
+    double total, phase[3]; /* medians, µs */
+} timing;
+
+/* reuse: one context reset between compiles (what a JIT does), or NULL for a new
+ * context per compile. */
+static bool time_compile(const bench_cfg *cfg, fmag_context *reuse, const char *name,
+                         const char *src, size_t len, fmag_codegen_effort effort, timing *out)
 {
     enum { MAXREP = 20000 };
-    static double t[MAXREP], p0[MAXREP], p1[MAXREP], p2[MAXREP];
+    double *t = malloc(sizeof *t * 4 * MAXREP);
+    if (!t) return false;
+    double *p[3] = {t + MAXREP, t + 2 * MAXREP, t + 3 * MAXREP};
     double ph[3];
-    unsigned instrs = compile_once(name, src, len, ph);
-    if (!instrs) {
-        printf("%-24s  compile error\n", name);
-        return;
+    out->instrs = compile_once(cfg, reuse, name, src, len, effort, ph);
+    if (!out->instrs) {
+        free(t);
+        return false;
     }
-    double start = now_us();
+    double start = now_us(cfg);
     int reps = 0;
-    while (reps < MAXREP && (reps < 21 || now_us() - start < min_ms * 1000)) {
-        double t0 = now_us();
-        compile_once(name, src, len, ph);
-        p0[reps] = ph[0];
-        p1[reps] = ph[1];
-        p2[reps] = ph[2];
-        t[reps++] = now_us() - t0;
+    while (reps < MAXREP && (reps < 21 || now_us(cfg) - start < cfg->min_ms * 1000)) {
+        double t0 = now_us(cfg);
+        compile_once(cfg, reuse, name, src, len, effort, ph);
+        t[reps] = now_us(cfg) - t0;
+        for (int k = 0; k < 3; k++)
+            p[k][reps] = ph[k];
+        reps++;
     }
     qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-    qsort(p0, (size_t)reps, sizeof t[0], cmp_double);
-    qsort(p1, (size_t)reps, sizeof t[0], cmp_double);
-    qsort(p2, (size_t)reps, sizeof t[0], cmp_double);
-    double med = t[reps / 2];
-    printf("%-24s %6u %7u %10.1f %9.3f %9.1f %9.1f %9.1f %6d\n", name, nodes, instrs, med,
-           med / instrs, p0[reps / 2], p1[reps / 2], p2[reps / 2], reps);
+    out->total = t[reps / 2];
+    for (int k = 0; k < 3; k++) {
+        qsort(p[k], (size_t)reps, sizeof t[0], cmp_double);
+        out->phase[k] = p[k][reps / 2];
+    }
+    free(t);
+    return true;
+}
+
+/* One row: the JIT path (one context reset between compiles, O2, fast lowering),
+ * the same with a new context per compile, then the full lowering search for
+ * comparison of time and code size. */
+static void bench(const bench_cfg *cfg, const char *name, const char *src, size_t len,
+                  unsigned nodes)
+{
+    timing fast, fresh = {0, 0, {0, 0, 0}}, full = {0, 0, {0, 0, 0}};
+    fmag_context *ctx = fmag_context_create();
+    bool ok =
+        time_compile(cfg, ctx, name, src, len, FMAG_CODEGEN_FAST, &fast) &&
+        (cfg->fast_only || (time_compile(cfg, NULL, name, src, len, FMAG_CODEGEN_FAST, &fresh) &&
+                            time_compile(cfg, ctx, name, src, len, FMAG_CODEGEN_FULL, &full)));
+    fmag_context_destroy(ctx);
+    if (!ok) {
+        printf("%-22s  compile error\n", name);
+        return;
+    }
+    printf("%-22s %5u %6u %8.1f %7.3f %7.1f %7.1f %7.1f %8.1f | %6u %8.1f %8.1f\n", name, nodes,
+           fast.instrs, fast.total, fast.total / fast.instrs, fast.phase[0], fast.phase[1],
+           fast.phase[2], fresh.total, full.instrs, full.total, full.phase[2]);
     fflush(stdout);
 }
 
@@ -139,14 +192,42 @@ static char *read_file(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
-    double min_ms = 300;
+    bench_cfg cfg = {300, CLOCK_MONOTONIC, false};
     int first = 1;
-    if (argc > 2 && !strcmp(argv[1], "--min-ms")) {
-        min_ms = atof(argv[2]);
-        first = 3;
+    unsigned only_graph = 0;
+    for (; first < argc && argv[first][0] == '-'; first++) {
+        const char *opt = argv[first];
+        if (!strcmp(opt, "--fast-only") || !strcmp(opt, "--cpu-time")) {
+            if (opt[2] == 'f')
+                cfg.fast_only = true;
+            else
+                cfg.clock = CLOCK_THREAD_CPUTIME_ID;
+            continue;
+        }
+        bool takes_value =
+            !strcmp(opt, "--min-ms") || !strcmp(opt, "--graph") || !strcmp(opt, "--print-graph");
+        if (!takes_value || first + 1 >= argc) {
+            fprintf(stderr, "slc-bench: %s '%s'\n",
+                    takes_value ? "missing value for" : "unknown option", opt);
+            return 1;
+        }
+        const char *val = argv[++first];
+        if (!strcmp(opt, "--min-ms")) {
+            cfg.min_ms = atof(val);
+        } else if (!strcmp(opt, "--graph")) {
+            only_graph = (unsigned)atoi(val);
+        } else {
+            size_t len;
+            char *src = gen_graph((unsigned)atoi(val), &len);
+            fwrite(src, 1, len, stdout);
+            free(src);
+            return 0;
+        }
     }
-    printf("%-24s %6s %7s %10s %9s %9s %9s %9s %6s\n", "program", "nodes", "instrs", "median_us",
-           "us/instr", "sl_us", "O2_us", "cg_us", "reps");
+    printf("%-22s %5s %6s %8s %7s %7s %7s %7s %8s | %6s %8s %8s\n", "", "", "fast", "", "", "", "",
+           "", "new-ctx", "full", "", "");
+    printf("%-22s %5s %6s %8s %7s %7s %7s %7s %8s | %6s %8s %8s\n", "program", "nodes", "instrs",
+           "us", "us/ins", "sl_us", "O2_us", "cg_us", "us", "instrs", "us", "cg_us");
     for (int i = first; i < argc; i++) {
         size_t len;
         char *src = read_file(argv[i], &len);
@@ -155,16 +236,18 @@ int main(int argc, char **argv)
             return 1;
         }
         const char *base = strrchr(argv[i], '/');
-        bench(base ? base + 1 : argv[i], src, len, min_ms, 0);
+        bench(&cfg, base ? base + 1 : argv[i], src, len, 0);
         free(src);
     }
     static const unsigned sizes[] = {15, 30, 60, 125, 250, 500, 1000, 2000};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] + (only_graph != 0); i++) {
+        if (only_graph && i < sizeof sizes / sizeof sizes[0]) continue;
+        unsigned n = only_graph ? only_graph : sizes[i];
         size_t len;
-        char *src = gen_graph(sizes[i], &len);
+        char *src = gen_graph(n, &len);
         char name[32];
-        snprintf(name, sizeof name, "graph-%u", sizes[i]);
-        bench(name, src, len, min_ms, sizes[i]);
+        snprintf(name, sizeof name, "graph-%u", n);
+        bench(&cfg, name, src, len, n);
         free(src);
     }
     return 0;

@@ -25,10 +25,12 @@ static bool better(const cg_result *a, const cg_result *b)
 #define CG_IMPROVE_BUDGET 6000u
 /* ... and about this many node visits in all (each try visits n nodes). */
 #define CG_IMPROVE_WORK 12000u
-/* FMAG_CODEGEN_FAST's one orientation (as built) and schedule (greedy list
- * scheduling): over the 38 examples and the graph family of bench/slc this pair,
- * with register policies 0 and 1, came within 0.06% of the full search's
- * instruction total (11199 vs 11192); the other schedules lost 0.28-0.48%. */
+/* FMAG_CODEGEN_FAST's one orientation (as built), schedule (greedy list
+ * scheduling) and register policy (0): one allocation in all. Over the 38
+ * examples and the bench/slc graphs (15-2000 nodes) this came within 0.04% of
+ * the full search's instruction total (15982 vs 15975); program order and
+ * depth-first schedules lost 0.28% and 0.48% on the same programs without the
+ * 2000-node graph, and more register policies changed nothing. */
 #define CG_FAST_ORIENT 0
 #define CG_FAST_SCHEDULE 1
 
@@ -111,7 +113,7 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
     /* Big programs get the variants that usually win, so lowering stays fast. */
     bool medium = base.nnodes > CG_FULL_SEARCH_MAX_NODES;
     bool big = fast || base.nnodes > CG_MEDIUM_SEARCH_MAX_NODES;
-    int npolicies = big ? 2 : medium ? 4 : 16;
+    int npolicies = fast ? 1 : big ? 2 : medium ? 4 : 16;
     for (int orient = 0; orient < 6 && !oom; orient++) {
         if (fast && orient != CG_FAST_ORIENT) continue;
         if ((big && orient != 0 && orient != 2) || (medium && orient % 3 == 1)) continue;
