@@ -24,15 +24,10 @@ const char *sl_type_name(int t)
     }
 }
 
-void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
+/* One diagnostic of the given kind ("error", "note") at pos: location, message,
+ * source line and caret. */
+static void sl_vdiag(sl_session *s, unsigned pos, const char *kind, const char *fmt, va_list ap)
 {
-    if (s->too_many) return;
-    if (s->nerrors >= SL_MAX_ERRORS) {
-        s->too_many = true;
-        fmag_context_error(s->ctx, "%s: error: too many errors, stopping", s->filename);
-        return;
-    }
-    s->nerrors++;
     if (pos > s->len) pos = (unsigned)s->len;
     unsigned line = 1;
     size_t bol = 0;
@@ -46,10 +41,7 @@ void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
         eol++;
     unsigned col = (unsigned)(pos - bol) + 1;
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     /* The caret line copies tabs so it lines up under the source line; other bytes
      * (control characters included) become spaces. */
     size_t n = eol - bol;
@@ -65,8 +57,33 @@ void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
         caret[k++] = s->src[bol + i] == '\t' ? '\t' : ' ';
     caret[k++] = '^';
     caret[k] = 0;
-    fmag_context_error(s->ctx, "%s:%u:%u: error: %s\n%s\n%s", s->filename, line, col, msg, srcline,
-                       caret);
+    fmag_context_error(s->ctx, "%s:%u:%u: %s: %s\n%s\n%s", s->filename, line, col, kind, msg,
+                       srcline, caret);
+}
+
+void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
+{
+    if (s->too_many) return;
+    if (s->nerrors >= SL_MAX_ERRORS) {
+        s->too_many = true;
+        fmag_context_error(s->ctx, "%s: error: too many errors, stopping", s->filename);
+        return;
+    }
+    s->nerrors++;
+    va_list ap;
+    va_start(ap, fmt);
+    sl_vdiag(s, pos, "error", fmt, ap);
+    va_end(ap);
+}
+
+/* A note belongs to the error just reported; once errors stop, so do notes. */
+void sl_note(sl_session *s, unsigned pos, const char *fmt, ...)
+{
+    if (s->too_many) return;
+    va_list ap;
+    va_start(ap, fmt);
+    sl_vdiag(s, pos, "note", fmt, ap);
+    va_end(ap);
 }
 
 fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,

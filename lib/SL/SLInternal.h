@@ -166,6 +166,11 @@ void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+void sl_note(sl_session *s, unsigned pos, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 const char *sl_type_name(int t);
 bool sl_lex(sl_session *s);
 void sl_parse(sl_session *s);

@@ -583,6 +583,12 @@ static bool check_stmt(checker *c, sl_stmt *st)
         sl_var *prev = find_var(c, v->name, v->name_len);
         if (prev && prev->depth == c->depth && !prev->is_param)
             sl_error(s, v->pos, "redefinition of '%.*s'", (int)v->name_len, v->name);
+        /* Parameters live in the function body's outermost block, as in C. */
+        if (prev && prev->is_param && prev->depth + 1 == c->depth) {
+            sl_error(s, v->pos, "redeclaration of '%.*s'", (int)v->name_len, v->name);
+            sl_note(s, prev->pos, "'%.*s' is a parameter of '%.*s'", (int)prev->name_len,
+                    prev->name, (int)c->fn->name_len, c->fn->name);
+        }
         v->slot = c->fn->nslots;
         c->fn->nslots += (unsigned)v->type;
         push_scope_entry(c, v);
