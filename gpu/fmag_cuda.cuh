@@ -312,11 +312,12 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_pair(cons
         break;
 #define FMAG_PAIR8(h)                                                                              \
     FMAG_PAIR(h * 8 + 0)                                                                           \
-    FMAG_PAIR(h * 8 + 1) FMAG_PAIR(h * 8 + 2) FMAG_PAIR(h * 8 + 3) FMAG_PAIR(h * 8 + 4)            \
-        FMAG_PAIR(h * 8 + 5) FMAG_PAIR(h * 8 + 6) FMAG_PAIR(h * 8 + 7)
+    FMAG_PAIR(h * 8 + 1)                                                                           \
+    FMAG_PAIR(h * 8 + 2) FMAG_PAIR(h * 8 + 3) FMAG_PAIR(h * 8 + 4) FMAG_PAIR(h * 8 + 5)            \
+        FMAG_PAIR(h * 8 + 6) FMAG_PAIR(h * 8 + 7)
                 FMAG_PAIR8(0)
-                FMAG_PAIR8(1) FMAG_PAIR8(2) FMAG_PAIR8(3) FMAG_PAIR8(4) FMAG_PAIR8(5) FMAG_PAIR8(6)
-                    FMAG_PAIR8(7)
+                FMAG_PAIR8(1)
+                FMAG_PAIR8(2) FMAG_PAIR8(3) FMAG_PAIR8(4) FMAG_PAIR8(5) FMAG_PAIR8(6) FMAG_PAIR8(7)
 #undef FMAG_PAIR8
 #undef FMAG_PAIR
             }
@@ -439,6 +440,122 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_sel(const
     }
 }
 
+/* SB: as S, with the records' register operands pre-scaled to byte offsets into the
+ * register file (fmag_gpu_predecode_bytes: word 3 = d*row | (a*row) << 16 | kind, kind in
+ * the low 4 bits below the row alignment), so the kernel does one mask per operand instead
+ * of a mask and a scale. Needs RF * K * T * 4 <= 65536. */
+template <int RF, int K, int T>
+__device__ __forceinline__ float &fmag_cuda_at(char *sm, unsigned off, int j)
+{
+    return *(float *)(sm + off + j * T * 4);
+}
+
+template <int RF, int K, int T, unsigned KIND>
+__device__ __forceinline__ void fmag_cuda_selb_step(char *sm, uint4 w)
+{
+    const bool BR = KIND & FMAG_CUDA_KIND_BREG, CR = KIND & FMAG_CUDA_KIND_CREG;
+    const bool GR = KIND & FMAG_CUDA_KIND_GREG;
+    const unsigned ROW = K * T * 4, MASK = (RF * ROW - 1) & ~(ROW - 1);
+    unsigned od = w.w & MASK, oa = (w.w >> 16) & MASK;
+    unsigned ob = w.x & MASK, oc = w.y & MASK, og = w.z & MASK;
+    float res[K];
+    bool wr[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        float vb = BR ? fmag_cuda_at<RF, K, T>(sm, ob, j) : __uint_as_float(w.x);
+        float vc = CR ? fmag_cuda_at<RF, K, T>(sm, oc, j) : __uint_as_float(w.y);
+        res[j] = fmaf(fmag_cuda_at<RF, K, T>(sm, oa, j), vb, vc);
+        wr[j] = GR ? fmag_cuda_at<RF, K, T>(sm, og, j) > 0.0f : true;
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+        if (wr[j]) fmag_cuda_at<RF, K, T>(sm, od, j) = res[j];
+}
+
+template <int RF, int K, int T, unsigned K2>
+__device__ __forceinline__ void fmag_cuda_selb_fused(char *sm, uint4 w1, uint4 w2)
+{
+    const bool BR = K2 & FMAG_CUDA_KIND_BREG, CR = K2 & FMAG_CUDA_KIND_CREG;
+    const unsigned ROW = K * T * 4, MASK = (RF * ROW - 1) & ~(ROW - 1);
+    unsigned ox = w1.w & MASK, of = (w1.w >> 16) & MASK, oa = (w2.w >> 16) & MASK;
+    unsigned ob = w2.x & MASK, oc = w2.y & MASK, og = w2.z & MASK;
+    float res[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        float v1 =
+            fmaf(fmag_cuda_at<RF, K, T>(sm, of, j), __uint_as_float(w1.x), __uint_as_float(w1.y));
+        float vb = BR ? fmag_cuda_at<RF, K, T>(sm, ob, j) : __uint_as_float(w2.x);
+        float vc = CR ? fmag_cuda_at<RF, K, T>(sm, oc, j) : __uint_as_float(w2.y);
+        float v2 = fmaf(fmag_cuda_at<RF, K, T>(sm, oa, j), vb, vc);
+        res[j] = fmag_cuda_at<RF, K, T>(sm, og, j) > 0.0f ? v2 : v1;
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+        fmag_cuda_at<RF, K, T>(sm, ox, j) = res[j];
+}
+
+template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
+{
+    extern __shared__ float fmag_sm[];
+    float *smf = fmag_sm + threadIdx.x;
+    char *sm = (char *)smf;
+    unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
+    bool zero = p.zero_init != 0;
+    unsigned ninstr = p.ninstr < FMAG_CUDA_MAX_UNIFORM ? p.ninstr : FMAG_CUDA_MAX_UNIFORM;
+    for (unsigned ev = 0; ev < p.evals; ++ev) {
+        fmag_cuda_load_inputs<RF, K, T>(p, smf, e0, ev, p.nin, p.regs, zero);
+        for (unsigned i = 0; i < ninstr; ++i) {
+            uint4 w = fmag_cuda_ucode[i];
+            unsigned kind = w.w & 15u;
+            if (kind >= 8u && i + 1 < ninstr) {
+                uint4 w2 = fmag_cuda_ucode[++i];
+                switch (kind & 3u) {
+                case 0:
+                    fmag_cuda_selb_fused<RF, K, T, 0>(sm, w, w2);
+                    break;
+                case 1:
+                    fmag_cuda_selb_fused<RF, K, T, 1>(sm, w, w2);
+                    break;
+                case 2:
+                    fmag_cuda_selb_fused<RF, K, T, 2>(sm, w, w2);
+                    break;
+                default:
+                    fmag_cuda_selb_fused<RF, K, T, 3>(sm, w, w2);
+                    break;
+                }
+                continue;
+            }
+            switch (kind & 7u) {
+            case 0:
+                fmag_cuda_selb_step<RF, K, T, 0>(sm, w);
+                break;
+            case 1:
+                fmag_cuda_selb_step<RF, K, T, 1>(sm, w);
+                break;
+            case 2:
+                fmag_cuda_selb_step<RF, K, T, 2>(sm, w);
+                break;
+            case 3:
+                fmag_cuda_selb_step<RF, K, T, 3>(sm, w);
+                break;
+            case 4:
+                fmag_cuda_selb_step<RF, K, T, 4>(sm, w);
+                break;
+            case 5:
+                fmag_cuda_selb_step<RF, K, T, 5>(sm, w);
+                break;
+            case 6:
+                fmag_cuda_selb_step<RF, K, T, 6>(sm, w);
+                break;
+            default:
+                fmag_cuda_selb_step<RF, K, T, 7>(sm, w);
+                break;
+            }
+        }
+        fmag_cuda_store_outputs<RF, K, T>(p, smf, e0, ev, p.nout);
+    }
+}
+
 /* F: uniform programs, pre-decoded with forwarding (fmag_gpu_predecode_fwd): operands are
  * byte offsets into the register file, `a` may come from the previous result held in
  * registers, and stores of values never read back are skipped. Shared memory bandwidth
@@ -492,9 +609,10 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_fwd(const
         fmag_cuda_fwd_step<RF, K, T, (k)&7u, ((k)&8u) != 0>(sm, w, prev);                          \
         break;
                 FMAG_FWD_CASE(0)
-                FMAG_FWD_CASE(1) FMAG_FWD_CASE(2) FMAG_FWD_CASE(3) FMAG_FWD_CASE(4) FMAG_FWD_CASE(5)
-                    FMAG_FWD_CASE(6) FMAG_FWD_CASE(7) FMAG_FWD_CASE(8) FMAG_FWD_CASE(9)
-                        FMAG_FWD_CASE(10) FMAG_FWD_CASE(11) FMAG_FWD_CASE(12) FMAG_FWD_CASE(13)
+                FMAG_FWD_CASE(1)
+                FMAG_FWD_CASE(2) FMAG_FWD_CASE(3) FMAG_FWD_CASE(4) FMAG_FWD_CASE(5) FMAG_FWD_CASE(6)
+                    FMAG_FWD_CASE(7) FMAG_FWD_CASE(8) FMAG_FWD_CASE(9) FMAG_FWD_CASE(10)
+                        FMAG_FWD_CASE(11) FMAG_FWD_CASE(12) FMAG_FWD_CASE(13)
                             FMAG_FWD_CASE(14) default
                     : fmag_cuda_fwd_step<RF, K, T, 7u, true>(sm, w, prev);
                 break;

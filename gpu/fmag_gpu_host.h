@@ -111,6 +111,24 @@ static inline uint32_t fmag_gpu_predecode_sel(const fmag_gpu_word4 *code, uint32
     return n;
 }
 
+/* Rewrites records of fmag_gpu_predecode or fmag_gpu_predecode_sel in place for byte
+ * offsets into a register file whose rows are `row` bytes apart (row a power of two >= 16,
+ * rf * row <= 65536): register operands become index * row; word 3 becomes
+ * d*row | (a*row) << 16 | kind. A fused select's first record keeps its literal b and c
+ * (its kind's low bits describe the second record). */
+static inline void fmag_gpu_predecode_bytes(fmag_gpu_word4 *rec, uint32_t n, uint32_t row)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t kind = rec[i].da >> 16, d = rec[i].da & 0xFFu, a = (rec[i].da >> 8) & 0xFFu;
+        if (kind < 8u) {
+            if (kind & 1u) rec[i].b *= row;
+            if (kind & 2u) rec[i].c *= row;
+            if (kind & 4u) rec[i].g *= row;
+        }
+        rec[i].da = d * row | ((a * row) << 16) | kind;
+    }
+}
+
 /* Flags of the forwarding pre-decode (low bits of word 3, below the row-aligned offsets). */
 #define FMAG_GPU_PD_KIND_MASK 7u /* which of b, c, g are registers (as fmag_gpu_predecode) */
 #define FMAG_GPU_PD_APREV 8u     /* a is the previous instruction's result (in a register) */

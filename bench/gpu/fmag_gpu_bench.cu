@@ -461,6 +461,10 @@ template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_sel(fmag
 {
     fmag_k_sel<RFS, K, T>(p);
 }
+template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_selb(fmag_cuda_args p)
+{
+    fmag_k_selb<RFS, K, T>(p);
+}
 template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_hot(fmag_cuda_args p)
 {
     fmag_k_spec_hot<RFS, K, T>(p);
@@ -856,8 +860,8 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         record(w, name, ms, check(w, EVALS, name));
     };
     if (w.sl && !w.perlane) {
-        // SL, uniform: the runner's two uniform kernels at the program's register-file size,
-        // 2 and 4 elements a thread (rf 32 with 4 takes 64 KB a block, which limits occupancy)
+        // SL, uniform: the runner's uniform kernels at the program's register-file size, 4
+        // elements a thread (2 measured slower at rf 8-32 on 2026-11-29, docs/PERFORMANCE.md)
         const Prog &p = w.progs[0];
         int rf = (int)std::max(8u, fmag_gpu_pow2_regs((uint32_t)p.regs));
         if (rf <= 32 && p.code.size() <= FMAG_CUDA_MAX_UNIFORM) {
@@ -876,19 +880,18 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             printf("  rf %d, zero-init %s, fused selects: %u of %u records\n", rf,
                    u.zero_init ? "needed" : "skipped", nfused, u2.ninstr);
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), u.ninstr * 16));
-            if (rf == 8)
-                runG(k_spec<2, 8>, 2, "U2-spec", u, rf), runG(k_spec<4, 8>, 4, "U4-spec", u, rf);
-            if (rf == 16)
-                runG(k_spec<2, 16>, 2, "U2-spec", u, rf), runG(k_spec<4, 16>, 4, "U4-spec", u, rf);
-            if (rf == 32)
-                runG(k_spec<2, 32>, 2, "U2-spec", u, rf), runG(k_spec<4, 32>, 4, "U4-spec", u, rf);
+            if (rf == 8) runG(k_spec<4, 8>, 4, "U4-spec", u, rf);
+            if (rf == 16) runG(k_spec<4, 16>, 4, "U4-spec", u, rf);
+            if (rf == 32) runG(k_spec<4, 32>, 4, "U4-spec", u, rf);
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), u2.ninstr * 16));
-            if (rf == 8)
-                runG(k_sel<2, 8>, 2, "S2-sel", u2, rf), runG(k_sel<4, 8>, 4, "S4-sel", u2, rf);
-            if (rf == 16)
-                runG(k_sel<2, 16>, 2, "S2-sel", u2, rf), runG(k_sel<4, 16>, 4, "S4-sel", u2, rf);
-            if (rf == 32)
-                runG(k_sel<2, 32>, 2, "S2-sel", u2, rf), runG(k_sel<4, 32>, 4, "S4-sel", u2, rf);
+            if (rf == 8) runG(k_sel<4, 8>, 4, "S4-sel", u2, rf);
+            if (rf == 16) runG(k_sel<4, 16>, 4, "S4-sel", u2, rf);
+            if (rf == 32) runG(k_sel<4, 32>, 4, "S4-sel", u2, rf);
+            fmag_gpu_predecode_bytes(sl.data(), u2.ninstr, 4 * T * 4);
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), u2.ninstr * 16));
+            if (rf == 8) runG(k_selb<4, 8>, 4, "SB4-sel-bytes", u2, rf);
+            if (rf == 16) runG(k_selb<4, 16>, 4, "SB4-sel-bytes", u2, rf);
+            if (rf == 32) runG(k_selb<4, 32>, 4, "SB4-sel-bytes", u2, rf);
         }
     }
     // The design variants below are RF = 16 builds: the synthetic suite only
@@ -926,7 +929,6 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             fmag_cuda_args u = a;
             u.ninstr = npd;
             runG(k_spec<4>, 4, "U4-spec", u);
-            runG(k_spec<3>, 3, "U3-spec", u);
             runG(k_spec<8>, 8, "U8-spec", u);
             runG(k_pair<4>, 4, "P4-pair", u);
             {
@@ -942,10 +944,10 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 s2.ninstr = ns2;
                 runG(k_sel<4>, 4, "S4-sel", s2);
                 runG(k_sel<8>, 8, "S8-sel", s2);
-                // occupancy: 3 elements a thread (24 KB a block: 9 blocks = 36 warps an SM
-                // instead of 6 = 24) and the largest shared-memory carve-out
-                runG(k_sel<3>, 3, "S3-sel", s2);
-                runG(k_sel<4>, 4, "S4-sel-carve100", s2, RF, 100);
+                // the same records with byte offsets (one mask per operand, no scaling)
+                fmag_gpu_predecode_bytes(sl.data(), ns2, 4 * T * 4);
+                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), ns2 * 16));
+                runG(k_selb<4>, 4, "SB4-sel-bytes", s2);
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
             }
             if (maxregs <= 2) {

@@ -79,7 +79,7 @@ else
     tail -20 "$OUTDIR/libbuild.txt"
 fi
 
-echo "== benchmark build (ptxas -v in ptxas.txt, SASS in sass.txt)"
+echo "== benchmark build (ptxas -v in ptxas.txt, SASS in sass.txt.gz)"
 wait $BPID
 if [ "$(cat $B/bench.rc)" != 0 ]; then tail -30 "$OUTDIR/ptxas.txt"; exit 1; fi
 if [ -n "$VKFLAGS" ]; then
@@ -87,7 +87,8 @@ if [ -n "$VKFLAGS" ]; then
 else
     nvcc $NVFLAGS -o $B/fmag_gpu_bench bench/gpu/fmag_gpu_bench.cu -lnvrtc -lcuda || exit 1
 fi
-cuobjdump -sass $B/fmag_gpu_bench >"$OUTDIR/sass.txt" 2>&1 || true
+cuobjdump -sass $B/fmag_gpu_bench >$B/sass.txt 2>&1 || true
+gzip -c $B/sass.txt >"$OUTDIR/sass.txt.gz" # the whole SASS is over the 16 MB a file may bring back
 
 echo "== run"
 FMAG_BENCH_CSV="$OUTDIR/bench.csv" $B/fmag_gpu_bench ${SLARGS[@]+"${SLARGS[@]}"} "$@" 2>&1 | tee "$OUTDIR/bench.txt"

@@ -275,12 +275,19 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     } else if (uni && rf <= 32 && FMAG_CUDA_FUSE_SELECT) {
         k = 4;
         npd = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
-        uint32_t fused = 0;
-        for (uint32_t i = 0; i < npd; ++i)
-            fused += (code[i].da >> 16) >= 8u;
-        /* The fused kernel's extra dispatch level costs ~7% when nothing fuses (P3) and it
-         * gains 11% when a quarter of the records are selects (P2): fuse from 10%. */
-        if (fused * 10 >= npd && npd > 0) {
+        uint32_t fused = 0, mixed = 0;
+        for (uint32_t i = 0; i < npd; ++i) {
+            uint32_t kind = code[i].da >> 16;
+            fused += kind >= 8u;
+            mixed += kind >= 5u && kind <= 7u; /* register guard and register b or c */
+        }
+        /* Measured on the H200 (docs/PERFORMANCE.md): the fused kernel gains 11% when a
+         * quarter of the records are selects (P2). At rf <= 16 it was also 5-10% faster on
+         * every SL example although few records fuse there; it lost 7% only on random
+         * streams (P3), whose records mix register guards with register operands (kinds
+         * 5-7: 16% of P3's records, at most 5% in compiled programs). At rf 32 it lost
+         * 12-25% on the SL examples, which fuse under 1%. */
+        if (npd > 0 && (fused * 10 >= npd || (rf <= 16 && mixed * 10 < npd))) {
             snprintf(kname, sizeof kname, "fmag_sel_r%u_k4", (unsigned)rf);
         } else {
             npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);

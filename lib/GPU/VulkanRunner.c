@@ -327,8 +327,11 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
     vk->design = d;
 }
 
-/* Largest register file the workgroup design is used for by default (FMAG_GPU_VK_AUTO). */
-#define FMAG_VK_WG_MAX_REGS 64u
+/* Largest register files the workgroup design is used for by default (FMAG_GPU_VK_AUTO),
+ * uniform and per lane: on the H200 it was 4-46% faster than the private array up to these
+ * sizes, and 23-29% slower on uniform programs at rf 32 (docs/PERFORMANCE.md). */
+#define FMAG_VK_WG_MAX_REGS_UNIFORM 16u
+#define FMAG_VK_WG_MAX_REGS_LANE 32u
 
 /* Runs one job with the given fma mode. */
 static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, char *err,
@@ -341,16 +344,18 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         if (job->progs[k]->ninstr > maxlen) maxlen = job->progs[k]->ninstr;
     }
     /* Design (docs/GPU.md, measured in docs/PERFORMANCE.md): the workgroup register file
-     * where it fits in shared memory; per-lane code interleaved [instr][program] unless the
-     * padding to the longest program would more than double the code. */
+     * for the sizes where it measured faster; per-lane code interleaved [instr][program]
+     * unless padding every program to the longest would make the code over 4 times larger. */
     fmag_gpu_vk_design d = vk->design;
     bool wg_fits =
         (uint64_t)rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
     bool wg = wg_fits && (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-                          (d == FMAG_GPU_VK_AUTO && rf <= FMAG_VK_WG_MAX_REGS));
+                          (d == FMAG_GPU_VK_AUTO && rf <= (job->prog_index && job->nprogs > 1
+                                                               ? FMAG_VK_WG_MAX_REGS_LANE
+                                                               : FMAG_VK_WG_MAX_REGS_UNIFORM)));
     bool il = job->prog_index && job->nprogs > 1 &&
               (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-               (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 2 * ncode));
+               (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 4 * ncode));
     if (il) ncode = maxlen * job->nprogs;
     VkPipeline pipe = get_pipeline(vk, rf, soft, wg, err, errlen);
     if (!pipe) return false;

@@ -388,6 +388,22 @@ static void emulate_sel(const fmag_gpu_word4 *pd, uint32_t n, uint32_t rf, const
         out[i] = r[i];
 }
 
+/* Decodes byte-offset records (fmag_gpu_predecode_bytes) with the masks fmag_k_selb uses,
+ * back to the index form emulate_sel runs. */
+static void unbytes(fmag_gpu_word4 *rec, uint32_t n, uint32_t rf, uint32_t row)
+{
+    uint32_t mask = (rf * row - 1) & ~(row - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t kind = rec[i].da & 15u;
+        if (kind < 8u) {
+            if (kind & 1u) rec[i].b = (rec[i].b & mask) / row;
+            if (kind & 2u) rec[i].c = (rec[i].c & mask) / row;
+            if (kind & 4u) rec[i].g = (rec[i].g & mask) / row;
+        }
+        rec[i].da = (rec[i].da & mask) / row | (((rec[i].da >> 16) & mask) / row) << 8 | kind << 16;
+    }
+}
+
 static void test_predecode_sel(void)
 {
     int bad = 0, fused = 0;
@@ -422,6 +438,19 @@ static void test_predecode_sel(void)
                     if (bad++ < 3)
                         printf("  predecode_sel: program %d output %u: %a vs ref %a\n", t, i, b[i],
                                a[i]);
+                    break;
+                }
+            /* the byte-offset form of the same records, decoded as the kernel does */
+            fmag_gpu_word4 pdb[48];
+            memcpy(pdb, pd, n * sizeof pd[0]);
+            fmag_gpu_predecode_bytes(pdb, n, 4 * 128 * 4);
+            unbytes(pdb, n, rf, 4 * 128 * 4);
+            emulate_sel(pdb, n, rf, &p, in, b);
+            for (uint32_t i = 0; i < p.nout; ++i)
+                if (!same_modulo_nan(a[i], b[i])) {
+                    if (bad++ < 3)
+                        printf("  predecode_bytes: program %d output %u: %a vs ref %a\n", t, i,
+                               b[i], a[i]);
                     break;
                 }
         }
