@@ -1,7 +1,8 @@
 // The CUDA kernels the library's runner embeds (nvcc -fatbin, sm_90 SASS + compute_90 PTX).
 // Names: fmag_fwd_r<RF>_k<K> (uniform, pre-decoded with forwarding and dead stores removed),
 // fmag_spec_r<RF>_k<K> (uniform, pre-decoded stream in constant memory, switch on operand kinds),
-// fmag_sel_r<RF>_k<K> (the same with FMAG's select idiom fused into one dispatch),
+// fmag_selb_r<RF>_k<K> (the same with FMAG's select idiom fused into one dispatch, operands
+// pre-scaled to byte offsets),
 // fmag_shared_r<RF>_k<K> / fmag_lane_r<RF>_k<K> (raw stream, uniform / per lane, shared-memory
 // register file), fmag_local_r<RF> / fmag_local_lane_r<RF> (large register files).
 // Which one runs is decided in lib/GPU/CudaRunner.c from the measurements in
@@ -21,10 +22,10 @@
     {                                                                                              \
         fmag_k_fwd<RF, K, FMAG_T>(p);                                                              \
     }
-#define SEL(RF, K)                                                                                 \
-    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_sel_r##RF##_k##K(fmag_cuda_args p)   \
+#define SELB(RF, K)                                                                                \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_selb_r##RF##_k##K(fmag_cuda_args p)  \
     {                                                                                              \
-        fmag_k_sel<RF, K, FMAG_T>(p);                                                              \
+        fmag_k_selb<RF, K, FMAG_T>(p);                                                             \
     }
 #define SHARED(RF, K)                                                                              \
     extern "C" __global__ void __launch_bounds__(FMAG_T)                                           \
@@ -48,9 +49,9 @@
 
 FWD(2, 8)
 FWD(4, 8)
-SEL(8, 4)
-SEL(16, 4)
-SEL(32, 4)
+SELB(8, 4)
+SELB(16, 4)
+SELB(32, 4)
 SPEC(2, 4)
 SPEC(4, 4)
 SPEC(8, 4)

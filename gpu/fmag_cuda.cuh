@@ -313,8 +313,9 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_pair(cons
 #define FMAG_PAIR8(h)                                                                              \
     FMAG_PAIR(h * 8 + 0)                                                                           \
     FMAG_PAIR(h * 8 + 1)                                                                           \
-    FMAG_PAIR(h * 8 + 2) FMAG_PAIR(h * 8 + 3) FMAG_PAIR(h * 8 + 4) FMAG_PAIR(h * 8 + 5)            \
-        FMAG_PAIR(h * 8 + 6) FMAG_PAIR(h * 8 + 7)
+    FMAG_PAIR(h * 8 + 2)                                                                           \
+    FMAG_PAIR(h * 8 + 3) FMAG_PAIR(h * 8 + 4) FMAG_PAIR(h * 8 + 5) FMAG_PAIR(h * 8 + 6)            \
+        FMAG_PAIR(h * 8 + 7)
                 FMAG_PAIR8(0)
                 FMAG_PAIR8(1)
                 FMAG_PAIR8(2) FMAG_PAIR8(3) FMAG_PAIR8(4) FMAG_PAIR8(5) FMAG_PAIR8(6) FMAG_PAIR8(7)
@@ -494,7 +495,15 @@ __device__ __forceinline__ void fmag_cuda_selb_fused(char *sm, uint4 w1, uint4 w
         fmag_cuda_at<RF, K, T>(sm, ox, j) = res[j];
 }
 
-template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
+/* DISPATCH: FMAG_CUDA_SELB_TWO_LEVEL (fused records tested first, then a switch on the
+ * kind), FMAG_CUDA_SELB_ONE_SWITCH (one switch over all 12 record kinds), or
+ * FMAG_CUDA_SELB_NO_FUSION (records of fmag_gpu_predecode: the spec kernel with byte
+ * offsets). */
+#define FMAG_CUDA_SELB_TWO_LEVEL 0
+#define FMAG_CUDA_SELB_ONE_SWITCH 1
+#define FMAG_CUDA_SELB_NO_FUSION 2
+template <int RF, int K, int T, int DISPATCH = FMAG_CUDA_SELB_TWO_LEVEL>
+__device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
 {
     extern __shared__ float fmag_sm[];
     float *smf = fmag_sm + threadIdx.x;
@@ -507,7 +516,40 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_selb(cons
         for (unsigned i = 0; i < ninstr; ++i) {
             uint4 w = fmag_cuda_ucode[i];
             unsigned kind = w.w & 15u;
-            if (kind >= 8u && i + 1 < ninstr) {
+            if (DISPATCH == FMAG_CUDA_SELB_ONE_SWITCH) {
+                /* a fused record's second half is the next record; a stream cut short reads
+                 * a stale record of the same array (wrong results, never other memory) */
+                uint4 w2 = fmag_cuda_ucode[(i + 1) & (FMAG_CUDA_MAX_UNIFORM - 1)];
+                switch (kind) {
+#define FMAG_SELB_CASE(k)                                                                          \
+    case k:                                                                                        \
+        fmag_cuda_selb_step<RF, K, T, k>(sm, w);                                                   \
+        break;
+#define FMAG_SELB_FUSED(k)                                                                         \
+    case 8 + k:                                                                                    \
+        fmag_cuda_selb_fused<RF, K, T, k>(sm, w, w2);                                              \
+        ++i;                                                                                       \
+        break;
+                    FMAG_SELB_CASE(0)
+                    FMAG_SELB_CASE(1)
+                    FMAG_SELB_CASE(2)
+                    FMAG_SELB_CASE(3)
+                    FMAG_SELB_CASE(4)
+                    FMAG_SELB_CASE(5)
+                    FMAG_SELB_CASE(6)
+                    FMAG_SELB_CASE(7)
+                    FMAG_SELB_FUSED(0)
+                    FMAG_SELB_FUSED(1)
+                    FMAG_SELB_FUSED(2)
+                    FMAG_SELB_FUSED(3)
+#undef FMAG_SELB_CASE
+#undef FMAG_SELB_FUSED
+                default:
+                    break;
+                }
+                continue;
+            }
+            if (DISPATCH == FMAG_CUDA_SELB_TWO_LEVEL && kind >= 8u && i + 1 < ninstr) {
                 uint4 w2 = fmag_cuda_ucode[++i];
                 switch (kind & 3u) {
                 case 0:
@@ -610,10 +652,10 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_fwd(const
         break;
                 FMAG_FWD_CASE(0)
                 FMAG_FWD_CASE(1)
-                FMAG_FWD_CASE(2) FMAG_FWD_CASE(3) FMAG_FWD_CASE(4) FMAG_FWD_CASE(5) FMAG_FWD_CASE(6)
-                    FMAG_FWD_CASE(7) FMAG_FWD_CASE(8) FMAG_FWD_CASE(9) FMAG_FWD_CASE(10)
-                        FMAG_FWD_CASE(11) FMAG_FWD_CASE(12) FMAG_FWD_CASE(13)
-                            FMAG_FWD_CASE(14) default
+                FMAG_FWD_CASE(2)
+                FMAG_FWD_CASE(3) FMAG_FWD_CASE(4) FMAG_FWD_CASE(5) FMAG_FWD_CASE(6) FMAG_FWD_CASE(7)
+                    FMAG_FWD_CASE(8) FMAG_FWD_CASE(9) FMAG_FWD_CASE(10) FMAG_FWD_CASE(11)
+                        FMAG_FWD_CASE(12) FMAG_FWD_CASE(13) FMAG_FWD_CASE(14) default
                     : fmag_cuda_fwd_step<RF, K, T, 7u, true>(sm, w, prev);
                 break;
 #undef FMAG_FWD_CASE

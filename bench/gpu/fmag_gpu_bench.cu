@@ -461,9 +461,10 @@ template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_sel(fmag
 {
     fmag_k_sel<RFS, K, T>(p);
 }
-template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_selb(fmag_cuda_args p)
+template <int K, int RFS = RF, int DISPATCH = FMAG_CUDA_SELB_TWO_LEVEL>
+__global__ void __launch_bounds__(128) k_selb(fmag_cuda_args p)
 {
-    fmag_k_selb<RFS, K, T>(p);
+    fmag_k_selb<RFS, K, T, DISPATCH>(p);
 }
 template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_hot(fmag_cuda_args p)
 {
@@ -887,11 +888,22 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             if (rf == 8) runG(k_sel<4, 8>, 4, "S4-sel", u2, rf);
             if (rf == 16) runG(k_sel<4, 16>, 4, "S4-sel", u2, rf);
             if (rf == 32) runG(k_sel<4, 32>, 4, "S4-sel", u2, rf);
+            fmag_gpu_predecode_bytes(pd.data(), u.ninstr, 4 * T * 4);
+            CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), u.ninstr * 16));
+            if (rf == 8) runG(k_selb<4, 8, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
+            if (rf == 16) runG(k_selb<4, 16, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
+            if (rf == 32) runG(k_selb<4, 32, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
             fmag_gpu_predecode_bytes(sl.data(), u2.ninstr, 4 * T * 4);
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), u2.ninstr * 16));
-            if (rf == 8) runG(k_selb<4, 8>, 4, "SB4-sel-bytes", u2, rf);
-            if (rf == 16) runG(k_selb<4, 16>, 4, "SB4-sel-bytes", u2, rf);
-            if (rf == 32) runG(k_selb<4, 32>, 4, "SB4-sel-bytes", u2, rf);
+            if (rf == 8)
+                runG(k_selb<4, 8>, 4, "SB4-sel-bytes", u2, rf),
+                    runG(k_selb<4, 8, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", u2, rf);
+            if (rf == 16)
+                runG(k_selb<4, 16>, 4, "SB4-sel-bytes", u2, rf),
+                    runG(k_selb<4, 16, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", u2, rf);
+            if (rf == 32)
+                runG(k_selb<4, 32>, 4, "SB4-sel-bytes", u2, rf),
+                    runG(k_selb<4, 32, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", u2, rf);
         }
     }
     // The design variants below are RF = 16 builds: the synthetic suite only
@@ -948,6 +960,12 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 fmag_gpu_predecode_bytes(sl.data(), ns2, 4 * T * 4);
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), ns2 * 16));
                 runG(k_selb<4>, 4, "SB4-sel-bytes", s2);
+                runG(k_selb<4, RF, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", s2);
+                // the unfused records with byte offsets (the spec kernel's dispatch)
+                std::vector<W4> pb(pd.begin(), pd.begin() + npd);
+                fmag_gpu_predecode_bytes(pb.data(), npd, 4 * T * 4);
+                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pb.data(), npd * 16));
+                runG(k_selb<4, RF, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u);
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
             }
             if (maxregs <= 2) {

@@ -154,6 +154,24 @@ static int compare(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size
     return bad;
 }
 
+/* Plants FMAG's select idiom (X = copy or constant; X = g > 0 ? ... : X) in 3 of 4
+ * pairs of instructions, with few register guards elsewhere, as compiled programs have: the
+ * CUDA runner runs such programs with its select-fusing kernel. */
+static void plant_selects(fmag_vm_program *p, fmag_vm_instr *code)
+{
+    uint16_t regs = p->regs;
+    for (uint32_t i = 0; i < p->ninstr; ++i)
+        if (fmag_gpu_is_ref(code[i].g) && rnd() % 4) code[i].g = fbits(1.0f);
+    for (uint32_t i = 0; i + 1 < p->ninstr; i += 2)
+        if (rnd() % 4) {
+            code[i].b = fbits(rnd() % 2 ? 1.0f : 0.0f);
+            code[i].c = fbits(rnd_literal());
+            code[i].g = fbits(1.0f);
+            code[i + 1].da = (code[i + 1].da & 0xFFFF0000u) | (code[i].da & 0xFFFFu);
+            code[i + 1].g = fmag_vm_ref_word((uint16_t)(rnd() % regs));
+        }
+}
+
 static void test_backend(fmag_gpu_runner *r)
 {
     bool flushes = strstr(fmag_gpu_runner_describe(r), "flushed") != NULL;
@@ -167,6 +185,25 @@ static void test_backend(fmag_gpu_runner *r)
         const fmag_vm_program *pp = &p;
         char what[64];
         snprintf(what, sizeof what, "uniform regs=%u", regs);
+        compare(r, &pp, 1, NULL, 3000, flushes, what);
+    }
+    /* uniform programs full of select idioms (the fused kernels) */
+    static const uint16_t sel_sizes[] = {5, 8, 13, 16, 32};
+    for (size_t s = 0; s < sizeof sel_sizes / sizeof sel_sizes[0]; ++s) {
+        fmag_vm_instr code[120];
+        fmag_vm_program p;
+        random_program(&p, code, 120, sel_sizes[s], 4, 3);
+        plant_selects(&p, code);
+        fmag_gpu_word4 pd[120];
+        uint32_t npd = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)code, p.ninstr,
+                                              fmag_gpu_pow2_regs(p.regs), pd),
+                 fused = 0;
+        for (uint32_t i = 0; i < npd; ++i)
+            fused += (pd[i].da >> 16) >= 8u;
+        EXPECT(fused * 10 >= npd, "regs=%u: only %u of %u records fuse", p.regs, fused, npd);
+        const fmag_vm_program *pp = &p;
+        char what[64];
+        snprintf(what, sizeof what, "uniform selects regs=%u", sel_sizes[s]);
         compare(r, &pp, 1, NULL, 3000, flushes, what);
     }
     /* per-lane: 37 programs of different shapes, every lane a different program */
