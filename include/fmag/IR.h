@@ -103,6 +103,10 @@ static inline bool fmag_value_is_const(const fmag_value *v)
 /* True when v is the literal with exactly these bits (so +0 and -0 differ). */
 bool fmag_value_is_imm(const fmag_value *v, float f);
 size_t fmag_value_num_uses(const fmag_value *v);
+/* Whether v has exactly n uses, in O(n) whatever v's use count: for passes that
+ * ask "single use?" of values (parameters, shared literals' users) that may have
+ * thousands. */
+bool fmag_value_num_uses_is(const fmag_value *v, size_t n);
 /* Replace every use of `from` by `to`. */
 void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to);
 

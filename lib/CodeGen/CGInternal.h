@@ -102,7 +102,6 @@ typedef struct cg_result {
     unsigned regs;
     unsigned moves;  /* fallback copies and output shuffle moves */
     unsigned consts; /* literal materializations */
-    unsigned max_live;
 } cg_result;
 /* policy bit 0 clear: prefer stale registers over pristine zeros; set: lowest index
  * first. Bit 1: ignore the output-register reservations. Bit 2: move an output

@@ -25,14 +25,16 @@ static bool better(const cg_result *a, const cg_result *b)
 #define CG_IMPROVE_BUDGET 6000u
 /* ... and about this many node visits in all (each try visits n nodes). */
 #define CG_IMPROVE_WORK 12000u
-/* FMAG_CODEGEN_FAST's one orientation (as built), schedule (greedy list
- * scheduling) and register policy (0): one allocation in all. Over the 38
- * examples and the bench/slc graphs (15-2000 nodes) this came within 0.04% of
- * the full search's instruction total (15982 vs 15975); program order and
- * depth-first schedules lost 0.28% and 0.48% on the same programs without the
- * 2000-node graph, and more register policies changed nothing. */
+/* FMAG_CODEGEN_FAST: one orientation (as built), two schedules (greedy list
+ * scheduling, and depth-first), register policy 0: two allocation passes. Over
+ * the 38 examples and the bench/slc graphs (15-2000 nodes; 15,975 instructions
+ * and 1,830 registers with the full search) this gives 15,982 and 1,841. The list
+ * schedule alone was as short (15,982) but a wide program (600 independent terms
+ * summed) took 585 registers where depth-first needs 41; program order instead of
+ * depth-first as the second schedule kept the 585. More register policies changed
+ * nothing. */
 #define CG_FAST_ORIENT 0
-#define CG_FAST_SCHEDULE 1
+#define CG_FAST_SCHEDULES ((1u << 1) | (1u << 2))
 
 static bool uses_value(const cg_node *n, int v)
 {
@@ -131,7 +133,7 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
         cg_dag_dce(&g);
         int nprev = -1;
         for (int kind = 0; kind < 3 && !oom; kind++) {
-            if (fast && kind != CG_FAST_SCHEDULE) continue;
+            if (fast && !(CG_FAST_SCHEDULES & (1u << kind))) continue;
             int n = cg_schedule(&g, kind, order);
             if (n < 0) {
                 oom = true;
@@ -201,7 +203,8 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
     if (ok && stats) {
         stats->instrs = best.ncode;
         stats->regs = best.regs;
-        stats->max_live = best.max_live;
+        /* Only for the winner: the search itself never looks at it. */
+        stats->max_live = cg_stream_max_live(best.code, best.ncode, nout);
         stats->moves = best.moves;
         stats->consts = best.consts;
         stats->variants = variants;

@@ -588,10 +588,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
         if (ok && !s.fail) shuffle_outputs(&s);
         ok = ok && !s.fail;
     }
-    if (ok) {
-        res->regs = s.used;
-        res->max_live = cg_stream_max_live(res->code, res->ncode, g->nout);
-    }
+    if (ok) res->regs = s.used;
     free(s.vreg);
     free(s.left);
     free(s.is_out);

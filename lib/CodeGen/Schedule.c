@@ -15,6 +15,8 @@
 /* Beyond this the list scheduler (quadratic when the DAG is wide) is not worth
  * its time. */
 #define CG_LIST_SCHED_MAX 4000u
+/* The list scheduler scores only the newest this-many ready nodes. */
+#define CG_LIST_WINDOW 64u
 /* The depth-first scheduler recurses once per node on a chain. */
 #define CG_DFS_SCHED_MAX 20000u
 
@@ -101,12 +103,15 @@ static int sched_list(const cg_dag *g, unsigned *order)
         if (!g->nodes[i].dead && !pending[i]) ready[nready++] = i;
     n = 0;
     while (nready) {
-        unsigned bi = 0;
+        /* Only the newest CG_LIST_WINDOW ready nodes are scored (the ones reading
+         * values just computed), so a wide DAG costs O(n x window), not O(n^2). */
+        unsigned lo = nready > CG_LIST_WINDOW ? nready - CG_LIST_WINDOW : 0;
+        unsigned bi = lo;
         int best_copy = 0, best_delta = 0;
-        for (unsigned r = 0; r < nready; r++) {
+        for (unsigned r = lo; r < nready; r++) {
             int copy, delta;
             list_score(g, left, is_out, ready[r], &copy, &delta);
-            if (r == 0 || copy < best_copy ||
+            if (r == lo || copy < best_copy ||
                 (copy == best_copy &&
                  (delta < best_delta || (delta == best_delta && ready[r] < ready[bi])))) {
                 bi = r;

@@ -45,6 +45,14 @@ size_t fmag_value_num_uses(const fmag_value *v)
     return n;
 }
 
+bool fmag_value_num_uses_is(const fmag_value *v, size_t n)
+{
+    size_t k = 0;
+    for (fmag_use *u = v->uses; u && k <= n; u = u->next_use)
+        k++;
+    return k == n;
+}
+
 void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to)
 {
     if (from == to) return;

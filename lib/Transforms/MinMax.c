@@ -34,20 +34,52 @@
 
 #include <stdint.h>
 
+#include <stdlib.h>
+
 static uintptr_t pos(const fmag_instr *i)
 {
     return (uintptr_t)i->aux;
 }
 
-/* Is v used after instruction s (other than by s and by `skip`)? */
-static bool live_after(const fmag_value *v, const fmag_instr *s, const fmag_instr *skip)
+/* Per value (by id): the position of its last use when every use is a non-phi
+ * instruction of one block, LIVE_OUT otherwise. Computed once per run: walking
+ * the use list at every select made the pass quadratic when a parameter or a
+ * shared difference feeds hundreds of selects. The pass only rewrites operands
+ * of the select and of its guard, both at or before the select it is at, so no
+ * later query sees a stale answer. */
+#define LIVE_OUT UINTPTR_MAX
+
+static uintptr_t *last_uses(fmag_func *f)
 {
-    for (fmag_use *u = v->uses; u; u = u->next_use) {
-        const fmag_instr *user = u->user;
-        if (user == s || user == skip) continue;
-        if (user->block != s->block || user->op == FMAG_OP_PHI || pos(user) > pos(s)) return true;
+    fmag_func_renumber(f);
+    uintptr_t *last = calloc(f->nvalues + 1, sizeof *last);
+    fmag_block **where = calloc(f->nvalues + 1, sizeof *where);
+    if (!last || !where) {
+        free(last);
+        free(where);
+        return NULL;
     }
-    return false;
+    fmag_foreach_block (b, f) {
+        fmag_foreach_instr (i, b) {
+            for (unsigned k = 0; k < i->nops; k++) {
+                const fmag_value *v = i->ops[k].value;
+                if (!v || (v->kind != FMAG_VALUE_PARAM && v->kind != FMAG_VALUE_RESULT)) continue;
+                if (i->op == FMAG_OP_PHI || (where[v->id] && where[v->id] != b))
+                    last[v->id] = LIVE_OUT;
+                else if (last[v->id] != LIVE_OUT)
+                    last[v->id] = pos(i);
+                where[v->id] = b;
+            }
+        }
+    }
+    free(where);
+    return last;
+}
+
+/* Is v used after instruction s (a user of v)? */
+static bool live_after(const uintptr_t *last, const fmag_value *v, const fmag_instr *s)
+{
+    return last[v->id] == LIVE_OUT || last[v->id] > pos(s);
 }
 
 /* fmag p, -1.0, q, _, K>0  (that is q - p): sets p and q. */
@@ -80,7 +112,7 @@ static bool is_neg_of(const fmag_value *n, const fmag_value *x)
  * turns max(x, 0.5) from 4 machine instructions into 2 (superopt's proven minimum). */
 static bool orient_literal_fallback(fmag_instr *s, fmag_value *t, fmag_value *k, fmag_value *g)
 {
-    if (fmag_value_is_const(t) || !fmag_value_is_const(k) || fmag_value_num_uses(g) != 1)
+    if (fmag_value_is_const(t) || !fmag_value_is_const(k) || !fmag_value_num_uses_is(g, 1))
         return false;
     fmag_instr *gd = fmag_opt_fmag_def(g);
     if (!gd || gd->ops[FMAG_A].value != t || !fmag_opt_const_true(gd->ops[FMAG_E].value) ||
@@ -99,7 +131,7 @@ static bool orient_literal_fallback(fmag_instr *s, fmag_value *t, fmag_value *k,
     return true;
 }
 
-static bool orient(fmag_instr *s)
+static bool orient(fmag_instr *s, const uintptr_t *last)
 {
     if (!fmag_opt_is_one(s->ops[FMAG_B].value) || !fmag_opt_is_zero(s->ops[FMAG_C].value))
         return false;
@@ -111,10 +143,10 @@ static bool orient(fmag_instr *s)
     fmag_instr *gd = fmag_opt_fmag_def(g);
     fmag_value *p, *q;
     bool minmax = is_sub(gd, &p, &q) && ((p == t && q == f) || (p == f && q == t)) &&
-                  fmag_value_num_uses(g) == 1;
+                  fmag_value_num_uses_is(g, 1);
     bool abs = !minmax && g == t && (is_neg_of(f, t) || is_neg_of(t, f));
     if (!minmax && !abs) return false;
-    if (!live_after(f, s, minmax ? gd : NULL) || live_after(t, s, minmax ? gd : NULL)) return false;
+    if (!live_after(last, f, s) || live_after(last, t, s)) return false;
     fmag_module *m = s->block->func->module;
     if (minmax) {
         fmag_instr_set_op(gd, FMAG_A, q);
@@ -129,19 +161,22 @@ static bool orient(fmag_instr *s)
 
 bool fmag_opt_minmax(fmag_func *f)
 {
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         uintptr_t n = 0;
-        fmag_foreach_instr(i, b) i->aux = (void *)n++;
+        fmag_foreach_instr (i, b)
+            i->aux = (void *)n++;
     }
     bool changed = false;
-    fmag_foreach_block(b, f)
-    {
-        fmag_foreach_instr(i, b)
-        {
-            if (i->op == FMAG_OP_FMAG) changed |= orient(i);
+    uintptr_t *last = last_uses(f);
+    if (last)
+        fmag_foreach_block (b, f) {
+            fmag_foreach_instr (i, b) {
+                if (i->op == FMAG_OP_FMAG) changed |= orient(i, last);
+            }
         }
-    }
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
+    free(last);
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
+            i->aux = NULL;
     return changed;
 }

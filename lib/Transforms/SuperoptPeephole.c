@@ -163,7 +163,7 @@ static bool cone_is_private(const fmag_superopt_rule *r, const match_state *s)
         for (unsigned q = k + 1; q < r->npattern; q++)
             if (s->m[q] == s->m[k])
                 return false; /* two pattern ops on one instruction: counts would lie */
-        if (fmag_value_num_uses(fmag_instr_result(s->m[k])) != refs[k]) return false;
+        if (!fmag_value_num_uses_is(fmag_instr_result(s->m[k]), refs[k])) return false;
     }
     return true;
 }
@@ -192,7 +192,7 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
         bool dup = false;
         for (unsigned q = k + 1; q < r->npattern; q++)
             dup |= s->m[q] == in;
-        if (!dup && in && fmag_value_num_uses(fmag_instr_result(in)) == 0) fmag_instr_erase(in);
+        if (!dup && in && !fmag_instr_result(in)->uses) fmag_instr_erase(in);
     }
 }
 
