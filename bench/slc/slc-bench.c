@@ -1,8 +1,8 @@
 /* slc-bench: compile latency of SL source to an FMAG stream in memory through the
  * library API (fmag_sl_compile, the O2 pipeline, codegen), the number that matters
  * next to a run-time shader compiler. Median of many repeats per program: the
- * examples given on the command line, then a generated family of node-graph
- * programs of growing size to show how time scales.
+ * examples given on the command line, then generated families of growing size to
+ * show how time scales: node-graph chains (graph-N) and wide sums (wide-N).
  *
  *   slc-bench [--min-ms N] [--graph N] [--print-graph N] [--fast-only] [--cpu-time]
  *             [FILE.sl ...]
@@ -177,6 +177,32 @@ static char *gen_graph(unsigned n, size_t *len)
     return s;
 }
 
+/* A wide program: n independent terms summed, as a layer-blending or
+ * weighted-sum node emits; many values are ready at once, the case where a
+ * scheduler can blow up registers or time. */
+static char *gen_wide(unsigned n, size_t *len)
+{
+    size_t cap = 256 + (size_t)n * 128;
+    char *s = malloc(cap);
+    size_t k = 0;
+    k += (size_t)snprintf(s + k, cap - k, "export f32 wide(f32 a, f32 b, f32 c, f32 d) {\n");
+    unsigned seed = 777;
+    static const char in[] = "abcd";
+    for (unsigned i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        char x = in[(seed >> 16) & 3], y = in[(seed >> 20) & 3];
+        /* distinct literals, so CSE cannot merge terms */
+        k += (size_t)snprintf(s + k, cap - k, "    f32 t%u = max(%c * %u.%04u, %c - 0.5);\n", i, x,
+                              1 + (seed >> 24) % 3, i, y);
+    }
+    k += (size_t)snprintf(s + k, cap - k, "    f32 s0 = t0;\n");
+    for (unsigned i = 1; i < n; i++)
+        k += (size_t)snprintf(s + k, cap - k, "    f32 s%u = s%u + t%u;\n", i, i - 1, i);
+    k += (size_t)snprintf(s + k, cap - k, "    return s%u;\n}\n", n - 1);
+    *len = k;
+    return s;
+}
+
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -248,6 +274,15 @@ int main(int argc, char **argv)
         char name[32];
         snprintf(name, sizeof name, "graph-%u", n);
         bench(&cfg, name, src, len, n);
+        free(src);
+    }
+    static const unsigned wide_sizes[] = {60, 250, 1000};
+    for (size_t i = 0; !only_graph && i < sizeof wide_sizes / sizeof wide_sizes[0]; i++) {
+        size_t len;
+        char *src = gen_wide(wide_sizes[i], &len);
+        char name[32];
+        snprintf(name, sizeof name, "wide-%u", wide_sizes[i]);
+        bench(&cfg, name, src, len, wide_sizes[i]);
         free(src);
     }
     return 0;
