@@ -3,6 +3,7 @@
  * function defined later; values and blocks may be used before their definition
  * (phis, dominance across blocks) and are resolved at the end of each function. */
 #include "fmag/IR.h"
+#include "fmag/FloatText.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -391,6 +392,13 @@ static fmag_value *parse_operand(parser *p)
             error_at(p, p->tok.off,
                      "literal '%.*s' is not a finite float32 (NaN and infinity are never "
                      "literals; a decimal beyond 3.4028235e38 rounds to infinity)",
+                     (int)(p->tok.len > 40 ? 40 : p->tok.len), p->src + p->tok.off);
+            return NULL;
+        }
+        if (fmag_float_literal_underflows(p->src + p->tok.off, p->tok.len, p->tok.num)) {
+            error_at(p, p->tok.off,
+                     "literal '%.*s' is too small for float32: it rounds to zero (the smallest "
+                     "non-zero float32 is 1.4e-45; write 0.0 for zero)",
                      (int)(p->tok.len > 40 ? 40 : p->tok.len), p->src + p->tok.off);
             return NULL;
         }

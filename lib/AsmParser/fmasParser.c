@@ -2,6 +2,7 @@
  * Errors are reported per line (the rest of the line is skipped), so one run shows
  * every bad line, each as "file:line:col: error: msg", the line and a caret. */
 #include "fmag/Asm.h"
+#include "fmag/FloatText.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -195,6 +196,13 @@ static bool parse_operand(asm_state *s, fmag_vm_operand *op, const char *what)
     }
     if (isinf(f)) {
         asm_error_at(s, start, "literal %.*s is not a finite float32 (infinity cannot be encoded)",
+                     (int)n, start);
+        return false;
+    }
+    if (fmag_float_literal_underflows(start, n, f)) {
+        asm_error_at(s, start,
+                     "literal %.*s is too small for float32: it rounds to zero (the smallest "
+                     "non-zero float32 is 1.4e-45; write 0.0 for zero)",
                      (int)n, start);
         return false;
     }

@@ -1,6 +1,7 @@
 /* Float literals as text: the shortest decimal that reads back to the same bits,
  * and the one reader shared by the .fir parser and the .fmas assembler. */
 #include "IRInternal.h"
+#include "fmag/FloatText.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -110,4 +111,16 @@ size_t fmag_parse_float(const char *s, size_t len, float *out)
     tmp[i] = 0;
     *out = strtof(tmp, NULL);
     return i;
+}
+
+bool fmag_float_literal_underflows(const char *s, size_t len, float value)
+{
+    if (value != 0.0f) return false;
+    size_t i = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+    if (len - i >= 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) return false;
+    /* Only the significand decides: 0e-99 is zero, 1e-99 is not. */
+    for (; i < len && s[i] != 'e' && s[i] != 'E'; i++)
+        if (s[i] >= '1' && s[i] <= '9') return true;
+    return false;
 }

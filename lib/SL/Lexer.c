@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "SLInternal.h"
+#include "fmag/FloatText.h"
 
 static bool is_alpha(int c)
 {
@@ -112,6 +113,13 @@ static void lex_number(sl_session *s, size_t *ip)
     float f = strtof(buf, NULL);
     if (isinf(f)) {
         lex_error(s, start, n, "number literal '%s' is too large for f32", buf);
+        return;
+    }
+    if (fmag_float_literal_underflows(buf, n, f)) {
+        lex_error(s, start, n,
+                  "number literal '%s' is too small for f32: it rounds to zero (the smallest "
+                  "non-zero f32 is 1.4e-45; write 0.0 for zero)",
+                  buf);
         return;
     }
     if (!push(s, TK_NUM, start, n)) return;
