@@ -2,7 +2,7 @@
 // Names: fmag_fwd_r<RF>_k<K> (uniform, pre-decoded with forwarding and dead stores removed),
 // fmag_spec_r<RF>_k<K> (uniform, pre-decoded stream in constant memory, switch on operand kinds),
 // fmag_selb_r<RF>_k<K> (the same with FMAG's select idiom fused into one dispatch, operands
-// pre-scaled to byte offsets),
+// pre-scaled to byte offsets), fmag_specb_r<RF>_k<K> (byte offsets, no fusion),
 // fmag_shared_r<RF>_k<K> / fmag_lane_r<RF>_k<K> (raw stream, uniform / per lane, shared-memory
 // register file), fmag_local_r<RF> / fmag_local_lane_r<RF> (large register files).
 // Which one runs is decided in lib/GPU/CudaRunner.c from the measurements in
@@ -26,6 +26,11 @@
     extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_selb_r##RF##_k##K(fmag_cuda_args p)  \
     {                                                                                              \
         fmag_k_selb<RF, K, FMAG_T>(p);                                                             \
+    }
+#define SPECB(RF, K)                                                                               \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_specb_r##RF##_k##K(fmag_cuda_args p) \
+    {                                                                                              \
+        fmag_k_selb<RF, K, FMAG_T, FMAG_CUDA_SELB_NO_FUSION>(p);                                   \
     }
 #define SHARED(RF, K)                                                                              \
     extern "C" __global__ void __launch_bounds__(FMAG_T)                                           \
@@ -52,11 +57,9 @@ FWD(4, 8)
 SELB(8, 4)
 SELB(16, 4)
 SELB(32, 4)
-SPEC(2, 4)
-SPEC(4, 4)
-SPEC(8, 4)
-SPEC(16, 4)
-SPEC(32, 4)
+SPECB(8, 4)
+SPECB(16, 4)
+SPECB(32, 4)
 SPEC(64, 2)
 SPEC(128, 1)
 SPEC(256, 1)

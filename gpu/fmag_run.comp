@@ -1,8 +1,10 @@
 // FMAG compute shader: evaluates programs over a buffer of elements, one element per
 // invocation. Uniform programs (push constant) or per-lane (a program index per element).
-// Compiled twice: as is (register file = the interpreter's private array, which NVIDIA's
-// driver puts in local memory) and with -DFMAG_WORKGROUP_RF (register file in workgroup
-// shared memory laid out [reg][invocation], free of bank conflicts whatever the indices).
+// Compiled four times: as is (register file = the interpreter's private array, which
+// NVIDIA's driver puts in local memory) or with -DFMAG_WORKGROUP_RF (register file in
+// workgroup shared memory laid out [reg][invocation], free of bank conflicts whatever the
+// indices); each also with -DFMAG_PREDECODED, for uniform launches whose code the host has
+// pre-decoded (fmag_gpu_predecode: operand kinds as bits, no NaN-box decoding here).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -20,6 +22,31 @@ shared float fmag_wg[FMAG_REGS * FMAG_WG];
 #include "fmag_interp.glsl"
 
 layout(std430, binding = 0) readonly buffer Code { uvec4 code[]; };
+
+#ifdef FMAG_PREDECODED
+// One record {b, c, g, d | a << 8 | kind << 16}: kind bit 0/1/2 = b/c/g is a register
+// (index, masked again here), else the word is the literal's bits; no-ops were dropped.
+void fmag_exec_predecoded(uvec4 w)
+{
+    const uint m = FMAG_REGS - 1u;
+    uint kind = w.w >> 16;
+    float a = FMAG_REG((w.w >> 8) & m);
+    float b = (kind & 1u) != 0u ? FMAG_REG(w.x & m) : uintBitsToFloat(w.x);
+    float c = (kind & 2u) != 0u ? FMAG_REG(w.y & m) : uintBitsToFloat(w.y);
+    precise float res;
+    if (FMAG_SOFT_FMA)
+        res = fmag_soft_fma(a, b, c);
+    else
+        res = fma(a, b, c);
+    if (isnan(res))
+        res = uintBitsToFloat(0x7FC00000u);
+    if ((kind & 4u) == 0u || FMAG_REG(w.z & m) > 0.0)
+        FMAG_REG(w.w & m) = res;
+}
+#define FMAG_EXEC fmag_exec_predecoded
+#else
+#define FMAG_EXEC fmag_exec
+#endif
 // per program: {first instruction, ninstr, nin, nout}; instruction i of a program is
 // code[first + i * code_stride] (stride 1: programs one after another; stride nprogs:
 // interleaved [instr][program], so the lanes of a warp running different programs fetch
@@ -57,7 +84,7 @@ void main()
                 FMAG_REG(i) = ev == 0u ? v : v + float(ev) * 0.0625;
             }
             for (uint i = 0u; i < h.y; ++i)
-                fmag_exec(code[h.x + i * pc.code_stride]);
+                FMAG_EXEC(code[h.x + i * pc.code_stride]);
             for (uint i = 0u; i < nout; ++i) {
                 uint o = e * pc.out_stride + i;
                 outp[o] = ev == 0u ? FMAG_REG(i) : outp[o] + FMAG_REG(i);

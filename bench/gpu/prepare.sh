@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/gpu/prepare.sh BUILD: fills .spv (ignored by git, carried to the device machine, which
-# has no glslc, no Vulkan headers and may not build slc) with the two SPIR-V builds of
+# has no glslc, no Vulkan headers and may not build slc) with the four SPIR-V builds of
 # gpu/fmag_run.comp, the Vulkan headers, and the SL examples of the suite compiled by this
 # checkout's slc (bench/gpu/run.sh prefers compiling them there; these are the fallback).
 set -eu
@@ -8,8 +8,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:?usage: bench/gpu/prepare.sh BUILD-DIR (with slc built)}
 cd "$ROOT"
 mkdir -p .spv/include .spv/sl
-glslc --target-env=vulkan1.1 -O -I gpu -o .spv/fmag_run.spv gpu/fmag_run.comp
-glslc --target-env=vulkan1.1 -O -I gpu -DFMAG_WORKGROUP_RF -o .spv/fmag_run_wg.spv gpu/fmag_run.comp
+V="-O --target-env=vulkan1.1 -I gpu gpu/fmag_run.comp"
+glslc $V -o .spv/fmag_run.spv
+glslc $V -DFMAG_WORKGROUP_RF -o .spv/fmag_run_wg.spv
+glslc $V -DFMAG_PREDECODED -o .spv/fmag_run_pd.spv
+glslc $V -DFMAG_WORKGROUP_RF -DFMAG_PREDECODED -o .spv/fmag_run_wg_pd.spv
 mkdir -p .spv/include/vulkan && cp /usr/include/vulkan/*.h .spv/include/vulkan/
 [ -d /usr/include/vk_video ] && cp -r /usr/include/vk_video .spv/include/
 for x in $(cat bench/gpu/sl-suite.txt); do

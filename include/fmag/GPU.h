@@ -44,13 +44,17 @@ bool fmag_gpu_time_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *pr
  *  WORKGROUP: the register file in workgroup shared memory laid out [reg][invocation]
  *    (used only where RF * 64 * 4 bytes fit the device's shared memory; else PRIVATE);
  *  *_INTERLEAVED: per-lane programs' code stored [instruction][program] instead of one
- *    program after another (uniform launches are the same either way). */
+ *    program after another (uniform launches are the same either way);
+ *  *_PREDECODED: uniform launches run records pre-decoded on the host (operand kinds as
+ *    bits, no-ops dropped) instead of the raw stream; per-lane launches run as *_INTERLEAVED. */
 typedef enum fmag_gpu_vk_design {
     FMAG_GPU_VK_AUTO,
     FMAG_GPU_VK_PRIVATE,
     FMAG_GPU_VK_PRIVATE_INTERLEAVED,
     FMAG_GPU_VK_WORKGROUP,
-    FMAG_GPU_VK_WORKGROUP_INTERLEAVED
+    FMAG_GPU_VK_WORKGROUP_INTERLEAVED,
+    FMAG_GPU_VK_PRIVATE_PREDECODED,
+    FMAG_GPU_VK_WORKGROUP_PREDECODED
 } fmag_gpu_vk_design;
 /* False (and nothing changes) when r is not a Vulkan runner or d is not a design above. */
 bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d);

@@ -281,20 +281,23 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
             fused += kind >= 8u;
             mixed += kind >= 5u && kind <= 7u; /* register guard and register b or c */
         }
-        /* Measured on the H200 (docs/PERFORMANCE.md): the fused kernel gains 11% when a
-         * quarter of the records are selects (P2). At rf <= 16 it was also 5-10% faster on
-         * every SL example although few records fuse there; it lost 7% only on random
-         * streams (P3), whose records mix register guards with register operands (kinds
-         * 5-7: 16% of P3's records, at most 5% in compiled programs). At rf 32 it lost
-         * 12-25% on the SL examples, which fuse under 1%. */
+        /* Measured on the H200 (docs/PERFORMANCE.md): the fused kernel gains 8-11% when a
+         * quarter of the records are selects (P2). At rf <= 16 it was also faster on most
+         * SL examples although few records fuse there; it lost 7% on random streams (P3),
+         * whose records mix register guards with register operands (kinds 5-7: 16% of
+         * P3's records, at most 5% in compiled programs). At rf 32 it lost 12-19% on the
+         * SL examples, which fuse under 1%. */
         if (npd > 0 && (fused * 10 >= npd || (rf <= 16 && mixed * 10 < npd))) {
             /* byte offsets: one mask per operand instead of a mask and a scale, 3-5% faster
              * than index records on every program measured */
             fmag_gpu_predecode_bytes(code, npd, k * FMAG_CUDA_T * 4u);
             snprintf(kname, sizeof kname, "fmag_selb_r%u_k4", (unsigned)rf);
         } else {
+            /* the unfused records, byte offsets too: 3-4% faster than fmag_spec (run of
+             * 17:00) */
             npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
-            snprintf(kname, sizeof kname, FMAG_CUDA_UNIFORM_NAME, (unsigned)rf, (unsigned)k);
+            fmag_gpu_predecode_bytes(code, npd, k * FMAG_CUDA_T * 4u);
+            snprintf(kname, sizeof kname, "fmag_specb_r%u_k4", (unsigned)rf);
         }
     } else if (uni && rf <= 256) {
         k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;

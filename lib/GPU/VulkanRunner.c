@@ -43,10 +43,13 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
-extern const unsigned char fmag_spirv_fmag_run[];
-extern const size_t fmag_spirv_fmag_run_size;
-extern const unsigned char fmag_spirv_fmag_run_wg[];
-extern const size_t fmag_spirv_fmag_run_wg_size;
+/* The four builds of gpu/fmag_run.comp, indexed by fmag_vk_variant. */
+extern const unsigned char fmag_spirv_fmag_run[], fmag_spirv_fmag_run_wg[],
+    fmag_spirv_fmag_run_pd[], fmag_spirv_fmag_run_wg_pd[];
+extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
+    fmag_spirv_fmag_run_pd_size, fmag_spirv_fmag_run_wg_pd_size;
+#define FMAG_VK_VARIANT_WG 1u /* workgroup register file */
+#define FMAG_VK_VARIANT_PD 2u /* pre-decoded uniform records */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
     X(vkDestroyInstance)                                                                           \
@@ -101,8 +104,8 @@ extern const size_t fmag_spirv_fmag_run_wg_size;
 #define FMAG_VK_MAX_GROUPS 65535u
 
 typedef struct fmag_vk_pipeline {
-    uint32_t rf;
-    bool soft, wg;
+    uint32_t rf, variant;
+    bool soft;
     VkPipeline pipe;
 } fmag_vk_pipeline;
 
@@ -121,7 +124,7 @@ struct fmag_gpu_vk {
     uint32_t qfam;
     bool has_f64;
     bool soft_fma;
-    VkShaderModule shader, shader_wg; /* private register file / workgroup register file */
+    VkShaderModule shader[4]; /* by variant: FMAG_VK_VARIANT_* bits */
     fmag_gpu_vk_design design;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
@@ -164,8 +167,8 @@ void fmag_gpu_vk_destroy(fmag_gpu_vk *vk)
         if (vk->dpool) vk->vkDestroyDescriptorPool(vk->dev, vk->dpool, NULL);
         if (vk->layout) vk->vkDestroyPipelineLayout(vk->dev, vk->layout, NULL);
         if (vk->dsl) vk->vkDestroyDescriptorSetLayout(vk->dev, vk->dsl, NULL);
-        if (vk->shader) vk->vkDestroyShaderModule(vk->dev, vk->shader, NULL);
-        if (vk->shader_wg) vk->vkDestroyShaderModule(vk->dev, vk->shader_wg, NULL);
+        for (int i = 0; i < 4; ++i)
+            if (vk->shader[i]) vk->vkDestroyShaderModule(vk->dev, vk->shader[i], NULL);
         vk->vkDestroyDevice(vk->dev, NULL);
     }
     if (vk->inst) vk->vkDestroyInstance(vk->inst, NULL);
@@ -189,11 +192,11 @@ static int device_rank(VkPhysicalDeviceType t)
     }
 }
 
-static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, bool wg, char *err,
+static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t variant, char *err,
                                size_t errlen)
 {
     for (unsigned i = 0; i < vk->npipes; ++i)
-        if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].wg == wg)
+        if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].variant == variant)
             return vk->pipes[i].pipe;
     VkSpecializationMapEntry ent[2] = {{0, 0, 4}, {1, 4, 4}};
     uint32_t data[2] = {rf, soft ? 1u : 0u};
@@ -201,7 +204,7 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, bool wg,
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = wg ? vk->shader_wg : vk->shader;
+    ci.stage.module = vk->shader[variant];
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = &spec;
     ci.layout = vk->layout;
@@ -214,7 +217,7 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, bool wg,
         memmove(&vk->pipes[0], &vk->pipes[1], (FMAG_VK_MAX_PIPELINES - 1) * sizeof vk->pipes[0]);
         --vk->npipes;
     }
-    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, soft, wg, pipe};
+    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, variant, soft, pipe};
     return pipe;
 }
 
@@ -332,6 +335,8 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
  * sizes, and 23-29% slower on uniform programs at rf 32 (docs/PERFORMANCE.md). */
 #define FMAG_VK_WG_MAX_REGS_UNIFORM 16u
 #define FMAG_VK_WG_MAX_REGS_LANE 32u
+/* 1: uniform launches run pre-decoded records by default. */
+#define FMAG_VK_AUTO_PREDECODE 1
 
 /* Runs one job with the given fma mode. */
 static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, char *err,
@@ -347,18 +352,42 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
      * for the sizes where it measured faster; per-lane code interleaved [instr][program]
      * unless padding every program to the longest would make the code over 4 times larger. */
     fmag_gpu_vk_design d = vk->design;
+    bool lanes = job->prog_index && job->nprogs > 1;
+    if (d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED) {
+        /* per-lane launches are never pre-decoded: the same register file, raw code */
+        if (lanes)
+            d = d == FMAG_GPU_VK_PRIVATE_PREDECODED ? FMAG_GPU_VK_PRIVATE_INTERLEAVED
+                                                    : FMAG_GPU_VK_WORKGROUP_INTERLEAVED;
+    }
+    bool pd = !lanes && rf <= 256 &&
+              (d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
+               (d == FMAG_GPU_VK_AUTO && FMAG_VK_AUTO_PREDECODE));
     bool wg_fits =
         (uint64_t)rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
     bool wg = wg_fits && (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-                          (d == FMAG_GPU_VK_AUTO && rf <= (job->prog_index && job->nprogs > 1
-                                                               ? FMAG_VK_WG_MAX_REGS_LANE
-                                                               : FMAG_VK_WG_MAX_REGS_UNIFORM)));
-    bool il = job->prog_index && job->nprogs > 1 &&
-              (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-               (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 4 * ncode));
+                          d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
+                          (d == FMAG_GPU_VK_AUTO &&
+                           rf <= (lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
+    bool il =
+        lanes && (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
+                  (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 4 * ncode));
     if (il) ncode = maxlen * job->nprogs;
-    VkPipeline pipe = get_pipeline(vk, rf, soft, wg, err, errlen);
+    VkPipeline pipe = get_pipeline(
+        vk, rf, soft, (wg ? FMAG_VK_VARIANT_WG : 0u) | (pd ? FMAG_VK_VARIANT_PD : 0u), err, errlen);
     if (!pipe) return false;
+    /* Pre-decoded uniform code: at most ninstr records (no-ops dropped). */
+    fmag_gpu_word4 *pdcode = NULL;
+    uint32_t npd = 0;
+    if (pd) {
+        pdcode = malloc((job->progs[0]->ninstr ? job->progs[0]->ninstr : 1) * sizeof *pdcode);
+        if (!pdcode) {
+            fmag_gpu_err(err, errlen, "out of memory");
+            return false;
+        }
+        npd = fmag_gpu_predecode((const fmag_gpu_word4 *)job->progs[0]->code, job->progs[0]->ninstr,
+                                 rf, pdcode);
+        ncode = npd;
+    }
     /* Zero-initialisation only where a register may be read before it is written. */
     uint8_t *scratch = malloc(rf);
     if (!scratch) {
@@ -399,6 +428,13 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         if (il) memset(map + off[0], 0, sz[0]); /* padding: never executed */
         for (size_t k = 0; k < job->nprogs; ++k) {
             const fmag_vm_program *p = job->progs[k];
+            if (pd) {
+                /* uniform: only progs[0] runs */
+                memcpy(map + off[0], pdcode, (size_t)npd * 16);
+                uint32_t h[4] = {0, npd, p->nin, p->nout};
+                memcpy(map + off[1], h, 16);
+                break;
+            }
             if (il)
                 for (uint32_t i = 0; i < p->ninstr; ++i)
                     memcpy(map + off[0] + ((size_t)i * job->nprogs + k) * 16, &p->code[i], 16);
@@ -476,6 +512,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
     for (int i = 0; i < 5; ++i)
         buf_free(vk, &dbuf[i]);
     buf_free(vk, &stage);
+    free(pdcode);
     return ok;
 }
 
@@ -628,16 +665,17 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     vk->vkGetDeviceQueue(vk->dev, vk->qfam, 0, &vk->queue);
 
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smi.codeSize = fmag_spirv_fmag_run_size;
-    smi.pCode = (const uint32_t *)(const void *)fmag_spirv_fmag_run;
-    if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader), "vkCreateShaderModule",
-               err, errlen))
-        goto fail;
-    smi.codeSize = fmag_spirv_fmag_run_wg_size;
-    smi.pCode = (const uint32_t *)(const void *)fmag_spirv_fmag_run_wg;
-    if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader_wg),
-               "vkCreateShaderModule", err, errlen))
-        goto fail;
+    const unsigned char *spv[4] = {fmag_spirv_fmag_run, fmag_spirv_fmag_run_wg,
+                                   fmag_spirv_fmag_run_pd, fmag_spirv_fmag_run_wg_pd};
+    const size_t spv_size[4] = {fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
+                                fmag_spirv_fmag_run_pd_size, fmag_spirv_fmag_run_wg_pd_size};
+    for (int i = 0; i < 4; ++i) {
+        smi.codeSize = spv_size[i];
+        smi.pCode = (const uint32_t *)(const void *)spv[i];
+        if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader[i]),
+                   "vkCreateShaderModule", err, errlen))
+            goto fail;
+    }
     VkDescriptorSetLayoutBinding bind[5];
     for (uint32_t i = 0; i < 5; ++i)
         bind[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,

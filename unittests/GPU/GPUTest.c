@@ -568,7 +568,9 @@ int main(void)
             } designs[] = {{FMAG_GPU_VK_PRIVATE, "private"},
                            {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "private, interleaved"},
                            {FMAG_GPU_VK_WORKGROUP, "workgroup"},
-                           {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "workgroup, interleaved"}};
+                           {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "workgroup, interleaved"},
+                           {FMAG_GPU_VK_PRIVATE_PREDECODED, "private, pre-decoded"},
+                           {FMAG_GPU_VK_WORKGROUP_PREDECODED, "workgroup, pre-decoded"}};
             for (size_t k = 0; k < sizeof designs / sizeof designs[0]; ++k) {
                 EXPECT(fmag_gpu_runner_set_vk_design(r, designs[k].d), "set design %s",
                        designs[k].name);
