@@ -42,11 +42,38 @@ static bool is_xdigit(char c)
     return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+/* Digits [. digits] from i: the significand of a decimal or (hex) a hex float.
+ * Returns the end; *ndigits counts the digits on both sides of the point. */
+static size_t scan_significand(const char *s, size_t len, size_t i, bool hex, size_t *ndigits)
+{
+    bool (*digit)(char) = hex ? is_xdigit : is_digit;
+    while (i < len && digit(s[i]))
+        i++, ++*ndigits;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && digit(s[i]))
+            i++, ++*ndigits;
+    }
+    return i;
+}
+
+/* An exponent (marker, optional sign, decimal digits) at i, or nothing: a marker
+ * without digits is not part of the literal. Returns the end. */
+static size_t scan_exponent(const char *s, size_t len, size_t i, char marker)
+{
+    if (i >= len || (s[i] | 32) != marker) return i;
+    size_t j = i + 1;
+    if (j < len && (s[j] == '+' || s[j] == '-')) j++;
+    if (j >= len || !is_digit(s[j])) return i;
+    while (j < len && is_digit(s[j]))
+        j++;
+    return j;
+}
+
 size_t fmag_parse_float(const char *s, size_t len, float *out)
 {
     size_t i = 0;
     if (i < len && (s[i] == '+' || s[i] == '-')) i++;
-    size_t start = i, digits = 0;
     /* Words: the printer writes inf and nan; the verifier rejects them. */
     if (len - i >= 3 && (!strncmp(s + i, "inf", 3) || !strncmp(s + i, "nan", 3))) {
         size_t n = i + 3;
@@ -57,59 +84,19 @@ size_t fmag_parse_float(const char *s, size_t len, float *out)
         *out = s[0] == '-' ? -v : v;
         return n;
     }
-    if (len - i >= 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
-        i += 2;
-        while (i < len && is_xdigit(s[i]))
-            i++, digits++;
-        if (i < len && s[i] == '.') {
-            i++;
-            while (i < len && is_xdigit(s[i]))
-                i++, digits++;
-        }
-        if (!digits) return 0;
-        if (i < len && (s[i] == 'p' || s[i] == 'P')) {
-            size_t j = i + 1;
-            if (j < len && (s[j] == '+' || s[j] == '-')) j++;
-            if (j < len && is_digit(s[j])) {
-                while (j < len && is_digit(s[j]))
-                    j++;
-                i = j;
-            }
-        }
-    } else {
-        while (i < len && is_digit(s[i]))
-            i++, digits++;
-        if (i < len && s[i] == '.') {
-            i++;
-            while (i < len && is_digit(s[i]))
-                i++, digits++;
-        }
-        if (!digits) return 0;
-        if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-            size_t j = i + 1;
-            if (j < len && (s[j] == '+' || s[j] == '-')) j++;
-            if (j < len && is_digit(s[j])) {
-                while (j < len && is_digit(s[j]))
-                    j++;
-                i = j;
-            }
-        }
-    }
-    (void)start;
+    bool hex = len - i >= 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
+    size_t digits = 0;
+    i = scan_significand(s, len, hex ? i + 2 : i, hex, &digits);
+    if (!digits) return 0;
+    i = scan_exponent(s, len, i, hex ? 'p' : 'e');
+    /* strtof needs a terminated copy; an absurdly long literal goes through the heap. */
     char tmp[128];
-    if (i >= sizeof(tmp)) {
-        /* Absurdly long literal: parse through a heap copy. */
-        char *h = malloc(i + 1);
-        if (!h) fmag_fatal_oom();
-        memcpy(h, s, i);
-        h[i] = 0;
-        *out = strtof(h, NULL);
-        free(h);
-        return i;
-    }
-    memcpy(tmp, s, i);
-    tmp[i] = 0;
-    *out = strtof(tmp, NULL);
+    char *buf = i < sizeof tmp ? tmp : malloc(i + 1);
+    if (!buf) fmag_fatal_oom();
+    memcpy(buf, s, i);
+    buf[i] = 0;
+    *out = strtof(buf, NULL);
+    if (buf != tmp) free(buf);
     return i;
 }
 

@@ -71,6 +71,15 @@ static bool parse_uint(const char *s, unsigned long long max, unsigned long long
     return true;
 }
 
+/* A count option's value, 1..max; prints the one-line error itself. */
+static bool parse_count(const char *opt, const char *v, unsigned long long max,
+                        unsigned long long *out)
+{
+    if (parse_uint(v, max, out) && *out > 0) return true;
+    fprintf(stderr, "superopt: error: %s wants 1..%llu, not '%s'\n", opt, max, v);
+    return false;
+}
+
 static bool parse_pool(const char *s, float *pool, unsigned *n)
 {
     *n = 0;
@@ -416,19 +425,11 @@ int main(int argc, char **argv)
             stochastic = true;
         } else if (!strcmp(a, "--max-len")) {
             NEED_ARG();
-            if (!parse_uint(v, FMAG_SUPEROPT_MAX_LEN, &n) || n == 0) {
-                fprintf(stderr, "superopt: error: --max-len wants 1..%d, not '%s'\n",
-                        FMAG_SUPEROPT_MAX_LEN, v);
-                return 1;
-            }
+            if (!parse_count(a, v, FMAG_SUPEROPT_MAX_LEN, &n)) return 1;
             o.max_len = (unsigned)n;
         } else if (!strcmp(a, "--regs")) {
             NEED_ARG();
-            if (!parse_uint(v, FMAG_SUPEROPT_MAX_REGS, &n) || n == 0) {
-                fprintf(stderr, "superopt: error: --regs wants 1..%d, not '%s'\n",
-                        FMAG_SUPEROPT_MAX_REGS, v);
-                return 1;
-            }
+            if (!parse_count(a, v, FMAG_SUPEROPT_MAX_REGS, &n)) return 1;
             o.regs = (unsigned)n;
         } else if (!strcmp(a, "--consts")) {
             NEED_ARG();
@@ -458,17 +459,11 @@ int main(int argc, char **argv)
             o.time_limit = s;
         } else if (!strcmp(a, "--threads")) {
             NEED_ARG();
-            if (!parse_uint(v, 64, &n) || n == 0) {
-                fprintf(stderr, "superopt: error: --threads wants 1..64\n");
-                return 1;
-            }
+            if (!parse_count(a, v, 64, &n)) return 1;
             o.threads = (unsigned)n;
         } else if (!strcmp(a, "--samples")) {
             NEED_ARG();
-            if (!parse_uint(v, 1ull << 40, &n) || n == 0) {
-                fprintf(stderr, "superopt: error: --samples wants a positive count\n");
-                return 1;
-            }
+            if (!parse_count(a, v, 1ull << 40, &n)) return 1;
             o.prove_samples = n;
         } else {
             fprintf(stderr, "superopt: error: unknown option '%s' (see --help)\n", a);
