@@ -1,10 +1,11 @@
 // The CUDA kernels the library's runner embeds (nvcc -fatbin, sm_90 SASS + compute_90 PTX).
 // Names: fmag_fwd_r<RF>_k<K> (uniform, pre-decoded with forwarding and dead stores removed),
-// fmag_spec_r<RF>_k<K> (uniform, pre-decoded stream in constant memory, switch on operand kinds),
-// fmag_selb_r<RF>_k<K> (the same with FMAG's select idiom fused into one dispatch, operands
-// pre-scaled to byte offsets), fmag_specb_r<RF>_k<K> (byte offsets, no fusion),
-// fmag_shared_r<RF>_k<K> / fmag_lane_r<RF>_k<K> (raw stream, uniform / per lane, shared-memory
-// register file), fmag_local_r<RF> / fmag_local_lane_r<RF> (large register files).
+// fmag_selb_r<RF>_k<K> (uniform, rf 8-32: pre-decoded stream in constant memory, register
+// operands as byte offsets, switch on operand kinds, FMAG's select idiom fused into one
+// dispatch), fmag_specb_r<RF>_k<K> (the same without fusion), fmag_spec_r<RF>_k<K> (uniform,
+// rf 64-256: register indices, no fusion), fmag_shared_r<RF>_k<K> / fmag_lane_r<RF>_k<K> (raw
+// stream, uniform / per lane, shared-memory register file), fmag_local_r<RF> /
+// fmag_local_lane_r<RF> (large register files).
 // Which one runs is decided in lib/GPU/CudaRunner.c from the measurements in
 // docs/PERFORMANCE.md.
 #define FMAG_CUDA_DEFINE_CONSTANT

@@ -56,13 +56,10 @@ typedef struct fmag_cuda_args_c {
 } fmag_cuda_args_c;
 
 #define FMAG_CUDA_T 128u
-/* Uniform kernels for 4 < rf <= 256: one pre-decoded instruction per dispatch. Two per
- * dispatch (fmag_k_pair) and frequency-ordered dispatch measured slower; see
- * docs/PERFORMANCE.md. */
+/* Uniform kernels for 32 < rf <= 256: one pre-decoded instruction per dispatch (4 < rf <= 32
+ * runs fmag_selb / fmag_specb, below). Two per dispatch (fmag_k_pair) and frequency-ordered
+ * dispatch measured slower; see docs/PERFORMANCE.md. */
 #define FMAG_CUDA_UNIFORM_NAME "fmag_spec_r%u_k%u"
-/* 1: for 4 < rf <= 32, programs in which the pre-decoder fuses at least 10% of the records
- * into selects run fmag_k_sel (measured on the H200: docs/PERFORMANCE.md). */
-#define FMAG_CUDA_FUSE_SELECT 1
 #define CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
 #define FMAG_CUDA_MAX_UNIFORM_C 4096u
 
@@ -261,7 +258,8 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     uint32_t k = 1;
     /* Kernel choice, from the H200 measurements in docs/PERFORMANCE.md:
      *  uniform, rf <= 4: forwarding pre-decode, 8 elements a thread (Horner-like chains);
-     *  uniform, rf <= 256: pre-decoded stream in constant memory, switch on operand kinds;
+     *  uniform, rf <= 256: pre-decoded stream in constant memory, switch on operand kinds
+     *  (rf <= 32: byte-offset records, with or without select fusion);
      *  per lane: raw stream interleaved [instr][program], 8 / 4 / 1 elements a thread
      *  (as many as share a program); larger register files: local-memory kernels. */
     uint8_t needed[32];
@@ -272,7 +270,7 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         npd = fmag_gpu_predecode_fwd((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf,
                                      k * FMAG_CUDA_T * 4u, uni->nout, code, needed);
         snprintf(kname, sizeof kname, "fmag_fwd_r%u_k8", (unsigned)rf);
-    } else if (uni && rf <= 32 && FMAG_CUDA_FUSE_SELECT) {
+    } else if (uni && rf <= 32) {
         k = 4;
         npd = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
         uint32_t fused = 0, mixed = 0;
