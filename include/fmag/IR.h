@@ -125,6 +125,9 @@ typedef enum fmag_opcode {
     FMAG_OP_RET,  /* operands = returned values, one per function result */
 } fmag_opcode;
 
+/* The opcode's .fir keyword ("fmag", "phi", ...), for diagnostics. */
+const char *fmag_opcode_name(fmag_opcode op);
+
 /* fmag operand slots. */
 enum { FMAG_A = 0, FMAG_B = 1, FMAG_C = 2, FMAG_D = 3, FMAG_E = 4 };
 

@@ -25,25 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *op_name(fmag_opcode op)
-{
-    switch (op) {
-    case FMAG_OP_FMAG:
-        return "fmag";
-    case FMAG_OP_PHI:
-        return "phi";
-    case FMAG_OP_CALL:
-        return "call";
-    case FMAG_OP_BR:
-        return "br";
-    case FMAG_OP_JMP:
-        return "jmp";
-    case FMAG_OP_RET:
-        return "ret";
-    }
-    return "?";
-}
-
 static bool ref_of(fmag_func *f, fmag_value *v, const cg_ref *map, cg_ref *out)
 {
     if (fmag_value_is_const(v)) {
@@ -177,7 +158,7 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
             fmag_context_error(ctx,
                                "error: in function @%s: codegen: cannot lower a '%s' instruction "
                                "(run -O2 first)",
-                               f->name, op_name(i->op));
+                               f->name, fmag_opcode_name(i->op));
             ok = false;
             break;
         }
@@ -373,11 +354,16 @@ static bool is_relu(const cg_node *n)
            n->op[FMAG_E].v == n->op[FMAG_A].v;
 }
 
-unsigned cg_dag_relu_flip(cg_dag *g)
+/* Rebuilds g's node array with one new node inserted before every node that
+ * `match` accepts; `split` then fills the new node `pre` (value number pre_v) and
+ * rewrites the matched node, whose operands already use the new numbering.
+ * Returns the number of insertions (0 also when out of memory: g unchanged). */
+static unsigned insert_before_each(cg_dag *g, bool (*match)(const cg_node *n),
+                                   void (*split)(cg_node *n, cg_node *pre, int pre_v))
 {
     unsigned count = 0;
     for (unsigned i = 0; i < g->nnodes; i++)
-        count += is_relu(&g->nodes[i]);
+        count += match(&g->nodes[i]);
     if (!count) return 0;
     cg_node *nn = calloc(g->nnodes + count + 1, sizeof *nn);
     int *map = malloc(sizeof *map * (g->nin + g->nnodes + 1));
@@ -391,25 +377,12 @@ unsigned cg_dag_relu_flip(cg_dag *g)
     unsigned w = 0;
     for (unsigned i = 0; i < g->nnodes; i++) {
         cg_node n = g->nodes[i];
-        bool relu = is_relu(&n);
+        bool hit = match(&n);
         for (unsigned k = 0; k < 5; k++)
             if (cg_is_val(n.op[k])) n.op[k].v = map[n.op[k].v];
-        if (relu) {
-            /* t > 0 ? t : 0  ==  (-t > 0) ? z*0 + 0 : t, both zeros counted equal; exact
-             * for infinite t too since z is a known-finite register, not t. */
-            int t = n.op[FMAG_A].v;
-            cg_node *neg = &nn[w++];
-            neg->op[FMAG_A] = cg_val(t);
-            neg->op[FMAG_B] = cg_const(-1.0f);
-            neg->op[FMAG_C] = cg_const(0.0f);
-            neg->op[FMAG_D].v = CG_NONE;
-            neg->op[FMAG_E] = cg_const(1.0f);
-            neg->uncond = true;
-            n.op[FMAG_A] = cg_const(0.0f);
-            n.op[FMAG_B] = cg_const(0.0f);
-            n.op[FMAG_C] = cg_const(0.0f);
-            n.op[FMAG_D] = cg_val(t);
-            n.op[FMAG_E] = cg_val((int)(g->nin + w - 1));
+        if (hit) {
+            split(&n, &nn[w], (int)(g->nin + w));
+            w++;
         }
         nn[w] = n;
         map[g->nin + i] = (int)(g->nin + w);
@@ -422,6 +395,29 @@ unsigned cg_dag_relu_flip(cg_dag *g)
     g->nodes = nn;
     g->nnodes = w;
     return count;
+}
+
+/* t > 0 ? t : 0  ==  (-t > 0) ? z*0 + 0 : t, both zeros counted equal; exact for
+ * infinite t too since z is a known-finite register, not t. */
+static void split_relu(cg_node *n, cg_node *neg, int neg_v)
+{
+    int t = n->op[FMAG_A].v;
+    neg->op[FMAG_A] = cg_val(t);
+    neg->op[FMAG_B] = cg_const(-1.0f);
+    neg->op[FMAG_C] = cg_const(0.0f);
+    neg->op[FMAG_D].v = CG_NONE;
+    neg->op[FMAG_E] = cg_const(1.0f);
+    neg->uncond = true;
+    n->op[FMAG_A] = cg_const(0.0f);
+    n->op[FMAG_B] = cg_const(0.0f);
+    n->op[FMAG_C] = cg_const(0.0f);
+    n->op[FMAG_D] = cg_val(t);
+    n->op[FMAG_E] = cg_val(neg_v);
+}
+
+unsigned cg_dag_relu_flip(cg_dag *g)
+{
+    return insert_before_each(g, is_relu, split_relu);
 }
 
 /* The literal step K0 -> K1 of a select of two literals, when exact: d with
@@ -443,56 +439,35 @@ static bool const_select_step(const cg_node *n, float *step)
     return true;
 }
 
+static bool is_const_select(const cg_node *n)
+{
+    float step;
+    return const_select_step(n, &step);
+}
+
+/* g > 0 ? K1 : K0  ==  t*(K1 - K0) + K0 with t = g > 0 ? 1 : 0 (t lands on a free
+ * zero): t is exactly 0 or 1, so the fma gives K0 or, checked in
+ * const_select_step, exactly K1; and the fma may write any register. */
+static void split_const_select(cg_node *n, cg_node *t, int t_v)
+{
+    float step = 0.0f;
+    const_select_step(n, &step);
+    t->op[FMAG_A] = cg_const(1.0f);
+    t->op[FMAG_B] = cg_const(1.0f);
+    t->op[FMAG_C] = cg_const(0.0f);
+    t->op[FMAG_D] = cg_const(0.0f);
+    t->op[FMAG_E] = n->op[FMAG_E];
+    float k0 = n->op[FMAG_D].imm;
+    memset(n, 0, sizeof *n);
+    n->op[FMAG_A] = cg_val(t_v);
+    n->op[FMAG_B] = cg_const(step);
+    n->op[FMAG_C] = cg_const(k0);
+    n->op[FMAG_D].v = CG_NONE;
+    n->op[FMAG_E] = cg_const(1.0f);
+    n->uncond = true;
+}
+
 unsigned cg_dag_split_const_select(cg_dag *g)
 {
-    unsigned count = 0;
-    float step;
-    for (unsigned i = 0; i < g->nnodes; i++)
-        count += const_select_step(&g->nodes[i], &step);
-    if (!count) return 0;
-    cg_node *nn = calloc(g->nnodes + count + 1, sizeof *nn);
-    int *map = malloc(sizeof *map * (g->nin + g->nnodes + 1));
-    if (!nn || !map) {
-        free(nn);
-        free(map);
-        return 0;
-    }
-    for (unsigned v = 0; v < g->nin; v++)
-        map[v] = (int)v;
-    unsigned w = 0;
-    for (unsigned i = 0; i < g->nnodes; i++) {
-        cg_node n = g->nodes[i];
-        bool split = const_select_step(&n, &step);
-        for (unsigned k = 0; k < 5; k++)
-            if (cg_is_val(n.op[k])) n.op[k].v = map[n.op[k].v];
-        if (split) {
-            /* g > 0 ? K1 : K0  ==  t*(K1 - K0) + K0 with t = g > 0 ? 1 : 0 (t lands on
-             * a free zero): t is exactly 0 or 1, so the fma gives K0 or, checked
-             * above, exactly K1; and the fma may write any register. */
-            cg_node *t = &nn[w++];
-            t->op[FMAG_A] = cg_const(1.0f);
-            t->op[FMAG_B] = cg_const(1.0f);
-            t->op[FMAG_C] = cg_const(0.0f);
-            t->op[FMAG_D] = cg_const(0.0f);
-            t->op[FMAG_E] = n.op[FMAG_E];
-            float k0 = n.op[FMAG_D].imm;
-            memset(&n, 0, sizeof n);
-            n.op[FMAG_A] = cg_val((int)(g->nin + w - 1));
-            n.op[FMAG_B] = cg_const(step);
-            n.op[FMAG_C] = cg_const(k0);
-            n.op[FMAG_D].v = CG_NONE;
-            n.op[FMAG_E] = cg_const(1.0f);
-            n.uncond = true;
-        }
-        nn[w] = n;
-        map[g->nin + i] = (int)(g->nin + w);
-        w++;
-    }
-    for (unsigned j = 0; j < g->nout; j++)
-        if (cg_is_val(g->outs[j])) g->outs[j].v = map[g->outs[j].v];
-    free(map);
-    free(g->nodes);
-    g->nodes = nn;
-    g->nnodes = w;
-    return count;
+    return insert_before_each(g, is_const_select, split_const_select);
 }

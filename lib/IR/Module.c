@@ -69,6 +69,25 @@ bool fmag_value_is_imm(const fmag_value *v, float f)
 
 /* ---------------------------------------------------------- instructions */
 
+const char *fmag_opcode_name(fmag_opcode op)
+{
+    switch (op) {
+    case FMAG_OP_FMAG:
+        return "fmag";
+    case FMAG_OP_PHI:
+        return "phi";
+    case FMAG_OP_CALL:
+        return "call";
+    case FMAG_OP_BR:
+        return "br";
+    case FMAG_OP_JMP:
+        return "jmp";
+    case FMAG_OP_RET:
+        return "ret";
+    }
+    return "<bad opcode>";
+}
+
 fmag_instr *fmag_instr_create(fmag_func *f, fmag_opcode op, unsigned nops, unsigned nresults)
 {
     fmag_context *ctx = f->module->ctx;

@@ -82,24 +82,6 @@ vbuf_printf(vbuf *b, const char *fmt, ...)
 
 /* Names are the printer's: fmag_func_name_values (called on the first error, so that
  * verifying valid IR changes nothing) names every unnamed value and block. */
-static const char *opcode_name(fmag_opcode op)
-{
-    switch (op) {
-    case FMAG_OP_FMAG:
-        return "fmag";
-    case FMAG_OP_PHI:
-        return "phi";
-    case FMAG_OP_CALL:
-        return "call";
-    case FMAG_OP_BR:
-        return "br";
-    case FMAG_OP_JMP:
-        return "jmp";
-    case FMAG_OP_RET:
-        return "ret";
-    }
-    return "<bad opcode>";
-}
 
 /* ------------------------------------------------------------- the state */
 
@@ -189,7 +171,7 @@ report(vstate *st, fmag_block *b, fmag_instr *i, const char *fmt, ...)
     if (i && i->nresults > 0 && i->results)
         vbuf_printf(&out, ", instruction %s", vstr(st, &i->results[0], &nb));
     else if (i)
-        vbuf_printf(&out, ", instruction %s", opcode_name(i->op));
+        vbuf_printf(&out, ", instruction %s", fmag_opcode_name(i->op));
     vbuf_printf(&out, ": ");
     va_list ap;
     va_start(ap, fmt);
@@ -536,10 +518,10 @@ static void check_counts(vstate *st, fmag_block *b, fmag_instr *i)
         return;
     }
     if (i->nops != want_ops)
-        report(st, b, i, "%s has %u operand%s, expected %u", opcode_name(i->op), i->nops,
+        report(st, b, i, "%s has %u operand%s, expected %u", fmag_opcode_name(i->op), i->nops,
                plural(i->nops), want_ops);
     if (i->nresults != want_res)
-        report(st, b, i, "%s has %u result%s, expected %u", opcode_name(i->op), i->nresults,
+        report(st, b, i, "%s has %u result%s, expected %u", fmag_opcode_name(i->op), i->nresults,
                plural(i->nresults), want_res);
 }
 
