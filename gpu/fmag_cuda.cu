@@ -4,7 +4,8 @@
 // operands as byte offsets, switch on operand kinds, FMAG's select idiom fused into one
 // dispatch), fmag_specb_r<RF>_k<K> (the same without fusion), fmag_spec_r<RF>_k<K> (uniform,
 // rf 64-256: register indices, no fusion), fmag_shared_r<RF>_k<K> / fmag_lane_r<RF>_k<K> (raw
-// stream, uniform / per lane, shared-memory register file), fmag_local_r<RF> /
+// stream, uniform / per lane, shared-memory register file), fmag_laneb_r<RF>_k<K> (per lane,
+// rf <= 32: the stream with byte offsets and kind bits), fmag_local_r<RF> /
 // fmag_local_lane_r<RF> (large register files).
 // Which one runs is decided in lib/GPU/CudaRunner.c from the measurements in
 // docs/PERFORMANCE.md.
@@ -43,6 +44,11 @@
     {                                                                                              \
         fmag_k_shared<RF, K, FMAG_T, true>(p);                                                     \
     }
+#define LANEB(RF, K)                                                                               \
+    extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_laneb_r##RF##_k##K(fmag_cuda_args p) \
+    {                                                                                              \
+        fmag_k_shared<RF, K, FMAG_T, true, true>(p);                                               \
+    }
 #define LOCAL(RF)                                                                                  \
     extern "C" __global__ void __launch_bounds__(FMAG_T) fmag_local_r##RF(fmag_cuda_args p)        \
     {                                                                                              \
@@ -78,5 +84,15 @@ SHARED(64, 1)
 SHARED(64, 2)
 SHARED(128, 1)
 SHARED(256, 1)
+LANEB(2, 8)
+LANEB(4, 1)
+LANEB(4, 4)
+LANEB(4, 8)
+LANEB(8, 1)
+LANEB(8, 4)
+LANEB(16, 1)
+LANEB(16, 4)
+LANEB(32, 1)
+LANEB(32, 4)
 LOCAL(1024)
 LOCAL(4096)

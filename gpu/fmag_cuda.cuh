@@ -125,7 +125,11 @@ __device__ __forceinline__ void fmag_cuda_store_outputs(const fmag_cuda_args &p,
  * fetched at a warp-uniform address) or per lane (program per element, streams interleaved
  * [instr][program] so a warp's fetches coalesce; the K elements of a thread share a program,
  * which the runner checks before it picks K > 1). */
-template <int RF, int K, int T, bool PERLANE>
+/* BYTES: the stream was rewritten on the host by fmag_gpu_predecode_lane (register operands
+ * as byte offsets into the file, operand kinds in the low bits of word 3; literals and guards
+ * unchanged), so an operand costs one mask instead of a NaN test, a mask and a scale. Needs
+ * RF * K * T * 4 <= 65536. */
+template <int RF, int K, int T, bool PERLANE, bool BYTES = false>
 __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
 {
     extern __shared__ float fmag_sm[];
@@ -150,12 +154,31 @@ __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
             cp += step;
             if (i + 1 < p.ninstr) wn = __ldg(cp);
             float fb = __uint_as_float(w.x), fc = __uint_as_float(w.y), fg = __uint_as_float(w.z);
+            float res[K];
+            bool wr[K];
+            if (BYTES) {
+                const unsigned ROW = K * T * 4, MASK = (RF * ROW - 1) & ~(ROW - 1);
+                bool rb = w.w & 1u, rc = w.w & 2u, rg = w.w & 4u;
+                unsigned ob = w.x & MASK, oc = w.y & MASK, og = w.z & MASK;
+                unsigned od = w.w & MASK, oa = (w.w >> 16) & MASK;
+                const char *smc = (const char *)sm;
+#pragma unroll
+                for (int j = 0; j < K; ++j) {
+                    float vb = rb ? *(const float *)(smc + ob + j * T * 4) : fb;
+                    float vc = rc ? *(const float *)(smc + oc + j * T * 4) : fc;
+                    float vg = rg ? *(const float *)(smc + og + j * T * 4) : fg;
+                    res[j] = fmaf(*(const float *)(smc + oa + j * T * 4), vb, vc);
+                    wr[j] = vg > 0.0f;
+                }
+#pragma unroll
+                for (int j = 0; j < K; ++j)
+                    if (wr[j]) *(float *)((char *)sm + od + j * T * 4) = res[j];
+                continue;
+            }
             bool rb = isnan(fb), rc = isnan(fc), rg = isnan(fg);
             unsigned ob = (w.x & (RF - 1)) * (K * T), oc = (w.y & (RF - 1)) * (K * T);
             unsigned og = (w.z & (RF - 1)) * (K * T);
             unsigned od = (w.w & (RF - 1)) * (K * T), oa = ((w.w >> 16) & (RF - 1)) * (K * T);
-            float res[K];
-            bool wr[K];
             /* All loads of the K elements before any store: they are different elements, so
              * this is the sequential semantics, and it gives the scheduler K independent chains. */
 #pragma unroll
@@ -314,8 +337,8 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_pair(cons
     FMAG_PAIR(h * 8 + 0)                                                                           \
     FMAG_PAIR(h * 8 + 1)                                                                           \
     FMAG_PAIR(h * 8 + 2)                                                                           \
-    FMAG_PAIR(h * 8 + 3) FMAG_PAIR(h * 8 + 4) FMAG_PAIR(h * 8 + 5) FMAG_PAIR(h * 8 + 6)            \
-        FMAG_PAIR(h * 8 + 7)
+    FMAG_PAIR(h * 8 + 3)                                                                           \
+    FMAG_PAIR(h * 8 + 4) FMAG_PAIR(h * 8 + 5) FMAG_PAIR(h * 8 + 6) FMAG_PAIR(h * 8 + 7)
                 FMAG_PAIR8(0)
                 FMAG_PAIR8(1)
                 FMAG_PAIR8(2) FMAG_PAIR8(3) FMAG_PAIR8(4) FMAG_PAIR8(5) FMAG_PAIR8(6) FMAG_PAIR8(7)
@@ -653,9 +676,10 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_fwd(const
                 FMAG_FWD_CASE(0)
                 FMAG_FWD_CASE(1)
                 FMAG_FWD_CASE(2)
-                FMAG_FWD_CASE(3) FMAG_FWD_CASE(4) FMAG_FWD_CASE(5) FMAG_FWD_CASE(6) FMAG_FWD_CASE(7)
-                    FMAG_FWD_CASE(8) FMAG_FWD_CASE(9) FMAG_FWD_CASE(10) FMAG_FWD_CASE(11)
-                        FMAG_FWD_CASE(12) FMAG_FWD_CASE(13) FMAG_FWD_CASE(14) default
+                FMAG_FWD_CASE(3)
+                FMAG_FWD_CASE(4) FMAG_FWD_CASE(5) FMAG_FWD_CASE(6) FMAG_FWD_CASE(7) FMAG_FWD_CASE(8)
+                    FMAG_FWD_CASE(9) FMAG_FWD_CASE(10) FMAG_FWD_CASE(11) FMAG_FWD_CASE(12)
+                        FMAG_FWD_CASE(13) FMAG_FWD_CASE(14) default
                     : fmag_cuda_fwd_step<RF, K, T, 7u, true>(sm, w, prev);
                 break;
 #undef FMAG_FWD_CASE

@@ -129,6 +129,26 @@ static inline void fmag_gpu_predecode_bytes(fmag_gpu_word4 *rec, uint32_t n, uin
     }
 }
 
+/* Rewrites a raw stream for the per-lane byte-offset kernels (fmag_k_shared with BYTES), for a
+ * register file whose rows are `row` bytes apart (row a power of two >= 16, rf * row <= 65536):
+ * a register operand becomes (index & (rf-1)) * row, a literal keeps its bits; word 3 becomes
+ * d*row | (a*row) << 16 | kind (bit 0/1/2: b/c/g is a register). Instructions keep their
+ * places (no-ops included: a literal guard <= 0 still never writes), so interleaved per-lane
+ * code keeps its layout. in and out may be the same array. */
+static inline void fmag_gpu_predecode_lane(const fmag_gpu_word4 *code, uint32_t ninstr, uint32_t rf,
+                                           uint32_t row, fmag_gpu_word4 *out)
+{
+    for (uint32_t i = 0; i < ninstr; ++i) {
+        fmag_gpu_word4 w = code[i], o = w;
+        uint32_t kind = 0;
+        if (fmag_gpu_is_ref(w.b)) kind |= 1u, o.b = (w.b & (rf - 1)) * row;
+        if (fmag_gpu_is_ref(w.c)) kind |= 2u, o.c = (w.c & (rf - 1)) * row;
+        if (fmag_gpu_is_ref(w.g)) kind |= 4u, o.g = (w.g & (rf - 1)) * row;
+        o.da = (w.da & (rf - 1)) * row | (((w.da >> 16) & (rf - 1)) * row) << 16 | kind;
+        out[i] = o;
+    }
+}
+
 /* Flags of the forwarding pre-decode (low bits of word 3, below the row-aligned offsets). */
 #define FMAG_GPU_PD_KIND_MASK 7u /* which of b, c, g are registers (as fmag_gpu_predecode) */
 #define FMAG_GPU_PD_APREV 8u     /* a is the previous instruction's result (in a register) */

@@ -444,10 +444,10 @@ template <bool PL> __global__ void __launch_bounds__(128) k_local(fmag_cuda_args
 {
     fmag_k_local<RF, PL>(p);
 }
-template <int K, bool PL, int RFS = RF>
+template <int K, bool PL, int RFS = RF, bool BYTES = false>
 __global__ void __launch_bounds__(128) k_shared(fmag_cuda_args p)
 {
-    fmag_k_shared<RFS, K, T, PL>(p);
+    fmag_k_shared<RFS, K, T, PL, BYTES>(p);
 }
 template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_spec(fmag_cuda_args p)
 {
@@ -926,9 +926,25 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             runG(k_shared<8, true>, 8, "G8-shared", a);
             // leave L1 room for the 32 programs' streams (shared memory carve-out, percent)
             runG(k_shared<4, true>, 4, "G4-carve60", a, RF, 60);
+            // the same streams with byte offsets and kind bits (fmag_gpu_predecode_lane)
+            auto run_bytes = [&](auto kern, int K, int rf, const char *name) {
+                std::vector<W4> il((size_t)nf * w.progs.size());
+                CK(cudaMemcpy(il.data(), d_f, il.size() * 16, cudaMemcpyDeviceToHost));
+                fmag_gpu_predecode_lane(il.data(), (uint32_t)il.size(), (uint32_t)rf,
+                                        (uint32_t)(K * T * 4), il.data());
+                uint4 *d_b;
+                CK(cudaMalloc(&d_b, std::max<size_t>(il.size(), 1) * 16));
+                CK(cudaMemcpy(d_b, il.data(), il.size() * 16, cudaMemcpyHostToDevice));
+                fmag_cuda_args b = a;
+                b.code = d_b;
+                runG(kern, K, name, b, rf, 60);
+                cudaFree(d_b);
+            };
+            run_bytes(k_shared<4, true, RF, true>, 4, RF, "GB4-bytes-carve60");
             if (maxregs <= 2) {
                 runG(k_shared<4, true, 2>, 4, "G4-rf2", a, 2);
                 runG(k_shared<8, true, 2>, 8, "G8-rf2", a, 2);
+                run_bytes(k_shared<8, true, 2, true>, 8, 2, "GB8-bytes-rf2");
             }
         } else {
             runG(k_shared<4, false>, 4, "G4-shared", a);

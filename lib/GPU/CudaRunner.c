@@ -340,6 +340,11 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
             rf = rf <= 1024 ? 1024 : 4096;
             snprintf(kname, sizeof kname, "fmag_local_lane_r%u", (unsigned)rf);
         }
+        if (shared && rf <= 32) {
+            /* operands as byte offsets, kinds as bits (docs/PERFORMANCE.md) */
+            fmag_gpu_predecode_lane(code, (uint32_t)ncode, rf, k * FMAG_CUDA_T * 4u, code);
+            snprintf(kname, sizeof kname, "fmag_laneb_r%u_k%u", (unsigned)rf, (unsigned)k);
+        }
     }
 
     CUdeviceptr d[5] = {0, 0, 0, 0, 0};

@@ -441,6 +441,58 @@ static void unbytes(fmag_gpu_word4 *rec, uint32_t n, uint32_t rf, uint32_t row)
     }
 }
 
+/* Runs a stream rewritten by fmag_gpu_predecode_lane the way fmag_k_shared<BYTES> decodes
+ * it (one element). */
+static void emulate_lane(const fmag_gpu_word4 *pd, uint32_t n, uint32_t rf, uint32_t row,
+                         const fmag_vm_program *p, const float *in, float *out)
+{
+    float r[32];
+    uint32_t mask = (rf * row - 1) & ~(row - 1);
+    for (uint32_t i = 0; i < rf; ++i)
+        r[i] = i < p->nin ? in[i] : 0.0f;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t k = pd[i].da;
+        float b = (k & 1u) ? r[(pd[i].b & mask) / row] : bits(pd[i].b);
+        float c = (k & 2u) ? r[(pd[i].c & mask) / row] : bits(pd[i].c);
+        float g = (k & 4u) ? r[(pd[i].g & mask) / row] : bits(pd[i].g);
+        float res = fmaf(r[((pd[i].da >> 16) & mask) / row], b, c);
+        if (g > 0.0f) r[(pd[i].da & mask) / row] = res;
+    }
+    for (uint32_t i = 0; i < p->nout; ++i)
+        out[i] = r[i];
+}
+
+static void test_predecode_lane(void)
+{
+    int bad = 0;
+    for (int t = 0; t < 300; ++t) {
+        uint16_t regs = (uint16_t)(1 + rnd() % 32);
+        fmag_vm_instr code[48];
+        fmag_vm_program p;
+        random_program(&p, code, 1 + rnd() % 48, regs, (uint16_t)(rnd() % (regs + 1)),
+                       (uint16_t)(1 + rnd() % regs));
+        uint32_t rf = fmag_gpu_pow2_regs(regs), row = (rf <= 4 ? 8u : 4u) * 128u * 4u;
+        fmag_gpu_word4 pd[48];
+        fmag_gpu_predecode_lane((const fmag_gpu_word4 *)code, p.ninstr, rf, row, pd);
+        for (int e = 0; e < 20; ++e) {
+            float in[32], a[32], b[32], regsbuf[32];
+            for (int i = 0; i < 32; ++i)
+                in[i] = rnd_input(true);
+            fmag_vm_run(&p, in, a, regsbuf);
+            emulate_lane(pd, p.ninstr, rf, row, &p, in, b);
+            for (uint32_t i = 0; i < p.nout; ++i)
+                if (!same_modulo_nan(a[i], b[i])) {
+                    if (bad++ < 3)
+                        printf("  predecode_lane: program %d output %u: %a vs ref %a\n", t, i, b[i],
+                               a[i]);
+                    break;
+                }
+        }
+    }
+    EXPECT(bad == 0, "per-lane byte-offset pre-decode differs from the reference VM in %d cases",
+           bad);
+}
+
 static void test_predecode_sel(void)
 {
     int bad = 0, fused = 0;
@@ -545,6 +597,7 @@ int main(void)
     test_host_helpers();
     test_predecode_fwd();
     test_predecode_sel();
+    test_predecode_lane();
     int ran = 0;
     static const struct {
         fmag_gpu_api api;
