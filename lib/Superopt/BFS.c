@@ -118,6 +118,20 @@ static fmag_vm_operand opnd(const bfs *b, unsigned j)
     return o;
 }
 
+/* The instruction r[d] = (g > 0) ? r[a]*B + C : r[d]; guard index R means
+ * "always" (literal 1.0). */
+static void set_instr(const bfs *b, fmag_vm_decoded *ins, unsigned d, unsigned a, unsigned jb,
+                      unsigned jc, unsigned g)
+{
+    ins->d = (uint16_t)d;
+    ins->a = (uint16_t)a;
+    ins->b = opnd(b, jb);
+    ins->c = opnd(b, jc);
+    ins->g.is_reg = g != b->R;
+    ins->g.reg = g != b->R ? (uint16_t)g : 0;
+    ins->g.imm = g != b->R ? 0.0f : 1.0f;
+}
+
 static inline const float *opnd_row(const bfs *b, const float (*st)[SO_NV], unsigned j)
 {
     return j < b->R ? st[j] : b->pool_rows[j - b->R];
@@ -156,21 +170,8 @@ static inline __attribute__((always_inline)) bool final_step(bfs *b, unsigned de
                 for (unsigned g = 0; g <= b->R; g++) {
                     uint64_t ok = (pos[g] & e) | (~pos[g] & m0);
                     if ((ok & b->full) != b->full) continue;
-                    fmag_vm_decoded *ins = &b->sol[depth];
                     memcpy(b->sol, b->path, depth * sizeof(fmag_vm_decoded));
-                    ins->d = 0;
-                    ins->a = (uint16_t)a;
-                    ins->b = opnd(b, jb);
-                    ins->c = opnd(b, jc);
-                    if (g == b->R) {
-                        ins->g.is_reg = false;
-                        ins->g.reg = 0;
-                        ins->g.imm = 1.0f;
-                    } else {
-                        ins->g.is_reg = true;
-                        ins->g.reg = (uint16_t)g;
-                        ins->g.imm = 0.0f;
-                    }
+                    set_instr(b, &b->sol[depth], 0, a, jb, jc, g);
                     return true;
                 }
             }
@@ -220,20 +221,7 @@ static bool dfs(bfs *b, unsigned depth)
                         memcpy(nx, st, sizeof(float) * SO_NV * b->R);
                         memcpy(nx[d], w, sizeof(float) * n);
                         memcpy(b->rh[depth + 1], rh, sizeof rh);
-                        fmag_vm_decoded *ins = &b->path[depth];
-                        ins->d = (uint16_t)d;
-                        ins->a = (uint16_t)a;
-                        ins->b = opnd(b, jb);
-                        ins->c = opnd(b, jc);
-                        if (g == b->R) {
-                            ins->g.is_reg = false;
-                            ins->g.reg = 0;
-                            ins->g.imm = 1.0f;
-                        } else {
-                            ins->g.is_reg = true;
-                            ins->g.reg = (uint16_t)g;
-                            ins->g.imm = 0.0f;
-                        }
+                        set_instr(b, &b->path[depth], d, a, jb, jc, g);
                         if (dfs(b, depth + 1)) return true;
                         if (b->timed_out) return false;
                     }

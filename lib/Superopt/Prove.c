@@ -178,23 +178,43 @@ typedef struct worker_arg {
 /* One input: block b covers float bit patterns [b * 2^16, (b+1) * 2^16). */
 #define BLOCK_BITS 16
 
-static void *exhaustive_worker(void *varg)
+/* A worker's scratch (its lanes and the trace buffer), or NULL after marking the
+ * proof failed: it cannot prove without memory, so it reports no proof. */
+static prove_local *worker_local(prove_shared *sh)
 {
-    worker_arg *arg = varg;
-    prove_shared *sh = arg->sh;
     prove_local *l = malloc(sizeof *l);
     float *tv = malloc(((size_t)sh->t->nops + 1) * CH * sizeof(float));
-    uint64_t checked = 0, skipped = 0;
     if (!l || !tv) {
         free(l);
         free(tv);
         atomic_store(&sh->stop, true);
         pthread_mutex_lock(&sh->lock);
-        sh->failed = true; /* cannot prove without memory: report no proof */
+        sh->failed = true;
         pthread_mutex_unlock(&sh->lock);
         return NULL;
     }
     l->tv = tv;
+    return l;
+}
+
+/* Adds a worker's counts to the totals and frees its scratch. */
+static void worker_done(prove_shared *sh, prove_local *l, uint64_t checked, uint64_t skipped)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->checked += checked;
+    sh->skipped += skipped;
+    pthread_mutex_unlock(&sh->lock);
+    free(l->tv);
+    free(l);
+}
+
+static void *exhaustive_worker(void *varg)
+{
+    worker_arg *arg = varg;
+    prove_shared *sh = arg->sh;
+    prove_local *l = worker_local(sh);
+    uint64_t checked = 0, skipped = 0;
+    if (!l) return NULL;
     check_fn check = arg->check;
     memset(l->in[1], 0, sizeof l->in[1]);
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
@@ -215,12 +235,7 @@ static void *exhaustive_worker(void *varg)
             }
         }
     }
-    pthread_mutex_lock(&sh->lock);
-    sh->checked += checked;
-    sh->skipped += skipped;
-    pthread_mutex_unlock(&sh->lock);
-    free(tv);
-    free(l);
+    worker_done(sh, l, checked, skipped);
     return NULL;
 }
 
@@ -290,19 +305,9 @@ static void *sampling_worker(void *varg)
 {
     worker_arg *arg = varg;
     prove_shared *sh = arg->sh;
-    prove_local *l = malloc(sizeof *l);
-    float *tv = malloc(((size_t)sh->t->nops + 1) * CH * sizeof(float));
+    prove_local *l = worker_local(sh);
     uint64_t checked = 0, skipped = 0;
-    if (!l || !tv) {
-        free(l);
-        free(tv);
-        atomic_store(&sh->stop, true);
-        pthread_mutex_lock(&sh->lock);
-        sh->failed = true;
-        pthread_mutex_unlock(&sh->lock);
-        return NULL;
-    }
-    l->tv = tv;
+    if (!l) return NULL;
     check_fn check = arg->check;
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint64_t b = atomic_fetch_add(&sh->next, 1);
@@ -325,12 +330,7 @@ static void *sampling_worker(void *varg)
         }
     }
 
-    pthread_mutex_lock(&sh->lock);
-    sh->checked += checked;
-    sh->skipped += skipped;
-    pthread_mutex_unlock(&sh->lock);
-    free(tv);
-    free(l);
+    worker_done(sh, l, checked, skipped);
     return NULL;
 }
 
