@@ -43,7 +43,7 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
-/* The four builds of gpu/fmag_run.comp, indexed by fmag_vk_variant. */
+/* The four builds of gpu/fmag_run.comp, indexed by FMAG_VK_VARIANT_* bits. */
 extern const unsigned char fmag_spirv_fmag_run[], fmag_spirv_fmag_run_wg[],
     fmag_spirv_fmag_run_pd[], fmag_spirv_fmag_run_wg_pd[];
 extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
@@ -331,8 +331,9 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
 }
 
 /* Largest register files the workgroup design is used for by default (FMAG_GPU_VK_AUTO),
- * uniform and per lane: on the H200 it was 4-46% faster than the private array up to these
- * sizes, and 23-29% slower on uniform programs at rf 32 (docs/PERFORMANCE.md). */
+ * uniform and per lane: on the H200 it was faster than the private array up to these sizes
+ * (uniform 2-30%; per lane, with interleaved code, 2.3-4.5x) and 29-43% slower on uniform
+ * programs at rf 32 (docs/PERFORMANCE.md). */
 #define FMAG_VK_WG_MAX_REGS_UNIFORM 16u
 #define FMAG_VK_WG_MAX_REGS_LANE 32u
 /* 1: uniform launches run pre-decoded records by default. */
