@@ -90,6 +90,19 @@ static inline uint32_t fmag_gpu_predecode(const fmag_gpu_word4 *code, uint32_t n
     return n;
 }
 
+/* The record of fmag_gpu_predecode for one instruction, no-ops included (a literal guard
+ * keeps its bits and still decides the write): per-lane code keeps its layout. */
+static inline fmag_gpu_word4 fmag_gpu_predecode_one(fmag_gpu_word4 w, uint32_t rf)
+{
+    uint32_t kind = 0;
+    fmag_gpu_word4 o = w;
+    if (fmag_gpu_is_ref(w.b)) kind |= 1u, o.b = w.b & (rf - 1);
+    if (fmag_gpu_is_ref(w.c)) kind |= 2u, o.c = w.c & (rf - 1);
+    if (fmag_gpu_is_ref(w.g)) kind |= 4u, o.g = w.g & (rf - 1);
+    o.da = (w.da & (rf - 1)) | (((w.da >> 16) & (rf - 1)) << 8) | (kind << 16);
+    return o;
+}
+
 /* Pre-decode that also fuses FMAG's select idiom: an unconditional write of X whose b and c
  * are literals (a copy, a constant), followed by a register-guarded write of X that does not
  * read X, becomes one record of kind 8 | (second's b, c kinds) holding the first

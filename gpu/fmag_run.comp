@@ -3,8 +3,8 @@
 // Compiled four times: as is (register file = the interpreter's private array, which
 // NVIDIA's driver puts in local memory) or with -DFMAG_WORKGROUP_RF (register file in
 // workgroup shared memory laid out [reg][invocation], free of bank conflicts whatever the
-// indices); each also with -DFMAG_PREDECODED, for uniform launches whose code the host has
-// pre-decoded (fmag_gpu_predecode: operand kinds as bits, no NaN-box decoding here).
+// indices); each also with -DFMAG_PREDECODED, for code the host has pre-decoded
+// (fmag_gpu_predecode: operand kinds as bits, no NaN-box decoding here).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -25,7 +25,8 @@ layout(std430, binding = 0) readonly buffer Code { uvec4 code[]; };
 
 #ifdef FMAG_PREDECODED
 // One record {b, c, g, d | a << 8 | kind << 16}: kind bit 0/1/2 = b/c/g is a register
-// (index, masked again here), else the word is the literal's bits; no-ops were dropped.
+// (index, masked again here), else the word is the literal's bits. Uniform code has its
+// no-ops dropped; per-lane code keeps them (a literal guard <= 0) to stay aligned.
 void fmag_exec_predecoded(uvec4 w)
 {
     const uint m = FMAG_REGS - 1u;
@@ -40,7 +41,8 @@ void fmag_exec_predecoded(uvec4 w)
         res = fma(a, b, c);
     if (isnan(res))
         res = uintBitsToFloat(0x7FC00000u);
-    if ((kind & 4u) == 0u || FMAG_REG(w.z & m) > 0.0)
+    float g = (kind & 4u) != 0u ? FMAG_REG(w.z & m) : uintBitsToFloat(w.z);
+    if (g > 0.0)
         FMAG_REG(w.w & m) = res;
 }
 #define FMAG_EXEC fmag_exec_predecoded

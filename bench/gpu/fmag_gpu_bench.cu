@@ -1042,15 +1042,15 @@ void bench_runners(const Workload &w)
     static const struct {
         fmag_gpu_vk_design d;
         const char *name;
-        int only; // 1: per-lane workloads only, 2: uniform only (the others are the same there)
+        int only; // 1: per-lane workloads only (the same as the one before on uniform ones)
     } designs[] = {{FMAG_GPU_VK_PRIVATE, "vk-private", 0},
                    {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "vk-private-il", 1},
                    {FMAG_GPU_VK_WORKGROUP, "vk-wg", 0},
                    {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "vk-wg-il", 1},
-                   {FMAG_GPU_VK_PRIVATE_PREDECODED, "vk-private-pd", 2},
-                   {FMAG_GPU_VK_WORKGROUP_PREDECODED, "vk-wg-pd", 2}};
+                   {FMAG_GPU_VK_PRIVATE_PREDECODED, "vk-private-pd", 0},
+                   {FMAG_GPU_VK_WORKGROUP_PREDECODED, "vk-wg-pd", 0}};
     for (auto &d : designs) {
-        if ((d.only == 1 && !w.perlane) || (d.only == 2 && w.perlane)) continue;
+        if (d.only == 1 && !w.perlane) continue;
         fmag_gpu_runner_set_vk_design(vk, d.d);
         bench_runner(w, vk, d.name);
     }

@@ -45,8 +45,8 @@ bool fmag_gpu_time_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *pr
  *    (used only where RF * 64 * 4 bytes fit the device's shared memory; else PRIVATE);
  *  *_INTERLEAVED: per-lane programs' code stored [instruction][program] instead of one
  *    program after another (uniform launches are the same either way);
- *  *_PREDECODED: uniform launches run records pre-decoded on the host (operand kinds as
- *    bits, no-ops dropped) instead of the raw stream; per-lane launches run as *_INTERLEAVED. */
+ *  *_PREDECODED: the code is pre-decoded on the host (operand kinds as bits, register
+ *    indices masked; uniform: no-ops dropped), per-lane code interleaved. */
 typedef enum fmag_gpu_vk_design {
     FMAG_GPU_VK_AUTO,
     FMAG_GPU_VK_PRIVATE,

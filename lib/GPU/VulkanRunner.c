@@ -336,8 +336,9 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
  * programs at rf 32 (docs/PERFORMANCE.md). */
 #define FMAG_VK_WG_MAX_REGS_UNIFORM 16u
 #define FMAG_VK_WG_MAX_REGS_LANE 32u
-/* 1: uniform launches run pre-decoded records by default. */
+/* 1: uniform / per-lane launches run pre-decoded records by default. */
 #define FMAG_VK_AUTO_PREDECODE 1
+#define FMAG_VK_AUTO_PREDECODE_LANES 1
 
 /* Runs one job with the given fma mode. */
 static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, char *err,
@@ -354,15 +355,10 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
      * unless padding every program to the longest would make the code over 4 times larger. */
     fmag_gpu_vk_design d = vk->design;
     bool lanes = job->prog_index && job->nprogs > 1;
-    if (d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED) {
-        /* per-lane launches are never pre-decoded: the same register file, raw code */
-        if (lanes)
-            d = d == FMAG_GPU_VK_PRIVATE_PREDECODED ? FMAG_GPU_VK_PRIVATE_INTERLEAVED
-                                                    : FMAG_GPU_VK_WORKGROUP_INTERLEAVED;
-    }
-    bool pd = !lanes && rf <= 256 &&
-              (d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
-               (d == FMAG_GPU_VK_AUTO && FMAG_VK_AUTO_PREDECODE));
+    bool forced_pd = d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED;
+    bool pd = rf <= 256 &&
+              (forced_pd || (d == FMAG_GPU_VK_AUTO &&
+                             (lanes ? FMAG_VK_AUTO_PREDECODE_LANES : FMAG_VK_AUTO_PREDECODE)));
     bool wg_fits =
         (uint64_t)rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
     bool wg = wg_fits && (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
@@ -371,7 +367,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
                            rf <= (lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
     bool il =
         lanes && (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-                  (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 4 * ncode));
+                  forced_pd || (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 4 * ncode));
     if (il) ncode = maxlen * job->nprogs;
     VkPipeline pipe = get_pipeline(
         vk, rf, soft, (wg ? FMAG_VK_VARIANT_WG : 0u) | (pd ? FMAG_VK_VARIANT_PD : 0u), err, errlen);
@@ -379,7 +375,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
     /* Pre-decoded uniform code: at most ninstr records (no-ops dropped). */
     fmag_gpu_word4 *pdcode = NULL;
     uint32_t npd = 0;
-    if (pd) {
+    if (pd && !lanes) {
         pdcode = malloc((job->progs[0]->ninstr ? job->progs[0]->ninstr : 1) * sizeof *pdcode);
         if (!pdcode) {
             fmag_gpu_err(err, errlen, "out of memory");
@@ -429,18 +425,19 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         if (il) memset(map + off[0], 0, sz[0]); /* padding: never executed */
         for (size_t k = 0; k < job->nprogs; ++k) {
             const fmag_vm_program *p = job->progs[k];
-            if (pd) {
+            if (pd && !lanes) {
                 /* uniform: only progs[0] runs */
                 memcpy(map + off[0], pdcode, (size_t)npd * 16);
                 uint32_t h[4] = {0, npd, p->nin, p->nout};
                 memcpy(map + off[1], h, 16);
                 break;
             }
-            if (il)
-                for (uint32_t i = 0; i < p->ninstr; ++i)
-                    memcpy(map + off[0] + ((size_t)i * job->nprogs + k) * 16, &p->code[i], 16);
-            else if (p->ninstr) /* an empty program has no code array */
-                memcpy(map + off[0] + (size_t)first * 16, p->code, (size_t)p->ninstr * 16);
+            for (uint32_t i = 0; i < p->ninstr; ++i) {
+                fmag_gpu_word4 w;
+                memcpy(&w, &p->code[i], 16);
+                if (pd) w = fmag_gpu_predecode_one(w, rf); /* per lane: no-ops stay */
+                memcpy(map + off[0] + (il ? (size_t)i * job->nprogs + k : first + i) * 16, &w, 16);
+            }
             uint32_t h[4] = {il ? (uint32_t)k : first, p->ninstr, p->nin, p->nout};
             memcpy(map + off[1] + k * 16, h, 16);
             first += p->ninstr;
