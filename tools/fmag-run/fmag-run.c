@@ -493,6 +493,10 @@ int main(int argc, char **argv)
             in_format = val;
         } else if (OPT("--program")) {
             NEED_VAL();
+            if (prog_name) {
+                fail("--program given twice");
+                goto out;
+            }
             prog_name = val;
         } else if (OPT("--per-lane")) {
             if (eq) {
