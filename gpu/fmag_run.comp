@@ -14,6 +14,9 @@ layout(local_size_x = 64) in;
 layout(constant_id = 0) const uint FMAG_REGS = 16;
 // True on drivers whose fma() is not a single rounding (probed at runner start-up).
 layout(constant_id = 1) const bool FMAG_SOFT_FMA = false;
+// Pre-decoded code only: true where literal guards can be <= 0 (per-lane code keeps its
+// no-ops); uniform code has none, and the test cost 2-4% there on the H200.
+layout(constant_id = 2) const bool FMAG_LITERAL_GUARDS = true;
 
 #ifdef FMAG_WORKGROUP_RF
 shared float fmag_wg[FMAG_REGS * FMAG_WG];
@@ -41,7 +44,8 @@ void fmag_exec_predecoded(uvec4 w)
         res = fma(a, b, c);
     if (isnan(res))
         res = uintBitsToFloat(0x7FC00000u);
-    float g = (kind & 4u) != 0u ? FMAG_REG(w.z & m) : uintBitsToFloat(w.z);
+    float g = (kind & 4u) != 0u ? FMAG_REG(w.z & m)
+                                 : FMAG_LITERAL_GUARDS ? uintBitsToFloat(w.z) : 1.0;
     if (g > 0.0)
         FMAG_REG(w.w & m) = res;
 }

@@ -48,8 +48,9 @@ extern const unsigned char fmag_spirv_fmag_run[], fmag_spirv_fmag_run_wg[],
     fmag_spirv_fmag_run_pd[], fmag_spirv_fmag_run_wg_pd[];
 extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
     fmag_spirv_fmag_run_pd_size, fmag_spirv_fmag_run_wg_pd_size;
-#define FMAG_VK_VARIANT_WG 1u /* workgroup register file */
-#define FMAG_VK_VARIANT_PD 2u /* pre-decoded uniform records */
+#define FMAG_VK_VARIANT_WG 1u       /* workgroup register file */
+#define FMAG_VK_VARIANT_PD 2u       /* pre-decoded records */
+#define FMAG_VK_VARIANT_LITGUARD 4u /* pre-decoded code may hold literal guards <= 0 */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
     X(vkDestroyInstance)                                                                           \
@@ -198,13 +199,13 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t
     for (unsigned i = 0; i < vk->npipes; ++i)
         if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].variant == variant)
             return vk->pipes[i].pipe;
-    VkSpecializationMapEntry ent[2] = {{0, 0, 4}, {1, 4, 4}};
-    uint32_t data[2] = {rf, soft ? 1u : 0u};
-    VkSpecializationInfo spec = {2, ent, sizeof data, data};
+    VkSpecializationMapEntry ent[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    uint32_t data[3] = {rf, soft ? 1u : 0u, (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u};
+    VkSpecializationInfo spec = {3, ent, sizeof data, data};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = vk->shader[variant];
+    ci.stage.module = vk->shader[variant & 3u];
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = &spec;
     ci.layout = vk->layout;
@@ -369,8 +370,9 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         lanes && (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
                   forced_pd || (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 4 * ncode));
     if (il) ncode = maxlen * job->nprogs;
-    VkPipeline pipe = get_pipeline(
-        vk, rf, soft, (wg ? FMAG_VK_VARIANT_WG : 0u) | (pd ? FMAG_VK_VARIANT_PD : 0u), err, errlen);
+    uint32_t variant = (wg ? FMAG_VK_VARIANT_WG : 0u) | (pd ? FMAG_VK_VARIANT_PD : 0u) |
+                       (pd && lanes ? FMAG_VK_VARIANT_LITGUARD : 0u);
+    VkPipeline pipe = get_pipeline(vk, rf, soft, variant, err, errlen);
     if (!pipe) return false;
     /* Pre-decoded uniform code: at most ninstr records (no-ops dropped). */
     fmag_gpu_word4 *pdcode = NULL;
