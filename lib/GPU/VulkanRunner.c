@@ -333,7 +333,7 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
 
 /* Largest register files the workgroup design is used for by default (FMAG_GPU_VK_AUTO),
  * uniform and per lane: on the H200 it was faster than the private array up to these sizes
- * (uniform 2-30%; per lane, with interleaved code, 2.3-4.5x) and 29-43% slower on uniform
+ * (uniform 1.5-32%; per lane, with interleaved code, 2.3-5.2x) and 29-43% slower on uniform
  * programs at rf 32 (docs/PERFORMANCE.md). */
 #define FMAG_VK_WG_MAX_REGS_UNIFORM 16u
 #define FMAG_VK_WG_MAX_REGS_LANE 32u
