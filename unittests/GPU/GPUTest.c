@@ -233,6 +233,15 @@ static void test_backend(fmag_gpu_runner *r)
         }
         compare(r, pp, NP, idx, N, flushes, "per-lane small lane-pattern");
         compare(r, pp, 1, NULL, N, flushes, "uniform small");
+        /* one long program among short ones: interleaving would pad too much, so the Vulkan
+         * runner stores the programs one after another */
+        static fmag_vm_instr longcode[300];
+        random_program(&p[0], longcode, 300, 12, 2, 2);
+        for (int k = 1; k < 8; ++k)
+            random_program(&p[k], code[k], 2, 3, 1, 1);
+        for (int e = 0; e < N; ++e)
+            idx[e] = rnd() % 8;
+        compare(r, pp, 8, idx, N, flushes, "per-lane one long program");
         free(idx);
     }
     /* fma must be fused: a*b + -(a*b rounded) keeps the product's rounding error */
