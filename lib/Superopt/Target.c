@@ -1,5 +1,6 @@
 /* Superoptimizer targets: the fmag tape, its scalar evaluator and the built-in
  * expression language that produces it (for `superopt -e` without the SL frontend). */
+#include "fmag/FloatText.h"
 #include "fmag/Superopt.h"
 
 #include <ctype.h>
@@ -399,6 +400,13 @@ static pval parse_primary(parser *p)
         }
         if (!isfinite(f)) {
             perror_at(p, at, "number '%s' is not a finite float32", buf);
+            return k(0);
+        }
+        if (fmag_float_literal_underflows(buf, n, f)) {
+            perror_at(p, at,
+                      "number '%s' is too small for float32: it rounds to zero (the smallest "
+                      "non-zero float32 is 1.4e-45; write 0.0 for zero)",
+                      buf);
             return k(0);
         }
         return pconst(f);

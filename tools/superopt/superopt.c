@@ -1,6 +1,7 @@
 /* superopt: the shortest FMAG program for a target of one or two inputs (SPEC §8). A
  * thin driver over lib/Superopt: target from -e or -f, a search, the proof, .fmas out. */
 #include "fmag/Asm.h"
+#include "fmag/FloatText.h"
 #include "fmag/IR.h"
 #include "fmag/Superopt.h"
 #include "fmag/SuperoptRules.h"
@@ -86,7 +87,9 @@ static bool parse_pool(const char *s, float *pool, unsigned *n)
     while (*s) {
         float f;
         size_t used = fmag_parse_float(s, strlen(s), &f);
-        if (!used || !isfinite(f) || *n >= FMAG_SUPEROPT_MAX_POOL) return false;
+        if (!used || !isfinite(f) || fmag_float_literal_underflows(s, used, f) ||
+            *n >= FMAG_SUPEROPT_MAX_POOL)
+            return false;
         pool[(*n)++] = f;
         s += used;
         if (*s == ',')
@@ -436,7 +439,7 @@ int main(int argc, char **argv)
             if (!parse_pool(v, pool, &o.npool)) {
                 fprintf(stderr,
                         "superopt: error: --consts wants a comma-separated list of at most %d "
-                        "finite floats, not '%s'\n",
+                        "finite floats (none rounding to zero from non-zero), not '%s'\n",
                         FMAG_SUPEROPT_MAX_POOL, v);
                 return 1;
             }
