@@ -192,10 +192,15 @@ static Prog make_random(int seed)
 // Node graph: high-level ops over value registers r0..r11 (r0..r3 inputs), scratch r12..r15.
 // Each op is emitted twice: as one switch-interpreter op and as its FMAG lowering, computing
 // bit-identical results (the switch ops are defined by the same float operations).
-static Prog make_nodegraph(int seed)
+// live = false (P2): operands are random earlier values, so most nodes do not reach the
+// output (about 30% of the FMAG instructions are live): native code drops the rest, the
+// interpreters run everything. live = true (P2live): each node reads the previous node's result
+// as its first operand, so every node reaches the output, as in an editor's graph whose
+// unused nodes were pruned; native code has all of the work to do.
+static Prog make_nodegraph_impl(int seed, bool live)
 {
     Prog p;
-    p.name = "P2-nodegraph";
+    p.name = live ? "P2live-nodegraph" : "P2-nodegraph";
     p.nin = 4, p.nout = 1, p.regs = 16;
     Gen g(p, 200 + seed);
     const int T0 = 12, T1 = 13, T2 = 14;
@@ -221,11 +226,14 @@ static Prog make_nodegraph(int seed)
         g.f(d, T0, L(0), L(hi), R(T0));    // r = u > 0 ? u*0 + hi : r
     };
     bool last = false;
+    int prev = -1;
     while (!last) {
         last = p.code.size() >= 52;
         int op = g.rnd() % 12;
         int a = src(), b = src(), c = src();
+        if (live && prev >= 0) a = prev;
         int d = last ? 0 : dst();
+        prev = d;
         float k = g.lit();
         switch (op) {
         case 0: // add
@@ -296,6 +304,16 @@ static Prog make_nodegraph(int seed)
         }
     }
     return p;
+}
+
+static Prog make_nodegraph(int seed)
+{
+    return make_nodegraph_impl(seed, false);
+}
+
+static Prog make_nodegraph_live(int seed)
+{
+    return make_nodegraph_impl(seed, true);
 }
 
 // ---------------------------------------------------------------- host references
@@ -1139,13 +1157,13 @@ int main(int argc, char **argv)
 #endif
 
     std::vector<Workload> wls;
-    Prog (*makers[3])(int) = {make_horner, make_nodegraph, make_random};
-    const char *names[3] = {"P1", "P2", "P3"};
+    Prog (*makers[4])(int) = {make_horner, make_nodegraph, make_random, make_nodegraph_live};
+    const char *names[4] = {"P1", "P2", "P3", "P2live"};
     // per lane: every lane of a warp a different program (a fixed permutation of 0..31)
     std::vector<unsigned> pi32(N);
     for (unsigned e = 0; e < N; ++e)
         pi32[e] = (e * 7 + 3) % NPL;
-    for (int m = 0; m < 3; ++m) {
+    for (int m = 0; m < 4; ++m) {
         Workload u{std::string(names[m]) + "-U", false, {makers[m](0)}, {}};
         Workload l{std::string(names[m]) + "-L", true, {}, pi32};
         for (unsigned k = 0; k < NPL; ++k)
