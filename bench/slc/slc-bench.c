@@ -14,6 +14,7 @@
  * --print-graph N writes its source to stdout.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@
 
 /* What a run measures: --cpu-time reads the thread's CPU clock instead of the
  * wall clock, for a loaded machine where other processes steal the core. */
+/* Generated programs above this many nodes are not what the benchmark is for and
+ * take seconds and hundreds of MB each. */
+#define GRAPH_MAX_NODES 200000u
+
 typedef struct bench_cfg {
     double min_ms;
     clockid_t clock;
@@ -138,9 +143,12 @@ static void bench(const bench_cfg *cfg, const char *name, const char *src, size_
         printf("%-22s  compile error\n", name);
         return;
     }
-    printf("%-22s %5u %6u %8.1f %7.3f %7.1f %7.1f %7.1f %8.1f | %6u %8.1f %8.1f\n", name, nodes,
-           fast.instrs, fast.total, fast.total / fast.instrs, fast.phase[0], fast.phase[1],
-           fast.phase[2], fresh.total, full.instrs, full.total, full.phase[2]);
+    printf("%-22s %5u %6u %8.1f %7.3f %7.1f %7.1f %7.1f", name, nodes, fast.instrs, fast.total,
+           fast.total / fast.instrs, fast.phase[0], fast.phase[1], fast.phase[2]);
+    if (cfg->fast_only)
+        printf("\n");
+    else
+        printf(" %8.1f | %6u %8.1f %8.1f\n", fresh.total, full.instrs, full.total, full.phase[2]);
     fflush(stdout);
 }
 
@@ -150,6 +158,7 @@ static char *gen_graph(unsigned n, size_t *len)
 {
     size_t cap = 256 + (size_t)n * 96;
     char *s = malloc(cap);
+    if (!s) return NULL;
     size_t k = 0;
     k += (size_t)snprintf(s + k, cap - k,
                           "export f32 graph(f32 a, f32 b, f32 c, f32 d) {\n    f32 n0 = a;\n");
@@ -184,6 +193,7 @@ static char *gen_wide(unsigned n, size_t *len)
 {
     size_t cap = 256 + (size_t)n * 128;
     char *s = malloc(cap);
+    if (!s) return NULL;
     size_t k = 0;
     k += (size_t)snprintf(s + k, cap - k, "export f32 wide(f32 a, f32 b, f32 c, f32 d) {\n");
     unsigned seed = 777;
@@ -216,13 +226,60 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: slc-bench [options] [FILE.sl ...]\n"
+            "\n"
+            "Compile latency of SL source to an FMAG stream through the library API: each\n"
+            "FILE, then generated node-graph chains (graph-N) and wide sums (wide-N). Per\n"
+            "program: the JIT path (one context reset between compiles, O2, fast lowering),\n"
+            "a new context per compile, and the full lowering search (docs/PERFORMANCE.md).\n"
+            "\n"
+            "options:\n"
+            "  --min-ms MS        compile for at least MS ms per column (default 300; at\n"
+            "                     least 21 repeats)\n"
+            "  --graph N          only the generated graph of N nodes (1..%u)\n"
+            "  --print-graph N    write that graph's source to stdout and exit\n"
+            "  --fast-only        only the JIT path\n"
+            "  --cpu-time         thread CPU time instead of wall-clock time (a loaded\n"
+            "                     machine; the clock read itself costs a few us per compile)\n"
+            "  --help\n",
+            GRAPH_MAX_NODES);
+}
+
+/* A node count for --graph / --print-graph: 1..GRAPH_MAX_NODES. */
+static bool parse_nodes(const char *opt, const char *val, unsigned *n)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(val, &end, 10);
+    if (errno || end == val || *end || val[0] == '-' || v < 1 || v > GRAPH_MAX_NODES) {
+        fprintf(stderr, "slc-bench: %s wants 1..%u nodes, not '%s'\n", opt, GRAPH_MAX_NODES, val);
+        return false;
+    }
+    *n = (unsigned)v;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     bench_cfg cfg = {300, CLOCK_MONOTONIC, false};
-    int first = 1;
-    unsigned only_graph = 0;
-    for (; first < argc && argv[first][0] == '-'; first++) {
-        const char *opt = argv[first];
+    unsigned only_graph = 0, print_graph = 0;
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nfiles = 0;
+    if (!files) return 1;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (opt[0] != '-' || !opt[1]) {
+            files[nfiles++] = opt;
+            continue;
+        }
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            usage(stdout);
+            free(files);
+            return 0;
+        }
         if (!strcmp(opt, "--fast-only") || !strcmp(opt, "--cpu-time")) {
             if (opt[2] == 'f')
                 cfg.fast_only = true;
@@ -232,45 +289,59 @@ int main(int argc, char **argv)
         }
         bool takes_value =
             !strcmp(opt, "--min-ms") || !strcmp(opt, "--graph") || !strcmp(opt, "--print-graph");
-        if (!takes_value || first + 1 >= argc) {
-            fprintf(stderr, "slc-bench: %s '%s'\n",
+        if (!takes_value || i + 1 >= argc) {
+            fprintf(stderr, "slc-bench: %s '%s' (see --help)\n",
                     takes_value ? "missing value for" : "unknown option", opt);
+            free(files);
             return 1;
         }
-        const char *val = argv[++first];
+        const char *val = argv[++i];
+        bool ok = true;
         if (!strcmp(opt, "--min-ms")) {
-            cfg.min_ms = atof(val);
-        } else if (!strcmp(opt, "--graph")) {
-            only_graph = (unsigned)atoi(val);
+            char *end;
+            cfg.min_ms = strtod(val, &end);
+            ok = end != val && !*end && cfg.min_ms >= 0 && cfg.min_ms <= 1e6;
+            if (!ok) fprintf(stderr, "slc-bench: --min-ms wants 0..1000000, not '%s'\n", val);
         } else {
-            size_t len;
-            char *src = gen_graph((unsigned)atoi(val), &len);
-            fwrite(src, 1, len, stdout);
-            free(src);
-            return 0;
+            ok = parse_nodes(opt, val, opt[2] == 'g' ? &only_graph : &print_graph);
         }
+        if (!ok) {
+            free(files);
+            return 1;
+        }
+    }
+    if (print_graph) {
+        size_t len;
+        char *src = gen_graph(print_graph, &len);
+        if (src) fwrite(src, 1, len, stdout);
+        free(src);
+        free(files);
+        return src ? 0 : 1;
     }
     printf("%-22s %5s %6s %8s %7s %7s %7s %7s %8s | %6s %8s %8s\n", "", "", "fast", "", "", "", "",
            "", "new-ctx", "full", "", "");
     printf("%-22s %5s %6s %8s %7s %7s %7s %7s %8s | %6s %8s %8s\n", "program", "nodes", "instrs",
            "us", "us/ins", "sl_us", "O2_us", "cg_us", "us", "instrs", "us", "cg_us");
-    for (int i = first; i < argc; i++) {
+    for (int i = 0; i < nfiles; i++) {
         size_t len;
-        char *src = read_file(argv[i], &len);
+        char *src = read_file(files[i], &len);
         if (!src) {
-            fprintf(stderr, "slc-bench: cannot read %s\n", argv[i]);
+            fprintf(stderr, "slc-bench: cannot read %s\n", files[i]);
+            free(files);
             return 1;
         }
-        const char *base = strrchr(argv[i], '/');
-        bench(&cfg, base ? base + 1 : argv[i], src, len, 0);
+        const char *base = strrchr(files[i], '/');
+        bench(&cfg, base ? base + 1 : files[i], src, len, 0);
         free(src);
     }
+    free(files);
     static const unsigned sizes[] = {15, 30, 60, 125, 250, 500, 1000, 2000};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] + (only_graph != 0); i++) {
         if (only_graph && i < sizeof sizes / sizeof sizes[0]) continue;
         unsigned n = only_graph ? only_graph : sizes[i];
         size_t len;
         char *src = gen_graph(n, &len);
+        if (!src) return 1;
         char name[32];
         snprintf(name, sizeof name, "graph-%u", n);
         bench(&cfg, name, src, len, n);
@@ -280,6 +351,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; !only_graph && i < sizeof wide_sizes / sizeof wide_sizes[0]; i++) {
         size_t len;
         char *src = gen_wide(wide_sizes[i], &len);
+        if (!src) return 1;
         char name[32];
         snprintf(name, sizeof name, "wide-%u", wide_sizes[i]);
         bench(&cfg, name, src, len, wide_sizes[i]);
