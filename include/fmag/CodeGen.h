@@ -23,10 +23,10 @@ typedef struct fmag_codegen_stats {
 /* How hard lowering searches (docs/CodeGen.md, "Effort"). FULL tries every arm
  * orientation, relu form, schedule and register policy and then improves the
  * winner by local search: the fewest instructions, then registers (SPEC §4).
- * FAST lowers one schedule with one register policy, the pair that wins most
- * often, and no local search: one allocation pass, for compiling at run time
- * (JIT); the stream is as correct and a few instructions longer at most
- * (docs/CodeGen.md has the measurements). */
+ * FAST allocates two schedules (greedy list, depth-first) with one register
+ * policy and no local search: two linear allocation passes, for compiling at run
+ * time (JIT); the stream is as correct and a few instructions longer at most
+ * (docs/CodeGen.md, "Effort", has the measurements). */
 typedef enum fmag_codegen_effort {
     FMAG_CODEGEN_FULL = 0,
     FMAG_CODEGEN_FAST = 1,

@@ -38,7 +38,8 @@ typedef struct fmag_use fmag_use;
 fmag_context *fmag_context_create(void);
 void fmag_context_destroy(fmag_context *ctx);
 /* Frees everything allocated in ctx (every module and IR object becomes invalid)
- * and clears its diagnostics, but keeps the arena's memory for the next compile:
+ * and clears its diagnostics, but keeps the arena's memory (up to 8 MB; the rest
+ * is freed) for the next compile:
  * what a JIT that compiles program after program should do instead of
  * destroying and creating a context each time (docs/PERFORMANCE.md, bench/slc). */
 void fmag_context_reset(fmag_context *ctx);

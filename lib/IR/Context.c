@@ -7,6 +7,9 @@
 #include <string.h>
 
 enum { FMAG_ARENA_CHUNK = 64 * 1024 };
+/* fmag_context_reset keeps this many chunks (8 MB): enough for a program of
+ * about 20,000 instructions. */
+enum { FMAG_ARENA_KEEP = 128 };
 
 struct fmag_arena_chunk {
     struct fmag_arena_chunk *next;
@@ -42,13 +45,19 @@ void fmag_context_destroy(fmag_context *ctx)
 
 /* Standard chunks go to the spare list (their pages stay mapped: a fresh 64 KB
  * chunk costs 16 page faults to touch, which on a small program is as much as
- * the compile); one-off large blocks are returned to the allocator. */
+ * the compile), up to FMAG_ARENA_KEEP of them so that one huge compile does not
+ * pin its memory in a long-running process; one-off large blocks and the chunks
+ * beyond that are returned to the allocator. */
 void fmag_context_reset(fmag_context *ctx)
 {
+    size_t kept = 0;
+    for (struct fmag_arena_chunk *c = ctx->spare; c; c = c->next)
+        kept++;
     struct fmag_arena_chunk *c = ctx->chunks;
     while (c) {
         struct fmag_arena_chunk *next = c->next;
-        if (c->size == FMAG_ARENA_CHUNK) {
+        if (c->size == FMAG_ARENA_CHUNK && kept < FMAG_ARENA_KEEP) {
+            kept++;
             c->used = 0;
             c->next = ctx->spare;
             ctx->spare = c;

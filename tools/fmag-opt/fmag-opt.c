@@ -31,7 +31,8 @@ static void usage(FILE *out)
                  "  -time-passes       per pass: wall time (to stderr)\n"
                  "  -check-roundtrip   check that parse(print(m)) equals m; exit 1 if not\n"
                  "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
-                 "  -lowering=fast     with -lower: one schedule, no search (JIT latency)\n"
+                 "  -lowering=fast|full  with -lower: fast = two schedules, no search (JIT\n"
+                 "                     latency); full = the default search\n"
                  "  --help, --version\n"
                  "\n"
                  "passes:\n");
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL;
     fmag_pass_options opts = {0};
-    bool lower = false, roundtrip = false;
+    bool lower = false, roundtrip = false, lowering_given = false;
     fmag_codegen_options cg = {FMAG_CODEGEN_FULL}; /* the header only: no link needed */
     /* The pipeline is the flags in order, joined with commas. */
     size_t cap = 256, plen = 0;
@@ -132,8 +133,14 @@ int main(int argc, char **argv)
                 roundtrip = true;
             else if (!strcmp(name, "lower"))
                 lower = true;
-            else if (!strcmp(name, "lowering=fast") || !strcmp(name, "lowering=full"))
+            else if (!strcmp(name, "lowering=fast") || !strcmp(name, "lowering=full")) {
                 cg.effort = name[9] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
+                lowering_given = true;
+            } else if (!strncmp(name, "lowering", 8)) {
+                fprintf(stderr, "fmag-opt: error: -lowering wants 'fast' or 'full', not '%s'\n", a);
+                free(pipeline);
+                return 1;
+            }
             else if (fmag_pass_lookup(name) || fmag_pipeline_lookup(name))
                 add = name;
             else {
@@ -152,6 +159,11 @@ int main(int argc, char **argv)
             memcpy(pipeline + plen, add, n + 1);
             plen += n;
         }
+    }
+    if (lowering_given && !lower) {
+        fprintf(stderr, "fmag-opt: error: -lowering=... applies to -lower, which is not given\n");
+        free(pipeline);
+        return 1;
     }
     if (!input) {
         fprintf(stderr, "fmag-opt: error: no input file (use '-' for standard input)\n");

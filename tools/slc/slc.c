@@ -27,8 +27,8 @@ static void usage(FILE *out)
                  "  -entry NAME   compile only the export NAME\n"
                  "  -lowering=fast|full\n"
                  "                register allocation effort (default full: the fewest\n"
-                 "                instructions, then registers; fast: one schedule, for\n"
-                 "                compile latency, as a JIT would use it)\n"
+                 "                instructions, then registers; fast: two schedules, no\n"
+                 "                search, for compile latency, as a JIT would use it)\n"
                  "  --help, --version\n");
 }
 
@@ -72,6 +72,9 @@ int main(int argc, char **argv)
             opts.fastmath = true;
         } else if (!strcmp(a, "-lowering=fast") || !strcmp(a, "-lowering=full")) {
             cg.effort = a[10] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
+        } else if (!strncmp(a, "-lowering", 9) || !strncmp(a, "--lowering", 10)) {
+            fprintf(stderr, "slc: error: -lowering wants 'fast' or 'full', not '%s'\n", a);
+            return 1;
         } else if (!strcmp(a, "-entry") || !strcmp(a, "-o")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "slc: error: %s needs an argument\n", a);
