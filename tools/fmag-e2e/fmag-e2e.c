@@ -10,6 +10,7 @@
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -664,11 +665,16 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--version")) {
             printf("fmag-e2e %s\n", FMAG_VERSION_STRING);
             return 0;
-        } else if ((!strcmp(a, "--count") || !strcmp(a, "--seed") || !strcmp(a, "--size")) &&
-                   i + 1 < argc) {
+        } else if (!strcmp(a, "--count") || !strcmp(a, "--seed") || !strcmp(a, "--size")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "fmag-e2e: error: %s needs a value\n", a);
+                return 1;
+            }
             char *end;
+            errno = 0;
             unsigned long long v = strtoull(argv[++i], &end, 10);
-            if (*end || !*argv[i]) {
+            /* strtoull would take "-5" as a huge count */
+            if (*end || !*argv[i] || argv[i][0] == '-' || errno) {
                 fprintf(stderr, "fmag-e2e: error: '%s' is not a number\n", argv[i]);
                 return 1;
             }
