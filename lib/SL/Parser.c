@@ -12,7 +12,7 @@
 #include <string.h>
 #include "SLInternal.h"
 
-static const char *tok_desc(sl_tok_kind k)
+const char *sl_tok_desc(sl_tok_kind k)
 {
     switch (k) {
     case TK_EOF:
@@ -150,7 +150,7 @@ static bool expect(sl_session *s, sl_tok_kind k)
                      (int)(t->len > 40 ? 40 : t->len), s->src + t->pos);
         return false;
     }
-    err_expected(s, tok_desc(k));
+    err_expected(s, sl_tok_desc(k));
     return false;
 }
 

@@ -172,6 +172,8 @@ void sl_note(sl_session *s, unsigned pos, const char *fmt, ...)
 #endif
     ;
 const char *sl_type_name(int t);
+/* How a diagnostic names a token kind: "'+='", "identifier", "end of file". */
+const char *sl_tok_desc(sl_tok_kind k);
 bool sl_lex(sl_session *s);
 void sl_parse(sl_session *s);
 void sl_check(sl_session *s);

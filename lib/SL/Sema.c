@@ -243,50 +243,6 @@ static int broadcast(checker *c, unsigned pos, const char *what, int a, int b)
     return SL_ERR;
 }
 
-static const char *op_name(sl_tok_kind k)
-{
-    switch (k) {
-    case TK_PLUS:
-        return "'+'";
-    case TK_MINUS:
-        return "'-'";
-    case TK_STAR:
-        return "'*'";
-    case TK_SLASH:
-        return "'/'";
-    case TK_LT:
-        return "'<'";
-    case TK_GT:
-        return "'>'";
-    case TK_LE:
-        return "'<='";
-    case TK_GE:
-        return "'>='";
-    case TK_EQ:
-        return "'=='";
-    case TK_NE:
-        return "'!='";
-    case TK_ANDAND:
-        return "'&&'";
-    case TK_OROR:
-        return "'||'";
-    case TK_NOT:
-        return "'!'";
-    case TK_PLUS_ASSIGN:
-        return "'+='";
-    case TK_MINUS_ASSIGN:
-        return "'-='";
-    case TK_STAR_ASSIGN:
-        return "'*='";
-    case TK_SLASH_ASSIGN:
-        return "'/='";
-    case TK_ASSIGN:
-        return "'='";
-    default:
-        return "operator";
-    }
-}
-
 static int check_swizzle(checker *c, sl_expr *e)
 {
     int bt = check_value(c, e->a);
@@ -517,7 +473,7 @@ static int check_expr_inner(checker *c, sl_expr *e)
             int a = check_value(c, e->a), b = check_value(c, e->b);
             if (a == SL_ERR || b == SL_ERR) return SL_ERR;
             if (a != 1 || b != 1) {
-                sl_error(s, e->pos, "operands of %s must be f32, got %s and %s", op_name(e->op),
+                sl_error(s, e->pos, "operands of %s must be f32, got %s and %s", sl_tok_desc(e->op),
                          sl_type_name(a), sl_type_name(b));
                 return SL_ERR;
             }
@@ -525,7 +481,7 @@ static int check_expr_inner(checker *c, sl_expr *e)
         }
         int a = check_value(c, e->a), b = check_value(c, e->b);
         char what[32];
-        snprintf(what, sizeof what, "operator %s", op_name(e->op));
+        snprintf(what, sizeof what, "operator %s", sl_tok_desc(e->op));
         return broadcast(c, e->pos, what, a, b);
     }
     case EX_TERNARY: {
@@ -602,7 +558,7 @@ static bool check_stmt(checker *c, sl_stmt *st)
         if (st->op == TK_ASSIGN) {
             check_store(c, st->e->pos, "assignment", lt, rt);
         } else if (rt != lt && rt != 1) {
-            sl_error(s, st->pos, "operator %s: mismatched types %s and %s", op_name(st->op),
+            sl_error(s, st->pos, "operator %s: mismatched types %s and %s", sl_tok_desc(st->op),
                      sl_type_name(lt), sl_type_name(rt));
         }
         return true;
