@@ -345,7 +345,9 @@ static void gen_if(gen *g, sl_stmt *st)
             fmag_build_jmp(&g->b, join);
             fmag_builder_at_end(&g->b, join);
             for (unsigned i = 0; i < g->fn->nslots; i++)
-                if (then_env[i] != env0[i]) {
+                if (!then_env[i] || !env0[i])
+                    g->env[i] = NULL; /* declared inside the arm: out of scope here */
+                else if (then_env[i] != env0[i]) {
                     fmag_instr *phi = fmag_build_phi(&g->b);
                     fmag_phi_add_incoming(phi, then_env[i], then_end);
                     /* The false edge comes straight from the branch's block. */
@@ -384,7 +386,9 @@ static void gen_if(gen *g, sl_stmt *st)
     fmag_builder_at_end(&g->b, join);
     g->env = env_copy(g, then_env);
     for (unsigned i = 0; i < g->fn->nslots; i++)
-        if (then_env[i] != else_env[i]) {
+        if (!then_env[i] || !else_env[i])
+            g->env[i] = NULL; /* declared inside one arm: out of scope here */
+        else if (then_env[i] != else_env[i]) {
             fmag_instr *phi = fmag_build_phi(&g->b);
             fmag_phi_add_incoming(phi, then_env[i], then_end);
             fmag_phi_add_incoming(phi, else_env[i], else_end);
