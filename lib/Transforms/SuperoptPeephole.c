@@ -105,28 +105,43 @@ static bool match_slot(const fmag_superopt_rule *r, const fmag_so_ref *ref, fmag
     return false;
 }
 
-/* Whether v can match ref at all, without binding: the cheap test that rejects
- * almost every (instruction, rule) pair before the binding search starts. */
-static bool slot_plausible(const fmag_so_ref *ref, const fmag_value *v)
+/* What an instruction's operand slots hold, reduced to what a pattern slot can ask
+ * without binding: the cheap test that rejects almost every (instruction, rule) pair
+ * before the binding search starts. try_root computes it once per instruction and
+ * tries every rule's root on it; match_op reuses it for inner pattern ops. */
+enum { SIG_OTHER, SIG_CONST, SIG_FMAG };
+
+typedef struct slot_sig {
+    int kind;
+    float imm;
+} slot_sig;
+
+static void instr_sigs(fmag_instr *in, slot_sig sig[5])
 {
-    switch (ref->kind) {
-    case FMAG_SO_REF_INPUT:
-        return true;
-    case FMAG_SO_REF_CONST:
-        return fmag_value_is_const(v) && same_bits(v->imm, ref->imm);
-    case FMAG_SO_REF_OP:
-        return v->kind == FMAG_VALUE_RESULT && v->def && v->def->op == FMAG_OP_FMAG;
+    for (unsigned j = 0; j < 5; j++) {
+        const fmag_value *v = fmag_instr_op(in, j);
+        sig[j].kind = fmag_value_is_const(v) ? SIG_CONST
+                      : v->kind == FMAG_VALUE_RESULT && v->def && v->def->op == FMAG_OP_FMAG
+                          ? SIG_FMAG
+                          : SIG_OTHER;
+        sig[j].imm = v->imm;
     }
-    return false;
 }
 
-static bool op_plausible(const fmag_so_op *p, fmag_instr *in)
+static bool sig_accepts(const fmag_so_ref *ref, slot_sig sig)
 {
-    for (unsigned j = 2; j < 5; j++)
-        if (!slot_plausible(&p->s[j], fmag_instr_op(in, j))) return false;
-    fmag_value *a = fmag_instr_op(in, 0), *b = fmag_instr_op(in, 1);
-    return (slot_plausible(&p->s[0], a) && slot_plausible(&p->s[1], b)) ||
-           (slot_plausible(&p->s[0], b) && slot_plausible(&p->s[1], a));
+    if (ref->kind == FMAG_SO_REF_INPUT) return true;
+    if (ref->kind == FMAG_SO_REF_OP) return sig.kind == SIG_FMAG;
+    return sig.kind == SIG_CONST && same_bits(sig.imm, ref->imm);
+}
+
+/* The product's two factors may come in either order. */
+static bool op_plausible(const fmag_so_op *p, const slot_sig *sig)
+{
+    return sig_accepts(&p->s[2], sig[2]) && sig_accepts(&p->s[3], sig[3]) &&
+           sig_accepts(&p->s[4], sig[4]) &&
+           ((sig_accepts(&p->s[0], sig[0]) && sig_accepts(&p->s[1], sig[1])) ||
+            (sig_accepts(&p->s[0], sig[1]) && sig_accepts(&p->s[1], sig[0])));
 }
 
 static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, match_state *s)
@@ -136,7 +151,9 @@ static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, mat
     fmag_instr *in = v->def;
     if (s->m[k]) return s->m[k] == in;
     const fmag_so_op *p = &r->pattern[k];
-    if (!op_plausible(p, in)) return false;
+    slot_sig sig[5];
+    instr_sigs(in, sig);
+    if (!op_plausible(p, sig)) return false;
     for (int swap = 0; swap < 2; swap++) {
         match_state save = *s;
         s->m[k] = in;
@@ -207,45 +224,14 @@ static size_t rules_by_size(const fmag_superopt_rule **order)
     return n;
 }
 
-/* What a root's operand slot holds, computed once per instruction so that the
- * first test against each rule is a few integer compares. */
-enum { SIG_OTHER, SIG_CONST, SIG_FMAG };
-
-typedef struct slot_sig {
-    int kind;
-    float imm;
-} slot_sig;
-
-static bool sig_accepts(const fmag_so_ref *ref, slot_sig sig)
-{
-    if (ref->kind == FMAG_SO_REF_INPUT) return true;
-    if (ref->kind == FMAG_SO_REF_OP) return sig.kind == SIG_FMAG;
-    return sig.kind == SIG_CONST && same_bits(sig.imm, ref->imm);
-}
-
-static bool root_plausible(const fmag_so_op *p, const slot_sig *sig)
-{
-    return sig_accepts(&p->s[2], sig[2]) && sig_accepts(&p->s[3], sig[3]) &&
-           sig_accepts(&p->s[4], sig[4]) &&
-           ((sig_accepts(&p->s[0], sig[0]) && sig_accepts(&p->s[1], sig[1])) ||
-            (sig_accepts(&p->s[0], sig[1]) && sig_accepts(&p->s[1], sig[0])));
-}
-
 static bool try_root(fmag_func *f, fmag_instr *in, const fmag_superopt_rule *const *order,
                      size_t nrules)
 {
     slot_sig sig[5];
-    for (unsigned j = 0; j < 5; j++) {
-        fmag_value *v = fmag_instr_op(in, j);
-        sig[j].kind = fmag_value_is_const(v) ? SIG_CONST
-                      : v->kind == FMAG_VALUE_RESULT && v->def && v->def->op == FMAG_OP_FMAG
-                          ? SIG_FMAG
-                          : SIG_OTHER;
-        sig[j].imm = v->imm;
-    }
+    instr_sigs(in, sig);
     for (size_t i = 0; i < nrules; i++) {
         const fmag_superopt_rule *r = order[i];
-        if (!root_plausible(&r->pattern[r->npattern - 1], sig)) continue;
+        if (!op_plausible(&r->pattern[r->npattern - 1], sig)) continue;
         match_state s;
         memset(&s, 0, sizeof s);
         if (!match_op(r, r->npattern - 1, fmag_instr_result(in), &s) || !cone_is_private(r, &s) ||

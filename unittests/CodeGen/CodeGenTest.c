@@ -5,19 +5,11 @@
 #include "fmag/IR.h"
 #include "fmag/VM.h"
 
+#include "../Expect.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-#define EXPECT(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond);         \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static bool same(float a, float b)
 {

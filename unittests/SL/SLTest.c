@@ -5,19 +5,11 @@
 #include "fmag/Math.h"
 #include "fmag/SL.h"
 
+#include "../Expect.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-#define EXPECT(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond);         \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static fmag_module *compile(fmag_context *ctx, const char *src, const fmag_sl_options *o)
 {
@@ -111,7 +103,8 @@ static float eval_builtin(const char *name, float x, float y)
     fmag_build_ret(&b, &r, 1);
     /* straight-line: one block, only fmag instructions before the ret */
     EXPECT(f->first == f->last);
-    fmag_foreach_instr(i, f->first) EXPECT(i->op == FMAG_OP_FMAG || i->op == FMAG_OP_RET);
+    fmag_foreach_instr (i, f->first)
+        EXPECT(i->op == FMAG_OP_FMAG || i->op == FMAG_OP_RET);
     EXPECT(fmag_verify_module(m));
     float in[2] = {x, y}, out[1] = {0};
     EXPECT(fmag_interp_func(f, in, out));
