@@ -89,35 +89,107 @@ __device__ __forceinline__ void fmag_k_local(const fmag_cuda_args &p)
     }
 }
 
-/* Shared-memory register file: element slot j of thread t, register x is at
- * sm[(x*K + j)*T + t]. Thread t of block b runs elements (b*K + j)*T + t, j < K. */
-template <int RF, int K, int T>
+/* Shared-memory register file, rows of K*T floats, one row per register (byte offsets from
+ * the host are register * K*T*4 in every layout). Element slot j of thread t:
+ *  - FLAT (VEC false): float (j*T + t) of the row; one 32-bit access per element;
+ *  - VEC: the slots of a thread contiguous in chunks of C = min(K, 4): float
+ *    ((j/C)*T + t)*C + j%C of the row, so one 64- or 128-bit access serves C elements. A
+ *    warp's access then covers whole 128-byte lines: conflict-free whatever the registers.
+ * Thread t of block b runs elements (b*K + j)*T + t, j < K. */
+template <int K, int T, bool VEC> struct fmag_cuda_rf {
+    static constexpr int C = !VEC ? 1 : (K >= 4 ? 4 : K);
+    /* the calling thread's slot 0 of register 0, in floats from the start of the file */
+    __device__ static unsigned base() { return threadIdx.x * C; }
+    /* slot j of register 0, in floats from base() */
+    __device__ static constexpr unsigned slot(int j) { return (j / C) * T * C + j % C; }
+};
+
+template <int K> __device__ __forceinline__ void fmag_cuda_fill(float (&v)[K], float x)
+{
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+        v[j] = x;
+}
+
+/* Loads register `off` (bytes) of the K slots; stores them; stores those with wr[j]. */
+template <int K, int T, bool VEC>
+__device__ __forceinline__ void fmag_cuda_ld(const char *sm, unsigned off, float (&v)[K])
+{
+    typedef fmag_cuda_rf<K, T, VEC> L;
+    if (L::C == 4) {
+#pragma unroll
+        for (int g = 0; g < K / 4; ++g) {
+            float4 q = *(const float4 *)(sm + off + g * T * 16);
+            v[4 * g] = q.x, v[4 * g + 1] = q.y, v[4 * g + 2] = q.z, v[4 * g + 3] = q.w;
+        }
+    } else if (L::C == 2) {
+        float2 q = *(const float2 *)(sm + off);
+        v[0] = q.x, v[1] = q.y;
+    } else {
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+            v[j] = *(const float *)(sm + off + L::slot(j) * 4);
+    }
+}
+
+template <int K, int T, bool VEC>
+__device__ __forceinline__ void fmag_cuda_st(char *sm, unsigned off, const float (&v)[K])
+{
+    typedef fmag_cuda_rf<K, T, VEC> L;
+    if (L::C == 4) {
+#pragma unroll
+        for (int g = 0; g < K / 4; ++g)
+            *(float4 *)(sm + off + g * T * 16) =
+                make_float4(v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3]);
+    } else if (L::C == 2) {
+        *(float2 *)(sm + off) = make_float2(v[0], v[1]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+            *(float *)(sm + off + L::slot(j) * 4) = v[j];
+    }
+}
+
+template <int K, int T, bool VEC>
+__device__ __forceinline__ void fmag_cuda_st_if(char *sm, unsigned off, const float (&v)[K],
+                                                const bool (&wr)[K])
+{
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+        if (wr[j]) *(float *)(sm + off + fmag_cuda_rf<K, T, VEC>::slot(j) * 4) = v[j];
+}
+
+/* sm: the thread's base (fmag_cuda_rf::base()); e0: its first element. */
+template <int RF, int K, int T, bool VEC = false>
 __device__ __forceinline__ void fmag_cuda_load_inputs(const fmag_cuda_args &p, float *sm,
                                                       unsigned e0, unsigned ev, unsigned nin,
                                                       unsigned regs, bool zero)
 {
+    typedef fmag_cuda_rf<K, T, VEC> L;
 #pragma unroll
     for (int j = 0; j < K; ++j) {
         unsigned e = e0 + j * T;
         bool ok = e < p.n;
         for (unsigned i = 0; i < nin && i < RF; ++i)
-            sm[(i * K + j) * T] = ok ? fmag_cuda_input(p, e, i, ev) : 0.0f;
+            sm[VEC ? i * K * T + L::slot(j) : (i * K + j) * T] =
+                ok ? fmag_cuda_input(p, e, i, ev) : 0.0f;
         if (zero)
             for (unsigned i = nin; i < regs && i < RF; ++i)
-                sm[(i * K + j) * T] = 0.0f;
+                sm[VEC ? i * K * T + L::slot(j) : (i * K + j) * T] = 0.0f;
     }
 }
 
-template <int RF, int K, int T>
+template <int RF, int K, int T, bool VEC = false>
 __device__ __forceinline__ void fmag_cuda_store_outputs(const fmag_cuda_args &p, float *sm,
                                                         unsigned e0, unsigned ev, unsigned nout)
 {
+    typedef fmag_cuda_rf<K, T, VEC> L;
 #pragma unroll
     for (int j = 0; j < K; ++j) {
         unsigned e = e0 + j * T;
         if (e < p.n)
             for (unsigned i = 0; i < nout && i < RF; ++i)
-                fmag_cuda_output(p, e, i, ev, sm[(i * K + j) * T]);
+                fmag_cuda_output(p, e, i, ev, sm[VEC ? i * K * T + L::slot(j) : (i * K + j) * T]);
     }
 }
 
@@ -128,11 +200,12 @@ __device__ __forceinline__ void fmag_cuda_store_outputs(const fmag_cuda_args &p,
 /* BYTES: the stream was rewritten on the host by fmag_gpu_predecode_lane (register operands
  * as byte offsets into the file, operand kinds in the low bits of word 3; literals and guards
  * unchanged), so an operand costs one mask instead of a NaN test, a mask and a scale. Needs
- * RF * K * T * 4 <= 65536. */
-template <int RF, int K, int T, bool PERLANE, bool BYTES = false>
+ * RF * K * T * 4 <= 65536. BRANCH (BYTES only): the operand kinds of every instruction are the
+ * same in all programs, so each operand is one warp-uniform branch. */
+template <int RF, int K, int T, bool PERLANE, bool BYTES = false, bool BRANCH = false>
 __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
 {
-    extern __shared__ float fmag_sm[];
+    extern __shared__ __align__(16) float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
     unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
     unsigned nin = p.nin, nout = p.nout, regs = p.regs, prog = 0;
@@ -158,17 +231,43 @@ __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
             bool wr[K];
             if (BYTES) {
                 const unsigned ROW = K * T * 4, MASK = (RF * ROW - 1) & ~(ROW - 1);
-                bool rb = w.w & 1u, rc = w.w & 2u, rg = w.w & 4u;
                 unsigned ob = w.x & MASK, oc = w.y & MASK, og = w.z & MASK;
                 unsigned od = w.w & MASK, oa = (w.w >> 16) & MASK;
                 const char *smc = (const char *)sm;
+                if (BRANCH) {
+                    /* every lane of the warp has the same operand kinds (the runner checks):
+                     * the branches are uniform and literal operands cost no load at all */
+                    float va[K], vb[K], vc[K], vg[K];
+                    fmag_cuda_ld<K, T, false>(smc, oa, va);
+                    if (w.w & 1u)
+                        fmag_cuda_ld<K, T, false>(smc, ob, vb);
+                    else
+                        fmag_cuda_fill<K>(vb, fb);
+                    if (w.w & 2u)
+                        fmag_cuda_ld<K, T, false>(smc, oc, vc);
+                    else
+                        fmag_cuda_fill<K>(vc, fc);
+                    if (w.w & 4u)
+                        fmag_cuda_ld<K, T, false>(smc, og, vg);
+                    else
+                        fmag_cuda_fill<K>(vg, fg);
 #pragma unroll
-                for (int j = 0; j < K; ++j) {
-                    float vb = rb ? *(const float *)(smc + ob + j * T * 4) : fb;
-                    float vc = rc ? *(const float *)(smc + oc + j * T * 4) : fc;
-                    float vg = rg ? *(const float *)(smc + og + j * T * 4) : fg;
-                    res[j] = fmaf(*(const float *)(smc + oa + j * T * 4), vb, vc);
-                    wr[j] = vg > 0.0f;
+                    for (int j = 0; j < K; ++j) {
+                        res[j] = fmaf(va[j], vb[j], vc[j]);
+                        wr[j] = vg[j] > 0.0f;
+                    }
+                } else {
+                    /* lanes disagree: a select over a (predicated) load per element, in this
+                     * order (docs/PERFORMANCE.md: faster than branches or grouped loads) */
+                    bool rb = w.w & 1u, rc = w.w & 2u, rg = w.w & 4u;
+#pragma unroll
+                    for (int j = 0; j < K; ++j) {
+                        float vb = rb ? *(const float *)(smc + ob + j * T * 4) : fb;
+                        float vc = rc ? *(const float *)(smc + oc + j * T * 4) : fc;
+                        float vg = rg ? *(const float *)(smc + og + j * T * 4) : fg;
+                        res[j] = fmaf(*(const float *)(smc + oa + j * T * 4), vb, vc);
+                        wr[j] = vg > 0.0f;
+                    }
                 }
 #pragma unroll
                 for (int j = 0; j < K; ++j)
@@ -226,7 +325,7 @@ __device__ __forceinline__ void fmag_cuda_spec_step(float *sm, uint4 w)
 
 template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_spec(const fmag_cuda_args &p)
 {
-    extern __shared__ float fmag_sm[];
+    extern __shared__ __align__(16) float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
     unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
     bool zero = p.zero_init != 0;
@@ -272,7 +371,7 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_spec(cons
 template <int RF, int K, int T>
 __device__ __forceinline__ void fmag_k_spec_hot(const fmag_cuda_args &p)
 {
-    extern __shared__ float fmag_sm[];
+    extern __shared__ __align__(16) float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
     unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
     bool zero = p.zero_init != 0;
@@ -317,7 +416,7 @@ __device__ __forceinline__ void fmag_k_spec_hot(const fmag_cuda_args &p)
  * stores in program order), halving the dispatch and loop overhead per instruction. */
 template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_pair(const fmag_cuda_args &p)
 {
-    extern __shared__ float fmag_sm[];
+    extern __shared__ __align__(16) float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
     unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
     bool zero = p.zero_init != 0;
@@ -405,7 +504,7 @@ __device__ __forceinline__ void fmag_cuda_sel_step(float *sm, uint4 w1, uint4 w2
 
 template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_sel(const fmag_cuda_args &p)
 {
-    extern __shared__ float fmag_sm[];
+    extern __shared__ __align__(16) float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
     unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
     bool zero = p.zero_init != 0;
@@ -468,54 +567,59 @@ template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_sel(const
  * register file (fmag_gpu_predecode_bytes: word 3 = d*row | (a*row) << 16 | kind, kind in
  * the low 4 bits below the row alignment), so the kernel does one mask per operand instead
  * of a mask and a scale. Needs RF * K * T * 4 <= 65536. */
-template <int RF, int K, int T>
-__device__ __forceinline__ float &fmag_cuda_at(char *sm, unsigned off, int j)
-{
-    return *(float *)(sm + off + j * T * 4);
-}
-
-template <int RF, int K, int T, unsigned KIND>
+template <int RF, int K, int T, unsigned KIND, bool VEC = false>
 __device__ __forceinline__ void fmag_cuda_selb_step(char *sm, uint4 w)
 {
     const bool BR = KIND & FMAG_CUDA_KIND_BREG, CR = KIND & FMAG_CUDA_KIND_CREG;
     const bool GR = KIND & FMAG_CUDA_KIND_GREG;
     const unsigned ROW = K * T * 4, MASK = (RF * ROW - 1) & ~(ROW - 1);
-    unsigned od = w.w & MASK, oa = (w.w >> 16) & MASK;
-    unsigned ob = w.x & MASK, oc = w.y & MASK, og = w.z & MASK;
-    float res[K];
+    float va[K], vb[K], vc[K], vg[K], res[K];
     bool wr[K];
+    fmag_cuda_ld<K, T, VEC>(sm, (w.w >> 16) & MASK, va);
+    if (BR)
+        fmag_cuda_ld<K, T, VEC>(sm, w.x & MASK, vb);
+    else
+        fmag_cuda_fill<K>(vb, __uint_as_float(w.x));
+    if (CR)
+        fmag_cuda_ld<K, T, VEC>(sm, w.y & MASK, vc);
+    else
+        fmag_cuda_fill<K>(vc, __uint_as_float(w.y));
+    if (GR) fmag_cuda_ld<K, T, VEC>(sm, w.z & MASK, vg);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-        float vb = BR ? fmag_cuda_at<RF, K, T>(sm, ob, j) : __uint_as_float(w.x);
-        float vc = CR ? fmag_cuda_at<RF, K, T>(sm, oc, j) : __uint_as_float(w.y);
-        res[j] = fmaf(fmag_cuda_at<RF, K, T>(sm, oa, j), vb, vc);
-        wr[j] = GR ? fmag_cuda_at<RF, K, T>(sm, og, j) > 0.0f : true;
+        res[j] = fmaf(va[j], vb[j], vc[j]);
+        wr[j] = GR ? vg[j] > 0.0f : true;
     }
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-        if (wr[j]) fmag_cuda_at<RF, K, T>(sm, od, j) = res[j];
+    if (GR)
+        fmag_cuda_st_if<K, T, VEC>(sm, w.w & MASK, res, wr);
+    else
+        fmag_cuda_st<K, T, VEC>(sm, w.w & MASK, res);
 }
 
-template <int RF, int K, int T, unsigned K2>
+template <int RF, int K, int T, unsigned K2, bool VEC = false>
 __device__ __forceinline__ void fmag_cuda_selb_fused(char *sm, uint4 w1, uint4 w2)
 {
     const bool BR = K2 & FMAG_CUDA_KIND_BREG, CR = K2 & FMAG_CUDA_KIND_CREG;
     const unsigned ROW = K * T * 4, MASK = (RF * ROW - 1) & ~(ROW - 1);
-    unsigned ox = w1.w & MASK, of = (w1.w >> 16) & MASK, oa = (w2.w >> 16) & MASK;
-    unsigned ob = w2.x & MASK, oc = w2.y & MASK, og = w2.z & MASK;
-    float res[K];
+    float vf[K], va[K], vb[K], vc[K], vg[K], res[K];
+    fmag_cuda_ld<K, T, VEC>(sm, (w1.w >> 16) & MASK, vf);
+    fmag_cuda_ld<K, T, VEC>(sm, (w2.w >> 16) & MASK, va);
+    if (BR)
+        fmag_cuda_ld<K, T, VEC>(sm, w2.x & MASK, vb);
+    else
+        fmag_cuda_fill<K>(vb, __uint_as_float(w2.x));
+    if (CR)
+        fmag_cuda_ld<K, T, VEC>(sm, w2.y & MASK, vc);
+    else
+        fmag_cuda_fill<K>(vc, __uint_as_float(w2.y));
+    fmag_cuda_ld<K, T, VEC>(sm, w2.z & MASK, vg);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-        float v1 =
-            fmaf(fmag_cuda_at<RF, K, T>(sm, of, j), __uint_as_float(w1.x), __uint_as_float(w1.y));
-        float vb = BR ? fmag_cuda_at<RF, K, T>(sm, ob, j) : __uint_as_float(w2.x);
-        float vc = CR ? fmag_cuda_at<RF, K, T>(sm, oc, j) : __uint_as_float(w2.y);
-        float v2 = fmaf(fmag_cuda_at<RF, K, T>(sm, oa, j), vb, vc);
-        res[j] = fmag_cuda_at<RF, K, T>(sm, og, j) > 0.0f ? v2 : v1;
+        float v1 = fmaf(vf[j], __uint_as_float(w1.x), __uint_as_float(w1.y));
+        float v2 = fmaf(va[j], vb[j], vc[j]);
+        res[j] = vg[j] > 0.0f ? v2 : v1;
     }
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-        fmag_cuda_at<RF, K, T>(sm, ox, j) = res[j];
+    fmag_cuda_st<K, T, VEC>(sm, w1.w & MASK, res);
 }
 
 /* DISPATCH: FMAG_CUDA_SELB_TWO_LEVEL (fused records tested first, then a switch on the
@@ -525,17 +629,17 @@ __device__ __forceinline__ void fmag_cuda_selb_fused(char *sm, uint4 w1, uint4 w
 #define FMAG_CUDA_SELB_TWO_LEVEL 0
 #define FMAG_CUDA_SELB_ONE_SWITCH 1
 #define FMAG_CUDA_SELB_NO_FUSION 2
-template <int RF, int K, int T, int DISPATCH = FMAG_CUDA_SELB_TWO_LEVEL>
+template <int RF, int K, int T, int DISPATCH = FMAG_CUDA_SELB_TWO_LEVEL, bool VEC = false>
 __device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
 {
-    extern __shared__ float fmag_sm[];
-    float *smf = fmag_sm + threadIdx.x;
+    extern __shared__ __align__(16) float fmag_sm[];
+    float *smf = fmag_sm + fmag_cuda_rf<K, T, VEC>::base();
     char *sm = (char *)smf;
     unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
     bool zero = p.zero_init != 0;
     unsigned ninstr = p.ninstr < FMAG_CUDA_MAX_UNIFORM ? p.ninstr : FMAG_CUDA_MAX_UNIFORM;
     for (unsigned ev = 0; ev < p.evals; ++ev) {
-        fmag_cuda_load_inputs<RF, K, T>(p, smf, e0, ev, p.nin, p.regs, zero);
+        fmag_cuda_load_inputs<RF, K, T, VEC>(p, smf, e0, ev, p.nin, p.regs, zero);
         for (unsigned i = 0; i < ninstr; ++i) {
             uint4 w = fmag_cuda_ucode[i];
             unsigned kind = w.w & 15u;
@@ -546,11 +650,11 @@ __device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
                 switch (kind) {
 #define FMAG_SELB_CASE(k)                                                                          \
     case k:                                                                                        \
-        fmag_cuda_selb_step<RF, K, T, k>(sm, w);                                                   \
+        fmag_cuda_selb_step<RF, K, T, k, VEC>(sm, w);                                              \
         break;
 #define FMAG_SELB_FUSED(k)                                                                         \
     case 8 + k:                                                                                    \
-        fmag_cuda_selb_fused<RF, K, T, k>(sm, w, w2);                                              \
+        fmag_cuda_selb_fused<RF, K, T, k, VEC>(sm, w, w2);                                         \
         ++i;                                                                                       \
         break;
                     FMAG_SELB_CASE(0)
@@ -576,48 +680,48 @@ __device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
                 uint4 w2 = fmag_cuda_ucode[++i];
                 switch (kind & 3u) {
                 case 0:
-                    fmag_cuda_selb_fused<RF, K, T, 0>(sm, w, w2);
+                    fmag_cuda_selb_fused<RF, K, T, 0, VEC>(sm, w, w2);
                     break;
                 case 1:
-                    fmag_cuda_selb_fused<RF, K, T, 1>(sm, w, w2);
+                    fmag_cuda_selb_fused<RF, K, T, 1, VEC>(sm, w, w2);
                     break;
                 case 2:
-                    fmag_cuda_selb_fused<RF, K, T, 2>(sm, w, w2);
+                    fmag_cuda_selb_fused<RF, K, T, 2, VEC>(sm, w, w2);
                     break;
                 default:
-                    fmag_cuda_selb_fused<RF, K, T, 3>(sm, w, w2);
+                    fmag_cuda_selb_fused<RF, K, T, 3, VEC>(sm, w, w2);
                     break;
                 }
                 continue;
             }
             switch (kind & 7u) {
             case 0:
-                fmag_cuda_selb_step<RF, K, T, 0>(sm, w);
+                fmag_cuda_selb_step<RF, K, T, 0, VEC>(sm, w);
                 break;
             case 1:
-                fmag_cuda_selb_step<RF, K, T, 1>(sm, w);
+                fmag_cuda_selb_step<RF, K, T, 1, VEC>(sm, w);
                 break;
             case 2:
-                fmag_cuda_selb_step<RF, K, T, 2>(sm, w);
+                fmag_cuda_selb_step<RF, K, T, 2, VEC>(sm, w);
                 break;
             case 3:
-                fmag_cuda_selb_step<RF, K, T, 3>(sm, w);
+                fmag_cuda_selb_step<RF, K, T, 3, VEC>(sm, w);
                 break;
             case 4:
-                fmag_cuda_selb_step<RF, K, T, 4>(sm, w);
+                fmag_cuda_selb_step<RF, K, T, 4, VEC>(sm, w);
                 break;
             case 5:
-                fmag_cuda_selb_step<RF, K, T, 5>(sm, w);
+                fmag_cuda_selb_step<RF, K, T, 5, VEC>(sm, w);
                 break;
             case 6:
-                fmag_cuda_selb_step<RF, K, T, 6>(sm, w);
+                fmag_cuda_selb_step<RF, K, T, 6, VEC>(sm, w);
                 break;
             default:
-                fmag_cuda_selb_step<RF, K, T, 7>(sm, w);
+                fmag_cuda_selb_step<RF, K, T, 7, VEC>(sm, w);
                 break;
             }
         }
-        fmag_cuda_store_outputs<RF, K, T>(p, smf, e0, ev, p.nout);
+        fmag_cuda_store_outputs<RF, K, T, VEC>(p, smf, e0, ev, p.nout);
     }
 }
 
@@ -626,66 +730,79 @@ __device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
  * registers, and stores of values never read back are skipped. Shared memory bandwidth
  * (one 32-bit access per lane per cycle per SM) bounds every shared-memory register file;
  * these two facts remove accesses rather than instructions. Needs RF * K * T * 4 <= 65536. */
-template <int RF, int K, int T, unsigned KIND, bool APREV>
+template <int RF, int K, int T, unsigned KIND, bool APREV, bool VEC = false>
 __device__ __forceinline__ void fmag_cuda_fwd_step(char *sm, uint4 w, float (&prev)[K])
 {
     const bool BR = KIND & FMAG_CUDA_KIND_BREG, CR = KIND & FMAG_CUDA_KIND_CREG;
     const bool GR = KIND & FMAG_CUDA_KIND_GREG;
     const unsigned ROW = K * T * 4, MASK = (RF * ROW - 1) & ~(ROW - 1);
-    unsigned od = w.w & MASK, oa = (w.w >> 16) & MASK;
-    unsigned ob = w.x & MASK, oc = w.y & MASK, og = w.z & MASK;
-    float res[K];
+    float va[K], vb[K], vc[K], vg[K];
     bool wr[K];
+    if (!APREV) fmag_cuda_ld<K, T, VEC>(sm, (w.w >> 16) & MASK, va);
+    if (BR)
+        fmag_cuda_ld<K, T, VEC>(sm, w.x & MASK, vb);
+    else
+        fmag_cuda_fill<K>(vb, __uint_as_float(w.x));
+    if (CR)
+        fmag_cuda_ld<K, T, VEC>(sm, w.y & MASK, vc);
+    else
+        fmag_cuda_fill<K>(vc, __uint_as_float(w.y));
+    if (GR) fmag_cuda_ld<K, T, VEC>(sm, w.z & MASK, vg);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-        float va = APREV ? prev[j] : *(float *)(sm + oa + j * T * 4);
-        float vb = BR ? *(float *)(sm + ob + j * T * 4) : __uint_as_float(w.x);
-        float vc = CR ? *(float *)(sm + oc + j * T * 4) : __uint_as_float(w.y);
-        res[j] = fmaf(va, vb, vc);
-        wr[j] = GR ? *(float *)(sm + og + j * T * 4) > 0.0f : true;
-        prev[j] = res[j];
+        prev[j] = fmaf(APREV ? prev[j] : va[j], vb[j], vc[j]);
+        wr[j] = GR ? vg[j] > 0.0f : true;
     }
     if (!(w.w & 16u)) {
-#pragma unroll
-        for (int j = 0; j < K; ++j)
-            if (wr[j]) *(float *)(sm + od + j * T * 4) = res[j];
+        if (GR)
+            fmag_cuda_st_if<K, T, VEC>(sm, w.w & MASK, prev, wr);
+        else
+            fmag_cuda_st<K, T, VEC>(sm, w.w & MASK, prev);
     }
 }
 
-template <int RF, int K, int T> __device__ __forceinline__ void fmag_k_fwd(const fmag_cuda_args &p)
+template <int RF, int K, int T, bool VEC = false>
+__device__ __forceinline__ void fmag_k_fwd(const fmag_cuda_args &p)
 {
-    extern __shared__ float fmag_sm[];
-    float *smf = fmag_sm + threadIdx.x;
+    extern __shared__ __align__(16) float fmag_sm[];
+    float *smf = fmag_sm + fmag_cuda_rf<K, T, VEC>::base();
     char *sm = (char *)smf;
     unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
     bool zero = p.zero_init != 0;
     unsigned ninstr = p.ninstr < FMAG_CUDA_MAX_UNIFORM ? p.ninstr : FMAG_CUDA_MAX_UNIFORM;
     for (unsigned ev = 0; ev < p.evals; ++ev) {
-        fmag_cuda_load_inputs<RF, K, T>(p, smf, e0, ev, p.nin, p.regs, zero);
+        fmag_cuda_load_inputs<RF, K, T, VEC>(p, smf, e0, ev, p.nin, p.regs, zero);
         float prev[K];
-#pragma unroll
-        for (int j = 0; j < K; ++j)
-            prev[j] = 0.0f;
+        fmag_cuda_fill<K>(prev, 0.0f);
         for (unsigned i = 0; i < ninstr; ++i) {
             uint4 w = fmag_cuda_ucode[i];
             switch (w.w & 15u) {
 #define FMAG_FWD_CASE(k)                                                                           \
     case k:                                                                                        \
-        fmag_cuda_fwd_step<RF, K, T, (k)&7u, ((k)&8u) != 0>(sm, w, prev);                          \
+        fmag_cuda_fwd_step<RF, K, T, (k)&7u, ((k)&8u) != 0, VEC>(sm, w, prev);                     \
         break;
                 FMAG_FWD_CASE(0)
                 FMAG_FWD_CASE(1)
                 FMAG_FWD_CASE(2)
                 FMAG_FWD_CASE(3)
-                FMAG_FWD_CASE(4) FMAG_FWD_CASE(5) FMAG_FWD_CASE(6) FMAG_FWD_CASE(7) FMAG_FWD_CASE(8)
-                    FMAG_FWD_CASE(9) FMAG_FWD_CASE(10) FMAG_FWD_CASE(11) FMAG_FWD_CASE(12)
-                        FMAG_FWD_CASE(13) FMAG_FWD_CASE(14) default
-                    : fmag_cuda_fwd_step<RF, K, T, 7u, true>(sm, w, prev);
-                break;
+                FMAG_FWD_CASE(4)
+                FMAG_FWD_CASE(5)
+                FMAG_FWD_CASE(6)
+                FMAG_FWD_CASE(7)
+                FMAG_FWD_CASE(8)
+                FMAG_FWD_CASE(9)
+                FMAG_FWD_CASE(10)
+                FMAG_FWD_CASE(11)
+                FMAG_FWD_CASE(12)
+                FMAG_FWD_CASE(13)
+                FMAG_FWD_CASE(14)
 #undef FMAG_FWD_CASE
+            default:
+                fmag_cuda_fwd_step<RF, K, T, 7u, true, VEC>(sm, w, prev);
+                break;
             }
         }
-        fmag_cuda_store_outputs<RF, K, T>(p, smf, e0, ev, p.nout);
+        fmag_cuda_store_outputs<RF, K, T, VEC>(p, smf, e0, ev, p.nout);
     }
 }
 

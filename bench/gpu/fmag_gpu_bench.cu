@@ -111,6 +111,7 @@ struct Prog {
     std::vector<float> demo; // SL: the example's demo input (inputs are drawn around it)
     std::vector<W4> code;    // FMAG
     std::vector<W4> scode;   // switch interpreter
+    std::vector<W4> hcode;   // compiled workloads: the hand-lowered FMAG the switch ops equal
 };
 
 struct Gen {
@@ -316,6 +317,39 @@ static Prog make_nodegraph_live(int seed)
     return make_nodegraph_impl(seed, true);
 }
 
+// A straight-line stream as .fir: every register's current value is an SSA name (registers
+// below nin are the parameters, the others start as 0.0, as the VM zeroes them); a guarded
+// write is a select through fmag's own fallback operand. Literals are printed in hex, exactly.
+static std::string prog_fir(const Prog &p, const std::string &fname)
+{
+    auto lit = [](uint32_t w) {
+        char b[40];
+        snprintf(b, sizeof b, "%a", bitsf(w));
+        return std::string(b);
+    };
+    std::vector<std::string> cur(p.regs);
+    std::string s = "export func @" + fname + "(";
+    for (int i = 0; i < p.regs; ++i)
+        cur[i] = i < p.nin ? "%in" + std::to_string(i) : "0.0";
+    for (int i = 0; i < p.nin; ++i)
+        s += (i ? ", %in" : "%in") + std::to_string(i);
+    s += ") -> " + std::to_string(p.nout) + " {\n^entry:\n";
+    auto op = [&](uint32_t w) { return fmag_gpu_is_ref(w) ? cur[(w & 0xFFFF) % p.regs] : lit(w); };
+    int nv = 0;
+    for (const W4 &w : p.code) {
+        if (!fmag_gpu_is_ref(w.g) && !(bitsf(w.g) > 0)) continue; // a no-op
+        int d = (w.da & 0xFFFF) % p.regs, a = (w.da >> 16) % p.regs;
+        std::string v = "%v" + std::to_string(++nv);
+        s += "  " + v + " = fmag " + cur[a] + ", " + op(w.b) + ", " + op(w.c) + ", " + cur[d] +
+             ", " + (fmag_gpu_is_ref(w.g) ? op(w.g) : std::string("1.0")) + "\n";
+        cur[d] = v;
+    }
+    s += "  ret";
+    for (int i = 0; i < p.nout; ++i)
+        s += (i ? ", " : " ") + cur[i];
+    return s + "\n}\n";
+}
+
 // ---------------------------------------------------------------- host references
 static bool is_denormal(float f)
 {
@@ -462,10 +496,10 @@ template <bool PL> __global__ void __launch_bounds__(128) k_local(fmag_cuda_args
 {
     fmag_k_local<RF, PL>(p);
 }
-template <int K, bool PL, int RFS = RF, bool BYTES = false>
+template <int K, bool PL, int RFS = RF, bool BYTES = false, bool BRANCH = false>
 __global__ void __launch_bounds__(128) k_shared(fmag_cuda_args p)
 {
-    fmag_k_shared<RFS, K, T, PL, BYTES>(p);
+    fmag_k_shared<RFS, K, T, PL, BYTES, BRANCH>(p);
 }
 template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_spec(fmag_cuda_args p)
 {
@@ -479,18 +513,19 @@ template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_sel(fmag
 {
     fmag_k_sel<RFS, K, T>(p);
 }
-template <int K, int RFS = RF, int DISPATCH = FMAG_CUDA_SELB_TWO_LEVEL>
+template <int K, int RFS = RF, int DISPATCH = FMAG_CUDA_SELB_TWO_LEVEL, bool VEC = false>
 __global__ void __launch_bounds__(128) k_selb(fmag_cuda_args p)
 {
-    fmag_k_selb<RFS, K, T, DISPATCH>(p);
+    fmag_k_selb<RFS, K, T, DISPATCH, VEC>(p);
 }
 template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_hot(fmag_cuda_args p)
 {
     fmag_k_spec_hot<RFS, K, T>(p);
 }
-template <int K, int RFS = RF> __global__ void __launch_bounds__(128) k_fwd(fmag_cuda_args p)
+template <int K, int RFS = RF, bool VEC = false>
+__global__ void __launch_bounds__(128) k_fwd(fmag_cuda_args p)
 {
-    fmag_k_fwd<RFS, K, T>(p);
+    fmag_k_fwd<RFS, K, T, VEC>(p);
 }
 
 // ---------------------------------------------------------------- native code (NVRTC)
@@ -589,6 +624,21 @@ static std::vector<float> h_in;
 static unsigned IS = 4, OS = 2; // strides of the workload being run
 static unsigned MAXIS = 4, MAXOS = 2;
 static bool vk_flushes; // the Vulkan runner's driver flushes float32 denormals
+// --quick: only the designs the runners ship and the candidates being measured (the
+// design variants that lost in earlier runs, docs/PERFORMANCE.md, and the forced Vulkan
+// designs are skipped)
+static bool QUICK;
+static bool skipped_in_quick(const char *name)
+{
+    static const char *old[] = {"G4-shared", "G8-shared",    "G4-carve60",    "G4-rf2",
+                                "G8-rf2",    "U4-spec",      "U8-spec",       "P4-pair",
+                                "S4-sel",    "S8-sel",       "SB4-1switch",   "U4-rf2",
+                                "U8-rf2",    "U4-spec+zero", "G4-shared+zero"};
+    if (!QUICK) return false;
+    for (const char *o : old)
+        if (!strcmp(o, name)) return true;
+    return false;
+}
 static FILE *csv;
 
 template <typename F> static double time_ms(F launch, int reps = 7)
@@ -634,8 +684,12 @@ static fmag_vm_program vm_prog(const Prog &p)
 // where the benchmark is linked with it (bench/gpu/run.sh), with the same input offsets and
 // the same in-order float sum as the kernels; host_fmag (the same semantics, written out)
 // otherwise. Returns true when an evaluation touches a float32 denormal.
-static bool reference(const Prog &p, const float *in, unsigned evals, float *ref)
+static bool reference(const Prog &p0, const float *in, unsigned evals, float *ref,
+                      bool hand = false)
 {
+    Prog hp;
+    if (hand && !p0.hcode.empty()) hp = p0, hp.code = p0.hcode;
+    const Prog &p = hand && !p0.hcode.empty() ? hp : p0;
     bool den = host_fmag(p, in, evals, ref);
 #ifdef FMAG_BENCH_VULKAN
     fmag_vm_program v = vm_prog(p);
@@ -668,7 +722,9 @@ static int check(const Workload &w, unsigned evals, const char *what, bool flush
         unsigned e = k < 4 ? N - 1 - k : (unsigned)(s % N);
         const Prog &p = w.progs[w.perlane ? w.pi[e] : 0];
         float ref[256];
-        bool den = reference(p, &h_in[(size_t)e * IS], evals, ref);
+        // compiled workloads: the switch VM runs the hand-written node ops, whose exact
+        // equivalent is the hand-lowered stream; every other engine runs the compiled one
+        bool den = reference(p, &h_in[(size_t)e * IS], evals, ref, !strncmp(what, "switch", 6));
         if (den && flush) {
             ++den_skipped;
             continue;
@@ -870,6 +926,7 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
     }
     auto runG = [&](auto kern, int K, const char *name, fmag_cuda_args args, int rf = RF,
                     int carveout = -1) {
+        if (skipped_in_quick(name)) return;
         size_t smem = (size_t)rf * K * T * 4;
         set_smem(kern, smem);
         CK(cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
@@ -911,6 +968,12 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             if (rf == 8) runG(k_selb<4, 8, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
             if (rf == 16) runG(k_selb<4, 16, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
             if (rf == 32) runG(k_selb<4, 32, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
+            if (rf == 8)
+                runG(k_selb<4, 8, FMAG_CUDA_SELB_NO_FUSION, true>, 4, "UV4-spec-vec", u, rf);
+            if (rf == 16)
+                runG(k_selb<4, 16, FMAG_CUDA_SELB_NO_FUSION, true>, 4, "UV4-spec-vec", u, rf);
+            if (rf == 32)
+                runG(k_selb<4, 32, FMAG_CUDA_SELB_NO_FUSION, true>, 4, "UV4-spec-vec", u, rf);
             fmag_gpu_predecode_bytes(sl.data(), u2.ninstr, 4 * T * 4);
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), u2.ninstr * 16));
             if (rf == 8)
@@ -922,13 +985,39 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             if (rf == 32)
                 runG(k_selb<4, 32>, 4, "SB4-sel-bytes", u2, rf),
                     runG(k_selb<4, 32, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", u2, rf);
+            if (rf == 8)
+                runG(k_selb<4, 8, FMAG_CUDA_SELB_TWO_LEVEL, true>, 4, "SV4-sel-vec", u2, rf);
+            if (rf == 16)
+                runG(k_selb<4, 16, FMAG_CUDA_SELB_TWO_LEVEL, true>, 4, "SV4-sel-vec", u2, rf);
+            if (rf == 32)
+                runG(k_selb<4, 32, FMAG_CUDA_SELB_TWO_LEVEL, true>, 4, "SV4-sel-vec", u2, rf);
+            // forwarding pre-decode with the VEC layout
+            {
+                uint8_t needed[32];
+                std::vector<W4> fw(p.code.size());
+                fmag_cuda_args f = u;
+                f.ninstr = fmag_gpu_predecode_fwd(p.code.data(), (uint32_t)p.code.size(), rf,
+                                                  4 * T * 4, p.nout, fw.data(), needed);
+                CK(cudaMemcpyToSymbol(fmag_cuda_ucode, fw.data(), f.ninstr * 16));
+                if (rf == 8) runG(k_fwd<4, 8, true>, 4, "F4-fwd-vec", f, rf);
+                if (rf == 16) runG(k_fwd<4, 16, true>, 4, "F4-fwd-vec", f, rf);
+                if (rf == 32) runG(k_fwd<4, 32, true>, 4, "F4-fwd-vec", f, rf);
+                // rf <= 4 (hash21): what the runner runs, 8 elements a thread, both layouts
+                if (p.regs <= 4) {
+                    f.ninstr = fmag_gpu_predecode_fwd(p.code.data(), (uint32_t)p.code.size(), 4,
+                                                      8 * T * 4, p.nout, fw.data(), needed);
+                    CK(cudaMemcpyToSymbol(fmag_cuda_ucode, fw.data(), f.ninstr * 16));
+                    runG(k_fwd<8, 4>, 8, "F8-fwd-rf4", f, 4);
+                    runG(k_fwd<8, 4, true>, 8, "F8-fwd-rf4-vec", f, 4);
+                }
+            }
         }
     }
     // The design variants below are RF = 16 builds: the synthetic suite only
     if (!w.sl) {
         a.code = d_f, a.ninstr = nf;
         // F1: local array
-        {
+        if (!QUICK) {
             poison();
             double ms = time_ms([&] {
                 if (w.perlane)
@@ -945,6 +1034,14 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
             // leave L1 room for the 32 programs' streams (shared memory carve-out, percent)
             runG(k_shared<4, true>, 4, "G4-carve60", a, RF, 60);
             // the same streams with byte offsets and kind bits (fmag_gpu_predecode_lane)
+            bool same_kinds;
+            {
+                std::vector<W4> il((size_t)nf * w.progs.size());
+                CK(cudaMemcpy(il.data(), d_f, il.size() * 16, cudaMemcpyDeviceToHost));
+                same_kinds = fmag_gpu_lane_kinds_agree(il.data(), nf, w.progs.size());
+                printf("  operand kinds the same in every program: %s\n",
+                       same_kinds ? "yes" : "no");
+            }
             auto run_bytes = [&](auto kern, int K, int rf, const char *name) {
                 std::vector<W4> il((size_t)nf * w.progs.size());
                 CK(cudaMemcpy(il.data(), d_f, il.size() * 16, cudaMemcpyDeviceToHost));
@@ -959,10 +1056,13 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 cudaFree(d_b);
             };
             run_bytes(k_shared<4, true, RF, true>, 4, RF, "GB4-bytes-carve60");
+            // operand kinds the same in every program at every instruction: uniform branches
+            if (same_kinds) run_bytes(k_shared<4, true, RF, true, true>, 4, RF, "GB4-branch");
             if (maxregs <= 2) {
                 runG(k_shared<4, true, 2>, 4, "G4-rf2", a, 2);
                 runG(k_shared<8, true, 2>, 8, "G8-rf2", a, 2);
                 run_bytes(k_shared<8, true, 2, true>, 8, 2, "GB8-bytes-rf2");
+                if (same_kinds) run_bytes(k_shared<8, true, 2, true, true>, 8, 2, "GB8-branch-rf2");
             }
         } else {
             runG(k_shared<4, false>, 4, "G4-shared", a);
@@ -994,12 +1094,14 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 fmag_gpu_predecode_bytes(sl.data(), ns2, 4 * T * 4);
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), ns2 * 16));
                 runG(k_selb<4>, 4, "SB4-sel-bytes", s2);
+                runG(k_selb<4, RF, FMAG_CUDA_SELB_TWO_LEVEL, true>, 4, "SV4-sel-vec", s2);
                 runG(k_selb<4, RF, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", s2);
                 // the unfused records with byte offsets (the spec kernel's dispatch)
                 std::vector<W4> pb(pd.begin(), pd.begin() + npd);
                 fmag_gpu_predecode_bytes(pb.data(), npd, 4 * T * 4);
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pb.data(), npd * 16));
                 runG(k_selb<4, RF, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u);
+                runG(k_selb<4, RF, FMAG_CUDA_SELB_NO_FUSION, true>, 4, "UV4-spec-vec", u);
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
             }
             if (maxregs <= 2) {
@@ -1026,8 +1128,10 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                     runG(kern, K, name, f, rf);
                 };
                 runF(k_fwd<4>, 4, RF, "F4-fwd");
+                runF(k_fwd<4, RF, true>, 4, RF, "F4-fwd-vec");
                 if (maxregs <= 2) {
                     runF(k_fwd<8, 2>, 8, 2, "F8-fwd-rf2");
+                    runF(k_fwd<8, 2, true>, 8, 2, "F8-fwd-rf2-vec");
                 }
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), npd * 16));
             }
@@ -1068,7 +1172,7 @@ void bench_runners(const Workload &w)
                    {FMAG_GPU_VK_PRIVATE_PREDECODED, "vk-private-pd", 0},
                    {FMAG_GPU_VK_WORKGROUP_PREDECODED, "vk-wg-pd", 0}};
     for (auto &d : designs) {
-        if (d.only == 1 && !w.perlane) continue;
+        if (QUICK || (d.only == 1 && !w.perlane)) continue;
         fmag_gpu_runner_set_vk_design(vk, d.d);
         bench_runner(w, vk, d.name);
     }
@@ -1132,7 +1236,24 @@ int main(int argc, char **argv)
             N = (unsigned)atoi(argv[i] + 4);
         else if (!strncmp(argv[i], "--evals=", 8))
             EVALS = (unsigned)atoi(argv[i] + 8);
+        else if (!strcmp(argv[i], "--quick"))
+            QUICK = true;
     }
+    // --write-fir=DIR: the P2live node graphs as .fir (u.fir uniform, l1..l32.fir per lane),
+    // for bench/gpu/run.sh to compile with fmag-opt -O2 -lower into DIR/*.fmag (--p2c=DIR)
+    for (int i = 1; i < argc; ++i)
+        if (!strncmp(argv[i], "--write-fir=", 12)) {
+            std::string dir = argv[i] + 12;
+            for (unsigned k = 0; k <= NPL; ++k) {
+                std::string f = dir + (k ? "/l" + std::to_string(k) : std::string("/u")) + ".fir";
+                FILE *o = fopen(f.c_str(), "w");
+                if (!o) return fprintf(stderr, "cannot write %s\n", f.c_str()), 1;
+                fputs(prog_fir(make_nodegraph_live((int)k), "p2live" + std::to_string(k)).c_str(),
+                      o);
+                fclose(o);
+            }
+            return 0;
+        }
     csv = fopen(getenv("FMAG_BENCH_CSV") ? getenv("FMAG_BENCH_CSV") : "/dev/null", "w");
     fprintf(csv, "workload,impl,ms,gelem_s,t_lane_instr_s,mismatches\n");
     std::vector<const char *> sl_args;
@@ -1187,6 +1308,46 @@ int main(int argc, char **argv)
     for (unsigned e = 0; e < N && !mix.progs.empty(); ++e)
         mix.pi[e] = e % (unsigned)mix.progs.size();
     if (mix.progs.size() > 1) wls.push_back(mix);
+    // P2c: the P2live node graphs compiled by the toolchain (fmag-opt -O2 -lower); the switch
+    // VM still runs the hand-written node ops
+    for (int i = 1; i < argc; ++i)
+        if (!strncmp(argv[i], "--p2c=", 6)) {
+            std::string dir = argv[i] + 6;
+            Workload u{"P2c-U", false, {}, {}}, l{"P2c-L", true, {}, pi32};
+            size_t hand = 0, comp = 0, differ = 0, beyond_zero = 0;
+            for (unsigned k = 0; k <= NPL; ++k) {
+                Prog c;
+                std::string f = dir + (k ? "/l" + std::to_string(k) : std::string("/u")) + ".fmag";
+                if (!load_sl(f.c_str(), c)) return 1;
+                Prog p = make_nodegraph_live((int)k);
+                p.hcode = p.code, p.code = c.code, p.regs = c.regs, p.nin = c.nin, p.nout = c.nout;
+                p.name = "P2c";
+                hand += p.hcode.size(), comp += p.code.size();
+                // the compiled program against the hand-lowered one on 4096 inputs
+                uint64_t st = 99 + k;
+                for (int t = 0; t < 4096; ++t) {
+                    float in[4], a[256], b[256];
+                    for (float &x : in) {
+                        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+                        x = (float)((double)(st >> 11) / (double)(1ull << 53) * 4.0 - 2.0);
+                    }
+                    reference(p, in, 1, a, false);
+                    reference(p, in, 1, b, true);
+                    for (int o = 0; o < p.nout; ++o) {
+                        differ += fbits(a[o]) != fbits(b[o]);
+                        beyond_zero += fbits(a[o]) != fbits(b[o]) && !(a[o] == 0 && b[o] == 0) &&
+                                       !(std::isnan(a[o]) && std::isnan(b[o]));
+                    }
+                }
+                (k ? l.progs : u.progs).push_back(p);
+            }
+            printf("P2c: %zu compiled instructions for %zu hand-lowered (33 programs); on 4096 "
+                   "inputs each, %zu outputs differ in bits, %zu beyond the sign of zero\n",
+                   comp, hand, differ, beyond_zero);
+            if (beyond_zero) return 1;
+            wls.push_back(u);
+            wls.push_back(l);
+        }
 #else
     if (!sl_args.empty()) printf("SL examples need the library (FMAG_BENCH_VULKAN): skipped\n");
 #endif

@@ -273,19 +273,14 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     } else if (uni && rf <= 32) {
         k = 4;
         npd = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
-        uint32_t fused = 0, mixed = 0;
-        for (uint32_t i = 0; i < npd; ++i) {
-            uint32_t kind = code[i].da >> 16;
-            fused += kind >= 8u;
-            mixed += kind >= 5u && kind <= 7u; /* register guard and register b or c */
-        }
-        /* Measured on the H200 (docs/PERFORMANCE.md): the fused kernel gains 8-11% when a
-         * quarter of the records are selects (P2). At rf <= 16 it was also faster on most
-         * SL examples although few records fuse there; it lost 7% on random streams (P3),
-         * whose records mix register guards with register operands (kinds 5-7: 16% of
-         * P3's records, at most 5% in compiled programs). At rf 32 it lost 12-19% on the
-         * SL examples, which fuse under 1%. */
-        if (npd > 0 && (fused * 10 >= npd || (rf <= 16 && mixed * 10 < npd))) {
+        uint32_t fused = 0;
+        for (uint32_t i = 0; i < npd; ++i)
+            fused += code[i].da >> 16 >= 8u;
+        /* Measured on the H200 (docs/PERFORMANCE.md): the fused kernel gains 3-10% when a
+         * quarter of the records are selects (P2, P2live); with under 10% fused it lost
+         * 10% on the compiled node graph (P2c, 7% fused), 8% on random streams (P3) and
+         * 2-25% on five of the seven SL examples, won 6% on value_noise (6.5% fused). */
+        if (npd > 0 && fused * 10 >= npd) {
             /* byte offsets: one mask per operand instead of a mask and a scale, 3-5% faster
              * than index records on every program measured */
             fmag_gpu_predecode_bytes(code, npd, k * FMAG_CUDA_T * 4u);
@@ -341,9 +336,13 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
             snprintf(kname, sizeof kname, "fmag_local_lane_r%u", (unsigned)rf);
         }
         if (shared && rf <= 32) {
-            /* operands as byte offsets, kinds as bits (docs/PERFORMANCE.md) */
+            /* operands as byte offsets, kinds as bits (docs/PERFORMANCE.md); programs that
+             * agree on every instruction's operand kinds (32 Horner polynomials, say) branch
+             * on a kind for the whole warp and skip literal operands' loads: P1-L 32% faster */
+            bool agree = fmag_gpu_lane_kinds_agree(code, maxlen, job->nprogs);
             fmag_gpu_predecode_lane(code, (uint32_t)ncode, rf, k * FMAG_CUDA_T * 4u, code);
-            snprintf(kname, sizeof kname, "fmag_laneb_r%u_k%u", (unsigned)rf, (unsigned)k);
+            snprintf(kname, sizeof kname, agree ? "fmag_lanebu_r%u_k%u" : "fmag_laneb_r%u_k%u",
+                     (unsigned)rf, (unsigned)k);
         }
     }
 

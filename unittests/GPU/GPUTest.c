@@ -233,6 +233,39 @@ static void test_backend(fmag_gpu_runner *r)
         }
         compare(r, pp, NP, idx, N, flushes, "per-lane small lane-pattern");
         compare(r, pp, 1, NULL, N, flushes, "uniform small");
+        /* programs that agree on every instruction's operand kinds (the CUDA runner's
+         * uniform-branch kernels): one random shape, registers and literals drawn anew */
+        for (int sz = 0; sz < 2; ++sz) {
+            uint16_t regs = sz ? 12 : 3;
+            random_program(&p[0], code[0], 40, regs, 1, 1);
+            for (int k = 1; k < NP; ++k) {
+                p[k] = p[0];
+                p[k].code = code[k];
+                for (uint32_t i = 0; i < p[0].ninstr; ++i) {
+                    uint32_t w[4];
+                    memcpy(w, &code[0][i], sizeof w);
+                    for (int s = 0; s < 3; ++s)
+                        w[s] = fmag_gpu_is_ref(w[s]) ? fmag_vm_ref_word(rnd() % regs)
+                                                     : fbits(rnd_literal());
+                    w[3] = rnd() % regs | (rnd() % regs) << 16;
+                    memcpy(&code[k][i], w, sizeof w);
+                }
+            }
+            static fmag_gpu_word4 il[64 * NP];
+            for (uint32_t i = 0; i < p[0].ninstr; ++i)
+                for (int k = 0; k < NP; ++k)
+                    memcpy(&il[i * NP + k], &code[k][i], sizeof il[0]);
+            EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "kinds must agree");
+            uint32_t last = (p[0].ninstr - 1) * NP + NP - 1;
+            il[last].c = fmag_gpu_is_ref(il[last].c) ? fbits(1.0f) : fmag_vm_ref_word(0);
+            EXPECT(!fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "one c kind differs");
+            compare(r, pp, NP, idx, N, flushes, "per-lane same kinds lane-pattern");
+            for (int e = 0; e < N; ++e)
+                idx[e] = rnd() % NP;
+            compare(r, pp, NP, idx, N, flushes, "per-lane same kinds random");
+            for (int e = 0; e < N; ++e)
+                idx[e] = (uint32_t)(e % 32) % NP;
+        }
         /* one long program among short ones: interleaving would pad too much, so the Vulkan
          * runner stores the programs one after another */
         static fmag_vm_instr longcode[300];
@@ -480,7 +513,9 @@ static void test_predecode_lane(void)
         fmag_vm_program p;
         random_program(&p, code, 1 + rnd() % 48, regs, (uint16_t)(rnd() % (regs + 1)),
                        (uint16_t)(1 + rnd() % regs));
-        uint32_t rf = fmag_gpu_pow2_regs(regs), row = (rf <= 4 ? 8u : 4u) * 128u * 4u;
+        /* rows of 16 bytes: the register-resident kernel (fmag_k_lanereg) */
+        uint32_t rf = fmag_gpu_pow2_regs(regs);
+        uint32_t row = rf <= 4 && t % 2 ? 16u : (rf <= 4 ? 8u : 4u) * 128u * 4u;
         fmag_gpu_word4 pd[48];
         fmag_gpu_predecode_lane((const fmag_gpu_word4 *)code, p.ninstr, rf, row, pd);
         for (int e = 0; e < 20; ++e) {
