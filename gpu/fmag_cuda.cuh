@@ -132,6 +132,17 @@ __device__ __forceinline__ void fmag_cuda_ld(const char *sm, unsigned off, float
     }
 }
 
+/* An operand of the K slots: register `word & mask` (bytes) when reg, else the literal word. */
+template <int K, int T, bool VEC>
+__device__ __forceinline__ void fmag_cuda_opnd(const char *sm, bool reg, uint32_t word,
+                                               unsigned mask, float (&v)[K])
+{
+    if (reg)
+        fmag_cuda_ld<K, T, VEC>(sm, word & mask, v);
+    else
+        fmag_cuda_fill<K>(v, __uint_as_float(word));
+}
+
 template <int K, int T, bool VEC>
 __device__ __forceinline__ void fmag_cuda_st(char *sm, unsigned off, const float (&v)[K])
 {
@@ -239,18 +250,9 @@ __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
                      * the branches are uniform and literal operands cost no load at all */
                     float va[K], vb[K], vc[K], vg[K];
                     fmag_cuda_ld<K, T, false>(smc, oa, va);
-                    if (w.w & 1u)
-                        fmag_cuda_ld<K, T, false>(smc, ob, vb);
-                    else
-                        fmag_cuda_fill<K>(vb, fb);
-                    if (w.w & 2u)
-                        fmag_cuda_ld<K, T, false>(smc, oc, vc);
-                    else
-                        fmag_cuda_fill<K>(vc, fc);
-                    if (w.w & 4u)
-                        fmag_cuda_ld<K, T, false>(smc, og, vg);
-                    else
-                        fmag_cuda_fill<K>(vg, fg);
+                    fmag_cuda_opnd<K, T, false>(smc, w.w & 1u, w.x, MASK, vb);
+                    fmag_cuda_opnd<K, T, false>(smc, w.w & 2u, w.y, MASK, vc);
+                    fmag_cuda_opnd<K, T, false>(smc, w.w & 4u, w.z, MASK, vg);
 #pragma unroll
                     for (int j = 0; j < K; ++j) {
                         res[j] = fmaf(va[j], vb[j], vc[j]);
@@ -576,14 +578,8 @@ __device__ __forceinline__ void fmag_cuda_selb_step(char *sm, uint4 w)
     float va[K], vb[K], vc[K], vg[K], res[K];
     bool wr[K];
     fmag_cuda_ld<K, T, VEC>(sm, (w.w >> 16) & MASK, va);
-    if (BR)
-        fmag_cuda_ld<K, T, VEC>(sm, w.x & MASK, vb);
-    else
-        fmag_cuda_fill<K>(vb, __uint_as_float(w.x));
-    if (CR)
-        fmag_cuda_ld<K, T, VEC>(sm, w.y & MASK, vc);
-    else
-        fmag_cuda_fill<K>(vc, __uint_as_float(w.y));
+    fmag_cuda_opnd<K, T, VEC>(sm, BR, w.x, MASK, vb);
+    fmag_cuda_opnd<K, T, VEC>(sm, CR, w.y, MASK, vc);
     if (GR) fmag_cuda_ld<K, T, VEC>(sm, w.z & MASK, vg);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
@@ -604,14 +600,8 @@ __device__ __forceinline__ void fmag_cuda_selb_fused(char *sm, uint4 w1, uint4 w
     float vf[K], va[K], vb[K], vc[K], vg[K], res[K];
     fmag_cuda_ld<K, T, VEC>(sm, (w1.w >> 16) & MASK, vf);
     fmag_cuda_ld<K, T, VEC>(sm, (w2.w >> 16) & MASK, va);
-    if (BR)
-        fmag_cuda_ld<K, T, VEC>(sm, w2.x & MASK, vb);
-    else
-        fmag_cuda_fill<K>(vb, __uint_as_float(w2.x));
-    if (CR)
-        fmag_cuda_ld<K, T, VEC>(sm, w2.y & MASK, vc);
-    else
-        fmag_cuda_fill<K>(vc, __uint_as_float(w2.y));
+    fmag_cuda_opnd<K, T, VEC>(sm, BR, w2.x, MASK, vb);
+    fmag_cuda_opnd<K, T, VEC>(sm, CR, w2.y, MASK, vc);
     fmag_cuda_ld<K, T, VEC>(sm, w2.z & MASK, vg);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
@@ -739,14 +729,8 @@ __device__ __forceinline__ void fmag_cuda_fwd_step(char *sm, uint4 w, float (&pr
     float va[K], vb[K], vc[K], vg[K];
     bool wr[K];
     if (!APREV) fmag_cuda_ld<K, T, VEC>(sm, (w.w >> 16) & MASK, va);
-    if (BR)
-        fmag_cuda_ld<K, T, VEC>(sm, w.x & MASK, vb);
-    else
-        fmag_cuda_fill<K>(vb, __uint_as_float(w.x));
-    if (CR)
-        fmag_cuda_ld<K, T, VEC>(sm, w.y & MASK, vc);
-    else
-        fmag_cuda_fill<K>(vc, __uint_as_float(w.y));
+    fmag_cuda_opnd<K, T, VEC>(sm, BR, w.x, MASK, vb);
+    fmag_cuda_opnd<K, T, VEC>(sm, CR, w.y, MASK, vc);
     if (GR) fmag_cuda_ld<K, T, VEC>(sm, w.z & MASK, vg);
 #pragma unroll
     for (int j = 0; j < K; ++j) {

@@ -955,42 +955,29 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 nfused += (sl[i].da >> 16) >= 8;
             printf("  rf %d, zero-init %s, fused selects: %u of %u records\n", rf,
                    u.zero_init ? "needed" : "skipped", nfused, u2.ninstr);
+            // one of three instances, by the program's register-file size
+            auto runRF = [&](auto k8, auto k16, auto k32, const char *name, fmag_cuda_args args) {
+                if (rf == 8) runG(k8, 4, name, args, rf);
+                if (rf == 16) runG(k16, 4, name, args, rf);
+                if (rf == 32) runG(k32, 4, name, args, rf);
+            };
+            const int NOF = FMAG_CUDA_SELB_NO_FUSION, ONE = FMAG_CUDA_SELB_ONE_SWITCH;
+            const int TWO = FMAG_CUDA_SELB_TWO_LEVEL;
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), u.ninstr * 16));
-            if (rf == 8) runG(k_spec<4, 8>, 4, "U4-spec", u, rf);
-            if (rf == 16) runG(k_spec<4, 16>, 4, "U4-spec", u, rf);
-            if (rf == 32) runG(k_spec<4, 32>, 4, "U4-spec", u, rf);
+            runRF(k_spec<4, 8>, k_spec<4, 16>, k_spec<4, 32>, "U4-spec", u);
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), u2.ninstr * 16));
-            if (rf == 8) runG(k_sel<4, 8>, 4, "S4-sel", u2, rf);
-            if (rf == 16) runG(k_sel<4, 16>, 4, "S4-sel", u2, rf);
-            if (rf == 32) runG(k_sel<4, 32>, 4, "S4-sel", u2, rf);
+            runRF(k_sel<4, 8>, k_sel<4, 16>, k_sel<4, 32>, "S4-sel", u2);
             fmag_gpu_predecode_bytes(pd.data(), u.ninstr, 4 * T * 4);
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, pd.data(), u.ninstr * 16));
-            if (rf == 8) runG(k_selb<4, 8, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
-            if (rf == 16) runG(k_selb<4, 16, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
-            if (rf == 32) runG(k_selb<4, 32, FMAG_CUDA_SELB_NO_FUSION>, 4, "UB4-spec-bytes", u, rf);
-            if (rf == 8)
-                runG(k_selb<4, 8, FMAG_CUDA_SELB_NO_FUSION, true>, 4, "UV4-spec-vec", u, rf);
-            if (rf == 16)
-                runG(k_selb<4, 16, FMAG_CUDA_SELB_NO_FUSION, true>, 4, "UV4-spec-vec", u, rf);
-            if (rf == 32)
-                runG(k_selb<4, 32, FMAG_CUDA_SELB_NO_FUSION, true>, 4, "UV4-spec-vec", u, rf);
+            runRF(k_selb<4, 8, NOF>, k_selb<4, 16, NOF>, k_selb<4, 32, NOF>, "UB4-spec-bytes", u);
+            runRF(k_selb<4, 8, NOF, true>, k_selb<4, 16, NOF, true>, k_selb<4, 32, NOF, true>,
+                  "UV4-spec-vec", u);
             fmag_gpu_predecode_bytes(sl.data(), u2.ninstr, 4 * T * 4);
             CK(cudaMemcpyToSymbol(fmag_cuda_ucode, sl.data(), u2.ninstr * 16));
-            if (rf == 8)
-                runG(k_selb<4, 8>, 4, "SB4-sel-bytes", u2, rf),
-                    runG(k_selb<4, 8, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", u2, rf);
-            if (rf == 16)
-                runG(k_selb<4, 16>, 4, "SB4-sel-bytes", u2, rf),
-                    runG(k_selb<4, 16, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", u2, rf);
-            if (rf == 32)
-                runG(k_selb<4, 32>, 4, "SB4-sel-bytes", u2, rf),
-                    runG(k_selb<4, 32, FMAG_CUDA_SELB_ONE_SWITCH>, 4, "SB4-1switch", u2, rf);
-            if (rf == 8)
-                runG(k_selb<4, 8, FMAG_CUDA_SELB_TWO_LEVEL, true>, 4, "SV4-sel-vec", u2, rf);
-            if (rf == 16)
-                runG(k_selb<4, 16, FMAG_CUDA_SELB_TWO_LEVEL, true>, 4, "SV4-sel-vec", u2, rf);
-            if (rf == 32)
-                runG(k_selb<4, 32, FMAG_CUDA_SELB_TWO_LEVEL, true>, 4, "SV4-sel-vec", u2, rf);
+            runRF(k_selb<4, 8>, k_selb<4, 16>, k_selb<4, 32>, "SB4-sel-bytes", u2);
+            runRF(k_selb<4, 8, ONE>, k_selb<4, 16, ONE>, k_selb<4, 32, ONE>, "SB4-1switch", u2);
+            runRF(k_selb<4, 8, TWO, true>, k_selb<4, 16, TWO, true>, k_selb<4, 32, TWO, true>,
+                  "SV4-sel-vec", u2);
             // forwarding pre-decode with the VEC layout
             {
                 uint8_t needed[32];
@@ -999,9 +986,7 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 f.ninstr = fmag_gpu_predecode_fwd(p.code.data(), (uint32_t)p.code.size(), rf,
                                                   4 * T * 4, p.nout, fw.data(), needed);
                 CK(cudaMemcpyToSymbol(fmag_cuda_ucode, fw.data(), f.ninstr * 16));
-                if (rf == 8) runG(k_fwd<4, 8, true>, 4, "F4-fwd-vec", f, rf);
-                if (rf == 16) runG(k_fwd<4, 16, true>, 4, "F4-fwd-vec", f, rf);
-                if (rf == 32) runG(k_fwd<4, 32, true>, 4, "F4-fwd-vec", f, rf);
+                runRF(k_fwd<4, 8, true>, k_fwd<4, 16, true>, k_fwd<4, 32, true>, "F4-fwd-vec", f);
                 // rf <= 4 (hash21): what the runner runs, 8 elements a thread, both layouts
                 if (p.regs <= 4) {
                     f.ninstr = fmag_gpu_predecode_fwd(p.code.data(), (uint32_t)p.code.size(), 4,
