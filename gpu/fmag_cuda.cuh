@@ -219,11 +219,13 @@ __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
     extern __shared__ __align__(16) float fmag_sm[];
     float *sm = fmag_sm + threadIdx.x;
     unsigned e0 = blockIdx.x * (K * T) + threadIdx.x;
-    unsigned nin = p.nin, nout = p.nout, regs = p.regs, prog = 0;
+    unsigned nin = p.nin, nout = p.nout, regs = p.regs, prog = 0, nrun = p.ninstr;
     if (PERLANE) {
         prog = e0 < p.n ? p.prog_index[e0] : 0;
         uint4 h = p.progs[prog];
         nin = h.x, nout = h.y;
+        /* a warp runs as long as its own longest program, not the launch's */
+        nrun = __reduce_max_sync(0xFFFFFFFFu, h.w < p.ninstr ? h.w : p.ninstr);
     }
     bool zero = p.zero_init != 0;
     for (unsigned ev = 0; ev < p.evals; ++ev) {
@@ -232,11 +234,11 @@ __device__ __forceinline__ void fmag_k_shared(const fmag_cuda_args &p)
          * L1/L2, and the fetch latency would otherwise sit on every instruction's path. */
         size_t step = PERLANE ? p.nprogs : 1;
         const uint4 *cp = p.code + (PERLANE ? prog : 0);
-        uint4 wn = p.ninstr ? __ldg(cp) : make_uint4(0, 0, 0, 0);
-        for (unsigned i = 0; i < p.ninstr; ++i) {
+        uint4 wn = nrun ? __ldg(cp) : make_uint4(0, 0, 0, 0);
+        for (unsigned i = 0; i < nrun; ++i) {
             uint4 w = wn;
             cp += step;
-            if (i + 1 < p.ninstr) wn = __ldg(cp);
+            if (i + 1 < nrun) wn = __ldg(cp);
             float fb = __uint_as_float(w.x), fc = __uint_as_float(w.y), fg = __uint_as_float(w.z);
             float res[K];
             bool wr[K];

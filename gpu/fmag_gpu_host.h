@@ -214,17 +214,23 @@ static inline uint32_t fmag_gpu_predecode_fwd(const fmag_gpu_word4 *code, uint32
 
 /* True when interleaved per-lane code ([instr][program], raw words) has, at every instruction,
  * the same operand kinds (which of b, c, g are registers) in all programs: a warp then never
- * disagrees on them, and the kernels can branch on a kind instead of selecting per lane. */
+ * disagrees on them, and the kernels can branch on a kind instead of selecting per lane.
+ * No-ops (a literal guard <= 0, the padding of shorter programs included) write nothing and
+ * do not count: programs of different lengths can agree. */
 static inline bool fmag_gpu_lane_kinds_agree(const fmag_gpu_word4 *code, size_t ninstr,
                                              size_t nprogs)
 {
     for (size_t i = 0; i < ninstr; ++i) {
         const fmag_gpu_word4 *row = &code[i * nprogs];
-        for (size_t k = 1; k < nprogs; ++k)
-            if (fmag_gpu_is_ref(row[k].b) != fmag_gpu_is_ref(row[0].b) ||
-                fmag_gpu_is_ref(row[k].c) != fmag_gpu_is_ref(row[0].c) ||
-                fmag_gpu_is_ref(row[k].g) != fmag_gpu_is_ref(row[0].g))
-                return false;
+        int kinds = -1;
+        for (size_t k = 0; k < nprogs; ++k) {
+            const fmag_gpu_word4 *w = &row[k];
+            if (!fmag_gpu_is_ref(w->g) && !(fmag_gpu_bits_float(w->g) > 0.0f)) continue;
+            int kk =
+                fmag_gpu_is_ref(w->b) | fmag_gpu_is_ref(w->c) << 1 | fmag_gpu_is_ref(w->g) << 2;
+            if (kinds >= 0 && kk != kinds) return false;
+            kinds = kk;
+        }
     }
     return true;
 }

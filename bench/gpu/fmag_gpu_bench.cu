@@ -1041,8 +1041,9 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
                 cudaFree(d_b);
             };
             run_bytes(k_shared<4, true, RF, true>, 4, RF, "GB4-bytes-carve60");
-            // operand kinds the same in every program at every instruction: uniform branches
-            if (same_kinds) run_bytes(k_shared<4, true, RF, true, true>, 4, RF, "GB4-branch");
+            // uniform branches on operand kinds: what the runner runs when every program has the
+            // same kinds at every instruction; on programs that disagree, for comparison
+            run_bytes(k_shared<4, true, RF, true, true>, 4, RF, "GB4-branch");
             if (maxregs <= 2) {
                 runG(k_shared<4, true, 2>, 4, "G4-rf2", a, 2);
                 runG(k_shared<8, true, 2>, 8, "G8-rf2", a, 2);

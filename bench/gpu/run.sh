@@ -2,7 +2,8 @@
 # bench/gpu/run.sh: the one command for the H200 (device tool). Builds the GPU benchmark,
 # records the compiler's resource report and SASS, runs the suite (bit-exact checks on
 # sampled elements) and, where NVIDIA's Vulkan driver loads, the Vulkan runner too.
-#   bench/gpu/run.sh [bench args: --n=N --evals=E]   (results in $OUT, else ./build-gpu-bench)
+#   bench/gpu/run.sh [bench args: --n=N --evals=E --quick]   (results in $OUT, else
+#   ./build-gpu-bench; --quick skips the design variants that lost in earlier runs)
 # Carry `.gl` (Vulkan loader .debs, see docs/GPU.md) and `.spv` (SPIR-V, Vulkan headers and
 # fallback SL .fmag files, made here by `bash bench/gpu/prepare.sh BUILD`).
 set -u

@@ -201,6 +201,34 @@ static bool k_share(const uint32_t *pi, size_t n, uint32_t k)
     return true;
 }
 
+/* When some input word is the NaN 0x7FFFFFFF, picks in *subst a NaN pattern of
+ * 0x7FFFFF80..0x7FFFFFFE that no input word has (0: no input needs one). */
+static bool nan_substitute(const float *in, size_t nwords, uint32_t *subst, char *err,
+                           size_t errlen)
+{
+    uint64_t used[2] = {0, 0}; /* candidates 0x7FFFFF80 + k, k < 127 */
+    bool need = false;
+    for (size_t w = 0; w < nwords; ++w) {
+        uint32_t b;
+        memcpy(&b, &in[w], 4);
+        if (b == 0x7FFFFFFFu)
+            need = true;
+        else if ((b & ~0x7Fu) == 0x7FFFFF80u)
+            used[(b & 0x7Fu) >> 6] |= 1ull << (b & 63u);
+    }
+    *subst = 0;
+    if (!need) return true;
+    for (uint32_t k = 0; k < 127; ++k)
+        if (!(used[k >> 6] >> (k & 63) & 1)) {
+            *subst = 0x7FFFFF80u + k;
+            return true;
+        }
+    fmag_gpu_err(err, errlen,
+                 "the inputs use every NaN pattern 0x7FFFFF80-0x7FFFFFFF: the CUDA runner could "
+                 "not tell an input NaN 0x7FFFFFFF from a computed one");
+    return false;
+}
+
 bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen)
 {
     if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen)) return false;
@@ -260,8 +288,10 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
      *  uniform, rf <= 4: forwarding pre-decode, 8 elements a thread (Horner-like chains);
      *  uniform, rf <= 256: pre-decoded stream in constant memory, switch on operand kinds
      *  (rf <= 32: byte-offset records, with or without select fusion);
-     *  per lane: raw stream interleaved [instr][program], 8 / 4 / 1 elements a thread
-     *  (as many as share a program); larger register files: local-memory kernels. */
+     *  per lane: the streams interleaved [instr][program], 8 / 4 / 1 elements a thread (as
+     *  many as share a program), rf <= 32 rewritten with byte offsets (laneb, or lanebu when
+     *  every program has the same operand kinds); larger register files: local-memory
+     *  kernels. */
     uint8_t needed[32];
     uint32_t npd = UINT32_MAX;
     bool lane = false;
@@ -338,7 +368,8 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         if (shared && rf <= 32) {
             /* operands as byte offsets, kinds as bits (docs/PERFORMANCE.md); programs that
              * agree on every instruction's operand kinds (32 Horner polynomials, say) branch
-             * on a kind for the whole warp and skip literal operands' loads: P1-L 32% faster */
+             * on a kind for the whole warp and skip literal operands' loads: P1-L 2.43 -> 1.68 ms
+             */
             bool agree = fmag_gpu_lane_kinds_agree(code, maxlen, job->nprogs);
             fmag_gpu_predecode_lane(code, (uint32_t)ncode, rf, k * FMAG_CUDA_T * 4u, code);
             snprintf(kname, sizeof kname, agree ? "fmag_lanebu_r%u_k%u" : "fmag_laneb_r%u_k%u",
@@ -366,19 +397,49 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     if (ok && job->prog_index)
         ok =
             cu_ok(c, c->cuMemcpyHtoD_v2(d[2], job->prog_index, sz[2]), "cuMemcpyHtoD", err, errlen);
-    if (ok && sz[3])
-        ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[3], job->in, sz[3]), "cuMemcpyHtoD", err, errlen);
+    /* NVIDIA's arithmetic returns the NaN 0x7FFFFFFF; the reference VM stores every computed
+     * NaN as FMAG_VM_CANONICAL_NAN, so the read-back maps one to the other (which keeps the
+     * kernels' inner loop one instruction shorter). An input NaN with exactly those bits that
+     * no instruction overwrites must come back unchanged: such inputs are uploaded as a NaN
+     * pattern found nowhere in the inputs, which the read-back maps back. */
+    uint32_t subst = 0;
+    if (ok && sz[3]) {
+        const void *src = job->in;
+        uint32_t *tmp = NULL;
+        if (!nan_substitute(job->in, sz[3] / 4, &subst, err, errlen)) {
+            ok = false;
+        } else if (subst) {
+            tmp = malloc(sz[3]);
+            if (!tmp) {
+                fmag_gpu_err(err, errlen, "out of memory");
+                ok = false;
+            } else {
+                memcpy(tmp, job->in, sz[3]);
+                for (size_t w = 0; w < sz[3] / 4; ++w)
+                    if (tmp[w] == 0x7FFFFFFFu) tmp[w] = subst;
+                src = tmp;
+            }
+        }
+        if (ok) ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[3], src, sz[3]), "cuMemcpyHtoD", err, errlen);
+        free(tmp);
+    }
     a.code = d[0], a.progs = d[1], a.prog_index = d[2], a.in = d[3], a.out = d[4];
     if (ok) ok = launch(c, kname, rf, k, &a, shared, lane, job, err, errlen);
     if (ok && sz[4]) {
-        ok = cu_ok(c, c->cuMemcpyDtoH_v2(job->out, d[4], sz[4]), "cuMemcpyDtoH", err, errlen);
-        /* NVIDIA's arithmetic returns the NaN 0x7FFFFFFF; the reference VM stores every
-         * computed NaN as FMAG_VM_CANONICAL_NAN. Mapping on read-back keeps the kernels'
-         * inner loop one instruction shorter; the cost is that an input NaN with exactly
-         * those bits passed through unchanged is mapped too (docs/GPU.md). */
-        uint32_t *bits = (uint32_t *)job->out;
-        for (size_t w = 0; w < sz[4] / 4; ++w)
-            if (bits[w] == 0x7FFFFFFFu) bits[w] = FMAG_VM_CANONICAL_NAN;
+        uint32_t *res = malloc(sz[4]);
+        if (!res) {
+            fmag_gpu_err(err, errlen, "out of memory");
+            ok = false;
+        } else {
+            ok = cu_ok(c, c->cuMemcpyDtoH_v2(res, d[4], sz[4]), "cuMemcpyDtoH", err, errlen);
+            for (size_t w = 0; ok && w < sz[4] / 4; ++w)
+                if (res[w] == 0x7FFFFFFFu)
+                    res[w] = FMAG_VM_CANONICAL_NAN;
+                else if (subst && res[w] == subst)
+                    res[w] = 0x7FFFFFFFu;
+            if (ok) fmag_gpu_copy_outputs(job, (const float *)res);
+            free(res);
+        }
     }
     for (int i = 0; i < 5; ++i)
         if (d[i]) c->cuMemFree_v2(d[i]);

@@ -49,6 +49,11 @@ fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_
 void fmag_gpu_cuda_destroy(fmag_gpu_cuda *c);
 bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen);
 
+/* Copies each element's outputs (its program's nout columns) from src, laid out like job->out,
+ * into job->out: columns past a program's outputs keep what the caller had there, as with the
+ * CPU engines. */
+void fmag_gpu_copy_outputs(const fmag_gpu_job *job, const float *src);
+
 /* Median of n doubles (sorts in place). */
 double fmag_gpu_median(double *v, size_t n);
 

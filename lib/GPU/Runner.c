@@ -44,6 +44,14 @@ bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d)
     return true;
 }
 
+void fmag_gpu_copy_outputs(const fmag_gpu_job *job, const float *src)
+{
+    for (size_t e = 0; e < job->n; ++e) {
+        const fmag_vm_program *p = job->progs[job->prog_index ? job->prog_index[e] : 0];
+        memcpy(job->out + e * job->out_stride, src + e * job->out_stride, p->nout * sizeof *src);
+    }
+}
+
 double fmag_gpu_median(double *v, size_t n)
 {
     for (size_t i = 1; i < n; ++i)
@@ -64,9 +72,11 @@ static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, siz
         fmag_gpu_err(err, errlen, "no program to run");
         return false;
     }
-    if (nprogs > UINT32_MAX || n > UINT32_MAX || in_stride > UINT32_MAX ||
+    /* 2^31 elements at most: the kernels' 32-bit element and dispatch arithmetic then has
+     * room for a last partial group */
+    if (nprogs > UINT32_MAX || n > (size_t)INT32_MAX || in_stride > UINT32_MAX ||
         out_stride > UINT32_MAX || evals == 0) {
-        fmag_gpu_err(err, errlen, "launch too large for the GPU runner");
+        fmag_gpu_err(err, errlen, "launch too large for the GPU runner (at most 2^31 elements)");
         return false;
     }
     fmag_gpu_job job;

@@ -490,7 +490,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         ok = vk_ok(vk->vkEndCommandBuffer(vk->cmd), "vkEndCommandBuffer", err, errlen) &&
              submit_wait(vk, err, errlen);
     }
-    if (ok) memcpy(job->out, map + off[4], sz[4]);
+    if (ok) fmag_gpu_copy_outputs(job, (const float *)(map + off[4]));
     /* Timing: the dispatches alone, on the resident buffers. */
     if (ok && job->reps) {
         double *t = calloc(job->reps, sizeof *t);

@@ -256,9 +256,17 @@ static void test_backend(fmag_gpu_runner *r)
                 for (int k = 0; k < NP; ++k)
                     memcpy(&il[i * NP + k], &code[k][i], sizeof il[0]);
             EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "kinds must agree");
-            uint32_t last = (p[0].ninstr - 1) * NP + NP - 1;
-            il[last].c = fmag_gpu_is_ref(il[last].c) ? fbits(1.0f) : fmag_vm_ref_word(0);
+            /* an instruction that writes (guard 1.0) with another c kind breaks agreement;
+             * a no-op (guard 0.0, as the padding of a shorter program) does not */
+            fmag_gpu_word4 saved[2] = {il[0], il[1]};
+            for (int k = 0; k < 2; ++k)
+                if (!fmag_gpu_is_ref(il[k].g)) il[k].g = fbits(1.0f);
+            EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "kinds agree, guards 1");
+            il[1].c = fmag_gpu_is_ref(il[1].c) ? fbits(1.0f) : fmag_vm_ref_word(0);
             EXPECT(!fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "one c kind differs");
+            il[1].g = fbits(0.0f);
+            EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "a no-op does not count");
+            il[0] = saved[0], il[1] = saved[1];
             compare(r, pp, NP, idx, N, flushes, "per-lane same kinds lane-pattern");
             for (int e = 0; e < N; ++e)
                 idx[e] = rnd() % NP;
@@ -308,7 +316,12 @@ static void test_backend(fmag_gpu_runner *r)
                          {INFINITY, 1.0f, -INFINITY, 0.0f},
                          {bits(0x7FC0BEEFu), 1.0f, 0.0f, bits(0x7FA00001u)},
                          {bits(0xFFFFFFFFu), 2.0f, 3.0f, 0.0f},
-                         {2.0f, bits(0xFF800001u), 3.0f, 0.0f}};
+                         {2.0f, bits(0xFF800001u), 3.0f, 0.0f},
+                         /* NVIDIA's arithmetic NaN as an input the guard leaves alone, next
+                          * to a computed NaN and to the CUDA runner's substitute patterns */
+                         {INFINITY, 0.0f, 1.0f, bits(0x7FFFFFFFu)},
+                         {bits(0x7FFFFFFFu), 1.0f, 0.0f, bits(0x7FFFFFFEu)},
+                         {1.0f, 1.0f, 0.0f, bits(0x7FFFFF80u)}};
         enum { N = sizeof in / sizeof in[0] };
         float out[N][4], ref[N][4], regs[4];
         char err[256] = "";
@@ -323,6 +336,30 @@ static void test_backend(fmag_gpu_runner *r)
         }
         EXPECT(fbits(ref[0][0]) == FMAG_VM_CANONICAL_NAN && fbits(ref[0][3]) == 0xFFC12345u,
                "nan: the reference itself must canonicalize computed NaNs only");
+    }
+    /* columns past a program's outputs keep what the caller had there (as on the CPU) */
+    {
+        fmag_vm_instr code[1] = {{fmag_vm_ref_word(1), fbits(1.0f), fbits(1.0f), 0}};
+        fmag_vm_program p1 = {(char *)"one", 0, 2, 2, 1, 1, code};
+        fmag_vm_program p2 = {(char *)"two", 0, 2, 2, 2, 1, code};
+        const fmag_vm_program *pp[2] = {&p1, &p2};
+        enum { N = 300 };
+        float in[2 * N], out[3 * N];
+        uint32_t idx[N];
+        for (int e = 0; e < N; ++e)
+            in[2 * e] = (float)e, in[2 * e + 1] = 2.0f, idx[e] = (uint32_t)e % 2;
+        for (int e = 0; e < 3 * N; ++e)
+            out[e] = -7.5f;
+        char err[256] = "";
+        EXPECT(fmag_gpu_run_per_lane(r, pp, 2, idx, in, 2, out, 3, N, err, sizeof err),
+               "columns: %s", err);
+        int bad = 0;
+        for (int e = 0; e < N; ++e) {
+            float want[3] = {(float)e * 2.0f + 1.0f, e % 2 ? 2.0f : -7.5f, -7.5f};
+            for (int i = 0; i < 3; ++i)
+                bad += fbits(out[3 * e + i]) != fbits(want[i]);
+        }
+        EXPECT(bad == 0, "columns: %d of %d output words differ", bad, 3 * N);
     }
     /* zero instructions: outputs are the inputs, then zeros */
     {
@@ -654,7 +691,7 @@ int main(void)
             printf("%s: skipped: %s\n", apis[i].name, err);
             continue;
         }
-        printf("%s: %s\n", apis[i].name, fmag_gpu_runner_describe(r));
+        printf("%s\n", fmag_gpu_runner_describe(r)); /* starts with the API's name */
         int before = failures;
         test_backend(r);
         if (apis[i].api == FMAG_GPU_VULKAN) {
