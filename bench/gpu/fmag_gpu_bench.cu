@@ -1225,7 +1225,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--quick"))
             QUICK = true;
     }
-    // --write-fir=DIR: the P2live node graphs as .fir (u.fir uniform, l1..l32.fir per lane),
+    // --write-fir=DIR: the P2live node graphs as .fir (u.fir uniform, l1..l32.fir per lane; and
+    // P2's as p2-0..p2-32.fir),
     // for bench/gpu/run.sh to compile with fmag-opt -O2 -lower into DIR/*.fmag (--p2c=DIR)
     for (int i = 1; i < argc; ++i)
         if (!strncmp(argv[i], "--write-fir=", 12)) {
@@ -1236,6 +1237,12 @@ int main(int argc, char **argv)
                 if (!o) return fprintf(stderr, "cannot write %s\n", f.c_str()), 1;
                 fputs(prog_fir(make_nodegraph_live((int)k), "p2live" + std::to_string(k)).c_str(),
                       o);
+                fclose(o);
+                // P2 itself, for measuring its dead code (docs/PERFORMANCE.md)
+                f = dir + "/p2-" + std::to_string(k) + ".fir";
+                if (!(o = fopen(f.c_str(), "w")))
+                    return fprintf(stderr, "cannot write %s\n", f.c_str()), 1;
+                fputs(prog_fir(make_nodegraph((int)k), "p2n" + std::to_string(k)).c_str(), o);
                 fclose(o);
             }
             return 0;

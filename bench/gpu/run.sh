@@ -102,7 +102,7 @@ if [ -n "${FMAG_OPT:-}" ]; then
     rm -rf $P2C && mkdir -p $P2C
     if $B/fmag_gpu_bench --write-fir=$P2C; then
         ok=1
-        for f in $P2C/*.fir; do "$FMAG_OPT" -O2 -lower "$f" -o "${f%.fir}.fmag" || ok=0; done
+        for f in $P2C/u.fir $P2C/l*.fir; do "$FMAG_OPT" -O2 -lower "$f" -o "${f%.fir}.fmag" || ok=0; done
         [ $ok = 1 ] && SLARGS+=("--p2c=$P2C")
     fi
 fi
