@@ -142,6 +142,25 @@ static inline void fmag_gpu_predecode_bytes(fmag_gpu_word4 *rec, uint32_t n, uin
     }
 }
 
+/* Limits the register operands of byte-offset records (fmag_gpu_predecode_bytes, fused or
+ * not) to the first `rows` registers of a file whose rows are `row` bytes apart, for a launch
+ * that allocates only the rows its program uses: an operand past them (only an unvalidated
+ * stream has one) reads or writes the last row instead, never memory outside the file. */
+static inline void fmag_gpu_clamp_rows(fmag_gpu_word4 *rec, uint32_t n, uint32_t row, uint32_t rows)
+{
+    uint32_t lim = (rows - 1) * row;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t kind = rec[i].da & 15u, d = rec[i].da & 0xFFFFu & ~15u, a = rec[i].da >> 16;
+        if (d > lim) d = lim;
+        if (a > lim) a = lim;
+        rec[i].da = d | a << 16 | kind;
+        if (kind >= 8u) continue; /* a fused select's first record: b and c are literals */
+        if ((kind & 1u) && rec[i].b > lim) rec[i].b = lim;
+        if ((kind & 2u) && rec[i].c > lim) rec[i].c = lim;
+        if ((kind & 4u) && rec[i].g > lim) rec[i].g = lim;
+    }
+}
+
 /* Rewrites a raw stream for the per-lane byte-offset kernels (fmag_k_shared with BYTES), for a
  * register file whose rows are `row` bytes apart (row a power of two >= 16, rf * row <= 65536):
  * a register operand becomes (index & (rf-1)) * row, a literal keeps its bits; word 3 becomes

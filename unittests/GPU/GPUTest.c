@@ -614,6 +614,11 @@ static void test_predecode_sel(void)
             fmag_gpu_word4 pdb[48];
             memcpy(pdb, pd, n * sizeof pd[0]);
             fmag_gpu_predecode_bytes(pdb, n, 4 * 128 * 4);
+            /* clamping to the program's own rows changes nothing in a valid program */
+            fmag_gpu_word4 pdc[48];
+            memcpy(pdc, pdb, n * sizeof pd[0]);
+            fmag_gpu_clamp_rows(pdc, n, 4 * 128 * 4, p.regs);
+            bad += memcmp(pdc, pdb, n * sizeof pd[0]) != 0;
             unbytes(pdb, n, rf, 4 * 128 * 4);
             emulate_sel(pdb, n, rf, &p, in, b);
             for (uint32_t i = 0; i < p.nout; ++i)
@@ -627,6 +632,18 @@ static void test_predecode_sel(void)
     }
     EXPECT(bad == 0, "select-fusing pre-decode differs from the reference VM in %d cases", bad);
     EXPECT(fused > 100, "too few fused selects (%d)", fused);
+    /* an operand past the rows (an unvalidated stream) is pulled onto the last row; a fused
+     * record's literal b and c stay as they are */
+    const uint32_t row = 2048;
+    fmag_gpu_word4 w[2] = {{9 * row, 31 * row, 30 * row, 20 * row | (25 * row) << 16 | 7u},
+                           {fbits(2.0f), fbits(3.0f), 0, 31 * row | (2 * row) << 16 | 9u}};
+    fmag_gpu_clamp_rows(w, 2, row, 18);
+    EXPECT(w[0].b == 9 * row && w[0].c == 17 * row && w[0].g == 17 * row &&
+               w[0].da == (17 * row | (17 * row) << 16 | 7u),
+           "clamp_rows: %x %x %x %x", w[0].b, w[0].c, w[0].g, w[0].da);
+    EXPECT(w[1].b == fbits(2.0f) && w[1].c == fbits(3.0f) &&
+               w[1].da == (17 * row | (2 * row) << 16 | 9u),
+           "clamp_rows (fused): %x %x %x", w[1].b, w[1].c, w[1].da);
 }
 
 static void test_predecode_fwd(void)
