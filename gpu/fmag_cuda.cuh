@@ -686,6 +686,8 @@ __device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
                 }
                 continue;
             }
+            /* the kind switches stay written out: one generic-lambda dispatcher for all of
+             * them made these kernels 10-26% slower (docs/PERFORMANCE.md, run 6) */
             switch (kind & 7u) {
             case 0:
                 fmag_cuda_selb_step<RF, K, T, 0, VEC>(sm, w);
