@@ -229,6 +229,29 @@ static bool nan_substitute(const float *in, size_t nwords, uint32_t *subst, char
     return false;
 }
 
+/* NVIDIA's arithmetic returns the NaN 0x7FFFFFFF; the reference VM stores every computed NaN
+ * as FMAG_VM_CANONICAL_NAN, so the read-back maps one to the other (which keeps the kernels'
+ * inner loop one instruction shorter). An input NaN with exactly those bits that no
+ * instruction overwrites must come back unchanged: such inputs are uploaded as the pattern
+ * *subst found nowhere in the inputs, which the read-back maps back. */
+static bool upload_inputs(fmag_gpu_cuda *c, CUdeviceptr dst, const float *in, size_t bytes,
+                          uint32_t *subst, char *err, size_t errlen)
+{
+    if (!nan_substitute(in, bytes / 4, subst, err, errlen)) return false;
+    if (!*subst) return cu_ok(c, c->cuMemcpyHtoD_v2(dst, in, bytes), "cuMemcpyHtoD", err, errlen);
+    uint32_t *tmp = malloc(bytes);
+    if (!tmp) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return false;
+    }
+    memcpy(tmp, in, bytes);
+    for (size_t w = 0; w < bytes / 4; ++w)
+        if (tmp[w] == 0x7FFFFFFFu) tmp[w] = *subst;
+    bool ok = cu_ok(c, c->cuMemcpyHtoD_v2(dst, tmp, bytes), "cuMemcpyHtoD", err, errlen);
+    free(tmp);
+    return ok;
+}
+
 bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen)
 {
     if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen)) return false;
@@ -406,32 +429,8 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     if (ok && job->prog_index)
         ok =
             cu_ok(c, c->cuMemcpyHtoD_v2(d[2], job->prog_index, sz[2]), "cuMemcpyHtoD", err, errlen);
-    /* NVIDIA's arithmetic returns the NaN 0x7FFFFFFF; the reference VM stores every computed
-     * NaN as FMAG_VM_CANONICAL_NAN, so the read-back maps one to the other (which keeps the
-     * kernels' inner loop one instruction shorter). An input NaN with exactly those bits that
-     * no instruction overwrites must come back unchanged: such inputs are uploaded as a NaN
-     * pattern found nowhere in the inputs, which the read-back maps back. */
     uint32_t subst = 0;
-    if (ok && sz[3]) {
-        const void *src = job->in;
-        uint32_t *tmp = NULL;
-        if (!nan_substitute(job->in, sz[3] / 4, &subst, err, errlen)) {
-            ok = false;
-        } else if (subst) {
-            tmp = malloc(sz[3]);
-            if (!tmp) {
-                fmag_gpu_err(err, errlen, "out of memory");
-                ok = false;
-            } else {
-                memcpy(tmp, job->in, sz[3]);
-                for (size_t w = 0; w < sz[3] / 4; ++w)
-                    if (tmp[w] == 0x7FFFFFFFu) tmp[w] = subst;
-                src = tmp;
-            }
-        }
-        if (ok) ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[3], src, sz[3]), "cuMemcpyHtoD", err, errlen);
-        free(tmp);
-    }
+    if (ok && sz[3]) ok = upload_inputs(c, d[3], job->in, sz[3], &subst, err, errlen);
     a.code = d[0], a.progs = d[1], a.prog_index = d[2], a.in = d[3], a.out = d[4];
     if (ok) ok = launch(c, kname, rows ? rows : rf, k, &a, shared, lane, job, err, errlen);
     if (ok && sz[4]) {

@@ -157,19 +157,25 @@ static int compare(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size
 /* Plants FMAG's select idiom (X = copy or constant; X = g > 0 ? ... : X) in 3 of 4
  * pairs of instructions, with few register guards elsewhere, as compiled programs have: the
  * CUDA runner runs such programs with its select-fusing kernel. */
-static void plant_selects(fmag_vm_program *p, fmag_vm_instr *code)
+/* FMAG's select idiom (X = copy or constant; X = g > 0 ? ... : X) planted on instruction
+ * pairs, each pair unless rnd() % odds is 0. */
+static void plant_select_pairs(fmag_vm_program *p, fmag_vm_instr *code, uint32_t odds)
 {
-    uint16_t regs = p->regs;
-    for (uint32_t i = 0; i < p->ninstr; ++i)
-        if (fmag_gpu_is_ref(code[i].g) && rnd() % 4) code[i].g = fbits(1.0f);
     for (uint32_t i = 0; i + 1 < p->ninstr; i += 2)
-        if (rnd() % 4) {
+        if (rnd() % odds) {
             code[i].b = fbits(rnd() % 2 ? 1.0f : 0.0f);
             code[i].c = fbits(rnd_literal());
             code[i].g = fbits(1.0f);
             code[i + 1].da = (code[i + 1].da & 0xFFFF0000u) | (code[i].da & 0xFFFFu);
-            code[i + 1].g = fmag_vm_ref_word((uint16_t)(rnd() % regs));
+            code[i + 1].g = fmag_vm_ref_word((uint16_t)(rnd() % p->regs));
         }
+}
+
+static void plant_selects(fmag_vm_program *p, fmag_vm_instr *code)
+{
+    for (uint32_t i = 0; i < p->ninstr; ++i)
+        if (fmag_gpu_is_ref(code[i].g) && rnd() % 4) code[i].g = fbits(1.0f);
+    plant_select_pairs(p, code, 4);
 }
 
 static void test_backend(fmag_gpu_runner *r)
@@ -583,15 +589,7 @@ static void test_predecode_sel(void)
         fmag_vm_program p;
         random_program(&p, code, 2 + rnd() % 46, regs, (uint16_t)(1 + rnd() % regs),
                        (uint16_t)(1 + rnd() % regs));
-        /* plant select idioms: X = copy/constant; X = g > 0 ? ... : X */
-        for (uint32_t i = 0; i + 1 < p.ninstr; i += 2)
-            if (rnd() % 2) {
-                code[i].b = fbits(rnd() % 2 ? 1.0f : 0.0f);
-                code[i].c = fbits(rnd_literal());
-                code[i].g = fbits(1.0f);
-                code[i + 1].da = (code[i + 1].da & 0xFFFF0000u) | (code[i].da & 0xFFFFu);
-                code[i + 1].g = fmag_vm_ref_word((uint16_t)(rnd() % regs));
-            }
+        plant_select_pairs(&p, code, 2);
         uint32_t rf = fmag_gpu_pow2_regs(regs);
         fmag_gpu_word4 pd[48];
         uint32_t n = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)code, p.ninstr, rf, pd);
