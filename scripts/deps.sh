@@ -7,6 +7,9 @@ pkgs=(
   llvm-14-tools                 # lit, FileCheck, not, count
   clang-14 libclang-rt-14-dev   # libFuzzer harnesses, sanitizer runtimes
   glslc mesa-vulkan-drivers libvulkan-dev  # GPU: SPIR-V compiler, lavapipe (Vulkan on the CPU), Vulkan headers
+  libshaderc-dev spirv-tools spirv-headers glslang-tools  # GLSL/HLSL input (lib/SPIRV), HLSL interpreter
+  vulkan-validationlayers       # Vulkan runner checked under the validation layers
+  pkg-config python3-numpy      # install checks (fmag.pc), the Python module's tests
 )
 missing=()
 for p in "${pkgs[@]}"; do
