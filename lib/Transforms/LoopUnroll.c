@@ -62,6 +62,7 @@ typedef struct loop {
     fmag_block *header;
     unsigned char *in; /* by block id: 1 when the block is in the body */
     unsigned nblocks;
+    unsigned order; /* the header's reverse-postorder index: ties sort by it */
 } loop;
 
 typedef struct loopinfo {
@@ -102,7 +103,8 @@ static unsigned edges(const fmag_block *b, fmag_block *s[2])
 static int cmp_loop_size(const void *a, const void *b)
 {
     const loop *x = a, *y = b;
-    return (x->nblocks > y->nblocks) - (x->nblocks < y->nblocks);
+    if (x->nblocks != y->nblocks) return (x->nblocks > y->nblocks) - (x->nblocks < y->nblocks);
+    return (x->order > y->order) - (x->order < y->order);
 }
 
 /* Finds the natural loops of f (renumbers it). Returns false when out of memory. */
@@ -164,6 +166,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
                 l = &li->loops[li->nloops++];
                 l->header = s[k];
                 l->nblocks = 1;
+                l->order = j;
                 l->in = calloc(nb + 1, 1);
                 if (!l->in) {
                     free(stack);
@@ -192,7 +195,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
     }
     free(stack);
     /* Innermost first: a nested loop's body is a strict subset of its parent's. */
-    qsort(li->loops, li->nloops, sizeof *li->loops, cmp_loop_size);
+    if (li->nloops > 1) qsort(li->loops, li->nloops, sizeof *li->loops, cmp_loop_size);
     return true;
 }
 
@@ -217,9 +220,11 @@ typedef struct sim {
     float *hval;
     unsigned char *nknown; /* ... entering the next one */
     float *nval;
-    bool backedge;   /* some back edge feasible in this iteration */
-    bool const_exit; /* a branch with a known guard had an arm leaving the loop */
-    size_t cost;     /* instructions one copy of this iteration adds */
+    bool backedge;     /* some back edge feasible in this iteration */
+    bool unknown_exit; /* a branch with an unknown guard had one arm leaving the loop:
+                        * when the budget runs out, the trip count depends on the
+                        * inputs rather than being too large */
+    size_t cost;       /* instructions one copy of this iteration adds */
 } sim;
 
 static bool in_loop(const sim *s, const fmag_block *b)
@@ -325,7 +330,7 @@ static void sim_iter(sim *s)
         s->edge[s->body[k]->id] = 0;
     }
     s->feas[s->l->header->id] = 1;
-    s->backedge = s->const_exit = false;
+    s->backedge = s->unknown_exit = false;
     s->cost = 0;
     for (unsigned k = 0; k < s->nphis; k++) {
         set(s, &s->phis[k]->results[0], s->hknown[k], s->hval[k]);
@@ -367,9 +372,9 @@ static void sim_iter(sim *s)
                     mark_succs(s, b, 1);
                 } else if (get(s, i->ops[0].value, &x)) {
                     kn = true;
-                    if (!in_loop(s, succ[0]) || !in_loop(s, succ[1])) s->const_exit = true;
                     mark_succs(s, b, x > 0.0f ? 1 : 2);
                 } else {
+                    if (in_loop(s, succ[0]) != in_loop(s, succ[1])) s->unknown_exit = true;
                     mark_succs(s, b, 3);
                 }
                 break;
@@ -498,55 +503,95 @@ static fmag_block *idom_block(const loopinfo *li, fmag_block *b)
     return i == 0 ? NULL : li->dt.rpo[li->dt.idom[i]];
 }
 
-/* Routes every use after the loop of a value defined in it through a phi in the
- * exit block that dominates the use. Returns false when a use is not dominated
- * by an exit block whose predecessors are all in the loop. */
+/* Loop-closed SSA for one value v of the loop: the phis made so far, by block. */
+typedef struct lcssa {
+    sim *s;
+    fmag_value *v;
+    fmag_block **xb;
+    fmag_value **xp;
+    unsigned nx, cap;
+    bool ok;
+} lcssa;
+
+static fmag_value *phi_at(lcssa *c, fmag_block *x);
+
+/* v's value at the end of block p: v itself inside the loop; after it, the phi of
+ * the first block on p's dominator-tree path whose immediate dominator is in the
+ * loop (that block is dominated by v's definition, as is everything between). */
+static fmag_value *value_at_end(lcssa *c, fmag_block *p)
+{
+    if (in_loop(c->s, p)) return c->v;
+    fmag_block *x = p, *d;
+    for (d = idom_block(c->s->li, x); d && !in_loop(c->s, d); d = idom_block(c->s->li, x))
+        x = d;
+    if (!d) {
+        c->ok = false; /* not dominated by the loop: the verifier forbids it */
+        return c->v;
+    }
+    return phi_at(c, x);
+}
+
+/* A phi for v at x merging its value over x's predecessors (memoized first, so a
+ * cycle after the loop closes on the phi itself). */
+static fmag_value *phi_at(lcssa *c, fmag_block *x)
+{
+    for (unsigned q = 0; q < c->nx; q++)
+        if (c->xb[q] == x) return c->xp[q];
+    const loopinfo *li = c->s->li;
+    unsigned n0 = li->pstart[x->id], n1 = li->pstart[x->id + 1];
+    if (n0 == n1) {
+        c->ok = false;
+        return c->v;
+    }
+    if (c->nx == c->cap) {
+        unsigned ncap = c->cap ? 2 * c->cap : 8;
+        fmag_block **nb = realloc(c->xb, ncap * sizeof *nb);
+        if (nb) c->xb = nb;
+        fmag_value **np = realloc(c->xp, ncap * sizeof *np);
+        if (np) c->xp = np;
+        if (!nb || !np) {
+            c->ok = false;
+            return c->v;
+        }
+        c->cap = ncap;
+    }
+    fmag_instr *phi = fmag_instr_create(c->s->f, FMAG_OP_PHI, 0, 1);
+    if (x->first)
+        fmag_instr_insert_before(x->first, phi);
+    else
+        fmag_block_append(x, phi);
+    c->xb[c->nx] = x;
+    c->xp[c->nx++] = &phi->results[0];
+    for (unsigned p = n0; p < n1; p++)
+        fmag_phi_add_incoming(phi, value_at_end(c, li->plist[p]), li->plist[p]);
+    return &phi->results[0];
+}
+
+/* Routes every use after the loop of a value defined in it through phis at the
+ * loop's exits (and where exits merge), so that unrolling only has to give the
+ * exit blocks' phis one incoming value per copy. */
 static bool make_lcssa(sim *s)
 {
-    const loopinfo *li = s->li;
-    for (unsigned k = 0; k < s->nbody; k++) {
+    lcssa c = {.s = s, .ok = true};
+    for (unsigned k = 0; k < s->nbody && c.ok; k++) {
         fmag_foreach_instr (i, s->body[k]) {
             for (unsigned r = 0; r < i->nresults; r++) {
-                fmag_value *v = &i->results[r];
-                /* One phi per exit block: they are few, a short list will do. */
-                fmag_block *xb[8];
-                fmag_value *xp[8];
-                unsigned nx = 0;
-                fmag_foreach_use (u, v) {
+                c.v = &i->results[r];
+                c.nx = 0;
+                fmag_foreach_use (u, c.v) {
                     fmag_instr *user = u->user;
                     fmag_block *ub =
                         user->op == FMAG_OP_PHI ? user->phi_blocks[u->index] : user->block;
-                    if (in_loop(s, ub) || !reachable(li, ub)) continue;
-                    fmag_block *x = ub;
-                    for (fmag_block *d = idom_block(li, x); d && !in_loop(s, d);
-                         d = idom_block(li, x))
-                        x = d;
-                    if (!idom_block(li, x)) return false;
-                    fmag_value *phiv = NULL;
-                    for (unsigned q = 0; q < nx; q++)
-                        if (xb[q] == x) phiv = xp[q];
-                    if (!phiv) {
-                        unsigned n0 = li->pstart[x->id], n1 = li->pstart[x->id + 1];
-                        for (unsigned p = n0; p < n1; p++)
-                            if (!in_loop(s, li->plist[p])) return false;
-                        if (nx == 8 || n0 == n1) return false;
-                        fmag_instr *phi = fmag_instr_create(s->f, FMAG_OP_PHI, 0, 1);
-                        if (x->first)
-                            fmag_instr_insert_before(x->first, phi);
-                        else
-                            fmag_block_append(x, phi);
-                        for (unsigned p = n0; p < n1; p++)
-                            fmag_phi_add_incoming(phi, v, li->plist[p]);
-                        phiv = &phi->results[0];
-                        xb[nx] = x;
-                        xp[nx++] = phiv;
-                    }
-                    fmag_instr_set_op(user, u->index, phiv);
+                    if (in_loop(s, ub) || !reachable(s->li, ub)) continue;
+                    /* A phi just made here names v from inside the loop: skipped above. */
+                    fmag_instr_set_op(user, u->index, value_at_end(&c, ub));
                 }
             }
         }
     }
-    return true;
+    free(c.xb);
+    free(c.xp);
+    return c.ok;
 }
 
 /* ------------------------------------------------------------- cloning */
@@ -778,7 +823,7 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
             goto out;
         }
         if (base + total > budget) {
-            res = s.const_exit ? TOO_BIG : NOT_CONSTANT;
+            res = s.unknown_exit ? NOT_CONSTANT : TOO_BIG;
             goto out;
         }
         state_advance(&s);
