@@ -8,9 +8,12 @@
 #endif
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(FMAG_UNROLL_DEFAULT_BUDGET == 100000u, "-unroll-budget's help text says 100000");
 
 static void usage(FILE *out)
 {
@@ -30,6 +33,8 @@ static void usage(FILE *out)
                  "  -stats             per pass: instructions before/after (to stderr)\n"
                  "  -time-passes       per pass: wall time (to stderr)\n"
                  "  -check-roundtrip   check that parse(print(m)) equals m; exit 1 if not\n"
+                 "  -unroll-budget=N   -loop-unroll: a function may grow to at most N\n"
+                 "                     instructions (default 100000)\n"
                  "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
                  "  -lowering=fast|full  with -lower: fast = two schedules, no search (JIT\n"
                  "                     latency); full = the default search\n"
@@ -131,7 +136,21 @@ int main(int argc, char **argv)
                 opts.time_passes = true;
             else if (!strcmp(name, "check-roundtrip"))
                 roundtrip = true;
-            else if (!strcmp(name, "lower"))
+            else if (!strncmp(name, "unroll-budget", 13)) {
+                const char *v = name[13] == '=' ? name + 14 : "";
+                char *end = NULL;
+                errno = 0;
+                unsigned long long n = strtoull(v, &end, 10);
+                if (!*v || *end || errno || n == 0 || *v == '-' || n > SIZE_MAX) {
+                    fprintf(stderr,
+                            "fmag-opt: error: -unroll-budget wants a positive instruction "
+                            "count, as in -unroll-budget=5000, not '%s'\n",
+                            a);
+                    free(pipeline);
+                    return 1;
+                }
+                opts.max_unroll_instrs = (size_t)n;
+            } else if (!strcmp(name, "lower"))
                 lower = true;
             else if (!strcmp(name, "lowering=fast") || !strcmp(name, "lowering=full")) {
                 cg.effort = name[9] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
