@@ -91,6 +91,10 @@ static fmag_value *clampk(fmag_builder *b, fmag_value *x, float lo, float hi)
 /* exp2 (46; fast 44): n = round(x), f = x - n exact, 2^f by the polynomial, scale. */
 fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fm)
 {
+    /* a literal integer n: the constant 2^n (what the sequence computes, exactly) */
+    float c;
+    if (fmag_math_literal(x, &c) && c == floorf(c) && c >= -149.0f && c <= 127.0f)
+        return K(b, ldexpf(1.0f, (int)c));
     x = clampk(b, x, -150.0f, 128.0f);
     fmag_value *n = fmag_math_round_magic(b, x, NULL);
     fmag_value *f = fmag_build_sub(b, x, n);
