@@ -168,23 +168,19 @@ static fmag_value *log_tail(fmag_builder *b, fmag_value *f, bool fm)
     return FMA(b, z, K(b, -0.5f), y);
 }
 
-/* The logarithms' special values, as the last instructions (6): x > 0 keeps r;
- * +0 and -0 give -inf, x < 0 gives NaN, +inf gives +inf. No infinity is a literal
- * (SPEC: none can be) and none is made unless x needs it: h = (x > 0 ? 0 : 1)
- * turns h*-MAX - MAX into -inf exactly for x <= 0, and -inf - (-inf) is the NaN
- * (the guard -x > 0 selects it only for x < 0). The +inf case is the input itself,
- * read straight from its register. */
+/* The logarithms' special value (3 instructions, last): log(+-0) = -inf. No
+ * infinity is a literal (SPEC: none can be) and none is made unless x needs it:
+ * h = (x > 0 ? 0 : 1) turns h*-MAX - MAX into -inf exactly for x <= 0. So x < 0
+ * also gives -inf (GLSL: undefined; C: NaN, which would cost two more), and +inf
+ * is not a case (an infinite input is outside the strict contract). */
 static fmag_value *log_specials(fmag_builder *b, fmag_value *x, fmag_value *r)
 {
     fmag_value *h = SEL(b, K(b, 0.0f), K(b, 1.0f), x);
     fmag_value *ninf = FMA(b, h, K(b, -FLT_MAXF), K(b, -FLT_MAXF));
-    fmag_value *alt = F(b, ninf, K(b, -1.0f), ninf, ninf, fmag_build_neg(b, x));
-    r = SEL(b, r, alt, x);
-    fmag_value *ginf = FMA(b, x, K(b, 1.0f), K(b, -FLT_MAXF));
-    return F(b, x, K(b, 1.0f), K(b, 0.0f), r, ginf);
+    return SEL(b, r, ninf, x);
 }
 
-/* log (46 + 6; fast 43 + 6): e*ln2_hi + (f + (tail + e*ln2_lo)). */
+/* log (46 + 3; fast 43 + 3): e*ln2_hi + (f + (tail + e*ln2_lo)). */
 fmag_value *fmag_build_log(fmag_builder *b, fmag_value *x, bool fm)
 {
     fmag_value *e, *f, *m;
@@ -232,7 +228,7 @@ fmag_value *fmag_math_log1p(fmag_builder *b, fmag_value *u, fmag_value *u_lo, bo
     return fmag_math_log_hilo(b, w, err, fm);
 }
 
-/* log2 (48 + 6; fast 45 + 6): the core below, then the special values. */
+/* log2 (48 + 3; fast 45 + 3): the core below, then the special values. */
 static fmag_value *log2_core(fmag_builder *b, fmag_value *x, bool fm);
 fmag_value *fmag_build_log2(fmag_builder *b, fmag_value *x, bool fm)
 {
@@ -257,12 +253,12 @@ static fmag_value *log2_core(fmag_builder *b, fmag_value *x, bool fm)
  * exp2(y * log2 x). x = 0 gives 0 for y > 0 (through a very negative logarithm). */
 static fmag_value *pow_core(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm);
 
-/* pow's special values (18 instructions around the core on xs = x > 0 ? x : 1):
+/* pow's special values (12 instructions around the core on xs = x > 0 ? x : 1):
  *   y = 0 (+-0): 1 for every x, NaN included (C; GLSL leaves x <= 0 undefined);
  *   x = +-0: +0 for y > 0, +inf for y < 0 (no sign of zero: -0 counts as 0);
  *   x < 0 (and NaN x): NaN — GLSL calls pow(x < 0, y) undefined; C gives a real
- *   result for integer y, which FMAG does not compute;
- *   x = +inf: +inf for y > 0, +0 for y < 0.
+ *   result for integer y, which FMAG does not compute.
+ * (x = +inf is not a case: an infinite input is outside the strict contract.)
  * The infinities and the NaN are made as in log_specials, only where needed. */
 /* > 0 exactly when v is finite (3): MAX - |v|. */
 static fmag_value *finite_guard(fmag_builder *b, fmag_value *v)
@@ -381,11 +377,7 @@ fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool f
     /* y = 0 -> 1 (neither y > 0 nor -y > 0) */
     fmag_value *a1 = SEL(b, a, K(b, 1.0f), ny);
     a = SEL(b, a, a1, y);
-    r = SEL(b, r, a, x);
-    /* x = +inf: y > 0 -> +inf (x itself), y < 0 -> 0, y = 0 -> 1 */
-    fmag_value *ginf = FMA(b, x, K(b, 1.0f), K(b, -FLT_MAXF));
-    fmag_value *v = SEL(b, x, SEL(b, K(b, 0.0f), K(b, 1.0f), ny), y);
-    return SEL(b, v, r, ginf);
+    return SEL(b, r, a, x);
 }
 
 /* x > 0 (finite): exp2(y * log2 x), the fast way or the careful one. */
