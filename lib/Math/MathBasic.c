@@ -1,8 +1,26 @@
 /* The simple builtins: truth tests, sign, the rounding family, clamps and blends,
  * and the vector helpers, plus the builtin table. Each comment gives the
  * instruction count and why the sequence is exact. */
+#include <math.h>
 #include <string.h>
 #include "MathInternal.h"
+
+bool fmag_math_literal(const fmag_value *v, float *out)
+{
+    if (fmag_value_is_const(v)) {
+        *out = v->imm;
+        return true;
+    }
+    if (v->kind != FMAG_VALUE_RESULT || !v->def || v->def->op != FMAG_OP_FMAG) return false;
+    const fmag_instr *i = v->def;
+    for (unsigned k = 0; k < 5; k++)
+        if (k != 3 && !fmag_value_is_const(fmag_instr_op(i, k))) return false;
+    if (!(fmag_instr_op(i, 4)->imm > 0)) return false;
+    float r = fmaf(fmag_instr_op(i, 0)->imm, fmag_instr_op(i, 1)->imm, fmag_instr_op(i, 2)->imm);
+    if (!isfinite(r)) return false;
+    *out = r;
+    return true;
+}
 
 fmag_value *fmag_math_horner(fmag_builder *b, fmag_value *t, const float *c, int n)
 {
@@ -142,11 +160,29 @@ fmag_value *fmag_build_clamp(fmag_builder *b, fmag_value *x, fmag_value *lo, fma
     return fmag_build_min(b, fmag_build_max(b, x, lo), hi);
 }
 
-/* mix (2): x + (y - x)*t with one fma; exact at t = 0. */
+/* mix (3; 2 when t is a literal, 1 when t is a 0/1 select): t*y + (x - t*x) as
+ * two fmas, each product exact inside its fma. Exact at both ends for finite x, y:
+ * t = 0 gives 0*y + x = x, t = 1 gives y + (x - x) = y. (The former x + (y - x)*t was exact at
+ * t = 0 only: mix(1e8, 1, 1) gave 0.) No two-instruction form is exact at both
+ * ends: the inner x - t*x needs -t, which one fma cannot form from t. */
 fmag_value *fmag_build_mix(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *t, bool fm)
 {
     (void)fm;
-    return FMA(b, fmag_build_sub(b, y, x), t, x);
+    /* t a select between the literals 0 and 1 (step(), a comparison): since both
+     * ends are exact, mix(x, y, t) is that select of x and y on t's own guard (1). */
+    if (t->kind == FMAG_VALUE_RESULT && t->def && t->def->op == FMAG_OP_FMAG) {
+        const fmag_instr *i = t->def;
+        fmag_value *a = fmag_instr_op(i, 0), *bb = fmag_instr_op(i, 1), *c = fmag_instr_op(i, 2);
+        fmag_value *d = fmag_instr_op(i, 3);
+        if (fmag_value_is_const(a) && fmag_value_is_const(bb) && fmag_value_is_const(c) &&
+            fmag_value_is_const(d)) {
+            float t1 = fmaf(a->imm, bb->imm, c->imm), t0 = d->imm;
+            if ((t1 == 0 || t1 == 1) && (t0 == 0 || t0 == 1))
+                return SEL(b, t1 == 1 ? y : x, t0 == 1 ? y : x, fmag_instr_op(i, 4));
+        }
+    }
+    fmag_value *nt = fmag_value_is_const(t) ? K(b, -t->imm) : fmag_build_neg(b, t);
+    return FMA(b, t, y, FMA(b, nt, x, x));
 }
 
 /* step (2): x < edge ? 0 : 1. */
@@ -276,6 +312,18 @@ static const fmag_math_builtin builtins[] = {
     B1("cos", fmag_build_cos),
     B1("tan", fmag_build_tan),
     B1("atan", fmag_build_atan),
+    B1("asin", fmag_build_asin),
+    B1("acos", fmag_build_acos),
+    B1("sinh", fmag_build_sinh),
+    B1("cosh", fmag_build_cosh),
+    B1("tanh", fmag_build_tanh),
+    B1("asinh", fmag_build_asinh),
+    B1("acosh", fmag_build_acosh),
+    B1("atanh", fmag_build_atanh),
+    B1("radians", fmag_build_radians),
+    B1("degrees", fmag_build_degrees),
+    B1("isnan", fmag_build_isnan),
+    B1("isinf", fmag_build_isinf),
     B2("min", min_fn),
     B2("max", max_fn),
     B2("mod", fmag_build_mod),
@@ -283,10 +331,12 @@ static const fmag_math_builtin builtins[] = {
     B2("pow", fmag_build_pow),
     B2("atan2", fmag_build_atan2),
     B2("div", fmag_build_div),
+    B2("ldexp", fmag_build_ldexp),
     B3("clamp", fmag_build_clamp),
     B3("mix", fmag_build_mix),
     B3("smoothstep", fmag_build_smoothstep),
     B3("select", select_fn),
+    B3("fma", fmag_build_fma_builtin),
 };
 
 size_t fmag_math_builtin_count(void)
