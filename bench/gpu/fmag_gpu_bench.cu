@@ -16,10 +16,11 @@
 
 #define FMAG_CUDA_DEFINE_CONSTANT
 #include "../../gpu/fmag_cuda.cuh"
-#include "../../gpu/fmag_gpu_host.h"
+#include "../../lib/GPU/fmag_gpu_host.h"
 
 #ifdef FMAG_BENCH_VULKAN
 #include "fmag/GPU.h"
+#include "../../lib/GPU/GPUBench.h"
 #endif
 
 #define CK(x)                                                                                      \

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "GPUInternal.h"
-#include "../../gpu/fmag_gpu_host.h"
+#include "fmag_gpu_host.h"
 
 #ifdef FMAG_GPU_HAVE_CUDA
 extern const unsigned char fmag_cuda_fatbin[];
@@ -71,7 +71,13 @@ struct fmag_gpu_cuda {
     CUdevice dev;
     CUcontext ctx;
     CUmodule mod;
+    char last[64]; /* the last launch's kernel */
 };
+
+const char *fmag_gpu_cuda_last_kernel(const fmag_gpu_cuda *c)
+{
+    return c ? c->last : "";
+}
 
 static bool cu_ok(fmag_gpu_cuda *c, CUresult r, const char *what, char *err, size_t errlen)
 {
@@ -433,6 +439,7 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     if (ok && sz[3]) ok = upload_inputs(c, d[3], job->in, sz[3], &subst, err, errlen);
     a.code = d[0], a.progs = d[1], a.prog_index = d[2], a.in = d[3], a.out = d[4];
     if (ok) ok = launch(c, kname, rows ? rows : rf, k, &a, shared, lane, job, err, errlen);
+    if (ok) snprintf(c->last, sizeof c->last, "%s", kname);
     if (ok && sz[4]) {
         uint32_t *res = malloc(sz[4]);
         if (!res) {

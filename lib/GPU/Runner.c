@@ -39,9 +39,29 @@ const char *fmag_gpu_runner_describe(const fmag_gpu_runner *r)
 
 bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d)
 {
-    if (!r || !r->vk || (unsigned)d > (unsigned)FMAG_GPU_VK_WORKGROUP_PREDECODED) return false;
+    if (!r || !r->vk || (unsigned)d > (unsigned)FMAG_GPU_VK_FAST) return false;
     fmag_gpu_vk_set_design(r->vk, d);
     return true;
+}
+
+bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs k)
+{
+    if (!r || !r->vk || (k.k != 0 && k.k != 1 && k.k != 2 && k.k != 4 && k.k != 8) ||
+        k.ubo < -1 || k.ubo > 1 || k.fuse < -1 || k.fuse > 1)
+        return false;
+    fmag_gpu_vk_set_fast(r->vk, k);
+    return true;
+}
+
+const char *fmag_gpu_runner_last_launch(const fmag_gpu_runner *r)
+{
+    if (!r) return "";
+    fmag_gpu_runner *m = (fmag_gpu_runner *)r; /* the text is a cache filled on demand */
+    if (r->vk)
+        fmag_gpu_vk_last_launch(r->vk, m->last, sizeof m->last);
+    else
+        snprintf(m->last, sizeof m->last, "%s", fmag_gpu_cuda_last_kernel(r->cuda));
+    return r->last;
 }
 
 void fmag_gpu_copy_outputs(const fmag_gpu_job *job, const float *src)
@@ -121,6 +141,13 @@ static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, siz
     job.evals = evals, job.reps = reps, job.median_ms = median_ms;
     if (r->vk) return fmag_gpu_vk_run(r->vk, &job, err, errlen);
     return fmag_gpu_cuda_run(r->cuda, &job, err, errlen);
+}
+
+bool fmag_gpu_run(fmag_gpu_runner *r, const fmag_vm_program *prog, const float *in,
+                  size_t in_stride, float *out, size_t out_stride, size_t n, char *err,
+                  size_t errlen)
+{
+    return run_job(r, &prog, 1, NULL, in, in_stride, out, out_stride, n, 1, 0, NULL, err, errlen);
 }
 
 bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size_t nprogs,

@@ -6,15 +6,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include "fmag/VM.h"
 
-/* One raw instruction as four words (same layout as fmag_vm_instr). */
-typedef struct fmag_gpu_word4 {
-    uint32_t b, c, g, da;
-} fmag_gpu_word4;
+/* One instruction's four words; pre-decoded records reuse the layout with other meanings. */
+typedef fmag_vm_instr fmag_gpu_word4;
 
 static inline bool fmag_gpu_is_ref(uint32_t w)
 {
-    return (w & 0x7F800000u) == 0x7F800000u && (w & 0x007FFFFFu) != 0;
+    return fmag_vm_word_is_ref(w);
 }
 
 static inline float fmag_gpu_bits_float(uint32_t w)

@@ -1,0 +1,86 @@
+// FMAG compute shader, the fast design of gpu/fmag_interp.glsl: FMAG_K elements per
+// invocation share each pre-decoded record; the register file is workgroup shared memory
+// [reg][element][invocation]. Uniform launches read their records from a uniform buffer
+// (FMAG_UBO: the constant cache, one fetch per subgroup) or a storage buffer, at a
+// dynamically uniform index, and branch on the record's operand kinds (uniform branches);
+// per-lane launches read interleaved records [instr][program] and decode branch-free.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+#define FMAG_FAST_WG 64u
+layout(local_size_x = 64) in;
+layout(constant_id = 0) const uint FMAG_REGS = 16;
+layout(constant_id = 1) const bool FMAG_SOFT_FMA = false;
+// elements per invocation: 1, 2, 4 or 8
+layout(constant_id = 3) const uint FMAG_K = 1;
+// uniform records from the uniform buffer (true) or the storage buffer
+layout(constant_id = 4) const bool FMAG_UBO = true;
+#include "fmag_interp.glsl"
+
+#define FMAG_UBO_RECORDS 4096u
+layout(std430, binding = 0) readonly buffer Code { uvec4 code[]; };
+layout(std430, binding = 1) readonly buffer Progs { uvec4 progs[]; };
+layout(std430, binding = 2) readonly buffer Index { uint prog_index[]; };
+layout(std430, binding = 3) readonly buffer In { float inp[]; };
+layout(std430, binding = 4) buffer Out { float outp[]; };
+layout(std140, binding = 5) uniform UCode { uvec4 ucode[FMAG_UBO_RECORDS]; };
+
+layout(push_constant) uniform PC
+{
+    uint n, in_stride, out_stride, nprogs;
+    uint per_lane, evals, base, code_stride;
+    uint zero_init, ninstr, nin, nout; // ninstr, nin, nout: uniform launches
+} pc;
+
+uvec4 fetch(uint i)
+{
+    return FMAG_UBO ? ucode[i & (FMAG_UBO_RECORDS - 1u)] : code[i];
+}
+
+void main()
+{
+    uint t = gl_LocalInvocationID.x;
+    uint e0 = pc.base + gl_WorkGroupID.x * FMAG_FAST_ROW + t;
+    uint p = 0u, first = 0u, ninstr = pc.ninstr, nin = pc.nin, nout = pc.nout;
+    if (pc.per_lane != 0u) {
+        // the host checked that the FMAG_K elements of an invocation share a program
+        p = e0 < pc.n ? min(prog_index[e0], pc.nprogs - 1u) : 0u;
+        uvec4 h = progs[p];
+        first = h.x, ninstr = h.y, nin = h.z, nout = h.w;
+    }
+    nin = min(nin, FMAG_REGS);
+    nout = min(nout, FMAG_REGS);
+    for (uint ev = 0u; ev < pc.evals; ++ev) {
+        for (uint j = 0u; j < FMAG_K; ++j) {
+            uint e = e0 + j * FMAG_FAST_WG;
+            if (pc.zero_init != 0u)
+                for (uint i = nin; i < FMAG_REGS; ++i)
+                    FMAG_SM(i, j) = 0.0;
+            for (uint i = 0u; i < nin; ++i) {
+                float v = e < pc.n ? inp[e * pc.in_stride + i] : 0.0;
+                // evaluation ev > 0 (benchmarks) adds ev/16, as the CUDA kernels do
+                FMAG_SM(i, j) = ev == 0u ? v : v + float(ev) * 0.0625;
+            }
+        }
+        if (pc.per_lane != 0u) {
+            for (uint i = 0u; i < ninstr; ++i)
+                fmag_fast_exec_lane(code[first + i * pc.code_stride]);
+        } else {
+            // records past the count are never run: a fused select's partner is always
+            // inside (the host fuses only pairs it has)
+            for (uint i = 0u; i < ninstr;) {
+                uvec4 w = fetch(i);
+                uvec4 w2 = (w.w & 8u) != 0u ? fetch(i + 1u) : w;
+                i += fmag_fast_exec(w, w2);
+            }
+        }
+        for (uint j = 0u; j < FMAG_K; ++j) {
+            uint e = e0 + j * FMAG_FAST_WG;
+            if (e < pc.n)
+                for (uint i = 0u; i < nout; ++i) {
+                    uint o = e * pc.out_stride + i;
+                    outp[o] = ev == 0u ? FMAG_SM(i, j) : outp[o] + FMAG_SM(i, j);
+                }
+        }
+    }
+}
