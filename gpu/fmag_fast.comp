@@ -30,6 +30,7 @@ layout(push_constant) uniform PC
     uint n, in_stride, out_stride, nprogs;
     uint per_lane, evals, base, code_stride;
     uint zero_init, ninstr, nin, nout; // ninstr, nin, nout: uniform launches
+    uint lane_kinds, pad0, pad1, pad2; // per lane: every program has the same kinds
 } pc;
 
 uvec4 fetch(uint i)
@@ -62,7 +63,14 @@ void main()
                 FMAG_SM(i, j) = ev == 0u ? v : v + float(ev) * 0.0625;
             }
         }
-        if (pc.per_lane != 0u) {
+        if (pc.per_lane != 0u && pc.lane_kinds != 0u) {
+            // the kinds agree at every instruction (no literal guard <= 0): the uniform
+            // path's branch per kind, uniform across the subgroup
+            for (uint i = 0u; i < ninstr; ++i) {
+                uvec4 w = code[first + i * pc.code_stride];
+                fmag_fast_exec(w, w);
+            }
+        } else if (pc.per_lane != 0u) {
             for (uint i = 0u; i < ninstr; ++i)
                 fmag_fast_exec_lane(code[first + i * pc.code_stride]);
         } else {

@@ -23,7 +23,9 @@ extern "C" {
  *  FAST: gpu/fmag_fast.comp, K elements per invocation sharing each record, register file
  *    [reg][element][invocation] in shared memory, records with register offsets and a
  *    uniform branch per operand-kind combination, select idiom fused, uniform records from a
- *    uniform buffer (fmag_gpu_bench_set_vk_fast forces K, the buffer and the fusion). */
+ *    uniform buffer (fmag_gpu_runner_set_vk_fast forces K, the buffer and the fusion);
+ *  HLSL: the fast design from the HLSL interpreter (gpu/fmag_run.hlsl, glslang's HLSL front
+ *    end), for the same launches; fmag_run.comp's designs elsewhere. */
 typedef enum fmag_gpu_vk_design {
     FMAG_GPU_VK_AUTO,
     FMAG_GPU_VK_PRIVATE,
@@ -32,7 +34,8 @@ typedef enum fmag_gpu_vk_design {
     FMAG_GPU_VK_WORKGROUP_INTERLEAVED,
     FMAG_GPU_VK_PRIVATE_PREDECODED,
     FMAG_GPU_VK_WORKGROUP_PREDECODED,
-    FMAG_GPU_VK_FAST
+    FMAG_GPU_VK_FAST,
+    FMAG_GPU_VK_HLSL
 } fmag_gpu_vk_design;
 /* False (and nothing changes) when r is not a Vulkan runner or d is not a design above. */
 bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d);

@@ -60,12 +60,16 @@ extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
 /* gpu/fmag_fast.comp: K elements per invocation, records from a uniform buffer */
 extern const unsigned char fmag_spirv_fmag_fast[];
 extern const size_t fmag_spirv_fmag_fast_size;
+/* gpu/fmag_run.hlsl through glslang's HLSL front end (size 0 when not built) */
+extern const unsigned char fmag_spirv_fmag_hlsl[];
+extern const size_t fmag_spirv_fmag_hlsl_size;
 #define FMAG_VK_VARIANT_WG 1u       /* workgroup register file */
 #define FMAG_VK_VARIANT_PD 2u       /* pre-decoded records */
 #define FMAG_VK_VARIANT_LITGUARD 4u /* pre-decoded code may hold literal guards <= 0 */
 #define FMAG_VK_VARIANT_FAST 8u     /* gpu/fmag_fast.comp */
 #define FMAG_VK_VARIANT_UBO 16u     /* fast, uniform: records from the uniform buffer */
-#define FMAG_VK_NSHADERS 5          /* the four builds of fmag_run.comp, then fmag_fast */
+#define FMAG_VK_VARIANT_HLSL 32u    /* fast, from gpu/fmag_run.hlsl */
+#define FMAG_VK_NSHADERS 6 /* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl */
 #define FMAG_VK_UBO_BYTES 65536u    /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
@@ -172,6 +176,7 @@ typedef struct fmag_vk_pc {
     uint32_t n, in_stride, out_stride, nprogs;
     uint32_t per_lane, evals, base, code_stride;
     uint32_t zero_init, ninstr, nin, nout; /* fmag_fast.comp reads the last three */
+    uint32_t lane_kinds, pad0, pad1, pad2; /* fmag_fast.comp, per lane: kinds agree */
 } fmag_vk_pc;
 
 static bool vk_ok(VkResult r, const char *what, char *err, size_t errlen)
@@ -236,7 +241,11 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t
     if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = vk->shader[fast ? 4 : variant & 3u];
+    ci.stage.module = vk->shader[variant & FMAG_VK_VARIANT_HLSL ? 5 : fast ? 4 : variant & 3u];
+    if (!ci.stage.module) {
+        fmag_gpu_err(err, errlen, "Vulkan: the HLSL shader was not built (glslangValidator)");
+        return VK_NULL_HANDLE;
+    }
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = &spec;
     ci.layout = vk->layout;
@@ -406,8 +415,30 @@ static bool lanes_share(const fmag_gpu_job *job, uint32_t k)
 /* One launch's plan: which shader build, register file, code layout. */
 typedef struct vk_plan {
     uint32_t rf, variant, k;
-    bool lanes, pd, il, fast, ubo, fuse;
+    bool lanes, pd, il, fast, ubo, fuse, kinds;
 } vk_plan;
+
+/* True when every program has, at each instruction index, the same operand kinds (register
+ * or literal for b, c, g) and no literal guard <= 0: per-lane records can then take the
+ * uniform path's branch per kind, a uniform branch, and skip literal operands' loads (32
+ * Horner polynomials, one node graph with per-lane constants). */
+static bool lane_kinds_agree(const fmag_gpu_job *job, size_t maxlen)
+{
+    for (size_t i = 0; i < maxlen; ++i) {
+        int kind = -1;
+        for (size_t k = 0; k < job->nprogs; ++k) {
+            const fmag_vm_program *p = job->progs[k];
+            if (i >= p->ninstr) continue;
+            fmag_vm_instr w = p->code[i];
+            bool gr = fmag_gpu_is_ref(w.g);
+            if (!gr && !(fmag_gpu_bits_float(w.g) > 0.0f)) return false;
+            int kk = (int)fmag_gpu_is_ref(w.b) | (int)fmag_gpu_is_ref(w.c) << 1 | (int)gr << 2;
+            if (kind >= 0 && kk != kind) return false;
+            kind = kk;
+        }
+    }
+    return true;
+}
 
 static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_t ncode,
                            size_t maxlen)
@@ -419,7 +450,8 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
     fmag_gpu_vk_design d = vk->design;
     pl.lanes = job->prog_index && job->nprogs > 1;
     /* the fast design wherever it fits, unless another design is forced */
-    if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST)) {
+    bool hlsl = d == FMAG_GPU_VK_HLSL;
+    if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl)) {
         uint32_t k = vk->fast.k;
         if (!k) {
             size_t i = 0;
@@ -436,7 +468,9 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
                      vk->props.limits.maxUniformBufferRange >= FMAG_VK_UBO_BYTES &&
                      job->progs[0]->ninstr <= FMAG_VK_UBO_BYTES / 16;
             pl.il = pl.lanes && maxlen * job->nprogs <= 4 * ncode;
-            pl.variant = FMAG_VK_VARIANT_FAST | (pl.ubo ? FMAG_VK_VARIANT_UBO : 0u);
+            pl.kinds = pl.lanes && vk->fast.fuse != 0 && lane_kinds_agree(job, maxlen);
+            pl.variant = FMAG_VK_VARIANT_FAST | (pl.ubo ? FMAG_VK_VARIANT_UBO : 0u) |
+                         (hlsl ? FMAG_VK_VARIANT_HLSL : 0u);
             return pl;
         }
     }
@@ -444,10 +478,10 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
      * file for the sizes where it measured faster; per-lane code interleaved [instr][program]
      * unless padding every program to the longest would make the code over 4 times larger. */
     bool forced_pd = d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED;
-    pl.pd = pl.rf <= 256 && (forced_pd || d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST);
+    pl.pd = pl.rf <= 256 && (forced_pd || d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl);
     bool wg_fits =
         (uint64_t)pl.rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
-    bool auto_wg = d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST;
+    bool auto_wg = d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl;
     bool wg = wg_fits &&
               (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
                d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
@@ -598,7 +632,11 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
                      zero,
                      nrec,
                      p0->nin,
-                     p0->nout};
+                     p0->nout,
+                     pl.kinds,
+                     0,
+                     0,
+                     0};
     if (!pl.lanes && pl.fast) pc.per_lane = 0; /* one program for every element */
     if (ok) {
         for (int i = 0; i < 6; ++i) {
@@ -652,7 +690,8 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
     uint32_t v = vk->last_variant;
     size_t at = (size_t)snprintf(
         buf, len, "%s k%u%s",
-        v & FMAG_VK_VARIANT_FAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-ubo" : "fast-ssbo")
+        v & FMAG_VK_VARIANT_HLSL ? (v & FMAG_VK_VARIANT_UBO ? "hlsl-ubo" : "hlsl-ssbo")
+        : v & FMAG_VK_VARIANT_FAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-ubo" : "fast-ssbo")
         : v & FMAG_VK_VARIANT_WG ? (v & FMAG_VK_VARIANT_PD ? "wg-pd" : "wg")
                                  : (v & FMAG_VK_VARIANT_PD ? "private-pd" : "private"),
         (unsigned)vk->last_k, vk->has_stats ? ":" : " (no pipeline statistics)");
@@ -871,11 +910,12 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     const unsigned char *spv[FMAG_VK_NSHADERS] = {fmag_spirv_fmag_run, fmag_spirv_fmag_run_wg,
                                                   fmag_spirv_fmag_run_pd, fmag_spirv_fmag_run_wg_pd,
-                                                  fmag_spirv_fmag_fast};
+                                                  fmag_spirv_fmag_fast, fmag_spirv_fmag_hlsl};
     const size_t spv_size[FMAG_VK_NSHADERS] = {
-        fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size, fmag_spirv_fmag_run_pd_size,
-        fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size};
+        fmag_spirv_fmag_run_size,       fmag_spirv_fmag_run_wg_size, fmag_spirv_fmag_run_pd_size,
+        fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size,   fmag_spirv_fmag_hlsl_size};
     for (int i = 0; i < FMAG_VK_NSHADERS; ++i) {
+        if (!spv_size[i]) continue; /* the HLSL build, where glslangValidator was missing */
         smi.codeSize = spv_size[i];
         smi.pCode = (const uint32_t *)(const void *)spv[i];
         if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader[i]),

@@ -737,6 +737,14 @@ int main(void)
                        knobs[k].ubo, knobs[k].fuse);
                 test_backend(r);
             }
+            /* the HLSL interpreter (glslang's HLSL front end), the same knobs */
+            EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_HLSL), "set design hlsl");
+            for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k += 2) {
+                EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
+                printf("%s: design hlsl, k %u, ubo %d, fuse %d\n", apis[i].name, knobs[k].k,
+                       knobs[k].ubo, knobs[k].fuse);
+                test_backend(r);
+            }
             EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0}),
                    "k 3 must be refused");
             EXPECT(!fmag_gpu_runner_set_vk_design(r, (fmag_gpu_vk_design)99),
