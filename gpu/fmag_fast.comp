@@ -63,23 +63,30 @@ void main()
                 FMAG_SM(i, j) = ev == 0u ? v : v + float(ev) * 0.0625;
             }
         }
+        // Each loop fetches the next record while the current one runs (the host pads the
+        // code past the last record, so the fetch after it stays inside the buffer).
         if (pc.per_lane != 0u && pc.lane_kinds != 0u) {
             // the kinds agree at every instruction (no literal guard <= 0): the uniform
             // path's branch per kind, uniform across the subgroup
+            uvec4 w = code[first];
             for (uint i = 0u; i < ninstr; ++i) {
-                uvec4 w = code[first + i * pc.code_stride];
+                uvec4 nx = code[first + (i + 1u) * pc.code_stride];
                 fmag_fast_exec(w, w);
+                w = nx;
             }
         } else if (pc.per_lane != 0u) {
-            for (uint i = 0u; i < ninstr; ++i)
-                fmag_fast_exec_lane(code[first + i * pc.code_stride]);
+            uvec4 w = code[first];
+            for (uint i = 0u; i < ninstr; ++i) {
+                uvec4 nx = code[first + (i + 1u) * pc.code_stride];
+                fmag_fast_exec_lane(w);
+                w = nx;
+            }
         } else {
-            // records past the count are never run: a fused select's partner is always
-            // inside (the host fuses only pairs it has)
-            for (uint i = 0u; i < ninstr;) {
-                uvec4 w = fetch(i);
-                uvec4 w2 = (w.w & 8u) != 0u ? fetch(i + 1u) : w;
-                i += fmag_fast_exec(w, w2);
+            uvec4 w = fetch(0u);
+            for (uint i = 0u; i < ninstr; ++i) {
+                uvec4 nx = fetch(i + 1u); // also a fused select's partner
+                fmag_fast_exec(w, nx);
+                w = nx;
             }
         }
         for (uint j = 0u; j < FMAG_K; ++j) {

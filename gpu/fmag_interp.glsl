@@ -83,8 +83,8 @@ void fmag_exec(uvec4 op)
 // indices); the code is pre-decoded on the host (lib/GPU/fmag_gpu_host.h,
 // fmag_gpu_predecode_sel + fmag_gpu_predecode_bytes with row = FMAG_K * FMAG_FAST_WG): register
 // operands are offsets into the file (index * row), word 3 = d*row | (a*row) << 16 | kind,
-// kind bit 0/1/2 = b/c/g is a register, kind >= 8 = FMAG's select idiom fused with the next
-// record. Define FMAG_FAST_WG (the workgroup size, a #define) and FMAG_K (elements per
+// kind bit 0/1/2 = b/c/g is a register, kind 8-11 = FMAG's select idiom fused with the next
+// record, which then carries 16 (fmag_gpu_mark_fused). Define FMAG_FAST_WG (the workgroup size, a #define) and FMAG_K (elements per
 // invocation, 1, 2, 4 or 8: a #define or a specialization constant) before the #include.
 #ifdef FMAG_FAST_WG
 const uint FMAG_FAST_ROW = FMAG_K * FMAG_FAST_WG;
@@ -150,13 +150,17 @@ void fmag_fast_fused(uvec4 w1, uvec4 w2, bool br, bool cr)
     }
 }
 
-// Runs record w (w2: the record after it, read only when w is a fused select). Returns the
-// number of records consumed (1 or 2). Call it with a dynamically uniform record (every
-// invocation of the subgroup at the same one, e.g. fetched from a uniform buffer at a
-// uniform index): the switch is then a uniform branch.
-uint fmag_fast_exec(uvec4 w, uvec4 w2)
+// Runs record w (w2: the record after it, read only when w is a fused select). Call it on
+// every record in order, with a dynamically uniform record (every invocation of the
+// subgroup at the same one, e.g. fetched from a uniform buffer at a uniform index): the
+// switch is then a uniform branch. A fused select's partner is marked (16 in its kind
+// bits): its turn does nothing, so the caller's loop steps one record at a time and can
+// fetch the next record while this one runs.
+void fmag_fast_exec(uvec4 w, uvec4 w2)
 {
-    uint kind = w.w & 15u;
+    uint kind = w.w & 31u;
+    if (kind >= 16u)
+        return;
     if (kind >= 8u) {
         switch (kind & 3u) {
         case 0u: fmag_fast_fused(w, w2, false, false); break;
@@ -164,7 +168,7 @@ uint fmag_fast_exec(uvec4 w, uvec4 w2)
         case 2u: fmag_fast_fused(w, w2, false, true); break;
         default: fmag_fast_fused(w, w2, true, true); break;
         }
-        return 2u;
+        return;
     }
     switch (kind) {
     case 0u: fmag_fast_step(w, false, false, false); break;
@@ -176,7 +180,6 @@ uint fmag_fast_exec(uvec4 w, uvec4 w2)
     case 6u: fmag_fast_step(w, false, true, true); break;
     default: fmag_fast_step(w, true, true, true); break;
     }
-    return 1u;
 }
 
 // Per-lane records (fmag_gpu_predecode_lane with row = FMAG_K * FMAG_FAST_WG: no-ops kept, a

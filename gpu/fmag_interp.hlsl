@@ -93,11 +93,14 @@ void fmag_fused(uint4 w1, uint4 w2, uint t, bool br, bool cr)
     }
 }
 
-// Runs uniform record w (w2: the record after it, read only by a fused select); returns the
-// records consumed. Call it at a dynamically uniform record: the switch is a uniform branch.
-uint fmag_exec(uint4 w, uint4 w2, uint t)
+// Runs uniform record w (w2: the record after it, read only by a fused select). Call it on
+// every record in order, at a dynamically uniform record: the switch is a uniform branch. A
+// fused select's partner is marked (16 in its kind bits) and does nothing on its own turn.
+void fmag_exec(uint4 w, uint4 w2, uint t)
 {
-    uint kind = w.w & 15u;
+    uint kind = w.w & 31u;
+    if (kind >= 16u)
+        return;
     if (kind >= 8u) {
         switch (kind & 3u) {
         case 0u: fmag_fused(w, w2, t, false, false); break;
@@ -105,7 +108,7 @@ uint fmag_exec(uint4 w, uint4 w2, uint t)
         case 2u: fmag_fused(w, w2, t, false, true); break;
         default: fmag_fused(w, w2, t, true, true); break;
         }
-        return 2u;
+        return;
     }
     switch (kind) {
     case 0u: fmag_step(w, t, false, false, false); break;
@@ -117,7 +120,6 @@ uint fmag_exec(uint4 w, uint4 w2, uint t)
     case 6u: fmag_step(w, t, false, true, true); break;
     default: fmag_step(w, t, true, true, true); break;
     }
-    return 1u;
 }
 
 // A per-lane record (no-ops kept; a literal guard keeps its bits): kinds differ between

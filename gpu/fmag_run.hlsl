@@ -80,20 +80,29 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID)
                 fmag_sm[fmag_slot(i2, j, t)] = ev == 0u ? v : v + (float)ev * 0.0625;
             }
         }
+        // Each loop fetches the next record while the current one runs (the host pads the
+        // code past the last record).
         if (pc.per_lane != 0u && pc.lane_kinds != 0u) {
             // the kinds agree at every instruction: a uniform branch per kind
+            uint4 w = code[first];
             for (uint i = 0u; i < ninstr; ++i) {
-                uint4 w = code[first + i * pc.code_stride];
+                uint4 nx = code[first + (i + 1u) * pc.code_stride];
                 fmag_exec(w, w, t);
+                w = nx;
             }
         } else if (pc.per_lane != 0u) {
-            for (uint i = 0u; i < ninstr; ++i)
-                fmag_exec_lane(code[first + i * pc.code_stride], t);
+            uint4 w = code[first];
+            for (uint i = 0u; i < ninstr; ++i) {
+                uint4 nx = code[first + (i + 1u) * pc.code_stride];
+                fmag_exec_lane(w, t);
+                w = nx;
+            }
         } else {
-            for (uint i = 0u; i < ninstr;) {
-                uint4 w = fmag_fetch(i);
-                uint4 w2 = (w.w & 8u) != 0u ? fmag_fetch(i + 1u) : w;
-                i += fmag_exec(w, w2, t);
+            uint4 w = fmag_fetch(0u);
+            for (uint i = 0u; i < ninstr; ++i) {
+                uint4 nx = fmag_fetch(i + 1u); // also a fused select's partner
+                fmag_exec(w, nx, t);
+                w = nx;
             }
         }
         for (uint j2 = 0u; j2 < FMAG_K; ++j2) {

@@ -1164,10 +1164,15 @@ void bench_runners(const Workload &w)
                    {FMAG_GPU_VK_FAST, "vk-fast-k2", 0, false, {2, 1, 1}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k4", 0, false, {4, 1, 1}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k8", 0, false, {8, 1, 1}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k4-ssbo", 2, false, {4, 0, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4-ssbo", 2, true, {4, 0, 1}},
                    // uniform: no select fusion; per lane: no branch on agreeing kinds
-                   {FMAG_GPU_VK_FAST, "vk-fast-k4-nofuse", 0, false, {4, 1, 0}},
-                   {FMAG_GPU_VK_HLSL, "vk-hlsl", 0, false, {0, -1, -1}}};
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4-nofuse", 0, true, {4, 1, 0}},
+                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k1", 0, false, {1, 1, 1}},
+                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k2", 0, false, {2, 1, 1}},
+                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k4", 0, false, {4, 1, 1}},
+                   {FMAG_GPU_VK_HLSL, "vk-hlsl-k1", 0, false, {1, 1, 1}},
+                   {FMAG_GPU_VK_HLSL, "vk-hlsl-k2", 0, false, {2, 1, 1}},
+                   {FMAG_GPU_VK_HLSL, "vk-hlsl-k4", 0, false, {4, 1, 1}}};
     for (auto &d : designs) {
         if ((QUICK && d.old) || (d.only == 1 && !w.perlane) || (d.only == 2 && w.perlane))
             continue;

@@ -25,7 +25,8 @@ extern "C" {
  *    uniform branch per operand-kind combination, select idiom fused, uniform records from a
  *    uniform buffer (fmag_gpu_runner_set_vk_fast forces K, the buffer and the fusion);
  *  HLSL: the fast design from the HLSL interpreter (gpu/fmag_run.hlsl, glslang's HLSL front
- *    end), for the same launches; fmag_run.comp's designs elsewhere. */
+ *    end), for the same launches; fmag_run.comp's designs elsewhere;
+ *  FAST_O0: FAST from SPIR-V that glslc did not optimize (-O0). */
 typedef enum fmag_gpu_vk_design {
     FMAG_GPU_VK_AUTO,
     FMAG_GPU_VK_PRIVATE,
@@ -35,7 +36,8 @@ typedef enum fmag_gpu_vk_design {
     FMAG_GPU_VK_PRIVATE_PREDECODED,
     FMAG_GPU_VK_WORKGROUP_PREDECODED,
     FMAG_GPU_VK_FAST,
-    FMAG_GPU_VK_HLSL
+    FMAG_GPU_VK_HLSL,
+    FMAG_GPU_VK_FAST_O0
 } fmag_gpu_vk_design;
 /* False (and nothing changes) when r is not a Vulkan runner or d is not a design above. */
 bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d);

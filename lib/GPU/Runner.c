@@ -39,7 +39,7 @@ const char *fmag_gpu_runner_describe(const fmag_gpu_runner *r)
 
 bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d)
 {
-    if (!r || !r->vk || (unsigned)d > (unsigned)FMAG_GPU_VK_HLSL) return false;
+    if (!r || !r->vk || (unsigned)d > (unsigned)FMAG_GPU_VK_FAST_O0) return false;
     fmag_gpu_vk_set_design(r->vk, d);
     return true;
 }

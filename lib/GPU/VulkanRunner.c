@@ -60,6 +60,8 @@ extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
 /* gpu/fmag_fast.comp: K elements per invocation, records from a uniform buffer */
 extern const unsigned char fmag_spirv_fmag_fast[];
 extern const size_t fmag_spirv_fmag_fast_size;
+extern const unsigned char fmag_spirv_fmag_fast_o0[];
+extern const size_t fmag_spirv_fmag_fast_o0_size;
 /* gpu/fmag_run.hlsl through glslang's HLSL front end (size 0 when not built) */
 extern const unsigned char fmag_spirv_fmag_hlsl[];
 extern const size_t fmag_spirv_fmag_hlsl_size;
@@ -69,7 +71,9 @@ extern const size_t fmag_spirv_fmag_hlsl_size;
 #define FMAG_VK_VARIANT_FAST 8u     /* gpu/fmag_fast.comp */
 #define FMAG_VK_VARIANT_UBO 16u     /* fast, uniform: records from the uniform buffer */
 #define FMAG_VK_VARIANT_HLSL 32u    /* fast, from gpu/fmag_run.hlsl */
-#define FMAG_VK_NSHADERS 6 /* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl */
+#define FMAG_VK_VARIANT_O0 64u      /* fast, glslc -O0 */
+/* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl, fmag_fast -O0 */
+#define FMAG_VK_NSHADERS 7
 #define FMAG_VK_UBO_BYTES 65536u    /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
@@ -241,7 +245,10 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t
     if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = vk->shader[variant & FMAG_VK_VARIANT_HLSL ? 5 : fast ? 4 : variant & 3u];
+    ci.stage.module = vk->shader[variant & FMAG_VK_VARIANT_HLSL ? 5
+                                 : variant & FMAG_VK_VARIANT_O0 ? 6
+                                 : fast                         ? 4
+                                                                : variant & 3u];
     if (!ci.stage.module) {
         fmag_gpu_err(err, errlen, "Vulkan: the HLSL shader was not built (glslangValidator)");
         return VK_NULL_HANDLE;
@@ -389,7 +396,7 @@ void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
  * elements of every invocation share a program, else the largest smaller k that does. */
 static const struct {
     uint32_t max_rf, k_uniform, k_lane;
-} fmag_vk_fast_table[] = {{4, 8, 4}, {16, 4, 4}, {32, 4, 4}, {64, 2, 2}, {256, 1, 1}};
+} fmag_vk_fast_table[] = {{4, 4, 4}, {16, 2, 2}, {32, 1, 2}, {64, 1, 1}, {256, 1, 1}};
 
 /* True when the fast design's register file of rf rows and k elements per invocation fits
  * the device's shared memory and the records' 16-bit offsets. */
@@ -450,8 +457,8 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
     fmag_gpu_vk_design d = vk->design;
     pl.lanes = job->prog_index && job->nprogs > 1;
     /* the fast design wherever it fits, unless another design is forced */
-    bool hlsl = d == FMAG_GPU_VK_HLSL;
-    if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl)) {
+    bool hlsl = d == FMAG_GPU_VK_HLSL, o0 = d == FMAG_GPU_VK_FAST_O0;
+    if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl || o0)) {
         uint32_t k = vk->fast.k;
         if (!k) {
             size_t i = 0;
@@ -470,7 +477,7 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
             pl.il = pl.lanes && maxlen * job->nprogs <= 4 * ncode;
             pl.kinds = pl.lanes && vk->fast.fuse != 0 && lane_kinds_agree(job, maxlen);
             pl.variant = FMAG_VK_VARIANT_FAST | (pl.ubo ? FMAG_VK_VARIANT_UBO : 0u) |
-                         (hlsl ? FMAG_VK_VARIANT_HLSL : 0u);
+                         (hlsl ? FMAG_VK_VARIANT_HLSL : 0u) | (o0 ? FMAG_VK_VARIANT_O0 : 0u);
             return pl;
         }
     }
@@ -478,10 +485,10 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
      * file for the sizes where it measured faster; per-lane code interleaved [instr][program]
      * unless padding every program to the longest would make the code over 4 times larger. */
     bool forced_pd = d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED;
-    pl.pd = pl.rf <= 256 && (forced_pd || d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl);
+    bool auto_wg = d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl || o0;
+    pl.pd = pl.rf <= 256 && (forced_pd || auto_wg);
     bool wg_fits =
         (uint64_t)pl.rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
-    bool auto_wg = d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl;
     bool wg = wg_fits &&
               (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
                d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
@@ -500,7 +507,9 @@ static fmag_gpu_word4 *build_code(const fmag_gpu_job *job, const vk_plan *pl, si
                                   size_t maxlen, uint32_t *nrec)
 {
     size_t n = pl->il ? maxlen * job->nprogs : ncode;
-    fmag_gpu_word4 *code = calloc(n ? n : 1, sizeof *code); /* padding: never executed */
+    /* padding: never executed; one row past the end, which fmag_fast.comp's fetch of the
+     * record after the last reads */
+    fmag_gpu_word4 *code = calloc(n + job->nprogs + 1, sizeof *code);
     if (!code) return NULL;
     uint32_t row = pl->k * FMAG_VK_LOCAL_SIZE;
     if ((pl->pd || pl->fast) && !pl->lanes) {
@@ -511,7 +520,10 @@ static fmag_gpu_word4 *build_code(const fmag_gpu_job *job, const vk_plan *pl, si
             *nrec = fmag_gpu_predecode_sel(raw, p->ninstr, pl->rf, code);
         else
             *nrec = fmag_gpu_predecode(raw, p->ninstr, pl->rf, code);
-        if (pl->fast) fmag_gpu_predecode_bytes(code, *nrec, row);
+        if (pl->fast) {
+            fmag_gpu_predecode_bytes(code, *nrec, row);
+            fmag_gpu_mark_fused(code, *nrec);
+        }
         return code;
     }
     size_t first = 0;
@@ -565,7 +577,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
     free(scratch);
     /* Buffers: code, table {first, ninstr, nin, nout}, index, in, out, uniform records. */
     size_t sz[6];
-    sz[0] = (size_t)nrec * 16;
+    sz[0] = ((size_t)nrec + job->nprogs + 1) * 16; /* with build_code's padding */
     sz[1] = job->nprogs * 16;
     sz[2] = job->prog_index ? job->n * 4 : 4;
     sz[3] = job->n * job->in_stride * 4;
@@ -589,7 +601,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
     if (ok) {
         memcpy(map + off[0], code, sz[0]);
         memset(map + off[5], 0, sz[5]);
-        if (pl.ubo) memcpy(map + off[5], code, sz[0]);
+        if (pl.ubo) memcpy(map + off[5], code, (size_t)nrec * 16);
         uint32_t first = 0;
         for (size_t k = 0; k < job->nprogs; ++k) {
             const fmag_vm_program *p = job->progs[k];
@@ -691,6 +703,7 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
     size_t at = (size_t)snprintf(
         buf, len, "%s k%u%s",
         v & FMAG_VK_VARIANT_HLSL ? (v & FMAG_VK_VARIANT_UBO ? "hlsl-ubo" : "hlsl-ssbo")
+        : v & FMAG_VK_VARIANT_O0 ? (v & FMAG_VK_VARIANT_UBO ? "fast-O0-ubo" : "fast-O0-ssbo")
         : v & FMAG_VK_VARIANT_FAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-ubo" : "fast-ssbo")
         : v & FMAG_VK_VARIANT_WG ? (v & FMAG_VK_VARIANT_PD ? "wg-pd" : "wg")
                                  : (v & FMAG_VK_VARIANT_PD ? "private-pd" : "private"),
@@ -910,10 +923,12 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     const unsigned char *spv[FMAG_VK_NSHADERS] = {fmag_spirv_fmag_run, fmag_spirv_fmag_run_wg,
                                                   fmag_spirv_fmag_run_pd, fmag_spirv_fmag_run_wg_pd,
-                                                  fmag_spirv_fmag_fast, fmag_spirv_fmag_hlsl};
+                                                  fmag_spirv_fmag_fast, fmag_spirv_fmag_hlsl,
+                                                  fmag_spirv_fmag_fast_o0};
     const size_t spv_size[FMAG_VK_NSHADERS] = {
         fmag_spirv_fmag_run_size,       fmag_spirv_fmag_run_wg_size, fmag_spirv_fmag_run_pd_size,
-        fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size,   fmag_spirv_fmag_hlsl_size};
+        fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size,   fmag_spirv_fmag_hlsl_size,
+        fmag_spirv_fmag_fast_o0_size};
     for (int i = 0; i < FMAG_VK_NSHADERS; ++i) {
         if (!spv_size[i]) continue; /* the HLSL build, where glslangValidator was missing */
         smi.codeSize = spv_size[i];

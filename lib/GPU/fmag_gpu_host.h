@@ -141,6 +141,16 @@ static inline void fmag_gpu_predecode_bytes(fmag_gpu_word4 *rec, uint32_t n, uin
     }
 }
 
+/* Marks the partner of each fused select in byte-offset records (fmag_gpu_predecode_sel, then
+ * fmag_gpu_predecode_bytes with row >= 32): 16 in its kind bits. The Vulkan and HLSL
+ * interpreters run every record in turn and skip a marked one, which its fused select already
+ * ran, so their loops step one record at a time and fetch the next while one runs. */
+static inline void fmag_gpu_mark_fused(fmag_gpu_word4 *rec, uint32_t n)
+{
+    for (uint32_t i = 0; i + 1 < n; ++i)
+        if ((rec[i].da & 15u) >= 8u) rec[++i].da |= 16u;
+}
+
 /* Limits the register operands of byte-offset records (fmag_gpu_predecode_bytes, fused or
  * not) to the first `rows` registers of a file whose rows are `row` bytes apart, for a launch
  * that allocates only the rows its program uses: an operand past them (only an unvalidated

@@ -737,6 +737,10 @@ int main(void)
                        knobs[k].ubo, knobs[k].fuse);
                 test_backend(r);
             }
+            EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST_O0), "set design fast -O0");
+            EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[3]), "set fast knobs");
+            printf("%s: design fast -O0, k 8\n", apis[i].name);
+            test_backend(r);
             /* the HLSL interpreter (glslang's HLSL front end), the same knobs */
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_HLSL), "set design hlsl");
             for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k += 2) {
