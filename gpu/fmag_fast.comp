@@ -6,6 +6,7 @@
 // per-lane launches read interleaved records [instr][program] and decode branch-free.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_ballot : require
 
 #define FMAG_FAST_WG 64u
 layout(local_size_x = 64) in;
@@ -15,6 +16,9 @@ layout(constant_id = 1) const bool FMAG_SOFT_FMA = false;
 layout(constant_id = 3) const uint FMAG_K = 1;
 // uniform records from the uniform buffer (true) or the storage buffer
 layout(constant_id = 4) const bool FMAG_UBO = true;
+// uniform records passed through subgroupBroadcastFirst, which tells the driver's compiler
+// that they are uniform (scalar registers, uniform branches)
+layout(constant_id = 5) const bool FMAG_BCAST = false;
 #include "fmag_interp.glsl"
 
 #define FMAG_UBO_RECORDS 4096u
@@ -35,7 +39,8 @@ layout(push_constant) uniform PC
 
 uvec4 fetch(uint i)
 {
-    return FMAG_UBO ? ucode[i & (FMAG_UBO_RECORDS - 1u)] : code[i];
+    uvec4 w = FMAG_UBO ? ucode[i & (FMAG_UBO_RECORDS - 1u)] : code[i];
+    return FMAG_BCAST ? subgroupBroadcastFirst(w) : w;
 }
 
 void main()

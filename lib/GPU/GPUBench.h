@@ -47,6 +47,7 @@ typedef struct fmag_gpu_vk_fast_knobs {
     unsigned k; /* elements per invocation: 1, 2, 4 or 8; 0: automatic */
     int ubo;    /* uniform records: 1 uniform buffer, 0 storage buffer, -1 automatic */
     int fuse;   /* select idiom fused: 1 / 0, -1 automatic */
+    int bcast;  /* uniform records through subgroupBroadcastFirst: 1 / 0, -1 automatic */
 } fmag_gpu_vk_fast_knobs;
 /* False when r is not a Vulkan runner or a knob is out of range. */
 bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs knobs);

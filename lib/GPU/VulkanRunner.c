@@ -72,6 +72,7 @@ extern const size_t fmag_spirv_fmag_hlsl_size;
 #define FMAG_VK_VARIANT_UBO 16u     /* fast, uniform: records from the uniform buffer */
 #define FMAG_VK_VARIANT_HLSL 32u    /* fast, from gpu/fmag_run.hlsl */
 #define FMAG_VK_VARIANT_O0 64u      /* fast, glslc -O0 */
+#define FMAG_VK_VARIANT_BCAST 128u  /* fast, uniform: records through subgroupBroadcastFirst */
 /* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl, fmag_fast -O0 */
 #define FMAG_VK_NSHADERS 7
 #define FMAG_VK_UBO_BYTES 65536u    /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
@@ -233,13 +234,17 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t
         if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft &&
             vk->pipes[i].variant == variant && vk->pipes[i].k == k)
             return vk->pipes[i].pipe;
-    VkSpecializationMapEntry ent[5] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}, {4, 16, 4}};
-    uint32_t data[5] = {rf, soft ? 1u : 0u, (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u, k,
-                        (variant & FMAG_VK_VARIANT_UBO) ? 1u : 0u};
+    VkSpecializationMapEntry ent[6] = {{0, 0, 4},  {1, 4, 4},  {2, 8, 4},
+                                       {3, 12, 4}, {4, 16, 4}, {5, 20, 4}};
+    uint32_t data[6] = {rf, soft ? 1u : 0u, (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u, k,
+                        (variant & FMAG_VK_VARIANT_UBO) ? 1u : 0u,
+                        (variant & FMAG_VK_VARIANT_BCAST) ? 1u : 0u};
     bool fast = (variant & FMAG_VK_VARIANT_FAST) != 0;
     /* constant_id 2 exists only in fmag_run.comp, 3 and 4 only in fmag_fast.comp */
-    VkSpecializationMapEntry fent[4] = {ent[0], ent[1], ent[3], ent[4]};
-    VkSpecializationInfo spec = fast ? (VkSpecializationInfo){4, fent, sizeof data, data}
+    VkSpecializationMapEntry fent[5] = {ent[0], ent[1], ent[3], ent[4], ent[5]};
+    /* constant_id 5 exists only in fmag_fast.comp's GLSL builds */
+    uint32_t nfent = variant & FMAG_VK_VARIANT_HLSL ? 4 : 5;
+    VkSpecializationInfo spec = fast ? (VkSpecializationInfo){nfent, fent, sizeof data, data}
                                      : (VkSpecializationInfo){3, ent, sizeof data, data};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
@@ -392,11 +397,13 @@ void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
 #define FMAG_VK_WG_MAX_REGS_LANE 32u
 
 /* The fast design's elements per invocation by register-file size, uniform and per lane
- * (automatic choice; why: docs/PERFORMANCE.md). A per-lane launch uses k only where the k
- * elements of every invocation share a program, else the largest smaller k that does. */
+ * (automatic choice, the winners of the H200 runs in docs/PERFORMANCE.md); 0: fmag_run.comp
+ * instead (uniform rf >= 32: the fast design was 20% slower than even the workgroup
+ * pre-decoded build there). A per-lane launch uses k only where the k elements of every
+ * invocation share a program, else the largest smaller k that does. */
 static const struct {
     uint32_t max_rf, k_uniform, k_lane;
-} fmag_vk_fast_table[] = {{4, 4, 4}, {16, 2, 2}, {32, 1, 2}, {64, 1, 1}, {256, 1, 1}};
+} fmag_vk_fast_table[] = {{4, 4, 4}, {16, 2, 2}, {32, 0, 2}, {64, 0, 1}, {256, 0, 1}};
 
 /* True when the fast design's register file of rf rows and k elements per invocation fits
  * the device's shared memory and the records' 16-bit offsets. */
@@ -465,10 +472,12 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
             while (fmag_vk_fast_table[i].max_rf < pl.rf)
                 ++i;
             k = pl.lanes ? fmag_vk_fast_table[i].k_lane : fmag_vk_fast_table[i].k_uniform;
+            /* 0: fmag_run.comp, unless a fast design is forced */
+            if (!k) k = d == FMAG_GPU_VK_AUTO ? 0 : 1;
         }
         while (k > 1 && (!fast_fits(vk, pl.rf, k) || (pl.lanes && !lanes_share(job, k))))
             k /= 2;
-        if (fast_fits(vk, pl.rf, k)) {
+        if (k && fast_fits(vk, pl.rf, k)) {
             pl.fast = true, pl.k = k;
             pl.fuse = vk->fast.fuse != 0; /* fused unless forced off (PERFORMANCE.md) */
             pl.ubo = !pl.lanes && vk->fast.ubo != 0 &&
@@ -477,7 +486,8 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
             pl.il = pl.lanes && maxlen * job->nprogs <= 4 * ncode;
             pl.kinds = pl.lanes && vk->fast.fuse != 0 && lane_kinds_agree(job, maxlen);
             pl.variant = FMAG_VK_VARIANT_FAST | (pl.ubo ? FMAG_VK_VARIANT_UBO : 0u) |
-                         (hlsl ? FMAG_VK_VARIANT_HLSL : 0u) | (o0 ? FMAG_VK_VARIANT_O0 : 0u);
+                         (hlsl ? FMAG_VK_VARIANT_HLSL : 0u) | (o0 ? FMAG_VK_VARIANT_O0 : 0u) |
+                         (!pl.lanes && !hlsl && vk->fast.bcast == 1 ? FMAG_VK_VARIANT_BCAST : 0u);
             return pl;
         }
     }
@@ -704,6 +714,7 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
         buf, len, "%s k%u%s",
         v & FMAG_VK_VARIANT_HLSL ? (v & FMAG_VK_VARIANT_UBO ? "hlsl-ubo" : "hlsl-ssbo")
         : v & FMAG_VK_VARIANT_O0 ? (v & FMAG_VK_VARIANT_UBO ? "fast-O0-ubo" : "fast-O0-ssbo")
+        : v & FMAG_VK_VARIANT_BCAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-bcast-ubo" : "fast-bcast-ssbo")
         : v & FMAG_VK_VARIANT_FAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-ubo" : "fast-ssbo")
         : v & FMAG_VK_VARIANT_WG ? (v & FMAG_VK_VARIANT_PD ? "wg-pd" : "wg")
                                  : (v & FMAG_VK_VARIANT_PD ? "private-pd" : "private"),
@@ -805,7 +816,7 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
         fmag_gpu_err(err, errlen, "out of memory");
         return NULL;
     }
-    vk->fast = (fmag_gpu_vk_fast_knobs){0, -1, -1};
+    vk->fast = (fmag_gpu_vk_fast_knobs){0, -1, -1, -1};
     vk->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!vk->lib) vk->lib = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
     if (!vk->lib) {

@@ -729,12 +729,12 @@ int main(void)
             }
             /* the fast design at every K, with records from either buffer, fused or not */
             static const fmag_gpu_vk_fast_knobs knobs[] = {
-                {1, 1, 1}, {2, 0, 0}, {4, 1, 0}, {8, 0, 1}, {8, 1, 1}, {0, -1, -1}};
+                {1, 1, 1, 1}, {2, 0, 0, 0}, {4, 1, 0, 1}, {8, 0, 1, 1}, {8, 1, 1, 0}, {0, -1, -1, -1}};
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST), "set design fast");
             for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; ++k) {
                 EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
-                printf("%s: design fast, k %u, ubo %d, fuse %d\n", apis[i].name, knobs[k].k,
-                       knobs[k].ubo, knobs[k].fuse);
+                printf("%s: design fast, k %u, ubo %d, fuse %d, broadcast %d\n", apis[i].name,
+                       knobs[k].k, knobs[k].ubo, knobs[k].fuse, knobs[k].bcast);
                 test_backend(r);
             }
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST_O0), "set design fast -O0");
@@ -749,7 +749,7 @@ int main(void)
                        knobs[k].ubo, knobs[k].fuse);
                 test_backend(r);
             }
-            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0}),
+            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0, 0}),
                    "k 3 must be refused");
             EXPECT(!fmag_gpu_runner_set_vk_design(r, (fmag_gpu_vk_design)99),
                    "an unknown design must be refused");
