@@ -88,10 +88,15 @@ static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, siz
                     size_t out_stride, size_t n, unsigned evals, unsigned reps, double *median_ms,
                     char *err, size_t errlen)
 {
-    if (!r || !progs || nprogs == 0) {
-        fmag_gpu_err(err, errlen, "no program to run");
+    if (!r) {
+        fmag_gpu_err(err, errlen, "no GPU runner");
         return false;
     }
+    /* the checks every per-lane engine makes (lib/VM/LaneArgs.c); programs are not
+     * validated here (the API's contract: the runners mask every index instead) */
+    if (!fmag_vm_check_lane_args(progs, nprogs, prog_index, in_stride, out_stride, n, false, NULL,
+                                 err, errlen))
+        return false;
     /* 2^31 elements at most: the kernels' 32-bit element and dispatch arithmetic then has
      * room for a last partial group */
     if (nprogs > UINT32_MAX || n > (size_t)INT32_MAX || in_stride > UINT32_MAX ||
@@ -104,33 +109,16 @@ static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, siz
     uint32_t maxregs = r->api == FMAG_GPU_VULKAN ? FMAG_GPU_VK_MAX_REGS : FMAG_GPU_CUDA_MAX_REGS;
     for (size_t k = 0; k < nprogs; ++k) {
         const fmag_vm_program *p = progs[k];
-        if (!p || (p->ninstr && !p->code)) {
-            fmag_gpu_err(err, errlen, "program %zu is missing", k);
-            return false;
-        }
         if (p->regs > maxregs) {
             fmag_gpu_err(err, errlen,
                          "program '%s' needs %u registers; the GPU runner supports at most %u",
                          p->name ? p->name : "", (unsigned)p->regs, (unsigned)maxregs);
             return false;
         }
-        if (p->nin > in_stride || p->nout > out_stride) {
-            fmag_gpu_err(err, errlen, "program '%s': %u inputs / %u outputs exceed the strides",
-                         p->name ? p->name : "", (unsigned)p->nin, (unsigned)p->nout);
-            return false;
-        }
         if (p->regs > job.max_regs) job.max_regs = p->regs;
         if (p->nin > job.max_nin) job.max_nin = p->nin;
         if (p->nout > job.max_nout) job.max_nout = p->nout;
     }
-    if (prog_index)
-        for (size_t e = 0; e < n; ++e)
-            if (prog_index[e] >= nprogs) {
-                fmag_gpu_err(err, errlen,
-                             "element %zu: program index %u out of range (%zu programs)", e,
-                             (unsigned)prog_index[e], nprogs);
-                return false;
-            }
     if (n == 0) return true;
     if (!in && job.max_nin) {
         fmag_gpu_err(err, errlen, "no input buffer");

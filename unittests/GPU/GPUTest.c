@@ -434,6 +434,46 @@ static void test_backend(fmag_gpu_runner *r)
     }
 }
 
+/* fmag_vm_check_lane_args (lib/VM/LaneArgs.c), which the GPU runners share with the CPU
+ * engines: each refusal once, worked out by hand. */
+static void test_lane_args(void)
+{
+    fmag_vm_instr code[1] = {{fbits(1.0f), fbits(2.0f), fbits(1.0f), 0}};
+    fmag_vm_program a = {(char *)"a", 0, 2, 2, 1, 1, code}, b = a;
+    b.nin = 3;
+    const fmag_vm_program *progs[3] = {&a, &b, NULL};
+    uint32_t idx[4] = {0, 0, 0, 0};
+    unsigned char used[3] = {0, 0, 0};
+    char err[256] = "";
+    EXPECT(fmag_vm_check_lane_args(progs, 1, idx, 2, 1, 4, true, NULL, err, sizeof err),
+           "good arguments: %s", err);
+    EXPECT(!fmag_vm_check_lane_args(progs, 0, idx, 2, 1, 4, false, NULL, err, sizeof err) &&
+               strstr(err, "1 to 2^32-1 programs"),
+           "no programs: %s", err);
+    idx[2] = 3;
+    EXPECT(!fmag_vm_check_lane_args(progs, 3, idx, 3, 1, 4, false, used, err, sizeof err) &&
+               !strcmp(err, "element 2: program index 3 out of range (3 programs)"),
+           "index out of range: %s", err);
+    idx[2] = 1;
+    EXPECT(!fmag_vm_check_lane_args(progs, 2, idx, 2, 1, 4, false, NULL, err, sizeof err) &&
+               strstr(err, "program 1 'a' has 3 inputs and 1 outputs; strides are 2 and 1"),
+           "stride: %s", err);
+    EXPECT(!fmag_vm_check_lane_args(progs, 3, idx, 3, 1, 4, false, NULL, err, sizeof err) &&
+               !strcmp(err, "program 2 is NULL"),
+           "a NULL program is refused when every program is checked: %s", err);
+    memset(used, 0, sizeof used);
+    EXPECT(fmag_vm_check_lane_args(progs, 3, idx, 3, 1, 4, false, used, err, sizeof err) &&
+               used[0] && used[1] && !used[2],
+           "an unused NULL program passes when only the used ones are checked: %s", err);
+    fmag_vm_instr bad[1] = {{fmag_vm_ref_word(7), fbits(2.0f), fbits(1.0f), 0}};
+    fmag_vm_program c = {(char *)"c", 0, 2, 2, 1, 1, bad};
+    const fmag_vm_program *pc = &c;
+    EXPECT(!fmag_vm_check_lane_args(&pc, 1, NULL, 2, 1, 1, true, NULL, err, sizeof err),
+           "validation refuses register 7 of 2");
+    EXPECT(fmag_vm_check_lane_args(&pc, 1, NULL, 2, 1, 1, false, NULL, err, sizeof err),
+           "without validation it passes: %s", err);
+}
+
 static void test_host_helpers(void)
 {
     uint8_t scratch[16];
@@ -692,6 +732,7 @@ static void test_predecode_fwd(void)
 int main(void)
 {
     test_host_helpers();
+    test_lane_args();
     test_predecode_fwd();
     test_predecode_sel();
     test_predecode_lane();
