@@ -46,8 +46,8 @@ bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d)
 
 bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs k)
 {
-    if (!r || !r->vk || (k.k != 0 && k.k != 1 && k.k != 2 && k.k != 4 && k.k != 8) ||
-        k.ubo < -1 || k.ubo > 1 || k.fuse < -1 || k.fuse > 1 || k.bcast < -1 || k.bcast > 1)
+    if (!r || !r->vk || (k.k != 0 && k.k != 1 && k.k != 2 && k.k != 4 && k.k != 8) || k.ubo < -1 ||
+        k.ubo > 1 || k.fuse < -1 || k.fuse > 1 || k.bcast < -1 || k.bcast > 1)
         return false;
     fmag_gpu_vk_set_fast(r->vk, k);
     return true;

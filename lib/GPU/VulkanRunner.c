@@ -75,7 +75,7 @@ extern const size_t fmag_spirv_fmag_hlsl_size;
 #define FMAG_VK_VARIANT_BCAST 128u  /* fast, uniform: records through subgroupBroadcastFirst */
 /* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl, fmag_fast -O0 */
 #define FMAG_VK_NSHADERS 7
-#define FMAG_VK_UBO_BYTES 65536u    /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
+#define FMAG_VK_UBO_BYTES 65536u /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
     X(vkDestroyInstance)                                                                           \
@@ -231,12 +231,15 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t
                                uint32_t k, char *err, size_t errlen)
 {
     for (unsigned i = 0; i < vk->npipes; ++i)
-        if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft &&
-            vk->pipes[i].variant == variant && vk->pipes[i].k == k)
+        if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].variant == variant &&
+            vk->pipes[i].k == k)
             return vk->pipes[i].pipe;
     VkSpecializationMapEntry ent[6] = {{0, 0, 4},  {1, 4, 4},  {2, 8, 4},
                                        {3, 12, 4}, {4, 16, 4}, {5, 20, 4}};
-    uint32_t data[6] = {rf, soft ? 1u : 0u, (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u, k,
+    uint32_t data[6] = {rf,
+                        soft ? 1u : 0u,
+                        (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u,
+                        k,
                         (variant & FMAG_VK_VARIANT_UBO) ? 1u : 0u,
                         (variant & FMAG_VK_VARIANT_BCAST) ? 1u : 0u};
     bool fast = (variant & FMAG_VK_VARIANT_FAST) != 0;
@@ -499,11 +502,11 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
     pl.pd = pl.rf <= 256 && (forced_pd || auto_wg);
     bool wg_fits =
         (uint64_t)pl.rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
-    bool wg = wg_fits &&
-              (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-               d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
-               (auto_wg && pl.rf <= (pl.lanes ? FMAG_VK_WG_MAX_REGS_LANE
-                                              : FMAG_VK_WG_MAX_REGS_UNIFORM)));
+    bool wg =
+        wg_fits &&
+        (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
+         d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
+         (auto_wg && pl.rf <= (pl.lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
     pl.il = pl.lanes &&
             (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
              forced_pd || (auto_wg && maxlen * job->nprogs <= 4 * ncode));
@@ -714,10 +717,11 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
         buf, len, "%s k%u%s",
         v & FMAG_VK_VARIANT_HLSL ? (v & FMAG_VK_VARIANT_UBO ? "hlsl-ubo" : "hlsl-ssbo")
         : v & FMAG_VK_VARIANT_O0 ? (v & FMAG_VK_VARIANT_UBO ? "fast-O0-ubo" : "fast-O0-ssbo")
-        : v & FMAG_VK_VARIANT_BCAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-bcast-ubo" : "fast-bcast-ssbo")
+        : v & FMAG_VK_VARIANT_BCAST
+            ? (v & FMAG_VK_VARIANT_UBO ? "fast-bcast-ubo" : "fast-bcast-ssbo")
         : v & FMAG_VK_VARIANT_FAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-ubo" : "fast-ssbo")
-        : v & FMAG_VK_VARIANT_WG ? (v & FMAG_VK_VARIANT_PD ? "wg-pd" : "wg")
-                                 : (v & FMAG_VK_VARIANT_PD ? "private-pd" : "private"),
+        : v & FMAG_VK_VARIANT_WG   ? (v & FMAG_VK_VARIANT_PD ? "wg-pd" : "wg")
+                                   : (v & FMAG_VK_VARIANT_PD ? "private-pd" : "private"),
         (unsigned)vk->last_k, vk->has_stats ? ":" : " (no pipeline statistics)");
     if (!vk->has_stats || at >= len) return;
     VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
@@ -906,8 +910,8 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
         vk->vkEnumerateDeviceExtensionProperties(vk->phys, NULL, &next, NULL);
         VkExtensionProperties *ext = calloc(next ? next : 1, sizeof *ext);
         bool have = false;
-        if (ext && vk->vkEnumerateDeviceExtensionProperties(vk->phys, NULL, &next, ext) ==
-                       VK_SUCCESS)
+        if (ext &&
+            vk->vkEnumerateDeviceExtensionProperties(vk->phys, NULL, &next, ext) == VK_SUCCESS)
             for (uint32_t i = 0; i < next; ++i)
                 have = have || !strcmp(ext[i].extensionName, ext_stats);
         free(ext);
@@ -932,9 +936,9 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     vk->vkGetDeviceQueue(vk->dev, vk->qfam, 0, &vk->queue);
 
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    const unsigned char *spv[FMAG_VK_NSHADERS] = {fmag_spirv_fmag_run, fmag_spirv_fmag_run_wg,
+    const unsigned char *spv[FMAG_VK_NSHADERS] = {fmag_spirv_fmag_run,    fmag_spirv_fmag_run_wg,
                                                   fmag_spirv_fmag_run_pd, fmag_spirv_fmag_run_wg_pd,
-                                                  fmag_spirv_fmag_fast, fmag_spirv_fmag_hlsl,
+                                                  fmag_spirv_fmag_fast,   fmag_spirv_fmag_hlsl,
                                                   fmag_spirv_fmag_fast_o0};
     const size_t spv_size[FMAG_VK_NSHADERS] = {
         fmag_spirv_fmag_run_size,       fmag_spirv_fmag_run_wg_size, fmag_spirv_fmag_run_pd_size,

@@ -6,8 +6,7 @@
 
 bool fmag_vm_check_lane_args(const fmag_vm_program *const *progs, size_t nprogs,
                              const uint32_t *prog_index, size_t in_stride, size_t out_stride,
-                             size_t n, bool validate, unsigned char *used, char *err,
-                             size_t errlen)
+                             size_t n, bool validate, unsigned char *used, char *err, size_t errlen)
 {
     if (nprogs == 0 || nprogs > UINT32_MAX || !progs) {
         snprintf(err, errlen, "per-lane run needs 1 to 2^32-1 programs, got %zu",

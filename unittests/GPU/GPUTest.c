@@ -133,7 +133,10 @@ static int compare(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size
     for (size_t i = 0; i < n * os; ++i)
         out[i] = ref[i] = bits(0x7FBADBADu);
     char err[256] = "";
-    bool ok = fmag_gpu_run_per_lane(r, progs, nprogs, idx, in, is, out, os, n, err, sizeof err);
+    /* one program for every element: through fmag_gpu_run, the uniform entry point */
+    bool ok = !idx && nprogs == 1 ? fmag_gpu_run(r, progs[0], in, is, out, os, n, err, sizeof err)
+                                  : fmag_gpu_run_per_lane(r, progs, nprogs, idx, in, is, out, os, n,
+                                                          err, sizeof err);
     EXPECT(ok, "%s: %s", what, err);
     int bad = 0;
     for (size_t e = 0; ok && e < n; ++e) {
@@ -769,8 +772,9 @@ int main(void)
                 test_backend(r);
             }
             /* the fast design at every K, with records from either buffer, fused or not */
-            static const fmag_gpu_vk_fast_knobs knobs[] = {
-                {1, 1, 1, 1}, {2, 0, 0, 0}, {4, 1, 0, 1}, {8, 0, 1, 1}, {8, 1, 1, 0}, {0, -1, -1, -1}};
+            static const fmag_gpu_vk_fast_knobs knobs[] = {{1, 1, 1, 1}, {2, 0, 0, 0},
+                                                           {4, 1, 0, 1}, {8, 0, 1, 1},
+                                                           {8, 1, 1, 0}, {0, -1, -1, -1}};
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST), "set design fast");
             for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; ++k) {
                 EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
