@@ -1,6 +1,6 @@
 // The CUDA kernels the library's runner embeds (nvcc -fatbin, sm_90 SASS + compute_90 PTX).
 // Names: fmag_fwd_r<RF>_k<K> (uniform, pre-decoded with forwarding and dead stores removed,
-// the VEC register-file layout: 8% faster on Horner, the same on hash21),
+// the VEC register-file layout),
 // fmag_selb_r<RF>_k<K> (uniform, rf 8-32: pre-decoded stream in constant memory, register
 // operands as byte offsets, switch on operand kinds, FMAG's select idiom fused into one
 // dispatch), fmag_specb_r<RF>_k<K> (the same without fusion), fmag_spec_r<RF>_k<K> (uniform,

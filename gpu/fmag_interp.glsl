@@ -76,4 +76,135 @@ void fmag_exec(uvec4 op)
         FMAG_REG(op.w & uint(FMAG_REGS - 1)) = res;
 }
 
+// ---------------------------------------------------------------------------------------
+// The fast design (what the Vulkan runner ships; docs/GPU.md, measured in PERFORMANCE.md):
+// FMAG_K elements per invocation share one decoded record; the register file is workgroup
+// shared memory laid out [reg][element j][invocation] (bank-conflict free whatever the
+// indices); the code is pre-decoded on the host (lib/GPU/fmag_gpu_host.h,
+// fmag_gpu_predecode_sel + fmag_gpu_predecode_bytes with row = FMAG_K * FMAG_FAST_WG): register
+// operands are offsets into the file (index * row), word 3 = d*row | (a*row) << 16 | kind,
+// kind bit 0/1/2 = b/c/g is a register, kind 8-11 = FMAG's select idiom fused with the next
+// record, which then carries 16 (fmag_gpu_mark_fused). Define FMAG_FAST_WG (the workgroup size, a #define) and FMAG_K (elements per
+// invocation, 1, 2, 4 or 8: a #define or a specialization constant) before the #include.
+#ifdef FMAG_FAST_WG
+const uint FMAG_FAST_ROW = FMAG_K * FMAG_FAST_WG;
+// offsets are multiples of the row, masked to the file: an untrusted record stays inside it
+const uint FMAG_OFF_MASK = (FMAG_REGS * FMAG_FAST_ROW - 1u) & ~(FMAG_FAST_ROW - 1u);
+shared float fmag_sm[FMAG_REGS * FMAG_FAST_ROW];
+
+// Register r (an index) of element j of the calling invocation.
+#define FMAG_SM(r, j) fmag_sm[(r)*FMAG_FAST_ROW + (j)*FMAG_FAST_WG + gl_LocalInvocationID.x]
+
+float fmag_fma(float a, float b, float c)
+{
+    precise float res;
+    if (FMAG_SOFT_FMA)
+        res = fmag_soft_fma(a, b, c);
+    else
+        res = fma(a, b, c);
+    return isnan(res) ? uintBitsToFloat(0x7FC00000u) : res;
+}
+
+// One record whose operand kinds are known (constant arguments: the callers below pass
+// literals, so each call site compiles to code without the other kinds' loads).
+void fmag_fast_step(uvec4 w, bool br, bool cr, bool gr)
+{
+    uint t = gl_LocalInvocationID.x;
+    uint ao = ((w.w >> 16) & FMAG_OFF_MASK) + t, bo = (w.x & FMAG_OFF_MASK) + t;
+    uint co = (w.y & FMAG_OFF_MASK) + t, go = (w.z & FMAG_OFF_MASK) + t;
+    uint d = (w.w & FMAG_OFF_MASK) + t;
+    float va[FMAG_K], vb[FMAG_K], vc[FMAG_K], vg[FMAG_K];
+    for (uint j = 0u; j < FMAG_K; ++j) {
+        va[j] = fmag_sm[ao + j * FMAG_FAST_WG];
+        vb[j] = br ? fmag_sm[bo + j * FMAG_FAST_WG] : uintBitsToFloat(w.x);
+        vc[j] = cr ? fmag_sm[co + j * FMAG_FAST_WG] : uintBitsToFloat(w.y);
+        vg[j] = gr ? fmag_sm[go + j * FMAG_FAST_WG] : 1.0;
+    }
+    for (uint j = 0u; j < FMAG_K; ++j) {
+        float res = fmag_fma(va[j], vb[j], vc[j]);
+        if (vg[j] > 0.0)
+            fmag_sm[d + j * FMAG_FAST_WG] = res;
+    }
+}
+
+// FMAG's select idiom fused: X = fma(f, b1, c1) (literals b1, c1), then X = g > 0 ? fma(a,
+// b, c) : X (w2, which does not read X), as one dispatch and one store.
+void fmag_fast_fused(uvec4 w1, uvec4 w2, bool br, bool cr)
+{
+    uint t = gl_LocalInvocationID.x;
+    uint fo = ((w1.w >> 16) & FMAG_OFF_MASK) + t, d = (w1.w & FMAG_OFF_MASK) + t;
+    uint ao = ((w2.w >> 16) & FMAG_OFF_MASK) + t, bo = (w2.x & FMAG_OFF_MASK) + t;
+    uint co = (w2.y & FMAG_OFF_MASK) + t, go = (w2.z & FMAG_OFF_MASK) + t;
+    float vf[FMAG_K], va[FMAG_K], vb[FMAG_K], vc[FMAG_K], vg[FMAG_K];
+    for (uint j = 0u; j < FMAG_K; ++j) {
+        vf[j] = fmag_sm[fo + j * FMAG_FAST_WG];
+        va[j] = fmag_sm[ao + j * FMAG_FAST_WG];
+        vb[j] = br ? fmag_sm[bo + j * FMAG_FAST_WG] : uintBitsToFloat(w2.x);
+        vc[j] = cr ? fmag_sm[co + j * FMAG_FAST_WG] : uintBitsToFloat(w2.y);
+        vg[j] = fmag_sm[go + j * FMAG_FAST_WG];
+    }
+    for (uint j = 0u; j < FMAG_K; ++j) {
+        float v1 = fmag_fma(vf[j], uintBitsToFloat(w1.x), uintBitsToFloat(w1.y));
+        float v2 = fmag_fma(va[j], vb[j], vc[j]);
+        fmag_sm[d + j * FMAG_FAST_WG] = vg[j] > 0.0 ? v2 : v1;
+    }
+}
+
+// Runs record w (w2: the record after it, read only when w is a fused select). Call it on
+// every record in order, with a dynamically uniform record (every invocation of the
+// subgroup at the same one, e.g. fetched from a uniform buffer at a uniform index): the
+// switch is then a uniform branch. A fused select's partner is marked (16 in its kind
+// bits): its turn does nothing, so the caller's loop steps one record at a time and can
+// fetch the next record while this one runs.
+void fmag_fast_exec(uvec4 w, uvec4 w2)
+{
+    uint kind = w.w & 31u;
+    if (kind >= 16u)
+        return;
+    if (kind >= 8u) {
+        switch (kind & 3u) {
+        case 0u: fmag_fast_fused(w, w2, false, false); break;
+        case 1u: fmag_fast_fused(w, w2, true, false); break;
+        case 2u: fmag_fast_fused(w, w2, false, true); break;
+        default: fmag_fast_fused(w, w2, true, true); break;
+        }
+        return;
+    }
+    switch (kind) {
+    case 0u: fmag_fast_step(w, false, false, false); break;
+    case 1u: fmag_fast_step(w, true, false, false); break;
+    case 2u: fmag_fast_step(w, false, true, false); break;
+    case 3u: fmag_fast_step(w, true, true, false); break;
+    case 4u: fmag_fast_step(w, false, false, true); break;
+    case 5u: fmag_fast_step(w, true, false, true); break;
+    case 6u: fmag_fast_step(w, false, true, true); break;
+    default: fmag_fast_step(w, true, true, true); break;
+    }
+}
+
+// Per-lane records (fmag_gpu_predecode_lane with row = FMAG_K * FMAG_FAST_WG: no-ops kept, a
+// literal guard keeps its bits): the kinds differ between invocations, so every operand is a
+// select over a predicated load; the FMAG_K elements of the invocation share the program.
+void fmag_fast_exec_lane(uvec4 w)
+{
+    uint t = gl_LocalInvocationID.x, kind = w.w & 7u;
+    uint ao = ((w.w >> 16) & FMAG_OFF_MASK) + t, bo = (w.x & FMAG_OFF_MASK) + t;
+    uint co = (w.y & FMAG_OFF_MASK) + t, go = (w.z & FMAG_OFF_MASK) + t;
+    uint d = (w.w & FMAG_OFF_MASK) + t;
+    bool br = (kind & 1u) != 0u, cr = (kind & 2u) != 0u, gr = (kind & 4u) != 0u;
+    float va[FMAG_K], vb[FMAG_K], vc[FMAG_K], vg[FMAG_K];
+    for (uint j = 0u; j < FMAG_K; ++j) {
+        va[j] = fmag_sm[ao + j * FMAG_FAST_WG];
+        vb[j] = br ? fmag_sm[bo + j * FMAG_FAST_WG] : uintBitsToFloat(w.x);
+        vc[j] = cr ? fmag_sm[co + j * FMAG_FAST_WG] : uintBitsToFloat(w.y);
+        vg[j] = gr ? fmag_sm[go + j * FMAG_FAST_WG] : uintBitsToFloat(w.z);
+    }
+    for (uint j = 0u; j < FMAG_K; ++j) {
+        float res = fmag_fma(va[j], vb[j], vc[j]);
+        if (vg[j] > 0.0)
+            fmag_sm[d + j * FMAG_FAST_WG] = res;
+    }
+}
+#endif // FMAG_FAST_WG
+
 #endif

@@ -16,10 +16,11 @@
 
 #define FMAG_CUDA_DEFINE_CONSTANT
 #include "../../gpu/fmag_cuda.cuh"
-#include "../../gpu/fmag_gpu_host.h"
+#include "../../lib/GPU/fmag_gpu_host.h"
 
 #ifdef FMAG_BENCH_VULKAN
 #include "fmag/GPU.h"
+#include "../../lib/GPU/GPUBench.h"
 #endif
 
 #define CK(x)                                                                                      \
@@ -1150,19 +1151,40 @@ void bench_runners(const Workload &w)
     static const struct {
         fmag_gpu_vk_design d;
         const char *name;
-        int only; // 1: per-lane workloads only (the same as the one before on uniform ones)
-    } designs[] = {{FMAG_GPU_VK_PRIVATE, "vk-private", 0},
-                   {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "vk-private-il", 1},
-                   {FMAG_GPU_VK_WORKGROUP, "vk-wg", 0},
-                   {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "vk-wg-il", 1},
-                   {FMAG_GPU_VK_PRIVATE_PREDECODED, "vk-private-pd", 0},
-                   {FMAG_GPU_VK_WORKGROUP_PREDECODED, "vk-wg-pd", 0}};
+        int only; // 1: per-lane workloads only, 2: uniform ones only
+        bool old; // fmag_run.comp's designs that lost in earlier runs: skipped by --quick
+        fmag_gpu_vk_fast_knobs knobs;
+    } designs[] = {{FMAG_GPU_VK_PRIVATE, "vk-private", 0, true, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "vk-private-il", 1, true, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_WORKGROUP, "vk-wg", 0, true, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "vk-wg-il", 1, true, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_PRIVATE_PREDECODED, "vk-private-pd", 2, false, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_WORKGROUP_PREDECODED, "vk-wg-pd", 0, false, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k1", 0, true, {1, 1, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k2", 0, false, {2, 1, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4", 0, false, {4, 1, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k8", 0, true, {8, 1, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k2-bcast", 2, false, {2, 1, 1, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4-bcast", 2, false, {4, 1, 1, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k2-ssbo-bcast", 2, false, {2, 0, 1, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4-ssbo", 2, true, {4, 0, 1, 0}},
+                   // uniform: no select fusion; per lane: no branch on agreeing kinds
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4-nofuse", 0, true, {4, 1, 0, 0}},
+                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k1", 0, true, {1, 1, 1, 0}},
+                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k2", 0, true, {2, 1, 1, 0}},
+                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k4", 0, true, {4, 1, 1, 0}},
+                   {FMAG_GPU_VK_HLSL, "vk-hlsl-k1", 0, true, {1, 1, 1, 0}},
+                   {FMAG_GPU_VK_HLSL, "vk-hlsl", 0, false, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_HLSL, "vk-hlsl-k4", 0, true, {4, 1, 1, 0}}};
     for (auto &d : designs) {
-        if (QUICK || (d.only == 1 && !w.perlane)) continue;
+        if ((QUICK && d.old) || (d.only == 1 && !w.perlane) || (d.only == 2 && w.perlane))
+            continue;
         fmag_gpu_runner_set_vk_design(vk, d.d);
+        fmag_gpu_runner_set_vk_fast(vk, d.knobs);
         bench_runner(w, vk, d.name);
     }
     fmag_gpu_runner_set_vk_design(vk, FMAG_GPU_VK_AUTO);
+    fmag_gpu_runner_set_vk_fast(vk, fmag_gpu_vk_fast_knobs{0, -1, -1, -1});
     bench_runner(w, vk, "runner-vulkan");
 }
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label)
@@ -1184,6 +1206,8 @@ static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *labe
     }
     CK(cudaMemcpy(d_out, out.data(), out.size() * 4, cudaMemcpyHostToDevice));
     record(w, label, ms, check(w, EVALS, label, r == vk && vk_flushes));
+    // what ran, with the driver's statistics of the Vulkan pipeline (registers, shared memory)
+    printf("  launch %s %s: %s\n", w.name.c_str(), label, fmag_gpu_runner_last_launch(r));
 }
 
 // An SL example compiled by slc: the first program of the .fmag image.

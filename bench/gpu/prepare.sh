@@ -13,6 +13,9 @@ glslc $V -o .spv/fmag_run.spv
 glslc $V -DFMAG_WORKGROUP_RF -o .spv/fmag_run_wg.spv
 glslc $V -DFMAG_PREDECODED -o .spv/fmag_run_pd.spv
 glslc $V -DFMAG_WORKGROUP_RF -DFMAG_PREDECODED -o .spv/fmag_run_wg_pd.spv
+glslc -O --target-env=vulkan1.1 -I gpu gpu/fmag_fast.comp -o .spv/fmag_fast.spv
+glslc -O0 --target-env=vulkan1.1 -I gpu gpu/fmag_fast.comp -o .spv/fmag_fast_o0.spv
+glslangValidator -D -V -S comp -e main -DFMAG_HLSL_SPEC -Igpu gpu/fmag_run.hlsl -o .spv/fmag_hlsl.spv
 mkdir -p .spv/include/vulkan && cp /usr/include/vulkan/*.h .spv/include/vulkan/
 [ -d /usr/include/vk_video ] && cp -r /usr/include/vk_video .spv/include/
 for x in $(cat bench/gpu/sl-suite.txt); do

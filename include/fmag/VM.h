@@ -143,6 +143,17 @@ bool fmag_vm_run_ref_per_lane(const fmag_vm_program *const *progs, size_t nprogs
                               const uint32_t *prog_index, const float *in, size_t in_stride,
                               float *out, size_t out_stride, size_t n, char *err, size_t errlen);
 
+/* The argument checks of every per-lane engine (lib/VM/LaneArgs.c; the CPU engines and the
+ * GPU runners): 1 to 2^32-1 programs; every element's program index (prog_index NULL: 0) in
+ * range; each program present, validated (when validate) and with nin / nout within the
+ * strides. With used (nprogs bytes, zeroed by the caller) only the programs some element
+ * uses are checked and used[i] is set for them; without it every program is. False with a
+ * one-line reason in err. */
+bool fmag_vm_check_lane_args(const fmag_vm_program *const *progs, size_t nprogs,
+                             const uint32_t *prog_index, size_t in_stride, size_t out_stride,
+                             size_t n, bool validate, unsigned char *used, char *err,
+                             size_t errlen);
+
 /* Lanes per block in the batch engine: one decoded instruction runs over this many
  * elements before the next instruction is decoded. */
 #define FMAG_VM_LANES 64

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "GPUInternal.h"
-#include "../../gpu/fmag_gpu_host.h"
+#include "fmag_gpu_host.h"
 
 #ifdef FMAG_GPU_HAVE_CUDA
 extern const unsigned char fmag_cuda_fatbin[];
@@ -59,9 +59,103 @@ typedef struct fmag_cuda_args_c {
 /* Uniform kernels for 32 < rf <= 256: one pre-decoded instruction per dispatch (4 < rf <= 32
  * runs fmag_selb / fmag_specb, below). Two per dispatch (fmag_k_pair) and frequency-ordered
  * dispatch measured slower; see docs/PERFORMANCE.md. */
-#define FMAG_CUDA_UNIFORM_NAME "fmag_spec_r%u_k%u"
 #define CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
 #define FMAG_CUDA_MAX_UNIFORM_C 4096u
+
+/* The kernels of gpu/fmag_cuda.cu (one row per instance there), looked up by family, register
+ * file and elements per thread. */
+typedef enum fmag_cu_family {
+    FMAG_CU_FWD,        /* uniform, forwarding pre-decode */
+    FMAG_CU_SELB,       /* uniform, byte-offset records, selects fused */
+    FMAG_CU_SPECB,      /* uniform, byte-offset records */
+    FMAG_CU_SPEC,       /* uniform, index records (rf 64-256) */
+    FMAG_CU_SHARED,     /* uniform, the raw stream */
+    FMAG_CU_LANE,       /* per lane, the raw streams interleaved */
+    FMAG_CU_LANEB,      /* per lane, byte-offset streams */
+    FMAG_CU_LANEBU,     /* per lane, byte-offset streams whose kinds agree */
+    FMAG_CU_LOCAL,      /* uniform, local-memory register file */
+    FMAG_CU_LOCAL_LANE, /* per lane, local-memory register file */
+} fmag_cu_family;
+
+static const struct {
+    fmag_cu_family family;
+    uint32_t rf, k;
+    const char *name;
+} fmag_cu_kernels[] = {
+    {FMAG_CU_FWD, 2, 8, "fmag_fwd_r2_k8"},
+    {FMAG_CU_FWD, 4, 8, "fmag_fwd_r4_k8"},
+    {FMAG_CU_SELB, 8, 4, "fmag_selb_r8_k4"},
+    {FMAG_CU_SELB, 16, 4, "fmag_selb_r16_k4"},
+    {FMAG_CU_SELB, 32, 4, "fmag_selb_r32_k4"},
+    {FMAG_CU_SPECB, 8, 4, "fmag_specb_r8_k4"},
+    {FMAG_CU_SPECB, 16, 4, "fmag_specb_r16_k4"},
+    {FMAG_CU_SPECB, 32, 4, "fmag_specb_r32_k4"},
+    {FMAG_CU_SPEC, 64, 2, "fmag_spec_r64_k2"},
+    {FMAG_CU_SPEC, 128, 1, "fmag_spec_r128_k1"},
+    {FMAG_CU_SPEC, 256, 1, "fmag_spec_r256_k1"},
+    {FMAG_CU_SHARED, 2, 8, "fmag_shared_r2_k8"},
+    {FMAG_CU_SHARED, 4, 1, "fmag_shared_r4_k1"},
+    {FMAG_CU_SHARED, 4, 4, "fmag_shared_r4_k4"},
+    {FMAG_CU_SHARED, 4, 8, "fmag_shared_r4_k8"},
+    {FMAG_CU_SHARED, 8, 1, "fmag_shared_r8_k1"},
+    {FMAG_CU_SHARED, 8, 4, "fmag_shared_r8_k4"},
+    {FMAG_CU_SHARED, 16, 1, "fmag_shared_r16_k1"},
+    {FMAG_CU_SHARED, 16, 4, "fmag_shared_r16_k4"},
+    {FMAG_CU_SHARED, 32, 1, "fmag_shared_r32_k1"},
+    {FMAG_CU_SHARED, 32, 4, "fmag_shared_r32_k4"},
+    {FMAG_CU_SHARED, 64, 1, "fmag_shared_r64_k1"},
+    {FMAG_CU_SHARED, 64, 2, "fmag_shared_r64_k2"},
+    {FMAG_CU_SHARED, 128, 1, "fmag_shared_r128_k1"},
+    {FMAG_CU_SHARED, 256, 1, "fmag_shared_r256_k1"},
+    {FMAG_CU_LANE, 2, 8, "fmag_lane_r2_k8"},
+    {FMAG_CU_LANE, 4, 1, "fmag_lane_r4_k1"},
+    {FMAG_CU_LANE, 4, 4, "fmag_lane_r4_k4"},
+    {FMAG_CU_LANE, 4, 8, "fmag_lane_r4_k8"},
+    {FMAG_CU_LANE, 8, 1, "fmag_lane_r8_k1"},
+    {FMAG_CU_LANE, 8, 4, "fmag_lane_r8_k4"},
+    {FMAG_CU_LANE, 16, 1, "fmag_lane_r16_k1"},
+    {FMAG_CU_LANE, 16, 4, "fmag_lane_r16_k4"},
+    {FMAG_CU_LANE, 32, 1, "fmag_lane_r32_k1"},
+    {FMAG_CU_LANE, 32, 4, "fmag_lane_r32_k4"},
+    {FMAG_CU_LANE, 64, 1, "fmag_lane_r64_k1"},
+    {FMAG_CU_LANE, 64, 2, "fmag_lane_r64_k2"},
+    {FMAG_CU_LANE, 128, 1, "fmag_lane_r128_k1"},
+    {FMAG_CU_LANE, 256, 1, "fmag_lane_r256_k1"},
+    {FMAG_CU_LANEB, 2, 8, "fmag_laneb_r2_k8"},
+    {FMAG_CU_LANEB, 4, 1, "fmag_laneb_r4_k1"},
+    {FMAG_CU_LANEB, 4, 4, "fmag_laneb_r4_k4"},
+    {FMAG_CU_LANEB, 4, 8, "fmag_laneb_r4_k8"},
+    {FMAG_CU_LANEB, 8, 1, "fmag_laneb_r8_k1"},
+    {FMAG_CU_LANEB, 8, 4, "fmag_laneb_r8_k4"},
+    {FMAG_CU_LANEB, 16, 1, "fmag_laneb_r16_k1"},
+    {FMAG_CU_LANEB, 16, 4, "fmag_laneb_r16_k4"},
+    {FMAG_CU_LANEB, 32, 1, "fmag_laneb_r32_k1"},
+    {FMAG_CU_LANEB, 32, 4, "fmag_laneb_r32_k4"},
+    {FMAG_CU_LANEBU, 2, 8, "fmag_lanebu_r2_k8"},
+    {FMAG_CU_LANEBU, 4, 1, "fmag_lanebu_r4_k1"},
+    {FMAG_CU_LANEBU, 4, 4, "fmag_lanebu_r4_k4"},
+    {FMAG_CU_LANEBU, 4, 8, "fmag_lanebu_r4_k8"},
+    {FMAG_CU_LANEBU, 8, 1, "fmag_lanebu_r8_k1"},
+    {FMAG_CU_LANEBU, 8, 4, "fmag_lanebu_r8_k4"},
+    {FMAG_CU_LANEBU, 16, 1, "fmag_lanebu_r16_k1"},
+    {FMAG_CU_LANEBU, 16, 4, "fmag_lanebu_r16_k4"},
+    {FMAG_CU_LANEBU, 32, 1, "fmag_lanebu_r32_k1"},
+    {FMAG_CU_LANEBU, 32, 4, "fmag_lanebu_r32_k4"},
+    {FMAG_CU_LOCAL, 1024, 1, "fmag_local_r1024"},
+    {FMAG_CU_LOCAL_LANE, 1024, 1, "fmag_local_lane_r1024"},
+    {FMAG_CU_LOCAL, 4096, 1, "fmag_local_r4096"},
+    {FMAG_CU_LOCAL_LANE, 4096, 1, "fmag_local_lane_r4096"},
+};
+
+/* The kernel of a family for rf and k; NULL when gpu/fmag_cuda.cu has no such instance. */
+static const char *cu_kernel(fmag_cu_family f, uint32_t rf, uint32_t k)
+{
+    for (size_t i = 0; i < sizeof fmag_cu_kernels / sizeof fmag_cu_kernels[0]; ++i)
+        if (fmag_cu_kernels[i].family == f && fmag_cu_kernels[i].rf == rf &&
+            fmag_cu_kernels[i].k == k)
+            return fmag_cu_kernels[i].name;
+    return NULL;
+}
 
 struct fmag_gpu_cuda {
     void *lib;
@@ -71,7 +165,13 @@ struct fmag_gpu_cuda {
     CUdevice dev;
     CUcontext ctx;
     CUmodule mod;
+    char last[64]; /* the last launch's kernel */
 };
+
+const char *fmag_gpu_cuda_last_kernel(const fmag_gpu_cuda *c)
+{
+    return c ? c->last : "";
+}
 
 static bool cu_ok(fmag_gpu_cuda *c, CUresult r, const char *what, char *err, size_t errlen)
 {
@@ -304,7 +404,7 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         fmag_gpu_err(err, errlen, "out of memory");
         return false;
     }
-    char kname[64];
+    const char *kname = NULL;
     bool spec = false, shared = true;
     uint32_t k = 1;
     /* Kernel choice, from the H200 measurements in docs/PERFORMANCE.md:
@@ -322,41 +422,34 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         k = 8;
         npd = fmag_gpu_predecode_fwd((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf,
                                      k * FMAG_CUDA_T * 4u, uni->nout, code, needed);
-        snprintf(kname, sizeof kname, "fmag_fwd_r%u_k8", (unsigned)rf);
+        kname = cu_kernel(FMAG_CU_FWD, rf, k);
     } else if (uni && rf <= 32) {
         k = 4;
         npd = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
         uint32_t fused = 0;
         for (uint32_t i = 0; i < npd; ++i)
             fused += code[i].da >> 16 >= 8u;
-        /* Measured on the H200 (docs/PERFORMANCE.md): the fused kernel gains 3-10% when a
-         * quarter of the records are selects (P2, P2live); with under 10% fused it lost
-         * 10% on the compiled node graph (P2c, 7% fused), 8% on random streams (P3) and
-         * 2-25% on five of the seven SL examples, won 6% on value_noise (6.5% fused). */
+        /* the fused kernel only where at least 10% of the records are fused selects: below
+         * that it lost on most programs (docs/PERFORMANCE.md) */
         if (npd > 0 && fused * 10 >= npd) {
-            /* byte offsets: one mask per operand instead of a mask and a scale, 3-5% faster
-             * than index records on every program measured */
+            /* byte offsets: one mask per operand instead of a mask and a scale */
             fmag_gpu_predecode_bytes(code, npd, k * FMAG_CUDA_T * 4u);
-            snprintf(kname, sizeof kname, "fmag_selb_r%u_k4", (unsigned)rf);
+            kname = cu_kernel(FMAG_CU_SELB, rf, k);
         } else {
-            /* the unfused records, byte offsets too: 3-4% faster than fmag_spec (run of
-             * 17:00) */
+            /* the unfused records, byte offsets too */
             npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
             fmag_gpu_predecode_bytes(code, npd, k * FMAG_CUDA_T * 4u);
-            snprintf(kname, sizeof kname, "fmag_specb_r%u_k4", (unsigned)rf);
+            kname = cu_kernel(FMAG_CU_SPECB, rf, k);
         }
-        /* at rf 32, shared memory for the program's own registers only, not the power of
-         * two: more blocks fit on a multiprocessor (18 registers: 6 blocks where 32 rows fit
-         * 3), 18% faster on the three SL examples with 18-28 registers (run 9). At rf 8-16
-         * the same trimming was up to 3.4x slower (tonemap_aces, value_noise: the driver's
-         * shared/L1 split, not investigated), so those keep the full file. The records are
-         * clamped to the rows, so even an unvalidated stream stays inside. */
+        /* at rf 32, shared memory for the program's own registers only (more blocks per
+         * multiprocessor; at rf 8-16 it lost, docs/PERFORMANCE.md). The records are clamped
+         * to the rows, so even an unvalidated stream stays inside. */
         if (rf == 32) rows = uni->regs;
         if (rows) fmag_gpu_clamp_rows(code, npd, k * FMAG_CUDA_T * 4u, rows);
     } else if (uni && rf <= 256) {
         k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;
         npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
-        snprintf(kname, sizeof kname, FMAG_CUDA_UNIFORM_NAME, (unsigned)rf, (unsigned)k);
+        kname = cu_kernel(FMAG_CU_SPEC, rf, k);
     }
     if (npd <= FMAG_CUDA_MAX_UNIFORM_C) {
         spec = true;
@@ -368,11 +461,11 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         if (rf < 4) rf = 4;
         if (rf <= 256) {
             k = rf <= 32 ? 4 : 1;
-            snprintf(kname, sizeof kname, "fmag_shared_r%u_k%u", (unsigned)rf, (unsigned)k);
+            kname = cu_kernel(FMAG_CU_SHARED, rf, k);
         } else {
             shared = false;
             rf = rf <= 1024 ? 1024 : 4096;
-            snprintf(kname, sizeof kname, "fmag_local_r%u", (unsigned)rf);
+            kname = cu_kernel(FMAG_CU_LOCAL, rf, 1);
         }
     } else {
         lane = true;
@@ -387,25 +480,23 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         a.ninstr = (uint32_t)maxlen;
         if (rf <= 4 && k_share(job->prog_index, job->n, 8)) {
             k = 8;
-            snprintf(kname, sizeof kname, "fmag_lane_r%u_k8", (unsigned)rf);
+            kname = cu_kernel(FMAG_CU_LANE, rf, k);
         } else if (rf <= 256) {
             if (rf < 4) rf = 4;
             k = rf <= 32 && k_share(job->prog_index, job->n, 4) ? 4 : 1;
-            snprintf(kname, sizeof kname, "fmag_lane_r%u_k%u", (unsigned)rf, (unsigned)k);
+            kname = cu_kernel(FMAG_CU_LANE, rf, k);
         } else {
             shared = false;
             rf = rf <= 1024 ? 1024 : 4096;
-            snprintf(kname, sizeof kname, "fmag_local_lane_r%u", (unsigned)rf);
+            kname = cu_kernel(FMAG_CU_LOCAL_LANE, rf, 1);
         }
         if (shared && rf <= 32) {
-            /* operands as byte offsets, kinds as bits (docs/PERFORMANCE.md); programs that
-             * agree on every instruction's operand kinds (32 Horner polynomials, say) branch
-             * on a kind for the whole warp and skip literal operands' loads: P1-L 2.43 -> 1.68 ms
-             */
+            /* operands as byte offsets, kinds as bits; programs that agree on every
+             * instruction's operand kinds (32 Horner polynomials, say) branch on a kind for
+             * the whole warp and skip literal operands' loads (docs/PERFORMANCE.md) */
             bool agree = fmag_gpu_lane_kinds_agree(code, maxlen, job->nprogs);
             fmag_gpu_predecode_lane(code, (uint32_t)ncode, rf, k * FMAG_CUDA_T * 4u, code);
-            snprintf(kname, sizeof kname, agree ? "fmag_lanebu_r%u_k%u" : "fmag_laneb_r%u_k%u",
-                     (unsigned)rf, (unsigned)k);
+            kname = cu_kernel(agree ? FMAG_CU_LANEBU : FMAG_CU_LANEB, rf, k);
         }
     }
 
@@ -432,7 +523,13 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     uint32_t subst = 0;
     if (ok && sz[3]) ok = upload_inputs(c, d[3], job->in, sz[3], &subst, err, errlen);
     a.code = d[0], a.progs = d[1], a.prog_index = d[2], a.in = d[3], a.out = d[4];
+    if (ok && !kname) {
+        fmag_gpu_err(err, errlen, "CUDA: no kernel for this launch (rf %u, %u elements a thread)",
+                     (unsigned)rf, (unsigned)k);
+        ok = false;
+    }
     if (ok) ok = launch(c, kname, rows ? rows : rf, k, &a, shared, lane, job, err, errlen);
+    if (ok) snprintf(c->last, sizeof c->last, "%s", kname);
     if (ok && sz[4]) {
         uint32_t *res = malloc(sz[4]);
         if (!res) {

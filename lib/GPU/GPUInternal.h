@@ -4,7 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include "fmag/GPU.h"
+#include "GPUBench.h"
 
 typedef struct fmag_gpu_vk fmag_gpu_vk;
 typedef struct fmag_gpu_cuda fmag_gpu_cuda;
@@ -12,6 +12,7 @@ typedef struct fmag_gpu_cuda fmag_gpu_cuda;
 struct fmag_gpu_runner {
     fmag_gpu_api api;
     char desc[512];
+    char last[2048]; /* fmag_gpu_runner_last_launch */
     fmag_gpu_vk *vk;
     fmag_gpu_cuda *cuda;
 };
@@ -44,10 +45,14 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
 void fmag_gpu_vk_destroy(fmag_gpu_vk *vk);
 bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t errlen);
 void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d);
+void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k);
+void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len);
 
 fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_t errlen);
 void fmag_gpu_cuda_destroy(fmag_gpu_cuda *c);
 bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen);
+/* The name of the kernel of the last launch ("" before one). */
+const char *fmag_gpu_cuda_last_kernel(const fmag_gpu_cuda *c);
 
 /* Copies each element's outputs (its program's nout columns) from src, laid out like job->out,
  * into job->out: columns past a program's outputs keep what the caller had there, as with the

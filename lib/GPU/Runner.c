@@ -39,9 +39,29 @@ const char *fmag_gpu_runner_describe(const fmag_gpu_runner *r)
 
 bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d)
 {
-    if (!r || !r->vk || (unsigned)d > (unsigned)FMAG_GPU_VK_WORKGROUP_PREDECODED) return false;
+    if (!r || !r->vk || (unsigned)d > (unsigned)FMAG_GPU_VK_FAST_O0) return false;
     fmag_gpu_vk_set_design(r->vk, d);
     return true;
+}
+
+bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs k)
+{
+    if (!r || !r->vk || (k.k != 0 && k.k != 1 && k.k != 2 && k.k != 4 && k.k != 8) || k.ubo < -1 ||
+        k.ubo > 1 || k.fuse < -1 || k.fuse > 1 || k.bcast < -1 || k.bcast > 1)
+        return false;
+    fmag_gpu_vk_set_fast(r->vk, k);
+    return true;
+}
+
+const char *fmag_gpu_runner_last_launch(const fmag_gpu_runner *r)
+{
+    if (!r) return "";
+    fmag_gpu_runner *m = (fmag_gpu_runner *)r; /* the text is a cache filled on demand */
+    if (r->vk)
+        fmag_gpu_vk_last_launch(r->vk, m->last, sizeof m->last);
+    else
+        snprintf(m->last, sizeof m->last, "%s", fmag_gpu_cuda_last_kernel(r->cuda));
+    return r->last;
 }
 
 void fmag_gpu_copy_outputs(const fmag_gpu_job *job, const float *src)
@@ -68,10 +88,15 @@ static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, siz
                     size_t out_stride, size_t n, unsigned evals, unsigned reps, double *median_ms,
                     char *err, size_t errlen)
 {
-    if (!r || !progs || nprogs == 0) {
-        fmag_gpu_err(err, errlen, "no program to run");
+    if (!r) {
+        fmag_gpu_err(err, errlen, "no GPU runner");
         return false;
     }
+    /* the checks every per-lane engine makes (lib/VM/LaneArgs.c); programs are not
+     * validated here (the API's contract: the runners mask every index instead) */
+    if (!fmag_vm_check_lane_args(progs, nprogs, prog_index, in_stride, out_stride, n, false, NULL,
+                                 err, errlen))
+        return false;
     /* 2^31 elements at most: the kernels' 32-bit element and dispatch arithmetic then has
      * room for a last partial group */
     if (nprogs > UINT32_MAX || n > (size_t)INT32_MAX || in_stride > UINT32_MAX ||
@@ -84,33 +109,16 @@ static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, siz
     uint32_t maxregs = r->api == FMAG_GPU_VULKAN ? FMAG_GPU_VK_MAX_REGS : FMAG_GPU_CUDA_MAX_REGS;
     for (size_t k = 0; k < nprogs; ++k) {
         const fmag_vm_program *p = progs[k];
-        if (!p || (p->ninstr && !p->code)) {
-            fmag_gpu_err(err, errlen, "program %zu is missing", k);
-            return false;
-        }
         if (p->regs > maxregs) {
             fmag_gpu_err(err, errlen,
                          "program '%s' needs %u registers; the GPU runner supports at most %u",
                          p->name ? p->name : "", (unsigned)p->regs, (unsigned)maxregs);
             return false;
         }
-        if (p->nin > in_stride || p->nout > out_stride) {
-            fmag_gpu_err(err, errlen, "program '%s': %u inputs / %u outputs exceed the strides",
-                         p->name ? p->name : "", (unsigned)p->nin, (unsigned)p->nout);
-            return false;
-        }
         if (p->regs > job.max_regs) job.max_regs = p->regs;
         if (p->nin > job.max_nin) job.max_nin = p->nin;
         if (p->nout > job.max_nout) job.max_nout = p->nout;
     }
-    if (prog_index)
-        for (size_t e = 0; e < n; ++e)
-            if (prog_index[e] >= nprogs) {
-                fmag_gpu_err(err, errlen,
-                             "element %zu: program index %u out of range (%zu programs)", e,
-                             (unsigned)prog_index[e], nprogs);
-                return false;
-            }
     if (n == 0) return true;
     if (!in && job.max_nin) {
         fmag_gpu_err(err, errlen, "no input buffer");
@@ -121,6 +129,13 @@ static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, siz
     job.evals = evals, job.reps = reps, job.median_ms = median_ms;
     if (r->vk) return fmag_gpu_vk_run(r->vk, &job, err, errlen);
     return fmag_gpu_cuda_run(r->cuda, &job, err, errlen);
+}
+
+bool fmag_gpu_run(fmag_gpu_runner *r, const fmag_vm_program *prog, const float *in,
+                  size_t in_stride, float *out, size_t out_stride, size_t n, char *err,
+                  size_t errlen)
+{
+    return run_job(r, &prog, 1, NULL, in, in_stride, out, out_stride, n, 1, 0, NULL, err, errlen);
 }
 
 bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size_t nprogs,

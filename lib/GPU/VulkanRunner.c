@@ -7,7 +7,7 @@
 #include <math.h>
 #include <time.h>
 #include "GPUInternal.h"
-#include "../../gpu/fmag_gpu_host.h"
+#include "fmag_gpu_host.h"
 
 #ifndef FMAG_GPU_HAVE_VULKAN
 
@@ -36,6 +36,15 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
 {
     (void)vk, (void)d;
 }
+void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
+{
+    (void)vk, (void)k;
+}
+void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
+{
+    (void)vk;
+    if (len) buf[0] = 0;
+}
 
 #else
 
@@ -48,15 +57,33 @@ extern const unsigned char fmag_spirv_fmag_run[], fmag_spirv_fmag_run_wg[],
     fmag_spirv_fmag_run_pd[], fmag_spirv_fmag_run_wg_pd[];
 extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
     fmag_spirv_fmag_run_pd_size, fmag_spirv_fmag_run_wg_pd_size;
+/* gpu/fmag_fast.comp: K elements per invocation, records from a uniform buffer */
+extern const unsigned char fmag_spirv_fmag_fast[];
+extern const size_t fmag_spirv_fmag_fast_size;
+extern const unsigned char fmag_spirv_fmag_fast_o0[];
+extern const size_t fmag_spirv_fmag_fast_o0_size;
+/* gpu/fmag_run.hlsl through glslang's HLSL front end (size 0 when not built) */
+extern const unsigned char fmag_spirv_fmag_hlsl[];
+extern const size_t fmag_spirv_fmag_hlsl_size;
 #define FMAG_VK_VARIANT_WG 1u       /* workgroup register file */
 #define FMAG_VK_VARIANT_PD 2u       /* pre-decoded records */
 #define FMAG_VK_VARIANT_LITGUARD 4u /* pre-decoded code may hold literal guards <= 0 */
+#define FMAG_VK_VARIANT_FAST 8u     /* gpu/fmag_fast.comp */
+#define FMAG_VK_VARIANT_UBO 16u     /* fast, uniform: records from the uniform buffer */
+#define FMAG_VK_VARIANT_HLSL 32u    /* fast, from gpu/fmag_run.hlsl */
+#define FMAG_VK_VARIANT_O0 64u      /* fast, glslc -O0 */
+#define FMAG_VK_VARIANT_BCAST 128u  /* fast, uniform: records through subgroupBroadcastFirst */
+/* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl, fmag_fast -O0 */
+#define FMAG_VK_NSHADERS 7
+#define FMAG_VK_UBO_BYTES 65536u /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
     X(vkDestroyInstance)                                                                           \
     X(vkEnumeratePhysicalDevices)                                                                  \
     X(vkGetPhysicalDeviceProperties)                                                               \
     X(vkGetPhysicalDeviceFeatures)                                                                 \
+    X(vkGetPhysicalDeviceFeatures2)                                                                \
+    X(vkEnumerateDeviceExtensionProperties)                                                        \
     X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
     X(vkGetPhysicalDeviceMemoryProperties)                                                         \
     X(vkCreateDevice)                                                                              \
@@ -105,7 +132,7 @@ extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
 #define FMAG_VK_MAX_GROUPS 65535u
 
 typedef struct fmag_vk_pipeline {
-    uint32_t rf, variant;
+    uint32_t rf, variant, k;
     bool soft;
     VkPipeline pipe;
 } fmag_vk_pipeline;
@@ -125,8 +152,14 @@ struct fmag_gpu_vk {
     uint32_t qfam;
     bool has_f64;
     bool soft_fma;
-    VkShaderModule shader[4]; /* by variant: FMAG_VK_VARIANT_* bits */
+    VkShaderModule shader[FMAG_VK_NSHADERS]; /* by FMAG_VK_VARIANT_* bits; [4]: fast */
     fmag_gpu_vk_design design;
+    fmag_gpu_vk_fast_knobs fast; /* forced knobs of the fast design (0 / -1: automatic) */
+    /* VK_KHR_pipeline_executable_properties: the driver's statistics of each pipeline */
+    bool has_stats;
+    PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
+    VkPipeline last_pipe; /* the pipeline of the last launch */
+    uint32_t last_k, last_variant;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
     VkDescriptorPool dpool;
@@ -147,7 +180,8 @@ typedef struct fmag_vk_buf {
 typedef struct fmag_vk_pc {
     uint32_t n, in_stride, out_stride, nprogs;
     uint32_t per_lane, evals, base, code_stride;
-    uint32_t zero_init, pad0, pad1, pad2;
+    uint32_t zero_init, ninstr, nin, nout; /* fmag_fast.comp reads the last three */
+    uint32_t lane_kinds, pad0, pad1, pad2; /* fmag_fast.comp, per lane: kinds agree */
 } fmag_vk_pc;
 
 static bool vk_ok(VkResult r, const char *what, char *err, size_t errlen)
@@ -168,7 +202,7 @@ void fmag_gpu_vk_destroy(fmag_gpu_vk *vk)
         if (vk->dpool) vk->vkDestroyDescriptorPool(vk->dev, vk->dpool, NULL);
         if (vk->layout) vk->vkDestroyPipelineLayout(vk->dev, vk->layout, NULL);
         if (vk->dsl) vk->vkDestroyDescriptorSetLayout(vk->dev, vk->dsl, NULL);
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < FMAG_VK_NSHADERS; ++i)
             if (vk->shader[i]) vk->vkDestroyShaderModule(vk->dev, vk->shader[i], NULL);
         vk->vkDestroyDevice(vk->dev, NULL);
     }
@@ -193,19 +227,40 @@ static int device_rank(VkPhysicalDeviceType t)
     }
 }
 
-static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t variant, char *err,
-                               size_t errlen)
+static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t variant,
+                               uint32_t k, char *err, size_t errlen)
 {
     for (unsigned i = 0; i < vk->npipes; ++i)
-        if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].variant == variant)
+        if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].variant == variant &&
+            vk->pipes[i].k == k)
             return vk->pipes[i].pipe;
-    VkSpecializationMapEntry ent[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-    uint32_t data[3] = {rf, soft ? 1u : 0u, (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u};
-    VkSpecializationInfo spec = {3, ent, sizeof data, data};
+    VkSpecializationMapEntry ent[6] = {{0, 0, 4},  {1, 4, 4},  {2, 8, 4},
+                                       {3, 12, 4}, {4, 16, 4}, {5, 20, 4}};
+    uint32_t data[6] = {rf,
+                        soft ? 1u : 0u,
+                        (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u,
+                        k,
+                        (variant & FMAG_VK_VARIANT_UBO) ? 1u : 0u,
+                        (variant & FMAG_VK_VARIANT_BCAST) ? 1u : 0u};
+    bool fast = (variant & FMAG_VK_VARIANT_FAST) != 0;
+    /* constant_id 2 exists only in fmag_run.comp, 3 and 4 only in fmag_fast.comp */
+    VkSpecializationMapEntry fent[5] = {ent[0], ent[1], ent[3], ent[4], ent[5]};
+    /* constant_id 5 exists only in fmag_fast.comp's GLSL builds */
+    uint32_t nfent = variant & FMAG_VK_VARIANT_HLSL ? 4 : 5;
+    VkSpecializationInfo spec = fast ? (VkSpecializationInfo){nfent, fent, sizeof data, data}
+                                     : (VkSpecializationInfo){3, ent, sizeof data, data};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = vk->shader[variant & 3u];
+    ci.stage.module = vk->shader[variant & FMAG_VK_VARIANT_HLSL ? 5
+                                 : variant & FMAG_VK_VARIANT_O0 ? 6
+                                 : fast                         ? 4
+                                                                : variant & 3u];
+    if (!ci.stage.module) {
+        fmag_gpu_err(err, errlen, "Vulkan: the HLSL shader was not built (glslangValidator)");
+        return VK_NULL_HANDLE;
+    }
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = &spec;
     ci.layout = vk->layout;
@@ -218,7 +273,7 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t
         memmove(&vk->pipes[0], &vk->pipes[1], (FMAG_VK_MAX_PIPELINES - 1) * sizeof vk->pipes[0]);
         --vk->npipes;
     }
-    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, variant, soft, pipe};
+    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, variant, k, soft, pipe};
     return pipe;
 }
 
@@ -244,8 +299,8 @@ static bool buf_alloc(fmag_gpu_vk *vk, fmag_vk_buf *b, VkDeviceSize size, bool h
     b->size = size < 16 ? 16 : size;
     VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bi.size = b->size;
-    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     if (!vk_ok(vk->vkCreateBuffer(vk->dev, &bi, NULL, &b->buf), "vkCreateBuffer", err, errlen))
         return false;
@@ -304,18 +359,20 @@ static bool begin(fmag_gpu_vk *vk, char *err, size_t errlen)
            vk_ok(vk->vkBeginCommandBuffer(vk->cmd, &bi), "vkBeginCommandBuffer", err, errlen);
 }
 
-static void record_dispatch(fmag_gpu_vk *vk, VkPipeline pipe, fmag_vk_pc pc)
+/* k: elements per invocation (the fast design; 1 otherwise) */
+static void record_dispatch(fmag_gpu_vk *vk, VkPipeline pipe, fmag_vk_pc pc, uint32_t k)
 {
     vk->vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     vk->vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1,
                                 &vk->dset, 0, NULL);
-    uint32_t per = FMAG_VK_LOCAL_SIZE * FMAG_VK_MAX_GROUPS;
-    for (uint32_t base = 0; base < pc.n; base += per) {
-        pc.base = base;
-        uint32_t left = pc.n - base, groups = (left + FMAG_VK_LOCAL_SIZE - 1) / FMAG_VK_LOCAL_SIZE;
+    uint32_t group = FMAG_VK_LOCAL_SIZE * k;
+    uint64_t per = (uint64_t)group * FMAG_VK_MAX_GROUPS;
+    for (uint64_t base = 0; base < pc.n; base += per) {
+        pc.base = (uint32_t)base;
+        uint64_t left = pc.n - base, groups = (left + group - 1) / group;
         if (groups > FMAG_VK_MAX_GROUPS) groups = FMAG_VK_MAX_GROUPS;
         vk->vkCmdPushConstants(vk->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-        vk->vkCmdDispatch(vk->cmd, groups, 1, 1);
+        vk->vkCmdDispatch(vk->cmd, (uint32_t)groups, 1, 1);
     }
 }
 
@@ -331,65 +388,196 @@ void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
     vk->design = d;
 }
 
-/* Largest register files the workgroup design is used for by default (FMAG_GPU_VK_AUTO),
- * uniform and per lane: on the H200 it was faster than the private array up to these sizes
- * (uniform 1.5-32%; per lane, with interleaved code, 2.3-5.2x) and 29-43% slower on uniform
- * programs at rf 32 (docs/PERFORMANCE.md). */
+void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
+{
+    vk->fast = k;
+}
+
+/* Largest register files the workgroup design of fmag_run.comp is used for by default (where
+ * the fast design does not apply): on the H200 it beat the private array up to these sizes
+ * (docs/PERFORMANCE.md). */
 #define FMAG_VK_WG_MAX_REGS_UNIFORM 16u
 #define FMAG_VK_WG_MAX_REGS_LANE 32u
-/* 1: uniform / per-lane launches run pre-decoded records by default. */
-#define FMAG_VK_AUTO_PREDECODE 1
-#define FMAG_VK_AUTO_PREDECODE_LANES 1
+
+/* The fast design's elements per invocation by register-file size, uniform and per lane
+ * (automatic choice, the winners of the H200 runs in docs/PERFORMANCE.md); 0: fmag_run.comp
+ * instead (uniform rf >= 32: the fast design was 20% slower than even the workgroup
+ * pre-decoded build there). A per-lane launch uses k only where the k elements of every
+ * invocation share a program, else the largest smaller k that does. */
+static const struct {
+    uint32_t max_rf, k_uniform, k_lane;
+} fmag_vk_fast_table[] = {{4, 4, 4}, {16, 2, 2}, {32, 0, 2}, {64, 0, 1}, {256, 0, 1}};
+
+/* True when the fast design's register file of rf rows and k elements per invocation fits
+ * the device's shared memory and the records' 16-bit offsets. */
+static bool fast_fits(const fmag_gpu_vk *vk, uint32_t rf, uint32_t k)
+{
+    uint64_t row = (uint64_t)k * FMAG_VK_LOCAL_SIZE;
+    return rf <= 256 && rf * row <= 65536 &&
+           rf * row * 4 <= vk->props.limits.maxComputeSharedMemorySize;
+}
+
+/* True when element e runs the same program as the first element of its invocation for k
+ * elements per invocation (element (g*k + j)*64 + t is slot j of invocation t of group g). */
+static bool lanes_share(const fmag_gpu_job *job, uint32_t k)
+{
+    uint64_t row = (uint64_t)k * FMAG_VK_LOCAL_SIZE;
+    for (size_t e = 0; e < job->n; ++e) {
+        size_t e0 = (size_t)(e / row * row + e % FMAG_VK_LOCAL_SIZE);
+        if (job->prog_index[e] != job->prog_index[e0]) return false;
+    }
+    return true;
+}
+
+/* One launch's plan: which shader build, register file, code layout. */
+typedef struct vk_plan {
+    uint32_t rf, variant, k;
+    bool lanes, pd, il, fast, ubo, fuse, kinds;
+} vk_plan;
+
+/* True when every program has, at each instruction index, the same operand kinds (register
+ * or literal for b, c, g) and no literal guard <= 0: per-lane records can then take the
+ * uniform path's branch per kind, a uniform branch, and skip literal operands' loads (32
+ * Horner polynomials, one node graph with per-lane constants). */
+static bool lane_kinds_agree(const fmag_gpu_job *job, size_t maxlen)
+{
+    for (size_t i = 0; i < maxlen; ++i) {
+        int kind = -1;
+        for (size_t k = 0; k < job->nprogs; ++k) {
+            const fmag_vm_program *p = job->progs[k];
+            if (i >= p->ninstr) continue;
+            fmag_vm_instr w = p->code[i];
+            bool gr = fmag_gpu_is_ref(w.g);
+            if (!gr && !(fmag_gpu_bits_float(w.g) > 0.0f)) return false;
+            int kk = (int)fmag_gpu_is_ref(w.b) | (int)fmag_gpu_is_ref(w.c) << 1 | (int)gr << 2;
+            if (kind >= 0 && kk != kind) return false;
+            kind = kk;
+        }
+    }
+    return true;
+}
+
+static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_t ncode,
+                           size_t maxlen)
+{
+    vk_plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.rf = fmag_gpu_pow2_regs(job->max_regs < 4 ? 4 : job->max_regs);
+    pl.k = 1;
+    fmag_gpu_vk_design d = vk->design;
+    pl.lanes = job->prog_index && job->nprogs > 1;
+    /* the fast design wherever it fits, unless another design is forced */
+    bool hlsl = d == FMAG_GPU_VK_HLSL, o0 = d == FMAG_GPU_VK_FAST_O0;
+    if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl || o0)) {
+        uint32_t k = vk->fast.k;
+        if (!k) {
+            size_t i = 0;
+            while (fmag_vk_fast_table[i].max_rf < pl.rf)
+                ++i;
+            k = pl.lanes ? fmag_vk_fast_table[i].k_lane : fmag_vk_fast_table[i].k_uniform;
+            /* 0: fmag_run.comp, unless a fast design is forced */
+            if (!k) k = d == FMAG_GPU_VK_AUTO ? 0 : 1;
+        }
+        while (k > 1 && (!fast_fits(vk, pl.rf, k) || (pl.lanes && !lanes_share(job, k))))
+            k /= 2;
+        if (k && fast_fits(vk, pl.rf, k)) {
+            pl.fast = true, pl.k = k;
+            pl.fuse = vk->fast.fuse != 0; /* fused unless forced off (PERFORMANCE.md) */
+            pl.ubo = !pl.lanes && vk->fast.ubo != 0 &&
+                     vk->props.limits.maxUniformBufferRange >= FMAG_VK_UBO_BYTES &&
+                     job->progs[0]->ninstr <= FMAG_VK_UBO_BYTES / 16;
+            pl.il = pl.lanes && maxlen * job->nprogs <= 4 * ncode;
+            pl.kinds = pl.lanes && vk->fast.fuse != 0 && lane_kinds_agree(job, maxlen);
+            pl.variant = FMAG_VK_VARIANT_FAST | (pl.ubo ? FMAG_VK_VARIANT_UBO : 0u) |
+                         (hlsl ? FMAG_VK_VARIANT_HLSL : 0u) | (o0 ? FMAG_VK_VARIANT_O0 : 0u) |
+                         (!pl.lanes && !hlsl && vk->fast.bcast == 1 ? FMAG_VK_VARIANT_BCAST : 0u);
+            return pl;
+        }
+    }
+    /* fmag_run.comp (docs/GPU.md, measured in docs/PERFORMANCE.md): the workgroup register
+     * file for the sizes where it measured faster; per-lane code interleaved [instr][program]
+     * unless padding every program to the longest would make the code over 4 times larger. */
+    bool forced_pd = d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED;
+    bool auto_wg = d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl || o0;
+    pl.pd = pl.rf <= 256 && (forced_pd || auto_wg);
+    bool wg_fits =
+        (uint64_t)pl.rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
+    bool wg =
+        wg_fits &&
+        (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
+         d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
+         (auto_wg && pl.rf <= (pl.lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
+    pl.il = pl.lanes &&
+            (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
+             forced_pd || (auto_wg && maxlen * job->nprogs <= 4 * ncode));
+    pl.variant = (wg ? FMAG_VK_VARIANT_WG : 0u) | (pl.pd ? FMAG_VK_VARIANT_PD : 0u) |
+                 (pl.pd && pl.lanes ? FMAG_VK_VARIANT_LITGUARD : 0u);
+    return pl;
+}
+
+/* The code buffer's records for plan pl: *nrec records in a new array (NULL on no memory). */
+static fmag_gpu_word4 *build_code(const fmag_gpu_job *job, const vk_plan *pl, size_t ncode,
+                                  size_t maxlen, uint32_t *nrec)
+{
+    size_t n = pl->il ? maxlen * job->nprogs : ncode;
+    /* padding: never executed; one row past the end, which fmag_fast.comp's fetch of the
+     * record after the last reads */
+    fmag_gpu_word4 *code = calloc(n + job->nprogs + 1, sizeof *code);
+    if (!code) return NULL;
+    uint32_t row = pl->k * FMAG_VK_LOCAL_SIZE;
+    if ((pl->pd || pl->fast) && !pl->lanes) {
+        /* uniform: only progs[0] runs; no-ops dropped */
+        const fmag_vm_program *p = job->progs[0];
+        const fmag_gpu_word4 *raw = (const fmag_gpu_word4 *)p->code;
+        if (pl->fast && pl->fuse)
+            *nrec = fmag_gpu_predecode_sel(raw, p->ninstr, pl->rf, code);
+        else
+            *nrec = fmag_gpu_predecode(raw, p->ninstr, pl->rf, code);
+        if (pl->fast) {
+            fmag_gpu_predecode_bytes(code, *nrec, row);
+            fmag_gpu_mark_fused(code, *nrec);
+        }
+        return code;
+    }
+    size_t first = 0;
+    for (size_t k = 0; k < job->nprogs; ++k) {
+        const fmag_vm_program *p = job->progs[k];
+        for (uint32_t i = 0; i < p->ninstr; ++i) {
+            fmag_gpu_word4 w;
+            memcpy(&w, &p->code[i], 16);
+            if (pl->fast)
+                fmag_gpu_predecode_lane(&w, 1, pl->rf, row, &w);
+            else if (pl->pd)
+                w = fmag_gpu_predecode_one(w, pl->rf); /* per lane: no-ops stay */
+            code[pl->il ? (size_t)i * job->nprogs + k : first + i] = w;
+        }
+        first += p->ninstr;
+    }
+    *nrec = (uint32_t)n;
+    return code;
+}
 
 /* Runs one job with the given fma mode. */
 static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, char *err,
                         size_t errlen)
 {
-    uint32_t rf = fmag_gpu_pow2_regs(job->max_regs < 4 ? 4 : job->max_regs);
     size_t ncode = 0, maxlen = 0;
     for (size_t k = 0; k < job->nprogs; ++k) {
         ncode += job->progs[k]->ninstr;
         if (job->progs[k]->ninstr > maxlen) maxlen = job->progs[k]->ninstr;
     }
-    /* Design (docs/GPU.md, measured in docs/PERFORMANCE.md): the workgroup register file
-     * for the sizes where it measured faster; per-lane code interleaved [instr][program]
-     * unless padding every program to the longest would make the code over 4 times larger. */
-    fmag_gpu_vk_design d = vk->design;
-    bool lanes = job->prog_index && job->nprogs > 1;
-    bool forced_pd = d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED;
-    bool pd = rf <= 256 &&
-              (forced_pd || (d == FMAG_GPU_VK_AUTO &&
-                             (lanes ? FMAG_VK_AUTO_PREDECODE_LANES : FMAG_VK_AUTO_PREDECODE)));
-    bool wg_fits =
-        (uint64_t)rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
-    bool wg = wg_fits && (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-                          d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
-                          (d == FMAG_GPU_VK_AUTO &&
-                           rf <= (lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
-    bool il =
-        lanes && (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-                  forced_pd || (d == FMAG_GPU_VK_AUTO && maxlen * job->nprogs <= 4 * ncode));
-    if (il) ncode = maxlen * job->nprogs;
-    uint32_t variant = (wg ? FMAG_VK_VARIANT_WG : 0u) | (pd ? FMAG_VK_VARIANT_PD : 0u) |
-                       (pd && lanes ? FMAG_VK_VARIANT_LITGUARD : 0u);
-    VkPipeline pipe = get_pipeline(vk, rf, soft, variant, err, errlen);
+    vk_plan pl = plan_launch(vk, job, ncode, maxlen);
+    uint32_t rf = pl.rf;
+    VkPipeline pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, err, errlen);
     if (!pipe) return false;
-    /* Pre-decoded uniform code: at most ninstr records (no-ops dropped). */
-    fmag_gpu_word4 *pdcode = NULL;
-    uint32_t npd = 0;
-    if (pd && !lanes) {
-        pdcode = malloc((job->progs[0]->ninstr ? job->progs[0]->ninstr : 1) * sizeof *pdcode);
-        if (!pdcode) {
-            fmag_gpu_err(err, errlen, "out of memory");
-            return false;
-        }
-        npd = fmag_gpu_predecode((const fmag_gpu_word4 *)job->progs[0]->code, job->progs[0]->ninstr,
-                                 rf, pdcode);
-        ncode = npd;
-    }
+    vk->last_pipe = pipe, vk->last_variant = pl.variant, vk->last_k = pl.k;
+    uint32_t nrec = 0;
+    fmag_gpu_word4 *code = build_code(job, &pl, ncode, maxlen, &nrec);
     /* Zero-initialisation only where a register may be read before it is written. */
     uint8_t *scratch = malloc(rf);
-    if (!scratch) {
+    if (!code || !scratch) {
+        free(code);
+        free(scratch);
         fmag_gpu_err(err, errlen, "out of memory");
         return false;
     }
@@ -400,47 +588,38 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
                                         rf, scratch);
     }
     free(scratch);
-    /* Code: programs one after another, or interleaved; table {first, ninstr, nin, nout}. */
-    size_t sz[5];
-    sz[0] = ncode * 16;
+    /* Buffers: code, table {first, ninstr, nin, nout}, index, in, out, uniform records. */
+    size_t sz[6];
+    sz[0] = ((size_t)nrec + job->nprogs + 1) * 16; /* with build_code's padding */
     sz[1] = job->nprogs * 16;
     sz[2] = job->prog_index ? job->n * 4 : 4;
     sz[3] = job->n * job->in_stride * 4;
     sz[4] = job->n * job->out_stride * 4;
-    size_t off[5], total = 0;
-    for (int i = 0; i < 5; ++i) {
+    sz[5] = FMAG_VK_UBO_BYTES;
+    size_t off[6], total = 0;
+    for (int i = 0; i < 6; ++i) {
         off[i] = total;
         total += (sz[i] + 255) & ~(size_t)255;
     }
-    fmag_vk_buf dbuf[5], stage;
+    fmag_vk_buf dbuf[6], stage;
     memset(dbuf, 0, sizeof dbuf);
     memset(&stage, 0, sizeof stage);
     bool ok = buf_alloc(vk, &stage, total, true, err, errlen);
-    for (int i = 0; ok && i < 5; ++i)
+    for (int i = 0; ok && i < 6; ++i)
         ok = buf_alloc(vk, &dbuf[i], sz[i], false, err, errlen);
     unsigned char *map = NULL;
     if (ok)
         ok = vk_ok(vk->vkMapMemory(vk->dev, stage.mem, 0, VK_WHOLE_SIZE, 0, (void **)&map),
                    "vkMapMemory", err, errlen);
     if (ok) {
+        memcpy(map + off[0], code, sz[0]);
+        memset(map + off[5], 0, sz[5]);
+        if (pl.ubo) memcpy(map + off[5], code, (size_t)nrec * 16);
         uint32_t first = 0;
-        if (il) memset(map + off[0], 0, sz[0]); /* padding: never executed */
         for (size_t k = 0; k < job->nprogs; ++k) {
             const fmag_vm_program *p = job->progs[k];
-            if (pd && !lanes) {
-                /* uniform: only progs[0] runs */
-                memcpy(map + off[0], pdcode, (size_t)npd * 16);
-                uint32_t h[4] = {0, npd, p->nin, p->nout};
-                memcpy(map + off[1], h, 16);
-                break;
-            }
-            for (uint32_t i = 0; i < p->ninstr; ++i) {
-                fmag_gpu_word4 w;
-                memcpy(&w, &p->code[i], 16);
-                if (pd) w = fmag_gpu_predecode_one(w, rf); /* per lane: no-ops stay */
-                memcpy(map + off[0] + (il ? (size_t)i * job->nprogs + k : first + i) * 16, &w, 16);
-            }
-            uint32_t h[4] = {il ? (uint32_t)k : first, p->ninstr, p->nin, p->nout};
+            uint32_t h[4] = {pl.il ? (uint32_t)k : first, p->ninstr, p->nin, p->nout};
+            if ((pl.pd || pl.fast) && !pl.lanes) h[0] = 0, h[1] = nrec;
             memcpy(map + off[1] + k * 16, h, 16);
             first += p->ninstr;
         }
@@ -449,40 +628,51 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         else
             memset(map + off[2], 0, 4);
         if (job->in) memcpy(map + off[3], job->in, sz[3]);
-        VkDescriptorBufferInfo bi[5];
-        VkWriteDescriptorSet wr[5];
-        for (int i = 0; i < 5; ++i) {
+        VkDescriptorBufferInfo bi[6];
+        VkWriteDescriptorSet wr[6];
+        for (int i = 0; i < 6; ++i) {
             bi[i] = (VkDescriptorBufferInfo){dbuf[i].buf, 0, VK_WHOLE_SIZE};
             wr[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
             wr[i].dstSet = vk->dset;
             wr[i].dstBinding = (uint32_t)i;
             wr[i].descriptorCount = 1;
-            wr[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            wr[i].descriptorType =
+                i == 5 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             wr[i].pBufferInfo = &bi[i];
         }
-        vk->vkUpdateDescriptorSets(vk->dev, 5, wr, 0, NULL);
+        uint32_t ubo_range = vk->props.limits.maxUniformBufferRange;
+        bi[5].range = ubo_range < FMAG_VK_UBO_BYTES ? ubo_range : FMAG_VK_UBO_BYTES;
+        vk->vkUpdateDescriptorSets(vk->dev, 6, wr, 0, NULL);
         ok = begin(vk, err, errlen);
     }
+    const fmag_vm_program *p0 = job->progs[0];
     fmag_vk_pc pc = {(uint32_t)job->n,
                      (uint32_t)job->in_stride,
                      (uint32_t)job->out_stride,
                      (uint32_t)job->nprogs,
-                     job->prog_index != NULL,
+                     pl.lanes || job->prog_index != NULL,
                      job->evals,
                      0,
-                     il ? (uint32_t)job->nprogs : 1u,
+                     pl.il ? (uint32_t)job->nprogs : 1u,
                      zero,
+                     nrec,
+                     p0->nin,
+                     p0->nout,
+                     pl.kinds,
                      0,
                      0,
                      0};
+    if (!pl.lanes && pl.fast) pc.per_lane = 0; /* one program for every element */
     if (ok) {
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < 6; ++i) {
+            if (i == 4) continue; /* out: written by the shader */
             VkBufferCopy c = {off[i], 0, sz[i] ? sz[i] : 4};
             vk->vkCmdCopyBuffer(vk->cmd, stage.buf, dbuf[i].buf, 1, &c);
         }
-        barrier(vk, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT,
+        barrier(vk, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT,
                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-        record_dispatch(vk, pipe, pc);
+        record_dispatch(vk, pipe, pc, pl.k);
         barrier(vk, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
         VkBufferCopy c = {0, off[4], sz[4]};
@@ -498,7 +688,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         for (unsigned r = 0; ok && r < job->reps + 1; ++r) {
             ok = begin(vk, err, errlen);
             if (!ok) break;
-            record_dispatch(vk, pipe, pc);
+            record_dispatch(vk, pipe, pc, pl.k);
             ok = vk_ok(vk->vkEndCommandBuffer(vk->cmd), "vkEndCommandBuffer", err, errlen);
             double t0 = now_ms();
             ok = ok && submit_wait(vk, err, errlen);
@@ -509,11 +699,60 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         free(t);
     }
     if (map) vk->vkUnmapMemory(vk->dev, stage.mem);
-    for (int i = 0; i < 5; ++i)
+    for (int i = 0; i < 6; ++i)
         buf_free(vk, &dbuf[i]);
     buf_free(vk, &stage);
-    free(pdcode);
+    free(code);
     return ok;
+}
+
+/* The design and the driver's statistics of the last launch's pipeline. */
+void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
+{
+    if (!len) return;
+    buf[0] = 0;
+    if (!vk->last_pipe) return;
+    uint32_t v = vk->last_variant;
+    size_t at = (size_t)snprintf(
+        buf, len, "%s k%u%s",
+        v & FMAG_VK_VARIANT_HLSL ? (v & FMAG_VK_VARIANT_UBO ? "hlsl-ubo" : "hlsl-ssbo")
+        : v & FMAG_VK_VARIANT_O0 ? (v & FMAG_VK_VARIANT_UBO ? "fast-O0-ubo" : "fast-O0-ssbo")
+        : v & FMAG_VK_VARIANT_BCAST
+            ? (v & FMAG_VK_VARIANT_UBO ? "fast-bcast-ubo" : "fast-bcast-ssbo")
+        : v & FMAG_VK_VARIANT_FAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-ubo" : "fast-ssbo")
+        : v & FMAG_VK_VARIANT_WG   ? (v & FMAG_VK_VARIANT_PD ? "wg-pd" : "wg")
+                                   : (v & FMAG_VK_VARIANT_PD ? "private-pd" : "private"),
+        (unsigned)vk->last_k, vk->has_stats ? ":" : " (no pipeline statistics)");
+    if (!vk->has_stats || at >= len) return;
+    VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    ei.pipeline = vk->last_pipe;
+    ei.executableIndex = 0;
+    VkPipelineExecutableStatisticKHR st[32];
+    uint32_t n = 32;
+    for (uint32_t i = 0; i < n; ++i)
+        st[i] = (VkPipelineExecutableStatisticKHR){
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+    VkResult r = vk->vkGetPipelineExecutableStatisticsKHR(vk->dev, &ei, &n, st);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return;
+    for (uint32_t i = 0; i < n && at < len; ++i) {
+        const VkPipelineExecutableStatisticKHR *x = &st[i];
+        char val[64];
+        switch (x->format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+            snprintf(val, sizeof val, "%s", x->value.b32 ? "true" : "false");
+            break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+            snprintf(val, sizeof val, "%lld", (long long)x->value.i64);
+            break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+            snprintf(val, sizeof val, "%llu", (unsigned long long)x->value.u64);
+            break;
+        default:
+            snprintf(val, sizeof val, "%g", x->value.f64);
+            break;
+        }
+        at += (size_t)snprintf(buf + at, len - at, "%s %s=%s", i ? ";" : "", x->name, val);
+    }
 }
 
 bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t errlen)
@@ -581,6 +820,7 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
         fmag_gpu_err(err, errlen, "out of memory");
         return NULL;
     }
+    vk->fast = (fmag_gpu_vk_fast_knobs){0, -1, -1, -1};
     vk->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!vk->lib) vk->lib = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
     if (!vk->lib) {
@@ -660,29 +900,66 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
     dci.pEnabledFeatures = &enable;
+    /* The driver's per-pipeline statistics (registers, shared memory) where it offers them:
+     * fmag_gpu_runner_last_launch reports them for the benchmark. */
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pexf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    const char *ext_stats = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+    {
+        uint32_t next = 0;
+        vk->vkEnumerateDeviceExtensionProperties(vk->phys, NULL, &next, NULL);
+        VkExtensionProperties *ext = calloc(next ? next : 1, sizeof *ext);
+        bool have = false;
+        if (ext &&
+            vk->vkEnumerateDeviceExtensionProperties(vk->phys, NULL, &next, ext) == VK_SUCCESS)
+            for (uint32_t i = 0; i < next; ++i)
+                have = have || !strcmp(ext[i].extensionName, ext_stats);
+        free(ext);
+        if (have) {
+            VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+            f2.pNext = &pexf;
+            vk->vkGetPhysicalDeviceFeatures2(vk->phys, &f2);
+            *(void **)&vk->vkGetPipelineExecutableStatisticsKHR =
+                (void *)vk->gipa(vk->inst, "vkGetPipelineExecutableStatisticsKHR");
+            vk->has_stats = pexf.pipelineExecutableInfo && vk->vkGetPipelineExecutableStatisticsKHR;
+        }
+        if (vk->has_stats) {
+            pexf.pNext = NULL;
+            pexf.pipelineExecutableInfo = VK_TRUE;
+            dci.pNext = &pexf;
+            dci.enabledExtensionCount = 1;
+            dci.ppEnabledExtensionNames = &ext_stats;
+        }
+    }
     if (!vk_ok(vk->vkCreateDevice(vk->phys, &dci, NULL, &vk->dev), "vkCreateDevice", err, errlen))
         goto fail;
     vk->vkGetDeviceQueue(vk->dev, vk->qfam, 0, &vk->queue);
 
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    const unsigned char *spv[4] = {fmag_spirv_fmag_run, fmag_spirv_fmag_run_wg,
-                                   fmag_spirv_fmag_run_pd, fmag_spirv_fmag_run_wg_pd};
-    const size_t spv_size[4] = {fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
-                                fmag_spirv_fmag_run_pd_size, fmag_spirv_fmag_run_wg_pd_size};
-    for (int i = 0; i < 4; ++i) {
+    const unsigned char *spv[FMAG_VK_NSHADERS] = {fmag_spirv_fmag_run,    fmag_spirv_fmag_run_wg,
+                                                  fmag_spirv_fmag_run_pd, fmag_spirv_fmag_run_wg_pd,
+                                                  fmag_spirv_fmag_fast,   fmag_spirv_fmag_hlsl,
+                                                  fmag_spirv_fmag_fast_o0};
+    const size_t spv_size[FMAG_VK_NSHADERS] = {
+        fmag_spirv_fmag_run_size,       fmag_spirv_fmag_run_wg_size, fmag_spirv_fmag_run_pd_size,
+        fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size,   fmag_spirv_fmag_hlsl_size,
+        fmag_spirv_fmag_fast_o0_size};
+    for (int i = 0; i < FMAG_VK_NSHADERS; ++i) {
+        if (!spv_size[i]) continue; /* the HLSL build, where glslangValidator was missing */
         smi.codeSize = spv_size[i];
         smi.pCode = (const uint32_t *)(const void *)spv[i];
         if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader[i]),
                    "vkCreateShaderModule", err, errlen))
             goto fail;
     }
-    VkDescriptorSetLayoutBinding bind[5];
-    for (uint32_t i = 0; i < 5; ++i)
-        bind[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-                                                 VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+    VkDescriptorSetLayoutBinding bind[6];
+    for (uint32_t i = 0; i < 6; ++i)
+        bind[i] = (VkDescriptorSetLayoutBinding){
+            i, i == 5 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+            VK_SHADER_STAGE_COMPUTE_BIT, NULL};
     VkDescriptorSetLayoutCreateInfo dli = {.sType =
                                                VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    dli.bindingCount = 5;
+    dli.bindingCount = 6;
     dli.pBindings = bind;
     if (!vk_ok(vk->vkCreateDescriptorSetLayout(vk->dev, &dli, NULL, &vk->dsl),
                "vkCreateDescriptorSetLayout", err, errlen))
@@ -696,11 +973,12 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     if (!vk_ok(vk->vkCreatePipelineLayout(vk->dev, &pli, NULL, &vk->layout),
                "vkCreatePipelineLayout", err, errlen))
         goto fail;
-    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5};
+    VkDescriptorPoolSize ps[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5},
+                                  {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}};
     VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dpi.maxSets = 1;
-    dpi.poolSizeCount = 1;
-    dpi.pPoolSizes = &ps;
+    dpi.poolSizeCount = 2;
+    dpi.pPoolSizes = ps;
     if (!vk_ok(vk->vkCreateDescriptorPool(vk->dev, &dpi, NULL, &vk->dpool),
                "vkCreateDescriptorPool", err, errlen))
         goto fail;

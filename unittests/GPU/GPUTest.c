@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmag/GPU.h"
-#include "../../gpu/fmag_gpu_host.h"
+#include "../../lib/GPU/GPUBench.h"
+#include "../../lib/GPU/fmag_gpu_host.h"
 
 static int failures;
 #define EXPECT(c, ...)                                                                             \
@@ -132,7 +133,10 @@ static int compare(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size
     for (size_t i = 0; i < n * os; ++i)
         out[i] = ref[i] = bits(0x7FBADBADu);
     char err[256] = "";
-    bool ok = fmag_gpu_run_per_lane(r, progs, nprogs, idx, in, is, out, os, n, err, sizeof err);
+    /* one program for every element: through fmag_gpu_run, the uniform entry point */
+    bool ok = !idx && nprogs == 1 ? fmag_gpu_run(r, progs[0], in, is, out, os, n, err, sizeof err)
+                                  : fmag_gpu_run_per_lane(r, progs, nprogs, idx, in, is, out, os, n,
+                                                          err, sizeof err);
     EXPECT(ok, "%s: %s", what, err);
     int bad = 0;
     for (size_t e = 0; ok && e < n; ++e) {
@@ -433,6 +437,46 @@ static void test_backend(fmag_gpu_runner *r)
     }
 }
 
+/* fmag_vm_check_lane_args (lib/VM/LaneArgs.c), which the GPU runners share with the CPU
+ * engines: each refusal once, worked out by hand. */
+static void test_lane_args(void)
+{
+    fmag_vm_instr code[1] = {{fbits(1.0f), fbits(2.0f), fbits(1.0f), 0}};
+    fmag_vm_program a = {(char *)"a", 0, 2, 2, 1, 1, code}, b = a;
+    b.nin = 3;
+    const fmag_vm_program *progs[3] = {&a, &b, NULL};
+    uint32_t idx[4] = {0, 0, 0, 0};
+    unsigned char used[3] = {0, 0, 0};
+    char err[256] = "";
+    EXPECT(fmag_vm_check_lane_args(progs, 1, idx, 2, 1, 4, true, NULL, err, sizeof err),
+           "good arguments: %s", err);
+    EXPECT(!fmag_vm_check_lane_args(progs, 0, idx, 2, 1, 4, false, NULL, err, sizeof err) &&
+               strstr(err, "1 to 2^32-1 programs"),
+           "no programs: %s", err);
+    idx[2] = 3;
+    EXPECT(!fmag_vm_check_lane_args(progs, 3, idx, 3, 1, 4, false, used, err, sizeof err) &&
+               !strcmp(err, "element 2: program index 3 out of range (3 programs)"),
+           "index out of range: %s", err);
+    idx[2] = 1;
+    EXPECT(!fmag_vm_check_lane_args(progs, 2, idx, 2, 1, 4, false, NULL, err, sizeof err) &&
+               strstr(err, "program 1 'a' has 3 inputs and 1 outputs; strides are 2 and 1"),
+           "stride: %s", err);
+    EXPECT(!fmag_vm_check_lane_args(progs, 3, idx, 3, 1, 4, false, NULL, err, sizeof err) &&
+               !strcmp(err, "program 2 is NULL"),
+           "a NULL program is refused when every program is checked: %s", err);
+    memset(used, 0, sizeof used);
+    EXPECT(fmag_vm_check_lane_args(progs, 3, idx, 3, 1, 4, false, used, err, sizeof err) &&
+               used[0] && used[1] && !used[2],
+           "an unused NULL program passes when only the used ones are checked: %s", err);
+    fmag_vm_instr bad[1] = {{fmag_vm_ref_word(7), fbits(2.0f), fbits(1.0f), 0}};
+    fmag_vm_program c = {(char *)"c", 0, 2, 2, 1, 1, bad};
+    const fmag_vm_program *pc = &c;
+    EXPECT(!fmag_vm_check_lane_args(&pc, 1, NULL, 2, 1, 1, true, NULL, err, sizeof err),
+           "validation refuses register 7 of 2");
+    EXPECT(fmag_vm_check_lane_args(&pc, 1, NULL, 2, 1, 1, false, NULL, err, sizeof err),
+           "without validation it passes: %s", err);
+}
+
 static void test_host_helpers(void)
 {
     uint8_t scratch[16];
@@ -691,6 +735,7 @@ static void test_predecode_fwd(void)
 int main(void)
 {
     test_host_helpers();
+    test_lane_args();
     test_predecode_fwd();
     test_predecode_sel();
     test_predecode_lane();
@@ -726,6 +771,31 @@ int main(void)
                 printf("%s: design %s\n", apis[i].name, designs[k].name);
                 test_backend(r);
             }
+            /* the fast design at every K, with records from either buffer, fused or not */
+            static const fmag_gpu_vk_fast_knobs knobs[] = {{1, 1, 1, 1}, {2, 0, 0, 0},
+                                                           {4, 1, 0, 1}, {8, 0, 1, 1},
+                                                           {8, 1, 1, 0}, {0, -1, -1, -1}};
+            EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST), "set design fast");
+            for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; ++k) {
+                EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
+                printf("%s: design fast, k %u, ubo %d, fuse %d, broadcast %d\n", apis[i].name,
+                       knobs[k].k, knobs[k].ubo, knobs[k].fuse, knobs[k].bcast);
+                test_backend(r);
+            }
+            EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST_O0), "set design fast -O0");
+            EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[3]), "set fast knobs");
+            printf("%s: design fast -O0, k 8\n", apis[i].name);
+            test_backend(r);
+            /* the HLSL interpreter (glslang's HLSL front end), the same knobs */
+            EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_HLSL), "set design hlsl");
+            for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k += 2) {
+                EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
+                printf("%s: design hlsl, k %u, ubo %d, fuse %d\n", apis[i].name, knobs[k].k,
+                       knobs[k].ubo, knobs[k].fuse);
+                test_backend(r);
+            }
+            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0, 0}),
+                   "k 3 must be refused");
             EXPECT(!fmag_gpu_runner_set_vk_design(r, (fmag_gpu_vk_design)99),
                    "an unknown design must be refused");
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_AUTO), "back to automatic");

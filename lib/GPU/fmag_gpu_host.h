@@ -6,15 +6,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include "fmag/VM.h"
 
-/* One raw instruction as four words (same layout as fmag_vm_instr). */
-typedef struct fmag_gpu_word4 {
-    uint32_t b, c, g, da;
-} fmag_gpu_word4;
+/* One instruction's four words; pre-decoded records reuse the layout with other meanings. */
+typedef fmag_vm_instr fmag_gpu_word4;
 
 static inline bool fmag_gpu_is_ref(uint32_t w)
 {
-    return (w & 0x7F800000u) == 0x7F800000u && (w & 0x007FFFFFu) != 0;
+    return fmag_vm_word_is_ref(w);
 }
 
 static inline float fmag_gpu_bits_float(uint32_t w)
@@ -140,6 +139,16 @@ static inline void fmag_gpu_predecode_bytes(fmag_gpu_word4 *rec, uint32_t n, uin
         }
         rec[i].da = d * row | ((a * row) << 16) | kind;
     }
+}
+
+/* Marks the partner of each fused select in byte-offset records (fmag_gpu_predecode_sel, then
+ * fmag_gpu_predecode_bytes with row >= 32): 16 in its kind bits. The Vulkan and HLSL
+ * interpreters run every record in turn and skip a marked one, which its fused select already
+ * ran, so their loops step one record at a time and fetch the next while one runs. */
+static inline void fmag_gpu_mark_fused(fmag_gpu_word4 *rec, uint32_t n)
+{
+    for (uint32_t i = 0; i + 1 < n; ++i)
+        if ((rec[i].da & 15u) >= 8u) rec[++i].da |= 16u;
 }
 
 /* Limits the register operands of byte-offset records (fmag_gpu_predecode_bytes, fused or

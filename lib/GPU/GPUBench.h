@@ -1,0 +1,73 @@
+/* The GPU runners' benchmark and test interface (not part of the embedder's API in
+ * include/fmag/GPU.h): forcing a design, timing launches, and the driver's statistics of the
+ * pipeline a launch used. bench/gpu and unittests/GPU include it. */
+#ifndef FMAG_GPU_BENCH_H
+#define FMAG_GPU_BENCH_H
+
+#include "fmag/GPU.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The Vulkan runner's designs (docs/GPU.md). AUTO (the default) picks per launch from the
+ * H200 measurements in docs/PERFORMANCE.md; the others force one.
+ *  PRIVATE: gpu/fmag_run.comp with the interpreter's private array `float r[RF]` (local
+ *    memory on NVIDIA);
+ *  WORKGROUP: fmag_run.comp with the register file in workgroup shared memory
+ *    [reg][invocation] (where RF * 64 * 4 bytes fit the device's shared memory; else PRIVATE);
+ *  *_INTERLEAVED: per-lane programs' code stored [instruction][program] instead of one
+ *    program after another (uniform launches are the same either way);
+ *  *_PREDECODED: the code pre-decoded on the host (operand kinds as bits, register indices
+ *    masked; uniform: no-ops dropped), per-lane code interleaved;
+ *  FAST: gpu/fmag_fast.comp, K elements per invocation sharing each record, register file
+ *    [reg][element][invocation] in shared memory, records with register offsets and a
+ *    uniform branch per operand-kind combination, select idiom fused, uniform records from a
+ *    uniform buffer (fmag_gpu_runner_set_vk_fast forces K, the buffer and the fusion);
+ *  HLSL: the fast design from the HLSL interpreter (gpu/fmag_run.hlsl, glslang's HLSL front
+ *    end), for the same launches; fmag_run.comp's designs elsewhere;
+ *  FAST_O0: FAST from SPIR-V that glslc did not optimize (-O0). */
+typedef enum fmag_gpu_vk_design {
+    FMAG_GPU_VK_AUTO,
+    FMAG_GPU_VK_PRIVATE,
+    FMAG_GPU_VK_PRIVATE_INTERLEAVED,
+    FMAG_GPU_VK_WORKGROUP,
+    FMAG_GPU_VK_WORKGROUP_INTERLEAVED,
+    FMAG_GPU_VK_PRIVATE_PREDECODED,
+    FMAG_GPU_VK_WORKGROUP_PREDECODED,
+    FMAG_GPU_VK_FAST,
+    FMAG_GPU_VK_HLSL,
+    FMAG_GPU_VK_FAST_O0
+} fmag_gpu_vk_design;
+/* False (and nothing changes) when r is not a Vulkan runner or d is not a design above. */
+bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d);
+
+/* Knobs of the FAST design; 0 or -1 leaves one to the runner's table. */
+typedef struct fmag_gpu_vk_fast_knobs {
+    unsigned k; /* elements per invocation: 1, 2, 4 or 8; 0: automatic */
+    int ubo;    /* uniform records: 1 uniform buffer, 0 storage buffer, -1 automatic */
+    int fuse;   /* select idiom fused: 1 / 0, -1 automatic */
+    int bcast;  /* uniform records through subgroupBroadcastFirst: 1 / 0, -1 automatic */
+} fmag_gpu_vk_fast_knobs;
+/* False when r is not a Vulkan runner or a knob is out of range. */
+bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs knobs);
+
+/* Benchmark entry point: the same work as fmag_gpu_run_per_lane, but every element is
+ * evaluated `evals` times (evaluation k > 0 adds k/16 to each input; out receives the sum of
+ * the evaluations' outputs, added in order in float), and the launch is repeated `reps` times
+ * on data already on the device; *median_ms is the median time of one launch (transfers
+ * excluded). evals == 1 computes exactly what fmag_gpu_run_per_lane does. */
+bool fmag_gpu_time_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *progs, size_t nprogs,
+                            const uint32_t *prog_index, const float *in, size_t in_stride,
+                            float *out, size_t out_stride, size_t n, unsigned evals, unsigned reps,
+                            double *median_ms, char *err, size_t errlen);
+
+/* What the last launch ran: the Vulkan design and the driver's statistics of its pipeline
+ * (VK_KHR_pipeline_executable_properties: registers, shared memory, ... as the driver names
+ * them, "name=value" separated by "; "), or the CUDA kernel's name. Empty before a launch. */
+const char *fmag_gpu_runner_last_launch(const fmag_gpu_runner *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FMAG_GPU_BENCH_H */
