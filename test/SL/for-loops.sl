@@ -151,3 +151,13 @@ export f32 oddforms(f32 x, out f32 geo, out f32 twice) {
     twice = forever(x);
     return y + i * 10.0;
 }
+
+// RUN: fmag-run %t2.fmag --program seq --in 1.5 | FileCheck %s --check-prefix=SEQ
+// The second loop's bound is the count the first computed (3): 1.5 * 2^3 = 12.
+// SEQ: {{^}}12{{$}}
+export f32 seq(f32 x) {
+    f32 n = 0.0;
+    for (f32 i = 0.0; i < 3.0; i++) n += 1.0;
+    for (f32 j = 0.0; j < n; j++) x *= 2.0;
+    return x;
+}
