@@ -29,7 +29,9 @@
  *     error: loop at ^loop in @f: trip count is not a constant
  *     error: loop at ^loop in @f: unrolling would exceed the budget of 100000 instructions
  * In a function that has loops the pass folds constants first (-constfold), so
- * bounds computed from literals are literals.
+ * bounds computed from literals are literals, and again after each unrolled loop
+ * (a count computed by one loop becomes the literal bound of the next; an
+ * enclosing loop whose latch became unreachable is no loop any more).
  *
  * Legal (strict, bit for bit, on every input): each copy is the loop body with
  * the values the simulation proved constant replaced by those constants (the
@@ -385,7 +387,8 @@ static void sim_iter(sim *s)
             case FMAG_OP_RET:
                 break;
             }
-            s->cost += !kn;
+            /* A terminator always stays (a jmp when its guard is known). */
+            s->cost += !kn || fmag_instr_is_terminator(i);
         }
     }
     for (unsigned k = 0; k < s->nphis; k++) {
@@ -816,7 +819,7 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
     for (;;) {
         sim_iter(&s);
         iters++;
-        total += s.cost + 1;
+        total += s.cost;
         if (!s.backedge) break;
         if (state_repeats(&s)) {
             res = NOT_CONSTANT;
@@ -950,6 +953,11 @@ bool fmag_opt_loop_unroll(fmag_func *f)
         }
         loopinfo_free(&li);
         if (progress) {
+            /* What the copies made literal may end other loops or fix their
+             * bounds: an enclosing loop whose latch became unreachable, a count
+             * computed by an earlier loop. */
+            fmag_opt_remove_unreachable(f);
+            fmag_opt_constfold(f);
             changed = true;
             continue;
         }
