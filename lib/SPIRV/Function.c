@@ -236,6 +236,12 @@ static bool store_values(spv_reader *r, spv_ptr *p, fmag_value **v, uint32_t n)
     return true;
 }
 
+bool spv_store_to(spv_reader *r, uint32_t ptr_id, fmag_value **v, uint32_t n)
+{
+    spv_ptr *p = get_ptr(r, ptr_id);
+    return p && store_values(r, p, v, n);
+}
+
 static bool store(spv_reader *r, const spv_inst *in)
 {
     if (in->nw < 3) return spv_error_op(r, "truncated instruction");

@@ -219,6 +219,8 @@ bool spv_translate_func(spv_reader *r, spv_func *f);
 /* Operand access for the instruction translators. */
 fmag_value **spv_get_value(spv_reader *r, uint32_t id, uint32_t *n);
 fmag_value **spv_new_value(spv_reader *r, uint32_t id, uint32_t type, uint32_t *n);
+/* Stores v[0..n-1] through pointer id ptr_id (GLSL.std.450 Modf/Frexp results). */
+bool spv_store_to(spv_reader *r, uint32_t ptr_id, fmag_value **v, uint32_t n);
 
 /* Ops.c: one SPIR-V instruction (not control flow, memory or calls) into the
  * current block. Returns false after a diagnostic. */
