@@ -204,6 +204,13 @@ static void mark_use(spv_reader *r, spv_ptr *p, bool load, bool store)
 static bool load(spv_reader *r, const spv_inst *in)
 {
     if (in->nw < 4) return spv_error_op(r, "truncated instruction");
+    spv_id *src = id_at(r, in->w[3]);
+    spv_type *rt = spv_type_get(r, in->w[1]);
+    if (rt && rt->kind == TY_OPAQUE && src && src->kind == ID_VAR) {
+        /* A texture or sampler handle: no value; what uses it is the error, by name. */
+        r->ids[in->w[2]].kind = ID_OTHER;
+        return true;
+    }
     spv_ptr *p = get_ptr(r, in->w[3]);
     if (!p) return false;
     uint32_t n;

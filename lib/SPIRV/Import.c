@@ -83,7 +83,8 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
     uint64_t nin = 0, nout = spv_type_leaves(r, f->ret);
     spv_type *rt = spv_type_get(r, f->ret);
     if (!rt || (rt->kind != TY_VOID && (rt->bad || !rt->nleaves)))
-        return spv_error(r, f->begin, "function %s returns %s", spv_id_str(r, f->id, nb, sizeof nb),
+        return spv_error(r, f->begin, "the result of function %s: %s",
+                         spv_id_str(r, f->id, nb, sizeof nb),
                          rt && rt->bad ? rt->bad : "a type FMAG cannot hold");
     for (unsigned p = 0; p < f->nparams; p++) {
         spv_id *pid = &r->ids[f->params[p]];
@@ -91,10 +92,10 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
         uint32_t vt = pt && pt->kind == TY_POINTER ? pt->elem : pid->type;
         spv_type *t = spv_type_get(r, vt);
         if (!t || t->bad || !t->nleaves)
-            return spv_error(r, f->begin, "parameter %s of %s is %s",
+            return spv_error(r, f->begin, "parameter %s of %s: %s",
                              spv_id_str(r, f->params[p], nb, sizeof nb),
                              r->ids[f->id].name ? r->ids[f->id].name : "a function",
-                             t && t->bad ? t->bad : "of a type FMAG cannot hold");
+                             t && t->bad ? t->bad : "a type FMAG cannot hold");
         nin += t->nleaves;
         if (pt->kind == TY_POINTER) {
             spv_var *v = fmag_context_alloc(r->ctx, sizeof *v);
