@@ -8,6 +8,7 @@
 #include "fmag/Transforms.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (fmag_context_diag_count(ctx) == 0) {
         __builtin_trap(); /* a rejected module must say why */
     }
-    for (size_t i = 0; i < fmag_context_diag_count(ctx); i++)
-        if (strstr(fmag_context_diag(ctx, i), "internal:")) __builtin_trap();
+    for (size_t i = 0; i < fmag_context_diag_count(ctx); i++) {
+        /* after "error: ", since the file name comes from the module's OpString */
+        const char *e = strstr(fmag_context_diag(ctx, i), "error: ");
+        if (e && strstr(e, "internal: ")) {
+            fmag_context_diag_print(ctx, stderr);
+            __builtin_trap();
+        }
+    }
     fmag_context_destroy(ctx);
     free(w);
     return 0;
