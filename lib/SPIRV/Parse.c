@@ -289,6 +289,10 @@ static bool parse_const(spv_reader *r, uint32_t i)
         return true;
     case SpvOpConstant:
     case SpvOpSpecConstant:
+        if (in->nw == 4) {
+            id->has_lit = true;
+            id->lit = in->w[3];
+        }
         return const_scalar(r, i, t, in->w + 3, in->nw - 3, &id->val[0], &id->bad);
     case SpvOpConstantNull:
         return true;

@@ -89,6 +89,8 @@ typedef struct spv_id {
     spv_type *ty;      /* ID_TYPE */
     fmag_value **val;  /* ID_CONST / ID_VALUE: nleaves of type */
     const char *bad;   /* ID_CONST: why using this constant is an error */
+    bool has_lit;      /* ID_CONST scalar: its 32-bit literal (OpBitcast reads it) */
+    uint32_t lit;
     spv_ptr *ptr;      /* ID_VAR */
     struct spv_func *fn;
     struct spv_block *blk;  /* ID_LABEL: the block */
