@@ -242,6 +242,12 @@ static bool load(spv_reader *r, const spv_inst *in)
     if (!out) return false;
     if (n != spv_type_leaves(r, p->type)) return spv_error_op(r, "the result type differs from the pointee");
     spv_type *t = spv_type_get(r, p->type);
+    if (p->var->global && p->var->storage == SpvStorageClassInput && is_builtin(r, p->var)) {
+        char nb[64];
+        return spv_error_op(r, "reads the built-in %s: built-in inputs are not FMAG data (pass "
+                               "the value as an input instead)",
+                            spv_id_str(r, p->var->id, nb, sizeof nb));
+    }
     if (p->var->global && p->var->readonly && t && t->has_int) {
         char nb[64];
         return spv_error_op(r, "reads the integer input %s: FMAG computes integers only at "

@@ -19,6 +19,11 @@ static bool is_uniform(uint32_t s)
            s == SpvStorageClassPushConstant;
 }
 
+bool is_builtin(spv_reader *r, const spv_var *v)
+{
+    return r->ids[v->id].is_builtin || (v->type < r->bound && r->ids[v->type].is_builtin);
+}
+
 /* A module variable a function may hold in SSA slots. */
 static bool holdable(spv_reader *r, spv_var *v)
 {
@@ -300,6 +305,7 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
         spv_var *v = r->gvars[k];
         spv_type *t = spv_type_get(r, v->type);
         bool opaque = !t || t->kind == TY_OPAQUE || (t->bad && !t->nleaves);
+        if (is_builtin(r, v)) continue; /* gl_FragCoord, gl_Position: no FMAG data */
         if (v->storage == SpvStorageClassInput || v->storage == SpvStorageClassOutput) {
             if (!t || t->bad)
                 return spv_error(r, UINT32_MAX, "interface variable %s is %s",

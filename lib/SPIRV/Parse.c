@@ -659,6 +659,11 @@ bool spv_parse(spv_reader *r)
         case SpvOpDecorate:
             parse_decoration(r, i);
             break;
+        case SpvOpMemberDecorate:
+            /* A struct with a BuiltIn member is a block of built-ins (gl_PerVertex). */
+            if (in->nw >= 4 && in->w[1] < r->bound && in->w[3] == SpvDecorationBuiltIn)
+                r->ids[in->w[1]].is_builtin = true;
+            break;
         case SpvOpTypeVoid:
         case SpvOpTypeBool:
         case SpvOpTypeInt:

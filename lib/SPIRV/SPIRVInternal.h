@@ -221,6 +221,10 @@ bool spv_type_is_float(spv_reader *r, uint32_t id); /* float scalar/vector/matri
 bool spv_int_of(const fmag_value *v, int64_t *out);
 fmag_value *spv_int_const(spv_reader *r, uint32_t type, int64_t v, const char **bad);
 
+/* Import.c */
+/* A built-in variable (gl_FragCoord, gl_PerVertex, ...): never program data. */
+bool is_builtin(spv_reader *r, const spv_var *v);
+
 /* Function.c */
 bool spv_translate_func(spv_reader *r, spv_func *f);
 /* Operand access for the instruction translators. */
