@@ -461,6 +461,27 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
                              spv_id_str(r, v->id, nb, sizeof nb));
         nin += v->nleaves;
     }
+    /* A Private variable without an initializer gets its value from code: glslang
+     * puts global initializers at the top of the entry point, which -entry does not
+     * run. Reading it before writing it would read 0: an error instead. */
+    unsigned *in_off = fmag_context_alloc(r->ctx, (f->nglobals + 1) * sizeof *in_off);
+    unsigned *out_off = fmag_context_alloc(r->ctx, (f->nglobals + 1) * sizeof *out_off);
+    global_offsets(r, f, in_off, out_off);
+    for (unsigned g = 0; g < f->nglobals; g++) {
+        spv_var *v = f->globals[g];
+        if (v->storage != SpvStorageClassPrivate || v->init) continue;
+        fmag_instr *seen[256];
+        for (uint32_t j = 0; j < v->nleaves; j++) {
+            unsigned nseen = 0;
+            if (really_read(&f->ir->params[in_off[g] + j], out_off[g], out_off[g] + v->nleaves,
+                            seen, &nseen, 256))
+                return spv_error(r, f->begin, "the entry function reads the global %s, whose "
+                                              "value is set by code in the entry point (glslang "
+                                              "puts global initializers there), which -entry "
+                                              "does not run; make it const",
+                                 spv_id_str(r, v->id, nb, sizeof nb));
+        }
+    }
     if (!nout)
         return spv_error(r, f->begin, "function %s has no result and no out parameter: the "
                                       "program would compute nothing",
