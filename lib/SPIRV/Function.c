@@ -7,6 +7,7 @@
  * every module variable the function or a callee uses; results = the return
  * value scalarized, each pointer parameter's pointee on return, then every
  * writable module variable it uses (docs/SPIRV.md). */
+#include <stdio.h>
 #include <string.h>
 #include "SPIRVInternal.h"
 
@@ -827,6 +828,21 @@ static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
     }
 }
 
+/* A loop header's IR block is named after its source line ("loop.line12"), so that
+ * the IR passes' diagnostics (a trip count -loop-unroll cannot find) point at it. */
+static const char *loop_name(spv_reader *r, const spv_block *b)
+{
+    for (uint32_t i = b->first; i < b->term; i++) {
+        const spv_inst *in = &r->insts[i];
+        if (in->op != SpvOpLoopMerge) continue;
+        if (!in->file) return "loop";
+        char buf[32];
+        int n = snprintf(buf, sizeof buf, "loop.line%u", (unsigned)in->line);
+        return fmag_context_strdup(r->ctx, buf, (size_t)n);
+    }
+    return NULL;
+}
+
 bool spv_translate_func(spv_reader *r, spv_func *f)
 {
     r->fn = f;
@@ -842,7 +858,7 @@ bool spv_translate_func(spv_reader *r, spv_func *f)
     for (unsigned k = 0; k < f->nblocks; k++) {
         spv_block *b = &f->blocks[k];
         if (!b->reachable) continue;
-        b->ir = fmag_block_create(f->ir, NULL);
+        b->ir = fmag_block_create(f->ir, loop_name(r, b));
         ssa_block_new(r, b->ir, b->label);
     }
     for (unsigned k = 0; k < f->nblocks; k++)
