@@ -375,6 +375,7 @@ static bool dynamic_vec(spv_reader *r, const spv_inst *in)
     int64_t k;
     bool konst = spv_int_of(idx[0], &k);
     if (konst && (k < 0 || k >= nv)) return spv_error_op(r, "index %lld out of range", (long long)k);
+    r->dyn_cost += konst ? 0 : nv;
     if (!insert) {
         out[0] = konst ? v[k] : pick(r, v, nv, idx[0]);
         return true;

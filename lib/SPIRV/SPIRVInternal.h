@@ -188,6 +188,7 @@ typedef struct spv_reader {
     uint32_t cur_inst; /* for diagnostics */
     spv_block *cur_blk; /* the block being translated (dominance of operands) */
     fmag_value *zero, *one;
+    uint64_t dyn_cost; /* select-chain steps made for non-constant indices */
 } spv_reader;
 
 /* Diag.c */
