@@ -69,6 +69,11 @@ fmag_value **spv_new_value(spv_reader *r, uint32_t id, uint32_t type, uint32_t *
         spv_error_op(r, "the result type holds no value FMAG can compute");
         return NULL;
     }
+    r->work += t->nleaves;
+    if (r->work > (1u << 24)) {
+        spv_error_op(r, "the module computes more than 2^24 scalar values: too large to import");
+        return NULL;
+    }
     x->kind = ID_VALUE;
     x->fn = r->fn;
     x->dblk = r->cur_blk;
@@ -282,6 +287,10 @@ static bool store_values(spv_reader *r, spv_ptr *p, fmag_value **v, uint32_t n)
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     if (n != spv_type_leaves(r, p->type)) return spv_error_op(r, "the value's type differs from the pointee");
     if (!dyn_budget(r, p, n)) return false;
+    r->work += n;
+    if (r->work > (1u << 24))
+        return spv_error_op(r, "the module computes more than 2^24 scalar values: too large to "
+                               "import");
     mark_use(r, p, false, true);
     for (uint32_t j = 0; j < n; j++)
         ptr_write(r, p, j, v[j]);

@@ -189,6 +189,7 @@ typedef struct spv_reader {
     spv_block *cur_blk; /* the block being translated (dominance of operands) */
     fmag_value *zero, *one;
     uint64_t dyn_cost; /* select-chain steps made for non-constant indices */
+    uint64_t work;     /* scalars computed or stored: a bound on the IR's size */
 } spv_reader;
 
 /* Diag.c */
