@@ -240,6 +240,11 @@ static bool const_scalar(spv_reader *r, uint32_t i, spv_type *t, const uint32_t 
         }
         float f;
         memcpy(&f, lit, 4);
+        if (isnan(f) || isinf(f)) {
+            /* FMAG literals are finite (SPEC §1): an error where it is used. */
+            *bad = "a NaN or infinite constant (FMAG literals are finite numbers)";
+            f = 0.0f;
+        }
         *out = fmag_module_const(r->m, f);
         return true;
     }
