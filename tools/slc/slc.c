@@ -52,7 +52,10 @@ static bool has_ext(const char *path, const char *ext)
 /* From -x when given, else from the file name's extension. */
 static input_kind input_kind_of(const char *path, const char *lang)
 {
-    if (lang) return !strcmp(lang, "sl") ? INPUT_SL : !strcmp(lang, "spirv") ? INPUT_SPIRV : INPUT_UNKNOWN;
+    if (lang)
+        return !strcmp(lang, "sl")      ? INPUT_SL
+               : !strcmp(lang, "spirv") ? INPUT_SPIRV
+                                        : INPUT_UNKNOWN;
     return has_ext(path, ".spv") ? INPUT_SPIRV : INPUT_SL;
 }
 
