@@ -7,15 +7,20 @@
 #include "fmag/CodeGen.h"
 #include "fmag/IR.h"
 #include "fmag/SL.h"
+#ifdef FMAG_HAVE_SPIRV
+#include "fmag/SPIRV.h"
+#endif
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: slc [options] <input.sl | ->\n"
+    fprintf(out, "usage: slc [options] <input.sl | input.spv | ->\n"
                  "\n"
                  "Compiles a shading-language file. Each export function becomes one program;\n"
                  "by default the .fmag binary is written beside the input (x.sl -> x.fmag).\n"
+                 "A SPIR-V binary (.spv) becomes one program: its entry point main, or the\n"
+                 "function -entry names (docs/SPIRV.md).\n"
                  "\n"
                  "options:\n"
                  "  -o FILE       write the output to FILE ('-' = standard output)\n"
@@ -24,7 +29,9 @@ static void usage(FILE *out)
                  "  -O0 -O1 -O2   optimization level (default -O2; lowering always inlines\n"
                  "                and if-converts)\n"
                  "  -ffast-math   allow contraction and reassociation; shorter builtins\n"
-                 "  -entry NAME   compile only the export NAME\n"
+                 "  -entry NAME   compile only the export NAME (SPIR-V: the function NAME)\n"
+                 "  -x LANG       the input language: sl or spirv (default: from the\n"
+                 "                extension; .spv is SPIR-V, anything else SL)\n"
                  "  -lowering=fast|full\n"
                  "                register allocation effort (default full: the fewest\n"
                  "                instructions, then registers; fast: two schedules, no\n"
@@ -32,6 +39,60 @@ static void usage(FILE *out)
                  "  --help, --version\n");
 }
 
+
+/* The input languages and the one place that tells them apart. */
+typedef enum input_kind { INPUT_SL, INPUT_SPIRV, INPUT_UNKNOWN } input_kind;
+
+static bool has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && !strcmp(path + n - e, ext);
+}
+
+/* From -x when given, else from the file name's extension. */
+static input_kind input_kind_of(const char *path, const char *lang)
+{
+    if (lang)
+        return !strcmp(lang, "sl")      ? INPUT_SL
+               : !strcmp(lang, "spirv") ? INPUT_SPIRV
+                                        : INPUT_UNKNOWN;
+    return has_ext(path, ".spv") ? INPUT_SPIRV : INPUT_SL;
+}
+
+/* The IR module of the input, or NULL with diagnostics in ctx (or printed here). */
+static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char *shown,
+                                  const char *src, size_t len, const fmag_sl_options *opts)
+{
+    if (kind == INPUT_SL) return fmag_sl_compile(ctx, shown, src, len, opts);
+#ifdef FMAG_HAVE_SPIRV
+    if (len % 4) {
+        fmag_context_error(ctx, "%s: error: not a SPIR-V binary (%zu bytes is not a whole number "
+                                "of 32-bit words)",
+                           shown, len);
+        return NULL;
+    }
+    uint32_t *words = malloc(len ? len : 4);
+    if (!words) {
+        fmag_context_error(ctx, "%s: error: out of memory", shown);
+        return NULL;
+    }
+    memcpy(words, src, len);
+    fmag_spirv_options so;
+    memset(&so, 0, sizeof so);
+    so.entry = opts->entry;
+    so.filename = shown;
+    so.fastmath = opts->fastmath;
+    fmag_module *m = fmag_spirv_import(ctx, words, len / 4, &so);
+    free(words);
+    return m;
+#else
+    (void)src;
+    (void)len;
+    (void)opts;
+    fmag_context_error(ctx, "%s: error: slc was built without SPIR-V input (spirv-headers)", shown);
+    return NULL;
+#endif
+}
 
 /* True when every export is one block without calls (what codegen accepts). */
 static bool lowerable(fmag_module *m)
@@ -50,7 +111,7 @@ static bool lowerable(fmag_module *m)
 
 int main(int argc, char **argv)
 {
-    const char *input = NULL, *output = NULL, *level = "O2";
+    const char *input = NULL, *output = NULL, *level = "O2", *lang = NULL;
     bool emit_asm = false, emit_ir = false;
     fmag_sl_options opts = {false, NULL};
     fmag_codegen_options cg = {FMAG_CODEGEN_FULL};
@@ -75,13 +136,15 @@ int main(int argc, char **argv)
         } else if (!strncmp(a, "-lowering", 9) || !strncmp(a, "--lowering", 10)) {
             fprintf(stderr, "slc: error: -lowering wants 'fast' or 'full', not '%s'\n", a);
             return 1;
-        } else if (!strcmp(a, "-entry") || !strcmp(a, "-o")) {
+        } else if (!strcmp(a, "-entry") || !strcmp(a, "-o") || !strcmp(a, "-x")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "slc: error: %s needs an argument\n", a);
                 return 1;
             }
             if (a[1] == 'e')
                 opts.entry = argv[++i];
+            else if (a[1] == 'x')
+                lang = argv[++i];
             else
                 output = argv[++i];
         } else if (a[0] == '-' && a[1] != 0) {
@@ -98,6 +161,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "slc: error: no input file (see --help)\n");
         return 1;
     }
+    input_kind kind = input_kind_of(input, lang);
+    if (kind == INPUT_UNKNOWN) {
+        fprintf(stderr, "slc: error: unknown language '%s' for -x (sl, spirv)\n", lang);
+        return 1;
+    }
     size_t len;
     char readerr[512];
     char *src = fmag_vm_read_file(input, &len, readerr, sizeof readerr);
@@ -111,7 +179,7 @@ int main(int argc, char **argv)
     FILE *out = NULL;
     fmag_vm_image img;
     fmag_vm_image_init(&img);
-    fmag_module *m = fmag_sl_compile(ctx, shown, src, len, &opts);
+    fmag_module *m = compile_input(ctx, kind, shown, src, len, &opts);
     if (!m) {
         fmag_context_diag_print(ctx, stderr);
         goto done;
@@ -169,6 +237,7 @@ int main(int argc, char **argv)
         if (path) {
             memcpy(path, input, n + 1);
             if (n > 3 && !strcmp(path + n - 3, ".sl")) path[n - 3] = 0;
+            if (n > 4 && !strcmp(path + n - 4, ".spv")) path[n - 4] = 0;
             strcat(path, ".fmag");
         }
     }
