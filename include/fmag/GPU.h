@@ -3,6 +3,7 @@
  * GPU support still runs, and says why, on a machine without one. */
 #ifndef FMAG_GPU_H
 #define FMAG_GPU_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,4 +68,5 @@ bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_GPU_H */
