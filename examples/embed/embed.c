@@ -6,16 +6,17 @@
  * Built three ways by CI (examples/embed/build.sh): find_package(FMAG), pkg-config, and
  * the single header (-DFMAG_SINGLE_HEADER, fmag.h from utils/amalgamate.py).
  * Exit status 0 when every result matches a direct evaluation of the graph. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* The single header first: its implementation picks the POSIX feature level. */
 #if defined(FMAG_SINGLE_HEADER)
 #define FMAG_IMPLEMENTATION
 #include "fmag.h"
 #else
 #include "fmag/fmag.h"
 #endif
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The editor's own graph: nodes in topological order, each naming earlier nodes. */
 typedef enum node_kind { NODE_INPUT, NODE_CONST, NODE_ADD, NODE_MUL, NODE_MIX, NODE_MAX } node_kind;
