@@ -114,6 +114,11 @@ function(fmag_install_package)
     endif()
   endforeach()
 
+  # The Python module; it finds libfmag.so three folders up (P/lib).
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/fmag
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3/site-packages
+    PATTERN "__pycache__" EXCLUDE)
+
   install(EXPORT FMAGTargets NAMESPACE FMAG:: DESTINATION ${FMAG_INSTALL_CMAKEDIR})
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/FMAGConfig.cmake.in
     ${PROJECT_BINARY_DIR}/cmake/FMAGConfig.cmake INSTALL_DESTINATION ${FMAG_INSTALL_CMAKEDIR})
