@@ -23,12 +23,15 @@ int main(int argc, char **argv)
     char *src = fmag_vm_read_file(argv[1], &len, err, sizeof err);
     if (!src) {
         fprintf(stderr, "single_header_test: %s\n", err);
+        fmag_context_destroy(ctx);
         return 1;
     }
     fmag_image *img = fmag_compile(ctx, argv[1], src, len, NULL);
     free(src);
     if (!img || !fmag_image_save(ctx, img, argv[2])) {
         fmag_context_diag_print(ctx, stderr);
+        fmag_image_destroy(img);
+        fmag_context_destroy(ctx);
         return 1;
     }
     const fmag_vm_program *p = fmag_image_program(img, 0);
