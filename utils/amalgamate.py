@@ -41,7 +41,10 @@ PRIVATE_PUBLIC = ["SuperoptRules.h"]
 EXCLUDED_HEADERS = {"GPU.h"}
 # Headers included once per use site (X-macro tables).
 REPEATED = {"Passes.def"}
-SKIP_FILE = re.compile(r"shaderc", re.I)
+# The shaderc part of lib/SPIRV (GLSL/HLSL to SPIR-V needs libshaderc at link time): the
+# files named Shader* and any file that includes a shaderc header.
+SKIP_FILE = re.compile(r"^Shader", re.I)
+SPIRV_HEADER_DIRS = ["/usr/include", "/usr/local/include"]
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 IDENT_RE = re.compile(r"(?!__)[A-Za-z_][A-Za-z_0-9]*")
@@ -239,6 +242,41 @@ def _top_decl(stmt, names):
                 decl.append(t)
 
 
+def macro_lines(text):
+    """The #define lines (continuations joined) of a header, its include guard excepted,
+    as (name, text) pairs."""
+    out = []
+    lines = strip_noncode(text).split("\n")
+    raw = text.split("\n")
+    guard = None
+    i = 0
+    while i < len(lines):
+        m = re.match(r"\s*#\s*ifndef\s+(\w+)", lines[i])
+        if m and guard is None:
+            guard = m.group(1)
+        m = re.match(r"\s*#\s*define\s+(\w+)", lines[i])
+        j = i
+        while lines[j].rstrip().endswith("\\") and j + 1 < len(lines):
+            j += 1
+        if m and m.group(1) != guard:
+            out.append((m.group(1), "\n".join(raw[i:j + 1])))
+        i = j + 1
+    return out
+
+
+def local_headers(path, seen=None):
+    """The lib-internal headers a file includes, transitively (not fmag/*.h)."""
+    seen = [] if seen is None else seen
+    for line in read(path).split("\n"):
+        m = INCLUDE_RE.match(line)
+        if m and not m.group(1).startswith("fmag/") and m.group(1).endswith(".h"):
+            h = os.path.normpath(os.path.join(os.path.dirname(path), m.group(1)))
+            if os.path.exists(h) and h not in seen:
+                seen.append(h)
+                local_headers(h, seen)
+    return seen
+
+
 def rename(text, mapping):
     """Renames identifiers (not after . or ->) in code, leaving comments and strings."""
     if not mapping:
@@ -264,34 +302,73 @@ def c_string(text, name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-o", "--output", default="fmag.h")
+    ap.add_argument("--spirv-headers", help="the folder holding spirv/unified1/spirv.h "
+                    "(Debian spirv-headers: /usr/include), for lib/SPIRV")
     args = ap.parse_args()
+    spirv_dir = None
+    for d in ([args.spirv_headers] if args.spirv_headers else SPIRV_HEADER_DIRS):
+        if os.path.exists(os.path.join(d, "spirv", "unified1", "spirv.h")):
+            spirv_dir = d
+            break
+    lib_dirs = list(LIB_DIRS)
+    if os.path.isdir(os.path.join(ROOT, "lib", "SPIRV")) and not spirv_dir:
+        print("amalgamate: spirv/unified1/spirv.h not found (spirv-headers): lib/SPIRV left out",
+              file=sys.stderr)
+        lib_dirs.remove("SPIRV")
 
     inc = os.path.join(ROOT, "include", "fmag")
     public = [h for h in PUBLIC if h == "Version.h" or os.path.exists(os.path.join(inc, h))]
+    if "SPIRV" not in lib_dirs and "SPIRV.h" in public:
+        public.remove("SPIRV.h")
     sources = []
-    for d in LIB_DIRS:
+    for d in lib_dirs:
         p = os.path.join(ROOT, "lib", d)
         if os.path.isdir(p):
             for f in sorted(os.listdir(p)):
-                if f.endswith(".c") and not SKIP_FILE.search(f):
-                    sources.append((d, os.path.join(p, f)))
+                path = os.path.join(p, f)
+                if (f.endswith(".c") and not SKIP_FILE.search(f)
+                        and "<shaderc/" not in read(path)):
+                    sources.append((d, path))
 
     emitted = set()  # headers already inlined (with their include guards)
+    header_maps = {}  # internal header -> its renamed names
 
     def header_text(name):
         if name == "Version.h":
             return version_header()
         return read(os.path.join(inc, name))
 
+    def spirv_op_names():
+        # what lib/SPIRV/CMakeLists.txt generates from spirv.h
+        text = read(os.path.join(spirv_dir, "spirv", "unified1", "spirv.h"))
+        rows = re.findall(r"^ *SpvOp([A-Za-z0-9_]+) = ([0-9]+),", text, re.M)
+        return "\n".join('{%s, "Op%s"},' % (num, name) for name, num in rows)
+
     def expand(text, here, tag):
-        """Inlines "fmag/X.h" (once), local headers and .inc/.def files."""
+        """Inlines "fmag/X.h" (once), local headers and .inc/.def files, and the
+        SPIR-V headers lib/SPIRV includes."""
         out = []
         for line in text.split("\n"):
+            sm = re.match(r'^\s*#\s*include\s+<(spirv/unified1/[\w.]+)>', line)
+            if sm and spirv_dir:
+                key = sm.group(1)
+                if key not in emitted:
+                    emitted.add(key)
+                    out.append("/* ---- <%s> (Khronos, from %s) */" % (key, spirv_dir))
+                    # with its utility functions, which one file of lib/SPIRV asks for
+                    # (and makes external) but which are inlined here once for all
+                    out.append("#ifndef SPV_ENABLE_UTILITY_CODE\n#define SPV_ENABLE_UTILITY_CODE\n#endif")
+                    out.append(read(os.path.join(spirv_dir, key)))
+                continue
             m = INCLUDE_RE.match(line)
             if not m:
                 out.append(line)
                 continue
             target = m.group(1)
+            if target == "SPIRVOpNames.inc":
+                out.append("/* ---- SPIRVOpNames.inc, generated from spirv.h */")
+                out.append(spirv_op_names())
+                continue
             base = os.path.basename(target)
             if target.startswith("fmag/"):
                 if base in EXCLUDED_HEADERS:
@@ -311,7 +388,8 @@ def main():
                 continue
             emitted.add(key)
             out.append("/* ---- %s */" % key)
-            out.append(expand(read(path), os.path.dirname(path), tag))
+            out.append(expand(rename(read(path), header_maps.get(path, {})),
+                              os.path.dirname(path), tag))
         return "\n".join(out)
 
     # The API part.
@@ -327,26 +405,52 @@ def main():
     api.append("extern const char fmag_glsl_interp_source[];\nextern const char fmag_glsl_run_comp_source[];")
     api.append("#ifdef __cplusplus\n}\n#endif")
 
-    # Which file-local names collide: defined by two files, or by a file and a header.
+    # Which file-local names collide. A unit owns names: a .c file its static functions
+    # and variables, types and enum constants; a layer's internal header (included only
+    # by that layer's files) the same kinds of names, for every file that includes it.
+    # A name owned by two units is renamed in each.
     per_file = []
     owners = {}
+    headers = []
     for d, path in sources:
         text = read(path)
         names, macros = file_scope_names(text)
         per_file.append((d, path, text, names, macros))
         for n in names:
             owners.setdefault(n, []).append(path)
+        for h in local_headers(path):
+            if h not in headers:
+                headers.append(h)
+    header_names = {}
+    for h in headers:
+        header_names[h] = file_scope_names(read(h))[0]
+        for n in header_names[h]:
+            owners.setdefault(n, []).append(h)
+    for h in headers:
+        clash = {n for n in header_names[h] if len(owners[n]) > 1}
+        htag = os.path.splitext(os.path.basename(h))[0]
+        header_maps[h] = {n: "%s__%s" % (n, htag) for n in clash}
     impl = []
-    nrenamed = 0
+    nrenamed = sum(len(m) for m in header_maps.values())
     for d, path, text, names, macros in per_file:
         tag = "%s_%s" % (d, os.path.splitext(os.path.basename(path))[0])
         clash = {n for n in names if len(owners[n]) > 1}
         mapping = {n: "%s__%s" % (n, tag) for n in clash}
         nrenamed += len(mapping)
+        for h in local_headers(path):
+            mapping.update(header_maps.get(h, {}))
+            clash |= set(header_maps.get(h, {}))
         rel = os.path.relpath(path, ROOT)
         body = expand(rename(text, mapping), os.path.dirname(path), rel)
         impl.append("/* ==== %s%s */" % (rel, " (renamed: %s)" % ", ".join(sorted(clash)) if clash else ""))
+        # The macros of the layer's internal headers hold for this file only: defined
+        # again here (the header itself is inlined once) and undefined after it.
+        hdr_macros = [mt for h in local_headers(path)
+                      for mt in macro_lines(rename(read(h), header_maps.get(h, {})))]
+        if hdr_macros:
+            impl.append("\n".join(t for _, t in hdr_macros))
         impl.append(body)
+        macros = set(macros) | {n for n, _ in hdr_macros}
         own_macros = sorted(m for m in macros if not m.endswith("_H"))
         if own_macros:
             impl.append("\n".join("#undef %s" % m for m in own_macros))

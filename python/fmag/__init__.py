@@ -238,7 +238,7 @@ class Image:
                          for i in range(_lib.fmag_image_program_count(ptr))]
 
     def __del__(self):
-        if getattr(self, "_p", None):
+        if getattr(self, "_p", None) and _lib is not None:  # not at interpreter exit
             _lib.fmag_image_destroy(self._p)
             self._p = None
 
@@ -372,7 +372,7 @@ class Runner:
             _lib.fmag_runner_set_threads(self._p, threads)
 
     def __del__(self):
-        if getattr(self, "_p", None):
+        if getattr(self, "_p", None) and _lib is not None:  # not at interpreter exit
             _lib.fmag_runner_destroy(self._p)
             self._p = None
 
