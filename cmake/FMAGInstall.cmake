@@ -79,7 +79,7 @@ function(fmag_install_package)
   set_target_properties(fmag PROPERTIES EXPORT_NAME fmag)
   if(BUILD_SHARED_LIBS AND shared_ok)
     target_link_libraries(fmag INTERFACE fmag_shared)
-    set(pc_libs "-lfmag")
+    set(pc_libs "-Wl,-rpath,\${libdir} -lfmag") # found at run time without LD_LIBRARY_PATH
     set(pc_private "-lm -lpthread -l${CMAKE_DL_LIBS}")
   else()
     target_link_libraries(fmag INTERFACE ${ordered})

@@ -5,8 +5,10 @@
 #                                embedding recipe as written (install to a temporary
 #                                prefix; examples/embed by find_package, pkg-config and
 #                                the single header, compiled with gcc and with clang)
-#   scripts/test.sh --clang      clang build in build-clang/ under -Werror: the unit tests
-#                                and the lit directories of the compiler and the VM
+#   scripts/test.sh --clang      clang build in build-clang/ under -Werror, with
+#                                -DBUILD_SHARED_LIBS=ON: the unit tests, the lit directories
+#                                of the compiler and the VM, and examples/embed built by
+#                                find_package and pkg-config against that install (libfmag.so)
 #   scripts/test.sh --sanitize   ASan+UBSan build in build-asan/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +19,8 @@ flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 case "$mode" in
   "") ;;
   --sanitize) dir=build-asan flags=(-DCMAKE_BUILD_TYPE=Debug -DFMAG_SANITIZE=ON) ;;
-  --clang) dir=build-clang flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang) ;;
+  --clang) dir=build-clang flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang
+                                  -DBUILD_SHARED_LIBS=ON) ;;
   *) echo "usage: scripts/test.sh [--clang|--sanitize]" >&2; exit 1 ;;
 esac
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
@@ -27,8 +30,20 @@ if [ "$mode" = --clang ]; then
   # and the suites that run compiled programs (compiler, VM, assembler, tools).
   (cd "$dir" && ctest --output-on-failure -j"$(nproc)")
   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv \
-    "$dir"/test/{IR,Transforms,CodeGen,SL,VM,Asm,tools}
-  echo "test.sh --clang: unit tests and lit subset passed"
+    "$dir"/test/{IR,Transforms,CodeGen,SL,VM,Asm,tools,Package}
+  prefix=$(mktemp -d)
+  trap 'rm -rf "$prefix"' EXIT
+  cmake --install "$dir" --prefix "$prefix" >/dev/null
+  cmake -S examples/embed -B "$prefix/embed" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_C_COMPILER=clang >/dev/null
+  cmake --build "$prefix/embed" >/dev/null
+  clang -std=c11 -O2 examples/embed/embed.c \
+    $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs fmag) -lm -o "$prefix/embed-pc"
+  for e in "$prefix/embed/embed" "$prefix/embed-pc"; do
+    ldd "$e" | grep -q 'libfmag\.so' || { echo "test.sh: $e does not use libfmag.so" >&2; exit 1; }
+    "$e" | tail -1 | grep -qx 'all results match' || { "$e" >&2; exit 1; }
+  done
+  echo "test.sh --clang: unit tests, lit subset and the shared-library install passed"
   exit 0
 fi
 cmake --build "$dir" --target check-fmag
