@@ -22,9 +22,9 @@
 typedef enum node_kind { NODE_INPUT, NODE_CONST, NODE_ADD, NODE_MUL, NODE_MIX, NODE_MAX } node_kind;
 typedef struct node {
     node_kind kind;
-    int a, b, t;  /* operand nodes (MIX: a + (b - a) * t) */
-    float value;  /* NODE_CONST */
-    int input;    /* NODE_INPUT: which program input */
+    int a, b, t; /* operand nodes (MIX: a + (b - a) * t) */
+    float value; /* NODE_CONST */
+    int input;   /* NODE_INPUT: which program input */
 } node;
 
 enum { MAX_NODES = 16 };
@@ -41,11 +41,21 @@ static fmag_module *build_graph(fmag_context *ctx, const node *g, int n, int nin
     for (int i = 0; i < n; i++) {
         const node *k = &g[i];
         switch (k->kind) {
-        case NODE_INPUT: v[i] = &f->params[k->input]; break;
-        case NODE_CONST: v[i] = fmag_build_const(&b, k->value); break;
-        case NODE_ADD: v[i] = fmag_build_add(&b, v[k->a], v[k->b]); break;
-        case NODE_MUL: v[i] = fmag_build_mul(&b, v[k->a], v[k->b]); break;
-        case NODE_MAX: v[i] = fmag_build_max(&b, v[k->a], v[k->b]); break;
+        case NODE_INPUT:
+            v[i] = &f->params[k->input];
+            break;
+        case NODE_CONST:
+            v[i] = fmag_build_const(&b, k->value);
+            break;
+        case NODE_ADD:
+            v[i] = fmag_build_add(&b, v[k->a], v[k->b]);
+            break;
+        case NODE_MUL:
+            v[i] = fmag_build_mul(&b, v[k->a], v[k->b]);
+            break;
+        case NODE_MAX:
+            v[i] = fmag_build_max(&b, v[k->a], v[k->b]);
+            break;
         case NODE_MIX:
             v[i] = fmag_build_fma(&b, fmag_build_sub(&b, v[k->b], v[k->a]), v[k->t], v[k->a]);
             break;
@@ -63,12 +73,24 @@ static float eval_graph(const node *g, int n, const float *in)
     for (int i = 0; i < n; i++) {
         const node *k = &g[i];
         switch (k->kind) {
-        case NODE_INPUT: v[i] = in[k->input]; break;
-        case NODE_CONST: v[i] = k->value; break;
-        case NODE_ADD: v[i] = v[k->a] + v[k->b]; break;
-        case NODE_MUL: v[i] = v[k->a] * v[k->b]; break;
-        case NODE_MAX: v[i] = v[k->a] - v[k->b] > 0 ? v[k->a] : v[k->b]; break;
-        case NODE_MIX: v[i] = fmaf(v[k->b] - v[k->a], v[k->t], v[k->a]); break;
+        case NODE_INPUT:
+            v[i] = in[k->input];
+            break;
+        case NODE_CONST:
+            v[i] = k->value;
+            break;
+        case NODE_ADD:
+            v[i] = v[k->a] + v[k->b];
+            break;
+        case NODE_MUL:
+            v[i] = v[k->a] * v[k->b];
+            break;
+        case NODE_MAX:
+            v[i] = v[k->a] - v[k->b] > 0 ? v[k->a] : v[k->b];
+            break;
+        case NODE_MIX:
+            v[i] = fmaf(v[k->b] - v[k->a], v[k->t], v[k->a]);
+            break;
         }
     }
     return v[n - 1];
@@ -143,8 +165,8 @@ int main(void)
 
     /* out = mix(x, y, t) * 2 + 0.5 */
     node g[MAX_NODES] = {
-        {NODE_INPUT, 0, 0, 0, 0, 0}, {NODE_INPUT, 0, 0, 0, 0, 1}, {NODE_INPUT, 0, 0, 0, 0, 2},
-        {NODE_MIX, 0, 1, 2, 0, 0},   {NODE_CONST, 0, 0, 0, 2, 0}, {NODE_MUL, 3, 4, 0, 0, 0},
+        {NODE_INPUT, 0, 0, 0, 0, 0},    {NODE_INPUT, 0, 0, 0, 0, 1}, {NODE_INPUT, 0, 0, 0, 0, 2},
+        {NODE_MIX, 0, 1, 2, 0, 0},      {NODE_CONST, 0, 0, 0, 2, 0}, {NODE_MUL, 3, 4, 0, 0, 0},
         {NODE_CONST, 0, 0, 0, 0.5f, 0}, {NODE_ADD, 5, 6, 0, 0, 0},
     };
     int n = 8, bad = 0;

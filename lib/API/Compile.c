@@ -30,7 +30,8 @@ bool fmag_have_language(fmag_language lang)
     case FMAG_LANG_AUTO:
     case FMAG_LANG_SL:
     case FMAG_LANG_FIR:
-    case FMAG_LANG_FMAS: return true;
+    case FMAG_LANG_FMAS:
+        return true;
     case FMAG_LANG_GLSL:
     case FMAG_LANG_HLSL:
     case FMAG_LANG_SPIRV:
@@ -55,9 +56,9 @@ static fmag_language language_of(const char *filename)
         const char *ext;
         fmag_language lang;
     } exts[] = {
-        {".sl", FMAG_LANG_SL},      {".fir", FMAG_LANG_FIR},    {".fmas", FMAG_LANG_FMAS},
-        {".glsl", FMAG_LANG_GLSL},  {".frag", FMAG_LANG_GLSL},  {".vert", FMAG_LANG_GLSL},
-        {".comp", FMAG_LANG_GLSL},  {".hlsl", FMAG_LANG_HLSL},  {".spv", FMAG_LANG_SPIRV},
+        {".sl", FMAG_LANG_SL},     {".fir", FMAG_LANG_FIR},   {".fmas", FMAG_LANG_FMAS},
+        {".glsl", FMAG_LANG_GLSL}, {".frag", FMAG_LANG_GLSL}, {".vert", FMAG_LANG_GLSL},
+        {".comp", FMAG_LANG_GLSL}, {".hlsl", FMAG_LANG_HLSL}, {".spv", FMAG_LANG_SPIRV},
     };
     if (filename)
         for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
@@ -80,11 +81,9 @@ fmag_image *fmag_api_image_new(fmag_context *ctx)
  * codegen accepts. */
 static bool lowerable(fmag_module *m)
 {
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m) {
         if (!f->is_export || f->first != f->last) return false;
-        fmag_foreach_instr(i, f->first)
-        {
+        fmag_foreach_instr (i, f->first) {
             if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
         }
     }
@@ -100,7 +99,8 @@ fmag_image *fmag_compile_module(fmag_module *m, const fmag_compile_options *opts
     }
     fmag_context *ctx = m->ctx;
     bool any_export = false;
-    fmag_foreach_func(f, m) any_export |= f->is_export;
+    fmag_foreach_func (f, m)
+        any_export |= f->is_export;
     if (!any_export) {
         fmag_context_error(ctx, "error: no export function: nothing to compile");
         return NULL;
@@ -134,10 +134,11 @@ static fmag_module *import_shader(fmag_context *ctx, const char *filename, const
     (void)src;
     (void)len;
     (void)opts;
-    static const char *const names[] = {[FMAG_LANG_GLSL] = "GLSL", [FMAG_LANG_HLSL] = "HLSL",
-                                        [FMAG_LANG_SPIRV] = "SPIR-V"};
-    fmag_context_error(ctx, "%s: error: %s input is not built into this FMAG library (it needs "
-                            "the SPIR-V front end, lib/SPIRV)",
+    static const char *const names[] = {
+        [FMAG_LANG_GLSL] = "GLSL", [FMAG_LANG_HLSL] = "HLSL", [FMAG_LANG_SPIRV] = "SPIR-V"};
+    fmag_context_error(ctx,
+                       "%s: error: %s input is not built into this FMAG library (it needs "
+                       "the SPIR-V front end, lib/SPIRV)",
                        filename ? filename : "<input>", names[lang]);
     return NULL;
 }
@@ -163,30 +164,39 @@ fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *sr
         }
         return img;
     }
-    case FMAG_LANG_FIR: m = fmag_parse_module(ctx, shown, src, len); break;
+    case FMAG_LANG_FIR:
+        m = fmag_parse_module(ctx, shown, src, len);
+        break;
     case FMAG_LANG_GLSL:
     case FMAG_LANG_HLSL:
-    case FMAG_LANG_SPIRV: m = import_shader(ctx, shown, src, len, lang, opts); break;
+    case FMAG_LANG_SPIRV:
+        m = import_shader(ctx, shown, src, len, lang, opts);
+        break;
     case FMAG_LANG_AUTO:
     case FMAG_LANG_SL: {
         fmag_sl_options so = {opts->fastmath, opts->entry};
         m = fmag_sl_compile(ctx, shown, src, len, &so);
         break;
     }
-    default: fmag_context_error(ctx, "%s: error: unknown language %d", shown, (int)lang); return NULL;
+    default:
+        fmag_context_error(ctx, "%s: error: unknown language %d", shown, (int)lang);
+        return NULL;
     }
     if (!m) return NULL;
     if (opts->fastmath) m->fastmath = true;
     if (lang == FMAG_LANG_FIR && opts->entry) {
         /* Keep only the named export (SL does this in the front end). */
-        if (!fmag_module_get_func(m, opts->entry) || !fmag_module_get_func(m, opts->entry)->is_export) {
+        if (!fmag_module_get_func(m, opts->entry) ||
+            !fmag_module_get_func(m, opts->entry)->is_export) {
             fmag_context_error(ctx, "%s: error: no export function '%s'", shown, opts->entry);
             return NULL;
         }
-        fmag_foreach_func(f, m) if (f->is_export && strcmp(f->name, opts->entry)) f->is_export = false;
+        fmag_foreach_func (f, m)
+            if (f->is_export && strcmp(f->name, opts->entry)) f->is_export = false;
     }
     bool any_export = false;
-    fmag_foreach_func(f, m) any_export |= f->is_export;
+    fmag_foreach_func (f, m)
+        any_export |= f->is_export;
     if (!any_export) {
         fmag_context_error(ctx, "%s: error: no export function: nothing to compile", shown);
         return NULL;

@@ -48,7 +48,9 @@ fmag_runner *fmag_runner_create(fmag_context *ctx, fmag_engine e)
     }
     r->engine = e;
     switch (e) {
-    case FMAG_ENGINE_REF: snprintf(r->describe, sizeof r->describe, "reference interpreter"); break;
+    case FMAG_ENGINE_REF:
+        snprintf(r->describe, sizeof r->describe, "reference interpreter");
+        break;
     case FMAG_ENGINE_BATCH:
         snprintf(r->describe, sizeof r->describe, "batch engine (%s, %u threads)",
                  fmag_vm_batch_isa(), fmag_vm_hardware_threads());
@@ -60,7 +62,8 @@ fmag_runner *fmag_runner_create(fmag_context *ctx, fmag_engine e)
         r->gpu = fmag_gpu_runner_create(e == FMAG_ENGINE_CUDA ? FMAG_GPU_CUDA : FMAG_GPU_VULKAN,
                                         err, sizeof err);
         if (!r->gpu) {
-            if (ctx) fmag_context_error(ctx, "error: %s runner unavailable: %s", engine_names[e], err);
+            if (ctx)
+                fmag_context_error(ctx, "error: %s runner unavailable: %s", engine_names[e], err);
             free(r);
             return NULL;
         }
@@ -68,8 +71,9 @@ fmag_runner *fmag_runner_create(fmag_context *ctx, fmag_engine e)
         break;
 #else
         if (ctx)
-            fmag_context_error(ctx, "error: %s runner unavailable: this FMAG library was built "
-                                    "without the GPU runners (lib/GPU)",
+            fmag_context_error(ctx,
+                               "error: %s runner unavailable: this FMAG library was built "
+                               "without the GPU runners (lib/GPU)",
                                engine_names[e]);
         free(r);
         return NULL;
@@ -122,8 +126,8 @@ static bool run_lanes(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *
                                       err, sizeof err);
         break;
     case FMAG_ENGINE_BATCH:
-        ok = fmag_vm_run_per_lane_threads(progs, nprogs, prog_index, in, in_stride, out,
-                                          out_stride, n, r->nthreads, err, sizeof err);
+        ok = fmag_vm_run_per_lane_threads(progs, nprogs, prog_index, in, in_stride, out, out_stride,
+                                          n, r->nthreads, err, sizeof err);
         break;
     case FMAG_ENGINE_VULKAN:
     case FMAG_ENGINE_CUDA:
