@@ -14,12 +14,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh test
 mode=${1:-}
+# Debian's clang-14 package installs clang-14; `clang` comes with the clang package.
+clang=$(command -v clang || command -v clang-14)
 dir=build
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 case "$mode" in
   "") ;;
   --sanitize) dir=build-asan flags=(-DCMAKE_BUILD_TYPE=Debug -DFMAG_SANITIZE=ON) ;;
-  --clang) dir=build-clang flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang
+  --clang) dir=build-clang flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER="$clang"
                                   -DBUILD_SHARED_LIBS=ON) ;;
   *) echo "usage: scripts/test.sh [--clang|--sanitize]" >&2; exit 1 ;;
 esac
@@ -35,9 +37,9 @@ if [ "$mode" = --clang ]; then
   trap 'rm -rf "$prefix"' EXIT
   cmake --install "$dir" --prefix "$prefix" >/dev/null
   cmake -S examples/embed -B "$prefix/embed" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_C_COMPILER=clang >/dev/null
+    -DCMAKE_C_COMPILER="$clang" >/dev/null
   cmake --build "$prefix/embed" >/dev/null
-  clang -std=c11 -O2 examples/embed/embed.c \
+  "$clang" -std=c11 -O2 examples/embed/embed.c \
     $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs fmag) -lm -o "$prefix/embed-pc"
   for e in "$prefix/embed/embed" "$prefix/embed-pc"; do
     ldd "$e" | grep -q 'libfmag\.so' || { echo "test.sh: $e does not use libfmag.so" >&2; exit 1; }
@@ -48,7 +50,7 @@ if [ "$mode" = --clang ]; then
 fi
 cmake --build "$dir" --target check-fmag
 if [ -z "$mode" ]; then
-  for cc in gcc clang; do
+  for cc in gcc "$clang"; do
     CC=$cc bash examples/embed/readme-recipe.sh
   done
 fi

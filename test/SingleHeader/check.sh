@@ -10,6 +10,8 @@ mkdir -p "$tmp"
 python3 "$src/utils/amalgamate.py" -o "$tmp/fmag.h" 2>/dev/null
 progs=()
 for cc in gcc clang; do
+  # Debian's clang-14 package installs clang-14; `clang` comes with the clang package.
+  [ $cc = clang ] && ! command -v clang >/dev/null && cc=clang-14
   command -v $cc >/dev/null || { echo "check.sh: no $cc, skipped"; continue; }
   for std in c99 c11; do
     $cc -std=$std -O1 -Wall -Wextra -Werror -I"$tmp" -o "$tmp/sh-$cc-$std" \
