@@ -30,6 +30,8 @@ static diag_entry *diag_entry_of(char *text)
     return (diag_entry *)(text - offsetof(diag_entry, text));
 }
 
+static void diag_free(char *text);
+
 static const diag_entry *diag_entry_of_const(const char *text)
 {
     return (const diag_entry *)(text - offsetof(diag_entry, text));
@@ -56,7 +58,7 @@ void fmag_context_destroy(fmag_context *ctx)
     free_chunks(ctx->chunks);
     free_chunks(ctx->spare);
     for (size_t i = 0; i < ctx->ndiags; i++)
-        free(diag_entry_of(ctx->diags[i]));
+        diag_free(ctx->diags[i]);
     free(ctx->diags);
     free(ctx);
 }
@@ -199,17 +201,32 @@ static void diag_parse(diag_entry *e, size_t textlen)
     e->rec.message = tail;
 }
 
-static void diag_push(fmag_context *ctx, char *text)
+/* Moves a diagnostic's malloc'ed text into a diag_entry and parses its record; returns
+ * the entry's text (what ctx->diags holds), or NULL when out of memory (text freed). */
+static char *diag_wrap(char *text)
 {
     /* text + NUL, then room for the record's file and message (each at most the first
      * line of the text, plus a NUL). */
     size_t len = strlen(text);
     diag_entry *e = malloc(sizeof(*e) + 3 * (len + 1));
-    if (!e) fmag_fatal_oom();
-    memcpy(e->text, text, len + 1);
+    if (e) {
+        memcpy(e->text, text, len + 1);
+        diag_parse(e, len);
+    }
     free(text);
-    diag_parse(e, len);
-    char *msg = e->text;
+    return e ? e->text : NULL;
+}
+
+/* Frees what diag_wrap returned. */
+static void diag_free(char *text)
+{
+    free(diag_entry_of(text));
+}
+
+static void diag_push(fmag_context *ctx, char *msg)
+{
+    msg = diag_wrap(msg);
+    if (!msg) fmag_fatal_oom();
     if (ctx->ndiags == ctx->capdiags) {
         size_t cap = ctx->capdiags ? ctx->capdiags * 2 : 8;
         char **n = realloc(ctx->diags, cap * sizeof(*n));
@@ -260,7 +277,7 @@ const char *fmag_context_diag(const fmag_context *ctx, size_t i)
 void fmag_context_diag_clear(fmag_context *ctx)
 {
     for (size_t i = 0; i < ctx->ndiags; i++)
-        free(diag_entry_of(ctx->diags[i]));
+        diag_free(ctx->diags[i]);
     ctx->ndiags = 0;
 }
 
