@@ -1,6 +1,7 @@
 /* FMAG Asm: the .fmas assembly text of the machine (assembler and disassembler). */
 #ifndef FMAG_ASM_H
 #define FMAG_ASM_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdio.h>
 #include "fmag/IR.h"
@@ -28,4 +29,5 @@ void fmag_asm_print_name(const char *name, FILE *out);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_ASM_H */

@@ -2,6 +2,7 @@
  * with scheduling and register allocation (docs/CodeGen.md). */
 #ifndef FMAG_CODEGEN_H
 #define FMAG_CODEGEN_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include "fmag/IR.h"
 #include "fmag/VM.h"
@@ -51,4 +52,5 @@ bool fmag_codegen_module_with(fmag_module *m, fmag_vm_image *img, const fmag_cod
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_CODEGEN_H */

@@ -2,6 +2,7 @@
  * SL lexer, on top of fmag_parse_float (fmag/IR.h), so all three reject the same text. */
 #ifndef FMAG_FLOATTEXT_H
 #define FMAG_FLOATTEXT_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,4 +22,5 @@ bool fmag_float_literal_underflows(const char *s, size_t len, float value);
 }
 #endif
 
+#pragma GCC visibility pop
 #endif

@@ -3,6 +3,7 @@
  * GPU support still runs, and says why, on a machine without one. */
 #ifndef FMAG_GPU_H
 #define FMAG_GPU_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,4 +43,5 @@ bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *pro
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_GPU_H */

@@ -15,6 +15,7 @@
  */
 #ifndef FMAG_IR_H
 #define FMAG_IR_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -361,7 +362,30 @@ bool fmag_interp_func(fmag_func *f, const float *in, float *out);
 /* The one instruction, exactly: (e > 0) ? fmaf(a, b, c) : d. */
 float fmag_eval(float a, float b, float c, float d, float e);
 
+/* ------------------------------------------------ diagnostics as records */
+
+/* Every diagnostic also as a record, parsed from its text when it is recorded, for
+ * embedders that show errors in their own UI (fmag/fmag.h). */
+typedef enum fmag_diag_severity {
+    FMAG_DIAG_ERROR,
+    FMAG_DIAG_WARNING,
+    FMAG_DIAG_NOTE,
+} fmag_diag_severity;
+
+typedef struct fmag_diagnostic {
+    fmag_diag_severity severity;
+    const char *file;      /* the file named by "file:line:col:", or NULL when none */
+    unsigned line, column; /* 1-based; 0 when the diagnostic has none */
+    const char *message;   /* the message alone: no position, severity or source line */
+    const char *text;      /* the whole printed form, as fmag_context_diag returns it */
+} fmag_diagnostic;
+
+/* Fills *out with diagnostic i (false when i >= fmag_context_diag_count). The strings
+ * live until the diagnostics are cleared (diag_clear, reset, destroy). */
+bool fmag_context_diag_record(const fmag_context *ctx, size_t i, fmag_diagnostic *out);
+
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_IR_H */

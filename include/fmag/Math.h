@@ -9,6 +9,7 @@
  */
 #ifndef FMAG_MATH_H
 #define FMAG_MATH_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include "fmag/IR.h"
@@ -141,4 +142,5 @@ const fmag_math_builtin *fmag_math_builtin_lookup(const char *name);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_MATH_H */

@@ -2,6 +2,7 @@
  * type checker and IR generation through the public builder API. */
 #ifndef FMAG_SL_H
 #define FMAG_SL_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,4 +29,5 @@ fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_SL_H */

@@ -9,6 +9,7 @@
  */
 #ifndef FMAG_SPIRV_H
 #define FMAG_SPIRV_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,4 +59,5 @@ fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t 
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_SPIRV_H */

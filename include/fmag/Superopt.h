@@ -14,6 +14,7 @@
  */
 #ifndef FMAG_SUPEROPT_H
 #define FMAG_SUPEROPT_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -200,4 +201,5 @@ unsigned fmag_superopt_default_pool(const fmag_superopt_target *t, float *pool);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_SUPEROPT_H */

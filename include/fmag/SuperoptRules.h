@@ -10,6 +10,7 @@
  * program. */
 #ifndef FMAG_SUPEROPT_RULES_H
 #define FMAG_SUPEROPT_RULES_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stddef.h>
 #include "fmag/Superopt.h"
@@ -37,4 +38,5 @@ const fmag_superopt_rule *fmag_superopt_rule_get(size_t i);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_SUPEROPT_RULES_H */

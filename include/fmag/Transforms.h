@@ -7,6 +7,7 @@
  */
 #ifndef FMAG_TRANSFORMS_H
 #define FMAG_TRANSFORMS_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include "fmag/IR.h"
 
@@ -70,4 +71,5 @@ bool fmag_pass_run(const fmag_pass_info *p, fmag_module *m);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_TRANSFORMS_H */

@@ -19,6 +19,7 @@
  */
 #ifndef FMAG_VM_H
 #define FMAG_VM_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -173,4 +174,5 @@ const char *fmag_vm_batch_isa(void);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* FMAG_VM_H */

@@ -3,6 +3,7 @@
 #include "IRInternal.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,25 @@ struct fmag_arena_chunk {
     size_t size, used;
     _Alignas(16) unsigned char data[];
 };
+
+/* A recorded diagnostic: the printed text (what ctx->diags points at) and the record
+ * parsed from its first line, in one allocation so the text alone identifies it. */
+typedef struct diag_entry {
+    fmag_diagnostic rec;
+    char text[];
+} diag_entry;
+
+static diag_entry *diag_entry_of(char *text)
+{
+    return (diag_entry *)(text - offsetof(diag_entry, text));
+}
+
+static void diag_free(char *text);
+
+static const diag_entry *diag_entry_of_const(const char *text)
+{
+    return (const diag_entry *)(text - offsetof(diag_entry, text));
+}
 
 fmag_context *fmag_context_create(void)
 {
@@ -38,7 +58,7 @@ void fmag_context_destroy(fmag_context *ctx)
     free_chunks(ctx->chunks);
     free_chunks(ctx->spare);
     for (size_t i = 0; i < ctx->ndiags; i++)
-        free(ctx->diags[i]);
+        diag_free(ctx->diags[i]);
     free(ctx->diags);
     free(ctx);
 }
@@ -116,8 +136,97 @@ _Noreturn void fmag_fatal_oom(void)
     abort();
 }
 
+static bool all_digits(const char *s, size_t n)
+{
+    if (n == 0 || n > 9) return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
+/* Splits the first line, "[file[:line[:col]]: ]severity: message", into the record.
+ * Every producer writes that form; a line that does not parse is an error whose
+ * message is the whole line. The record's strings point into e's own buffer, after
+ * the text: file, then message. */
+static void diag_parse(diag_entry *e, size_t textlen)
+{
+    static const char *const sev_names[] = {"error", "warning", "note"};
+    const char *t = e->text;
+    size_t eol = strcspn(t, "\n");
+    char *tail = e->text + textlen + 1; /* room reserved by diag_push */
+    size_t pre = 0, msg = 0;
+    fmag_diag_severity sev = FMAG_DIAG_ERROR;
+    bool found = false;
+    for (size_t i = 0; i < eol && !found; i++) {
+        bool at_start = i == 0, after_colon = i >= 2 && t[i - 1] == ' ' && t[i - 2] == ':';
+        if (!at_start && !after_colon) continue;
+        for (size_t k = 0; k < 3 && !found; k++) {
+            size_t n = strlen(sev_names[k]);
+            if (i + n < eol && !strncmp(t + i, sev_names[k], n) && t[i + n] == ':') {
+                sev = (fmag_diag_severity)k;
+                pre = at_start ? 0 : i - 2;
+                msg = i + n + 1;
+                if (msg < eol && t[msg] == ' ') msg++;
+                found = true;
+            }
+        }
+    }
+    e->rec.severity = sev;
+    e->rec.text = e->text;
+    if (!found) msg = 0;
+    /* The prefix: file, or file:line, or file:line:col (numbers read from the end). */
+    size_t flen = pre;
+    unsigned nums[2] = {0, 0};
+    int nn = 0;
+    while (nn < 2 && flen > 0) {
+        size_t c = flen;
+        while (c > 0 && t[c - 1] != ':')
+            c--;
+        if (c == 0 || !all_digits(t + c, flen - c)) break;
+        nums[nn++] = (unsigned)strtoul(t + c, NULL, 10);
+        flen = c - 1;
+    }
+    e->rec.line = nn == 2 ? nums[1] : nn == 1 ? nums[0] : 0;
+    e->rec.column = nn == 2 ? nums[0] : 0;
+    if (found && pre > 0) {
+        memcpy(tail, t, flen);
+        tail[flen] = 0;
+        e->rec.file = tail;
+        tail += flen + 1;
+    } else {
+        e->rec.file = NULL;
+    }
+    memcpy(tail, t + msg, eol - msg);
+    tail[eol - msg] = 0;
+    e->rec.message = tail;
+}
+
+/* Moves a diagnostic's malloc'ed text into a diag_entry and parses its record; returns
+ * the entry's text (what ctx->diags holds), or NULL when out of memory (text freed). */
+static char *diag_wrap(char *text)
+{
+    /* text + NUL, then room for the record's file and message (each at most the first
+     * line of the text, plus a NUL). */
+    size_t len = strlen(text);
+    diag_entry *e = malloc(sizeof(*e) + 3 * (len + 1));
+    if (e) {
+        memcpy(e->text, text, len + 1);
+        diag_parse(e, len);
+    }
+    free(text);
+    return e ? e->text : NULL;
+}
+
+/* Frees what diag_wrap returned. */
+static void diag_free(char *text)
+{
+    free(diag_entry_of(text));
+}
+
 static void diag_push(fmag_context *ctx, char *msg)
 {
+    msg = diag_wrap(msg);
+    if (!msg) fmag_fatal_oom();
     if (ctx->ndiags == ctx->capdiags) {
         size_t cap = ctx->capdiags ? ctx->capdiags * 2 : 8;
         char **n = realloc(ctx->diags, cap * sizeof(*n));
@@ -126,6 +235,13 @@ static void diag_push(fmag_context *ctx, char *msg)
         ctx->capdiags = cap;
     }
     ctx->diags[ctx->ndiags++] = msg;
+}
+
+bool fmag_context_diag_record(const fmag_context *ctx, size_t i, fmag_diagnostic *out)
+{
+    if (i >= ctx->ndiags) return false;
+    *out = diag_entry_of_const(ctx->diags[i])->rec;
+    return true;
 }
 
 void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap)
@@ -161,7 +277,7 @@ const char *fmag_context_diag(const fmag_context *ctx, size_t i)
 void fmag_context_diag_clear(fmag_context *ctx)
 {
     for (size_t i = 0; i < ctx->ndiags; i++)
-        free(ctx->diags[i]);
+        diag_free(ctx->diags[i]);
     ctx->ndiags = 0;
 }
 

@@ -83,7 +83,11 @@ static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, bool want_hi, t
     tp->s = FMA(b, MUL(b, z, r), ps, r);
     fmag_value *pc =
         fm ? fmag_math_horner(b, z, cos_poly_fast, 2) : fmag_math_horner(b, z, cos_poly, 3);
-    fmag_value *u = FMA(b, MUL(b, z, z), pc, MUL(b, z, K(b, -0.5f)));
+    /* Built one at a time: two builder calls as arguments of one call would be emitted
+     * in the C compiler's argument order (GCC right to left, clang left to right). */
+    fmag_value *hz = MUL(b, z, K(b, -0.5f));
+    fmag_value *zz = MUL(b, z, z);
+    fmag_value *u = FMA(b, zz, pc, hz);
     tp->c = fmag_build_add(b, u, K(b, 1.0f));
     fmag_value *h = halve(b, k, t, &tp->odd);
     tp->hi = NULL;

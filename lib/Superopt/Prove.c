@@ -130,7 +130,16 @@ check_chunk_avx2(const prove_shared *sh, prove_local *l, uint64_t *ch, uint64_t 
     return check_chunk_body(sh, l, ch, sk);
 }
 
-__attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,fma,prefer-vector-width=512"))) static int
+/* GCC takes the vector width preference in target(); clang has no such target feature
+ * and asks for it with min_vector_width instead. */
+#if defined(__clang__)
+#define FMAG_AVX512_TARGET                                                                         \
+    __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,fma"), min_vector_width(512)))
+#else
+#define FMAG_AVX512_TARGET                                                                         \
+    __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,fma,prefer-vector-width=512")))
+#endif
+FMAG_AVX512_TARGET static int
 check_chunk_avx512(const prove_shared *sh, prove_local *l, uint64_t *ch, uint64_t *sk)
 {
     return check_chunk_body(sh, l, ch, sk);

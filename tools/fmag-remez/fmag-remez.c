@@ -209,6 +209,10 @@ static int solve(ld *m, int n, ld *x)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+        printf("fmag-remez (FMAG) %s\n", FMAG_VERSION_STRING);
+        return 0;
+    }
     if (argc < 3 || !strcmp(argv[1], "--help")) {
         printf("usage: fmag-remez TARGET DEGREE [A B]\ntargets:\n");
         for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)

@@ -1,0 +1,172 @@
+/* FMAG: the C API for embedders. One header for compiling user programs (SL; .fir and
+ * .fmas; GLSL, HLSL and SPIR-V where the build has them) to FMAG images, inspecting
+ * them, and running them on the CPU engines and the GPU runners. docs/API.md has a
+ * worked example; the layer headers it includes (IR.h for the builder, VM.h for the
+ * program records) stay available for finer control.
+ *
+ * Ownership
+ *  - fmag_context (IR.h) owns every IR object and the diagnostics. fmag_context_reset
+ *    frees the IR and clears the diagnostics but keeps the memory for the next compile.
+ *  - An fmag_image is owned by the caller and independent of the context it was compiled
+ *    in: it stays valid after fmag_context_reset/destroy; free it with fmag_image_destroy.
+ *    Program pointers (fmag_image_program) and their strings live as long as the image.
+ *  - An fmag_runner is owned by the caller (fmag_runner_destroy). It keeps no pointer to
+ *    the images it ran or to the context its errors went to.
+ *  - Diagnostic strings (fmag_diagnostic) live until the context's diagnostics are
+ *    cleared (fmag_context_diag_clear, fmag_context_reset, fmag_context_destroy).
+ *  - Every pointer argument is borrowed for the duration of the call.
+ *
+ * Thread safety
+ *  - The library has no global mutable state. Two threads may compile at once with two
+ *    contexts; one context (and the modules in it) is used by one thread at a time.
+ *  - An image is never modified after it is created: any number of threads may inspect
+ *    and run the same image at once.
+ *  - A runner is used by one thread at a time; make one runner per thread (a GPU runner
+ *    holds a device queue; the CPU runners hold nothing but are bound by the same rule).
+ *
+ * Errors
+ *  Functions that can fail return false or NULL and record diagnostics in the context
+ *  they were given (the `ctx` argument; it may be NULL where only the return value
+ *  matters). Each diagnostic is both printed text ("file:line:col: error: msg", the
+ *  source line and a caret; fmag_context_diag_print) and a record (fmag_diagnostic:
+ *  file, line, column, severity, message; fmag_context_diag_record). The library never
+ *  prints, never exits and never aborts on bad input.
+ */
+#ifndef FMAG_FMAG_H
+#define FMAG_FMAG_H
+#pragma GCC visibility push(default) /* libfmag.so exports what these headers declare */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "fmag/IR.h"
+#include "fmag/VM.h"
+#include "fmag/Version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------------- version */
+
+/* FMAG_VERSION_STRING of the library actually linked ("0.1.0"), which may differ from
+ * the header's when a shared library was updated. */
+const char *fmag_version(void);
+/* FMAG_VERSION_NUMBER of the library linked (MAJOR * 10000 + MINOR * 100 + PATCH). */
+unsigned fmag_version_number(void);
+
+/* ----------------------------------------------------------------- compile */
+
+typedef enum fmag_language {
+    FMAG_LANG_AUTO,  /* from the file name's extension; SL when there is none */
+    FMAG_LANG_SL,    /* .sl: the shading language (docs/SL.md) */
+    FMAG_LANG_FIR,   /* .fir: the IR text (docs/LangRef.md) */
+    FMAG_LANG_FMAS,  /* .fmas: FMAG assembly, assembled as written (no optimization) */
+    FMAG_LANG_GLSL,  /* .glsl .frag .vert .comp (needs the SPIR-V front end, see below) */
+    FMAG_LANG_HLSL,  /* .hlsl */
+    FMAG_LANG_SPIRV, /* .spv: a SPIR-V binary */
+} fmag_language;
+
+typedef struct fmag_compile_options {
+    fmag_language language; /* FMAG_LANG_AUTO by default */
+    const char *entry;      /* only this export becomes a program; NULL: every export */
+    const char *pipeline;   /* passes or pipeline ("O0", "O1", "O2", "inline,cse"); NULL: O2 */
+    bool fastmath;          /* SL: allow contraction and reassociation (SPEC §2) */
+    bool fast_codegen;      /* FMAG_CODEGEN_FAST: a few instructions more, much faster */
+} fmag_compile_options;
+
+/* Defaults: AUTO, every export, O2, strict math, full codegen (what `slc` does). */
+void fmag_compile_options_init(fmag_compile_options *opts);
+
+/* Whether this build can read GLSL/HLSL/SPIR-V (the lib/SPIRV front end). */
+bool fmag_have_language(fmag_language lang);
+
+typedef struct fmag_image fmag_image;
+
+/* Compiles source text (not NUL-terminated: len bytes) to an image with one program
+ * per export, in source order. `filename` names the source in diagnostics and picks
+ * the language under FMAG_LANG_AUTO. opts may be NULL (defaults). Returns NULL with
+ * diagnostics in ctx. The IR made on the way stays in ctx until fmag_context_reset. */
+fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                         const fmag_compile_options *opts);
+
+/* Optimizes and lowers a module built with the builder API (IR.h) or parsed; the
+ * module is changed in place (passes run on it). opts->language and ->entry are
+ * ignored (every export becomes a program). Returns NULL with diagnostics in the
+ * module's context (a verifier failure included). */
+fmag_image *fmag_compile_module(fmag_module *m, const fmag_compile_options *opts);
+
+/* Reads a .fmag file (validated) from memory or from a path. NULL with a diagnostic
+ * naming the record and byte offset. */
+fmag_image *fmag_image_read(fmag_context *ctx, const void *data, size_t len);
+fmag_image *fmag_image_load(fmag_context *ctx, const char *path);
+/* Writes the image as a .fmag file: to a malloc'ed buffer (the caller frees it) or a
+ * path. */
+bool fmag_image_write(fmag_context *ctx, const fmag_image *img, void **data, size_t *len);
+bool fmag_image_save(fmag_context *ctx, const fmag_image *img, const char *path);
+void fmag_image_destroy(fmag_image *img);
+
+/* ----------------------------------------------------------------- inspect */
+
+size_t fmag_image_program_count(const fmag_image *img);
+/* Program i (NULL when out of range), or the program of that name (NULL when none). */
+const fmag_vm_program *fmag_image_program(const fmag_image *img, size_t i);
+const fmag_vm_program *fmag_image_find(const fmag_image *img, const char *name);
+/* The underlying record list (what a GPU upload or fmag_vm_* wants). */
+const fmag_vm_image *fmag_image_vm(const fmag_image *img);
+
+/* A program's header fields (fmag_vm_program has them too; these are for bindings). */
+const char *fmag_program_name(const fmag_vm_program *p);
+unsigned fmag_program_instr_count(const fmag_vm_program *p);
+unsigned fmag_program_regs(const fmag_vm_program *p);
+unsigned fmag_program_inputs(const fmag_vm_program *p);
+unsigned fmag_program_outputs(const fmag_vm_program *p);
+unsigned fmag_program_flags(const fmag_vm_program *p); /* FMAG_VM_FLAG_* */
+/* Instruction i decoded (register indices and literals); false when i is out of range. */
+bool fmag_program_instr(const fmag_vm_program *p, size_t i, fmag_vm_decoded *out);
+/* The program as .fmas text (what `fmag-as -d` prints), malloc'ed; the caller frees. */
+char *fmag_program_disassemble(const fmag_vm_program *p);
+
+/* ----------------------------------------------------------------- run */
+
+typedef enum fmag_engine {
+    FMAG_ENGINE_REF,    /* the reference interpreter, one element at a time (the oracle) */
+    FMAG_ENGINE_BATCH,  /* the batch engine: SIMD lanes and threads, bit-identical */
+    FMAG_ENGINE_VULKAN, /* the GLSL interpreter through Vulkan (lavapipe included) */
+    FMAG_ENGINE_CUDA,   /* the CUDA interpreter */
+} fmag_engine;
+
+/* The engine's name ("ref", "batch", "vulkan", "cuda"; the --backend names of fmag-run),
+ * and the engine of that name (false when none). */
+const char *fmag_engine_name(fmag_engine e);
+bool fmag_engine_lookup(const char *name, fmag_engine *out);
+
+typedef struct fmag_runner fmag_runner;
+
+/* A runner for one engine. GPU runners load their driver here (hundreds of ms): create
+ * one and keep it. NULL with a diagnostic when the engine is not built into this
+ * library or the machine has no such device ("vulkan runner unavailable: ..."). */
+fmag_runner *fmag_runner_create(fmag_context *ctx, fmag_engine e);
+void fmag_runner_destroy(fmag_runner *r);
+fmag_engine fmag_runner_engine(const fmag_runner *r);
+/* One line: the device and its numerics for GPU runners, the ISA for the batch engine. */
+const char *fmag_runner_describe(const fmag_runner *r);
+/* Threads for the batch engine (0, the default: one per CPU). Ignored by the others. */
+void fmag_runner_set_threads(fmag_runner *r, unsigned nthreads);
+
+/* Runs n elements of program p: in is [n][nin] floats, out is [n][nout]. */
+bool fmag_run(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p, const float *in,
+              float *out, size_t n);
+/* Runs n elements, element k running program prog_index[k] of img (prog_index NULL:
+ * program 0): in is [n][in_stride], out is [n][out_stride]; the strides must cover the
+ * largest nin / nout of the programs used (slots past a program's nout are left as
+ * they were). */
+bool fmag_run_per_lane(fmag_context *ctx, fmag_runner *r, const fmag_image *img,
+                       const uint32_t *prog_index, const float *in, size_t in_stride, float *out,
+                       size_t out_stride, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#pragma GCC visibility pop
+#endif /* FMAG_FMAG_H */

@@ -1,0 +1,205 @@
+/* fmag/fmag.h, compiling: source text or a built module to an image, the way slc does
+ * it (front end, the pass pipeline, the lowering fallback, codegen). */
+#include <stdlib.h>
+#include <string.h>
+#include "APIInternal.h"
+#include "fmag/Asm.h"
+#include "fmag/CodeGen.h"
+#include "fmag/SL.h"
+#include "fmag/Transforms.h"
+
+const char *fmag_version(void)
+{
+    return FMAG_VERSION_STRING;
+}
+
+unsigned fmag_version_number(void)
+{
+    return FMAG_VERSION_NUMBER;
+}
+
+void fmag_compile_options_init(fmag_compile_options *opts)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->language = FMAG_LANG_AUTO;
+}
+
+bool fmag_have_language(fmag_language lang)
+{
+    switch (lang) {
+    case FMAG_LANG_AUTO:
+    case FMAG_LANG_SL:
+    case FMAG_LANG_FIR:
+    case FMAG_LANG_FMAS:
+        return true;
+    case FMAG_LANG_GLSL:
+    case FMAG_LANG_HLSL:
+    case FMAG_LANG_SPIRV:
+#if defined(FMAG_API_HAVE_SPIRV)
+        return true;
+#else
+        return false;
+#endif
+    }
+    return false;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+static fmag_language language_of(const char *filename)
+{
+    static const struct {
+        const char *ext;
+        fmag_language lang;
+    } exts[] = {
+        {".sl", FMAG_LANG_SL},     {".fir", FMAG_LANG_FIR},   {".fmas", FMAG_LANG_FMAS},
+        {".glsl", FMAG_LANG_GLSL}, {".frag", FMAG_LANG_GLSL}, {".vert", FMAG_LANG_GLSL},
+        {".comp", FMAG_LANG_GLSL}, {".hlsl", FMAG_LANG_HLSL}, {".spv", FMAG_LANG_SPIRV},
+    };
+    if (filename)
+        for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+            if (ends_with(filename, exts[i].ext)) return exts[i].lang;
+    return FMAG_LANG_SL;
+}
+
+fmag_image *fmag_api_image_new(fmag_context *ctx)
+{
+    fmag_image *img = calloc(1, sizeof(*img));
+    if (!img) {
+        if (ctx) fmag_context_error(ctx, "error: out of memory");
+        return NULL;
+    }
+    fmag_vm_image_init(&img->vm);
+    return img;
+}
+
+/* True when every function is an export of one block without calls or phis: what
+ * codegen accepts. */
+static bool lowerable(fmag_module *m)
+{
+    fmag_foreach_func (f, m) {
+        if (!f->is_export || f->first != f->last) return false;
+        fmag_foreach_instr (i, f->first) {
+            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
+        }
+    }
+    return true;
+}
+
+fmag_image *fmag_compile_module(fmag_module *m, const fmag_compile_options *opts)
+{
+    fmag_compile_options defaults;
+    if (!opts) {
+        fmag_compile_options_init(&defaults);
+        opts = &defaults;
+    }
+    fmag_context *ctx = m->ctx;
+    bool any_export = false;
+    fmag_foreach_func (f, m)
+        any_export |= f->is_export;
+    if (!any_export) {
+        fmag_context_error(ctx, "error: no export function: nothing to compile");
+        return NULL;
+    }
+    if (!fmag_verify_module(m)) return NULL;
+    fmag_pass_options po;
+    memset(&po, 0, sizeof po);
+    const char *pipeline = opts->pipeline ? opts->pipeline : "O2";
+    /* Whatever the pipeline, lowering needs every export inlined and if-converted
+     * (as slc does for -O0). */
+    if (!fmag_run_passes(m, pipeline, &po) ||
+        (!lowerable(m) && !fmag_run_passes(m, "inline,ternary,ifconvert,dce", &po)))
+        return NULL;
+    fmag_image *img = fmag_api_image_new(ctx);
+    if (!img) return NULL;
+    fmag_codegen_options cg = {opts->fast_codegen ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL};
+    if (!fmag_codegen_module_with(m, &img->vm, &cg)) {
+        fmag_image_destroy(img);
+        return NULL;
+    }
+    return img;
+}
+
+/* LEAD: the GLSL/HLSL/SPIR-V hook. When lib/SPIRV is built (FMAG_API_HAVE_SPIRV, set by
+ * lib/API/CMakeLists.txt), turn the source into an IR module here with the SPIR-V front
+ * end (fmag_spirv_import, include/fmag/SPIRV.h) and return it; fmag_compile then
+ * optimizes and lowers it like SL. */
+static fmag_module *import_shader(fmag_context *ctx, const char *filename, const char *src,
+                                  size_t len, fmag_language lang, const fmag_compile_options *opts)
+{
+    (void)src;
+    (void)len;
+    (void)opts;
+    static const char *const names[] = {
+        [FMAG_LANG_GLSL] = "GLSL", [FMAG_LANG_HLSL] = "HLSL", [FMAG_LANG_SPIRV] = "SPIR-V"};
+    fmag_context_error(ctx,
+                       "%s: error: %s input is not built into this FMAG library (it needs "
+                       "the SPIR-V front end, lib/SPIRV)",
+                       filename ? filename : "<input>", names[lang]);
+    return NULL;
+}
+
+fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                         const fmag_compile_options *opts)
+{
+    fmag_compile_options defaults;
+    if (!opts) {
+        fmag_compile_options_init(&defaults);
+        opts = &defaults;
+    }
+    const char *shown = filename ? filename : "<input>";
+    fmag_language lang = opts->language == FMAG_LANG_AUTO ? language_of(filename) : opts->language;
+    fmag_module *m = NULL;
+    switch (lang) {
+    case FMAG_LANG_FMAS: {
+        fmag_image *img = fmag_api_image_new(ctx);
+        if (!img) return NULL;
+        if (!fmag_asm_parse(ctx, shown, src, len, &img->vm)) {
+            fmag_image_destroy(img);
+            return NULL;
+        }
+        return img;
+    }
+    case FMAG_LANG_FIR:
+        m = fmag_parse_module(ctx, shown, src, len);
+        break;
+    case FMAG_LANG_GLSL:
+    case FMAG_LANG_HLSL:
+    case FMAG_LANG_SPIRV:
+        m = import_shader(ctx, shown, src, len, lang, opts);
+        break;
+    case FMAG_LANG_AUTO:
+    case FMAG_LANG_SL: {
+        fmag_sl_options so = {opts->fastmath, opts->entry};
+        m = fmag_sl_compile(ctx, shown, src, len, &so);
+        break;
+    }
+    default:
+        fmag_context_error(ctx, "%s: error: unknown language %d", shown, (int)lang);
+        return NULL;
+    }
+    if (!m) return NULL;
+    if (opts->fastmath) m->fastmath = true;
+    if (lang == FMAG_LANG_FIR && opts->entry) {
+        /* Keep only the named export (SL does this in the front end). */
+        if (!fmag_module_get_func(m, opts->entry) ||
+            !fmag_module_get_func(m, opts->entry)->is_export) {
+            fmag_context_error(ctx, "%s: error: no export function '%s'", shown, opts->entry);
+            return NULL;
+        }
+        fmag_foreach_func (f, m)
+            if (f->is_export && strcmp(f->name, opts->entry)) f->is_export = false;
+    }
+    bool any_export = false;
+    fmag_foreach_func (f, m)
+        any_export |= f->is_export;
+    if (!any_export) {
+        fmag_context_error(ctx, "%s: error: no export function: nothing to compile", shown);
+        return NULL;
+    }
+    return fmag_compile_module(m, opts);
+}

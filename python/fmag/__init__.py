@@ -1,0 +1,433 @@
+"""FMAG from Python: compile SL (or .fir / .fmas) to FMAG programs and run batches of
+elements on the CPU engines and the GPU runners. A ctypes binding of libfmag.so's C API
+(include/fmag/fmag.h); standard library only, NumPy arrays accepted when NumPy is
+installed. docs/Python.md.
+
+    import fmag
+    img = fmag.compile("export f32 f(f32 x) { return x * x + 1.0; }")
+    print(img[0].disassemble())
+    print(fmag.run(img[0], [[1.0], [2.0]]))          # [[2.0], [5.0]]
+
+The library is found through $FMAG_LIBRARY (a path to libfmag.so), then next to this
+package in a build tree (build/lib) or an install prefix (lib/), then the system's
+library path.
+"""
+import ctypes
+import ctypes.util
+import os
+
+__all__ = ["Error", "CompileError", "EngineUnavailable", "Diagnostic", "Image", "Program",
+           "Runner", "compile", "compile_file", "load", "run", "run_per_lane", "version",
+           "ENGINES", "LANGUAGES"]
+
+ENGINES = ("ref", "batch", "vulkan", "cuda")
+LANGUAGES = {None: 0, "auto": 0, "sl": 1, "fir": 2, "fmas": 3, "glsl": 4, "hlsl": 5, "spirv": 6}
+SEVERITIES = ("error", "warning", "note")
+
+try:  # optional
+    import numpy as _np
+except ImportError:  # pragma: no cover - exercised where NumPy is absent
+    _np = None
+
+
+class Error(Exception):
+    """An FMAG call failed; .diagnostics holds the library's records."""
+
+    def __init__(self, message, diagnostics=()):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+
+
+class CompileError(Error):
+    """The source did not compile; str() is the printed diagnostics."""
+
+
+class EngineUnavailable(Error):
+    """The engine is not built into this library, or this machine has no such device."""
+
+
+class Diagnostic:
+    """One diagnostic: file (or None), line and column (1-based, 0 when unknown),
+    severity ("error", "warning", "note"), message (alone) and text (as printed)."""
+
+    __slots__ = ("file", "line", "column", "severity", "message", "text")
+
+    def __init__(self, file, line, column, severity, message, text):
+        self.file, self.line, self.column = file, line, column
+        self.severity, self.message, self.text = severity, message, text
+
+    def __repr__(self):
+        return "Diagnostic(%r, %d, %d, %r, %r)" % (self.file, self.line, self.column,
+                                                   self.severity, self.message)
+
+
+# ------------------------------------------------------------------ the C API
+
+class _Diag(ctypes.Structure):
+    _fields_ = [("severity", ctypes.c_int), ("file", ctypes.c_char_p), ("line", ctypes.c_uint),
+                ("column", ctypes.c_uint), ("message", ctypes.c_char_p), ("text", ctypes.c_char_p)]
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [("language", ctypes.c_int), ("entry", ctypes.c_char_p),
+                ("pipeline", ctypes.c_char_p), ("fastmath", ctypes.c_bool),
+                ("fast_codegen", ctypes.c_bool)]
+
+
+class _Operand(ctypes.Structure):
+    _fields_ = [("is_reg", ctypes.c_bool), ("reg", ctypes.c_uint16), ("imm", ctypes.c_float)]
+
+
+class _Decoded(ctypes.Structure):
+    _fields_ = [("d", ctypes.c_uint16), ("a", ctypes.c_uint16), ("b", _Operand), ("c", _Operand),
+                ("g", _Operand)]
+
+
+def _find_library():
+    env = os.environ.get("FMAG_LIBRARY")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    for rel in ("../../build/lib", "../../../build/lib", "../../..", "../../../../lib", "../.."):
+        p = os.path.normpath(os.path.join(here, rel, "libfmag.so"))
+        if os.path.exists(p):
+            return p
+    found = ctypes.util.find_library("fmag")
+    if found:
+        return found
+    raise OSError("fmag: libfmag.so not found: set FMAG_LIBRARY to its path "
+                  "(a build makes build/lib/libfmag.so)")
+
+
+_lib = ctypes.CDLL(_find_library())
+_P = ctypes.c_void_p
+_F = ctypes.POINTER(ctypes.c_float)
+
+
+def _sig(name, res, *args):
+    f = getattr(_lib, name)
+    f.restype = res
+    f.argtypes = list(args)
+    return f
+
+
+_sig("fmag_version", ctypes.c_char_p)
+_sig("fmag_context_create", _P)
+_sig("fmag_context_destroy", None, _P)
+_sig("fmag_context_diag_count", ctypes.c_size_t, _P)
+_sig("fmag_context_diag_record", ctypes.c_bool, _P, ctypes.c_size_t, ctypes.POINTER(_Diag))
+_sig("fmag_compile_options_init", None, ctypes.POINTER(_Options))
+_sig("fmag_compile", _P, _P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+     ctypes.POINTER(_Options))
+_sig("fmag_image_read", _P, _P, ctypes.c_char_p, ctypes.c_size_t)
+_sig("fmag_image_load", _P, _P, ctypes.c_char_p)
+_sig("fmag_image_write", ctypes.c_bool, _P, _P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_size_t))
+_sig("fmag_image_save", ctypes.c_bool, _P, _P, ctypes.c_char_p)
+_sig("fmag_image_destroy", None, _P)
+_sig("fmag_image_program_count", ctypes.c_size_t, _P)
+_sig("fmag_image_program", _P, _P, ctypes.c_size_t)
+_sig("fmag_program_name", ctypes.c_char_p, _P)
+for _n in ("instr_count", "regs", "inputs", "outputs", "flags"):
+    _sig("fmag_program_" + _n, ctypes.c_uint, _P)
+_sig("fmag_program_instr", ctypes.c_bool, _P, ctypes.c_size_t, ctypes.POINTER(_Decoded))
+_sig("fmag_program_disassemble", _P, _P)
+_sig("fmag_runner_create", _P, _P, ctypes.c_int)
+_sig("fmag_runner_destroy", None, _P)
+_sig("fmag_runner_describe", ctypes.c_char_p, _P)
+_sig("fmag_runner_set_threads", None, _P, ctypes.c_uint)
+_sig("fmag_run", ctypes.c_bool, _P, _P, _P, _F, _F, ctypes.c_size_t)
+_sig("fmag_run_per_lane", ctypes.c_bool, _P, _P, _P, ctypes.POINTER(ctypes.c_uint32), _F,
+     ctypes.c_size_t, _F, ctypes.c_size_t, ctypes.c_size_t)
+_libc = ctypes.CDLL(ctypes.util.find_library("c"))
+_libc.free.argtypes = [_P]
+_libc.free.restype = None
+
+
+def _s(b):
+    return None if b is None else b.decode("utf-8", "replace")
+
+
+class _Context:
+    """A C context for one call: created, read for diagnostics, destroyed."""
+
+    def __enter__(self):
+        self.p = _lib.fmag_context_create()
+        if not self.p:
+            raise MemoryError("fmag: cannot create a context")
+        return self
+
+    def __exit__(self, *exc):
+        _lib.fmag_context_destroy(self.p)
+
+    def diagnostics(self):
+        out = []
+        for i in range(_lib.fmag_context_diag_count(self.p)):
+            d = _Diag()
+            _lib.fmag_context_diag_record(self.p, i, ctypes.byref(d))
+            sev = SEVERITIES[d.severity] if 0 <= d.severity < 3 else "error"
+            out.append(Diagnostic(_s(d.file), d.line, d.column, sev, _s(d.message), _s(d.text)))
+        return out
+
+    def fail(self, cls, fallback):
+        diags = self.diagnostics()
+        raise cls("\n".join(d.text for d in diags) or fallback, diags)
+
+
+def version():
+    """The version of the libfmag.so loaded ("0.1.0")."""
+    return _s(_lib.fmag_version())
+
+
+# ------------------------------------------------------------------ images
+
+class Instruction(tuple):
+    """(d, a, b, c, g): d and a are register numbers; b, c, g are ("r", n) for a
+    register or a float literal."""
+
+
+class Program:
+    """One program of an image: name, instructions, regs, inputs, outputs, flags."""
+
+    def __init__(self, image, ptr):
+        self._image = image  # keeps the C image alive
+        self._p = ptr
+        self.name = _s(_lib.fmag_program_name(ptr))
+        self.instr_count = _lib.fmag_program_instr_count(ptr)
+        self.regs = _lib.fmag_program_regs(ptr)
+        self.inputs = _lib.fmag_program_inputs(ptr)
+        self.outputs = _lib.fmag_program_outputs(ptr)
+        self.flags = _lib.fmag_program_flags(ptr)
+
+    @property
+    def fastmath(self):
+        return bool(self.flags & 1)
+
+    def instructions(self):
+        out = []
+        d = _Decoded()
+
+        def op(o):
+            return ("r", o.reg) if o.is_reg else o.imm
+
+        for i in range(self.instr_count):
+            _lib.fmag_program_instr(self._p, i, ctypes.byref(d))
+            out.append(Instruction((d.d, d.a, op(d.b), op(d.c), op(d.g))))
+        return out
+
+    def disassemble(self):
+        """The program as .fmas text (what fmag-as -d prints)."""
+        p = _lib.fmag_program_disassemble(self._p)
+        if not p:
+            raise MemoryError("fmag: cannot disassemble")
+        try:
+            return ctypes.string_at(p).decode("utf-8")
+        finally:
+            _libc.free(p)
+
+    def __repr__(self):
+        return "<fmag.Program %s: %d instructions, %d regs, %d in, %d out>" % (
+            self.name, self.instr_count, self.regs, self.inputs, self.outputs)
+
+
+class Image:
+    """Compiled programs (a .fmag file's records). Index by number or by name."""
+
+    def __init__(self, ptr):
+        self._p = ptr
+        self.programs = [Program(self, _lib.fmag_image_program(ptr, i))
+                         for i in range(_lib.fmag_image_program_count(ptr))]
+
+    def __del__(self):
+        if getattr(self, "_p", None) and _lib is not None:  # not at interpreter exit
+            _lib.fmag_image_destroy(self._p)
+            self._p = None
+
+    def __len__(self):
+        return len(self.programs)
+
+    def __iter__(self):
+        return iter(self.programs)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            for p in self.programs:
+                if p.name == key:
+                    return p
+            raise KeyError(key)
+        return self.programs[key]
+
+    def to_bytes(self):
+        data, n = _P(), ctypes.c_size_t()
+        with _Context() as c:
+            if not _lib.fmag_image_write(c.p, self._p, ctypes.byref(data), ctypes.byref(n)):
+                c.fail(Error, "fmag: cannot serialize the image")
+        try:
+            return ctypes.string_at(data, n.value)
+        finally:
+            _libc.free(data)
+
+    def save(self, path):
+        with _Context() as c:
+            if not _lib.fmag_image_save(c.p, self._p, os.fsencode(path)):
+                c.fail(Error, "fmag: cannot write %s" % path)
+
+    @staticmethod
+    def from_bytes(data):
+        data = bytes(data)
+        with _Context() as c:
+            p = _lib.fmag_image_read(c.p, data, len(data))
+            if not p:
+                c.fail(Error, "fmag: not a valid .fmag image")
+        return Image(p)
+
+
+def load(path):
+    """Reads a .fmag file (validated)."""
+    with _Context() as c:
+        p = _lib.fmag_image_load(c.p, os.fsencode(path))
+        if not p:
+            c.fail(Error, "fmag: cannot read %s" % path)
+    return Image(p)
+
+
+def compile(source, filename="<input>.sl", language=None, entry=None, pipeline=None,
+            fastmath=False, fast_codegen=False):
+    """Compiles source text (str or bytes) to an Image: SL by default; language "fir"
+    or "fmas" (or a filename ending so) for the other texts. pipeline: "O0", "O1",
+    "O2" (default) or a pass list. Raises CompileError with .diagnostics."""
+    if language not in LANGUAGES:
+        raise ValueError("fmag: unknown language %r (%s)" % (language, ", ".join(
+            k for k in LANGUAGES if k)))
+    src = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+    opts = _Options()
+    _lib.fmag_compile_options_init(ctypes.byref(opts))
+    opts.language = LANGUAGES[language]
+    opts.entry = entry.encode() if entry else None
+    opts.pipeline = pipeline.encode() if pipeline else None
+    opts.fastmath = bool(fastmath)
+    opts.fast_codegen = bool(fast_codegen)
+    with _Context() as c:
+        p = _lib.fmag_compile(c.p, os.fsencode(filename), src, len(src), ctypes.byref(opts))
+        if not p:
+            c.fail(CompileError, "fmag: %s: compilation failed" % filename)
+    return Image(p)
+
+
+def compile_file(path, **kw):
+    """compile() of a file's contents, named by its path in diagnostics."""
+    with open(path, "rb") as f:
+        return compile(f.read(), filename=path, **kw)
+
+
+# ------------------------------------------------------------------ running
+
+def _as_rows(inputs, width):
+    """(flat float32 buffer, n, numpy?) from a NumPy array or a sequence of rows (or one
+    flat row for a single element)."""
+    if _np is not None and isinstance(inputs, _np.ndarray):
+        a = _np.ascontiguousarray(inputs, dtype=_np.float32)
+        if a.ndim == 1:
+            a = a.reshape(-1, width) if width else a.reshape(len(a), 0)
+        if a.ndim != 2 or a.shape[1] != width:
+            raise ValueError("fmag: inputs must be shaped (n, %d), got %s" % (width, inputs.shape))
+        return a, a.shape[0], True
+    rows = list(inputs)
+    if rows and not hasattr(rows[0], "__len__"):
+        rows = [rows]  # one element
+    flat = []
+    for r in rows:
+        r = list(r)
+        if len(r) != width:
+            raise ValueError("fmag: each element needs %d inputs, got %d" % (width, len(r)))
+        flat.extend(float(x) for x in r)
+    buf = (ctypes.c_float * max(len(flat), 1))(*flat)
+    return buf, len(rows), False
+
+
+def _ptr(buf, is_np):
+    return buf.ctypes.data_as(_F) if is_np else ctypes.cast(buf, _F)
+
+
+def _rows_out(buf, n, width, is_np):
+    if is_np:
+        return buf
+    return [[buf[k * width + j] for j in range(width)] for k in range(n)]
+
+
+class Runner:
+    """An engine: "ref" (the reference VM), "batch" (SIMD + threads), "vulkan" or "cuda".
+    Creating a GPU runner loads its driver: make one and reuse it. Raises
+    EngineUnavailable with the reason when the engine or the device is missing. A runner
+    is for one thread at a time."""
+
+    def __init__(self, engine="ref", threads=0):
+        if engine not in ENGINES:
+            raise ValueError("fmag: unknown engine %r (%s)" % (engine, ", ".join(ENGINES)))
+        self.engine = engine
+        with _Context() as c:
+            self._p = _lib.fmag_runner_create(c.p, ENGINES.index(engine))
+            if not self._p:
+                c.fail(EngineUnavailable, "fmag: %s runner unavailable" % engine)
+        if threads:
+            _lib.fmag_runner_set_threads(self._p, threads)
+
+    def __del__(self):
+        if getattr(self, "_p", None) and _lib is not None:  # not at interpreter exit
+            _lib.fmag_runner_destroy(self._p)
+            self._p = None
+
+    def describe(self):
+        return _s(_lib.fmag_runner_describe(self._p))
+
+    def run(self, program, inputs):
+        """Runs program on every element: inputs is a NumPy array (n, nin) (any float
+        dtype; float32 is used) or a list of rows (or one row). Returns (n, nout): a
+        float32 NumPy array for NumPy input, else a list of lists of floats."""
+        buf, n, is_np = _as_rows(inputs, program.inputs)
+        if is_np:
+            out = _np.empty((n, program.outputs), dtype=_np.float32)
+        else:
+            out = (ctypes.c_float * max(n * program.outputs, 1))()
+        with _Context() as c:
+            if not _lib.fmag_run(c.p, self._p, program._p, _ptr(buf, is_np), _ptr(out, is_np), n):
+                c.fail(Error, "fmag: run failed")
+        return _rows_out(out, n, program.outputs, is_np)
+
+    def run_per_lane(self, image, program_index, inputs):
+        """Element k runs image[program_index[k]]; rows are as wide as the widest
+        program's inputs (outputs: the widest outputs; slots past a program's own are 0)."""
+        win = max(p.inputs for p in image)
+        wout = max(p.outputs for p in image)
+        buf, n, is_np = _as_rows(inputs, win)
+        idx = list(program_index)
+        if len(idx) != n:
+            raise ValueError("fmag: %d program indices for %d elements" % (len(idx), n))
+        cidx = (ctypes.c_uint32 * max(n, 1))(*idx)
+        if is_np:
+            out = _np.zeros((n, wout), dtype=_np.float32)
+        else:
+            out = (ctypes.c_float * max(n * wout, 1))()
+        with _Context() as c:
+            if not _lib.fmag_run_per_lane(c.p, self._p, image._p, cidx, _ptr(buf, is_np), win,
+                                          _ptr(out, is_np), wout, n):
+                c.fail(Error, "fmag: run failed")
+        return _rows_out(out, n, wout, is_np)
+
+
+_runners = {}
+
+
+def run(program, inputs, engine="ref"):
+    """Runner(engine).run(program, inputs), with one cached runner per engine (for the
+    calling thread's convenience; make your own Runner per thread when threading)."""
+    r = _runners.get(engine)
+    if r is None:
+        r = _runners[engine] = Runner(engine)
+    return r.run(program, inputs)
+
+
+def run_per_lane(image, program_index, inputs, engine="ref"):
+    r = _runners.get(engine)
+    if r is None:
+        r = _runners[engine] = Runner(engine)
+    return r.run_per_lane(image, program_index, inputs)

@@ -1,0 +1,135 @@
+"""Tests of the Python module (python/fmag) against independent oracles: slc + fmag-run
+of the normal build (bit for bit), float32 arithmetic worked in Python, and the
+diagnostics' known positions. Run by python.test; needs FMAG_LIBRARY and FMAG_BIN."""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import fmag
+
+BIN = os.environ["FMAG_BIN"]
+SRC = os.environ["FMAG_SRC"]
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def bits(rows):
+    return [[struct.pack("<f", v) for v in r] for r in rows]
+
+
+def slc_fmag_run(sl_path, rows):
+    """The oracle: the normal build's tools."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "x.fmag")
+        subprocess.run([os.path.join(BIN, "slc"), sl_path, "-o", out], check=True)
+        args = [os.path.join(BIN, "fmag-run"), out]
+        for r in rows:
+            args += ["--in", ",".join(repr(v) for v in r)]
+        text = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return [[f32(float(v)) for v in line.split()] for line in text.splitlines()]
+
+
+class CompileAndRun(unittest.TestCase):
+    def test_version(self):
+        with open(os.path.join(SRC, "CMakeLists.txt")) as f:
+            self.assertIn("VERSION %s " % fmag.version(), f.read())
+
+    def test_arithmetic_worked_in_python(self):
+        img = fmag.compile("export f32 f(f32 x, f32 y) { return x * y + 1.0; }")
+        p = img["f"]
+        self.assertEqual((p.inputs, p.outputs, p.flags), (2, 1, 0))
+        rows = [[0.1, 0.2], [3.0, -7.5], [1e20, 1e-20], [-0.0, 5.0]]
+        # strict mode: the product rounds to float32, then the sum does
+        want = [[f32(f32(f32(x) * f32(y)) + 1.0)] for x, y in rows]
+        for engine in ("ref", "batch"):
+            self.assertEqual(bits(fmag.run(p, rows, engine)), bits(want), engine)
+
+    def test_node_graph_matches_slc_and_fmag_run(self):
+        path = os.path.join(SRC, "examples", "node_graph_a.sl")
+        img = fmag.compile_file(path)
+        p = img[0]
+        rows = [[0.3, 0.7, 0.2, 0.9], [0.0, 1.0, 0.5, 0.25], [-1.0, 2.0, 0.75, 0.5]]
+        want = slc_fmag_run(path, rows)
+        self.assertEqual(bits(fmag.run(p, rows, "ref")), bits(want))
+        self.assertEqual(bits(fmag.Runner("batch", threads=2).run(p, rows)), bits(want))
+        # and the image's bytes are slc's
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "x.fmag")
+            subprocess.run([os.path.join(BIN, "slc"), path, "-o", out], check=True)
+            with open(out, "rb") as f:
+                self.assertEqual(img.to_bytes(), f.read())
+            img.save(os.path.join(d, "y.fmag"))
+            self.assertEqual(fmag.load(os.path.join(d, "y.fmag"))[0].instr_count, p.instr_count)
+
+    def test_inspect(self):
+        img = fmag.compile(".def lerp, 3, 1\n"
+                           "    %r1 = fmag %r0, -1, %r1, 1\n"
+                           "    %r0 = fmag %r1, %r2, %r0, 1\n", filename="lerp.fmas")
+        p = img[0]
+        self.assertEqual((p.name, p.instr_count, p.regs, p.inputs, p.outputs),
+                         ("lerp", 2, 3, 3, 1))
+        self.assertEqual(p.instructions()[0], (1, 0, -1.0, ("r", 1), 1.0))
+        self.assertEqual(p.instructions()[1], (0, 1, ("r", 2), ("r", 0), 1.0))
+        self.assertIn("%r0 = fmag %r1, %r2, %r0", p.disassemble())
+        self.assertEqual(fmag.run(p, [2.0, 10.0, 0.25]), [[4.0]])
+
+    def test_fir_and_pipeline(self):
+        fir = "export func @f(%x) -> 1 {\n^entry:\n  %0 = mul %x, 2.0\n  ret %0\n}\n"
+        for pipeline in ("O0", "O2"):
+            img = fmag.compile(fir, filename="f.fir", pipeline=pipeline)
+            self.assertEqual(fmag.run(img[0], [[1.5], [-3.0]]), [[3.0], [-6.0]])
+
+    def test_per_lane(self):
+        img = fmag.compile("export f32 a(f32 x) { return x + 1.0; }\n"
+                           "export f32 b(f32 x) { return x * 3.0; }\n")
+        out = fmag.run_per_lane(img, [0, 1, 1, 0], [[1.0], [2.0], [3.0], [4.0]], "batch")
+        self.assertEqual(out, [[2.0], [6.0], [9.0], [5.0]])
+
+    def test_diagnostics_are_records(self):
+        with self.assertRaises(fmag.CompileError) as cm:
+            fmag.compile("export f32 f(f32 x) {\n  return x +;\n}\n", filename="bad.sl")
+        d = cm.exception.diagnostics[0]
+        self.assertEqual((d.file, d.line, d.column, d.severity), ("bad.sl", 2, 13, "error"))
+        self.assertTrue(d.text.startswith("bad.sl:2:13: error: " + d.message))
+        self.assertIn("bad.sl:2:13: error:", str(cm.exception))
+
+    def test_bad_arguments(self):
+        p = fmag.compile("export f32 f(f32 x, f32 y) { return x; }")[0]
+        with self.assertRaises(ValueError):
+            fmag.run(p, [[1.0]])
+        with self.assertRaises(ValueError):
+            fmag.Runner("opengl")
+        with self.assertRaises(fmag.Error):
+            fmag.Image.from_bytes(b"FMAG-not-really")
+
+    @unittest.skipIf(fmag._np is None, "NumPy not installed")
+    def test_numpy(self):
+        np = fmag._np
+        p = fmag.compile("export f32 f(f32 x, f32 y) { return x * y + 1.0; }")[0]
+        x = np.random.default_rng(7).standard_normal((1000, 2))  # float64: converted
+        out = fmag.run(p, x, "batch")
+        self.assertEqual((out.shape, out.dtype), ((1000, 1), np.float32))
+        x32 = x.astype(np.float32)
+        want = (x32[:, 0] * x32[:, 1]).astype(np.float32) + np.float32(1.0)
+        self.assertTrue(np.array_equal(out[:, 0].view(np.uint32), want.view(np.uint32)))
+
+    def test_gpu_runners(self):
+        p = fmag.compile("export f32 f(f32 x) { return x * 0.5 + 2.0; }")[0]
+        rows = [[float(k) - 4.0] for k in range(9)]
+        for engine in ("vulkan", "cuda"):
+            try:
+                r = fmag.Runner(engine)
+            except fmag.EngineUnavailable as e:
+                # a clear reason, not a crash
+                self.assertIn("%s runner unavailable" % engine, str(e))
+                continue
+            self.assertEqual(bits(r.run(p, rows)), bits(fmag.run(p, rows, "ref")), engine)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2 if "-v" in sys.argv else 1)

@@ -1,0 +1,258 @@
+/* Unit tests of fmag/fmag.h: compiling (SL, .fir, .fmas, builder modules), inspecting,
+ * running on the CPU engines (results against float32 arithmetic worked here), images
+ * through bytes, diagnostics as records (positions known by construction), and the GPU
+ * runners' errors where there is no device. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../Expect.h"
+#include "fmag/fmag.h"
+
+static bool same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static fmag_image *compile(fmag_context *ctx, const char *name, const char *src)
+{
+    return fmag_compile(ctx, name, src, strlen(src), NULL);
+}
+
+static void test_version(void)
+{
+    EXPECT(!strcmp(fmag_version(), FMAG_VERSION_STRING));
+    EXPECT(fmag_version_number() == FMAG_VERSION_NUMBER);
+    EXPECT(FMAG_VERSION_NUMBER ==
+           FMAG_VERSION_MAJOR * 10000 + FMAG_VERSION_MINOR * 100 + FMAG_VERSION_PATCH);
+}
+
+static void test_compile_run(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    fmag_image *img = compile(
+        ctx, "f.sl", "export f32 f(f32 x, f32 y, out f32 z) { z = x - y; return x * y + 0.5; }");
+    EXPECT(img && fmag_image_program_count(img) == 1);
+    if (!img) return;
+    const fmag_vm_program *p = fmag_image_program(img, 0);
+    EXPECT(p == fmag_image_find(img, "f") && !fmag_image_find(img, "g"));
+    EXPECT(!fmag_image_program(img, 1));
+    EXPECT(!strcmp(fmag_program_name(p), "f"));
+    EXPECT(fmag_program_inputs(p) == 2 && fmag_program_outputs(p) == 2);
+    EXPECT(fmag_program_flags(p) == 0);
+    EXPECT(fmag_program_regs(p) >= 2 && fmag_program_instr_count(p) >= 2);
+    fmag_vm_decoded d;
+    EXPECT(fmag_program_instr(p, 0, &d));
+    EXPECT(!fmag_program_instr(p, fmag_program_instr_count(p), &d));
+    char *text = fmag_program_disassemble(p);
+    EXPECT(text && strstr(text, ".def f, 2, 2"));
+    free(text);
+
+    enum { N = 300 };
+    float in[N][2], out[N][2], out2[N][2];
+    for (int k = 0; k < N; k++) {
+        in[k][0] = (float)k * 0.37f - 50.0f;
+        in[k][1] = 1.0f / (float)(k + 1);
+    }
+    fmag_runner *ref = fmag_runner_create(ctx, FMAG_ENGINE_REF);
+    fmag_runner *batch = fmag_runner_create(ctx, FMAG_ENGINE_BATCH);
+    EXPECT(ref && batch && fmag_runner_engine(batch) == FMAG_ENGINE_BATCH);
+    fmag_runner_set_threads(batch, 3);
+    EXPECT(fmag_run(ctx, ref, p, &in[0][0], &out[0][0], N));
+    EXPECT(fmag_run(ctx, batch, p, &in[0][0], &out2[0][0], N));
+    for (int k = 0; k < N; k++) {
+        volatile float prod = in[k][0] * in[k][1]; /* strict: two roundings */
+        EXPECT(same_bits(out[k][0], prod + 0.5f));
+        EXPECT(same_bits(out[k][1], in[k][0] - in[k][1]));
+        EXPECT(same_bits(out2[k][0], out[k][0]) && same_bits(out2[k][1], out[k][1]));
+    }
+
+    /* the image outlives the context's IR, and goes through bytes unchanged */
+    fmag_context_reset(ctx);
+    void *bytes;
+    size_t len;
+    EXPECT(fmag_image_write(ctx, img, &bytes, &len));
+    fmag_image *img2 = fmag_image_read(ctx, bytes, len);
+    EXPECT(img2 &&
+           fmag_program_instr_count(fmag_image_program(img2, 0)) == fmag_program_instr_count(p));
+    ((unsigned char *)bytes)[0] = 'X';
+    EXPECT(!fmag_image_read(ctx, bytes, len) && fmag_context_diag_count(ctx) == 1);
+    free(bytes);
+    fmag_image_destroy(img2);
+    fmag_image_destroy(img);
+    fmag_runner_destroy(ref);
+    fmag_runner_destroy(batch);
+    fmag_context_destroy(ctx);
+}
+
+static void test_languages(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    fmag_runner *ref = fmag_runner_create(ctx, FMAG_ENGINE_REF);
+    const char *fir = "export func @g(%x) -> 1 {\n^entry:\n  %0 = mul %x, 3.0\n  ret %0\n}\n"
+                      "export func @h(%x) -> 1 {\n^entry:\n  ret %x\n}\n";
+    fmag_compile_options o;
+    fmag_compile_options_init(&o);
+    o.entry = "g";
+    o.pipeline = "O0";
+    fmag_image *img = fmag_compile(ctx, "g.fir", fir, strlen(fir), &o);
+    EXPECT(img && fmag_image_program_count(img) == 1);
+    float x = 1.25f, y = 0;
+    EXPECT(img && fmag_run(ctx, ref, fmag_image_program(img, 0), &x, &y, 1) && y == 3.75f);
+    fmag_image_destroy(img);
+
+    const char *fmas = ".def two, 1, 1\n    %r0 = fmag %r0, 2, 0, 1\n";
+    img = compile(ctx, "t.fmas", fmas);
+    EXPECT(img && fmag_run(ctx, ref, fmag_image_program(img, 0), &x, &y, 1) && y == 2.5f);
+    fmag_image_destroy(img);
+
+    /* fast-math is recorded in the program's flags */
+    fmag_compile_options_init(&o);
+    o.fastmath = true;
+    o.fast_codegen = true;
+    const char *sl = "export f32 f(f32 x) { return x * 2.0 + 1.0; }";
+    img = fmag_compile(ctx, "f.sl", sl, strlen(sl), &o);
+    EXPECT(img && (fmag_program_flags(fmag_image_program(img, 0)) & FMAG_VM_FLAG_FASTMATH));
+    fmag_image_destroy(img);
+
+    /* per-lane: element k runs program idx[k] */
+    img = compile(ctx, "two.sl",
+                  "export f32 a(f32 x) { return x + 1.0; }\n"
+                  "export f32 b(f32 x, f32 y) { return x * y; }\n");
+    uint32_t idx[4] = {0, 1, 1, 0};
+    float in[4][2] = {{1, 9}, {2, 3}, {4, 5}, {6, 9}}, out[4] = {0};
+    EXPECT(img && fmag_run_per_lane(ctx, ref, img, idx, &in[0][0], 2, out, 1, 4));
+    EXPECT(out[0] == 2 && out[1] == 6 && out[2] == 20 && out[3] == 7);
+    idx[2] = 7;
+    EXPECT(!fmag_run_per_lane(ctx, ref, img, idx, &in[0][0], 2, out, 1, 4));
+    fmag_image_destroy(img);
+
+    EXPECT(fmag_have_language(FMAG_LANG_SL) && fmag_have_language(FMAG_LANG_FMAS));
+    fmag_runner_destroy(ref);
+    fmag_context_destroy(ctx);
+}
+
+/* The builder, as a node editor uses it: build, compile, edit, recompile. */
+static void test_builder(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    fmag_runner *ref = fmag_runner_create(ctx, FMAG_ENGINE_REF);
+    for (int edit = 0; edit < 2; edit++) {
+        fmag_module *m = fmag_module_create(ctx);
+        fmag_func *f = fmag_func_create(m, "node", 2, 1, true);
+        fmag_builder b;
+        fmag_builder_at_end(&b, fmag_block_create(f, "entry"));
+        fmag_value *v = fmag_build_mul(&b, &f->params[0], fmag_build_const(&b, edit ? 3.0f : 2.0f));
+        v = fmag_build_max(&b, v, &f->params[1]);
+        fmag_build_ret(&b, &v, 1);
+        fmag_image *img = fmag_compile_module(m, NULL);
+        float in[2] = {1.5f, 4.0f}, out = 0;
+        EXPECT(img && fmag_run(ctx, ref, fmag_image_program(img, 0), in, &out, 1));
+        EXPECT(out == (edit ? 4.5f : 4.0f));
+        fmag_image_destroy(img);
+        fmag_context_reset(ctx);
+    }
+    fmag_runner_destroy(ref);
+    fmag_context_destroy(ctx);
+}
+
+static void test_diagnostic_records(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    fmag_diagnostic d;
+    /* SL: the position of the missing operand (line 2, column 13) */
+    EXPECT(!compile(ctx, "bad.sl", "export f32 f(f32 x) {\n  return x +;\n}\n"));
+    EXPECT(fmag_context_diag_count(ctx) >= 1 && fmag_context_diag_record(ctx, 0, &d));
+    EXPECT(d.file && !strcmp(d.file, "bad.sl") && d.line == 2 && d.column == 13);
+    EXPECT(d.severity == FMAG_DIAG_ERROR);
+    EXPECT(!strncmp(d.text, "bad.sl:2:13: error: ", 20));
+    EXPECT(strstr(d.text, d.message) == d.text + 20);
+    EXPECT(!strchr(d.message, '\n'));
+    EXPECT(!fmag_context_diag_record(ctx, fmag_context_diag_count(ctx), &d));
+    fmag_context_diag_clear(ctx);
+
+    /* .fmas: several errors, one record each, in order */
+    EXPECT(!compile(ctx, "x.fmas", ".def p, 1, 1\n  %r0 = fmag %r0, inf, 0, 1\n  %r0 = bogus\n"));
+    EXPECT(fmag_context_diag_count(ctx) >= 2);
+    unsigned last = 0;
+    for (size_t i = 0; i < fmag_context_diag_count(ctx); i++) {
+        EXPECT(fmag_context_diag_record(ctx, i, &d) && d.file && !strcmp(d.file, "x.fmas"));
+        EXPECT(d.line > last && d.column >= 1);
+        last = d.line;
+    }
+    fmag_context_diag_clear(ctx);
+
+    /* no position: the verifier's "error: in function ..." and formatted by hand */
+    fmag_context_error(ctx, "error: in function @f: something");
+    fmag_context_error(ctx, "a.sl:7: warning: only a line");
+    fmag_context_error(ctx, "C:/x.sl:3:4: note: a file name with a colon");
+    fmag_context_error(ctx, "no severity at all");
+    EXPECT(fmag_context_diag_record(ctx, 0, &d) && !d.file && d.line == 0 && d.column == 0);
+    EXPECT(!strcmp(d.message, "in function @f: something") && d.severity == FMAG_DIAG_ERROR);
+    EXPECT(fmag_context_diag_record(ctx, 1, &d) && d.file && !strcmp(d.file, "a.sl"));
+    EXPECT(d.line == 7 && d.column == 0 && d.severity == FMAG_DIAG_WARNING);
+    EXPECT(!strcmp(d.message, "only a line"));
+    EXPECT(fmag_context_diag_record(ctx, 2, &d) && d.file && !strcmp(d.file, "C:/x.sl"));
+    EXPECT(d.line == 3 && d.column == 4 && d.severity == FMAG_DIAG_NOTE);
+    EXPECT(fmag_context_diag_record(ctx, 3, &d) && !d.file && d.severity == FMAG_DIAG_ERROR);
+    EXPECT(!strcmp(d.message, "no severity at all"));
+    /* the records go with reset */
+    fmag_context_reset(ctx);
+    EXPECT(fmag_context_diag_count(ctx) == 0 && !fmag_context_diag_record(ctx, 0, &d));
+
+    /* no export, an unknown pipeline, a bad file */
+    EXPECT(!compile(ctx, "none.sl", "f32 f(f32 x) { return x; }"));
+    EXPECT(fmag_context_diag_count(ctx) == 1 && fmag_context_diag_record(ctx, 0, &d) &&
+           strstr(d.message, "no export function"));
+    fmag_compile_options o;
+    fmag_compile_options_init(&o);
+    o.pipeline = "no-such-pass";
+    const char *sl = "export f32 f(f32 x) { return x; }";
+    EXPECT(!fmag_compile(ctx, "f.sl", sl, strlen(sl), &o));
+    EXPECT(!fmag_image_load(ctx, "/nonexistent/x.fmag"));
+    fmag_context_destroy(ctx);
+}
+
+static void test_gpu_errors(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    for (fmag_engine e = FMAG_ENGINE_VULKAN; e <= FMAG_ENGINE_CUDA; e++) {
+        size_t before = fmag_context_diag_count(ctx);
+        fmag_runner *r = fmag_runner_create(ctx, e);
+        if (r) {
+            /* where there is a runner, it agrees with the reference */
+            EXPECT(fmag_runner_describe(r)[0] != 0);
+            fmag_image *img = compile(ctx, "g.sl", "export f32 g(f32 x) { return x * x - 2.0; }");
+            float in[5] = {0, 1, 1.5f, -3, 1e-3f}, out[5];
+            EXPECT(img && fmag_run(ctx, r, fmag_image_program(img, 0), in, out, 5));
+            for (int k = 0; k < 5; k++) {
+                volatile float sq = in[k] * in[k];
+                EXPECT(same_bits(out[k], sq - 2.0f));
+            }
+            fmag_image_destroy(img);
+            fmag_runner_destroy(r);
+        } else {
+            fmag_diagnostic d;
+            EXPECT(fmag_context_diag_count(ctx) == before + 1);
+            EXPECT(fmag_context_diag_record(ctx, before, &d));
+            EXPECT(strstr(d.message, "runner unavailable") != NULL);
+            EXPECT(strstr(d.message, fmag_engine_name(e)) == d.message);
+        }
+    }
+    fmag_engine e;
+    EXPECT(fmag_engine_lookup("batch", &e) && e == FMAG_ENGINE_BATCH);
+    EXPECT(!fmag_engine_lookup("opengl", &e));
+    EXPECT(!fmag_runner_create(ctx, (fmag_engine)9));
+    fmag_context_destroy(ctx);
+}
+
+int main(void)
+{
+    test_version();
+    test_compile_run();
+    test_languages();
+    test_builder();
+    test_diagnostic_records();
+    test_gpu_errors();
+    if (failures) fprintf(stderr, "api-unittests: %d failures\n", failures);
+    return failures != 0;
+}
