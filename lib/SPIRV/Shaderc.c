@@ -618,10 +618,24 @@ static void interface_hlsl(strbuf *b, unsigned nin, unsigned nout)
     sb_printf(b, ")\n");
 }
 
+typedef struct global global;
+static global *strip_globals(front *f, size_t *count);
+static bool entry_uses_global(front *f, const global *g, size_t ng);
+
 /* The wrapper for -entry NAME: call it with the interface's inputs, write its outputs. */
 static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
 {
     signature sig;
+    if (f->lang == FMAG_SOURCE_GLSL) {
+        /* Globals are not inputs under -entry, but a file that declares them must compile;
+         * an entry that uses one would read an undefined value, so that is an error. */
+        size_t ng = 0;
+        global *g = strip_globals(f, &ng);
+        if (!g) return false;
+        bool used = ng && entry_uses_global(f, g, ng);
+        free(g);
+        if (used) return false;
+    }
     if (!find_signature(f, &sig)) return false;
     unsigned ni = 0, no = sig.has_result ? ftype_size(sig.result) : 0;
     for (unsigned p = 0; p < sig.nparams; p++) {
@@ -683,11 +697,11 @@ static void blank_range(front *f, size_t b, size_t e)
     for (size_t i = b; i < e; i++) blank_tok(f, i);
 }
 
-typedef struct global {
+struct global {
     size_t name; /* token index */
     ftype ty;
     bool out;
-} global;
+};
 
 static bool is_interp_qualifier(const front *f, size_t i)
 {
@@ -715,9 +729,10 @@ static bool find_main(front *f)
     return false;
 }
 
-/* Without -entry: the program is main(). Global in/out/non-opaque uniform variables lose
- * their storage qualifier (they become private globals) and are recorded in order. */
-static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool has_main)
+/* Global in/out/non-opaque uniform variables lose their storage qualifier (they become
+ * private globals, so any file of functions compiles for Vulkan) and are returned in
+ * declaration order. NULL with a diagnostic on a global that cannot be an interface. */
+static global *strip_globals(front *f, size_t *count)
 {
     global *g = NULL;
     size_t ng = 0, capg = 0;
@@ -788,7 +803,7 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
                 global *ngv = realloc(g, capg * sizeof *g);
                 if (!ngv) {
                     free(g);
-                    return false;
+                    return NULL;
                 }
                 g = ngv;
             }
@@ -801,8 +816,87 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
     }
     if (f->failed) {
         free(g);
-        return false;
+        return NULL;
     }
+    *count = ng;
+    return g ? g : calloc(1, sizeof *g);
+}
+
+/* Whether a function reachable from the entry names one of the stripped globals (a
+ * textual call graph over file-scope definitions; a local that shadows a global's name
+ * is reported too, a rare false positive with a clear message). */
+static bool entry_uses_global(front *f, const global *g, size_t ng)
+{
+    /* Function definitions at file scope: name token and body range. */
+    typedef struct fdef {
+        size_t name, body, end;
+        bool reached;
+    } fdef;
+    fdef *defs = NULL;
+    size_t nd = 0, cap = 0;
+    for (size_t i = 0; i + 1 < f->t.n; i++) {
+        if (tok_punct(f, i, '{')) {
+            i = skip_group(f, i) - 1;
+            continue;
+        }
+        if (f->t.v[i].kind != TK_IDENT || !tok_punct(f, i + 1, '(')) continue;
+        size_t k = skip_group(f, i + 1);
+        if (!tok_punct(f, k, '{')) continue;
+        if (nd == cap) {
+            cap = cap ? cap * 2 : 32;
+            fdef *nv = realloc(defs, cap * sizeof *defs);
+            if (!nv) {
+                free(defs);
+                return false;
+            }
+            defs = nv;
+        }
+        defs[nd++] = (fdef){i, k, skip_group(f, k), false};
+        i = defs[nd - 1].end - 1;
+    }
+    size_t elen = strlen(f->entry);
+    for (size_t d = 0; d < nd; d++)
+        if (tok_eq_str(f, defs[d].name, f->entry, elen)) defs[d].reached = true;
+    bool changed = true, found = false;
+    while (changed && !found) {
+        changed = false;
+        for (size_t d = 0; d < nd && !found; d++) {
+            if (!defs[d].reached) continue;
+            for (size_t i = defs[d].body; i < defs[d].end && !found; i++) {
+                const tok *t = &f->t.v[i];
+                if (t->kind != TK_IDENT) continue;
+                for (size_t k = 0; k < ng; k++) {
+                    const tok *gn = &f->t.v[g[k].name];
+                    if (gn->len == t->len && !memcmp(f->pp + gn->off, f->pp + t->off, t->len)) {
+                        front_error(f, t->line,
+                                    "'%.*s' is a global %s variable: with -entry the program's %s "
+                                    "of '%s' only (drop -entry to compile main())",
+                                    (int)t->len, f->pp + t->off, g[k].out ? "out" : "in/uniform",
+                                    g[k].out ? "outputs are the result and out parameters"
+                                             : "inputs are the parameters",
+                                    f->entry);
+                        found = true;
+                        break;
+                    }
+                }
+                if (tok_punct(f, i + 1, '('))
+                    for (size_t e = 0; e < nd; e++)
+                        if (!defs[e].reached && f->t.v[defs[e].name].len == t->len &&
+                            !memcmp(f->pp + f->t.v[defs[e].name].off, f->pp + t->off, t->len))
+                            defs[e].reached = changed = true;
+            }
+        }
+    }
+    free(defs);
+    return found;
+}
+
+/* Without -entry: the program is main(); its inputs and outputs are the stripped globals. */
+static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool has_main)
+{
+    size_t ng = 0;
+    global *g = strip_globals(f, &ng);
+    if (!g) return false;
     if (!has_main) {
         front_error(f, 0, "no main() in the file: pass -entry NAME to pick a function");
         free(g);
