@@ -1,4 +1,12 @@
-/* FMAG SPIR-V input (SPEC §5b). */
+/* FMAG SPIRV: a SPIR-V reader that builds an FMAG IR module from a SPIR-V binary
+ * (SPEC §5b). The engine-facing entry point: an application that already has
+ * SPIR-V words calls fmag_spirv_import and needs nothing but lib/IR and lib/Math.
+ *
+ * Every SPIR-V value is scalarized (vectors component by component, matrices
+ * column by column, arrays element by element, structs member by member); bools
+ * are the IR's 1.0 / 0.0. docs/SPIRV.md says what is accepted and what is a
+ * diagnostic.
+ */
 #ifndef FMAG_SPIRV_H
 #define FMAG_SPIRV_H
 
@@ -10,6 +18,42 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* How a pointer parameter of the entry function passes data (GLSL in/out/inout). */
+typedef enum fmag_spirv_param_qual {
+    FMAG_SPIRV_PARAM_AUTO = 0, /* decided from how the body uses it (docs/SPIRV.md) */
+    FMAG_SPIRV_PARAM_IN,
+    FMAG_SPIRV_PARAM_OUT,
+    FMAG_SPIRV_PARAM_INOUT,
+} fmag_spirv_param_qual;
+
+typedef struct fmag_spirv_options {
+    /* NULL: the module's entry point named "main" (or its only entry point), whose
+     * Input and uniform variables are the inputs and whose Output variables are the
+     * outputs. Otherwise the name of an entry point (same interface) or of a
+     * function (OpName, with or without glslang's "(...;" mangling; the first
+     * one in the module): its parameters are the interface. */
+    const char *entry;
+    const char *filename; /* for diagnostics without OpLine; NULL = "<spirv>" */
+    bool fastmath;        /* marks the module fastmath; builtins pick short forms */
+    /* Optional qualifiers of the entry function's parameters, in order, as the
+     * source declared them (a front end knows them; SPIR-V does not say). */
+    const fmag_spirv_param_qual *param_quals;
+    size_t nparam_quals;
+    /* With a function entry: the Input and uniform variables the function reads
+     * become extra inputs after its parameters (otherwise reading one is an
+     * error, since the function's inputs are its parameters). */
+    bool globals_as_inputs;
+} fmag_spirv_options;
+
+/* Builds an IR module with one export function (the program) from the SPIR-V
+ * module words[0..nwords-1] (either byte order). Other functions reached by calls
+ * stay separate IR functions (the -inline pass inlines them); loops stay loops
+ * (-loop-unroll removes them). Returns NULL with diagnostics in ctx on malformed
+ * input and on anything FMAG cannot run; never reads outside `words`, never
+ * aborts. opts may be NULL. */
+fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t nwords,
+                               const fmag_spirv_options *opts);
 
 /* ------------------------------------------------ GLSL and HLSL (lib/SPIRV/Shaderc.c)
  * Source text to SPIR-V through shaderc (glslang + SPIRV-Tools' optimizer), built when
@@ -44,6 +88,13 @@ const char *fmag_source_language_name(fmag_source_language lang);
 bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
                           fmag_source_language lang, const char *entry, fmag_shader_spirv *out);
 void fmag_shader_spirv_free(fmag_shader_spirv *s);
+
+/* Source to an unoptimized IR module: fmag_shader_to_spirv (opts->entry picks the
+ * program as above) then fmag_spirv_import of the generated entry point. The export
+ * function is named after the entry (or "main"). opts->fastmath as for SL; the other
+ * options are the wrapper's business and ignored. NULL with diagnostics in ctx. */
+fmag_module *fmag_glsl_import(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                              fmag_source_language lang, const fmag_spirv_options *opts);
 
 #ifdef __cplusplus
 }

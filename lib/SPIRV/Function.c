@@ -1,0 +1,744 @@
+/* Translating one SPIR-V function into an IR function: blocks and their edges,
+ * variables through SSA construction (SSA.c), loads, stores and access chains,
+ * OpPhi, calls and terminators. Arithmetic is in Ops.c.
+ *
+ * The IR function's signature: params = each SPIR-V parameter scalarized (a
+ * pointer parameter passes its pointee's value in) followed by the leaves of
+ * every module variable the function or a callee uses; results = the return
+ * value scalarized, each pointer parameter's pointee on return, then every
+ * writable module variable it uses (docs/SPIRV.md). */
+#include <string.h>
+#include "SPIRVInternal.h"
+
+static spv_id *id_at(spv_reader *r, uint32_t id)
+{
+    return id < r->bound ? &r->ids[id] : NULL;
+}
+
+fmag_value **spv_get_value(spv_reader *r, uint32_t id, uint32_t *n)
+{
+    spv_id *x = id_at(r, id);
+    char nb[64];
+    if (!x || (x->kind != ID_CONST && x->kind != ID_VALUE)) {
+        spv_error_op(r, "operand %s is not a value", spv_id_str(r, id, nb, sizeof nb));
+        return NULL;
+    }
+    if (!x->val || (x->kind == ID_VALUE && x->fn != r->fn)) {
+        spv_error_op(r, "operand %s is used before its definition",
+                     spv_id_str(r, id, nb, sizeof nb));
+        return NULL;
+    }
+    if (x->bad) {
+        spv_error_op(r, "operand %s: %s", spv_id_str(r, id, nb, sizeof nb), x->bad);
+        return NULL;
+    }
+    *n = spv_type_leaves(r, x->type);
+    return x->val;
+}
+
+fmag_value **spv_new_value(spv_reader *r, uint32_t id, uint32_t type, uint32_t *n)
+{
+    spv_id *x = id_at(r, id);
+    spv_type *t = spv_type_get(r, type);
+    if (!x || !t) {
+        spv_error_op(r, "result of an undeclared type");
+        return NULL;
+    }
+    if (t->bad) {
+        spv_error_op(r, "the result is %s", t->bad);
+        return NULL;
+    }
+    if (!t->nleaves) {
+        spv_error_op(r, "the result type holds no value FMAG can compute");
+        return NULL;
+    }
+    x->kind = ID_VALUE;
+    x->fn = r->fn;
+    x->type = type;
+    x->val = fmag_context_alloc(r->ctx, t->nleaves * sizeof(fmag_value *));
+    *n = t->nleaves;
+    return x->val;
+}
+
+/* ------------------------------------------------------------- pointers */
+
+static spv_ptr *get_ptr(spv_reader *r, uint32_t id)
+{
+    spv_id *x = id_at(r, id);
+    char nb[64];
+    if (!x || x->kind != ID_VAR || !x->ptr || (x->ptr->var && !x->ptr->var->global && x->fn != r->fn)) {
+        spv_error_op(r, "operand %s is not a pointer defined before",
+                     spv_id_str(r, id, nb, sizeof nb));
+        return NULL;
+    }
+    spv_var *v = x->ptr->var;
+    if (v->slot == UINT32_MAX) {
+        spv_id *vid = id_at(r, v->id);
+        const char *what =
+            v->storage == SpvStorageClassStorageBuffer ? "storage buffers are not supported"
+            : v->storage == SpvStorageClassWorkgroup   ? "workgroup memory is not supported"
+            : v->storage == SpvStorageClassUniformConstant
+                ? "opaque uniforms (textures, samplers) are not supported"
+            : vid && spv_type_get(r, v->type) && spv_type_get(r, v->type)->bad
+                ? spv_type_get(r, v->type)->bad
+                : "this variable's storage class is not supported";
+        spv_error_op(r, "variable %s: %s", spv_id_str(r, v->id, nb, sizeof nb), what);
+        return NULL;
+    }
+    return x->ptr;
+}
+
+static spv_ptr *new_ptr(spv_reader *r, uint32_t id)
+{
+    spv_id *x = id_at(r, id);
+    x->kind = ID_VAR;
+    x->fn = r->fn;
+    x->ptr = fmag_context_alloc(r->ctx, sizeof(spv_ptr));
+    return x->ptr;
+}
+
+static fmag_value *read_slot(spv_reader *r, spv_var *v, uint32_t leaf)
+{
+    return ssa_read(r, r->b.block, v->slot + leaf);
+}
+
+/* Leaf j of the pointee. With a dynamic index the element is chosen by a chain
+ * of selects (element k wins when idx > k - 0.5), which constant folding removes
+ * once unrolling has made the index a constant. */
+static fmag_value *ptr_read(spv_reader *r, const spv_ptr *p, uint32_t j)
+{
+    if (!p->dyn) return read_slot(r, p->var, p->off + j);
+    fmag_value *acc = read_slot(r, p->var, p->off + j);
+    for (uint32_t k = 1; k < p->count; k++) {
+        fmag_value *g = fmag_build_sub(&r->b, p->dyn, fmag_module_const(r->m, (float)k - 0.5f));
+        acc = fmag_build_select(&r->b, read_slot(r, p->var, p->off + k * p->stride + j), acc, g);
+    }
+    return acc;
+}
+
+static void ptr_write(spv_reader *r, const spv_ptr *p, uint32_t j, fmag_value *v)
+{
+    if (!p->dyn) {
+        ssa_write(r, r->b.block, p->var->slot + p->off + j, v);
+        return;
+    }
+    for (uint32_t k = 0; k < p->count; k++) {
+        uint32_t s = p->off + k * p->stride + j;
+        fmag_value *old = read_slot(r, p->var, s), *nv = v;
+        if (k > 0) {
+            fmag_value *g = fmag_build_sub(&r->b, p->dyn, fmag_module_const(r->m, (float)k - 0.5f));
+            nv = fmag_build_select(&r->b, nv, old, g);
+        }
+        if (k + 1 < p->count) {
+            fmag_value *g = fmag_build_sub(&r->b, p->dyn, fmag_module_const(r->m, (float)k + 0.5f));
+            nv = fmag_build_select(&r->b, old, nv, g);
+        }
+        ssa_write(r, r->b.block, p->var->slot + s, nv);
+    }
+}
+
+/* An index operand: a constant (*k) or a value held as a float (*dyn). */
+static bool index_of(spv_reader *r, uint32_t id, int64_t *k, fmag_value **dyn)
+{
+    uint32_t n;
+    *dyn = NULL;
+    fmag_value **v = spv_get_value(r, id, &n);
+    if (!v) return false;
+    if (n != 1 || !spv_type_is_int(r, r->ids[id].type))
+        return spv_error_op(r, "an index must be an integer scalar");
+    if (spv_int_of(v[0], k)) return true;
+    *dyn = v[0];
+    return true;
+}
+
+static bool access_chain(spv_reader *r, const spv_inst *in)
+{
+    if (in->nw < 4) return spv_error_op(r, "truncated instruction");
+    spv_ptr *base = get_ptr(r, in->w[3]);
+    if (!base) return false;
+    spv_ptr p = *base;
+    for (uint32_t k = 4; k < in->nw; k++) {
+        spv_type *t = spv_type_get(r, p.type);
+        if (!t) return spv_error_op(r, "indexing into an undeclared type");
+        int64_t idx;
+        fmag_value *dyn;
+        if (!index_of(r, in->w[k], &idx, &dyn)) return false;
+        if (t->kind == TY_STRUCT) {
+            if (dyn || idx < 0 || idx >= t->count)
+                return spv_error_op(r, "struct member index out of range");
+            p.off += t->offs[idx];
+            p.type = t->members[idx];
+            continue;
+        }
+        if (t->kind != TY_VECTOR && t->kind != TY_MATRIX && t->kind != TY_ARRAY)
+            return spv_error_op(r, "indexing into a type that is not a composite");
+        uint32_t stride = spv_type_leaves(r, t->elem);
+        if (dyn) {
+            if (p.dyn)
+                return spv_error_op(r, "more than one index that is not a compile-time constant");
+            p.dyn = dyn;
+            p.stride = stride;
+            p.count = t->count;
+        } else {
+            if (idx < 0 || idx >= t->count)
+                return spv_error_op(r, "index %lld out of range (%u elements)", (long long)idx,
+                                    (unsigned)t->count);
+            p.off += (uint32_t)idx * stride;
+        }
+        p.type = t->elem;
+    }
+    spv_type *rt = spv_type_get(r, in->w[1]);
+    if (!rt || rt->kind != TY_POINTER || spv_type_leaves(r, rt->elem) != spv_type_leaves(r, p.type))
+        return spv_error_op(r, "the result type does not match the indexed type");
+    *new_ptr(r, in->w[2]) = p;
+    return true;
+}
+
+static void mark_use(spv_reader *r, spv_ptr *p, bool load, bool store)
+{
+    (void)r;
+    p->var->loaded |= load;
+    p->var->stored |= store;
+}
+
+static bool load(spv_reader *r, const spv_inst *in)
+{
+    if (in->nw < 4) return spv_error_op(r, "truncated instruction");
+    spv_ptr *p = get_ptr(r, in->w[3]);
+    if (!p) return false;
+    uint32_t n;
+    fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
+    if (!out) return false;
+    if (n != spv_type_leaves(r, p->type)) return spv_error_op(r, "the result type differs from the pointee");
+    spv_type *t = spv_type_get(r, p->type);
+    if (p->var->global && p->var->readonly && t && t->has_int) {
+        char nb[64];
+        return spv_error_op(r, "reads the integer input %s: FMAG computes integers only at "
+                               "compile time",
+                            spv_id_str(r, p->var->id, nb, sizeof nb));
+    }
+    mark_use(r, p, true, false);
+    for (uint32_t j = 0; j < n; j++)
+        out[j] = ptr_read(r, p, j);
+    return true;
+}
+
+static bool store_values(spv_reader *r, spv_ptr *p, fmag_value **v, uint32_t n)
+{
+    char nb[64];
+    if (p->var->readonly)
+        return spv_error_op(r, "stores to the read-only variable %s",
+                            spv_id_str(r, p->var->id, nb, sizeof nb));
+    if (n != spv_type_leaves(r, p->type)) return spv_error_op(r, "the value's type differs from the pointee");
+    mark_use(r, p, false, true);
+    for (uint32_t j = 0; j < n; j++)
+        ptr_write(r, p, j, v[j]);
+    return true;
+}
+
+static bool store(spv_reader *r, const spv_inst *in)
+{
+    if (in->nw < 3) return spv_error_op(r, "truncated instruction");
+    spv_ptr *p = get_ptr(r, in->w[1]);
+    if (!p) return false;
+    uint32_t n;
+    fmag_value **v = spv_get_value(r, in->w[2], &n);
+    return v && store_values(r, p, v, n);
+}
+
+static bool copy_memory(spv_reader *r, const spv_inst *in)
+{
+    if (in->nw < 3) return spv_error_op(r, "truncated instruction");
+    spv_ptr *dst = get_ptr(r, in->w[1]), *src = dst ? get_ptr(r, in->w[2]) : NULL;
+    if (!src) return false;
+    uint32_t n = spv_type_leaves(r, src->type);
+    fmag_value **v = fmag_context_alloc(r->ctx, (n ? n : 1) * sizeof *v);
+    mark_use(r, src, true, false);
+    for (uint32_t j = 0; j < n; j++)
+        v[j] = ptr_read(r, src, j);
+    return store_values(r, dst, v, n);
+}
+
+static bool alloc_slots(spv_reader *r, spv_var *v)
+{
+    if ((uint64_t)r->nslots + v->nleaves > SPV_MAX_SLOTS)
+        return spv_error_op(r, "the function's variables hold more than %u scalars",
+                            SPV_MAX_SLOTS);
+    v->slot = r->nslots;
+    r->nslots += v->nleaves;
+    return true;
+}
+
+static bool local_var(spv_reader *r, const spv_inst *in)
+{
+    if (in->nw < 4) return spv_error_op(r, "truncated instruction");
+    spv_type *pt = spv_type_get(r, in->w[1]);
+    if (!pt || pt->kind != TY_POINTER) return spv_error_op(r, "a variable of a non-pointer type");
+    if (in->w[3] != SpvStorageClassFunction)
+        return spv_error_op(r, "a variable inside a function must have Function storage");
+    spv_type *t = spv_type_get(r, pt->elem);
+    if (!t) return spv_error_op(r, "a variable of an undeclared type");
+    if (t->bad) return spv_error_op(r, "a variable of %s", t->bad);
+    spv_var *v = fmag_context_alloc(r->ctx, sizeof *v);
+    v->id = in->w[2];
+    v->type = pt->elem;
+    v->storage = SpvStorageClassFunction;
+    v->nleaves = t->nleaves;
+    if (!alloc_slots(r, v)) return false;
+    spv_ptr *p = new_ptr(r, v->id);
+    p->var = v;
+    p->type = v->type;
+    if (in->nw > 4) {
+        uint32_t n;
+        fmag_value **init = spv_get_value(r, in->w[4], &n);
+        if (!init) return false;
+        if (n != v->nleaves) return spv_error_op(r, "the initializer's type differs");
+        for (uint32_t j = 0; j < n; j++)
+            ssa_write(r, r->b.block, v->slot + j, init[j]);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ calls */
+
+static unsigned ret_leaves(spv_reader *r, spv_func *f)
+{
+    return spv_type_leaves(r, f->ret);
+}
+
+static bool call(spv_reader *r, const spv_inst *in)
+{
+    char nb[64];
+    if (in->nw < 4) return spv_error_op(r, "truncated instruction");
+    spv_id *cid = id_at(r, in->w[3]);
+    if (!cid || cid->kind != ID_FUNC) return spv_error_op(r, "calls something that is not a function");
+    spv_func *g = cid->fn;
+    if (!g->ir) return spv_error_op(r, "calls %s, which has no body", spv_id_str(r, g->id, nb, sizeof nb));
+    if (in->nw - 4 != g->nparams) return spv_error_op(r, "wrong number of arguments");
+    fmag_value **args = fmag_context_alloc(r->ctx, (g->nin ? g->nin : 1) * sizeof *args);
+    unsigned a = 0;
+    spv_ptr **pargs = fmag_context_alloc(r->ctx, (g->nparams ? g->nparams : 1) * sizeof *pargs);
+    for (unsigned k = 0; k < g->nparams; k++) {
+        uint32_t arg = in->w[4 + k];
+        uint32_t ptype = r->ids[g->params[k]].type;
+        spv_type *pt = spv_type_get(r, ptype);
+        if (pt && pt->kind == TY_POINTER) {
+            spv_ptr *p = get_ptr(r, arg);
+            if (!p) return false;
+            uint32_t n = spv_type_leaves(r, p->type);
+            if (n != g->pvars[k]->nleaves) return spv_error_op(r, "argument %u has the wrong type", k + 1);
+            mark_use(r, p, true, true);
+            pargs[k] = p;
+            for (uint32_t j = 0; j < n; j++)
+                args[a++] = ptr_read(r, p, j);
+        } else {
+            uint32_t n;
+            fmag_value **v = spv_get_value(r, arg, &n);
+            if (!v) return false;
+            if (n != spv_type_leaves(r, ptype)) return spv_error_op(r, "argument %u has the wrong type", k + 1);
+            for (uint32_t j = 0; j < n; j++)
+                args[a++] = v[j];
+        }
+    }
+    for (unsigned k = 0; k < g->nglobals; k++) {
+        spv_var *v = g->globals[k];
+        for (uint32_t j = 0; j < v->nleaves; j++)
+            args[a++] = read_slot(r, v, j);
+    }
+    if (a != g->nin) return spv_error_op(r, "internal: argument count mismatch");
+    fmag_instr *c = fmag_build_call(&r->b, g->ir, args, a);
+    unsigned res = 0;
+    uint32_t nret = ret_leaves(r, g);
+    if (nret) {
+        uint32_t n;
+        fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
+        if (!out) return false;
+        if (n != nret) return spv_error_op(r, "the result type differs from the callee's");
+        for (uint32_t j = 0; j < n; j++)
+            out[j] = &c->results[res++];
+    }
+    for (unsigned k = 0; k < g->nparams; k++) {
+        if (!g->pvars[k]) continue;
+        uint32_t n = g->pvars[k]->nleaves;
+        if (pargs[k]->var->readonly) {
+            res += n;
+            continue;
+        }
+        for (uint32_t j = 0; j < n; j++)
+            ptr_write(r, pargs[k], j, &c->results[res++]);
+    }
+    for (unsigned k = 0; k < g->nglobals; k++) {
+        spv_var *v = g->globals[k];
+        if (v->readonly) continue;
+        for (uint32_t j = 0; j < v->nleaves; j++)
+            ssa_write(r, r->b.block, v->slot + j, &c->results[res++]);
+    }
+    return true;
+}
+
+/* --------------------------------------------------------------- returns */
+
+static bool build_return(spv_reader *r, spv_func *f, uint32_t value)
+{
+    fmag_value **vals = fmag_context_alloc(r->ctx, (f->nout ? f->nout : 1) * sizeof *vals);
+    unsigned k = 0;
+    uint32_t nret = ret_leaves(r, f);
+    if (value) {
+        uint32_t n;
+        fmag_value **v = spv_get_value(r, value, &n);
+        if (!v) return false;
+        if (n != nret || r->ids[value].type != f->ret)
+            return spv_error_op(r, "the value's type differs from the function's return type");
+        for (uint32_t j = 0; j < n; j++)
+            vals[k++] = v[j];
+    } else if (nret) {
+        return spv_error_op(r, "OpReturn in a function that returns a value");
+    }
+    for (unsigned p = 0; p < f->nparams; p++) {
+        spv_var *v = f->pvars[p];
+        if (!v) continue;
+        for (uint32_t j = 0; j < v->nleaves; j++)
+            vals[k++] = read_slot(r, v, j);
+    }
+    for (unsigned g = 0; g < f->nglobals; g++) {
+        spv_var *v = f->globals[g];
+        if (v->readonly) continue;
+        for (uint32_t j = 0; j < v->nleaves; j++)
+            vals[k++] = read_slot(r, v, j);
+    }
+    if (!k) vals[k++] = r->zero; /* an IR function has at least one result */
+    if (k != f->nout) return spv_error_op(r, "internal: result count mismatch");
+    fmag_build_ret(&r->b, vals, k);
+    return true;
+}
+
+/* ------------------------------------------------------------ control flow */
+
+static spv_block *target(spv_reader *r, spv_func *f, uint32_t label, uint32_t inst)
+{
+    spv_id *x = id_at(r, label);
+    if (!x || x->kind != ID_LABEL || !x->blk || x->blk < f->blocks ||
+        x->blk >= f->blocks + f->nblocks) {
+        spv_error(r, inst, "branch target %u is not a block of this function", (unsigned)label);
+        return NULL;
+    }
+    if (x->blk == f->blocks) {
+        spv_error(r, inst, "a branch to the function's entry block");
+        return NULL;
+    }
+    return x->blk;
+}
+
+/* Successor labels of a terminator (switch cases included). */
+static unsigned succ_labels(spv_reader *r, const spv_inst *t, uint32_t *out, unsigned max)
+{
+    unsigned n = 0;
+    (void)r;
+    switch (t->op) {
+    case SpvOpBranch:
+        if (t->nw >= 2) out[n++] = t->w[1];
+        break;
+    case SpvOpBranchConditional:
+        if (t->nw >= 4) {
+            out[n++] = t->w[2];
+            out[n++] = t->w[3];
+        }
+        break;
+    case SpvOpSwitch:
+        if (t->nw >= 3) out[n++] = t->w[2];
+        for (uint32_t k = 4; k < t->nw && n < max; k += 2)
+            out[n++] = t->w[k];
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* Marks reachable blocks (iteratively, from the entry block). */
+static bool mark_reachable(spv_reader *r, spv_func *f)
+{
+    spv_block **stack = fmag_context_alloc(r->ctx, (f->nblocks + 1) * sizeof *stack);
+    unsigned sp = 0;
+    f->blocks[0].reachable = true;
+    stack[sp++] = &f->blocks[0];
+    while (sp) {
+        spv_block *b = stack[--sp];
+        const spv_inst *t = &r->insts[b->term];
+        uint32_t *labels = fmag_context_alloc(r->ctx, (t->nw + 2) * sizeof(uint32_t));
+        unsigned n = succ_labels(r, t, labels, t->nw + 2);
+        for (unsigned k = 0; k < n; k++) {
+            spv_block *s = target(r, f, labels[k], b->term);
+            if (!s) return false;
+            if (!s->reachable) {
+                s->reachable = true;
+                stack[sp++] = s;
+            }
+        }
+    }
+    return true;
+}
+
+static fmag_value *int_eq_guard(spv_reader *r, fmag_value *sel, uint32_t lit, bool is_signed)
+{
+    int64_t c = is_signed ? (int64_t)(int32_t)lit : (int64_t)lit;
+    int64_t s;
+    if (spv_int_of(sel, &s)) return s == c ? r->one : r->zero;
+    /* |sel - c| < 0.5, exact for the integers a float holds. */
+    fmag_value *d = fmag_build_sub(&r->b, sel, fmag_module_const(r->m, (float)c));
+    fmag_value *a = fmag_build_abs(&r->b, d);
+    return fmag_build_sub(&r->b, fmag_module_const(r->m, 0.5f), a);
+}
+
+/* Creates the IR edges of block b's terminator (switch test blocks included),
+ * before any code is translated, so that SSA construction knows every block's
+ * predecessors. */
+static bool make_edges(spv_reader *r, spv_func *f, spv_block *b)
+{
+    const spv_inst *t = &r->insts[b->term];
+    if (t->op == SpvOpBranch) {
+        spv_block *s = target(r, f, t->w[1], b->term);
+        if (!s) return false;
+        ssa_add_pred(r, s->ir->aux, b->ir);
+    } else if (t->op == SpvOpBranchConditional) {
+        if (t->nw < 4) return spv_error(r, b->term, "truncated OpBranchConditional");
+        spv_block *s1 = target(r, f, t->w[2], b->term), *s2 = s1 ? target(r, f, t->w[3], b->term) : NULL;
+        if (!s2) return false;
+        ssa_add_pred(r, s1->ir->aux, b->ir);
+        if (s2 != s1) ssa_add_pred(r, s2->ir->aux, b->ir);
+    } else if (t->op == SpvOpSwitch) {
+        if (t->nw < 3) return spv_error(r, b->term, "truncated OpSwitch");
+        spv_block *def = target(r, f, t->w[2], b->term);
+        if (!def) return false;
+        if ((t->nw - 3) % 2) return spv_error(r, b->term, "OpSwitch with a 64-bit selector is not supported");
+        unsigned ncases = (t->nw - 3) / 2, nt = 0;
+        b->tests = fmag_context_alloc(r->ctx, (ncases ? ncases : 1) * sizeof *b->tests);
+        fmag_block *prev = b->ir, *after = b->ir;
+        for (unsigned k = 0; k < ncases; k++) {
+            spv_block *s = target(r, f, t->w[4 + 2 * k], b->term);
+            if (!s) return false;
+            if (s == def) continue;
+            fmag_block *tb = fmag_block_create_after(f->ir, after, NULL);
+            after = tb;
+            ssa_block *sb = ssa_block_new(r, tb, b->label);
+            ssa_add_pred(r, sb, prev);
+            ssa_add_pred(r, s->ir->aux, tb);
+            b->tests[nt++] = tb;
+            prev = tb;
+        }
+        b->ntests = nt;
+        ssa_add_pred(r, def->ir->aux, prev);
+    }
+    return true;
+}
+
+static bool terminator(spv_reader *r, spv_func *f, spv_block *b)
+{
+    const spv_inst *t = &r->insts[b->term];
+    r->cur_inst = b->term;
+    switch (t->op) {
+    case SpvOpBranch:
+        fmag_build_jmp(&r->b, r->ids[t->w[1]].blk->ir);
+        ssa_filled(r, b->ir);
+        return true;
+    case SpvOpBranchConditional: {
+        uint32_t n;
+        fmag_value **c = spv_get_value(r, t->w[1], &n);
+        if (!c) return false;
+        if (n != 1 || !spv_type_is_bool(r, r->ids[t->w[1]].type))
+            return spv_error_op(r, "the condition is not a bool");
+        fmag_block *s1 = r->ids[t->w[2]].blk->ir, *s2 = r->ids[t->w[3]].blk->ir;
+        if (s1 == s2)
+            fmag_build_jmp(&r->b, s1);
+        else
+            fmag_build_br(&r->b, c[0], s1, s2);
+        ssa_filled(r, b->ir);
+        return true;
+    }
+    case SpvOpSwitch: {
+        uint32_t n;
+        fmag_value **sel = spv_get_value(r, t->w[1], &n);
+        if (!sel) return false;
+        if (n != 1 || !spv_type_is_int(r, r->ids[t->w[1]].type))
+            return spv_error_op(r, "the selector is not an integer scalar");
+        spv_type *st = spv_type_get(r, spv_scalar_type(r, r->ids[t->w[1]].type));
+        fmag_block *def = r->ids[t->w[2]].blk->ir;
+        if (!b->ntests) {
+            fmag_build_jmp(&r->b, def);
+            ssa_filled(r, b->ir);
+            return true;
+        }
+        fmag_build_jmp(&r->b, b->tests[0]);
+        ssa_filled(r, b->ir);
+        unsigned nt = 0;
+        for (uint32_t k = 4; k < t->nw; k += 2) {
+            fmag_block *s = r->ids[t->w[k]].blk->ir;
+            if (s == def) continue;
+            fmag_block *tb = b->tests[nt++];
+            fmag_builder_at_end(&r->b, tb);
+            fmag_value *g = int_eq_guard(r, sel[0], t->w[k - 1], st && st->is_signed);
+            fmag_build_br(&r->b, g, s, nt < b->ntests ? b->tests[nt] : def);
+            ssa_filled(r, tb);
+        }
+        return true;
+    }
+    case SpvOpReturn:
+        if (!build_return(r, f, 0)) return false;
+        ssa_filled(r, b->ir);
+        return true;
+    case SpvOpReturnValue:
+        if (t->nw < 2) return spv_error_op(r, "truncated instruction");
+        if (!build_return(r, f, t->w[1])) return false;
+        ssa_filled(r, b->ir);
+        return true;
+    case SpvOpKill:
+    case SpvOpTerminateInvocation:
+        return spv_error_op(r, "discarding a fragment is not supported: an FMAG program always "
+                               "writes its outputs");
+    case SpvOpUnreachable:
+        return spv_error_op(r, "reached: the program would be undefined here");
+    default:
+        return spv_error_op(r, "is not a block terminator FMAG supports");
+    }
+}
+
+/* OpPhi: one IR phi per leaf now; incoming values once every block exists. */
+static bool phi_create(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n;
+    if (in->nw < 3 || (in->nw - 3) % 2) return spv_error_op(r, "malformed OpPhi");
+    spv_type *t = spv_type_get(r, in->w[1]);
+    if (t && t->kind == TY_POINTER) return spv_error_op(r, "a phi of pointers is not supported");
+    fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
+    if (!out) return false;
+    for (uint32_t j = 0; j < n; j++)
+        out[j] = fmag_instr_result(fmag_build_phi(&r->b));
+    return true;
+}
+
+static bool phi_fill(spv_reader *r, uint32_t i, fmag_block *blk)
+{
+    const spv_inst *in = &r->insts[i];
+    r->cur_inst = i;
+    ssa_block *sb = blk->aux;
+    spv_id *res = &r->ids[in->w[2]];
+    uint32_t n = spv_type_leaves(r, res->type);
+    for (unsigned p = 0; p < sb->npreds; p++) {
+        fmag_block *pred = sb->preds[p];
+        uint32_t label = ((ssa_block *)pred->aux)->spv_label;
+        uint32_t k;
+        for (k = 3; k + 1 < in->nw; k += 2)
+            if (in->w[k + 1] == label) break;
+        if (k + 1 >= in->nw) return spv_error_op(r, "no incoming value for a predecessor");
+        uint32_t nv;
+        fmag_value **v = spv_get_value(r, in->w[k], &nv);
+        if (!v) return false;
+        if (nv != n) return spv_error_op(r, "an incoming value of the wrong type");
+        for (uint32_t j = 0; j < n; j++)
+            fmag_phi_add_incoming(res->val[j]->def, v[j], pred);
+    }
+    return true;
+}
+
+static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
+{
+    switch (in->op) {
+    case SpvOpNop:
+    case SpvOpLine:
+    case SpvOpNoLine:
+    case SpvOpSelectionMerge:
+    case SpvOpLoopMerge:
+        return true;
+    case SpvOpVariable:
+        return local_var(r, in);
+    case SpvOpLoad:
+        return load(r, in);
+    case SpvOpStore:
+        return store(r, in);
+    case SpvOpCopyMemory:
+        return copy_memory(r, in);
+    case SpvOpAccessChain:
+    case SpvOpInBoundsAccessChain:
+        return access_chain(r, in);
+    case SpvOpFunctionCall:
+        return call(r, in);
+    case SpvOpPhi:
+        return phi_create(r, in);
+    case SpvOpCopyObject: {
+        spv_type *t = in->nw >= 4 ? spv_type_get(r, in->w[1]) : NULL;
+        if (t && t->kind == TY_POINTER) {
+            spv_ptr *p = get_ptr(r, in->w[3]);
+            if (!p) return false;
+            *new_ptr(r, in->w[2]) = *p;
+            return true;
+        }
+        return spv_translate_op(r, in);
+    }
+    default:
+        (void)f;
+        return spv_translate_op(r, in);
+    }
+}
+
+bool spv_translate_func(spv_reader *r, spv_func *f)
+{
+    r->fn = f;
+    r->nslots = 0;
+    r->cur_inst = f->begin;
+    if (!f->nblocks) return spv_error(r, f->begin, "the function has no body");
+    /* Slots: pointer parameters, then the module variables it uses. */
+    for (unsigned p = 0; p < f->nparams; p++)
+        if (f->pvars[p] && !alloc_slots(r, f->pvars[p])) return false;
+    for (unsigned g = 0; g < f->nglobals; g++)
+        if (!alloc_slots(r, f->globals[g])) return false;
+    if (!mark_reachable(r, f)) return false;
+    for (unsigned k = 0; k < f->nblocks; k++) {
+        spv_block *b = &f->blocks[k];
+        if (!b->reachable) continue;
+        b->ir = fmag_block_create(f->ir, NULL);
+        ssa_block_new(r, b->ir, b->label);
+    }
+    for (unsigned k = 0; k < f->nblocks; k++)
+        if (f->blocks[k].reachable && !make_edges(r, f, &f->blocks[k])) return false;
+    fmag_block *entry = f->blocks[0].ir;
+    ssa_seal(r, entry);
+    /* The incoming values. */
+    unsigned a = 0;
+    for (unsigned p = 0; p < f->nparams; p++) {
+        spv_id *pid = &r->ids[f->params[p]];
+        if (f->pvars[p]) {
+            for (uint32_t j = 0; j < f->pvars[p]->nleaves; j++)
+                ssa_write(r, entry, f->pvars[p]->slot + j, &f->ir->params[a++]);
+            continue;
+        }
+        uint32_t n = spv_type_leaves(r, pid->type);
+        pid->kind = ID_VALUE;
+        pid->fn = f;
+        pid->val = fmag_context_alloc(r->ctx, (n ? n : 1) * sizeof(fmag_value *));
+        for (uint32_t j = 0; j < n; j++)
+            pid->val[j] = &f->ir->params[a++];
+    }
+    for (unsigned g = 0; g < f->nglobals; g++)
+        for (uint32_t j = 0; j < f->globals[g]->nleaves; j++)
+            ssa_write(r, entry, f->globals[g]->slot + j, &f->ir->params[a++]);
+    /* The code. */
+    for (unsigned k = 0; k < f->nblocks; k++) {
+        spv_block *b = &f->blocks[k];
+        if (!b->reachable) continue;
+        fmag_builder_at_end(&r->b, b->ir);
+        for (uint32_t i = b->first; i < b->term; i++) {
+            r->cur_inst = i;
+            if (!translate_inst(r, f, &r->insts[i])) return false;
+        }
+        if (!terminator(r, f, b)) return false;
+    }
+    for (unsigned k = 0; k < f->nblocks; k++) {
+        spv_block *b = &f->blocks[k];
+        if (!b->reachable) continue;
+        for (uint32_t i = b->first; i < b->term; i++)
+            if (r->insts[i].op == SpvOpPhi && !phi_fill(r, i, b->ir)) return false;
+    }
+    ssa_remove_trivial_phis(f->ir);
+    f->translated = true;
+    return true;
+}

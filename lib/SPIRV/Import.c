@@ -1,0 +1,512 @@
+/* fmag_spirv_import: choose the entry, find the functions it reaches and the
+ * module variables each one uses, give each an IR function, translate them, and
+ * wrap the entry in the export function whose params and results are the
+ * program's inputs and outputs (SPEC §5b, docs/SPIRV.md). */
+#include <stdlib.h>
+#include <string.h>
+#include "SPIRVInternal.h"
+
+static bool is_interface_storage(uint32_t s)
+{
+    return s == SpvStorageClassInput || s == SpvStorageClassOutput ||
+           s == SpvStorageClassPrivate || s == SpvStorageClassUniform ||
+           s == SpvStorageClassUniformConstant || s == SpvStorageClassPushConstant;
+}
+
+static bool is_uniform(uint32_t s)
+{
+    return s == SpvStorageClassUniform || s == SpvStorageClassUniformConstant ||
+           s == SpvStorageClassPushConstant;
+}
+
+/* A module variable a function may hold in SSA slots. */
+static bool holdable(spv_reader *r, spv_var *v)
+{
+    spv_type *t = spv_type_get(r, v->type);
+    return is_interface_storage(v->storage) && t && !t->bad && t->nleaves;
+}
+
+/* ------------------------------------------------------- the call graph */
+
+static bool scan(spv_reader *r, spv_func *f, unsigned depth)
+{
+    char nb[64];
+    if (f->scanned) return true;
+    if (f->visiting)
+        return spv_error(r, f->begin, "function %s is recursive: FMAG programs have no call stack",
+                         spv_id_str(r, f->id, nb, sizeof nb));
+    if (depth > 1000) return spv_error(r, f->begin, "calls nested too deeply");
+    f->visiting = true;
+    f->reached = true;
+    if (!f->nblocks)
+        return spv_error(r, f->begin, "function %s has no body (an import)",
+                         spv_id_str(r, f->id, nb, sizeof nb));
+    bool *used = calloc(r->ngvars ? r->ngvars : 1, 1);
+    if (!used) return spv_error(r, f->begin, "out of memory");
+    bool ok = true;
+    for (uint32_t i = f->begin + 1; i < f->end && ok; i++) {
+        const spv_inst *in = &r->insts[i];
+        if (in->op == SpvOpFunctionCall && in->nw >= 4) {
+            uint32_t c = in->w[3];
+            if (c >= r->bound || r->ids[c].kind != ID_FUNC) {
+                ok = spv_error(r, i, "OpFunctionCall: %s is not a function", spv_id_str(r, c, nb, sizeof nb));
+                break;
+            }
+            spv_func *g = r->ids[c].fn;
+            ok = scan(r, g, depth + 1);
+            for (unsigned k = 0; ok && k < g->nglobals; k++)
+                used[g->globals[k]->index] = true;
+            continue;
+        }
+        /* Every word that names a module variable (an over-approximation: a
+         * literal equal to one only passes one more value through). */
+        for (uint32_t k = 1; k < in->nw; k++) {
+            uint32_t w = in->w[k];
+            if (w < r->bound && r->ids[w].kind == ID_VAR && r->ids[w].ptr &&
+                r->ids[w].ptr->var && r->ids[w].ptr->var->global &&
+                holdable(r, r->ids[w].ptr->var))
+                used[r->ids[w].ptr->var->index] = true;
+        }
+    }
+    if (ok) {
+        unsigned n = 0;
+        for (unsigned k = 0; k < r->ngvars; k++)
+            n += used[k];
+        f->globals = fmag_context_alloc(r->ctx, (n ? n : 1) * sizeof(spv_var *));
+        for (unsigned k = 0; k < r->ngvars; k++)
+            if (used[k]) f->globals[f->nglobals++] = r->gvars[k];
+    }
+    free(used);
+    if (!ok) return false;
+    /* The signature. */
+    f->pvars = fmag_context_alloc(r->ctx, (f->nparams ? f->nparams : 1) * sizeof(spv_var *));
+    uint64_t nin = 0, nout = spv_type_leaves(r, f->ret);
+    spv_type *rt = spv_type_get(r, f->ret);
+    if (!rt || (rt->kind != TY_VOID && (rt->bad || !rt->nleaves)))
+        return spv_error(r, f->begin, "function %s returns %s", spv_id_str(r, f->id, nb, sizeof nb),
+                         rt && rt->bad ? rt->bad : "a type FMAG cannot hold");
+    for (unsigned p = 0; p < f->nparams; p++) {
+        spv_id *pid = &r->ids[f->params[p]];
+        spv_type *pt = spv_type_get(r, pid->type);
+        uint32_t vt = pt && pt->kind == TY_POINTER ? pt->elem : pid->type;
+        spv_type *t = spv_type_get(r, vt);
+        if (!t || t->bad || !t->nleaves)
+            return spv_error(r, f->begin, "parameter %s of %s is %s",
+                             spv_id_str(r, f->params[p], nb, sizeof nb),
+                             r->ids[f->id].name ? r->ids[f->id].name : "a function",
+                             t && t->bad ? t->bad : "of a type FMAG cannot hold");
+        nin += t->nleaves;
+        if (pt->kind == TY_POINTER) {
+            spv_var *v = fmag_context_alloc(r->ctx, sizeof *v);
+            v->id = f->params[p];
+            v->type = vt;
+            v->storage = pt->storage;
+            v->nleaves = t->nleaves;
+            v->slot = UINT32_MAX;
+            f->pvars[p] = v;
+            pid->ptr = fmag_context_alloc(r->ctx, sizeof(spv_ptr));
+            pid->ptr->var = v;
+            pid->ptr->type = vt;
+            pid->fn = f;
+            nout += t->nleaves;
+        }
+    }
+    for (unsigned g = 0; g < f->nglobals; g++) {
+        nin += f->globals[g]->nleaves;
+        if (!f->globals[g]->readonly) nout += f->globals[g]->nleaves;
+    }
+    if (nin > 60000 || nout > 60000)
+        return spv_error(r, f->begin, "function %s passes too many values",
+                         spv_id_str(r, f->id, nb, sizeof nb));
+    f->nin = (unsigned)nin;
+    f->nout = nout ? (unsigned)nout : 1;
+    f->visiting = false;
+    f->scanned = true;
+    return true;
+}
+
+/* ------------------------------------------------------------- naming */
+
+static const char *ir_name(spv_reader *r, const char *base, uint32_t id)
+{
+    char buf[128];
+    size_t n = 0;
+    if (base)
+        for (const char *s = base; *s && *s != '(' && n < 100; s++) {
+            char c = *s;
+            bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '_' || c == '.';
+            buf[n++] = ok ? c : '_';
+        }
+    if (!n) n = (size_t)snprintf(buf, sizeof buf, "f%u", (unsigned)id);
+    buf[n] = 0;
+    if (fmag_module_get_func(r->m, buf)) {
+        snprintf(buf + n, sizeof buf - n, ".%u", (unsigned)id);
+        n = strlen(buf);
+    }
+    return fmag_context_strdup(r->ctx, buf, n);
+}
+
+/* ----------------------------------------------------------- the entry */
+
+typedef struct entry_choice {
+    spv_func *fn;
+    bool is_entry_point; /* Input/Output interface, not parameters */
+    const char *name;
+} entry_choice;
+
+static bool name_matches(const char *name, const char *want)
+{
+    size_t n = strlen(want);
+    return name && !strncmp(name, want, n) && (name[n] == 0 || name[n] == '(');
+}
+
+static bool choose_entry(spv_reader *r, entry_choice *e)
+{
+    const char *want = r->opts->entry;
+    uint32_t found = 0, count = 0, only = 0;
+    const char *only_name = NULL;
+    for (uint32_t i = 0; i < r->ninsts; i++) {
+        const spv_inst *in = &r->insts[i];
+        if (in->op != SpvOpEntryPoint || in->nw < 4) continue;
+        const char *s = (const char *)(in->w + 3);
+        size_t maxlen = (size_t)(in->nw - 3) * 4;
+        size_t len = strnlen(s, maxlen);
+        if (len == maxlen) return spv_error(r, i, "OpEntryPoint: unterminated name");
+        count++;
+        only = in->w[2];
+        only_name = fmag_context_strdup(r->ctx, s, len);
+        if (!strcmp(only_name, want ? want : "main") && !found) {
+            found = in->w[2];
+            e->name = only_name;
+        }
+    }
+    if (!found && !want && count == 1) {
+        found = only;
+        e->name = only_name;
+    }
+    if (found) {
+        if (found >= r->bound || r->ids[found].kind != ID_FUNC)
+            return spv_error(r, UINT32_MAX, "OpEntryPoint names something that is not a function");
+        e->fn = r->ids[found].fn;
+        e->is_entry_point = true;
+        return true;
+    }
+    if (!want)
+        return spv_error(r, UINT32_MAX, count ? "no entry point named 'main' (pick one with -entry)"
+                                              : "the module has no entry point (pick a function "
+                                                "with -entry)");
+    for (unsigned k = 0; k < r->nfuncs; k++) {
+        if (name_matches(r->ids[r->funcs[k].id].name, want)) {
+            e->fn = &r->funcs[k];
+            e->name = want;
+            return true;
+        }
+    }
+    return spv_error(r, UINT32_MAX, "no function named '%s' in the module (is it named: "
+                                    "compiled with debug names?)",
+                     want);
+}
+
+/* ------------------------------------------------------------ the wrapper */
+
+/* Location order (declaration order when glslang assigned the locations), then
+ * the variables without one in module order. An insertion sort: interfaces are
+ * small, and it keeps ties in module order. */
+static bool before(spv_reader *r, const spv_var *a, const spv_var *b)
+{
+    const spv_id *ia = &r->ids[a->id], *ib = &r->ids[b->id];
+    if (ia->has_location != ib->has_location) return ia->has_location;
+    if (ia->has_location) {
+        if (ia->location != ib->location) return ia->location < ib->location;
+        if (ia->component != ib->component) return ia->component < ib->component;
+    }
+    return a->index < b->index;
+}
+
+static void sort_vars(spv_reader *r, spv_var **v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++) {
+        spv_var *x = v[i];
+        unsigned j = i;
+        while (j > 0 && before(r, x, v[j - 1])) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* Leaves of a module variable's starting value: its initializer, or zeros. */
+static void initial(spv_reader *r, spv_var *v, fmag_value **out)
+{
+    for (uint32_t j = 0; j < v->nleaves; j++)
+        out[j] = v->init ? r->ids[v->init].val[j] : r->zero;
+}
+
+static int global_pos(spv_func *f, spv_var *v)
+{
+    for (unsigned k = 0; k < f->nglobals; k++)
+        if (f->globals[k] == v) return (int)k;
+    return -1;
+}
+
+/* The leaves offset of global k among f's IR params and among its results. */
+static void global_offsets(spv_reader *r, spv_func *f, unsigned *in_off, unsigned *out_off)
+{
+    unsigned a = 0, o = spv_type_leaves(r, f->ret);
+    for (unsigned p = 0; p < f->nparams; p++) {
+        spv_id *pid = &r->ids[f->params[p]];
+        if (f->pvars[p]) {
+            a += f->pvars[p]->nleaves;
+            o += f->pvars[p]->nleaves;
+        } else {
+            a += spv_type_leaves(r, pid->type);
+        }
+    }
+    for (unsigned k = 0; k < f->nglobals; k++) {
+        in_off[k] = a;
+        out_off[k] = o;
+        a += f->globals[k]->nleaves;
+        if (!f->globals[k]->readonly) o += f->globals[k]->nleaves;
+    }
+}
+
+/* The export function: an entry block that calls f with the program's inputs
+ * and returns the program's outputs. */
+static fmag_func *new_wrapper(spv_reader *r, entry_choice *e, uint64_t nin, uint64_t nout)
+{
+    if (nin > 60000 || nout > 60000) {
+        spv_error(r, UINT32_MAX, "too many inputs or outputs");
+        return NULL;
+    }
+    fmag_func *w = fmag_func_create(r->m, e->name, (unsigned)nin, (unsigned)nout, true);
+    fmag_builder_at_end(&r->b, fmag_block_create(w, "entry"));
+    return w;
+}
+
+static bool wrap_entry_point(spv_reader *r, entry_choice *e)
+{
+    spv_func *f = e->fn;
+    char nb[64];
+    if (f->nparams) return spv_error(r, f->begin, "the entry point function has parameters");
+    spv_var **ins = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *ins);
+    spv_var **unis = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *unis);
+    spv_var **outs = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *outs);
+    unsigned nins = 0, nunis = 0, nouts = 0;
+    uint64_t nin = 0, nout = 0;
+    for (unsigned k = 0; k < r->ngvars; k++) {
+        spv_var *v = r->gvars[k];
+        spv_type *t = spv_type_get(r, v->type);
+        bool opaque = !t || t->kind == TY_OPAQUE || (t->bad && !t->nleaves);
+        if (v->storage == SpvStorageClassInput || v->storage == SpvStorageClassOutput) {
+            if (!t || t->bad)
+                return spv_error(r, UINT32_MAX, "interface variable %s is %s",
+                                 spv_id_str(r, v->id, nb, sizeof nb),
+                                 t && t->bad ? t->bad : "untyped");
+            if (v->storage == SpvStorageClassInput) {
+                ins[nins++] = v;
+                nin += v->nleaves;
+            } else {
+                outs[nouts++] = v;
+                nout += v->nleaves;
+            }
+        } else if (is_uniform(v->storage) && !opaque) {
+            if (t->bad)
+                return spv_error(r, UINT32_MAX, "uniform %s is %s",
+                                 spv_id_str(r, v->id, nb, sizeof nb), t->bad);
+            unis[nunis++] = v;
+            nin += v->nleaves;
+        }
+    }
+    sort_vars(r, ins, nins);
+    sort_vars(r, outs, nouts);
+    for (unsigned k = 0; k < nunis; k++)
+        ins[nins++] = unis[k];
+    if (!nout)
+        return spv_error(r, UINT32_MAX, "the entry point has no Output variables: the program "
+                                        "would compute nothing");
+    fmag_func *w = new_wrapper(r, e, nin, nout);
+    if (!w) return false;
+    /* Inputs: where each variable's leaves start among the wrapper's params. */
+    unsigned *at = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *at);
+    for (unsigned k = 0, a = 0; k < nins; k++) {
+        at[ins[k]->index] = a;
+        a += ins[k]->nleaves;
+    }
+    fmag_value **args = fmag_context_alloc(r->ctx, (f->nin + 1) * sizeof *args);
+    unsigned a = 0;
+    for (unsigned g = 0; g < f->nglobals; g++) {
+        spv_var *v = f->globals[g];
+        if (v->storage == SpvStorageClassInput || is_uniform(v->storage)) {
+            for (uint32_t j = 0; j < v->nleaves; j++)
+                args[a++] = &w->params[at[v->index] + j];
+        } else {
+            initial(r, v, args + a);
+            a += v->nleaves;
+        }
+    }
+    fmag_instr *c = fmag_build_call(&r->b, f->ir, args, a);
+    unsigned *in_off = fmag_context_alloc(r->ctx, (f->nglobals + 1) * sizeof *in_off);
+    unsigned *out_off = fmag_context_alloc(r->ctx, (f->nglobals + 1) * sizeof *out_off);
+    global_offsets(r, f, in_off, out_off);
+    fmag_value **rets = fmag_context_alloc(r->ctx, (nout + 1) * sizeof *rets);
+    unsigned k = 0;
+    for (unsigned o = 0; o < nouts; o++) {
+        spv_var *v = outs[o];
+        int gp = global_pos(f, v);
+        if (gp < 0) {
+            initial(r, v, rets + k);
+            k += v->nleaves;
+            continue;
+        }
+        for (uint32_t j = 0; j < v->nleaves; j++)
+            rets[k++] = &c->results[out_off[gp] + j];
+    }
+    fmag_build_ret(&r->b, rets, k);
+    return true;
+}
+
+static fmag_spirv_param_qual param_qual(spv_reader *r, spv_func *f, unsigned p)
+{
+    if (r->opts->param_quals && p < r->opts->nparam_quals &&
+        r->opts->param_quals[p] != FMAG_SPIRV_PARAM_AUTO)
+        return r->opts->param_quals[p];
+    spv_var *v = f->pvars[p];
+    if (v->stored && v->loaded) return FMAG_SPIRV_PARAM_INOUT;
+    if (v->stored) return FMAG_SPIRV_PARAM_OUT;
+    return FMAG_SPIRV_PARAM_IN;
+}
+
+static bool wrap_function(spv_reader *r, entry_choice *e)
+{
+    spv_func *f = e->fn;
+    char nb[64];
+    uint64_t nin = 0, nout = spv_type_leaves(r, f->ret);
+    fmag_spirv_param_qual *q = fmag_context_alloc(r->ctx, (f->nparams + 1) * sizeof *q);
+    for (unsigned p = 0; p < f->nparams; p++) {
+        spv_id *pid = &r->ids[f->params[p]];
+        spv_type *t = spv_type_get(r, f->pvars[p] ? f->pvars[p]->type : pid->type);
+        if (t && t->has_int)
+            return spv_error(r, f->begin, "parameter %s of the entry function holds integers: an "
+                                          "FMAG program's inputs and outputs are floats",
+                             spv_id_str(r, f->params[p], nb, sizeof nb));
+        uint32_t n = t ? t->nleaves : 0;
+        q[p] = f->pvars[p] ? param_qual(r, f, p) : FMAG_SPIRV_PARAM_IN;
+        if (q[p] != FMAG_SPIRV_PARAM_OUT) nin += n;
+        if (q[p] != FMAG_SPIRV_PARAM_IN) nout += n;
+    }
+    spv_type *rt = spv_type_get(r, f->ret);
+    if (rt && rt->has_int)
+        return spv_error(r, f->begin, "the entry function returns integers: an FMAG program's "
+                                      "outputs are floats");
+    for (unsigned g = 0; g < f->nglobals; g++) {
+        spv_var *v = f->globals[g];
+        if (v->storage != SpvStorageClassInput && !is_uniform(v->storage)) continue;
+        if (!r->opts->globals_as_inputs)
+            return spv_error(r, f->begin, "the entry function reads the %s variable %s, but its "
+                                          "inputs are its parameters",
+                             v->storage == SpvStorageClassInput ? "Input" : "uniform",
+                             spv_id_str(r, v->id, nb, sizeof nb));
+        nin += v->nleaves;
+    }
+    if (!nout)
+        return spv_error(r, f->begin, "function %s has no result and no out parameter: the "
+                                      "program would compute nothing",
+                         spv_id_str(r, f->id, nb, sizeof nb));
+    fmag_func *w = new_wrapper(r, e, nin, nout);
+    if (!w) return false;
+    fmag_value **args = fmag_context_alloc(r->ctx, (f->nin + 1) * sizeof *args);
+    unsigned a = 0, in = 0;
+    for (unsigned p = 0; p < f->nparams; p++) {
+        spv_id *pid = &r->ids[f->params[p]];
+        uint32_t n = f->pvars[p] ? f->pvars[p]->nleaves : spv_type_leaves(r, pid->type);
+        for (uint32_t j = 0; j < n; j++)
+            args[a++] = q[p] == FMAG_SPIRV_PARAM_OUT ? r->zero : &w->params[in++];
+    }
+    for (unsigned g = 0; g < f->nglobals; g++) {
+        spv_var *v = f->globals[g];
+        if (v->storage == SpvStorageClassInput || is_uniform(v->storage)) {
+            for (uint32_t j = 0; j < v->nleaves; j++)
+                args[a++] = &w->params[in++];
+        } else {
+            initial(r, v, args + a);
+            a += v->nleaves;
+        }
+    }
+    fmag_instr *c = fmag_build_call(&r->b, f->ir, args, a);
+    fmag_value **rets = fmag_context_alloc(r->ctx, (nout + 1) * sizeof *rets);
+    unsigned k = 0, res = 0;
+    for (uint32_t j = 0; j < spv_type_leaves(r, f->ret); j++)
+        rets[k++] = &c->results[res++];
+    for (unsigned p = 0; p < f->nparams; p++) {
+        if (!f->pvars[p]) continue;
+        for (uint32_t j = 0; j < f->pvars[p]->nleaves; j++, res++)
+            if (q[p] != FMAG_SPIRV_PARAM_IN) rets[k++] = &c->results[res];
+    }
+    fmag_build_ret(&r->b, rets, k);
+    return true;
+}
+
+/* --------------------------------------------------------------- import */
+
+static uint32_t bswap32(uint32_t x)
+{
+    return (x >> 24) | ((x >> 8) & 0xFF00u) | ((x << 8) & 0xFF0000u) | (x << 24);
+}
+
+fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t nwords,
+                               const fmag_spirv_options *opts)
+{
+    static const fmag_spirv_options defaults;
+    spv_reader rd;
+    spv_reader *r = &rd;
+    memset(r, 0, sizeof *r);
+    r->ctx = ctx;
+    r->opts = opts ? opts : &defaults;
+    r->filename = r->opts->filename ? r->opts->filename : "<spirv>";
+    r->cur_inst = UINT32_MAX;
+    if (nwords && words && words[0] == bswap32(SpvMagicNumber)) {
+        uint32_t *copy = fmag_context_alloc(ctx, nwords * sizeof *copy);
+        for (size_t i = 0; i < nwords; i++)
+            copy[i] = bswap32(words[i]);
+        words = copy;
+    }
+    r->words = words;
+    r->nwords = words ? nwords : 0;
+    r->m = fmag_module_create(ctx);
+    r->m->fastmath = r->opts->fastmath;
+    r->fast = r->opts->fastmath;
+    r->zero = fmag_module_const(r->m, 0.0f);
+    r->one = fmag_module_const(r->m, 1.0f);
+    if (!spv_parse(r)) return NULL;
+    entry_choice e;
+    memset(&e, 0, sizeof e);
+    if (!choose_entry(r, &e)) return NULL;
+    e.name = ir_name(r, e.name, 0);
+    if (!scan(r, e.fn, 0)) return NULL;
+    /* IR functions for everything reached; the export wrapper takes e.name. */
+    for (unsigned k = 0; k < r->nfuncs; k++) {
+        spv_func *f = &r->funcs[k];
+        if (!f->reached) continue;
+        const char *name = ir_name(r, r->ids[f->id].name, f->id);
+        if (!strcmp(name, e.name)) {
+            char buf[160];
+            snprintf(buf, sizeof buf, "%s.impl", e.name);
+            name = ir_name(r, buf, f->id);
+        }
+        f->ir = fmag_func_create(r->m, name, f->nin, f->nout, false);
+    }
+    for (unsigned k = 0; k < r->nfuncs; k++)
+        if (r->funcs[k].reached && !spv_translate_func(r, &r->funcs[k])) return NULL;
+    r->fn = NULL;
+    r->cur_inst = UINT32_MAX;
+    if (!(e.is_entry_point ? wrap_entry_point(r, &e) : wrap_function(r, &e))) return NULL;
+    if (!fmag_verify_module(r->m)) {
+        fmag_context_error(ctx, "%s: error: internal: the SPIR-V reader built invalid IR "
+                                "(please report)",
+                           r->filename);
+        return NULL;
+    }
+    return r->m;
+}

@@ -1,0 +1,815 @@
+/* The value instructions: float arithmetic, matrices, composites and swizzles,
+ * comparisons and logic on the IR's 1.0 / 0.0 booleans, conversions, and integer
+ * arithmetic (folded exactly when its operands are constants; otherwise done in
+ * float, exact for the integers a float holds: loop counters before unrolling),
+ * plus the diagnostics for everything FMAG cannot run. */
+#include <math.h>
+#include <string.h>
+#include "SPIRVInternal.h"
+
+#define B (&r->b)
+
+static fmag_value *K(spv_reader *r, float f)
+{
+    return fmag_module_const(r->m, f);
+}
+
+static bool need(spv_reader *r, const spv_inst *in, uint32_t nw)
+{
+    if (in->nw < nw) return spv_error_op(r, "truncated instruction");
+    return true;
+}
+
+/* The result array of an instruction with a result type (w[1]) and id (w[2]). */
+static fmag_value **result(spv_reader *r, const spv_inst *in, uint32_t *n)
+{
+    return spv_new_value(r, in->w[2], in->w[1], n);
+}
+
+static fmag_value **operand(spv_reader *r, const spv_inst *in, uint32_t k, uint32_t *n)
+{
+    if (k >= in->nw) {
+        spv_error_op(r, "truncated instruction");
+        return NULL;
+    }
+    return spv_get_value(r, in->w[k], n);
+}
+
+static uint32_t otype(spv_reader *r, const spv_inst *in, uint32_t k)
+{
+    return r->ids[in->w[k]].type;
+}
+
+/* --------------------------------------------------------- float arithmetic */
+
+typedef fmag_value *(*fn2)(spv_reader *, fmag_value *, fmag_value *);
+
+static fmag_value *f_add(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_add(B, x, y);
+}
+static fmag_value *f_sub(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_sub(B, x, y);
+}
+static fmag_value *f_mul(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_mul(B, x, y);
+}
+static fmag_value *f_div(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_div(B, x, y, r->fast);
+}
+/* OpFMod: GLSL mod, x - y*floor(x/y): the sign of y. */
+static fmag_value *f_mod(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_mod(B, x, y, r->fast);
+}
+/* OpFRem: the C remainder, x - y*trunc(x/y): the sign of x. */
+static fmag_value *f_rem(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    fmag_value *q = fmag_build_trunc(B, fmag_build_div(B, x, y, r->fast), r->fast);
+    return fmag_build_fma(B, fmag_build_neg(B, q), y, x);
+}
+static fmag_value *f_lt(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_lt(B, x, y);
+}
+static fmag_value *f_gt(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_gt(B, x, y);
+}
+static fmag_value *f_le(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_le(B, x, y);
+}
+static fmag_value *f_ge(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_ge(B, x, y);
+}
+static fmag_value *f_eq(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_eq(B, x, y);
+}
+static fmag_value *f_ne(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_ne(B, x, y);
+}
+/* Booleans are exactly 0 or 1. */
+static fmag_value *b_and(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_mul(B, x, y);
+}
+static fmag_value *b_or(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_select(B, r->one, y, x);
+}
+static fmag_value *b_xor(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    /* x + y - 2xy = x*(1 - 2y) + y */
+    fmag_value *t = fmag_build_fma(B, y, K(r, -2.0f), r->one);
+    return fmag_build_fma(B, x, t, y);
+}
+static fmag_value *b_eqv(spv_reader *r, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_sub(B, r->one, b_xor(r, x, y));
+}
+
+/* Component-wise binary operation; a scalar operand is not broadcast (SPIR-V
+ * requires equal types). */
+static bool binary(spv_reader *r, const spv_inst *in, fn2 fn)
+{
+    uint32_t n, na, nb;
+    if (!need(r, in, 5)) return false;
+    fmag_value **a = operand(r, in, 3, &na), **b = a ? operand(r, in, 4, &nb) : NULL;
+    if (!b) return false;
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    if (na != n || nb != n) return spv_error_op(r, "operand types differ from the result type");
+    for (uint32_t j = 0; j < n; j++)
+        out[j] = fn(r, a[j], b[j]);
+    return true;
+}
+
+static bool negate(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, na;
+    if (!need(r, in, 4)) return false;
+    fmag_value **a = operand(r, in, 3, &na);
+    if (!a) return false;
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    if (na != n) return spv_error_op(r, "the operand type differs from the result type");
+    for (uint32_t j = 0; j < n; j++) {
+        if (in->op == SpvOpLogicalNot)
+            out[j] = fmag_build_sub(B, r->one, a[j]);
+        else
+            out[j] = fmag_build_neg(B, a[j]);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------ linear algebra */
+
+static spv_type *ty(spv_reader *r, uint32_t id)
+{
+    return spv_type_get(r, id);
+}
+
+/* Rows of a matrix type (its column vector's size) and its columns. */
+static bool mat_shape(spv_reader *r, uint32_t type, uint32_t *rows, uint32_t *cols)
+{
+    spv_type *t = ty(r, type);
+    if (!t || t->kind != TY_MATRIX) return false;
+    spv_type *c = ty(r, t->elem);
+    if (!c || c->kind != TY_VECTOR) return false;
+    *rows = c->count;
+    *cols = t->count;
+    return true;
+}
+
+static fmag_value *dot_strided(spv_reader *r, fmag_value **x, uint32_t xs, fmag_value **y,
+                               uint32_t ys, uint32_t n)
+{
+    fmag_value *xv[4], *yv[4];
+    for (uint32_t k = 0; k < n; k++) {
+        xv[k] = x[k * xs];
+        yv[k] = y[k * ys];
+    }
+    return fmag_build_dot(B, xv, yv, n, r->fast);
+}
+
+static bool linalg(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, na, nb;
+    if (!need(r, in, 4)) return false;
+    fmag_value **a = operand(r, in, 3, &na);
+    if (!a) return false;
+    fmag_value **b = NULL;
+    if (in->op != SpvOpTranspose) {
+        if (!need(r, in, 5)) return false;
+        b = operand(r, in, 4, &nb);
+        if (!b) return false;
+    }
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    uint32_t rows, cols, rows2, cols2;
+    switch (in->op) {
+    case SpvOpVectorTimesScalar:
+    case SpvOpMatrixTimesScalar:
+        if (na != n || nb != 1) return spv_error_op(r, "operand types do not match");
+        for (uint32_t j = 0; j < n; j++)
+            out[j] = fmag_build_mul(B, a[j], b[0]);
+        return true;
+    case SpvOpDot:
+        if (na != nb || na > 4 || n != 1) return spv_error_op(r, "operand types do not match");
+        out[0] = fmag_build_dot(B, a, b, na, r->fast);
+        return true;
+    case SpvOpMatrixTimesVector: /* (cols x rows) * cols-vector = rows-vector */
+        if (!mat_shape(r, otype(r, in, 3), &rows, &cols) || nb != cols || n != rows)
+            return spv_error_op(r, "operand types do not match");
+        for (uint32_t i = 0; i < rows; i++)
+            out[i] = dot_strided(r, a + i, rows, b, 1, cols);
+        return true;
+    case SpvOpVectorTimesMatrix: /* rows-vector * (cols x rows) = cols-vector */
+        if (!mat_shape(r, otype(r, in, 4), &rows, &cols) || na != rows || n != cols)
+            return spv_error_op(r, "operand types do not match");
+        for (uint32_t j = 0; j < cols; j++)
+            out[j] = dot_strided(r, a, 1, b + j * rows, 1, rows);
+        return true;
+    case SpvOpMatrixTimesMatrix:
+        if (!mat_shape(r, otype(r, in, 3), &rows, &cols) ||
+            !mat_shape(r, otype(r, in, 4), &rows2, &cols2) || rows2 != cols ||
+            n != rows * cols2)
+            return spv_error_op(r, "operand types do not match");
+        for (uint32_t j = 0; j < cols2; j++)
+            for (uint32_t i = 0; i < rows; i++)
+                out[j * rows + i] = dot_strided(r, a + i, rows, b + j * rows2, 1, cols);
+        return true;
+    case SpvOpOuterProduct: /* column vector a (rows) times row vector b (cols) */
+        if (!mat_shape(r, in->w[1], &rows, &cols) || na != rows || nb != cols)
+            return spv_error_op(r, "operand types do not match");
+        for (uint32_t j = 0; j < cols; j++)
+            for (uint32_t i = 0; i < rows; i++)
+                out[j * rows + i] = fmag_build_mul(B, a[i], b[j]);
+        return true;
+    case SpvOpTranspose:
+        if (!mat_shape(r, otype(r, in, 3), &rows, &cols) || n != na)
+            return spv_error_op(r, "operand types do not match");
+        for (uint32_t j = 0; j < cols; j++)
+            for (uint32_t i = 0; i < rows; i++)
+                out[i * cols + j] = a[j * rows + i];
+        return true;
+    default:
+        return spv_error_op(r, "internal: not a linear algebra opcode");
+    }
+}
+
+/* ---------------------------------------------------------------- composites */
+
+/* The leaf range that literal indices w[k..] select within type `type`. */
+static bool walk_indices(spv_reader *r, const spv_inst *in, uint32_t k, uint32_t type,
+                         uint32_t *off, uint32_t *len)
+{
+    *off = 0;
+    for (; k < in->nw; k++) {
+        spv_type *t = ty(r, type);
+        uint32_t idx = in->w[k];
+        if (!t) return spv_error_op(r, "indexing into an undeclared type");
+        if (t->kind == TY_STRUCT) {
+            if (idx >= t->count) return spv_error_op(r, "member index %u out of range", idx);
+            *off += t->offs[idx];
+            type = t->members[idx];
+        } else if (t->kind == TY_VECTOR || t->kind == TY_MATRIX || t->kind == TY_ARRAY) {
+            if (idx >= t->count) return spv_error_op(r, "index %u out of range", idx);
+            *off += idx * spv_type_leaves(r, t->elem);
+            type = t->elem;
+        } else {
+            return spv_error_op(r, "indexing into a type that is not a composite");
+        }
+    }
+    *len = spv_type_leaves(r, type);
+    return true;
+}
+
+static bool composite(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, nc, off, len;
+    fmag_value **out, **c, **obj;
+    switch (in->op) {
+    case SpvOpCompositeConstruct: {
+        if (!need(r, in, 3)) return false;
+        out = result(r, in, &n);
+        if (!out) return false;
+        uint32_t at = 0;
+        for (uint32_t k = 3; k < in->nw; k++) {
+            c = operand(r, in, k, &nc);
+            if (!c) return false;
+            if ((uint64_t)at + nc > n) return spv_error_op(r, "constituents do not match the result type");
+            memcpy(out + at, c, nc * sizeof *c);
+            at += nc;
+        }
+        if (at != n) return spv_error_op(r, "constituents do not match the result type");
+        return true;
+    }
+    case SpvOpCompositeExtract:
+        if (!need(r, in, 4)) return false;
+        c = operand(r, in, 3, &nc);
+        if (!c || !walk_indices(r, in, 4, otype(r, in, 3), &off, &len)) return false;
+        out = result(r, in, &n);
+        if (!out) return false;
+        if (len != n || off + len > nc) return spv_error_op(r, "the result type differs from the element");
+        memcpy(out, c + off, n * sizeof *c);
+        return true;
+    case SpvOpCompositeInsert:
+        if (!need(r, in, 5)) return false;
+        obj = operand(r, in, 3, &len);
+        c = obj ? operand(r, in, 4, &nc) : NULL;
+        if (!c || !walk_indices(r, in, 5, otype(r, in, 4), &off, &n)) return false;
+        if (n != len || off + len > nc) return spv_error_op(r, "the object's type differs from the element");
+        out = result(r, in, &n);
+        if (!out) return false;
+        if (n != nc) return spv_error_op(r, "the result type differs from the composite");
+        memcpy(out, c, n * sizeof *c);
+        memcpy(out + off, obj, len * sizeof *c);
+        return true;
+    case SpvOpCopyObject:
+    case SpvOpCopyLogical:
+        if (!need(r, in, 4)) return false;
+        c = operand(r, in, 3, &nc);
+        if (!c) return false;
+        out = result(r, in, &n);
+        if (!out) return false;
+        if (n != nc) return spv_error_op(r, "the result type differs from the operand");
+        memcpy(out, c, n * sizeof *c);
+        return true;
+    case SpvOpVectorShuffle: {
+        if (!need(r, in, 5)) return false;
+        uint32_t n1, n2;
+        fmag_value **v1 = operand(r, in, 3, &n1), **v2 = v1 ? operand(r, in, 4, &n2) : NULL;
+        if (!v2) return false;
+        out = result(r, in, &n);
+        if (!out) return false;
+        if (n != in->nw - 5) return spv_error_op(r, "the component count differs from the result type");
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t s = in->w[5 + j];
+            if (s == 0xFFFFFFFFu)
+                out[j] = r->zero; /* an undefined component */
+            else if (s < n1)
+                out[j] = v1[s];
+            else if (s - n1 < n2)
+                out[j] = v2[s - n1];
+            else
+                return spv_error_op(r, "component %u out of range", s);
+        }
+        return true;
+    }
+    default:
+        return spv_error_op(r, "internal: not a composite opcode");
+    }
+}
+
+/* Element idx of v[0..n-1] by a select chain (element k wins when idx > k - 0.5). */
+static fmag_value *pick(spv_reader *r, fmag_value **v, uint32_t n, fmag_value *idx)
+{
+    fmag_value *acc = v[0];
+    for (uint32_t k = 1; k < n; k++)
+        acc = fmag_build_select(B, v[k], acc, fmag_build_sub(B, idx, K(r, (float)k - 0.5f)));
+    return acc;
+}
+
+static bool dynamic_vec(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, nv, ni, nc = 0;
+    bool insert = in->op == SpvOpVectorInsertDynamic;
+    if (!need(r, in, insert ? 6 : 5)) return false;
+    fmag_value **v = operand(r, in, 3, &nv);
+    fmag_value **c = insert && v ? operand(r, in, 4, &nc) : NULL;
+    fmag_value **idx = (v && (!insert || c)) ? operand(r, in, insert ? 5 : 4, &ni) : NULL;
+    if (!idx) return false;
+    if (ni != 1 || !spv_type_is_int(r, otype(r, in, insert ? 5 : 4)))
+        return spv_error_op(r, "the index is not an integer scalar");
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    if (insert ? (n != nv || nc != 1) : n != 1) return spv_error_op(r, "operand types do not match");
+    int64_t k;
+    bool konst = spv_int_of(idx[0], &k);
+    if (konst && (k < 0 || k >= nv)) return spv_error_op(r, "index %lld out of range", (long long)k);
+    if (!insert) {
+        out[0] = konst ? v[k] : pick(r, v, nv, idx[0]);
+        return true;
+    }
+    for (uint32_t j = 0; j < nv; j++) {
+        if (konst) {
+            out[j] = (int64_t)j == k ? c[0] : v[j];
+            continue;
+        }
+        fmag_value *d = fmag_build_abs(B, fmag_build_sub(B, idx[0], K(r, (float)j)));
+        out[j] = fmag_build_select(B, c[0], v[j], fmag_build_sub(B, K(r, 0.5f), d));
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------- select, any, all */
+
+static bool select_op(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, nc, na, nb;
+    if (!need(r, in, 6)) return false;
+    fmag_value **c = operand(r, in, 3, &nc);
+    fmag_value **a = c ? operand(r, in, 4, &na) : NULL, **b = a ? operand(r, in, 5, &nb) : NULL;
+    if (!b) return false;
+    if (!spv_type_is_bool(r, otype(r, in, 3))) return spv_error_op(r, "the condition is not a bool");
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    if (na != n || nb != n || (nc != 1 && nc != n)) return spv_error_op(r, "operand types do not match");
+    for (uint32_t j = 0; j < n; j++)
+        out[j] = fmag_build_select(B, a[j], b[j], c[nc == 1 ? 0 : j]);
+    return true;
+}
+
+static bool any_all(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, na;
+    if (!need(r, in, 4)) return false;
+    fmag_value **a = operand(r, in, 3, &na);
+    if (!a) return false;
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    if (n != 1 || !na) return spv_error_op(r, "operand types do not match");
+    fmag_value *acc = a[0];
+    for (uint32_t j = 1; j < na; j++)
+        acc = in->op == SpvOpAny ? b_or(r, acc, a[j]) : b_and(r, acc, a[j]);
+    out[0] = acc;
+    return true;
+}
+
+/* NaN and infinity tests. fma(x, 0, 1) is 1 for finite x and NaN otherwise;
+ * a NaN is neither > 0 nor < 0. Under FMAG's strict contract (no NaN or
+ * infinity anywhere) the optimizer may fold both to false. */
+static bool class_op(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, na;
+    if (!need(r, in, 4)) return false;
+    fmag_value **a = operand(r, in, 3, &na);
+    if (!a) return false;
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    if (n != na) return spv_error_op(r, "operand types do not match");
+    for (uint32_t j = 0; j < n; j++) {
+        fmag_value *x = a[j];
+        fmag_value *fin = fmag_build_fmag(B, x, r->zero, r->one, r->zero, r->one);
+        fmag_value *nonfin = fmag_build_select(B, r->zero, r->one, fin);
+        fmag_value *pos = fmag_build_select(B, r->one, r->zero, x);
+        fmag_value *sgn = fmag_build_select(B, r->one, pos, fmag_build_neg(B, x)); /* x != 0, not NaN */
+        if (in->op == SpvOpIsInf)
+            out[j] = fmag_build_mul(B, nonfin, sgn);
+        else if (in->op == SpvOpIsNan)
+            out[j] = fmag_build_mul(B, nonfin, fmag_build_sub(B, r->one, sgn));
+        else /* OpIsFinite */
+            out[j] = fmag_build_sub(B, r->one, nonfin);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ integers */
+
+static bool int_fold(spv_reader *r, uint32_t op, int64_t x, int64_t y, bool is_signed, int64_t *v)
+{
+    uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
+    int32_t sx = (int32_t)ux, sy = (int32_t)uy;
+    switch (op) {
+    case SpvOpIAdd: *v = (int64_t)(uint32_t)(ux + uy); break;
+    case SpvOpISub: *v = (int64_t)(uint32_t)(ux - uy); break;
+    case SpvOpIMul: *v = (int64_t)(uint32_t)(ux * uy); break;
+    case SpvOpSNegate: *v = (int64_t)(uint32_t)(0u - ux); break;
+    case SpvOpNot: *v = ~ux; break;
+    case SpvOpBitwiseAnd: *v = ux & uy; break;
+    case SpvOpBitwiseOr: *v = ux | uy; break;
+    case SpvOpBitwiseXor: *v = ux ^ uy; break;
+    case SpvOpShiftLeftLogical: *v = uy >= 32 ? 0 : (uint32_t)(ux << uy); break;
+    case SpvOpShiftRightLogical: *v = uy >= 32 ? 0 : ux >> uy; break;
+    case SpvOpShiftRightArithmetic:
+        *v = uy >= 32 ? (sx < 0 ? 0xFFFFFFFFu : 0u) : (sx < 0 ? ~(~ux >> uy) : ux >> uy);
+        break;
+    case SpvOpUDiv:
+    case SpvOpUMod:
+        if (!uy) return spv_error_op(r, "division by zero");
+        *v = op == SpvOpUDiv ? ux / uy : ux % uy;
+        break;
+    case SpvOpSDiv:
+    case SpvOpSRem:
+    case SpvOpSMod:
+        if (!sy) return spv_error_op(r, "division by zero");
+        if (sx == INT32_MIN && sy == -1) {
+            *v = op == SpvOpSDiv ? (int64_t)(uint32_t)INT32_MIN : 0;
+            break;
+        }
+        if (op == SpvOpSDiv)
+            *v = (uint32_t)(sx / sy);
+        else {
+            int32_t m = sx % sy;
+            if (op == SpvOpSMod && m && ((m < 0) != (sy < 0))) m += sy;
+            *v = (uint32_t)m;
+        }
+        break;
+    case SpvOpIEqual: *v = ux == uy; return true;
+    case SpvOpINotEqual: *v = ux != uy; return true;
+    case SpvOpSLessThan: *v = sx < sy; return true;
+    case SpvOpSLessThanEqual: *v = sx <= sy; return true;
+    case SpvOpSGreaterThan: *v = sx > sy; return true;
+    case SpvOpSGreaterThanEqual: *v = sx >= sy; return true;
+    case SpvOpULessThan: *v = ux < uy; return true;
+    case SpvOpULessThanEqual: *v = ux <= uy; return true;
+    case SpvOpUGreaterThan: *v = ux > uy; return true;
+    case SpvOpUGreaterThanEqual: *v = ux >= uy; return true;
+    default:
+        return spv_error_op(r, "internal: not an integer opcode");
+    }
+    (void)is_signed;
+    return true;
+}
+
+/* The same operation on integers held as floats that are not constants: exact
+ * while the values stay below 2^24 in magnitude (docs/SPIRV.md). */
+static fmag_value *int_float(spv_reader *r, uint32_t op, fmag_value *x, fmag_value *y)
+{
+    switch (op) {
+    case SpvOpIAdd: return fmag_build_add(B, x, y);
+    case SpvOpISub: return fmag_build_sub(B, x, y);
+    case SpvOpIMul: return fmag_build_mul(B, x, y);
+    case SpvOpSNegate: return fmag_build_neg(B, x);
+    case SpvOpSDiv:
+    case SpvOpUDiv:
+        return fmag_build_trunc(B, fmag_build_div(B, x, y, false), false);
+    case SpvOpSRem: {
+        fmag_value *q = fmag_build_trunc(B, fmag_build_div(B, x, y, false), false);
+        return fmag_build_fma(B, fmag_build_neg(B, q), y, x);
+    }
+    case SpvOpSMod:
+    case SpvOpUMod:
+        return fmag_build_mod(B, x, y, false);
+    case SpvOpIEqual: return fmag_build_eq(B, x, y);
+    case SpvOpINotEqual: return fmag_build_ne(B, x, y);
+    case SpvOpSLessThan:
+    case SpvOpULessThan: return fmag_build_lt(B, x, y);
+    case SpvOpSLessThanEqual:
+    case SpvOpULessThanEqual: return fmag_build_le(B, x, y);
+    case SpvOpSGreaterThan:
+    case SpvOpUGreaterThan: return fmag_build_gt(B, x, y);
+    case SpvOpSGreaterThanEqual:
+    case SpvOpUGreaterThanEqual: return fmag_build_ge(B, x, y);
+    default:
+        return NULL;
+    }
+}
+
+static bool is_compare(uint32_t op)
+{
+    return (op >= SpvOpIEqual && op <= SpvOpSLessThanEqual);
+}
+
+static bool int_op(spv_reader *r, const spv_inst *in)
+{
+    bool unary = in->op == SpvOpSNegate || in->op == SpvOpNot;
+    uint32_t n, na, nb = 0;
+    if (!need(r, in, unary ? 4 : 5)) return false;
+    fmag_value **a = operand(r, in, 3, &na), **b = NULL;
+    if (!a) return false;
+    if (!unary && !(b = operand(r, in, 4, &nb))) return false;
+    if (!spv_type_is_int(r, otype(r, in, 3)) || (b && !spv_type_is_int(r, otype(r, in, 4))))
+        return spv_error_op(r, "operands must be integers");
+    bool cmp = is_compare(in->op);
+    if (cmp ? !spv_type_is_bool(r, in->w[1]) : !spv_type_is_int(r, in->w[1]))
+        return spv_error_op(r, "the result type does not match the operation");
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    bool shift = in->op == SpvOpShiftLeftLogical || in->op == SpvOpShiftRightLogical ||
+                 in->op == SpvOpShiftRightArithmetic;
+    if (na != n || (b && nb != n && !(shift && nb == 1)))
+        return spv_error_op(r, "operand types differ from the result type");
+    spv_type *at = ty(r, spv_scalar_type(r, otype(r, in, 3)));
+    spv_type *rt = ty(r, spv_scalar_type(r, in->w[1]));
+    for (uint32_t j = 0; j < n; j++) {
+        int64_t x, y = 0, v = 0;
+        fmag_value *bj = b ? b[nb == 1 ? 0 : j] : NULL;
+        if (spv_int_of(a[j], &x) && (!bj || spv_int_of(bj, &y))) {
+            /* Work on the 32-bit patterns; the result is read per its type. */
+            if (!int_fold(r, in->op, x, y, at && at->is_signed, &v)) return false;
+            if (cmp) {
+                out[j] = v ? r->one : r->zero;
+                continue;
+            }
+            const char *bad = NULL;
+            out[j] = spv_int_const(r, in->w[1], rt && rt->is_signed ? (int64_t)(int32_t)(uint32_t)v : v, &bad);
+            if (!out[j]) return spv_error_op(r, "the result %lld %s", (long long)v, bad);
+            continue;
+        }
+        fmag_value *f = int_float(r, in->op, a[j], bj);
+        if (!f && shift && bj && spv_int_of(bj, &y) && y >= 0 && y < 24) {
+            float p = ldexpf(1.0f, (int)y);
+            f = in->op == SpvOpShiftLeftLogical
+                    ? fmag_build_mul(B, a[j], K(r, p))
+                    : fmag_build_floor(B, fmag_build_mul(B, a[j], K(r, 1.0f / p)), false);
+        }
+        if (!f)
+            return spv_error_op(r, "integer operation on a value that is not a compile-time "
+                                   "constant: FMAG has no integer arithmetic");
+        out[j] = f;
+    }
+    return true;
+}
+
+/* --------------------------------------------------------------- conversions */
+
+static bool convert(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, na;
+    if (!need(r, in, 4)) return false;
+    fmag_value **a = operand(r, in, 3, &na);
+    if (!a) return false;
+    uint32_t from = otype(r, in, 3);
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    if (n != na) return spv_error_op(r, "the operand and result sizes differ");
+    for (uint32_t j = 0; j < n; j++) {
+        int64_t v = 0;
+        switch (in->op) {
+        case SpvOpConvertSToF:
+        case SpvOpConvertUToF:
+        case SpvOpFConvert:
+            out[j] = a[j]; /* an integer is already held as its exact float */
+            break;
+        case SpvOpSConvert:
+        case SpvOpUConvert:
+            out[j] = a[j];
+            break;
+        case SpvOpConvertFToS:
+        case SpvOpConvertFToU: {
+            if (!fmag_value_is_const(a[j]))
+                return spv_error_op(r, "converts a float that is not a compile-time constant to "
+                                       "an integer: FMAG computes integers only at compile time");
+            float f = truncf(a[j]->imm);
+            if (!(f > -2147483649.0f && f < 4294967296.0f))
+                return spv_error_op(r, "the constant does not fit the integer type");
+            const char *bad = NULL;
+            out[j] = spv_int_const(r, in->w[1], (int64_t)f, &bad);
+            if (!out[j]) return spv_error_op(r, "%s", bad);
+            break;
+        }
+        case SpvOpBitcast: {
+            if (!fmag_value_is_const(a[j]))
+                return spv_error_op(r, "reinterprets the bits of a value that is not a "
+                                       "compile-time constant");
+            uint32_t bits;
+            if (spv_type_is_float(r, from)) {
+                memcpy(&bits, &a[j]->imm, 4);
+            } else {
+                if (!spv_int_of(a[j], &v)) return spv_error_op(r, "not an integer constant");
+                bits = (uint32_t)v;
+            }
+            if (spv_type_is_float(r, in->w[1])) {
+                float f;
+                memcpy(&f, &bits, 4);
+                if (isnan(f) || isinf(f)) return spv_error_op(r, "the result is a NaN or an infinity");
+                out[j] = K(r, f);
+            } else {
+                const char *bad = NULL;
+                out[j] = spv_int_const(r, in->w[1], bits, &bad);
+                if (!out[j]) return spv_error_op(r, "%s", bad);
+            }
+            break;
+        }
+        default:
+            return spv_error_op(r, "internal: not a conversion");
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ dispatch */
+
+static bool unsupported(spv_reader *r, const spv_inst *in)
+{
+    uint32_t op = in->op;
+    if (op >= SpvOpSampledImage && op <= SpvOpImageWrite)
+        return spv_error_op(r, "texture and image access is not supported");
+    if ((op >= SpvOpImageSparseSampleImplicitLod && op <= SpvOpImageSparseRead) ||
+        op == SpvOpImage || op == SpvOpImageQueryFormat || op == SpvOpImageQueryOrder ||
+        (op >= SpvOpImageQuerySizeLod && op <= SpvOpImageQuerySamples))
+        return spv_error_op(r, "texture and image access is not supported");
+    if (op >= SpvOpDPdx && op <= SpvOpFwidthCoarse)
+        return spv_error_op(r, "derivatives are not supported: an FMAG program sees one element");
+    if (op >= SpvOpAtomicLoad && op <= SpvOpAtomicXor)
+        return spv_error_op(r, "atomics are not supported");
+    if (op == SpvOpControlBarrier || op == SpvOpMemoryBarrier)
+        return spv_error_op(r, "barriers are not supported");
+    if (op == SpvOpEmitVertex || op == SpvOpEndPrimitive || op == SpvOpEmitStreamVertex ||
+        op == SpvOpEndStreamPrimitive)
+        return spv_error_op(r, "geometry shader output is not supported");
+    if (op >= SpvOpGroupNonUniformElect && op <= SpvOpGroupNonUniformQuadSwap)
+        return spv_error_op(r, "subgroup operations are not supported");
+    if (op == SpvOpDemoteToHelperInvocation || op == SpvOpKill || op == SpvOpTerminateInvocation)
+        return spv_error_op(r, "discarding a fragment is not supported");
+    if (op == SpvOpPtrAccessChain || op == SpvOpArrayLength)
+        return spv_error_op(r, "pointer arithmetic and runtime arrays are not supported");
+    return spv_error_op(r, "is not supported");
+}
+
+bool spv_translate_op(spv_reader *r, const spv_inst *in)
+{
+    switch (in->op) {
+    case SpvOpUndef: {
+        uint32_t n;
+        fmag_value **out = need(r, in, 3) ? result(r, in, &n) : NULL;
+        if (!out) return false;
+        for (uint32_t j = 0; j < n; j++)
+            out[j] = r->zero;
+        return true;
+    }
+    case SpvOpFAdd: return binary(r, in, f_add);
+    case SpvOpFSub: return binary(r, in, f_sub);
+    case SpvOpFMul: return binary(r, in, f_mul);
+    case SpvOpFDiv: return binary(r, in, f_div);
+    case SpvOpFMod: return binary(r, in, f_mod);
+    case SpvOpFRem: return binary(r, in, f_rem);
+    case SpvOpFNegate:
+    case SpvOpLogicalNot:
+        return negate(r, in);
+    case SpvOpFOrdEqual:
+    case SpvOpFUnordEqual:
+        return binary(r, in, f_eq);
+    case SpvOpFOrdNotEqual:
+    case SpvOpFUnordNotEqual:
+        return binary(r, in, f_ne);
+    case SpvOpFOrdLessThan:
+    case SpvOpFUnordLessThan:
+        return binary(r, in, f_lt);
+    case SpvOpFOrdGreaterThan:
+    case SpvOpFUnordGreaterThan:
+        return binary(r, in, f_gt);
+    case SpvOpFOrdLessThanEqual:
+    case SpvOpFUnordLessThanEqual:
+        return binary(r, in, f_le);
+    case SpvOpFOrdGreaterThanEqual:
+    case SpvOpFUnordGreaterThanEqual:
+        return binary(r, in, f_ge);
+    case SpvOpLogicalAnd: return binary(r, in, b_and);
+    case SpvOpLogicalOr: return binary(r, in, b_or);
+    case SpvOpLogicalEqual: return binary(r, in, b_eqv);
+    case SpvOpLogicalNotEqual: return binary(r, in, b_xor);
+    case SpvOpSelect: return select_op(r, in);
+    case SpvOpAny:
+    case SpvOpAll:
+        return any_all(r, in);
+    case SpvOpIsNan:
+    case SpvOpIsInf:
+    case SpvOpIsFinite:
+        return class_op(r, in);
+    case SpvOpVectorTimesScalar:
+    case SpvOpMatrixTimesScalar:
+    case SpvOpMatrixTimesVector:
+    case SpvOpVectorTimesMatrix:
+    case SpvOpMatrixTimesMatrix:
+    case SpvOpOuterProduct:
+    case SpvOpTranspose:
+    case SpvOpDot:
+        return linalg(r, in);
+    case SpvOpCompositeConstruct:
+    case SpvOpCompositeExtract:
+    case SpvOpCompositeInsert:
+    case SpvOpCopyObject:
+    case SpvOpCopyLogical:
+    case SpvOpVectorShuffle:
+        return composite(r, in);
+    case SpvOpVectorExtractDynamic:
+    case SpvOpVectorInsertDynamic:
+        return dynamic_vec(r, in);
+    case SpvOpIAdd:
+    case SpvOpISub:
+    case SpvOpIMul:
+    case SpvOpSNegate:
+    case SpvOpUDiv:
+    case SpvOpSDiv:
+    case SpvOpUMod:
+    case SpvOpSRem:
+    case SpvOpSMod:
+    case SpvOpShiftRightLogical:
+    case SpvOpShiftRightArithmetic:
+    case SpvOpShiftLeftLogical:
+    case SpvOpBitwiseOr:
+    case SpvOpBitwiseXor:
+    case SpvOpBitwiseAnd:
+    case SpvOpNot:
+    case SpvOpIEqual:
+    case SpvOpINotEqual:
+    case SpvOpUGreaterThan:
+    case SpvOpSGreaterThan:
+    case SpvOpUGreaterThanEqual:
+    case SpvOpSGreaterThanEqual:
+    case SpvOpULessThan:
+    case SpvOpSLessThan:
+    case SpvOpULessThanEqual:
+    case SpvOpSLessThanEqual:
+        return int_op(r, in);
+    case SpvOpConvertFToU:
+    case SpvOpConvertFToS:
+    case SpvOpConvertSToF:
+    case SpvOpConvertUToF:
+    case SpvOpUConvert:
+    case SpvOpSConvert:
+    case SpvOpFConvert:
+    case SpvOpBitcast:
+        return convert(r, in);
+    case SpvOpExtInst: {
+        if (!need(r, in, 5)) return false;
+        spv_id *set = in->w[3] < r->bound ? &r->ids[in->w[3]] : NULL;
+        if (!set || set->kind != ID_EXTIMPORT) return spv_error_op(r, "not an extended instruction set");
+        if (set->ext == 2) return true; /* NonSemantic: debug information, no value */
+        if (set->ext == 1) return spv_translate_glsl450(r, in);
+        return spv_error_op(r, "extended instruction set is not supported");
+    }
+    default:
+        return unsupported(r, in);
+    }
+}
