@@ -235,6 +235,10 @@ void fmag_func_erase(fmag_func *f);
 struct fmag_module {
     fmag_context *ctx;
     bool fastmath;
+    /* -loop-unroll's budget: the most instructions a function may reach by
+     * unrolling; 0 is FMAG_UNROLL_DEFAULT_BUDGET (fmag_run_passes sets it from
+     * fmag_pass_options.max_unroll_instrs). */
+    size_t max_unroll_instrs;
     fmag_func *first, *last;
     void *consts; /* the constant pool (opaque) */
 };

@@ -50,7 +50,14 @@ typedef struct fmag_pass_options {
     bool time_passes;     /* per pass wall time */
     unsigned print_flags; /* fmag_print_flags for print_after_all */
     FILE *log;            /* where print/stats/time go (the caller's stream); NULL = none */
+    /* -loop-unroll: the most instructions a function may reach by unrolling (a
+     * diagnostic beyond it); 0 keeps the module's setting, by default
+     * FMAG_UNROLL_DEFAULT_BUDGET. */
+    size_t max_unroll_instrs;
 } fmag_pass_options;
+
+/* Large enough for real shaders (a 64-tap loop of a 100-instruction body is 6400). */
+#define FMAG_UNROLL_DEFAULT_BUDGET 100000u
 
 /* Runs a comma-separated list of pass or pipeline names ("inline,cse" or "O2").
  * Returns false with diagnostics in the module's context when a name is unknown, a

@@ -491,6 +491,7 @@ fmag_module *fmag_module_clone(const fmag_module *src)
 {
     fmag_module *dst = fmag_module_create(src->ctx);
     dst->fastmath = src->fastmath;
+    dst->max_unroll_instrs = src->max_unroll_instrs;
     for (fmag_func *f = src->first; f; f = f->next) {
         fmag_func *nf = fmag_func_create(dst, f->name, f->nparams, f->nresults, f->is_export);
         f->aux = nf;

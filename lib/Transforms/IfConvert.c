@@ -77,7 +77,8 @@ bool fmag_opt_ifconvert(fmag_func *f)
         char b1[80], b2[80];
         fmag_context_error(f->module->ctx,
                            "error: in function @%s, block %s: loop (back edge from %s) cannot "
-                           "be if-converted; FMAG programs have no loops",
+                           "be if-converted; -loop-unroll removes loops whose trip count is a "
+                           "constant",
                            f->name, fmag_opt_block_name(to, b1, sizeof b1),
                            fmag_opt_block_name(from, b2, sizeof b2));
         return false;

@@ -134,5 +134,6 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
 
 bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_options *opts)
 {
+    if (opts && opts->max_unroll_instrs) m->max_unroll_instrs = opts->max_unroll_instrs;
     return run_list(m, pipeline, opts, 0);
 }

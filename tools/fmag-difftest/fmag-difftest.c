@@ -1,8 +1,10 @@
 /* fmag-difftest: differential testing of the optimizer. Generates random valid
  * modules, runs every pass alone and the -O pipelines on a copy, and checks with the
  * IR interpreter that the results obey SPEC §2; a failure is reduced and printed. */
+#include "fmag/CodeGen.h"
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
+#include "fmag/VM.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -45,6 +47,8 @@ typedef struct options {
     uint64_t seed;
     unsigned ninputs;
     bool fastmath;
+    bool loops; /* generate counted loops */
+    bool lower; /* after -O2, lower and run on the reference VM too */
     bool verbose;
     bool print;         /* print each generated module */
     bool broken;        /* self-test: add a deliberately wrong transformation */
@@ -64,7 +68,10 @@ typedef struct gen {
     fmag_func **helpers;
     unsigned nhelpers;
     bool fastmath;
+    bool loops;
     unsigned budget;
+    fmag_value *counter[4]; /* the counters of the loops around the current point */
+    unsigned nloops;
 } gen;
 
 static const float strict_consts[] = {0.0f,  -0.0f, 1.0f,   -1.0f,  0.5f,     2.0f,  -2.0f,
@@ -235,6 +242,97 @@ static void gen_ret(gen *g)
     fmag_build_ret(&g->b, vals, g->f->nresults);
 }
 
+static bool gen_region(gen *g, unsigned depth, unsigned n);
+
+/* A counted loop: i runs from `start` by `step` while the test holds, a trip count
+ * of 0 to 5 that the counter's literals fix (the arithmetic on them is exact);
+ * the test sits in the header (a while loop) or at the latch (do-while). The
+ * header carries 1 to 3 values through phis. Sometimes the body has a
+ * data-dependent exit (a break), sometimes the bound is the counter of an
+ * enclosing loop (a triangular nest, constant once the outer loop is unrolled).
+ * After the loop, the carried values (at the exit) are in scope. */
+static void gen_loop(gen *g, unsigned depth)
+{
+    fmag_module *m = g->m;
+    fmag_builder *b = &g->b;
+    static const float starts[] = {0.0f, 1.0f, -2.0f, 0.5f, 3.0f};
+    static const float steps[] = {1.0f, 1.0f, 0.5f, 2.0f, -1.0f, 0.25f};
+    float start = starts[rint_(g->r, 5)], step = steps[rint_(g->r, 6)];
+    unsigned trips = rint_(g->r, 6);
+    bool up = step > 0.0f, at_latch = rchance(g->r, 35);
+    /* The bound sits between the last value that runs and the first that stops. */
+    float bound = start + step * (float)trips - step * 0.5f;
+    fmag_value *boundv = fmag_module_const(m, bound);
+    if (g->nloops && up && !at_latch && rchance(g->r, 30)) boundv = g->counter[g->nloops - 1];
+
+    fmag_block *pre = b->block;
+    fmag_block *h = fmag_block_create(g->f, NULL), *body = fmag_block_create(g->f, NULL);
+    fmag_block *exit = fmag_block_create(g->f, NULL);
+    fmag_build_jmp(b, h);
+    fmag_builder_at_end(b, h);
+    unsigned base = g->nscope, ncarry = 1 + rint_(g->r, 3);
+    fmag_instr *iphi = fmag_build_phi(b), *carry[3];
+    fmag_phi_add_incoming(iphi, fmag_module_const(m, start), pre);
+    fmag_value *i = &iphi->results[0];
+    for (unsigned k = 0; k < ncarry; k++) {
+        carry[k] = fmag_build_phi(b);
+        fmag_phi_add_incoming(carry[k], pick(g, 20), pre);
+    }
+    for (unsigned k = 0; k < ncarry; k++)
+        push(g, &carry[k]->results[0]);
+    push(g, i);
+    /* i < bound: bound - i > 0 (exact on these literals); i > bound: i - bound > 0. */
+    fmag_value *test = NULL;
+    if (!at_latch) {
+        test = up ? (rchance(g->r, 50) ? fmag_build_sub(b, boundv, i) : fmag_build_lt(b, i, boundv))
+                  : fmag_build_sub(b, i, boundv);
+        fmag_build_br(b, test, body, exit);
+    } else {
+        fmag_build_jmp(b, body);
+    }
+    fmag_builder_at_end(b, body);
+    g->counter[g->nloops++] = i;
+    fmag_block *brk = NULL;
+    fmag_value *brkv[3];
+    if (rchance(g->r, 25)) { /* a data-dependent break */
+        fmag_value *c = gen_guard(g);
+        fmag_block *cont = fmag_block_create(g->f, NULL);
+        brk = b->block;
+        for (unsigned k = 0; k < ncarry; k++)
+            brkv[k] = pick(g, 10);
+        fmag_build_br(b, c, exit, cont);
+        fmag_builder_at_end(b, cont);
+    }
+    gen_region(g, depth + 1, 1 + rint_(g->r, 5));
+    g->nloops--;
+    fmag_value *next[3];
+    for (unsigned k = 0; k < ncarry; k++)
+        next[k] = pick(g, 5);
+    fmag_value *i1 = fmag_build_add(b, i, fmag_module_const(m, step));
+    fmag_block *latch = b->block;
+    if (at_latch) {
+        /* do-while: runs once more than `trips` counts from start, test on i1. */
+        test = up ? fmag_build_sub(b, boundv, i1) : fmag_build_sub(b, i1, boundv);
+        fmag_build_br(b, test, h, exit);
+    } else {
+        fmag_build_jmp(b, h);
+    }
+    fmag_phi_add_incoming(iphi, i1, latch);
+    for (unsigned k = 0; k < ncarry; k++)
+        fmag_phi_add_incoming(carry[k], next[k], latch);
+    g->nscope = base;
+    fmag_builder_at_end(b, exit);
+    /* The exit's values: the carried ones, from the header or the latch, or what the
+     * break saw. */
+    fmag_block *from = at_latch ? latch : h;
+    for (unsigned k = 0; k < ncarry; k++) {
+        fmag_instr *phi = fmag_build_phi(b);
+        fmag_phi_add_incoming(phi, at_latch ? next[k] : &carry[k]->results[0], from);
+        if (brk) fmag_phi_add_incoming(phi, brkv[k], brk);
+        push(g, &phi->results[0]);
+    }
+}
+
 /* Emits statements into the current block; returns false when the region ended in
  * a return (no current block). */
 static bool gen_region(gen *g, unsigned depth, unsigned n)
@@ -242,7 +340,9 @@ static bool gen_region(gen *g, unsigned depth, unsigned n)
     for (unsigned s = 0; s < n && g->budget; s++) {
         g->budget--;
         unsigned what = rint_(g->r, 100);
-        if (what < 60 || depth > 3) {
+        if (g->loops && depth <= 2 && g->nloops < 3 && rchance(g->r, 12)) {
+            gen_loop(g, depth);
+        } else if (what < 60 || depth > 3) {
             gen_arith(g);
         } else if (what < 68) {
             gen_call(g);
@@ -299,9 +399,16 @@ static bool gen_region(gen *g, unsigned depth, unsigned n)
             fmag_block *r = fmag_block_create(g->f, NULL), *cont = fmag_block_create(g->f, NULL);
             bool flip = rchance(g->r, 50);
             fmag_build_br(&g->b, c, flip ? cont : r, flip ? r : cont);
-            unsigned base = g->nscope;
+            unsigned base = g->nscope, nloops = g->nloops;
+            fmag_value *counters[4];
+            memcpy(counters, g->counter, sizeof counters);
             fmag_builder_at_end(&g->b, r);
+            /* This path leaves the enclosing loops: a loop here bounded by their
+             * counter would have a trip count that depends on which iteration left. */
+            g->nloops = 0;
             gen_region(g, depth + 1, rint_(g->r, 3));
+            g->nloops = nloops;
+            memcpy(g->counter, counters, sizeof counters);
             gen_ret(g);
             g->nscope = base;
             fmag_builder_at_end(&g->b, cont);
@@ -339,11 +446,12 @@ static fmag_func *gen_func(gen *g, const char *name, bool is_export, unsigned si
     return f;
 }
 
-static fmag_module *gen_module(fmag_context *ctx, rng *r, bool fastmath)
+static fmag_module *gen_module(fmag_context *ctx, rng *r, bool fastmath, bool loops)
 {
     gen g;
     memset(&g, 0, sizeof g);
     g.r = r;
+    g.loops = loops;
     g.m = fmag_module_create(ctx);
     g.m->fastmath = fastmath;
     g.fastmath = fastmath;
@@ -523,9 +631,10 @@ static bool broken_pass(fmag_module *m)
     return changed;
 }
 
+/* A named pipeline, or a list such as "loop-unroll,ifconvert". */
 static bool is_pipeline(const char *name)
 {
-    return fmag_pipeline_lookup(name) != NULL;
+    return fmag_pipeline_lookup(name) != NULL || strchr(name, ',');
 }
 
 /* Runs `pass` on a copy of m and compares on the inputs. */
@@ -592,6 +701,24 @@ static verdict check(fmag_module *m, const char *pass, float (*inputs)[MAX_IO], 
             fail->nin = 0;
             return FAIL;
         }
+        /* --lower: the -O2 result lowered, run on the reference VM as well. */
+        fmag_vm_image img;
+        fmag_vm_image_init(&img);
+        const fmag_vm_program *prog = NULL;
+        if (opt->lower && !strcmp(pass, "O2")) {
+            char err[256];
+            if (!fmag_codegen_func(of, &img, NULL) ||
+                !fmag_vm_program_validate(&img.programs[0], err, sizeof err)) {
+                snprintf(fail->what, sizeof fail->what, "lowering @%s failed: %s", f->name,
+                         fmag_context_diag_count(ctx) > diags ? fmag_context_diag(ctx, diags)
+                                                              : "invalid program");
+                fmag_context_diag_clear(ctx);
+                fmag_vm_image_free(&img);
+                fail->nin = 0;
+                return FAIL;
+            }
+            prog = &img.programs[0];
+        }
         for (unsigned t = 0; t < ninputs; t++) {
             float ref[MAX_IO], ref2[MAX_IO], got[MAX_IO];
             refrun rr = {false, 0.0, INFINITY, 0};
@@ -629,25 +756,35 @@ static verdict check(fmag_module *m, const char *pass, float (*inputs)[MAX_IO], 
                 goto fail_in;
             }
             st->compared++;
-            for (unsigned k = 0; k < f->nresults; k++) {
-                bool same = ref[k] == got[k] &&
-                            (ref[k] == 0.0f || !memcmp(&ref[k], &got[k], sizeof(float)));
-                if (m->fastmath)
-                    same = isfinite(got[k]) && fabs((double)ref[k] - (double)got[k]) <= tol;
-                if (!same) {
-                    snprintf(fail->what, sizeof fail->what,
-                             "@%s result %u: expected %.9g (%a), got %.9g (%a)%s", f->name, k,
-                             ref[k], ref[k], got[k], got[k],
-                             m->fastmath ? " beyond tolerance" : "");
-                    goto fail_in;
+            for (int run = 0; run < (prog ? 2 : 1); run++) {
+                if (run == 1) {
+                    float *regs = malloc(((size_t)prog->regs + 1) * sizeof *regs);
+                    if (!regs) break;
+                    fmag_vm_run(prog, inputs[t], got, regs);
+                    free(regs);
+                }
+                for (unsigned k = 0; k < f->nresults; k++) {
+                    bool same = ref[k] == got[k] &&
+                                (ref[k] == 0.0f || !memcmp(&ref[k], &got[k], sizeof(float)));
+                    if (m->fastmath)
+                        same = isfinite(got[k]) && fabs((double)ref[k] - (double)got[k]) <= tol;
+                    if (!same) {
+                        snprintf(fail->what, sizeof fail->what,
+                                 "@%s result %u%s: expected %.9g (%a), got %.9g (%a)%s", f->name,
+                                 k, run ? " (lowered, on the VM)" : "", ref[k], ref[k], got[k],
+                                 got[k], m->fastmath ? " beyond tolerance" : "");
+                        goto fail_in;
+                    }
                 }
             }
             continue;
         fail_in:
             memcpy(fail->in, inputs[t], sizeof fail->in);
             fail->nin = f->nparams;
+            fmag_vm_image_free(&img);
             return FAIL;
         }
+        fmag_vm_image_free(&img);
     }
     return OK;
 }
@@ -782,9 +919,28 @@ static bool mutate(fmag_module *m, unsigned n)
     return false;
 }
 
+/* The kind of a failure: its message without names and numbers, so that reducing
+ * keeps the failure it started from rather than drifting to another one. */
+static void failure_kind(const char *what, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = what; *p && n + 1 < len; p++) {
+        if (*p == '^' || *p == '@' || *p == '%' || (*p >= '0' && *p <= '9')) {
+            while (p[1] && (p[1] == '_' || p[1] == '.' || (p[1] >= '0' && p[1] <= '9') ||
+                            (p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z')))
+                p++;
+            continue;
+        }
+        out[n++] = *p;
+    }
+    out[n] = 0;
+}
+
 static fmag_module *reduce(fmag_module *m, const char *pass, float (*inputs)[MAX_IO],
                            unsigned ninputs, const options *opt, failure *fail)
 {
+    char kind[256], kind2[256];
+    failure_kind(fail->what, kind, sizeof kind);
     stats dummy = {0};
     unsigned attempts = 0;
     bool progress = true;
@@ -802,7 +958,8 @@ static fmag_module *reduce(fmag_module *m, const char *pass, float (*inputs)[MAX
             }
             failure f2;
             verdict vv = check(c, pass, inputs, ninputs, opt, &dummy, &f2);
-            if (vv == FAIL) {
+            if (vv == FAIL) failure_kind(f2.what, kind2, sizeof kind2);
+            if (vv == FAIL && !strcmp(kind, kind2)) {
                 m = c;
                 *fail = f2;
                 progress = true;
@@ -817,7 +974,8 @@ static fmag_module *reduce(fmag_module *m, const char *pass, float (*inputs)[MAX
 
 static const char *usage =
     "usage: fmag-difftest [--count N] [--seed S] [--inputs K] [--passes a,b,...]\n"
-    "                     [--fastmath] [--tol T] [--self-test-broken] [-v]\n\n"
+    "                     [--fastmath] [--loops] [--lower] [--tol T]\n"
+    "                     [--self-test-broken] [-v]\n\n"
     "Generates N random valid modules (straight-line code, diamonds, nested if/else,\n"
     "early returns, calls with several results, phis; literals 0, -0, 1, -1,\n"
     "denormals, large values) and checks that each pass alone, -O1 and -O2 keep the\n"
@@ -828,6 +986,10 @@ static const char *usage =
     "the original is within that distance of 0 are skipped). Each pass must also\n"
     "report no change when run a second time. A failure prints the smallest module\n"
     "the reducer finds, the pass and the input; exit 1.\n"
+    "--loops adds counted loops (trip counts 0 to 5, tests in the header or at the\n"
+    "latch, data-dependent breaks, nested and triangular nests); -ifconvert is then\n"
+    "checked after -loop-unroll. --lower also lowers the -O2 result of each export\n"
+    "and runs it on the reference VM, held to the same contract.\n"
     "--self-test-broken adds a deliberately wrong pass named `broken` (the tester\n"
     "must catch it).\n";
 
@@ -858,6 +1020,10 @@ int main(int argc, char **argv)
             opt.tol = strtod(argv[++i], &end);
         else if (!strcmp(a, "--fastmath"))
             opt.fastmath = true;
+        else if (!strcmp(a, "--loops"))
+            opt.loops = true;
+        else if (!strcmp(a, "--lower"))
+            opt.lower = true;
         else if (!strcmp(a, "--self-test-broken"))
             opt.broken = true;
         else if (!strcmp(a, "--print-modules"))
@@ -894,8 +1060,11 @@ int main(int argc, char **argv)
             names[nnames++] = s;
         }
     } else {
+        /* With loops, -ifconvert (which rejects them) runs after -loop-unroll. */
         for (size_t k = 0; k < fmag_pass_count() && nnames < 60; k++)
-            names[nnames++] = fmag_pass_get(k)->name;
+            names[nnames++] = opt.loops && !strcmp(fmag_pass_get(k)->name, "ifconvert")
+                                  ? "loop-unroll,ifconvert"
+                                  : fmag_pass_get(k)->name;
         names[nnames++] = "O1";
         names[nnames++] = "O2";
     }
@@ -906,7 +1075,7 @@ int main(int argc, char **argv)
     for (unsigned long it = 0; it < opt.count && !status; it++) {
         rng r = {opt.seed * 0x100000001b3ull + it};
         fmag_context *ctx = fmag_context_create();
-        fmag_module *m = gen_module(ctx, &r, opt.fastmath);
+        fmag_module *m = gen_module(ctx, &r, opt.fastmath, opt.loops);
         if (!fmag_verify_module(m)) {
             fprintf(stderr, "fmag-difftest: internal error: generated module %lu is invalid:\n",
                     it);

@@ -8,6 +8,7 @@
 #endif
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +31,15 @@ static void usage(FILE *out)
                  "  -stats             per pass: instructions before/after (to stderr)\n"
                  "  -time-passes       per pass: wall time (to stderr)\n"
                  "  -check-roundtrip   check that parse(print(m)) equals m; exit 1 if not\n"
+                 "  -unroll-budget=N   -loop-unroll: a function may grow to at most N\n"
+                 "                     instructions (default %u)\n"
                  "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
                  "  -lowering=fast|full  with -lower: fast = two schedules, no search (JIT\n"
                  "                     latency); full = the default search\n"
                  "  --help, --version\n"
                  "\n"
-                 "passes:\n");
+                 "passes:\n",
+            FMAG_UNROLL_DEFAULT_BUDGET);
     for (size_t i = 0; i < fmag_pass_count(); i++) {
         const fmag_pass_info *p = fmag_pass_get(i);
         fprintf(out, "  -%-16s %s\n", p->name, p->desc);
@@ -131,6 +135,21 @@ int main(int argc, char **argv)
                 opts.time_passes = true;
             else if (!strcmp(name, "check-roundtrip"))
                 roundtrip = true;
+            else if (!strncmp(name, "unroll-budget", 13)) {
+                const char *v = name[13] == '=' ? name + 14 : "";
+                char *end = NULL;
+                errno = 0;
+                unsigned long long n = strtoull(v, &end, 10);
+                if (!*v || *end || errno || n == 0 || *v == '-' || n > SIZE_MAX) {
+                    fprintf(stderr,
+                            "fmag-opt: error: -unroll-budget wants a positive instruction "
+                            "count, as in -unroll-budget=5000, not '%s'\n",
+                            a);
+                    free(pipeline);
+                    return 1;
+                }
+                opts.max_unroll_instrs = (size_t)n;
+            }
             else if (!strcmp(name, "lower"))
                 lower = true;
             else if (!strcmp(name, "lowering=fast") || !strcmp(name, "lowering=full")) {
