@@ -544,6 +544,24 @@ def dither4(x):
     return [bayer[i]]
 
 
+def reflect_view(x):
+    i, n = normalize(x[:3]), normalize(x[3:])
+    d = dot(n, i)
+    return [a - 2 * d * b for a, b in zip(i, n)]
+
+
+def face_normal(x):
+    a, b, c = x[0:3], x[3:6], x[6:9]
+    u, v = sub(b, a), sub(c, a)
+    return normalize([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])
+
+
+def fast_falloff(x):
+    t = x[0] / x[1]
+    s = (1 - t) ** 2
+    return [s if t < 1 else (-s if t > 1 else 0.0)]
+
+
 # ---------------------------------------------------------------- the cases
 
 U = (0.0, 1.0)        # unit interval
@@ -671,6 +689,26 @@ CASES = [
       "a 3x3 product and an addition; cancellation, so scale 4"),
     C("arrays.glsl", "outerProduct2", [P] * 4, outer2, 1, 0.0, "one product each, exact rounding"),
     C("arrays.glsl", "splitMatrix", [P] * 7, split_matrix, 2, 8.0, "copies and two additions"),
+    # math.glsl: the wider GLSL.std.450 set
+    C("math.glsl", "reflectView", [S] * 6, reflect_view, 16, 1.0,
+      "two normalize (inversesqrt 0.91 ulp), a dot and one fma-free update per lane"),
+    C("math.glsl", "angleBetween", [S] * 6,
+      lambda x: [math.acos(clamp(dot(normalize(x[:3]), normalize(x[3:])), -1, 1))], 64, 1.0,
+      "the dot's few ulp of 1 times acos' slope 1/sqrt(1 - d^2), plus acos' own error"),
+    C("math.glsl", "softClip", [(-2, 2), (0.5, 3)], lambda x: [math.tanh(x[0] * x[1]) / math.tanh(x[1])],
+      16, 1.0, "two tanh and a division"),
+    C("math.glsl", "toPolar", [S, S], lambda x: [math.hypot(x[0], x[1]), math.atan2(x[1], x[0])], 8, 1.0,
+      "length (sqrt 0.5 ulp) and atan2 1.40 ulp"),
+    C("math.glsl", "latitude", [S] * 3,
+      lambda x: [math.asin(clamp(normalize(x)[1], -1, 1))], 64, 1.0,
+      "normalize's few ulp times asin's slope near +-1"),
+    C("math.glsl", "faceNormal", [S] * 9, face_normal, 64, 1.0,
+      "cross products of differences cancel for thin triangles; normalize"),
+    C("math.glsl", "logLuminance", [(0.01, 1)] * 3,
+      lambda x: [math.log(max(dot(x, (0.25, 0.5, 0.25)), 1e-4))], 8, 1.0,
+      "a dot and log 0.85 ulp (absolute at unit scale near log 1 = 0)"),
+    C("math.glsl", "fastFalloff", [(0, 2), (0.5, 2)], fast_falloff, 16, 1.0,
+      "inversesqrt 0.91 ulp, a product, the exact sign and a square"),
     # globals.frag (main)
     C("globals.frag", None, [U, U, (-3, 3), S, S, S], globals_main, 16, 1.0,
       "sin 1.49 ulp, normalize (inversesqrt 0.91) and products, unit scale"),
@@ -729,12 +767,12 @@ CASES = [
 ]
 
 # Cases that do not compile or do not match yet, with the reason (docs/SPIRV.md).
-LOOPS = "a for loop over an int counter: needs -loop-unroll (issue 13's loops branch)"
+MATH = "GLSL.std.450 {} has no lib/Math sequence yet (issue 14's math branch adds it)"
 EXPECTED_FAIL = {
-    "noise.glsl:fbm": LOOPS,
-    "arrays.glsl:polyHorner": LOOPS,
-    "arrays.glsl:bezierCubic": LOOPS,
-    "arrays.glsl:weightedSum": LOOPS,
+    "math.glsl:reflectView": "GLSL.std.450 Reflect is not supported by the reader yet",
+    "math.glsl:angleBetween": MATH.format("Acos"),
+    "math.glsl:softClip": MATH.format("Tanh"),
+    "math.glsl:latitude": MATH.format("Asin"),
     "noise.hlsl:Dither4": "a table index computed from the input ((int)fmod(floor(x), 2)): "
                          "data-dependent integer arithmetic, which FMAG cannot run (a diagnostic)",
 }
