@@ -45,6 +45,24 @@ fmag_value *fmag_build_sin(fmag_builder *b, fmag_value *x, bool fastmath);
 fmag_value *fmag_build_cos(fmag_builder *b, fmag_value *x, bool fastmath);
 fmag_value *fmag_build_tan(fmag_builder *b, fmag_value *x, bool fastmath);
 fmag_value *fmag_build_atan(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_asin(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_acos(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_sinh(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_cosh(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_tanh(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_asinh(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_acosh(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_atanh(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_radians(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_degrees(fmag_builder *b, fmag_value *x, bool fastmath);
+/* 1.0 / 0.0, from comparisons only (no step makes an infinity or NaN of x). */
+fmag_value *fmag_build_isnan(fmag_builder *b, fmag_value *x, bool fastmath);
+fmag_value *fmag_build_isinf(fmag_builder *b, fmag_value *x, bool fastmath);
+/* modf: returns the fraction x - trunc(x); *whole (if non-NULL) gets trunc(x). */
+fmag_value *fmag_build_modf(fmag_builder *b, fmag_value *x, fmag_value **whole, bool fastmath);
+/* frexp: returns m with x = m * 2^e, 0.5 <= |m| < 1 (m = x, e = 0 for +-0);
+ * *exp (if non-NULL) gets e as an integer-valued float. */
+fmag_value *fmag_build_frexp(fmag_builder *b, fmag_value *x, fmag_value **exp, bool fastmath);
 
 /* Two- and three-operand builtins. */
 fmag_value *fmag_build_div(fmag_builder *b, fmag_value *x, fmag_value *y, bool fastmath);
@@ -52,6 +70,11 @@ fmag_value *fmag_build_mod(fmag_builder *b, fmag_value *x, fmag_value *y, bool f
 fmag_value *fmag_build_step(fmag_builder *b, fmag_value *edge, fmag_value *x, bool fastmath);
 fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool fastmath);
 fmag_value *fmag_build_atan2(fmag_builder *b, fmag_value *y, fmag_value *x, bool fastmath);
+/* x * 2^n for an integer-valued n (GLSL ldexp; n is the float of the int). */
+fmag_value *fmag_build_ldexp(fmag_builder *b, fmag_value *x, fmag_value *n, bool fastmath);
+/* fma(x, y, z) with one rounding (the instruction itself). */
+fmag_value *fmag_build_fma_builtin(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *z,
+                                   bool fastmath);
 fmag_value *fmag_build_clamp(fmag_builder *b, fmag_value *x, fmag_value *lo, fmag_value *hi,
                              bool fastmath);
 fmag_value *fmag_build_mix(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *t,
@@ -71,6 +94,35 @@ void fmag_build_normalize(fmag_builder *b, fmag_value *const *x, unsigned n, fma
 /* out[0..2] = cross(x, y) for 3-component x, y */
 void fmag_build_cross(fmag_builder *b, fmag_value *const *x, fmag_value *const *y, fmag_value **out,
                       bool fastmath);
+
+/* any / all of n booleans given as 1.0 / 0.0 (n = 1..4). */
+fmag_value *fmag_build_any(fmag_builder *b, fmag_value *const *v, unsigned n);
+fmag_value *fmag_build_all(fmag_builder *b, fmag_value *const *v, unsigned n);
+
+/* Geometric builtins over n = 1..4 components (GLSL argument order). */
+void fmag_build_reflect(fmag_builder *b, fmag_value *const *I, fmag_value *const *N, unsigned n,
+                        fmag_value **out, bool fastmath);
+void fmag_build_refract(fmag_builder *b, fmag_value *const *I, fmag_value *const *N,
+                        fmag_value *eta, unsigned n, fmag_value **out, bool fastmath);
+void fmag_build_faceforward(fmag_builder *b, fmag_value *const *N, fmag_value *const *I,
+                            fmag_value *const *Nref, unsigned n, fmag_value **out, bool fastmath);
+
+/* Matrices are scalarized column-major: element (row r, column c) of a matrix with
+ * R rows is m[c*R + r]. Square ones are n x n, n = 2..4. */
+fmag_value *fmag_build_determinant(fmag_builder *b, fmag_value *const *m, unsigned n,
+                                   bool fastmath);
+/* out[0..n*n-1] = inverse(m) (undefined, as in GLSL, when m is singular). */
+void fmag_build_inverse(fmag_builder *b, fmag_value *const *m, unsigned n, fmag_value **out,
+                        bool fastmath);
+/* transpose of a cols x rows matrix (cols columns of rows components): pure data
+ * movement, out gets rows columns of cols components. */
+void fmag_build_transpose(fmag_value *const *m, unsigned cols, unsigned rows, fmag_value **out);
+/* outerProduct(c, r): a matrix of cols = len(r) columns, rows = len(c) rows. */
+void fmag_build_outer_product(fmag_builder *b, fmag_value *const *c, unsigned rows,
+                              fmag_value *const *r, unsigned cols, fmag_value **out);
+/* matrixCompMult over count = cols*rows scalars. */
+void fmag_build_matrix_comp_mult(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
+                                 unsigned count, fmag_value **out);
 
 /* The scalar builtins as a table, for the frontend and the accuracy tool. Exactly
  * one of fn1/fn2/fn3 is set, matching nargs. */

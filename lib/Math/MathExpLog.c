@@ -102,39 +102,55 @@ fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fm)
  * (the second guarded by the positive biased sum so that it cannot be merged). */
 fmag_value *fmag_build_exp(fmag_builder *b, fmag_value *x, bool fm)
 {
-    x = clampk(b, x, -104.0f, 89.0f);
+    return fmag_math_exp_scaled(b, x, 89.0f, 0, fm);
+}
+
+fmag_value *fmag_math_exp_scaled(fmag_builder *b, fmag_value *x, float hi, int shift, bool fm)
+{
+    x = clampk(b, x, -104.0f, hi);
     fmag_value *t = FMA(b, x, K(b, LOG2E), K(b, FMAG_MAGIC));
     fmag_value *n = F(b, t, K(b, 1.0f), K(b, -FMAG_MAGIC), t, t);
     fmag_value *f = FMA(b, n, K(b, -LN2_HI), x);
     f = F(b, n, K(b, -LN2_LO), f, f, t);
     fmag_value *p =
         fm ? fmag_math_horner(b, f, exp_poly_fast, 5) : fmag_math_horner(b, f, exp_poly, 6);
+    if (shift) n = fmag_build_add(b, n, K(b, (float)shift));
     return fmag_math_ldexp(b, p, n);
 }
 
 /* x > 0 -> e, f with x = 2^e * (1 + f), 1 + f in [sqrt(1/2), sqrt(2)]; f exact.
  * A denormal step, a 2^126 step for x < 1, the downward ladder, one centring step.
  * 30 instructions. *m_out gets 1 + f (a positive value, used as an opaque guard). */
-static void reduce_log(fmag_builder *b, fmag_value *x, fmag_value **e_out, fmag_value **f_out,
-                       fmag_value **m_out)
+static void reduce_log2(fmag_builder *b, fmag_value *x, fmag_value **e_out, fmag_value **f_out,
+                        fmag_value **m_out, fmag_value **c)
 {
     fmag_value *gd = FMA(b, x, K(b, -1.0f), K(b, p2(-100)));
     fmag_value *m = F(b, x, K(b, p2(48)), K(b, 0.0f), x, gd);
+    if (c) *c = F(b, *c, K(b, p2(48)), K(b, 0.0f), *c, gd);
     fmag_value *e = SEL(b, K(b, -48.0f), K(b, 0.0f), gd);
     fmag_value *g0 = FMA(b, m, K(b, -1.0f), K(b, 1.0f));
     m = F(b, m, K(b, p2(126)), K(b, 0.0f), m, g0);
+    if (c) *c = F(b, *c, K(b, p2(126)), K(b, 0.0f), *c, g0);
     e = F(b, e, K(b, 1.0f), K(b, -126.0f), e, g0);
     for (int k = 64; k >= 1; k /= 2) {
         fmag_value *g = FMA(b, m, K(b, 1.0f), K(b, -p2(k)));
         m = F(b, m, K(b, p2(-k)), K(b, 0.0f), m, g);
+        if (c) *c = F(b, *c, K(b, p2(-k)), K(b, 0.0f), *c, g);
         e = F(b, e, K(b, 1.0f), K(b, (float)k), e, g);
     }
     fmag_value *gc = FMA(b, m, K(b, 1.0f), K(b, -1.41421354f));
     m = F(b, m, K(b, 0.5f), K(b, 0.0f), m, gc);
+    if (c) *c = F(b, *c, K(b, 0.5f), K(b, 0.0f), *c, gc);
     e = F(b, e, K(b, 1.0f), K(b, 1.0f), e, gc);
     *e_out = e;
     *f_out = FMA(b, m, K(b, 1.0f), K(b, -1.0f));
     *m_out = m;
+}
+
+static void reduce_log(fmag_builder *b, fmag_value *x, fmag_value **e_out, fmag_value **f_out,
+                       fmag_value **m_out)
+{
+    reduce_log2(b, x, e_out, f_out, m_out, NULL);
 }
 
 /* log(1+f) - f = -f^2/2 + f^3 q(f) */
@@ -156,6 +172,43 @@ fmag_value *fmag_build_log(fmag_builder *b, fmag_value *x, bool fm)
     y = F(b, e, K(b, LN2_LO), y, y, m);
     fmag_value *r = fmag_build_add(b, f, y);
     return FMA(b, e, K(b, LN2_HI), r);
+}
+
+/* log(hi + lo) for hi > 0 and |lo| <= ulp(hi): lo rides the reduction's ladder
+ * (each step scales it by the same power of two as hi, exactly), and joins the
+ * exact reduced f as f + lo*2^-e before the polynomial; the rest is log. */
+fmag_value *fmag_math_log_hilo(fmag_builder *b, fmag_value *hi, fmag_value *lo, bool fm)
+{
+    fmag_value *e, *f, *m, *c = lo;
+    reduce_log2(b, hi, &e, &f, &m, &c);
+    f = fmag_build_add(b, f, c);
+    fmag_value *y = log_tail(b, f, fm);
+    y = F(b, e, K(b, LN2_LO), y, y, m);
+    fmag_value *r = fmag_build_add(b, f, y);
+    return FMA(b, e, K(b, LN2_HI), r);
+}
+
+fmag_value *fmag_math_two_sum(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *pos,
+                              fmag_value **err)
+{
+    fmag_value *s = FMA(b, x, K(b, 1.0f), y);
+    if (!pos) pos = s;
+    fmag_value *yy = F(b, x, K(b, -1.0f), s, s, pos);
+    fmag_value *xx = F(b, yy, K(b, -1.0f), s, s, pos);
+    fmag_value *ex = F(b, xx, K(b, -1.0f), x, x, pos);
+    fmag_value *ey = F(b, yy, K(b, -1.0f), y, y, pos);
+    *err = F(b, ex, K(b, 1.0f), ey, ey, pos);
+    return s;
+}
+
+/* log1p(u) for u > -1: w = 1 + u with its rounding error recovered by 2Sum (exact
+ * for any u; guarded by w > 0), then log(w + err). */
+fmag_value *fmag_math_log1p(fmag_builder *b, fmag_value *u, fmag_value *u_lo, bool fm)
+{
+    fmag_value *err;
+    fmag_value *w = fmag_math_two_sum(b, K(b, 1.0f), u, NULL, &err);
+    if (u_lo) err = F(b, err, K(b, 1.0f), u_lo, err, w);
+    return fmag_math_log_hilo(b, w, err, fm);
 }
 
 /* log2 (48; fast 45): e + (f + tail) * log2(e), the product with f split in two. */

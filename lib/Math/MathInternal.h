@@ -48,6 +48,23 @@ fmag_value *fmag_math_round_magic(fmag_builder *b, fmag_value *x, fmag_value **b
  * by a binary ladder of conditional multiplies (denormal results rounded once). */
 fmag_value *fmag_math_ldexp(fmag_builder *b, fmag_value *p, fmag_value *n);
 
+/* exp(x) * 2^shift, x clamped to [-104, hi]: exp's sequence with the shift folded
+ * into the scaling ladder, so e^x/2 stays finite up to x = hi = 89.4. */
+fmag_value *fmag_math_exp_scaled(fmag_builder *b, fmag_value *x, float hi, int shift, bool fm);
+
+/* log(hi + lo) with lo a correction below an ulp of hi > 0. */
+fmag_value *fmag_math_log_hilo(fmag_builder *b, fmag_value *hi, fmag_value *lo, bool fm);
+
+/* x + y = s + *err exactly (Knuth's 2Sum, 6 instrs, any magnitudes). Every step
+ * is guarded by pos, a value the caller knows to be > 0 at run time, so that
+ * fast-math reassociation cannot see through the sums and fold err to 0; NULL
+ * stands for s itself (for sums known positive). */
+fmag_value *fmag_math_two_sum(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *pos,
+                              fmag_value **err);
+
+/* log1p(u + u_lo) (u_lo may be NULL) for u > -1, within an ulp or so over the range. */
+fmag_value *fmag_math_log1p(fmag_builder *b, fmag_value *u, fmag_value *u_lo, bool fm);
+
 #define FMAG_MAGIC 12582912.0f /* 1.5 * 2^23 */
 
 #endif

@@ -51,6 +51,19 @@ static double r_div(double x, double y)
     return x / y;
 }
 
+static double r_radians(double x)
+{
+    return x * (3.14159265358979323846 / 180);
+}
+static double r_degrees(double x)
+{
+    return x * (180 / 3.14159265358979323846);
+}
+static double r_ldexp(double x, double n)
+{
+    return ldexp(x, (int)n);
+}
+
 static const fn_desc fns[] = {
     {"abs", 1, fabs, NULL, "all finite", 0, 0},
     {"sign", 1, r_sign, NULL, "all finite", 0, 0},
@@ -71,7 +84,18 @@ static const fn_desc fns[] = {
     {"cos", 1, cos, NULL, "|x| <= 1e4", 2, 0},
     {"tan", 1, tan, NULL, "|x| <= 1e4", 4, 4096},
     {"atan", 1, atan, NULL, "all finite", 2, 4096},
+    {"asin", 1, asin, NULL, "|x| <= 1", 2, 4096},
+    {"acos", 1, acos, NULL, "|x| <= 1", 2, 4096},
+    {"sinh", 1, sinh, NULL, "|x| <= 89.41 (finite result)", 2, 4096},
+    {"cosh", 1, cosh, NULL, "|x| <= 89.41 (finite result)", 2, 4096},
+    {"tanh", 1, tanh, NULL, "all finite", 2, 4096},
+    {"asinh", 1, asinh, NULL, "all finite", 3, 4096},
+    {"acosh", 1, acosh, NULL, "x >= 1 finite", 3, 4096},
+    {"atanh", 1, atanh, NULL, "|x| < 1", 3, 4096},
+    {"radians", 1, r_radians, NULL, "all finite, normal result", 1, 1},
+    {"degrees", 1, r_degrees, NULL, "|x| <= 5.9e36 (finite result)", 1, 1},
     {"div", 2, NULL, r_div, "x, y normal, x/y normal", 1, 2.5},
+    {"ldexp", 2, NULL, r_ldexp, "x finite, n integer, x*2^n finite", 1, 1},
     {"atan2", 2, NULL, atan2, "x, y finite, not both 0", 3, 4096},
     {"pow", 2, NULL, pow, "x > 0 normal, x^y normal", 4, 4096},
 };
@@ -94,6 +118,12 @@ static bool in_domain(const char *name, float x)
     if (!strcmp(name, "exp")) return x >= -87.33f && x <= 88.72f;
     if (!strcmp(name, "exp2")) return x >= -126.0f && x < 128.0f;
     if (!strcmp(name, "sin") || !strcmp(name, "cos") || !strcmp(name, "tan")) return a <= 1e4;
+    if (!strcmp(name, "asin") || !strcmp(name, "acos")) return a <= 1;
+    if (!strcmp(name, "sinh") || !strcmp(name, "cosh")) return a <= 89.41f;
+    if (!strcmp(name, "acosh")) return x >= 1;
+    if (!strcmp(name, "atanh")) return a < 1;
+    if (!strcmp(name, "radians")) return a >= 0x1p-120;
+    if (!strcmp(name, "degrees")) return a <= 5.9e36;
     return true;
 }
 
@@ -196,6 +226,11 @@ static bool sample2(const char *name, uint64_t *s, float *x, float *y, double po
     *x = bits_f((uint32_t)r);
     *y = bits_f((uint32_t)(r >> 32));
     if (!isfinite(*x) || !isfinite(*y)) return false;
+    if (!strcmp(name, "ldexp")) {
+        *y = (float)((int)(splitmix(s) % 601) - 300);
+        double q = ldexp((double)*x, (int)*y);
+        return q <= 3.4028234663852886e38 && q >= -3.4028234663852886e38;
+    }
     if (!strcmp(name, "div")) {
         double q = fabs((double)*x / (double)*y);
         return fabs(*x) >= 0x1p-126 && fabs(*y) >= 0x1p-126 && q >= 0x1p-126 &&
@@ -317,6 +352,7 @@ static void edge_cases(job *j)
         for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
             float x = pairs[i][0], y = pairs[i][1];
             if (!strcmp(j->fd->name, "pow") && !(x > 0)) continue;
+            if (!strcmp(j->fd->name, "ldexp") && y != floorf(y)) continue;
             in[2 * m] = x;
             in[2 * m + 1] = y;
             m++;

@@ -114,6 +114,44 @@ static ld w_atanp(ld z)
     return z * r / atanl(r);
 }
 
+/* asin s = s + s^3 P(z), z = s^2 (and the same form for sinh and tanh): weight
+ * z s / f(s). */
+static ld g_asinp(ld z)
+{
+    if (z < 1e-6L) return 1.0L / 6 + 3 * z / 40 + 15 * z * z / 336;
+    ld r = sqrtl(z);
+    return (asinl(r) - r) / (z * r);
+}
+static ld w_asinp(ld z)
+{
+    if (z < 1e-12L) return z;
+    ld r = sqrtl(z);
+    return z * r / asinl(r);
+}
+static ld g_sinhp(ld z)
+{
+    if (z < 1e-6L) return 1.0L / 6 + z / 120 + z * z / 5040;
+    ld r = sqrtl(z);
+    return (sinhl(r) - r) / (z * r);
+}
+static ld w_sinhp(ld z)
+{
+    if (z < 1e-12L) return z;
+    ld r = sqrtl(z);
+    return z * r / sinhl(r);
+}
+static ld g_tanhp(ld z)
+{
+    if (z < 1e-6L) return -1.0L / 3 + 2 * z / 15 - 17 * z * z / 315;
+    ld r = sqrtl(z);
+    return (tanhl(r) - r) / (z * r);
+}
+static ld w_tanhp(ld z)
+{
+    if (z < 1e-12L) return z;
+    ld r = sqrtl(z);
+    return z * r / tanhl(r);
+}
 static const target targets[] = {
     {"rcp", "1/t on [1,2] (seed)", 1, 2, g_rcp, w_rcp},
     {"rsqrt", "1/sqrt(t) on [1,4] (seed)", 1, 4, g_rsqrt, w_rsqrt},
@@ -129,6 +167,9 @@ static const target targets[] = {
     {"atan", "P(z), atan x = x + x^3 P(x^2), x in [0,1]", 1e-6, 1, g_atanp, w_atanp},
     {"atan_r", "P(z), atan x = x + x^3 P(x^2), x in [0,tan(pi/12)]", 1e-6, 0.0717967697244908,
      g_atanp, w_atanp},
+    {"asin", "P(z), asin s = s + s^3 P(s^2), s in [0,1/2]", 1e-6, 0.25, g_asinp, w_asinp},
+    {"sinh", "P(z), sinh x = x + x^3 P(x^2), x in [0,1]", 1e-6, 1, g_sinhp, w_sinhp},
+    {"tanh", "P(z), tanh x = x + x^3 P(x^2), x in [0,0.55]", 1e-6, 0.3025, g_tanhp, w_tanhp},
 };
 
 static ld peval(const ld *c, int n, ld t)
