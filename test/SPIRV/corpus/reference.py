@@ -767,12 +767,8 @@ CASES = [
 ]
 
 # Cases that do not compile or do not match yet, with the reason (docs/SPIRV.md).
-MATH = "GLSL.std.450 {} has no lib/Math sequence yet (issue 14's math branch adds it)"
 EXPECTED_FAIL = {
     "math.glsl:reflectView": "GLSL.std.450 Reflect is not supported by the reader yet",
-    "math.glsl:angleBetween": MATH.format("Acos"),
-    "math.glsl:softClip": MATH.format("Tanh"),
-    "math.glsl:latitude": MATH.format("Asin"),
     "noise.hlsl:Dither4": "a table index computed from the input ((int)fmod(floor(x), 2)): "
                          "data-dependent integer arithmetic, which FMAG cannot run (a diagnostic)",
 }
