@@ -81,12 +81,14 @@ static bool run_sl(fmag_context *ctx, const char *name, const char *path, const 
     return true;
 }
 
+static fmag_shader_compiler *compiler;
+
 static bool run_glsl(fmag_context *ctx, const char *name, const char *path, const char *src,
                      size_t len, samples *s, unsigned *ninstr)
 {
     fmag_shader_spirv spv;
     double t0 = now_us();
-    if (!fmag_shader_to_spirv(ctx, path, src, len, FMAG_SOURCE_GLSL, name, &spv)) {
+    if (!fmag_shader_to_spirv_with(compiler, ctx, path, src, len, FMAG_SOURCE_GLSL, name, &spv)) {
         fmag_context_diag_print(ctx, stderr);
         return false;
     }
@@ -120,6 +122,7 @@ int main(int argc, char **argv)
            "shaderc | import | O2 | lowering | GLSL total | (import+O2+lowering) / SL |\n"
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     fmag_context *ctx = fmag_context_create();
+    compiler = fmag_shader_compiler_create();
     static samples sl, gl;
     for (; i < argc; i += 3) {
         const char *name = argv[i];
@@ -158,5 +161,6 @@ int main(int argc, char **argv)
         free(src[1]);
     }
     fmag_context_destroy(ctx);
+    fmag_shader_compiler_destroy(compiler);
     return 0;
 }

@@ -89,12 +89,27 @@ bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *s
                           fmag_source_language lang, const char *entry, fmag_shader_spirv *out);
 void fmag_shader_spirv_free(fmag_shader_spirv *s);
 
+/* A shaderc compiler kept between compiles. Releasing glslang's last compiler tears
+ * down its process-wide built-in tables (about 100 ms to set up again), so a program
+ * that compiles many shaders creates one and passes it to the _with calls; NULL (or the
+ * calls without _with) uses a temporary one. Not shared between threads. NULL when
+ * built without shaderc. */
+typedef struct fmag_shader_compiler fmag_shader_compiler;
+fmag_shader_compiler *fmag_shader_compiler_create(void);
+void fmag_shader_compiler_destroy(fmag_shader_compiler *c);
+bool fmag_shader_to_spirv_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
+                               const char *src, size_t len, fmag_source_language lang,
+                               const char *entry, fmag_shader_spirv *out);
+
 /* Source to an unoptimized IR module: fmag_shader_to_spirv (opts->entry picks the
  * program as above) then fmag_spirv_import of the generated entry point. The export
  * function is named after the entry (or "main"). opts->fastmath as for SL; the other
  * options are the wrapper's business and ignored. NULL with diagnostics in ctx. */
 fmag_module *fmag_glsl_import(fmag_context *ctx, const char *filename, const char *src, size_t len,
                               fmag_source_language lang, const fmag_spirv_options *opts);
+fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
+                                   const char *src, size_t len, fmag_source_language lang,
+                                   const fmag_spirv_options *opts);
 
 #ifdef __cplusplus
 }

@@ -78,9 +78,16 @@ static fmag_func *full_interface(fmag_context *ctx, fmag_module *m, fmag_func *i
 fmag_module *fmag_glsl_import(fmag_context *ctx, const char *filename, const char *src, size_t len,
                               fmag_source_language lang, const fmag_spirv_options *opts)
 {
+    return fmag_glsl_import_with(NULL, ctx, filename, src, len, lang, opts);
+}
+
+fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
+                                   const char *src, size_t len, fmag_source_language lang,
+                                   const fmag_spirv_options *opts)
+{
     const char *entry = opts ? opts->entry : NULL;
     fmag_shader_spirv s;
-    if (!fmag_shader_to_spirv(ctx, filename, src, len, lang, entry, &s)) return NULL;
+    if (!fmag_shader_to_spirv_with(c, ctx, filename, src, len, lang, entry, &s)) return NULL;
     fmag_spirv_options o;
     memset(&o, 0, sizeof o);
     if (opts) o.fastmath = opts->fastmath;

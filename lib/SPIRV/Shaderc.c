@@ -48,10 +48,27 @@ const char *fmag_source_language_name(fmag_source_language lang)
 
 #ifndef FMAG_HAVE_SHADERC
 
+fmag_shader_compiler *fmag_shader_compiler_create(void)
+{
+    return NULL;
+}
+
+void fmag_shader_compiler_destroy(fmag_shader_compiler *c)
+{
+    (void)c;
+}
+
 bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
                           fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
 {
-    (void)src, (void)len, (void)lang, (void)entry;
+    return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
+}
+
+bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
+                               const char *filename, const char *src, size_t len,
+                               fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    (void)compiler, (void)src, (void)len, (void)lang, (void)entry;
     memset(out, 0, sizeof *out);
     fmag_context_error(ctx, "%s: error: built without GLSL/HLSL input (install libshaderc-dev and "
                             "spirv-tools, then reconfigure)",
@@ -1025,8 +1042,58 @@ static shaderc_compile_options_t make_options(const front *f, bool optimize)
     return o;
 }
 
+/* The compiler handle is what keeps glslang's process-wide state (its built-in symbol
+ * tables) alive: releasing the last one tears it down, and setting it up again costs
+ * about 100 ms, so a program that compiles many shaders holds one. */
+struct fmag_shader_compiler {
+    shaderc_compiler_t sc;
+};
+
+fmag_shader_compiler *fmag_shader_compiler_create(void)
+{
+    fmag_shader_compiler *c = calloc(1, sizeof *c);
+    if (c && !(c->sc = shaderc_compiler_initialize())) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+void fmag_shader_compiler_destroy(fmag_shader_compiler *c)
+{
+    if (!c) return;
+    shaderc_compiler_release(c->sc);
+    free(c);
+}
+
+/* Whether the text has a preprocessor directive (a line whose first non-blank is '#').
+ * Without one, preprocessing changes nothing the signature scan looks at (only the
+ * predefined macros, which do not appear in declarations), so that glslang pass is
+ * skipped: it costs as much as the compile itself. */
+static bool has_directive(const char *s, size_t n)
+{
+    bool line_start = true;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n') {
+            line_start = true;
+        } else if (s[i] == '#' && line_start) {
+            return true;
+        } else if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') {
+            line_start = false;
+        }
+    }
+    return false;
+}
+
 bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
                           fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
+}
+
+bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
+                               const char *filename, const char *src, size_t len,
+                               fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
 {
     memset(out, 0, sizeof *out);
     front f;
@@ -1042,28 +1109,34 @@ bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *s
         front_error(&f, 0, "the source contains a NUL byte");
         return false;
     }
-    shaderc_compiler_t comp = shaderc_compiler_initialize();
+    shaderc_compiler_t comp = compiler ? compiler->sc : shaderc_compiler_initialize();
     shaderc_compile_options_t opts = comp ? make_options(&f, false) : NULL;
     if (!opts) {
-        if (comp) shaderc_compiler_release(comp);
+        if (comp && !compiler) shaderc_compiler_release(comp);
         front_error(&f, 0, "cannot start shaderc");
         return false;
     }
     unsigned user_lines = count_lines(src, len);
     bool ok = false;
     strbuf text = {0};
-    shaderc_compilation_result_t res = shaderc_compile_into_preprocessed_text(
-        comp, src, len, shaderc_fragment_shader, f.filename, "main", opts);
-    if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
-        report(&f, shaderc_result_get_error_message(res), user_lines);
-        goto done;
+    shaderc_compilation_result_t res = NULL;
+    const char *pp = src;
+    f.pplen = len;
+    if (has_directive(src, len)) {
+        res = shaderc_compile_into_preprocessed_text(comp, src, len, shaderc_fragment_shader,
+                                                     f.filename, "main", opts);
+        if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
+            report(&f, shaderc_result_get_error_message(res), user_lines);
+            goto done;
+        }
+        pp = shaderc_result_get_bytes(res);
+        f.pplen = shaderc_result_get_length(res);
     }
-    f.pplen = shaderc_result_get_length(res);
     f.pp = malloc(f.pplen + 1);
     if (!f.pp) goto oom;
-    memcpy(f.pp, shaderc_result_get_bytes(res), f.pplen);
+    memcpy(f.pp, pp, f.pplen);
     f.pp[f.pplen] = 0;
-    shaderc_result_release(res);
+    if (res) shaderc_result_release(res);
     res = NULL;
     if (!tokenize(f.pp, f.pplen, &f.t)) goto oom;
 
@@ -1129,7 +1202,7 @@ oom:
 done:
     if (res) shaderc_result_release(res);
     shaderc_compile_options_release(opts);
-    shaderc_compiler_release(comp);
+    if (!compiler) shaderc_compiler_release(comp);
     free(text.p);
     free(f.pp);
     free(f.t.v);
