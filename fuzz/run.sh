@@ -11,6 +11,7 @@ cc=${FMAG_FUZZ_CC:-/usr/lib/llvm-14/bin/clang}
 [ -x "$cc" ] || cc=clang
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined -I$root/include"
 mkdir -p "$out/corpus-read" "$out/corpus-asm" "$out/corpus-slc" "$out/corpus-fir"
+mkdir -p "$out/corpus-spirv" "$out/corpus-spirv-mutate" "$out/gen"
 status=0
 harnesses=""
 
@@ -33,6 +34,23 @@ build fir-parse-fuzz "$root/fuzz/fir_parse_fuzz.c" "$root/lib/AsmParser/FirParse
 if [ -f "$root/fuzz/slc_fuzz.c" ]; then
     build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \
         "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c
+fi
+# The SPIR-V reader: opcode names generated from spirv.h as lib/SPIRV/CMakeLists.txt does.
+spvh=/usr/include/spirv/unified1/spirv.h
+if [ -f "$root/fuzz/spirv_import_fuzz.c" ] && [ -f "$spvh" ]; then
+    sed -n 's/^ *SpvOp\([A-Za-z0-9_]*\) = \([0-9]*\),.*/{\2, "Op\1"},/p' "$spvh" > "$out/gen/SPIRVOpNames.inc"
+    spirv_srcs="$root/lib/SPIRV/*.c $root/lib/Math/*.c $root/lib/Transforms/*.c $root/lib/IR/*.c"
+    # shellcheck disable=SC2086
+    build spirv-import-fuzz -I"$out/gen" "$root/fuzz/spirv_import_fuzz.c" $spirv_srcs
+    # shellcheck disable=SC2086
+    build spirv-mutate-fuzz -I"$out/gen" "$root/fuzz/spirv_mutate_fuzz.c" $spirv_srcs
+    # Seeds: test/SPIRV's modules, assembled or compiled when the tools are there.
+    for f in "$root"/test/SPIRV/*.spvasm "$root"/test/SPIRV/Inputs/*.spvasm; do
+        [ -f "$f" ] && spirv-as "$f" -o "$out/corpus-spirv/$(basename "$f").spv" 2>/dev/null
+    done
+    for f in "$root"/test/SPIRV/*.frag; do
+        [ -f "$f" ] && glslangValidator -V -g "$f" -o "$out/corpus-spirv/$(basename "$f").spv" >/dev/null 2>&1
+    done
 fi
 
 # Seeds: a valid two-record .fmag, the assembly and SL sources of the tests.
@@ -65,6 +83,8 @@ for bin in $harnesses; do
     fmag-read-fuzz) corpus=$out/corpus-read ;;
     fmas-asm-fuzz) corpus=$out/corpus-asm ;;
     fir-parse-fuzz) corpus=$out/corpus-fir ;;
+    spirv-import-fuzz) corpus=$out/corpus-spirv ;;
+    spirv-mutate-fuzz) corpus=$out/corpus-spirv-mutate ;;
     *) corpus=$out/corpus-slc ;;
     esac
     echo "== $bin for ${secs}s"

@@ -15,6 +15,21 @@ static spv_id *id_at(spv_reader *r, uint32_t id)
     return id < r->bound ? &r->ids[id] : NULL;
 }
 
+/* Whether block a dominates block b (NULL: the function's parameters, which
+ * dominate everything). */
+static bool dominates(const spv_block *a, const spv_block *b)
+{
+    return !a || !b || (a->pre <= b->pre && b->post <= a->post);
+}
+
+static bool check_dominance(spv_reader *r, uint32_t id, const spv_id *x)
+{
+    char nb[64];
+    if (dominates(x->dblk, r->cur_blk)) return true;
+    return spv_error_op(r, "operand %s is used where its definition does not dominate it",
+                        spv_id_str(r, id, nb, sizeof nb));
+}
+
 fmag_value **spv_get_value(spv_reader *r, uint32_t id, uint32_t *n)
 {
     spv_id *x = id_at(r, id);
@@ -32,6 +47,7 @@ fmag_value **spv_get_value(spv_reader *r, uint32_t id, uint32_t *n)
         spv_error_op(r, "operand %s: %s", spv_id_str(r, id, nb, sizeof nb), x->bad);
         return NULL;
     }
+    if (x->kind == ID_VALUE && !check_dominance(r, id, x)) return NULL;
     *n = spv_type_leaves(r, x->type);
     return x->val;
 }
@@ -54,6 +70,7 @@ fmag_value **spv_new_value(spv_reader *r, uint32_t id, uint32_t type, uint32_t *
     }
     x->kind = ID_VALUE;
     x->fn = r->fn;
+    x->dblk = r->cur_blk;
     x->type = type;
     x->val = fmag_context_alloc(r->ctx, t->nleaves * sizeof(fmag_value *));
     *n = t->nleaves;
@@ -61,6 +78,11 @@ fmag_value **spv_new_value(spv_reader *r, uint32_t id, uint32_t type, uint32_t *
 }
 
 /* ------------------------------------------------------------- pointers */
+
+static bool v_global(const spv_id *x)
+{
+    return x->ptr->var && x->ptr->var->global;
+}
 
 static spv_ptr *get_ptr(spv_reader *r, uint32_t id)
 {
@@ -71,6 +93,7 @@ static spv_ptr *get_ptr(spv_reader *r, uint32_t id)
                      spv_id_str(r, id, nb, sizeof nb));
         return NULL;
     }
+    if (!v_global(x) && !check_dominance(r, id, x)) return NULL;
     spv_var *v = x->ptr->var;
     if (v->slot == UINT32_MAX) {
         spv_id *vid = id_at(r, v->id);
@@ -93,6 +116,7 @@ static spv_ptr *new_ptr(spv_reader *r, uint32_t id)
     spv_id *x = id_at(r, id);
     x->kind = ID_VAR;
     x->fn = r->fn;
+    x->dblk = r->cur_blk;
     x->ptr = fmag_context_alloc(r->ctx, sizeof(spv_ptr));
     return x->ptr;
 }
@@ -204,6 +228,13 @@ static void mark_use(spv_reader *r, spv_ptr *p, bool load, bool store)
 static bool load(spv_reader *r, const spv_inst *in)
 {
     if (in->nw < 4) return spv_error_op(r, "truncated instruction");
+    spv_id *src = id_at(r, in->w[3]);
+    spv_type *rt = spv_type_get(r, in->w[1]);
+    if (rt && rt->kind == TY_OPAQUE && src && src->kind == ID_VAR) {
+        /* A texture or sampler handle: no value; what uses it is the error, by name. */
+        r->ids[in->w[2]].kind = ID_OTHER;
+        return true;
+    }
     spv_ptr *p = get_ptr(r, in->w[3]);
     if (!p) return false;
     uint32_t n;
@@ -234,6 +265,12 @@ static bool store_values(spv_reader *r, spv_ptr *p, fmag_value **v, uint32_t n)
     for (uint32_t j = 0; j < n; j++)
         ptr_write(r, p, j, v[j]);
     return true;
+}
+
+bool spv_store_to(spv_reader *r, uint32_t ptr_id, fmag_value **v, uint32_t n)
+{
+    spv_ptr *p = get_ptr(r, ptr_id);
+    return p && store_values(r, p, v, n);
 }
 
 static bool store(spv_reader *r, const spv_inst *in)
@@ -479,6 +516,109 @@ static bool mark_reachable(spv_reader *r, spv_func *f)
     return true;
 }
 
+/* The dominator tree of the reachable blocks (Cooper, Harvey and Kennedy's
+ * iterative algorithm over reverse postorder), as DFS intervals so that a
+ * dominance query is O(1). Uses of values are checked against it: SPIR-V that
+ * uses a value where its definition does not dominate is malformed. */
+static void dominators(spv_reader *r, spv_func *f)
+{
+    unsigned nb = f->nblocks, n = 0;
+    spv_block **order = fmag_context_alloc(r->ctx, (nb + 1) * sizeof *order);
+    spv_block **stack = fmag_context_alloc(r->ctx, (nb + 1) * sizeof *stack);
+    unsigned *next = fmag_context_alloc(r->ctx, (nb + 1) * sizeof *next);
+    bool *seen = fmag_context_alloc(r->ctx, nb + 1);
+    /* postorder by an iterative DFS */
+    unsigned sp = 0;
+    stack[sp++] = &f->blocks[0];
+    seen[0] = true;
+    while (sp) {
+        spv_block *b = stack[sp - 1];
+        unsigned bi = (unsigned)(b - f->blocks);
+        const spv_inst *t = &r->insts[b->term];
+        uint32_t labels[2];
+        spv_block *s = NULL;
+        while (!s) {
+            unsigned k = next[bi]++;
+            uint32_t lab;
+            if (t->op == SpvOpSwitch) {
+                if (k == 0 && t->nw >= 3) lab = t->w[2];
+                else if (4 + 2 * (k - 1) < t->nw && k > 0) lab = t->w[4 + 2 * (k - 1)];
+                else break;
+            } else {
+                unsigned m = succ_labels(r, t, labels, 2);
+                if (k >= m) break;
+                lab = labels[k];
+            }
+            spv_block *c = r->ids[lab].blk;
+            unsigned ci = (unsigned)(c - f->blocks);
+            if (!seen[ci]) {
+                seen[ci] = true;
+                s = c;
+            }
+        }
+        if (s) {
+            stack[sp++] = s;
+        } else {
+            order[n++] = b;
+            sp--;
+        }
+    }
+    for (unsigned k = 0; k < n; k++)
+        order[k]->rpo = n - 1 - k;
+    spv_block *entry = &f->blocks[0];
+    entry->idom = entry;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (unsigned k = n; k-- > 0;) { /* reverse postorder */
+            spv_block *b = order[k];
+            if (b == entry) continue;
+            ssa_block *sb = b->ir->aux;
+            spv_block *nd = NULL;
+            for (unsigned p = 0; p < sb->npreds; p++) {
+                spv_block *pb = r->ids[((ssa_block *)sb->preds[p]->aux)->spv_label].blk;
+                if (!pb->idom) continue;
+                if (!nd) {
+                    nd = pb;
+                    continue;
+                }
+                spv_block *x = pb, *y = nd;
+                while (x != y) {
+                    while (x->rpo > y->rpo) x = x->idom;
+                    while (y->rpo > x->rpo) y = y->idom;
+                }
+                nd = x;
+            }
+            if (nd && b->idom != nd) {
+                b->idom = nd;
+                changed = true;
+            }
+        }
+    }
+    /* DFS intervals over the tree: children found by scanning (blocks are few). */
+    unsigned clock = 0;
+    sp = 0;
+    stack[sp++] = entry;
+    memset(next, 0, (nb + 1) * sizeof *next);
+    entry->pre = clock++;
+    while (sp) {
+        spv_block *b = stack[sp - 1];
+        unsigned bi = (unsigned)(b - f->blocks);
+        spv_block *c = NULL;
+        while (next[bi] < nb && !c) {
+            spv_block *x = &f->blocks[next[bi]++];
+            if (x->reachable && x != b && x->idom == b) c = x;
+        }
+        if (c) {
+            c->pre = clock++;
+            stack[sp++] = c;
+        } else {
+            b->post = clock++;
+            sp--;
+        }
+    }
+}
+
 static fmag_value *int_eq_guard(spv_reader *r, fmag_value *sel, uint32_t lit, bool is_signed)
 {
     int64_t c = is_signed ? (int64_t)(int32_t)lit : (int64_t)lit;
@@ -630,6 +770,7 @@ static bool phi_fill(spv_reader *r, uint32_t i, fmag_block *blk)
         for (k = 3; k + 1 < in->nw; k += 2)
             if (in->w[k + 1] == label) break;
         if (k + 1 >= in->nw) return spv_error_op(r, "no incoming value for a predecessor");
+        r->cur_blk = r->ids[label].blk; /* the value must dominate the predecessor */
         uint32_t nv;
         fmag_value **v = spv_get_value(r, in->w[k], &nv);
         if (!v) return false;
@@ -700,6 +841,7 @@ bool spv_translate_func(spv_reader *r, spv_func *f)
     }
     for (unsigned k = 0; k < f->nblocks; k++)
         if (f->blocks[k].reachable && !make_edges(r, f, &f->blocks[k])) return false;
+    dominators(r, f);
     fmag_block *entry = f->blocks[0].ir;
     ssa_seal(r, entry);
     /* The incoming values. */
@@ -726,6 +868,7 @@ bool spv_translate_func(spv_reader *r, spv_func *f)
         spv_block *b = &f->blocks[k];
         if (!b->reachable) continue;
         fmag_builder_at_end(&r->b, b->ir);
+        r->cur_blk = b;
         for (uint32_t i = b->first; i < b->term; i++) {
             r->cur_inst = i;
             if (!translate_inst(r, f, &r->insts[i])) return false;
@@ -738,6 +881,7 @@ bool spv_translate_func(spv_reader *r, spv_func *f)
         for (uint32_t i = b->first; i < b->term; i++)
             if (r->insts[i].op == SpvOpPhi && !phi_fill(r, i, b->ir)) return false;
     }
+    r->cur_blk = NULL;
     ssa_remove_trivial_phis(f->ir);
     f->translated = true;
     return true;

@@ -69,7 +69,7 @@ static const glsl_op cwise[] = {
     {GLSLstd450NClamp, "NClamp", "clamp", 3},
 };
 
-/* Everything else, by name, for the diagnostics. */
+/* The rest, by name (for the diagnostics too). */
 static const glsl_op others[] = {
     {GLSLstd450Modf, "Modf", NULL, 2},
     {GLSLstd450ModfStruct, "ModfStruct", NULL, 1},
@@ -168,6 +168,84 @@ static bool componentwise(spv_reader *r, const spv_inst *in, const glsl_op *g)
     return true;
 }
 
+/* Rows and columns of a matrix type. */
+static bool mat_shape(spv_reader *r, uint32_t type, uint32_t *rows, uint32_t *cols)
+{
+    spv_type *t = spv_type_get(r, type);
+    spv_type *c = t && t->kind == TY_MATRIX ? spv_type_get(r, t->elem) : NULL;
+    if (!c) return false;
+    *rows = c->count;
+    *cols = t->count;
+    return true;
+}
+
+static bool matrix_op(spv_reader *r, const spv_inst *in, const glsl_op *g)
+{
+    uint32_t n, na, rows, cols;
+    if (in->nw != 6) return spv_error_op(r, "GLSL.std.450 %s takes 1 operand", g->name);
+    fmag_value **a = spv_get_value(r, in->w[5], &na);
+    if (!a) return false;
+    if (!mat_shape(r, r->ids[in->w[5]].type, &rows, &cols) || rows != cols || na != rows * cols)
+        return spv_error_op(r, "GLSL.std.450 %s wants a square matrix", g->name);
+    fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
+    if (!out) return false;
+    if (g->op == GLSLstd450Determinant) {
+        if (n != 1) return spv_error_op(r, "the result type is not a scalar");
+        out[0] = fmag_build_determinant(B, a, rows, r->fast);
+    } else {
+        if (n != na) return spv_error_op(r, "the result type differs from the operand");
+        fmag_build_inverse(B, a, rows, out, r->fast);
+    }
+    return true;
+}
+
+/* Modf/Frexp (the second result through a pointer) and their Struct forms. */
+static bool split_op(spv_reader *r, const spv_inst *in, const glsl_op *g)
+{
+    bool is_struct = g->op == GLSLstd450ModfStruct || g->op == GLSLstd450FrexpStruct;
+    bool is_modf = g->op == GLSLstd450Modf || g->op == GLSLstd450ModfStruct;
+    uint32_t n, na;
+    if (in->nw != (is_struct ? 6u : 7u))
+        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, is_struct ? 1 : 2);
+    fmag_value **a = spv_get_value(r, in->w[5], &na);
+    if (!a) return false;
+    fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
+    if (!out) return false;
+    if (n != (is_struct ? 2 * na : na)) return spv_error_op(r, "the result type does not match");
+    fmag_value **second = is_struct ? out + na : fmag_context_alloc(r->ctx, na * sizeof *second);
+    for (uint32_t j = 0; j < na; j++)
+        out[j] = is_modf ? fmag_build_modf(B, a[j], &second[j], r->fast)
+                         : fmag_build_frexp(B, a[j], &second[j], r->fast);
+    return is_struct || spv_store_to(r, in->w[6], second, na);
+}
+
+static bool vector3(spv_reader *r, const spv_inst *in, const glsl_op *g)
+{
+    uint32_t n, na[3];
+    fmag_value **a[3];
+    if (in->nw != 5 + g->nargs) return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
+    for (unsigned k = 0; k < g->nargs; k++)
+        if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
+    fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
+    if (!out) return false;
+    if (n < 1 || n > 4 || na[0] != n || na[1] != n) return spv_error_op(r, "operand types do not match");
+    switch (g->op) {
+    case GLSLstd450Reflect:
+        fmag_build_reflect(B, a[0], a[1], n, out, r->fast);
+        return true;
+    case GLSLstd450Refract:
+        if (na[2] != 1) return spv_error_op(r, "eta must be a scalar");
+        fmag_build_refract(B, a[0], a[1], a[2][0], n, out, r->fast);
+        return true;
+    case GLSLstd450FaceForward:
+        if (na[2] != n) return spv_error_op(r, "operand types do not match");
+        fmag_build_faceforward(B, a[0], a[1], a[2], n, out, r->fast);
+        return true;
+    default:
+        return spv_error_op(r, "internal: not a geometric instruction");
+    }
+}
+
 static bool geometric(spv_reader *r, const spv_inst *in, const glsl_op *g)
 {
     uint32_t n, na[3];
@@ -216,6 +294,22 @@ bool spv_translate_glsl450(spv_reader *r, const spv_inst *in)
     case GLSLstd450Normalize:
     case GLSLstd450Cross:
         return geometric(r, in, g);
+    case GLSLstd450Reflect:
+    case GLSLstd450Refract:
+    case GLSLstd450FaceForward:
+        return vector3(r, in, g);
+    case GLSLstd450Determinant:
+    case GLSLstd450MatrixInverse:
+        return matrix_op(r, in, g);
+    case GLSLstd450Modf:
+    case GLSLstd450ModfStruct:
+    case GLSLstd450Frexp:
+    case GLSLstd450FrexpStruct:
+        return split_op(r, in, g);
+    case GLSLstd450Ldexp: {
+        static const glsl_op ldexp_op = {GLSLstd450Ldexp, "Ldexp", "ldexp", 2};
+        return componentwise(r, in, &ldexp_op);
+    }
     case GLSLstd450PackSnorm4x8:
     case GLSLstd450PackUnorm4x8:
     case GLSLstd450PackSnorm2x16:

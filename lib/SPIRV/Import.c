@@ -83,7 +83,8 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
     uint64_t nin = 0, nout = spv_type_leaves(r, f->ret);
     spv_type *rt = spv_type_get(r, f->ret);
     if (!rt || (rt->kind != TY_VOID && (rt->bad || !rt->nleaves)))
-        return spv_error(r, f->begin, "function %s returns %s", spv_id_str(r, f->id, nb, sizeof nb),
+        return spv_error(r, f->begin, "the result of function %s: %s",
+                         spv_id_str(r, f->id, nb, sizeof nb),
                          rt && rt->bad ? rt->bad : "a type FMAG cannot hold");
     for (unsigned p = 0; p < f->nparams; p++) {
         spv_id *pid = &r->ids[f->params[p]];
@@ -91,10 +92,10 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
         uint32_t vt = pt && pt->kind == TY_POINTER ? pt->elem : pid->type;
         spv_type *t = spv_type_get(r, vt);
         if (!t || t->bad || !t->nleaves)
-            return spv_error(r, f->begin, "parameter %s of %s is %s",
+            return spv_error(r, f->begin, "parameter %s of %s: %s",
                              spv_id_str(r, f->params[p], nb, sizeof nb),
                              r->ids[f->id].name ? r->ids[f->id].name : "a function",
-                             t && t->bad ? t->bad : "of a type FMAG cannot hold");
+                             t && t->bad ? t->bad : "a type FMAG cannot hold");
         nin += t->nleaves;
         if (pt->kind == TY_POINTER) {
             spv_var *v = fmag_context_alloc(r->ctx, sizeof *v);
@@ -367,15 +368,59 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
     return true;
 }
 
-static fmag_spirv_param_qual param_qual(spv_reader *r, spv_func *f, unsigned p)
+/* Whether value v (a pointer parameter's incoming leaf) is read: used by
+ * anything but the return of the parameter's own leaves [lo, hi), directly or
+ * through phis. */
+static bool really_read(fmag_value *v, unsigned lo, unsigned hi, fmag_instr **seen,
+                        unsigned *nseen, unsigned cap)
 {
-    if (r->opts->param_quals && p < r->opts->nparam_quals &&
-        r->opts->param_quals[p] != FMAG_SPIRV_PARAM_AUTO)
-        return r->opts->param_quals[p];
-    spv_var *v = f->pvars[p];
-    if (v->stored && v->loaded) return FMAG_SPIRV_PARAM_INOUT;
-    if (v->stored) return FMAG_SPIRV_PARAM_OUT;
-    return FMAG_SPIRV_PARAM_IN;
+    fmag_foreach_use(u, v)
+    {
+        fmag_instr *i = u->user;
+        if (i->op == FMAG_OP_RET) {
+            if (u->index < lo || u->index >= hi) return true;
+            continue;
+        }
+        if (i->op != FMAG_OP_PHI) return true;
+        bool dup = false;
+        for (unsigned k = 0; k < *nseen && !dup; k++)
+            dup = seen[k] == i;
+        if (dup) continue;
+        if (*nseen == cap) return true; /* give up: count it as read */
+        seen[(*nseen)++] = i;
+        if (really_read(fmag_instr_result(i), lo, hi, seen, nseen, cap)) return true;
+    }
+    return false;
+}
+
+/* in/out of the entry function's pointer parameters: the front end's word when
+ * it gives one; otherwise a parameter the body writes before it ever reads it is
+ * `out`, every other one `in` (a modified `in` parameter and an `inout` one look
+ * the same in SPIR-V, and the first is far more common: docs/SPIRV.md). */
+static void param_quals(spv_reader *r, spv_func *f, fmag_spirv_param_qual *q)
+{
+    fmag_instr *seen[256];
+    unsigned a = 0, o = spv_type_leaves(r, f->ret);
+    for (unsigned p = 0; p < f->nparams; p++) {
+        spv_var *v = f->pvars[p];
+        uint32_t n = v ? v->nleaves : spv_type_leaves(r, r->ids[f->params[p]].type);
+        q[p] = FMAG_SPIRV_PARAM_IN;
+        if (v) {
+            if (r->opts->param_quals && p < r->opts->nparam_quals &&
+                r->opts->param_quals[p] != FMAG_SPIRV_PARAM_AUTO) {
+                q[p] = r->opts->param_quals[p];
+            } else if (v->stored) {
+                bool read = false;
+                for (uint32_t j = 0; j < n && !read; j++) {
+                    unsigned nseen = 0;
+                    read = really_read(&f->ir->params[a + j], o, o + n, seen, &nseen, 256);
+                }
+                if (!read) q[p] = FMAG_SPIRV_PARAM_OUT;
+            }
+            o += n;
+        }
+        a += n;
+    }
 }
 
 static bool wrap_function(spv_reader *r, entry_choice *e)
@@ -384,6 +429,7 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
     char nb[64];
     uint64_t nin = 0, nout = spv_type_leaves(r, f->ret);
     fmag_spirv_param_qual *q = fmag_context_alloc(r->ctx, (f->nparams + 1) * sizeof *q);
+    param_quals(r, f, q);
     for (unsigned p = 0; p < f->nparams; p++) {
         spv_id *pid = &r->ids[f->params[p]];
         spv_type *t = spv_type_get(r, f->pvars[p] ? f->pvars[p]->type : pid->type);
@@ -392,7 +438,6 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
                                           "FMAG program's inputs and outputs are floats",
                              spv_id_str(r, f->params[p], nb, sizeof nb));
         uint32_t n = t ? t->nleaves : 0;
-        q[p] = f->pvars[p] ? param_qual(r, f, p) : FMAG_SPIRV_PARAM_IN;
         if (q[p] != FMAG_SPIRV_PARAM_OUT) nin += n;
         if (q[p] != FMAG_SPIRV_PARAM_IN) nout += n;
     }

@@ -91,7 +91,8 @@ typedef struct spv_id {
     const char *bad;   /* ID_CONST: why using this constant is an error */
     spv_ptr *ptr;      /* ID_VAR */
     struct spv_func *fn;
-    struct spv_block *blk;
+    struct spv_block *blk;  /* ID_LABEL: the block */
+    struct spv_block *dblk; /* ID_VALUE / ID_VAR in a function: the defining block */
     const char *text;  /* ID_STRING */
     uint32_t ext;      /* ID_EXTIMPORT: 1 = GLSL.std.450 */
     /* decorations */
@@ -122,6 +123,9 @@ typedef struct spv_block {
     fmag_block *ir;
     fmag_block **tests; /* OpSwitch: one test block per case compared at run time */
     unsigned ntests;
+    /* dominator tree: immediate dominator, reverse postorder number, DFS interval */
+    struct spv_block *idom;
+    unsigned rpo, pre, post;
 } spv_block;
 
 typedef struct spv_func {
@@ -180,6 +184,7 @@ typedef struct spv_reader {
     fmag_builder b;
     uint32_t nslots;
     uint32_t cur_inst; /* for diagnostics */
+    spv_block *cur_blk; /* the block being translated (dominance of operands) */
     fmag_value *zero, *one;
 } spv_reader;
 
@@ -200,7 +205,7 @@ bool spv_error_op(spv_reader *r, const char *fmt, ...)
     ;
 const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len);
 
-/* Module.c */
+/* Parse.c */
 bool spv_parse(spv_reader *r);
 spv_type *spv_type_get(spv_reader *r, uint32_t id);
 /* The leaf count of type id, or 0 when it is not a data type. */
@@ -219,6 +224,8 @@ bool spv_translate_func(spv_reader *r, spv_func *f);
 /* Operand access for the instruction translators. */
 fmag_value **spv_get_value(spv_reader *r, uint32_t id, uint32_t *n);
 fmag_value **spv_new_value(spv_reader *r, uint32_t id, uint32_t type, uint32_t *n);
+/* Stores v[0..n-1] through pointer id ptr_id (GLSL.std.450 Modf/Frexp results). */
+bool spv_store_to(spv_reader *r, uint32_t ptr_id, fmag_value **v, uint32_t n);
 
 /* Ops.c: one SPIR-V instruction (not control flow, memory or calls) into the
  * current block. Returns false after a diagnostic. */

@@ -1,0 +1,46 @@
+// What FMAG cannot run is an error naming the SPIR-V instruction, at the GLSL
+// line from OpLine (glslang -g; it gives no column).
+// REQUIRES: glslang
+// RUN: glslangValidator -V -g %s -o %t.spv
+// RUN: not slc %t.spv -entry tex -o %t.fmag 2>&1 | FileCheck %s --check-prefix=TEX
+// TEX: diag-unsupported.frag:26: error: OpImageSampleImplicitLod: texture and image access is not supported
+// RUN: not slc %t.spv -entry deriv -o %t.fmag 2>&1 | FileCheck %s --check-prefix=DER
+// DER: diag-unsupported.frag:29: error: OpDPdx: derivatives are not supported
+// RUN: not slc %t.spv -entry conv -o %t.fmag 2>&1 | FileCheck %s --check-prefix=CONV
+// CONV: diag-unsupported.frag:32: error: OpConvertFToS: converts a float that is not a compile-time constant to an integer
+// RUN: not slc %t.spv -entry bits -o %t.fmag 2>&1 | FileCheck %s --check-prefix=BITS
+// BITS: diag-unsupported.frag:35: error: OpBitcast: reinterprets the bits of a value that is not a compile-time constant
+// RUN: not slc %t.spv -entry disc -o %t.fmag 2>&1 | FileCheck %s --check-prefix=KILL
+// KILL: diag-unsupported.frag:38: error: OpKill: discarding a fragment is not supported
+// RUN: not slc %t.spv -entry shift -o %t.fmag 2>&1 | FileCheck %s --check-prefix=SHIFT
+// SHIFT: diag-unsupported.frag:43: error: OpBitwiseAnd: integer operation on a value that is not a compile-time constant
+// Without -g there is no line: the file and the instruction's word offset.
+// RUN: glslangValidator -V %s -o %t.nog.spv
+// RUN: not slc %t.nog.spv -entry deriv -o %t.fmag 2>&1 | FileCheck %s --check-prefix=NOG
+// NOG: nog.spv: error: OpDPdx: derivatives are not supported: an FMAG program sees one element (word {{[0-9]+}})
+#version 450
+layout(location=0) out vec4 o;
+layout(binding=0) uniform sampler2D smp;
+layout(location=0) in flat int n;
+vec4 tex(vec2 uv) {
+  return texture(smp, uv);
+}
+float deriv(float x) {
+  return dFdx(x);
+}
+float conv(float x) {
+  return float(int(x) * 2);
+}
+float bits(float x) {
+  return uintBitsToFloat(floatBitsToUint(x) + 1u);
+}
+float disc(float x) {
+  if (x < 0.0) discard;
+  return x;
+}
+float shift(float x) {
+  int acc = 0;
+  for (int i = 0; i < 4; i++) acc += i & 1;
+  return x + float(acc);
+}
+void main() { o = vec4(tex(vec2(0.0)).x, deriv(1.0), conv(1.0) + bits(1.0), disc(1.0) + shift(1.0)); }
