@@ -262,7 +262,7 @@ int main(int argc, char **argv)
     fmag_pass_options po;
     memset(&po, 0, sizeof po);
     if (!fmag_run_passes(m, level, &po) ||
-        (!lowerable(m) && !fmag_run_passes(m, "inline,ternary,ifconvert,dce", &po))) {
+        (!lowerable(m) && !fmag_run_passes(m, "inline,loop-unroll,ternary,ifconvert,dce", &po))) {
         fmag_context_diag_print(ctx, stderr);
         goto done;
     }
