@@ -7,6 +7,7 @@
  * every module variable the function or a callee uses; results = the return
  * value scalarized, each pointer parameter's pointee on return, then every
  * writable module variable it uses (docs/SPIRV.md). */
+#include <stdio.h>
 #include <string.h>
 #include "SPIRVInternal.h"
 
@@ -66,6 +67,11 @@ fmag_value **spv_new_value(spv_reader *r, uint32_t id, uint32_t type, uint32_t *
     }
     if (!t->nleaves) {
         spv_error_op(r, "the result type holds no value FMAG can compute");
+        return NULL;
+    }
+    r->work += t->nleaves;
+    if (r->work > (1u << 24)) {
+        spv_error_op(r, "the module computes more than 2^24 scalar values: too large to import");
         return NULL;
     }
     x->kind = ID_VALUE;
@@ -225,6 +231,18 @@ static void mark_use(spv_reader *r, spv_ptr *p, bool load, bool store)
     p->var->stored |= store;
 }
 
+/* Select chains cost elements x leaves instructions per access: a budget keeps a
+ * small hostile module from asking for gigabytes of IR. */
+static bool dyn_budget(spv_reader *r, const spv_ptr *p, uint32_t n)
+{
+    if (!p->dyn) return true;
+    r->dyn_cost += (uint64_t)p->count * n;
+    if (r->dyn_cost > (1u << 22))
+        return spv_error_op(r, "too much indexing by values that are not compile-time "
+                               "constants (each access selects among every element)");
+    return true;
+}
+
 static bool load(spv_reader *r, const spv_inst *in)
 {
     if (in->nw < 4) return spv_error_op(r, "truncated instruction");
@@ -242,12 +260,19 @@ static bool load(spv_reader *r, const spv_inst *in)
     if (!out) return false;
     if (n != spv_type_leaves(r, p->type)) return spv_error_op(r, "the result type differs from the pointee");
     spv_type *t = spv_type_get(r, p->type);
+    if (p->var->global && p->var->storage == SpvStorageClassInput && is_builtin(r, p->var)) {
+        char nb[64];
+        return spv_error_op(r, "reads the built-in %s: built-in inputs are not FMAG data (pass "
+                               "the value as an input instead)",
+                            spv_id_str(r, p->var->id, nb, sizeof nb));
+    }
     if (p->var->global && p->var->readonly && t && t->has_int) {
         char nb[64];
         return spv_error_op(r, "reads the integer input %s: FMAG computes integers only at "
                                "compile time",
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     }
+    if (!dyn_budget(r, p, n)) return false;
     mark_use(r, p, true, false);
     for (uint32_t j = 0; j < n; j++)
         out[j] = ptr_read(r, p, j);
@@ -261,6 +286,11 @@ static bool store_values(spv_reader *r, spv_ptr *p, fmag_value **v, uint32_t n)
         return spv_error_op(r, "stores to the read-only variable %s",
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     if (n != spv_type_leaves(r, p->type)) return spv_error_op(r, "the value's type differs from the pointee");
+    if (!dyn_budget(r, p, n)) return false;
+    r->work += n;
+    if (r->work > (1u << 24))
+        return spv_error_op(r, "the module computes more than 2^24 scalar values: too large to "
+                               "import");
     mark_use(r, p, false, true);
     for (uint32_t j = 0; j < n; j++)
         ptr_write(r, p, j, v[j]);
@@ -290,6 +320,7 @@ static bool copy_memory(spv_reader *r, const spv_inst *in)
     if (!src) return false;
     uint32_t n = spv_type_leaves(r, src->type);
     fmag_value **v = fmag_context_alloc(r->ctx, (n ? n : 1) * sizeof *v);
+    if (!dyn_budget(r, src, n)) return false;
     mark_use(r, src, true, false);
     for (uint32_t j = 0; j < n; j++)
         v[j] = ptr_read(r, src, j);
@@ -364,6 +395,7 @@ static bool call(spv_reader *r, const spv_inst *in)
             if (!p) return false;
             uint32_t n = spv_type_leaves(r, p->type);
             if (n != g->pvars[k]->nleaves) return spv_error_op(r, "argument %u has the wrong type", k + 1);
+            if (!dyn_budget(r, p, 2 * n)) return false;
             mark_use(r, p, true, true);
             pargs[k] = p;
             for (uint32_t j = 0; j < n; j++)
@@ -595,21 +627,32 @@ static void dominators(spv_reader *r, spv_func *f)
             }
         }
     }
-    /* DFS intervals over the tree: children found by scanning (blocks are few). */
+    /* DFS intervals over the tree; children in CSR form (first[i]..first[i+1]). */
+    unsigned *first = fmag_context_alloc(r->ctx, (nb + 2) * sizeof *first);
+    spv_block **kids = fmag_context_alloc(r->ctx, (nb + 1) * sizeof *kids);
+    for (unsigned k = 0; k < nb; k++) {
+        spv_block *x = &f->blocks[k];
+        if (x->reachable && x != entry && x->idom) first[(unsigned)(x->idom - f->blocks) + 1]++;
+    }
+    for (unsigned k = 0; k < nb; k++)
+        first[k + 1] += first[k];
+    memset(next, 0, (nb + 1) * sizeof *next);
+    for (unsigned k = 0; k < nb; k++) {
+        spv_block *x = &f->blocks[k];
+        if (!x->reachable || x == entry || !x->idom) continue;
+        unsigned p = (unsigned)(x->idom - f->blocks);
+        kids[first[p] + next[p]++] = x;
+    }
+    memset(next, 0, (nb + 1) * sizeof *next);
     unsigned clock = 0;
     sp = 0;
     stack[sp++] = entry;
-    memset(next, 0, (nb + 1) * sizeof *next);
     entry->pre = clock++;
     while (sp) {
         spv_block *b = stack[sp - 1];
         unsigned bi = (unsigned)(b - f->blocks);
-        spv_block *c = NULL;
-        while (next[bi] < nb && !c) {
-            spv_block *x = &f->blocks[next[bi]++];
-            if (x->reachable && x != b && x->idom == b) c = x;
-        }
-        if (c) {
+        if (first[bi] + next[bi] < first[bi + 1]) {
+            spv_block *c = kids[first[bi] + next[bi]++];
             c->pre = clock++;
             stack[sp++] = c;
         } else {
@@ -821,6 +864,21 @@ static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
     }
 }
 
+/* A loop header's IR block is named after its source line ("loop.line12"), so that
+ * the IR passes' diagnostics (a trip count -loop-unroll cannot find) point at it. */
+static const char *loop_name(spv_reader *r, const spv_block *b)
+{
+    for (uint32_t i = b->first; i < b->term; i++) {
+        const spv_inst *in = &r->insts[i];
+        if (in->op != SpvOpLoopMerge) continue;
+        if (!in->file) return "loop";
+        char buf[32];
+        int n = snprintf(buf, sizeof buf, "loop.line%u", (unsigned)in->line);
+        return fmag_context_strdup(r->ctx, buf, (size_t)n);
+    }
+    return NULL;
+}
+
 bool spv_translate_func(spv_reader *r, spv_func *f)
 {
     r->fn = f;
@@ -836,7 +894,7 @@ bool spv_translate_func(spv_reader *r, spv_func *f)
     for (unsigned k = 0; k < f->nblocks; k++) {
         spv_block *b = &f->blocks[k];
         if (!b->reachable) continue;
-        b->ir = fmag_block_create(f->ir, NULL);
+        b->ir = fmag_block_create(f->ir, loop_name(r, b));
         ssa_block_new(r, b->ir, b->label);
     }
     for (unsigned k = 0; k < f->nblocks; k++)

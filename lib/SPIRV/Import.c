@@ -19,6 +19,11 @@ static bool is_uniform(uint32_t s)
            s == SpvStorageClassPushConstant;
 }
 
+bool is_builtin(spv_reader *r, const spv_var *v)
+{
+    return r->ids[v->id].is_builtin || (v->type < r->bound && r->ids[v->type].is_builtin);
+}
+
 /* A module variable a function may hold in SSA slots. */
 static bool holdable(spv_reader *r, spv_var *v)
 {
@@ -300,6 +305,7 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
         spv_var *v = r->gvars[k];
         spv_type *t = spv_type_get(r, v->type);
         bool opaque = !t || t->kind == TY_OPAQUE || (t->bad && !t->nleaves);
+        if (is_builtin(r, v)) continue; /* gl_FragCoord, gl_Position: no FMAG data */
         if (v->storage == SpvStorageClassInput || v->storage == SpvStorageClassOutput) {
             if (!t || t->bad)
                 return spv_error(r, UINT32_MAX, "interface variable %s is %s",
@@ -454,6 +460,27 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
                              v->storage == SpvStorageClassInput ? "Input" : "uniform",
                              spv_id_str(r, v->id, nb, sizeof nb));
         nin += v->nleaves;
+    }
+    /* A Private variable without an initializer gets its value from code: glslang
+     * puts global initializers at the top of the entry point, which -entry does not
+     * run. Reading it before writing it would read 0: an error instead. */
+    unsigned *in_off = fmag_context_alloc(r->ctx, (f->nglobals + 1) * sizeof *in_off);
+    unsigned *out_off = fmag_context_alloc(r->ctx, (f->nglobals + 1) * sizeof *out_off);
+    global_offsets(r, f, in_off, out_off);
+    for (unsigned g = 0; g < f->nglobals; g++) {
+        spv_var *v = f->globals[g];
+        if (v->storage != SpvStorageClassPrivate || v->init) continue;
+        fmag_instr *seen[256];
+        for (uint32_t j = 0; j < v->nleaves; j++) {
+            unsigned nseen = 0;
+            if (really_read(&f->ir->params[in_off[g] + j], out_off[g], out_off[g] + v->nleaves,
+                            seen, &nseen, 256))
+                return spv_error(r, f->begin, "the entry function reads the global %s, whose "
+                                              "value is set by code in the entry point (glslang "
+                                              "puts global initializers there), which -entry "
+                                              "does not run; make it const",
+                                 spv_id_str(r, v->id, nb, sizeof nb));
+        }
     }
     if (!nout)
         return spv_error(r, f->begin, "function %s has no result and no out parameter: the "

@@ -375,6 +375,7 @@ static bool dynamic_vec(spv_reader *r, const spv_inst *in)
     int64_t k;
     bool konst = spv_int_of(idx[0], &k);
     if (konst && (k < 0 || k >= nv)) return spv_error_op(r, "index %lld out of range", (long long)k);
+    r->dyn_cost += konst ? 0 : nv;
     if (!insert) {
         out[0] = konst ? v[k] : pick(r, v, nv, idx[0]);
         return true;
@@ -602,10 +603,30 @@ static bool int_op(spv_reader *r, const spv_inst *in)
 
 /* --------------------------------------------------------------- conversions */
 
+/* OpBitcast of a scalar constant: from its literal, so that an integer no float
+ * holds exactly (a float's bit pattern) still converts. */
+static bool bitcast_literal(spv_reader *r, const spv_inst *in)
+{
+    spv_id *c = &r->ids[in->w[3]];
+    uint32_t n;
+    if (!spv_type_is_float(r, in->w[1])) return false;
+    fmag_value **out = result(r, in, &n);
+    if (!out) return true; /* the diagnostic is recorded; the caller sees r->failed */
+    if (n != 1) return spv_error_op(r, "the operand and result sizes differ"), true;
+    float f;
+    memcpy(&f, &c->lit, 4);
+    if (isnan(f) || isinf(f)) return spv_error_op(r, "the result is a NaN or an infinity"), true;
+    out[0] = K(r, f);
+    return true;
+}
+
 static bool convert(spv_reader *r, const spv_inst *in)
 {
     uint32_t n, na;
     if (!need(r, in, 4)) return false;
+    if (in->op == SpvOpBitcast && in->w[3] < r->bound && r->ids[in->w[3]].kind == ID_CONST &&
+        r->ids[in->w[3]].has_lit && bitcast_literal(r, in))
+        return !r->failed;
     fmag_value **a = operand(r, in, 3, &na);
     if (!a) return false;
     uint32_t from = otype(r, in, 3);

@@ -289,6 +289,10 @@ static bool parse_const(spv_reader *r, uint32_t i)
         return true;
     case SpvOpConstant:
     case SpvOpSpecConstant:
+        if (in->nw == 4) {
+            id->has_lit = true;
+            id->lit = in->w[3];
+        }
         return const_scalar(r, i, t, in->w + 3, in->nw - 3, &id->val[0], &id->bad);
     case SpvOpConstantNull:
         return true;
@@ -654,6 +658,11 @@ bool spv_parse(spv_reader *r)
         }
         case SpvOpDecorate:
             parse_decoration(r, i);
+            break;
+        case SpvOpMemberDecorate:
+            /* A struct with a BuiltIn member is a block of built-ins (gl_PerVertex). */
+            if (in->nw >= 4 && in->w[1] < r->bound && in->w[3] == SpvDecorationBuiltIn)
+                r->ids[in->w[1]].is_builtin = true;
             break;
         case SpvOpTypeVoid:
         case SpvOpTypeBool:

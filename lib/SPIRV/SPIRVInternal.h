@@ -89,6 +89,8 @@ typedef struct spv_id {
     spv_type *ty;      /* ID_TYPE */
     fmag_value **val;  /* ID_CONST / ID_VALUE: nleaves of type */
     const char *bad;   /* ID_CONST: why using this constant is an error */
+    bool has_lit;      /* ID_CONST scalar: its 32-bit literal (OpBitcast reads it) */
+    uint32_t lit;
     spv_ptr *ptr;      /* ID_VAR */
     struct spv_func *fn;
     struct spv_block *blk;  /* ID_LABEL: the block */
@@ -186,6 +188,8 @@ typedef struct spv_reader {
     uint32_t cur_inst; /* for diagnostics */
     spv_block *cur_blk; /* the block being translated (dominance of operands) */
     fmag_value *zero, *one;
+    uint64_t dyn_cost; /* select-chain steps made for non-constant indices */
+    uint64_t work;     /* scalars computed or stored: a bound on the IR's size */
 } spv_reader;
 
 /* Diag.c */
@@ -218,6 +222,10 @@ bool spv_type_is_float(spv_reader *r, uint32_t id); /* float scalar/vector/matri
 /* Converts an integer leaf to its two's complement bits / back (exact float). */
 bool spv_int_of(const fmag_value *v, int64_t *out);
 fmag_value *spv_int_const(spv_reader *r, uint32_t type, int64_t v, const char **bad);
+
+/* Import.c */
+/* A built-in variable (gl_FragCoord, gl_PerVertex, ...): never program data. */
+bool is_builtin(spv_reader *r, const spv_var *v);
 
 /* Function.c */
 bool spv_translate_func(spv_reader *r, spv_func *f);
