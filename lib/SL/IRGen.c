@@ -2,11 +2,15 @@
  * and math-library API only (this file is also an example for embedders).
  *
  * Vectors are scalarized: every variable is a run of scalar slots in an
- * environment array holding the current SSA value of each slot. There are no
- * loops, so SSA construction is structural: an if/else copies the environment
- * into each arm and places phis at the join for slots whose values differ. Every
- * `return` jumps to one exit block whose phis merge the results; the optimizer's
- * ternary and ifconvert passes turn all of that into selects.
+ * environment array holding the current SSA value of each slot. SSA construction
+ * is structural: an if/else copies the environment into each arm and places phis
+ * at the join for slots whose values differ; a `for` loop puts a phi for every
+ * live slot in its header (entry value, then the value at the end of the step)
+ * and drops the ones the body never changes. Every `return` jumps to one exit
+ * block whose phis merge the results; -loop-unroll removes the loops, and the
+ * optimizer's ternary and ifconvert passes turn the rest into selects.
+ * File-scope constants are evaluated at the entry of each function that reads
+ * them (folding makes them literals).
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +42,7 @@ typedef struct gen {
     retsite *rets;
     unsigned nres;
     const fmag_math_builtin *math[64]; /* sl_builtins index -> math table, on first use */
+    fmag_value **genv;                 /* the file-scope constants' slots */
 } gen;
 
 static fmag_value *cst(gen *g, float f)
@@ -203,7 +208,7 @@ static sval gen_expr(gen *g, sl_expr *e)
         return r;
     case EX_VAR:
         for (int i = 0; i < r.n; i++)
-            r.c[i] = g->env[e->var->slot + (unsigned)i];
+            r.c[i] = (e->var->is_global ? g->genv : g->env)[e->var->slot + (unsigned)i];
         return r;
     case EX_SWIZZLE: {
         sval base = gen_expr(g, e->a);
@@ -397,6 +402,94 @@ static void gen_if(gen *g, sl_stmt *st)
     g->reachable = true;
 }
 
+/* Phis of a loop header that the loop never changes (the back edge brings the
+ * phi itself or its entry value, or there is no back edge) go; repeated, since
+ * one phi may carry another. */
+static void drop_loop_phis(gen *g, fmag_instr **phis, unsigned n, fmag_value **entry,
+                           fmag_value **env)
+{
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (unsigned i = 0; i < n; i++) {
+            fmag_instr *phi = phis[i];
+            if (!phi) continue;
+            bool trivial = true;
+            for (unsigned k = 1; k < phi->nops; k++) {
+                fmag_value *v = phi->ops[k].value;
+                if (v != &phi->results[0] && v != entry[i]) trivial = false;
+            }
+            if (!trivial) continue;
+            fmag_value_replace_all_uses(&phi->results[0], entry[i]);
+            for (unsigned j = 0; j < n; j++)
+                if (env[j] == &phi->results[0]) env[j] = entry[i];
+            /* Returns inside the loop saved their values for the exit's phis. */
+            for (retsite *rs = g->rets; rs; rs = rs->next)
+                for (unsigned k = 0; k < g->nres; k++)
+                    if (rs->vals[k] == &phi->results[0]) rs->vals[k] = entry[i];
+            fmag_instr_erase(phi);
+            phis[i] = NULL;
+            changed = true;
+        }
+    }
+}
+
+static unsigned source_line(const sl_session *s, unsigned pos)
+{
+    unsigned line = 1;
+    for (unsigned i = 0; i < pos && i < s->len; i++)
+        line += s->src[i] == '\n';
+    return line;
+}
+
+/*   init; jmp ^for.lineN
+ *   ^for.lineN: phis; br cond, ^for.body, ^for.end
+ *   ^for.body: body; step; jmp ^for.lineN
+ *   ^for.end:   (the values the header saw when the condition failed)
+ * The header carries the source line so -loop-unroll's diagnostics point at it. */
+static void gen_for(gen *g, sl_stmt *st)
+{
+    gen_stmt(g, st->init);
+    if (!g->reachable) return;
+    unsigned n = g->fn->nslots;
+    char name[32];
+    snprintf(name, sizeof name, "for.line%u", source_line(g->s, st->pos));
+    fmag_block *pre = g->b.block;
+    fmag_block *head = fmag_block_create(g->ir, name);
+    fmag_block *body = fmag_block_create(g->ir, "for.body");
+    fmag_block *end = fmag_block_create(g->ir, "for.end");
+    fmag_build_jmp(&g->b, head);
+    fmag_builder_at_end(&g->b, head);
+    fmag_value **entry = env_copy(g, g->env);
+    fmag_instr **phis = fmag_context_alloc(g->s->ctx, (n ? n : 1) * sizeof *phis);
+    for (unsigned i = 0; i < n; i++) {
+        if (!g->env[i]) continue;
+        phis[i] = fmag_build_phi(&g->b);
+        fmag_phi_add_incoming(phis[i], g->env[i], pre);
+        g->env[i] = fmag_instr_result(phis[i]);
+    }
+    if (st->e) {
+        sval c = gen_expr(g, st->e);
+        fmag_build_br(&g->b, as_guard(g, &c), body, end);
+    } else {
+        fmag_build_jmp(&g->b, body);
+    }
+    fmag_value **head_env = env_copy(g, g->env);
+    fmag_builder_at_end(&g->b, body);
+    gen_stmt(g, st->then_s);
+    if (g->reachable) gen_stmt(g, st->step);
+    if (g->reachable) {
+        fmag_block *latch = g->b.block;
+        fmag_build_jmp(&g->b, head);
+        for (unsigned i = 0; i < n; i++)
+            if (phis[i]) fmag_phi_add_incoming(phis[i], g->env[i] ? g->env[i] : entry[i], latch);
+    }
+    drop_loop_phis(g, phis, n, entry, head_env);
+    g->env = head_env;
+    g->reachable = true;
+    fmag_builder_at_end(&g->b, end);
+}
+
 static void gen_stmt(gen *g, sl_stmt *st)
 {
     for (; st; st = st->next) {
@@ -434,7 +527,62 @@ static void gen_stmt(gen *g, sl_stmt *st)
         case ST_BLOCK:
             gen_stmt(g, st->body);
             break;
+        case ST_FOR:
+            gen_for(g, st);
+            break;
         }
+    }
+}
+
+/* Marks the file-scope constants that an expression or statement reads. */
+static void mark_expr(sl_expr *e)
+{
+    if (!e) return;
+    if (e->kind == EX_VAR && e->var && e->var->is_global) e->var->needed = true;
+    mark_expr(e->a);
+    mark_expr(e->b);
+    mark_expr(e->c);
+    for (unsigned i = 0; i < e->nargs; i++)
+        mark_expr(e->args[i]);
+}
+
+static void mark_stmt(sl_stmt *st)
+{
+    for (; st; st = st->next) {
+        mark_expr(st->lhs);
+        mark_expr(st->e);
+        mark_stmt(st->then_s);
+        mark_stmt(st->else_s);
+        mark_stmt(st->body);
+        mark_stmt(st->init);
+        mark_stmt(st->step);
+    }
+}
+
+/* The constants f reads (and those their initializers read), evaluated in
+ * declaration order at f's entry. */
+static void gen_globals(gen *g, sl_func *f)
+{
+    sl_session *s = g->s;
+    unsigned n = 0;
+    for (sl_stmt *st = s->globals; st; st = st->next) {
+        st->var->needed = false;
+        n++;
+    }
+    if (!n) return;
+    mark_stmt(f->body);
+    sl_stmt **order = fmag_context_alloc(s->ctx, n * sizeof *order);
+    unsigned k = 0;
+    for (sl_stmt *st = s->globals; st; st = st->next)
+        order[k++] = st;
+    while (k-- > 0)
+        if (order[k]->var->needed) mark_expr(order[k]->e);
+    for (unsigned i = 0; i < n; i++) {
+        sl_var *v = order[i]->var;
+        if (!v->needed) continue;
+        sval init = gen_expr(g, order[i]->e);
+        for (int c = 0; c < v->type; c++)
+            g->genv[v->slot + (unsigned)c] = splat(&init, c);
     }
 }
 
@@ -461,6 +609,7 @@ static void gen_func(gen *g, sl_func *f)
     for (sl_var *p = f->params; p; p = p->next)
         for (int i = 0; i < p->type; i++)
             g->env[p->slot + (unsigned)i] = p->is_out ? cst(g, 0.0f) : &f->ir->params[pi++];
+    gen_globals(g, f);
     gen_stmt(g, f->body->body);
     if (g->reachable) gen_return(g, NULL); /* void function falling off its end */
     /* Merge the return sites: a phi per result whose values differ. */
@@ -496,6 +645,7 @@ fmag_module *sl_irgen(sl_session *s)
     g.fast = s->opts.fastmath;
     g.m->fastmath = g.fast;
     g.b.module = g.m;
+    g.genv = fmag_context_alloc(s->ctx, (s->nglobal_slots + 1) * sizeof *g.genv);
     for (sl_func *f = s->funcs; f; f = f->next) {
         const char *name = fmag_context_strdup(s->ctx, f->name, f->name_len);
         bool exp = f->is_export && (!s->opts.entry || !strcmp(s->opts.entry, name));

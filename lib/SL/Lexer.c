@@ -61,7 +61,7 @@ static const struct {
     {"if", 2, TK_IF, 0},         {"else", 4, TK_ELSE, 0},  {"return", 6, TK_RETURN, 0},
     {"export", 6, TK_EXPORT, 0}, {"out", 3, TK_OUT, 0},    {"void", 4, TK_TYPE, 0},
     {"f32", 3, TK_TYPE, 1},      {"f32x2", 5, TK_TYPE, 2}, {"f32x3", 5, TK_TYPE, 3},
-    {"f32x4", 5, TK_TYPE, 4},
+    {"f32x4", 5, TK_TYPE, 4},    {"for", 3, TK_FOR, 0},    {"const", 5, TK_CONST, 0},
 };
 
 static void lex_number(sl_session *s, size_t *ip)

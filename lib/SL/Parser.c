@@ -5,8 +5,14 @@
  *   program := { ['export'] type IDENT '(' [param {',' param}] ')' block }
  *   param   := ['out'] type IDENT
  *   stmt    := block | 'if' '(' expr ')' stmt ['else' stmt] | 'return' [expr] ';'
- *            | type IDENT ['=' expr] {',' IDENT ['=' expr]} ';' | ';'
- *            | expr [('=' | '+=' | '-=' | '*=' | '/=') expr] ';'
+ *            | decl ';' | ';' | simple ';'
+ *            | 'for' '(' [decl | simple] ';' [expr] ';' [simple] ')' stmt
+ *   decl    := ['const'] type IDENT ['=' expr] {',' IDENT ['=' expr]}
+ *   simple  := expr [('=' | '+=' | '-=' | '*=' | '/=') expr]
+ *            | lvalue ('++' | '--') | ('++' | '--') lvalue
+ *   global  := 'const' type IDENT '=' expr {',' IDENT '=' expr} ';'   (file scope)
+ * `++` and `--` are two adjacent '+' or '-' tokens, recognized only as a whole
+ * statement and not before an operand (`a--b` stays a - -b, as it always was).
  *   expr    := or ['?' expr ':' expr]     (precedence climbing below: || && == < + * unary .)
  */
 #include <string.h>
@@ -89,6 +95,10 @@ const char *sl_tok_desc(sl_tok_kind k)
         return "'out'";
     case TK_TYPE:
         return "type name";
+    case TK_FOR:
+        return "'for'";
+    case TK_CONST:
+        return "'const'";
     }
     return "token";
 }
@@ -464,10 +474,189 @@ static sl_var *new_var(sl_session *s, sl_token *name, int type)
     return v;
 }
 
+/* The declarators after the type token `t`: a chain of ST_DECL, without the ';'. */
+static sl_stmt *parse_decl(sl_session *s, sl_token *t, bool is_const)
+{
+    if (t->width == 0) {
+        sl_error(s, t->pos, "variable cannot have type 'void'");
+        return NULL;
+    }
+    sl_stmt *first = NULL, **tail = &first;
+    do {
+        sl_token *name = peek(s);
+        if (name->kind != TK_IDENT) {
+            err_expected(s, "a variable name");
+            return NULL;
+        }
+        next(s);
+        sl_stmt *st = new_stmt(s, ST_DECL, name->pos);
+        st->var = new_var(s, name, t->width);
+        st->var->is_const = is_const;
+        if (accept(s, TK_ASSIGN)) {
+            if (!(st->e = parse_expr(s))) return NULL;
+        } else if (is_const) {
+            sl_error(s, name->pos, "const variable '%.*s' needs an initializer", (int)name->len,
+                     s->src + name->pos);
+            return NULL;
+        }
+        *tail = st;
+        tail = &st->next;
+    } while (accept(s, TK_COMMA));
+    return first;
+}
+
+/* Two tokens that spell `++` or `--`: the same sign, nothing between them. */
+static bool incdec_at(sl_session *s, size_t i)
+{
+    if (i + 1 >= s->ntoks) return false;
+    sl_token *a = &s->toks[i], *b = &s->toks[i + 1];
+    return (a->kind == TK_PLUS || a->kind == TK_MINUS) && b->kind == a->kind &&
+           b->pos == a->pos + 1;
+}
+
+/* `x += 1` or `x -= 1` for an increment or decrement of lvalue e at `op`. */
+static sl_stmt *incdec_stmt(sl_session *s, sl_expr *e, sl_token *op)
+{
+    sl_stmt *st = new_stmt(s, ST_ASSIGN, op->pos);
+    st->lhs = e;
+    st->op = op->kind == TK_PLUS ? TK_PLUS_ASSIGN : TK_MINUS_ASSIGN;
+    st->e = new_expr(s, EX_NUM, op->pos);
+    st->e->num = 1.0f;
+    return st;
+}
+
+/* Names that C-family shader code uses for types SL spells differently. */
+static const char *foreign_type(sl_session *s, sl_token *t)
+{
+    static const char *const names[] = {"int", "uint", "float", "double", "half", "bool"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (t->kind == TK_IDENT && strlen(names[i]) == t->len &&
+            !memcmp(names[i], s->src + t->pos, t->len))
+            return names[i];
+    return NULL;
+}
+
+/* An assignment, an increment or decrement, or an expression, without the ';'. */
+static sl_stmt *parse_simple(sl_session *s)
+{
+    sl_token *t = peek(s);
+    if (incdec_at(s, s->p)) {
+        next(s);
+        next(s);
+        sl_expr *e = parse_postfix(s);
+        return e ? incdec_stmt(s, e, t) : NULL;
+    }
+    /* lvalue ++: an identifier, swizzles, then the two signs and the statement's end. */
+    size_t i = s->p;
+    if (s->toks[i].kind == TK_IDENT) {
+        i++;
+        while (i + 1 < s->ntoks && s->toks[i].kind == TK_DOT && s->toks[i + 1].kind == TK_IDENT)
+            i += 2;
+        sl_tok_kind after = i + 2 < s->ntoks ? s->toks[i + 2].kind : TK_EOF;
+        /* Not `x++y` (x + +y): the signs must end the operand. */
+        if (incdec_at(s, i) && after != TK_IDENT && after != TK_NUM && after != TK_LPAREN &&
+            after != TK_TYPE && after != TK_NOT && after != TK_PLUS && after != TK_MINUS) {
+            sl_expr *e = parse_postfix(s);
+            if (!e) return NULL;
+            sl_token *op = next(s);
+            next(s);
+            return incdec_stmt(s, e, op);
+        }
+    }
+    sl_expr *e = parse_expr(s);
+    if (!e) return NULL;
+    sl_token *op = peek(s);
+    if (is_assign_op(op->kind)) {
+        next(s);
+        sl_stmt *st = new_stmt(s, ST_ASSIGN, op->pos);
+        st->lhs = e;
+        st->op = op->kind;
+        if (!(st->e = parse_expr(s))) return NULL;
+        return st;
+    }
+    sl_stmt *st = new_stmt(s, ST_EXPR, e->pos);
+    st->e = e;
+    return st;
+}
+
+/* After an error in a `for` header: skips past its closing ')', so that the
+ * statement-level recovery then skips the body as one statement. */
+static sl_stmt *skip_for_header(sl_session *s, size_t open)
+{
+    if (s->p < open) return NULL;
+    int depth = 0;
+    for (size_t i = open; i < s->ntoks; i++) {
+        sl_tok_kind k = s->toks[i].kind;
+        if (k == TK_LPAREN) depth++;
+        if (k == TK_RPAREN && --depth == 0) {
+            if (s->p <= i) s->p = i + 1;
+            return NULL;
+        }
+        if (k == TK_LBRACE || k == TK_RBRACE || k == TK_EOF) return NULL;
+    }
+    return NULL;
+}
+
+static sl_stmt *parse_for_header(sl_session *s, sl_stmt *st);
+
+static sl_stmt *parse_for(sl_session *s)
+{
+    sl_token *t = next(s);
+    sl_stmt *st = new_stmt(s, ST_FOR, t->pos);
+    size_t open = s->p;
+    if (!expect(s, TK_LPAREN)) return NULL;
+    if (!parse_for_header(s, st)) return skip_for_header(s, open);
+    if (!(st->then_s = parse_stmt(s))) return NULL;
+    return st;
+}
+
+static sl_stmt *parse_for_header(sl_session *s, sl_stmt *st)
+{
+    sl_token *it = peek(s);
+    const char *foreign = foreign_type(s, it);
+    if (foreign && peek2(s)->kind == TK_IDENT) {
+        sl_error(s, it->pos,
+                 "'%s' is not an SL type; a loop counter is an f32 (for (f32 i = 0; i < 4; "
+                 "i++))",
+                 foreign);
+        return NULL;
+    }
+    if (it->kind == TK_CONST) {
+        sl_error(s, it->pos, "a loop counter cannot be const");
+        return NULL;
+    }
+    if (it->kind == TK_TYPE && peek2(s)->kind == TK_IDENT) {
+        next(s);
+        if (!(st->init = parse_decl(s, it, false))) return NULL;
+    } else if (it->kind != TK_SEMI && !(st->init = parse_simple(s))) {
+        return NULL;
+    }
+    if (!expect(s, TK_SEMI)) return NULL;
+    if (peek(s)->kind != TK_SEMI && !(st->e = parse_expr(s))) return NULL;
+    if (!expect(s, TK_SEMI)) return NULL;
+    if (peek(s)->kind != TK_RPAREN && !(st->step = parse_simple(s))) return NULL;
+    if (!expect(s, TK_RPAREN)) return NULL;
+    return st;
+}
+
 static sl_stmt *parse_stmt_inner(sl_session *s)
 {
     sl_token *t = peek(s);
     switch (t->kind) {
+    case TK_FOR:
+        return parse_for(s);
+    case TK_CONST: {
+        next(s);
+        sl_token *ty = peek(s);
+        if (ty->kind != TK_TYPE) {
+            err_expected(s, "a type after 'const'");
+            return NULL;
+        }
+        next(s);
+        sl_stmt *first = parse_decl(s, ty, true);
+        if (!first || !expect(s, TK_SEMI)) return NULL;
+        return first;
+    }
     case TK_LBRACE:
         return parse_block(s);
     case TK_SEMI:
@@ -500,46 +689,25 @@ static sl_stmt *parse_stmt_inner(sl_session *s)
     case TK_TYPE:
         if (peek2(s)->kind == TK_IDENT) {
             next(s);
-            if (t->width == 0) {
-                sl_error(s, t->pos, "variable cannot have type 'void'");
-                return NULL;
-            }
-            sl_stmt *first = NULL, **tail = &first;
-            do {
-                sl_token *name = peek(s);
-                if (name->kind != TK_IDENT) {
-                    err_expected(s, "a variable name");
-                    return NULL;
-                }
-                next(s);
-                sl_stmt *st = new_stmt(s, ST_DECL, name->pos);
-                st->var = new_var(s, name, t->width);
-                if (accept(s, TK_ASSIGN) && !(st->e = parse_expr(s))) return NULL;
-                *tail = st;
-                tail = &st->next;
-            } while (accept(s, TK_COMMA));
-            if (!expect(s, TK_SEMI)) return NULL;
+            sl_stmt *first = parse_decl(s, t, false);
+            if (!first || !expect(s, TK_SEMI)) return NULL;
             return first;
         }
         break; /* a constructor expression statement */
+    case TK_IDENT: {
+        const char *foreign = foreign_type(s, t);
+        if (foreign && peek2(s)->kind == TK_IDENT) {
+            sl_error(s, t->pos, "'%s' is not an SL type (the types are f32, f32x2, f32x3, f32x4)",
+                     foreign);
+            return NULL;
+        }
+        break;
+    }
     default:
         break;
     }
-    sl_expr *e = parse_expr(s);
-    if (!e) return NULL;
-    sl_token *op = peek(s);
-    if (is_assign_op(op->kind)) {
-        next(s);
-        sl_stmt *st = new_stmt(s, ST_ASSIGN, op->pos);
-        st->lhs = e;
-        st->op = op->kind;
-        if (!(st->e = parse_expr(s))) return NULL;
-        if (!expect(s, TK_SEMI)) return NULL;
-        return st;
-    }
-    sl_stmt *st = new_stmt(s, ST_EXPR, e->pos);
-    st->e = e;
-    if (!expect(s, TK_SEMI)) return NULL;
+    sl_stmt *st = parse_simple(s);
+    if (!st || !expect(s, TK_SEMI)) return NULL;
     return st;
 }
 
@@ -559,7 +727,7 @@ static void sync_func(sl_session *s)
     for (;;) {
         sl_token *t = peek(s);
         if (t->kind == TK_EOF) return;
-        if (depth == 0 && (t->kind == TK_EXPORT || t->kind == TK_TYPE) &&
+        if (depth == 0 && (t->kind == TK_EXPORT || t->kind == TK_TYPE || t->kind == TK_CONST) &&
             peek2(s)->kind != TK_LPAREN)
             return;
         if (t->kind == TK_LBRACE) depth++;
@@ -634,10 +802,51 @@ static sl_func *parse_func(sl_session *s)
     return f->body ? f : NULL;
 }
 
+/* A file-scope constant: `const type NAME = expr {, NAME = expr};`. */
+static bool parse_global(sl_session *s)
+{
+    next(s);
+    sl_token *ty = peek(s);
+    if (ty->kind != TK_TYPE) {
+        err_expected(s, "a type after 'const'");
+        return false;
+    }
+    next(s);
+    sl_stmt *first = parse_decl(s, ty, true);
+    if (!first || !expect(s, TK_SEMI)) return false;
+    for (sl_stmt *st = first; st; st = st->next) {
+        st->var->is_global = true;
+        st->var->decl = st;
+    }
+    if (s->globals_last)
+        s->globals_last->next = first;
+    else
+        s->globals = first;
+    for (s->globals_last = first; s->globals_last->next;)
+        s->globals_last = s->globals_last->next;
+    return true;
+}
+
 void sl_parse(sl_session *s)
 {
     while (peek(s)->kind != TK_EOF && !s->too_many) {
         size_t before = s->p;
+        if (peek(s)->kind == TK_CONST) {
+            unsigned nerr = s->nerrors;
+            if (!parse_global(s) || s->nerrors != nerr) {
+                sync_stmt(s);
+                if (s->p == before) next(s);
+            }
+            continue;
+        }
+        if (peek(s)->kind == TK_TYPE && peek2(s)->kind == TK_IDENT && s->p + 2 < s->ntoks &&
+            s->toks[s->p + 2].kind != TK_LPAREN) {
+            sl_error(s, peek(s)->pos,
+                     "a variable at file scope must be 'const' (const f32 K = 0.5;)");
+            sync_stmt(s);
+            if (s->p == before) next(s);
+            continue;
+        }
         sl_func *f = parse_func(s);
         if (!f) {
             if (s->p == before) next(s);

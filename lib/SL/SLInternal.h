@@ -51,6 +51,8 @@ typedef enum sl_tok_kind {
     TK_EXPORT,
     TK_OUT,
     TK_TYPE,
+    TK_FOR,
+    TK_CONST,
 } sl_tok_kind;
 
 typedef struct sl_token {
@@ -98,7 +100,15 @@ typedef struct sl_expr {
     unsigned ncomp;
 } sl_expr;
 
-typedef enum sl_stmt_kind { ST_DECL, ST_ASSIGN, ST_EXPR, ST_IF, ST_RETURN, ST_BLOCK } sl_stmt_kind;
+typedef enum sl_stmt_kind {
+    ST_DECL,
+    ST_ASSIGN,
+    ST_EXPR,
+    ST_IF,
+    ST_RETURN,
+    ST_BLOCK,
+    ST_FOR,
+} sl_stmt_kind;
 
 typedef struct sl_stmt {
     sl_stmt_kind kind;
@@ -108,8 +118,9 @@ typedef struct sl_stmt {
     sl_expr *lhs;                    /* ST_ASSIGN */
     sl_tok_kind op;                  /* ST_ASSIGN: TK_ASSIGN or a compound */
     sl_expr *e;                      /* init, rhs, expression, condition, return value */
-    struct sl_stmt *then_s, *else_s; /* ST_IF */
+    struct sl_stmt *then_s, *else_s; /* ST_IF; ST_FOR: then_s is the loop body */
     struct sl_stmt *body;            /* ST_BLOCK: first statement */
+    struct sl_stmt *init, *step;     /* ST_FOR: each optional; e is the condition */
 } sl_stmt;
 
 typedef struct sl_var {
@@ -119,6 +130,10 @@ typedef struct sl_var {
     int type;
     bool is_out;
     bool is_param;
+    bool is_const;         /* `const`: assignments are errors */
+    bool is_global;        /* a file-scope const: slot indexes the file's global slots */
+    bool needed;           /* irgen: a global the current function reads */
+    struct sl_stmt *decl;  /* is_global: its declaration (the initializer) */
     unsigned slot;         /* first scalar slot in the function's environment */
     struct sl_var *next;   /* in a parameter list */
     struct sl_var *shadow; /* checker: the same name's previous binding while in scope */
@@ -156,6 +171,8 @@ typedef struct sl_session {
     size_t p;
     unsigned depth;
     sl_func *funcs, *funcs_last;
+    struct sl_stmt *globals, *globals_last; /* file-scope consts (ST_DECL), in order */
+    unsigned nglobal_slots;
 } sl_session;
 
 #define SL_MAX_ERRORS 20

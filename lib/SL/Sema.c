@@ -290,6 +290,13 @@ static int check_swizzle(checker *c, sl_expr *e)
 static bool check_lvalue(checker *c, sl_expr *e, const char *what)
 {
     if (e->type == SL_ERR) return false;
+    if (e->kind == EX_VAR && e->var && e->var->is_const) {
+        sl_error(c->s, e->pos, "cannot assign to '%.*s': it is const (%s)", (int)e->var->name_len,
+                 e->var->name, what);
+        sl_note(c->s, e->var->pos, "'%.*s' is declared const here", (int)e->var->name_len,
+                e->var->name);
+        return false;
+    }
     if (e->kind == EX_VAR) return e->var != NULL;
     if (e->kind == EX_SWIZZLE) {
         if (!check_lvalue(c, e->a, what)) return false;
@@ -339,6 +346,11 @@ static int check_call(checker *c, sl_expr *e)
         return e->ctor_width;
     }
     sl_func *f = find_func(s, e->name, e->name_len);
+    if (f && !c->fn) {
+        sl_error(s, e->pos, "a file-scope constant cannot call function '%.*s' (builtins are fine)",
+                 (int)f->name_len, f->name);
+        return SL_ERR;
+    }
     if (f) {
         e->call_kind = CALL_USER;
         e->callee = f;
@@ -602,8 +614,51 @@ static bool check_stmt(checker *c, sl_stmt *st)
     }
     case ST_BLOCK:
         return check_block(c, st);
+    case ST_FOR: {
+        /* The counter's scope is the loop; the body has a scope of its own. */
+        size_t mark = c->nscope;
+        c->depth++;
+        for (sl_stmt *i = st->init; i; i = i->next)
+            check_stmt(c, i);
+        if (st->e) check_scalar(c, st->e, "condition of 'for'");
+        if (st->step) check_stmt(c, st->step);
+        size_t body = c->nscope;
+        c->depth++;
+        check_stmt(c, st->then_s);
+        pop_to(c, body);
+        c->depth--;
+        pop_to(c, mark);
+        c->depth--;
+        return true; /* the body may run zero times */
+    }
     }
     return true;
+}
+
+/* File-scope constants: each initializer sees the constants before it. Their
+ * slots number the file's global slots (irgen evaluates them at the entry of each
+ * function that reads them). */
+static void check_globals(checker *c)
+{
+    sl_session *s = c->s;
+    c->fn = NULL;
+    s->nglobal_slots = 0;
+    for (sl_stmt *st = s->globals; st; st = st->next) {
+        sl_var *v = st->var;
+        int t = check_value(c, st->e);
+        check_store(c, st->e->pos, "initializer", v->type, t);
+        sl_var *prev = find_var(c, v->name, v->name_len);
+        if (prev) {
+            sl_error(s, v->pos, "redefinition of '%.*s'", (int)v->name_len, v->name);
+            sl_note(s, prev->pos, "'%.*s' was declared here", (int)prev->name_len, prev->name);
+        }
+        if (find_func(s, v->name, v->name_len))
+            sl_error(s, v->pos, "'%.*s' is already the name of a function", (int)v->name_len,
+                     v->name);
+        v->slot = s->nglobal_slots;
+        s->nglobal_slots += (unsigned)v->type;
+        push_scope_entry(c, v);
+    }
 }
 
 static void check_recursion(sl_session *s, sl_func *f)
@@ -625,6 +680,8 @@ void sl_check(sl_session *s)
     checker c;
     memset(&c, 0, sizeof c);
     c.s = s;
+    check_globals(&c);
+    size_t nglobals = c.nscope;
     for (sl_func *f = s->funcs; f; f = f->next) {
         for (sl_func *g = s->funcs; g != f; g = g->next)
             if (name_eq(f->name, f->name_len, g->name, g->name_len)) {
@@ -634,7 +691,7 @@ void sl_check(sl_session *s)
         if (sl_builtin_find(f->name, f->name_len) >= 0)
             sl_error(s, f->pos, "function '%.*s' redefines a builtin", (int)f->name_len, f->name);
         c.fn = f;
-        pop_to(&c, 0);
+        pop_to(&c, nglobals);
         c.depth = 0;
         f->nslots = 0;
         for (sl_var *p = f->params; p; p = p->next) {

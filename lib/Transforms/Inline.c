@@ -62,7 +62,7 @@ static void inline_call(fmag_instr *call)
     fmag_block *after = cb;
     fmag_foreach_block(b, g)
     {
-        b->aux = fmag_block_create_after(f, after, NULL);
+        b->aux = fmag_block_create_after(f, after, b->name);
         after = b->aux;
     }
     unsigned nrets = 0;

@@ -770,9 +770,9 @@ static verdict check(fmag_module *m, const char *pass, float (*inputs)[MAX_IO], 
                         same = isfinite(got[k]) && fabs((double)ref[k] - (double)got[k]) <= tol;
                     if (!same) {
                         snprintf(fail->what, sizeof fail->what,
-                                 "@%s result %u%s: expected %.9g (%a), got %.9g (%a)%s", f->name,
-                                 k, run ? " (lowered, on the VM)" : "", ref[k], ref[k], got[k],
-                                 got[k], m->fastmath ? " beyond tolerance" : "");
+                                 "@%s result %u%s: expected %.9g (%a), got %.9g (%a)%s", f->name, k,
+                                 run ? " (lowered, on the VM)" : "", ref[k], ref[k], got[k], got[k],
+                                 m->fastmath ? " beyond tolerance" : "");
                         goto fail_in;
                     }
                 }

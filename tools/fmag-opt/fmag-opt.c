@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(FMAG_UNROLL_DEFAULT_BUDGET == 100000u, "-unroll-budget's help text says 100000");
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: fmag-opt [options] <input.fir | ->\n"
@@ -32,14 +34,13 @@ static void usage(FILE *out)
                  "  -time-passes       per pass: wall time (to stderr)\n"
                  "  -check-roundtrip   check that parse(print(m)) equals m; exit 1 if not\n"
                  "  -unroll-budget=N   -loop-unroll: a function may grow to at most N\n"
-                 "                     instructions (default %u)\n"
+                 "                     instructions (default 100000)\n"
                  "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
                  "  -lowering=fast|full  with -lower: fast = two schedules, no search (JIT\n"
                  "                     latency); full = the default search\n"
                  "  --help, --version\n"
                  "\n"
-                 "passes:\n",
-            FMAG_UNROLL_DEFAULT_BUDGET);
+                 "passes:\n");
     for (size_t i = 0; i < fmag_pass_count(); i++) {
         const fmag_pass_info *p = fmag_pass_get(i);
         fprintf(out, "  -%-16s %s\n", p->name, p->desc);
@@ -149,8 +150,7 @@ int main(int argc, char **argv)
                     return 1;
                 }
                 opts.max_unroll_instrs = (size_t)n;
-            }
-            else if (!strcmp(name, "lower"))
+            } else if (!strcmp(name, "lower"))
                 lower = true;
             else if (!strcmp(name, "lowering=fast") || !strcmp(name, "lowering=full")) {
                 cg.effort = name[9] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;

@@ -4,8 +4,11 @@ chains, early returns, calls with out parameters, builtins) are compiled with -O
 and lowered, run on the reference VM, and compared with the IR interpreter running
 the unoptimized IR from -emit-ir. Under the strict contract (SPEC §2) the outputs
 must be identical (+0 and -0 equal) whenever no infinity or NaN appears.
+With `loops`, the programs also have counted `for` loops (every comparison and
+step form, nested and triangular, with ifs and returns inside), which -O2 unrolls
+and the interpreter runs as loops.
 
-usage: random_sl_diff.py WORKDIR COUNT SEED"""
+usage: random_sl_diff.py WORKDIR COUNT SEED [loops]"""
 import random
 import subprocess
 import sys
@@ -45,7 +48,51 @@ def expr(r, depth, scalars):
     return "exp(clamp(%s, -5.0, 5.0))" % a
 
 
-def program(r):
+def for_header(r, var, outer=None):
+    """A counted loop header over f32 `var` with 0 to 5 trips (exact literals)."""
+    start = r.choice([0.0, 1.0, -2.0, 0.5])
+    step = r.choice([1.0, 1.0, 0.5, 2.0, 0.25])
+    trips = r.randrange(6)
+    if r.random() < 0.5:  # counting up
+        if outer and r.random() < 0.4:
+            return "for (f32 %s = %r; %s < %s; %s++)" % (var, start, var, outer, var)
+        if trips and r.random() < 0.5:
+            cond = "%s <= %r" % (var, start + step * (trips - 1))
+        else:
+            cond = "%s < %r" % (var, start + step * trips - step / 2)
+        if step == 1.0:
+            inc = r.choice(["%s++", "++%s", "%s += 1.0", "%s = %s + 1.0"]).replace("%s", var)
+        else:
+            inc = "%s += %r" % (var, step)
+    else:
+        if trips and r.random() < 0.5:
+            cond = "%s >= %r" % (var, start - step * (trips - 1))
+        else:
+            cond = "%s > %r" % (var, start - step * trips + step / 2)
+        if step == 1.0:
+            inc = r.choice(["%s--", "--%s", "%s -= 1.0"]).replace("%s", var)
+        else:
+            inc = "%s -= %r" % (var, step)
+    return "for (f32 %s = %r; %s; %s)" % (var, start, cond, inc)
+
+
+def loop_block(r, sc2, indent, depth, outer=None):
+    var = "i%d" % depth
+    sc3 = sc2 + [var]
+    lines = [indent + for_header(r, var, outer) + " {"]
+    lines.append(indent + "    t = %s;" % expr(r, 2, sc3))
+    if r.random() < 0.5:
+        lines.append(indent + "    if (%s) w.%s = %s;" % (expr(r, 1, sc3), r.choice("xyz"),
+                                                          expr(r, 2, sc3)))
+    if r.random() < 0.15:
+        lines.append(indent + "    if (%s) return f32x2(t, %s);" % (expr(r, 1, sc3), var))
+    if depth == 0 and r.random() < 0.4:
+        lines += loop_block(r, sc3, indent + "    ", depth + 1, var)
+    lines.append(indent + "}")
+    return lines
+
+
+def program(r, loops=False):
     sc = ["a", "b", "c", "v.x", "v.y", "v.z"]
     lines = ["f32 helper(f32 p, f32 q, out f32 o) {",
              "    o = %s;" % expr(r, 2, ["p", "q"]),
@@ -57,6 +104,9 @@ def program(r):
              "    f32x3 w = v * t + %s;" % expr(r, 2, sc),
              "    side = 0.0;"]
     sc2 = sc + ["t", "w.x", "w.y", "w.z"]
+    if loops:
+        for _ in range(r.randrange(1, 3)):
+            lines += loop_block(r, sc2, "    ", 0)
     for _ in range(r.randrange(1, 4)):
         lines.append("    if (%s) {" % expr(r, 2, sc2))
         lines.append("        t = %s;" % expr(r, 3, sc2))
@@ -82,12 +132,13 @@ def norm(out):
 
 def main():
     work, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    loops = len(sys.argv) > 4 and sys.argv[4] == "loops"
     r = random.Random(seed)
     compared = 0
     for i in range(count):
         src = "%s/p%d.sl" % (work, i)
         with open(src, "w") as f:
-            f.write(program(r))
+            f.write(program(r, loops))
         subprocess.run(["slc", src, "-o", src + ".fmag"], check=True)
         subprocess.run(["slc", "-emit-ir", src, "-o", src + ".fir"], check=True)
         args = []
