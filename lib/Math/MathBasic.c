@@ -1,8 +1,26 @@
 /* The simple builtins: truth tests, sign, the rounding family, clamps and blends,
  * and the vector helpers, plus the builtin table. Each comment gives the
  * instruction count and why the sequence is exact. */
+#include <math.h>
 #include <string.h>
 #include "MathInternal.h"
+
+bool fmag_math_literal(const fmag_value *v, float *out)
+{
+    if (fmag_value_is_const(v)) {
+        *out = v->imm;
+        return true;
+    }
+    if (v->kind != FMAG_VALUE_RESULT || !v->def || v->def->op != FMAG_OP_FMAG) return false;
+    const fmag_instr *i = v->def;
+    for (unsigned k = 0; k < 5; k++)
+        if (k != 3 && !fmag_value_is_const(fmag_instr_op(i, k))) return false;
+    if (!(fmag_instr_op(i, 4)->imm > 0)) return false;
+    float r = fmaf(fmag_instr_op(i, 0)->imm, fmag_instr_op(i, 1)->imm, fmag_instr_op(i, 2)->imm);
+    if (!isfinite(r)) return false;
+    *out = r;
+    return true;
+}
 
 fmag_value *fmag_math_horner(fmag_builder *b, fmag_value *t, const float *c, int n)
 {
@@ -142,11 +160,16 @@ fmag_value *fmag_build_clamp(fmag_builder *b, fmag_value *x, fmag_value *lo, fma
     return fmag_build_min(b, fmag_build_max(b, x, lo), hi);
 }
 
-/* mix (2): x + (y - x)*t with one fma; exact at t = 0. */
+/* mix (3; 2 when t is a literal): t*y + (x - t*x) as two fmas, each product
+ * exact inside its fma. Exact at both ends for finite x, y: t = 0 gives
+ * 0*y + x = x, t = 1 gives y + (x - x) = y. (The former x + (y - x)*t was exact at
+ * t = 0 only: mix(1e8, 1, 1) gave 0.) No two-instruction form is exact at both
+ * ends: the inner x - t*x needs -t, which one fma cannot form from t. */
 fmag_value *fmag_build_mix(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *t, bool fm)
 {
     (void)fm;
-    return FMA(b, fmag_build_sub(b, y, x), t, x);
+    fmag_value *nt = fmag_value_is_const(t) ? K(b, -t->imm) : fmag_build_neg(b, t);
+    return FMA(b, t, y, FMA(b, nt, x, x));
 }
 
 /* step (2): x < edge ? 0 : 1. */

@@ -32,10 +32,12 @@ static float p2(int k)
 }
 
 /* |x| -> m in [1, 2], with 1/x = s * (1/m); s carries the sign of x. 27 instrs. */
-static void reduce_rcp(fmag_builder *b, fmag_value *x, fmag_value **m_out, fmag_value **s_out)
+static void reduce_rcp(fmag_builder *b, fmag_value *x, fmag_value **m_out, fmag_value **s_out,
+                       fmag_value **ax)
 {
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *m = SEL(b, nx, x, nx);
+    if (ax) *ax = m;
     fmag_value *s = SEL(b, K(b, -1.0f), K(b, 1.0f), nx);
     /* Below 1: scale up by 2^126 once, so only downward steps remain. */
     fmag_value *g0 = FMA(b, m, K(b, -1.0f), K(b, 1.0f));
@@ -47,7 +49,7 @@ static void reduce_rcp(fmag_builder *b, fmag_value *x, fmag_value **m_out, fmag_
     *s_out = s;
 }
 
-/* rcp (36): seed, two Newton steps e = 1 - m*y, y += y*e (the last one with fma
+/* rcp (38): seed, two Newton steps e = 1 - m*y, y += y*e (the last one with fma
  * is within 1 ulp), then the exact power-of-two scale. */
 fmag_value *fmag_build_rcp(fmag_builder *b, fmag_value *x, bool fm)
 {
@@ -56,15 +58,17 @@ fmag_value *fmag_build_rcp(fmag_builder *b, fmag_value *x, bool fm)
         float r = (float)(1.0 / (double)x->imm);
         if (isfinite(r)) return K(b, r);
     }
-    fmag_value *m, *s;
-    reduce_rcp(b, x, &m, &s);
+    fmag_value *m, *s, *ax;
+    reduce_rcp(b, x, &m, &s, &ax);
     fmag_value *nm = fmag_build_neg(b, m);
     fmag_value *y = fmag_math_horner(b, m, rcp_seed, 3);
     for (int i = 0; i < 2; i++) {
         fmag_value *e = FMA(b, nm, y, K(b, 1.0f));
         y = FMA(b, y, e, y);
     }
-    return MUL(b, y, s);
+    /* rcp(+-inf) = 0 (the ladder makes a NaN of it): 2 instrs */
+    fmag_value *ginf = FMA(b, ax, K(b, 1.0f), K(b, -3.40282347e38f));
+    return SEL(b, K(b, 0.0f), MUL(b, y, s), ginf);
 }
 
 /* x / y. A literal divisor d: q = x*(1/d) then one residual correction
@@ -84,7 +88,7 @@ fmag_value *fmag_build_div(fmag_builder *b, fmag_value *x, fmag_value *y, bool f
     }
     if (fmag_value_is_const(x) && fmag_value_is_imm(x, 1.0f)) return fmag_build_rcp(b, y, fm);
     fmag_value *m, *s;
-    reduce_rcp(b, y, &m, &s);
+    reduce_rcp(b, y, &m, &s, NULL);
     if (!fm) {
         /* A numerator below 2^-120 would make x*r denormal and lose bits before the
          * final scale: lift it by 2^24 and fold 2^-24 into the scale (5 instrs). */
@@ -136,7 +140,7 @@ static fmag_value *rsqrt_core(fmag_builder *b, fmag_value *m, fmag_value **nmh_o
     return y;
 }
 
-/* sqrt (40; fast-math 36): s0 = m*y, then the residual correction
+/* sqrt (42; fast-math 38): s0 = m*y, then the residual correction
  * s0 + (m - s0^2) * y/2 with the residual exact in fma. */
 fmag_value *fmag_build_sqrt(fmag_builder *b, fmag_value *x, bool fm)
 {
@@ -150,7 +154,10 @@ fmag_value *fmag_build_sqrt(fmag_builder *b, fmag_value *x, bool fm)
         fmag_value *d = FMA(b, r, nr, m);
         r = FMA(b, d, hy, r);
     }
-    return MUL(b, r, s);
+    r = MUL(b, r, s);
+    /* sqrt(+inf) = +inf: the input itself, as the last instruction (2). */
+    fmag_value *ginf = FMA(b, x, K(b, 1.0f), K(b, -3.40282347e38f));
+    return F(b, x, K(b, 1.0f), K(b, 0.0f), r, ginf);
 }
 
 /* inversesqrt (35). */

@@ -37,6 +37,7 @@ static const float logr_poly[8] = {0.200000435f, -0.166677505f, 0.142847359f, -0
 
 #define LN2_HI 0.693145751953125f /* 16 bits: n*LN2_HI is exact for |n| < 256 */
 #define LN2_LO 1.42860677e-06f    /* ln 2 - LN2_HI */
+#define FLT_MAXF 3.40282347e38f
 #define LOG2E 1.44269502f
 #define LOG2E_LO 1.92596299e-08f /* log2(e) - LOG2E */
 
@@ -90,6 +91,10 @@ static fmag_value *clampk(fmag_builder *b, fmag_value *x, float lo, float hi)
 /* exp2 (46; fast 44): n = round(x), f = x - n exact, 2^f by the polynomial, scale. */
 fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fm)
 {
+    /* a literal integer n: the constant 2^n (what the sequence computes, exactly) */
+    float c;
+    if (fmag_math_literal(x, &c) && c == floorf(c) && c >= -149.0f && c <= 127.0f)
+        return K(b, ldexpf(1.0f, (int)c));
     x = clampk(b, x, -150.0f, 128.0f);
     fmag_value *n = fmag_math_round_magic(b, x, NULL);
     fmag_value *f = fmag_build_sub(b, x, n);
@@ -163,7 +168,19 @@ static fmag_value *log_tail(fmag_builder *b, fmag_value *f, bool fm)
     return FMA(b, z, K(b, -0.5f), y);
 }
 
-/* log (46; fast 43): e*ln2_hi + (f + (tail + e*ln2_lo)). */
+/* The logarithms' special value (3 instructions, last): log(+-0) = -inf. No
+ * infinity is a literal (SPEC: none can be) and none is made unless x needs it:
+ * h = (x > 0 ? 0 : 1) turns h*-MAX - MAX into -inf exactly for x <= 0. So x < 0
+ * also gives -inf (GLSL: undefined; C: NaN, which would cost two more), and +inf
+ * is not a case (an infinite input is outside the strict contract). */
+static fmag_value *log_specials(fmag_builder *b, fmag_value *x, fmag_value *r)
+{
+    fmag_value *h = SEL(b, K(b, 0.0f), K(b, 1.0f), x);
+    fmag_value *ninf = FMA(b, h, K(b, -FLT_MAXF), K(b, -FLT_MAXF));
+    return SEL(b, r, ninf, x);
+}
+
+/* log (46 + 3; fast 43 + 3): e*ln2_hi + (f + (tail + e*ln2_lo)). */
 fmag_value *fmag_build_log(fmag_builder *b, fmag_value *x, bool fm)
 {
     fmag_value *e, *f, *m;
@@ -171,7 +188,7 @@ fmag_value *fmag_build_log(fmag_builder *b, fmag_value *x, bool fm)
     fmag_value *y = log_tail(b, f, fm);
     y = F(b, e, K(b, LN2_LO), y, y, m);
     fmag_value *r = fmag_build_add(b, f, y);
-    return FMA(b, e, K(b, LN2_HI), r);
+    return log_specials(b, x, FMA(b, e, K(b, LN2_HI), r));
 }
 
 /* log(hi + lo) for hi > 0 and |lo| <= ulp(hi): lo rides the reduction's ladder
@@ -211,8 +228,15 @@ fmag_value *fmag_math_log1p(fmag_builder *b, fmag_value *u, fmag_value *u_lo, bo
     return fmag_math_log_hilo(b, w, err, fm);
 }
 
-/* log2 (48; fast 45): e + (f + tail) * log2(e), the product with f split in two. */
+/* log2 (48 + 3; fast 45 + 3): the core below, then the special values. */
+static fmag_value *log2_core(fmag_builder *b, fmag_value *x, bool fm);
 fmag_value *fmag_build_log2(fmag_builder *b, fmag_value *x, bool fm)
+{
+    return log_specials(b, x, log2_core(b, x, fm));
+}
+
+/* e + (f + tail) * log2(e), the product with f split in two. */
+static fmag_value *log2_core(fmag_builder *b, fmag_value *x, bool fm)
 {
     fmag_value *e, *f, *m;
     reduce_log(b, x, &e, &f, &m);
@@ -227,9 +251,139 @@ fmag_value *fmag_build_log2(fmag_builder *b, fmag_value *x, bool fm)
  * (error-free sums) and y*log2 x as hi + lo (an fma recovers the product's rounding),
  * so the exponent's rounding does not swamp large results; fast-math is the plain
  * exp2(y * log2 x). x = 0 gives 0 for y > 0 (through a very negative logarithm). */
+static fmag_value *pow_core(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm);
+
+/* pow's special values (12 instructions around the core on xs = x > 0 ? x : 1):
+ *   y = 0 (+-0): 1 for every x, NaN included (C; GLSL leaves x <= 0 undefined);
+ *   x = +-0: +0 for y > 0, +inf for y < 0 (no sign of zero: -0 counts as 0);
+ *   x < 0 (and NaN x): NaN — GLSL calls pow(x < 0, y) undefined; C gives a real
+ *   result for integer y, which FMAG does not compute.
+ * (x = +inf is not a case: an infinite input is outside the strict contract.)
+ * The infinities and the NaN are made as in log_specials, only where needed. */
+/* > 0 exactly when v is finite (3): MAX - |v|. */
+static fmag_value *finite_guard(fmag_builder *b, fmag_value *v)
+{
+    fmag_value *nv = fmag_build_neg(b, v);
+    fmag_value *av = SEL(b, nv, v, nv);
+    return FMA(b, av, K(b, -1.0f), K(b, FLT_MAXF));
+}
+
+/* x^n (n >= 1) by binary powering. Plain: one rounded multiply a step (fast-math;
+ * strict for n <= 3, within 1 ulp). Compensated (strict, n >= 4): the power is
+ * carried as h + l with every product's rounding error recovered by fma (the low
+ * part's own rounding is ~2^-48 relative), so the result is rounded about once:
+ * within ~0.5 ulp, better than the general pow. With lo non-NULL the unrounded
+ * pair is returned: h, and *lo = l (NULL when l is 0). */
+static fmag_value *ipow(fmag_builder *b, fmag_value *x, unsigned n, bool comp, fmag_value **lo)
+{
+    unsigned top = 1;
+    while (top * 2 <= n)
+        top *= 2;
+    fmag_value *h = x, *l = NULL;
+    for (unsigned bit = top / 2; bit; bit /= 2) {
+        /* square: (h + l)^2 = h*h + (err + 2 h l) */
+        fmag_value *p = MUL(b, h, h);
+        if (comp) {
+            fmag_value *e = FMA(b, h, h, fmag_build_neg(b, p));
+            l = l ? FMA(b, MUL(b, h, K(b, 2.0f)), l, e) : e;
+        }
+        h = p;
+        if (n & bit) {
+            /* times x: (h + l) x = h*x + (err + l x) */
+            p = MUL(b, h, x);
+            if (comp) {
+                fmag_value *e = FMA(b, h, x, fmag_build_neg(b, p));
+                l = FMA(b, l, x, e);
+            }
+            h = p;
+        }
+    }
+    if (lo) {
+        *lo = l; /* the caller folds l in */
+        return h;
+    }
+    if (!comp || !l) return h;
+    /* h + l, except where h overflowed (l is then an infinity or NaN) */
+    return F(b, l, K(b, 1.0f), h, h, finite_guard(b, h));
+}
+
+/* pow(x, c) for a literal c in {0, +-1 .. +-16, 0.5, 1.5 .. 16.5, -0.5 .. -16.5} as
+ * multiplications, sqrt, inversesqrt and rcp (docs/Builtins.md: "Literal
+ * exponents"). Strict mode takes a form only where its error bound is at most the
+ * general pow's; NULL means "use the general pow". */
+static fmag_value *pow_literal(fmag_builder *b, fmag_value *x, float c, bool fm)
+{
+    float a = fabsf(c), twice = 2 * a;
+    if (twice != floorf(twice) || a > 16.5f) return NULL;
+    unsigned n = (unsigned)a; /* integer part */
+    bool half = twice != 2 * (float)n;
+    if (a == 0) return K(b, 1.0f);
+    if (!half) {
+        if (c > 0) return n == 1 ? x : ipow(b, x, n, !fm && n >= 4, NULL);
+        if (n == 1) return fmag_build_rcp(b, x, fm);
+        if (fm) return fmag_build_rcp(b, ipow(b, x, n, false, NULL), fm);
+        /* 1/(h + l) = r - r*r*l with r = rcp(h): within ~1 ulp */
+        fmag_value *l;
+        fmag_value *h = ipow(b, x, n, true, &l);
+        fmag_value *r = fmag_build_rcp(b, h, fm);
+        if (!l) return r;
+        /* r - r*r*l, but r itself where r*l is not finite (x = 0: r = inf, l = 0;
+         * h overflowed: l infinite or NaN) */
+        fmag_value *nrl = fmag_build_neg(b, MUL(b, r, l));
+        return F(b, nrl, r, r, r, finite_guard(b, nrl));
+    }
+    if (c > 0) {
+        fmag_value *s = fmag_build_sqrt(b, x, fm);
+        if (n == 0) return s;
+        if (fm || n == 1) return MUL(b, n == 1 ? x : ipow(b, x, n, false, NULL), s);
+        /* (h + l) * s with l*s folded into the product: one rounding after sqrt's */
+        fmag_value *l;
+        fmag_value *h = ipow(b, x, n, true, &l);
+        fmag_value *hs = MUL(b, h, s);
+        if (!l) return hs;
+        /* h*s + l*s, or h*s where h overflowed (l is then an infinity or NaN) */
+        return F(b, h, s, MUL(b, l, s), hs, finite_guard(b, h));
+    }
+    if (n == 0) {
+        /* inversesqrt(0) is finite; pow(0, -0.5) must be +inf (made from x > 0
+         * failing, as in log_specials) */
+        fmag_value *h = SEL(b, K(b, 0.0f), K(b, 1.0f), x);
+        fmag_value *pinf = FMA(b, h, K(b, FLT_MAXF), K(b, FLT_MAXF));
+        return SEL(b, fmag_build_inversesqrt(b, x, fm), pinf, x);
+    }
+    if (!fm) return NULL; /* rsqrt times rcp would exceed the general pow's error */
+    fmag_value *p = n == 1 ? x : ipow(b, x, n, false, NULL);
+    return MUL(b, fmag_build_inversesqrt(b, x, fm), fmag_build_rcp(b, p, fm));
+}
+
 fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm)
 {
-    if (fm) return fmag_build_exp2(b, MUL(b, y, fmag_build_log2(b, x, fm)), fm);
+    float c;
+    if (fmag_math_literal(y, &c)) {
+        fmag_value *r = pow_literal(b, x, c, fm);
+        if (r) return r;
+    }
+    fmag_value *xs = SEL(b, x, K(b, 1.0f), x);
+    fmag_value *r = pow_core(b, xs, y, fm);
+    fmag_value *nx = fmag_build_neg(b, x), *ny = fmag_build_neg(b, y);
+    /* x = 0 (for y != 0): y > 0 -> 0, y < 0 -> +inf */
+    fmag_value *hy = SEL(b, K(b, 1.0f), K(b, 0.0f), ny);
+    fmag_value *pinf = FMA(b, hy, K(b, FLT_MAXF), K(b, FLT_MAXF));
+    fmag_value *a = SEL(b, K(b, 0.0f), pinf, y);
+    /* x < 0: NaN = inf - inf, inf made only then */
+    fmag_value *hx = SEL(b, K(b, 1.0f), K(b, 0.0f), nx);
+    fmag_value *w = FMA(b, hx, K(b, FLT_MAXF), K(b, FLT_MAXF));
+    a = F(b, w, K(b, -1.0f), w, a, nx);
+    /* y = 0 -> 1 (neither y > 0 nor -y > 0) */
+    fmag_value *a1 = SEL(b, a, K(b, 1.0f), ny);
+    a = SEL(b, a, a1, y);
+    return SEL(b, r, a, x);
+}
+
+/* x > 0 (finite): exp2(y * log2 x), the fast way or the careful one. */
+static fmag_value *pow_core(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm)
+{
+    if (fm) return fmag_build_exp2(b, MUL(b, y, log2_core(b, x, fm)), fm);
     fmag_value *e, *f, *m;
     reduce_log(b, x, &e, &f, &m);
     /* log(1+f) = f - f^2/2 + f^3/3 - f^4/4 + f^5 r(f): the first four terms as exact

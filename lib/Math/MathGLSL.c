@@ -46,8 +46,9 @@ static float pow2i(int k)
 fmag_value *fmag_build_ldexp(fmag_builder *b, fmag_value *x, fmag_value *n, bool fm)
 {
     (void)fm;
-    if (fmag_value_is_const(n) && n->imm == floorf(n->imm) && n->imm >= -126.0f && n->imm <= 127.0f)
-        return MUL(b, x, K(b, pow2i((int)n->imm)));
+    float c;
+    if (fmag_math_literal(n, &c) && c == floorf(c) && c >= -126.0f && c <= 127.0f)
+        return MUL(b, x, K(b, pow2i((int)c)));
     n = fmag_build_min(b, fmag_build_max(b, n, K(b, -300.0f)), K(b, 300.0f));
     fmag_value *gp = FMA(b, n, K(b, 1.0f), K(b, -127.5f));
     x = F(b, x, K(b, pow2i(127)), K(b, 0.0f), x, gp);

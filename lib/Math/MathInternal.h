@@ -65,6 +65,11 @@ fmag_value *fmag_math_two_sum(fmag_builder *b, fmag_value *x, fmag_value *y, fma
 /* log1p(u + u_lo) (u_lo may be NULL) for u > -1, within an ulp or so over the range. */
 fmag_value *fmag_math_log1p(fmag_builder *b, fmag_value *u, fmag_value *u_lo, bool fm);
 
+/* The value of v when it is known at build time: a literal, or an unconditional
+ * fmag of literals (a frontend's -2.0 arrives as neg(2.0)), computed as the VM
+ * would. */
+bool fmag_math_literal(const fmag_value *v, float *out);
+
 #define FMAG_MAGIC 12582912.0f /* 1.5 * 2^23 */
 
 #endif

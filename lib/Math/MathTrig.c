@@ -5,13 +5,17 @@
  * reciprocal. */
 #include "MathInternal.h"
 
-/* fmag-remez sin 3: P(z), sin r = r + r^3 P(r^2); 3.6e-9 relative with float coefficients */
-static const float sin_poly[4] = {-0.166666672f, 0.00833332911f, -0.000198391514f, 2.71661474e-06f};
-/* fmag-remez cos 3: Q(z), cos r = 1 - z/2 + z^2 Q(z); 7.9e-10 */
-static const float cos_poly[4] = {0.0416666679f, -0.00138888822f, 2.4799283e-05f, -2.71915241e-07f};
-/* fast-math: fmag-remez sin 2 (9.3e-9), cos 2 (3.9e-10) */
-static const float sin_poly_fast[3] = {-0.166666538f, 0.00833206438f, -0.00019502225f};
-static const float cos_poly_fast[3] = {0.041666653f, -0.00138875539f, 2.4450379e-05f};
+/* The polynomials reach |r| <= 0.9 (z <= 0.81), beyond pi/4: for large |x| the
+ * rounded k = round(x * float(2/pi)) can miss the nearest multiple by up to
+ * |x| * 2^-24.6, and the wider reach keeps r inside it up to |x| ~ 3e6.
+ * fmag-remez sin 3 1e-6 0.81: P(z), sin r = r + r^3 P(r^2); 5.1e-9 relative */
+static const float sin_poly[4] = {-0.166666672f, 0.00833332445f, -0.000198378912f, 2.70636565e-06f};
+/* fmag-remez cos 3 1e-6 0.81: Q(z), cos r = 1 - z/2 + z^2 Q(z); 1.4e-9 */
+static const float cos_poly[4] = {0.0416666679f, -0.00138888811f, 2.47987045e-05f,
+                                  -2.71376535e-07f};
+/* fast-math: fmag-remez sin 2 1e-6 0.81 (1.4e-8), cos 2 1e-6 0.81 (1.7e-9) */
+static const float sin_poly_fast[3] = {-0.166666389f, 0.00833130814f, -0.000194134147f};
+static const float cos_poly_fast[3] = {0.0416666195f, -0.00138861523f, 2.43162831e-05f};
 /* fmag-remez atan 8: P(z), atan x = x + x^3 P(x^2) on [0,1]; 8.1e-9 */
 static const float atan_poly[9] = {-0.333332986f, 0.199985489f,  -0.142642424f,
                                    0.109521858f,  -0.08403451f,  0.0579576045f,
@@ -24,6 +28,7 @@ static const float atan_poly_fast[6] = {-0.333284914f, 0.198978737f,   -0.135445
 #define PIO2_1 1.57079637f      /* float(pi/2); k*PIO2_1 is exact inside fma */
 #define PIO2_2 -4.37113883e-08f /* float(pi/2 - PIO2_1) */
 #define PIO2_3 -1.71512451e-15f /* float(pi/2 - PIO2_1 - PIO2_2) */
+#define R_MAX 0.9f              /* the polynomials' reach (see above) */
 #define PIO2_HI 1.57079637f
 #define PIO2_LO -4.37113883e-08f
 #define PI_HI 3.14159274f
@@ -61,6 +66,17 @@ static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, bool want_hi, t
     fmag_value *r = FMA(b, k, K(b, -PIO2_1), x);
     r = F(b, k, K(b, -PIO2_2), r, r, t);
     if (!fm) r = F(b, k, K(b, -PIO2_3), r, r, t);
+    /* (A fourth word would reduce the error of pi/2 below 1e-17 at |x| = 2e6, far
+     * under a float ulp of the smallest r there, ~2^-29: three words suffice.)
+     * From |x| ~ 3e6 the rounded k can miss by more than the polynomials' reach,
+     * and past 2^22 the rounding trick no longer yields an integer: r is then no
+     * reduced argument. Clamping it to the reach keeps sin and cos in [-1, 1] and
+     * tan finite for every finite x (a NaN r lands on -R_MAX); where k is right
+     * the clamp never acts. */
+    fmag_value *glo = FMA(b, r, K(b, 1.0f), K(b, R_MAX));
+    r = F(b, r, K(b, 1.0f), K(b, 0.0f), K(b, -R_MAX), glo);
+    fmag_value *ghi = FMA(b, r, K(b, 1.0f), K(b, -R_MAX));
+    r = F(b, K(b, R_MAX), K(b, 1.0f), K(b, 0.0f), r, ghi);
     fmag_value *z = MUL(b, r, r);
     fmag_value *ps =
         fm ? fmag_math_horner(b, z, sin_poly_fast, 2) : fmag_math_horner(b, z, sin_poly, 3);

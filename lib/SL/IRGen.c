@@ -193,7 +193,38 @@ static sval gen_builtin(gen *g, sl_expr *e)
     case BS_CROSS:
         fmag_build_cross(b, a[0].c, a[1].c, r.c, fm);
         break;
+    case BS_REFLECT:
+        fmag_build_reflect(b, a[0].c, a[1].c, (unsigned)a[0].n, r.c, fm);
+        break;
+    case BS_REFRACT:
+        fmag_build_refract(b, a[0].c, a[1].c, a[2].c[0], (unsigned)a[0].n, r.c, fm);
+        break;
+    case BS_FACEFORWARD:
+        fmag_build_faceforward(b, a[0].c, a[1].c, a[2].c, (unsigned)a[0].n, r.c, fm);
+        break;
+    case BS_ANYALL: {
+        fmag_value *t[4];
+        for (int k = 0; k < a[0].n; k++)
+            t[k] = a[0].is_bool ? a[0].c[k] : fmag_build_truth(b, a[0].c[k]);
+        bool any = !strcmp(bi->name, "any");
+        r.c[0] =
+            any ? fmag_build_any(b, t, (unsigned)a[0].n) : fmag_build_all(b, t, (unsigned)a[0].n);
+        r.is_bool = true;
+        break;
     }
+    case BS_OUTARG: {
+        sval o = {{0}, r.n, false};
+        bool modf = !strcmp(bi->name, "modf");
+        for (int k = 0; k < r.n; k++)
+            r.c[k] = modf ? fmag_build_modf(b, a[0].c[k], &o.c[k], fm)
+                          : fmag_build_frexp(b, a[0].c[k], &o.c[k], fm);
+        store(g, e->args[1], &o);
+        break;
+    }
+    }
+    if (bi->shape == BS_MAP1 && r.n == 1 &&
+        (!strcmp(bi->name, "isnan") || !strcmp(bi->name, "isinf")))
+        r.is_bool = true;
     return r;
 }
 

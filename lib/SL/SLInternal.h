@@ -206,6 +206,11 @@ typedef enum sl_builtin_shape {
     BS_DISTANCE,
     BS_NORMALIZE,
     BS_CROSS,
+    BS_REFLECT,     /* reflect(I, N): two vectors of one type */
+    BS_REFRACT,     /* refract(I, N, eta): two vectors and an f32 */
+    BS_FACEFORWARD, /* faceforward(N, I, Nref): three vectors of one type */
+    BS_ANYALL,      /* any/all(v): f32 (1.0 / 0.0) of a vector's truth */
+    BS_OUTARG,      /* modf(x, out i) / frexp(x, out e): component-wise, the second an lvalue */
 } sl_builtin_shape;
 
 typedef struct sl_builtin {

@@ -7,6 +7,17 @@
 #include <string.h>
 #include "SLInternal.h"
 
+/* GLSL.std.450's others (issue 14), after the original ones. */
+// clang-format off
+#define GLSL450_BUILTINS \
+    {"asin", BS_MAP1}, {"acos", BS_MAP1}, {"sinh", BS_MAP1}, {"cosh", BS_MAP1}, \
+    {"tanh", BS_MAP1}, {"asinh", BS_MAP1}, {"acosh", BS_MAP1}, {"atanh", BS_MAP1}, \
+    {"radians", BS_MAP1}, {"degrees", BS_MAP1}, {"isnan", BS_MAP1}, {"isinf", BS_MAP1}, \
+    {"ldexp", BS_MAP2}, {"fma", BS_MAP3}, {"reflect", BS_REFLECT}, {"refract", BS_REFRACT}, \
+    {"faceforward", BS_FACEFORWARD}, {"any", BS_ANYALL}, {"all", BS_ANYALL}, \
+    {"modf", BS_OUTARG}, {"frexp", BS_OUTARG},
+// clang-format on
+
 const sl_builtin sl_builtins[] = {
     {"abs", BS_MAP1},         {"sign", BS_MAP1},         {"floor", BS_MAP1},
     {"ceil", BS_MAP1},        {"round", BS_MAP1},        {"trunc", BS_MAP1},
@@ -19,8 +30,7 @@ const sl_builtin sl_builtins[] = {
     {"atan2", BS_MAP2},       {"clamp", BS_MAP3},        {"mix", BS_MAP3},
     {"smoothstep", BS_MAP3},  {"select", BS_MAP3},       {"dot", BS_DOT},
     {"length", BS_LENGTH},    {"distance", BS_DISTANCE}, {"normalize", BS_NORMALIZE},
-    {"cross", BS_CROSS},
-};
+    {"cross", BS_CROSS},      GLSL450_BUILTINS};
 const unsigned sl_nbuiltins = sizeof sl_builtins / sizeof sl_builtins[0];
 
 int sl_builtin_find(const char *name, unsigned len)
@@ -389,6 +399,8 @@ static int check_call(checker *c, sl_expr *e)
             check_expr(c, e->args[i]);
         return SL_ERR;
     }
+    /* GLSL spells atan2(y, x) as a two-argument atan */
+    if (!strcmp(sl_builtins[bi].name, "atan") && e->nargs == 2) bi = sl_builtin_find("atan2", 5);
     e->call_kind = CALL_BUILTIN;
     e->builtin = bi;
     const sl_builtin *b = &sl_builtins[bi];
@@ -397,15 +409,20 @@ static int check_call(checker *c, sl_expr *e)
     case BS_MAP1:
     case BS_LENGTH:
     case BS_NORMALIZE:
+    case BS_ANYALL:
         want = 1;
         break;
     case BS_MAP2:
     case BS_DOT:
     case BS_DISTANCE:
     case BS_CROSS:
+    case BS_REFLECT:
+    case BS_OUTARG:
         want = 2;
         break;
     case BS_MAP3:
+    case BS_REFRACT:
+    case BS_FACEFORWARD:
         want = 3;
         break;
     }
@@ -447,6 +464,27 @@ static int check_call(checker *c, sl_expr *e)
             return SL_ERR;
         }
         return 3;
+    case BS_REFLECT:
+    case BS_FACEFORWARD:
+    case BS_OUTARG:
+        for (unsigned i = 1; i < e->nargs; i++)
+            if (types[i] != types[0]) {
+                sl_error(s, e->args[i]->pos, "%s: mismatched types %s and %s", b->name,
+                         sl_type_name(types[0]), sl_type_name(types[i]));
+                return SL_ERR;
+            }
+        if (b->shape == BS_OUTARG && !check_lvalue(c, e->args[1], "an 'out' argument"))
+            return SL_ERR;
+        return types[0];
+    case BS_REFRACT:
+        if (types[0] != types[1] || types[2] != 1) {
+            sl_error(s, e->pos, "refract needs two vectors of one type and an f32, got %s, %s, %s",
+                     sl_type_name(types[0]), sl_type_name(types[1]), sl_type_name(types[2]));
+            return SL_ERR;
+        }
+        return types[0];
+    case BS_ANYALL:
+        return 1;
     }
     return SL_ERR;
 }

@@ -25,5 +25,20 @@ export f32 main(f32 x, f32x3 v) {
     f32 h = setter(a);
     return a;
 }
+
+// The GLSL.std.450 additions (issue 14): arity, types, out arguments.
+export f32 glsl450(f32 x, f32x3 v, f32x2 w) {
+// CHECK: :[[@LINE+1]]:13: error: builtin 'atan' takes 1 argument, got 3
+    f32 a = atan(x, x, x);
+// CHECK: :[[@LINE+1]]:26: error: reflect: mismatched types f32x3 and f32x2
+    f32x3 r = reflect(v, w);
+// CHECK: :[[@LINE+1]]:15: error: refract needs two vectors of one type and an f32, got f32x3, f32x3, f32x2
+    f32x3 t = refract(v, v, w);
+// CHECK: :[[@LINE+1]]:23: error: an 'out' argument must be a variable or a swizzle of one
+    f32 m = modf(x, x + 1.0);
+// CHECK: :[[@LINE+1]]:13: error: builtin 'any' takes 1 argument, got 2
+    f32 n = any(v, v);
+    return a + r.x + t.x + m + n;
+}
 // The recursion check runs over the whole call graph after the bodies.
 // CHECK: diag-calls.sl:7:26: error: recursive call to 'ping' (recursion is not supported)

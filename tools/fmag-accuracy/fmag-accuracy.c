@@ -15,6 +15,7 @@
 #include "fmag/Math.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "accuracy.h"
 
 typedef struct fn_desc {
     const char *name;
@@ -80,9 +81,9 @@ static const fn_desc fns[] = {
     {"exp2", 1, exp2, NULL, "-126 <= x < 128 (normal result)", 2, 3},
     {"log", 1, log, NULL, "x >= 2^-126", 2, 3},
     {"log2", 1, log2, NULL, "x >= 2^-126", 2, 3},
-    {"sin", 1, sin, NULL, "|x| <= 1e4", 2, 0},
-    {"cos", 1, cos, NULL, "|x| <= 1e4", 2, 0},
-    {"tan", 1, tan, NULL, "|x| <= 1e4", 4, 4096},
+    {"sin", 1, sin, NULL, "|x| <= 1e5", 2, 0},
+    {"cos", 1, cos, NULL, "|x| <= 1e5", 2, 0},
+    {"tan", 1, tan, NULL, "|x| <= 1e5", 4, 4096},
     {"atan", 1, atan, NULL, "all finite", 2, 4096},
     {"asin", 1, asin, NULL, "|x| <= 1", 2, 4096},
     {"acos", 1, acos, NULL, "|x| <= 1", 2, 4096},
@@ -107,17 +108,31 @@ static float bits_f(uint32_t u)
     return f;
 }
 
+/* --trig-range R: the |x| bound of the sin/cos/tan sweeps (default 1e5). */
+static double trig_range = 1e5;
+
+static double pow_c; /* the exponent of the "pow@C" sweep */
+static double r_powc(double x)
+{
+    return pow(x, pow_c);
+}
+
 static bool in_domain(const char *name, float x)
 {
     double a = fabs((double)x);
     if (!isfinite(x)) return false;
+    if (!strncmp(name, "pow@", 4)) {
+        double r = fabs(pow(x, pow_c));
+        return x > 0 && r >= 0x1p-120 && r <= 0x1p120;
+    }
     if (!strcmp(name, "rcp")) return a >= 0x1p-126 && a <= 0x1p126;
     if (!strcmp(name, "sqrt")) return x >= 0;
     if (!strcmp(name, "inversesqrt") || !strcmp(name, "log") || !strcmp(name, "log2"))
         return x >= 0x1p-126;
     if (!strcmp(name, "exp")) return x >= -87.33f && x <= 88.72f;
     if (!strcmp(name, "exp2")) return x >= -126.0f && x < 128.0f;
-    if (!strcmp(name, "sin") || !strcmp(name, "cos") || !strcmp(name, "tan")) return a <= 1e4;
+    if (!strcmp(name, "sin") || !strcmp(name, "cos") || !strcmp(name, "tan"))
+        return a <= trig_range;
     if (!strcmp(name, "asin") || !strcmp(name, "acos")) return a <= 1;
     if (!strcmp(name, "sinh") || !strcmp(name, "cosh")) return a <= 89.41f;
     if (!strcmp(name, "acosh")) return x >= 1;
@@ -268,9 +283,10 @@ static void *worker(void *arg)
                 if (j->fd->nargs == 1) {
                     uint64_t r = splitmix(&seed);
                     float x = bits_f((uint32_t)r);
-                    /* half the samples uniform in value over [-1e4, 1e4] for trig */
+                    /* half the samples uniform in value over the trig range */
                     if ((r >> 40) & 1)
-                        x = (float)(((double)(r >> 11 & 0xFFFFFFF) / 268435456.0 * 2 - 1) * 1e4);
+                        x = (float)(((double)(r >> 11 & 0xFFFFFFF) / 268435456.0 * 2 - 1) *
+                                    (trig_range < 3e38 ? trig_range : 3e38));
                     if (in_domain(j->fd->name, x)) in[n++] = x;
                 } else {
                     float x, y;
@@ -361,32 +377,47 @@ static void edge_cases(job *j)
     }
 }
 
-static bool build(const char *name, bool fast, fmag_vm_image *img, char *msg, size_t msglen)
+fmag_context *acc_build_ir(const char *name, bool fast, fmag_func **fn, char *msg, size_t msglen)
 {
-    fmag_context *ctx = fmag_context_create();
-    const fmag_math_builtin *mb = fmag_math_builtin_lookup(name);
-    bool ok = false;
+    /* "pow@C": pow(x, C) with the literal exponent C (the strength reduction) */
+    bool powc = !strncmp(name, "pow@", 4);
+    const fmag_math_builtin *mb = fmag_math_builtin_lookup(powc ? "pow" : name);
     if (!mb) {
         snprintf(msg, msglen, "no builtin '%s'", name);
-        fmag_context_destroy(ctx);
-        return false;
+        return NULL;
     }
+    fmag_context *ctx = fmag_context_create();
     fmag_module *m = fmag_module_create(ctx);
     m->fastmath = fast;
-    fmag_func *f = fmag_func_create(m, name, mb->nargs, 1, true);
+    fmag_func *f = fmag_func_create(m, powc ? "powc" : name, powc ? 1 : mb->nargs, 1, true);
     fmag_builder b;
     b.module = m;
     fmag_builder_at_end(&b, fmag_block_create(f, "entry"));
     fmag_value *p = f->params;
-    fmag_value *r = mb->nargs == 1   ? mb->fn1(&b, &p[0], fast)
-                    : mb->nargs == 2 ? mb->fn2(&b, &p[0], &p[1], fast)
-                                     : mb->fn3(&b, &p[0], &p[1], &p[2], fast);
+    fmag_value *r =
+        powc ? fmag_build_pow(&b, &p[0], fmag_module_const(m, strtof(name + 4, NULL)), fast)
+        : mb->nargs == 1 ? mb->fn1(&b, &p[0], fast)
+        : mb->nargs == 2 ? mb->fn2(&b, &p[0], &p[1], fast)
+                         : mb->fn3(&b, &p[0], &p[1], &p[2], fast);
     fmag_build_ret(&b, &r, 1);
     fmag_pass_options po;
     memset(&po, 0, sizeof po);
-    if (fmag_run_passes(m, "O2", &po) && fmag_codegen_module(m, img))
-        ok = true;
-    else
+    if (!fmag_run_passes(m, "O2", &po)) {
+        snprintf(msg, msglen, "%s", fmag_context_diag_count(ctx) ? fmag_context_diag(ctx, 0) : "?");
+        fmag_context_destroy(ctx);
+        return NULL;
+    }
+    *fn = f;
+    return ctx;
+}
+
+bool acc_build(const char *name, bool fast, fmag_vm_image *img, char *msg, size_t msglen)
+{
+    fmag_func *f;
+    fmag_context *ctx = acc_build_ir(name, fast, &f, msg, msglen);
+    if (!ctx) return false;
+    bool ok = fmag_codegen_module(f->module, img);
+    if (!ok)
         snprintf(msg, msglen, "%s", fmag_context_diag_count(ctx) ? fmag_context_diag(ctx, 0) : "?");
     fmag_context_destroy(ctx);
     return ok;
@@ -407,6 +438,57 @@ static const char *fast_target_text(const fn_desc *fd, bool fast, char *p)
     return p;
 }
 
+/* --mix-ends N: mix(x, y, 0) == x and mix(x, y, 1) == y exactly (+-0 equal, as
+ * SPEC section 2 counts them) for N pairs of finite x, y: random bit patterns,
+ * half of them then moved near each other (the cancelling case). */
+static int mix_ends(uint64_t n, bool fast)
+{
+    fmag_vm_image img;
+    fmag_vm_image_init(&img);
+    char msg[256];
+    if (!acc_build("mix", fast, &img, msg, sizeof msg)) {
+        fprintf(stderr, "fmag-accuracy: mix: cannot build: %s\n", msg);
+        return 1;
+    }
+    const fmag_vm_program *prog = &img.programs[0];
+    float *in = malloc(3 * CHUNK * sizeof *in), *out = malloc(CHUNK * sizeof *out);
+    uint64_t seed = 0x313A, bad = 0, done = 0;
+    int rc = in && out ? 0 : 1;
+    while (!rc && done < n) {
+        size_t m = 0;
+        while (m < CHUNK && done + m / 2 < n) {
+            uint64_t r = splitmix(&seed);
+            float x = bits_f((uint32_t)r), y = bits_f((uint32_t)(r >> 32));
+            if (!isfinite(x) || !isfinite(y)) continue;
+            if (r & 1) y = x * (1 + (float)((r >> 8) & 0xFFFF) * 0x1p-20f);
+            if (!isfinite(y)) continue;
+            for (int t = 0; t < 2; t++, m++) {
+                in[3 * m] = x;
+                in[3 * m + 1] = y;
+                in[3 * m + 2] = (float)t;
+            }
+        }
+        if (!fmag_vm_run_per_lane_threads(&prog, 1, NULL, in, 3, out, 1, m, 2, msg, sizeof msg)) {
+            fprintf(stderr, "fmag-accuracy: mix: %s\n", msg);
+            rc = 1;
+            break;
+        }
+        for (size_t i = 0; i < m; i++) {
+            float want = in[3 * i + 2] == 0 ? in[3 * i] : in[3 * i + 1];
+            if (out[i] != want && bad++ < 10)
+                printf("mix(%a, %a, %g) = %a, want %a\n", (double)in[3 * i], (double)in[3 * i + 1],
+                       (double)in[3 * i + 2], (double)out[i], (double)want);
+        }
+        done += m / 2;
+    }
+    printf("mix ends %s: %llu pairs, t = 0 and t = 1: %llu inexact %s\n", fast ? "fast" : "strict",
+           (unsigned long long)done, (unsigned long long)bad, bad ? "MISSED" : "ok");
+    free(in);
+    free(out);
+    fmag_vm_image_free(&img);
+    return rc || bad ? 1 : 0;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: fmag-accuracy [options] [builtin...]\n"
@@ -421,14 +503,18 @@ static void usage(FILE *out)
                  "  --fast           the fast-math sequences\n"
                  "  --threads N      worker threads (default: all CPUs)\n"
                  "  --pow-limit L    pow samples only where |y log2 x| <= L (default 127)\n"
+                 "  --trig-range R   sin/cos/tan over |x| <= R (default 1e5)\n"
+                 "  --mix-ends N     check mix(x,y,0) == x and mix(x,y,1) == y on N pairs\n"
                  "  --markdown       print a table row per builtin\n"
+                 "  --special        the special-value table: every builtin on zeros,\n"
+                 "                   infinities, NaN and its domain's ends, against C\n"
                  "  --help, --version\n");
 }
 
 int main(int argc, char **argv)
 {
-    bool exhaustive = false, fast = false, markdown = false;
-    uint64_t samples = 10000000;
+    bool exhaustive = false, fast = false, markdown = false, special = false;
+    uint64_t samples = 10000000, mix_n = 0;
     double pow_limit = 127;
     unsigned nthreads = 0;
     const char *only[64];
@@ -444,10 +530,16 @@ int main(int argc, char **argv)
             exhaustive = true;
         } else if (!strcmp(argv[i], "--fast")) {
             fast = true;
+        } else if (!strcmp(argv[i], "--special")) {
+            special = true;
         } else if (!strcmp(argv[i], "--markdown")) {
             markdown = true;
         } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
             samples = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--mix-ends") && i + 1 < argc) {
+            mix_n = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--trig-range") && i + 1 < argc) {
+            trig_range = atof(argv[++i]);
         } else if (!strcmp(argv[i], "--pow-limit") && i + 1 < argc) {
             pow_limit = atof(argv[++i]);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -459,22 +551,34 @@ int main(int argc, char **argv)
             only[nonly++] = argv[i];
         }
     }
+    if (special) return acc_special(fast, markdown, only, nonly);
+    if (mix_n) return mix_ends(mix_n, fast);
     if (nthreads == 0) nthreads = fmag_vm_hardware_threads();
     if (nthreads > 64) nthreads = 64;
     if (markdown)
         printf("| builtin | instrs | domain | method | points | worst ulp | at x | target | ok |\n"
                "|---|---|---|---|---|---|---|---|---|\n");
     int rc = 0;
-    for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++) {
-        const fn_desc *fd = &fns[k];
-        bool want = nonly == 0;
-        for (unsigned i = 0; i < nonly; i++)
+    size_t nfns = sizeof fns / sizeof fns[0];
+    for (size_t k = 0; k < nfns + nonly; k++) {
+        /* after the table: the "pow@C" names given (pow with a literal exponent,
+         * x > 0 with a normal result; held to 1.5 ulp, the general pow's worst) */
+        fn_desc powd = {NULL, 1, r_powc, NULL, "x > 0, 2^-120 <= x^C <= 2^120", 1.5, 4096};
+        const fn_desc *fd = &fns[k < nfns ? k : 0];
+        if (k >= nfns) {
+            if (strncmp(only[k - nfns], "pow@", 4)) continue;
+            powd.name = only[k - nfns];
+            pow_c = strtod(powd.name + 4, NULL);
+            fd = &powd;
+        }
+        bool want = nonly == 0 || k >= nfns;
+        for (unsigned i = 0; i < nonly && k < nfns; i++)
             want |= !strcmp(only[i], fd->name);
         if (!want) continue;
         fmag_vm_image img;
         fmag_vm_image_init(&img);
         char msg[512];
-        if (!build(fd->name, fast, &img, msg, sizeof msg)) {
+        if (!acc_build(fd->name, fast, &img, msg, sizeof msg)) {
             fprintf(stderr, "fmag-accuracy: %s: cannot build: %s\n", fd->name, msg);
             rc = 1;
             continue;
