@@ -3,7 +3,9 @@
  * fmag-remez, and power-of-two ladders for 2^n and for the exponent of x. Steps that
  * fast-math reassociation could merge (the split constants, the rounding trick) are
  * guarded by a value known to be positive at run time, which no rewrite can see
- * through. */
+ * through. Also here: log1p and log(hi + lo) for the inverse hyperbolics, e^x*2^k
+ * for the hyperbolics, the special values (log(0) = -inf, pow at 0 and below),
+ * and pow's strength reduction for a literal exponent. */
 #include <math.h>
 #include "MathInternal.h"
 
@@ -124,10 +126,11 @@ fmag_value *fmag_math_exp_scaled(fmag_builder *b, fmag_value *x, float hi, int s
 }
 
 /* x > 0 -> e, f with x = 2^e * (1 + f), 1 + f in [sqrt(1/2), sqrt(2)]; f exact.
+ * With c non-NULL, *c (a companion value) is scaled by every step as x is.
  * A denormal step, a 2^126 step for x < 1, the downward ladder, one centring step.
  * 30 instructions. *m_out gets 1 + f (a positive value, used as an opaque guard). */
-static void reduce_log2(fmag_builder *b, fmag_value *x, fmag_value **e_out, fmag_value **f_out,
-                        fmag_value **m_out, fmag_value **c)
+static void reduce_log_carry(fmag_builder *b, fmag_value *x, fmag_value **e_out, fmag_value **f_out,
+                             fmag_value **m_out, fmag_value **c)
 {
     fmag_value *gd = FMA(b, x, K(b, -1.0f), K(b, p2(-100)));
     fmag_value *m = F(b, x, K(b, p2(48)), K(b, 0.0f), x, gd);
@@ -155,7 +158,7 @@ static void reduce_log2(fmag_builder *b, fmag_value *x, fmag_value **e_out, fmag
 static void reduce_log(fmag_builder *b, fmag_value *x, fmag_value **e_out, fmag_value **f_out,
                        fmag_value **m_out)
 {
-    reduce_log2(b, x, e_out, f_out, m_out, NULL);
+    reduce_log_carry(b, x, e_out, f_out, m_out, NULL);
 }
 
 /* log(1+f) - f = -f^2/2 + f^3 q(f) */
@@ -197,7 +200,7 @@ fmag_value *fmag_build_log(fmag_builder *b, fmag_value *x, bool fm)
 fmag_value *fmag_math_log_hilo(fmag_builder *b, fmag_value *hi, fmag_value *lo, bool fm)
 {
     fmag_value *e, *f, *m, *c = lo;
-    reduce_log2(b, hi, &e, &f, &m, &c);
+    reduce_log_carry(b, hi, &e, &f, &m, &c);
     f = fmag_build_add(b, f, c);
     fmag_value *y = log_tail(b, f, fm);
     y = F(b, e, K(b, LN2_LO), y, y, m);

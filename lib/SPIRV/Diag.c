@@ -2,6 +2,7 @@
  * module carries it, the opcode's name, the result id by its OpName. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "SPIRVInternal.h"
 
@@ -31,6 +32,60 @@ const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len)
     return buf;
 }
 
+/* Line `line` of a file's source text, honouring `#line N` directives (glslang
+ * puts a preamble and `#line 1` before the user's text). */
+static bool source_line(const spv_id *f, uint32_t line, const char **start, size_t *len)
+{
+    const char *s = f->src, *end = f->src + f->srclen;
+    uint64_t no = 1;
+    while (s < end) {
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        if (!e) e = end;
+        if (e - s > 6 && !strncmp(s, "#line ", 6)) {
+            no = strtoull(s + 6, NULL, 10);
+        } else {
+            if (no == line) {
+                *start = s;
+                *len = (size_t)(e - s);
+                if (*len && s[*len - 1] == '\r') (*len)--;
+                return true;
+            }
+            no++;
+        }
+        s = e + 1;
+    }
+    return false;
+}
+
+/* "\n<source line>\n<caret>" into buf, or "" when the text is not there. The
+ * caret goes under column col, or under the first non-blank character when the
+ * module gives no column (glslang). */
+static void source_excerpt(const spv_reader *r, const spv_inst *in, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    const spv_id *f = &r->ids[in->file];
+    const char *ls;
+    size_t n;
+    if (!f->src || !source_line(f, in->line, &ls, &n)) return;
+    if (n > 400) n = 400;
+    char line[401], caret[402];
+    size_t k = 0, col = in->col ? in->col - 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)ls[i];
+        line[i] = (c == '\t' || c >= 0x20) ? (char)c : ' ';
+    }
+    line[n] = 0;
+    if (!in->col)
+        while (col < n && (ls[col] == ' ' || ls[col] == '\t'))
+            col++;
+    if (col > n) col = n;
+    for (size_t i = 0; i < col && k < 400; i++)
+        caret[k++] = ls[i] == '\t' ? '\t' : ' ';
+    caret[k++] = '^';
+    caret[k] = 0;
+    snprintf(buf, cap, "\n%s\n%s", line, caret);
+}
+
 static void verror(spv_reader *r, uint32_t inst, const char *prefix, const char *fmt, va_list ap)
 {
     char msg[600], pos[300];
@@ -45,9 +100,10 @@ static void verror(spv_reader *r, uint32_t inst, const char *prefix, const char 
         snprintf(pos, sizeof pos, "%s:%u", file, (unsigned)in->line);
     else
         snprintf(pos, sizeof pos, "%s", r->filename);
-    char where[64] = "";
+    char where[64] = "", excerpt[820] = "";
     if (in && !file) snprintf(where, sizeof where, " (word %u)", (unsigned)in->word);
-    fmag_context_error(r->ctx, "%s: error: %s%s%s", pos, prefix, msg, where);
+    if (file) source_excerpt(r, in, excerpt, sizeof excerpt);
+    fmag_context_error(r->ctx, "%s: error: %s%s%s%s", pos, prefix, msg, where, excerpt);
     r->failed = true;
     r->nerrors++;
 }

@@ -337,6 +337,8 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
     if (!w) return false;
     /* Inputs: where each variable's leaves start among the wrapper's params. */
     unsigned *at = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *at);
+    for (unsigned k = 0; k < r->ngvars; k++)
+        at[k] = UINT32_MAX; /* not an input (a built-in): its leaves are 0 */
     for (unsigned k = 0, a = 0; k < nins; k++) {
         at[ins[k]->index] = a;
         a += ins[k]->nleaves;
@@ -345,9 +347,13 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
     unsigned a = 0;
     for (unsigned g = 0; g < f->nglobals; g++) {
         spv_var *v = f->globals[g];
-        if (v->storage == SpvStorageClassInput || is_uniform(v->storage)) {
+        if ((v->storage == SpvStorageClassInput || is_uniform(v->storage)) &&
+            at[v->index] != UINT32_MAX) {
             for (uint32_t j = 0; j < v->nleaves; j++)
                 args[a++] = &w->params[at[v->index] + j];
+        } else if (v->storage == SpvStorageClassInput || is_uniform(v->storage)) {
+            for (uint32_t j = 0; j < v->nleaves; j++)
+                args[a++] = r->zero;
         } else {
             initial(r, v, args + a);
             a += v->nleaves;
@@ -454,6 +460,7 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
     for (unsigned g = 0; g < f->nglobals; g++) {
         spv_var *v = f->globals[g];
         if (v->storage != SpvStorageClassInput && !is_uniform(v->storage)) continue;
+        if (is_builtin(r, v)) continue; /* reading one is an error already */
         if (!r->opts->globals_as_inputs)
             return spv_error(r, f->begin, "the entry function reads the %s variable %s, but its "
                                           "inputs are its parameters",
@@ -498,9 +505,12 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
     }
     for (unsigned g = 0; g < f->nglobals; g++) {
         spv_var *v = f->globals[g];
-        if (v->storage == SpvStorageClassInput || is_uniform(v->storage)) {
+        if ((v->storage == SpvStorageClassInput || is_uniform(v->storage)) && !is_builtin(r, v)) {
             for (uint32_t j = 0; j < v->nleaves; j++)
                 args[a++] = &w->params[in++];
+        } else if (v->storage == SpvStorageClassInput || is_uniform(v->storage)) {
+            for (uint32_t j = 0; j < v->nleaves; j++)
+                args[a++] = r->zero;
         } else {
             initial(r, v, args + a);
             a += v->nleaves;

@@ -240,6 +240,11 @@ static bool const_scalar(spv_reader *r, uint32_t i, spv_type *t, const uint32_t 
         }
         float f;
         memcpy(&f, lit, 4);
+        if (isnan(f) || isinf(f)) {
+            /* FMAG literals are finite (SPEC §1): an error where it is used. */
+            *bad = "a NaN or infinite constant (FMAG literals are finite numbers)";
+            f = 0.0f;
+        }
         *out = fmag_module_const(r->m, f);
         return true;
     }
@@ -459,6 +464,31 @@ static void parse_decoration(spv_reader *r, uint32_t i)
     }
 }
 
+/* OpSource / OpSourceContinued: the source text of a file, for diagnostics that
+ * show the line (glslang -g embeds it). */
+static void parse_source(spv_reader *r, uint32_t i, uint32_t *last_file)
+{
+    const spv_inst *in = &r->insts[i];
+    uint32_t file = *last_file, k;
+    if (in->op == SpvOpSource) {
+        *last_file = 0;
+        if (in->nw < 5 || in->w[3] >= r->bound || r->ids[in->w[3]].kind != ID_STRING) return;
+        file = *last_file = in->w[3];
+        k = 4;
+    } else {
+        k = 1;
+    }
+    if (!file || k >= in->nw) return;
+    const char *s = (const char *)(in->w + k);
+    size_t n = strnlen(s, (size_t)(in->nw - k) * 4);
+    spv_id *f = &r->ids[file];
+    char *t = fmag_context_alloc(r->ctx, f->srclen + n + 1);
+    if (f->srclen) memcpy(t, f->src, f->srclen);
+    memcpy(t + f->srclen, s, n);
+    f->src = t;
+    f->srclen += n;
+}
+
 /* ---------------------------------------------------------- the whole module */
 
 static bool split_instructions(spv_reader *r)
@@ -640,6 +670,7 @@ bool spv_parse(spv_reader *r)
     }
     r->funcs = alloc(r, sizeof(spv_func) * nf);
     r->gvars = alloc(r, sizeof(spv_var *) * nv);
+    uint32_t last_file = 0;
     for (uint32_t i = 0; i < r->ninsts && !r->failed; i++) {
         const spv_inst *in = &r->insts[i];
         r->cur_inst = i;
@@ -656,6 +687,10 @@ bool spv_parse(spv_reader *r)
             r->ids[in->w[1]].ext = !s ? 0 : !strcmp(s, "GLSL.std.450") ? 1 : !strncmp(s, "NonSemantic.", 12) ? 2 : 0;
             break;
         }
+        case SpvOpSource:
+        case SpvOpSourceContinued:
+            parse_source(r, i, &last_file);
+            break;
         case SpvOpDecorate:
             parse_decoration(r, i);
             break;

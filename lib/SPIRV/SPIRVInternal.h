@@ -96,6 +96,8 @@ typedef struct spv_id {
     struct spv_block *blk;  /* ID_LABEL: the block */
     struct spv_block *dblk; /* ID_VALUE / ID_VAR in a function: the defining block */
     const char *text;  /* ID_STRING */
+    char *src;         /* ID_STRING naming a file: its source text from OpSource */
+    size_t srclen;
     uint32_t ext;      /* ID_EXTIMPORT: 1 = GLSL.std.450 */
     /* decorations */
     bool has_location, has_binding, is_builtin, is_block, is_spec;

@@ -385,7 +385,8 @@ static void sim_iter(sim *s)
             case FMAG_OP_RET:
                 break;
             }
-            s->cost += !kn;
+            /* A terminator always stays (a jmp when its guard is known). */
+            s->cost += !kn || fmag_instr_is_terminator(i);
         }
     }
     for (unsigned k = 0; k < s->nphis; k++) {
@@ -816,7 +817,7 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
     for (;;) {
         sim_iter(&s);
         iters++;
-        total += s.cost + 1;
+        total += s.cost;
         if (!s.backedge) break;
         if (state_repeats(&s)) {
             res = NOT_CONSTANT;
