@@ -160,14 +160,27 @@ fmag_value *fmag_build_clamp(fmag_builder *b, fmag_value *x, fmag_value *lo, fma
     return fmag_build_min(b, fmag_build_max(b, x, lo), hi);
 }
 
-/* mix (3; 2 when t is a literal): t*y + (x - t*x) as two fmas, each product
- * exact inside its fma. Exact at both ends for finite x, y: t = 0 gives
- * 0*y + x = x, t = 1 gives y + (x - x) = y. (The former x + (y - x)*t was exact at
+/* mix (3; 2 when t is a literal, 1 when t is a 0/1 select): t*y + (x - t*x) as
+ * two fmas, each product exact inside its fma. Exact at both ends for finite x, y:
+ * t = 0 gives 0*y + x = x, t = 1 gives y + (x - x) = y. (The former x + (y - x)*t was exact at
  * t = 0 only: mix(1e8, 1, 1) gave 0.) No two-instruction form is exact at both
  * ends: the inner x - t*x needs -t, which one fma cannot form from t. */
 fmag_value *fmag_build_mix(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *t, bool fm)
 {
     (void)fm;
+    /* t a select between the literals 0 and 1 (step(), a comparison): since both
+     * ends are exact, mix(x, y, t) is that select of x and y on t's own guard (1). */
+    if (t->kind == FMAG_VALUE_RESULT && t->def && t->def->op == FMAG_OP_FMAG) {
+        const fmag_instr *i = t->def;
+        fmag_value *a = fmag_instr_op(i, 0), *bb = fmag_instr_op(i, 1), *c = fmag_instr_op(i, 2);
+        fmag_value *d = fmag_instr_op(i, 3);
+        if (fmag_value_is_const(a) && fmag_value_is_const(bb) && fmag_value_is_const(c) &&
+            fmag_value_is_const(d)) {
+            float t1 = fmaf(a->imm, bb->imm, c->imm), t0 = d->imm;
+            if ((t1 == 0 || t1 == 1) && (t0 == 0 || t0 == 1))
+                return SEL(b, t1 == 1 ? y : x, t0 == 1 ? y : x, fmag_instr_op(i, 4));
+        }
+    }
     fmag_value *nt = fmag_value_is_const(t) ? K(b, -t->imm) : fmag_build_neg(b, t);
     return FMA(b, t, y, FMA(b, nt, x, x));
 }

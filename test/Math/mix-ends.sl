@@ -15,3 +15,13 @@ export f32 ends(f32 x, f32 y, out f32 m0, out f32 sel) {
     sel = mix(x, y, step(0.5, y - y + 1.0));
     return mix(x, y, 1.0);
 }
+
+// mix(a, b, step(e, x)) used as a select is one select on step's guard (before
+// it: the subtraction for the guard and a move).
+// RUN: slc -S %s -entry sel01 -o - | FileCheck %s --check-prefix=SEL
+// SEL: .def sel01
+// SEL-COUNT-3: = fmag
+// SEL-NOT: = fmag
+export f32 sel01(f32 a, f32 b, f32 e, f32 x) {
+    return mix(a, b, step(e, x));
+}
