@@ -11,7 +11,77 @@
 #include <string.h>
 #include "fmag/SPIRV.h"
 
-enum { OP_DECORATE = 71, OP_VARIABLE = 59, DEC_LOCATION = 30, SC_INPUT = 1, SC_OUTPUT = 3 };
+enum {
+    OP_SOURCE_CONTINUED = 2,
+    OP_SOURCE = 3,
+    OP_DECORATE = 71,
+    OP_VARIABLE = 59,
+    DEC_LOCATION = 30,
+    SC_INPUT = 1,
+    SC_OUTPUT = 3
+};
+
+/* Appends one instruction: opcode, the fixed words, then `text` as a NUL-terminated
+ * literal string. */
+static size_t put_inst(uint32_t *out, size_t at, uint32_t op, const uint32_t *fixed, unsigned nfixed,
+                       const char *text, size_t n)
+{
+    size_t strw = n / 4 + 1, wc = 1 + nfixed + strw;
+    out[at] = (uint32_t)(wc << 16 | op);
+    memcpy(out + at + 1, fixed, nfixed * sizeof *fixed);
+    memset(out + at + 1 + nfixed, 0, strw * 4);
+    memcpy(out + at + 1 + nfixed, text, n);
+    return at + wc;
+}
+
+/* The module with the source text of its OpSource replaced by the user's file. glslang
+ * embeds the text it compiled (a preamble of comments, the preprocessed text, the
+ * wrapper); the reader quotes the line of a diagnostic from it, and the user's own
+ * line, spelled as they wrote it, is the one to show. NULL when out of memory or when
+ * there is no OpSource with a file (the module is used as it is). */
+static uint32_t *with_user_source(const uint32_t *w, size_t nw, const char *src, size_t len,
+                                  size_t *nout)
+{
+    enum { CHUNK = 60000 }; /* bytes per instruction: well under 65535 words */
+    size_t cap = nw + 8 + (len / CHUNK + 1) * (CHUNK / 4 + 8);
+    uint32_t *out = malloc(cap * sizeof *out);
+    if (!out || nw < 5) {
+        free(out);
+        return NULL;
+    }
+    memcpy(out, w, 5 * sizeof *w);
+    size_t at = 5;
+    bool replaced = false;
+    for (size_t i = 5; i < nw;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (!wc || i + wc > nw) break;
+        if (op == OP_SOURCE_CONTINUED && replaced) {
+            i += wc;
+            continue;
+        }
+        if (op == OP_SOURCE && wc >= 4 && !replaced) {
+            uint32_t fixed[3] = {w[i + 1], w[i + 2], w[i + 3]};
+            size_t first = len < CHUNK ? len : CHUNK;
+            at = put_inst(out, at, OP_SOURCE, fixed, 3, src, first);
+            for (size_t off = first; off < len; off += CHUNK) {
+                size_t n = len - off < CHUNK ? len - off : CHUNK;
+                at = put_inst(out, at, OP_SOURCE_CONTINUED, NULL, 0, src + off, n);
+            }
+            replaced = true;
+            i += wc;
+            continue;
+        }
+        memcpy(out + at, w + i, wc * sizeof *w);
+        at += wc;
+        i += wc;
+    }
+    if (!replaced) {
+        free(out);
+        return NULL;
+    }
+    *nout = at;
+    return out;
+}
 
 /* The Location of every Input (dir 0) or Output (dir 1) variable, ascending, in
  * locs[0..*n-1] (the reader's parameter and result order). False on a module this
@@ -93,7 +163,10 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
     if (opts) o.fastmath = opts->fastmath;
     o.entry = NULL; /* the generated entry point is the module's only one */
     o.filename = filename;
-    fmag_module *m = fmag_spirv_import(ctx, s.words, s.nwords, &o);
+    size_t nw2 = 0;
+    uint32_t *w2 = with_user_source(s.words, s.nwords, src, len, &nw2);
+    fmag_module *m = fmag_spirv_import(ctx, w2 ? w2 : s.words, w2 ? nw2 : s.nwords, &o);
+    free(w2);
     const char *name = entry ? entry : "main";
     fmag_func *prog = NULL;
     if (m) {
