@@ -512,7 +512,11 @@ static bool find_signature(front *f, signature *sig)
                 continue;
             }
             if (j == e || tok_punct(f, j, ',')) {
-                if (!parse_param(f, start, j, &sig->params[sig->nparams], sig->nparams)) return false;
+                if (!parse_param(f, start, j, &sig->params[sig->nparams], sig->nparams)) {
+                    free(sig->params);
+                    sig->params = NULL;
+                    return false;
+                }
                 sig->nparams++;
                 start = j + 1;
             }
