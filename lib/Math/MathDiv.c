@@ -49,7 +49,7 @@ static void reduce_rcp(fmag_builder *b, fmag_value *x, fmag_value **m_out, fmag_
     *s_out = s;
 }
 
-/* rcp (38): seed, two Newton steps e = 1 - m*y, y += y*e (the last one with fma
+/* rcp (39 lowered): seed, two Newton steps e = 1 - m*y, y += y*e (the last one with fma
  * is within 1 ulp), then the exact power-of-two scale. */
 fmag_value *fmag_build_rcp(fmag_builder *b, fmag_value *x, bool fm)
 {
@@ -140,7 +140,7 @@ static fmag_value *rsqrt_core(fmag_builder *b, fmag_value *m, fmag_value **nmh_o
     return y;
 }
 
-/* sqrt (42; fast-math 38): s0 = m*y, then the residual correction
+/* sqrt (45 lowered; fast-math 41): s0 = m*y, then the residual correction
  * s0 + (m - s0^2) * y/2 with the residual exact in fma. */
 fmag_value *fmag_build_sqrt(fmag_builder *b, fmag_value *x, bool fm)
 {

@@ -39,7 +39,7 @@ static float pow2i(int k)
 }
 
 /* ldexp(x, n) for an integer-valued n: a literal n in [-126, 127] is one exact
- * multiply (rounded once if the result is denormal). Otherwise (45): n is clamped
+ * multiply (rounded once if the result is denormal). Otherwise (50): n is clamped
  * to [-300, 300] (beyond, every finite x over- or underflows anyway), one step
  * brings |n| under 175 by a factor 2^127 or 2^-126 applied to x, and the 2^n
  * ladder does the rest. */
