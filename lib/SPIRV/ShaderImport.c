@@ -14,6 +14,9 @@
 enum {
     OP_SOURCE_CONTINUED = 2,
     OP_SOURCE = 3,
+    OP_NAME = 5,
+    OP_MEMBER_NAME = 6,
+    OP_TYPE_POINTER = 32,
     OP_DECORATE = 71,
     OP_VARIABLE = 59,
     DEC_LOCATION = 30,
@@ -123,6 +126,49 @@ static bool surviving_locations(const uint32_t *w, size_t nw, unsigned dir, unsi
     return ok;
 }
 
+/* The names of the uniform data the module reads (HLSL globals live in a "$Global"
+ * block, cbuffers are blocks: their member names; other variables: their own name),
+ * comma-separated into buf. False when there is none. */
+static bool uniform_names(const uint32_t *w, size_t nw, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 5; i < nw;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (!wc || i + wc > nw) break;
+        uint32_t sc = wc >= 4 ? w[i + 3] : ~0u;
+        if (op == OP_VARIABLE && (sc == 0 || sc == 2 || sc == 9 || sc == 12)) {
+            uint32_t ptr = w[i + 1], var = w[i + 2], pointee = 0;
+            for (size_t j = 5; j < nw;) { /* the pointer type's pointee */
+                uint32_t l2 = w[j] >> 16;
+                if (!l2 || j + l2 > nw) break;
+                if ((w[j] & 0xffff) == OP_TYPE_POINTER && l2 >= 4 && w[j + 1] == ptr) pointee = w[j + 3];
+                j += l2;
+            }
+            bool members = false;
+            for (size_t j = 5; j < nw;) { /* member names first, else the variable's name */
+                uint32_t l2 = w[j] >> 16, o2 = w[j] & 0xffff;
+                if (!l2 || j + l2 > nw) break;
+                bool take = (o2 == OP_MEMBER_NAME && l2 >= 4 && w[j + 1] == pointee) ||
+                            (o2 == OP_NAME && l2 >= 3 && w[j + 1] == var && !members);
+                if (take) {
+                    size_t k = o2 == OP_MEMBER_NAME ? 3 : 2;
+                    const char *nm = (const char *)(w + j + k);
+                    size_t n = strnlen(nm, (l2 - k) * 4);
+                    if (o2 == OP_MEMBER_NAME) members = true;
+                    if (n && used + n + 3 < cap) {
+                        used += (size_t)snprintf(buf + used, cap - used, "%s'%.*s'", used ? ", " : "",
+                                                 (int)n, nm);
+                    }
+                }
+                j += l2;
+            }
+        }
+        i += wc;
+    }
+    return used > 0;
+}
+
 /* Wraps `inner` (params = the surviving inputs, results = the surviving outputs, in
  * location order) in an export with all nin inputs and nout outputs. */
 static fmag_func *full_interface(fmag_context *ctx, fmag_module *m, fmag_func *inner,
@@ -165,8 +211,9 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
     o.filename = filename;
     size_t nw2 = 0;
     uint32_t *w2 = with_user_source(s.words, s.nwords, src, len, &nw2);
-    fmag_module *m = fmag_spirv_import(ctx, w2 ? w2 : s.words, w2 ? nw2 : s.nwords, &o);
-    free(w2);
+    const uint32_t *words = w2 ? w2 : s.words;
+    size_t nwords = w2 ? nw2 : s.nwords;
+    fmag_module *m = fmag_spirv_import(ctx, words, nwords, &o);
     const char *name = entry ? entry : "main";
     fmag_func *prog = NULL;
     if (m) {
@@ -179,12 +226,20 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
     unsigned *in_locs = m ? fmag_context_alloc(ctx, (nin + 1) * sizeof *in_locs) : NULL;
     unsigned *out_locs = m ? fmag_context_alloc(ctx, (nout + 1) * sizeof *out_locs) : NULL;
     bool ok = m && prog && in_locs && out_locs &&
-              surviving_locations(s.words, s.nwords, 0, nin, in_locs, &nin_s) &&
-              surviving_locations(s.words, s.nwords, 1, nout, out_locs, &nout_s) &&
+              surviving_locations(words, nwords, 0, nin, in_locs, &nin_s) &&
+              surviving_locations(words, nwords, 1, nout, out_locs, &nout_s) &&
               prog->nparams == nin_s && prog->nresults == nout_s;
-    fmag_shader_spirv_free(&s);
-    if (!m) return NULL;
-    if (!ok) {
+    char names[256];
+    if (m && !ok && prog && uniform_names(words, nwords, names, sizeof names)) {
+        /* HLSL globals are uniforms (GLSL's were made private by the front): reading
+         * one under -entry has no place in the interface. */
+        fmag_context_error(ctx,
+                           "%s: error: '%s' reads the global (uniform) variables %s: the "
+                           "program's inputs are the parameters of '%s' only (pass them as "
+                           "parameters, or make them static const)",
+                           filename, name, names, name);
+        m = NULL;
+    } else if (m && !ok) {
         /* A bug in one of the two halves, which must not become a program with
          * shuffled inputs. */
         fmag_context_error(ctx,
@@ -192,8 +247,11 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
                            "outputs; the SPIR-V interface has %u and %u",
                            filename, prog ? prog->nparams : 0, prog ? prog->nresults : 0, nin_s,
                            nout_s);
-        return NULL;
+        m = NULL;
     }
+    free(w2);
+    fmag_shader_spirv_free(&s);
+    if (!m) return NULL;
     if (nin_s == nin && nout_s == nout) {
         prog->name = fmag_context_strdup(ctx, name, strlen(name));
         return m;
