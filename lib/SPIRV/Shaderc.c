@@ -979,6 +979,21 @@ static unsigned count_lines(const char *s, size_t n)
     return l;
 }
 
+/* Shadertoy declares iTime, iResolution ... itself, so pasted code uses them undeclared;
+ * the interface has no place for them, and the message says what to do instead. */
+static const char *shadertoy_hint(const char *msg, size_t n)
+{
+    static const char *const names[] = {"'iTime'", "'iResolution'", "'iMouse'", "'iFrame'",
+                                        "'iTimeDelta'", "'iDate'", "'iChannelTime'"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        size_t l = strlen(names[k]);
+        if (n >= l && !memcmp(msg, names[k], l) && strstr(msg, "undeclared identifier"))
+            return " (a Shadertoy uniform: declare it, e.g. `const vec3 iResolution = "
+                   "vec3(640.0, 360.0, 1.0);`, or pass it as a parameter of the entry)";
+    }
+    return "";
+}
+
 /* glslang's messages are "file:line: error: msg" (or "file: error: msg"), one a line, and
  * a count at the end. Errors on the user's lines are re-recorded at that line with the
  * source line and caret; errors in the generated wrapper say so. */
@@ -1006,7 +1021,7 @@ static void report(front *f, const char *log, unsigned user_lines)
             q += 7, rest -= 7;
             any = true;
             if (line && line <= user_lines)
-                front_error(f, line, "%.*s", (int)rest, q);
+                front_error(f, line, "%.*s%s", (int)rest, q, shadertoy_hint(q, rest));
             else if (line)
                 front_error(f, 0, "in the entry point slc generated%s%s: %.*s",
                             f->entry ? " for " : "", f->entry ? f->entry : "", (int)rest, q);
