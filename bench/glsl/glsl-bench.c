@@ -67,8 +67,8 @@ static bool finish(fmag_context *ctx, fmag_module *m, double *t, unsigned *ninst
     return ok;
 }
 
-static bool run_sl(fmag_context *ctx, const char *name, const char *path, const char *src, size_t len,
-                   samples *s, unsigned *ninstr)
+static bool run_sl(fmag_context *ctx, const char *name, const char *path, const char *src,
+                   size_t len, samples *s, unsigned *ninstr)
 {
     fmag_sl_options o = {false, name};
     double t0 = now_us();
@@ -148,14 +148,17 @@ int main(int argc, char **argv)
             }
         }
         double ms[NPHASE], mg[NPHASE], tot_s[MAXRUNS], tot_g[MAXRUNS], own[MAXRUNS];
-        for (size_t r = 0; r < sl.n; r++) tot_s[r] = sl.v[0][r] + sl.v[2][r] + sl.v[3][r];
+        for (size_t r = 0; r < sl.n; r++)
+            tot_s[r] = sl.v[0][r] + sl.v[2][r] + sl.v[3][r];
         for (size_t r = 0; r < gl.n; r++) {
             tot_g[r] = gl.v[0][r] + gl.v[1][r] + gl.v[2][r] + gl.v[3][r];
             own[r] = gl.v[1][r] + gl.v[2][r] + gl.v[3][r];
         }
-        for (int p = 0; p < NPHASE; p++) ms[p] = median(sl.v[p], sl.n), mg[p] = median(gl.v[p], gl.n);
+        for (int p = 0; p < NPHASE; p++)
+            ms[p] = median(sl.v[p], sl.n), mg[p] = median(gl.v[p], gl.n);
         double ts = median(tot_s, sl.n), tg = median(tot_g, gl.n), to = median(own, gl.n);
-        printf("| %s | %u | %.1f | %.1f | %.1f | %.1f | %u | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
+        printf("| %s | %u | %.1f | %.1f | %.1f | %.1f | %u | %.1f | %.1f | %.1f | %.1f | %.1f | "
+               "%.2f |\n",
                name, n_sl, ts, ms[0], ms[2], ms[3], n_gl, mg[0], mg[1], mg[2], mg[3], tg, to / ts);
         free(src[0]);
         free(src[1]);

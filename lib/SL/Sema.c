@@ -667,7 +667,9 @@ static bool check_stmt(checker *c, sl_stmt *st)
         c->depth--;
         pop_to(c, mark);
         c->depth--;
-        return true; /* the body may run zero times */
+        /* The body may run zero times; without a condition (and SL has no break)
+         * the loop only ends by returning. */
+        return st->e != NULL;
     }
     }
     return true;

@@ -121,7 +121,8 @@ bool spv_error_op(spv_reader *r, const char *fmt, ...)
 {
     char prefix[96], nb[32];
     const char *name = "";
-    if (r->insts && r->cur_inst < r->ninsts) name = spv_op_name(r->insts[r->cur_inst].op, nb, sizeof nb);
+    if (r->insts && r->cur_inst < r->ninsts)
+        name = spv_op_name(r->insts[r->cur_inst].op, nb, sizeof nb);
     snprintf(prefix, sizeof prefix, "%s: ", name);
     va_list ap;
     va_start(ap, fmt);

@@ -94,7 +94,8 @@ static spv_ptr *get_ptr(spv_reader *r, uint32_t id)
 {
     spv_id *x = id_at(r, id);
     char nb[64];
-    if (!x || x->kind != ID_VAR || !x->ptr || (x->ptr->var && !x->ptr->var->global && x->fn != r->fn)) {
+    if (!x || x->kind != ID_VAR || !x->ptr ||
+        (x->ptr->var && !x->ptr->var->global && x->fn != r->fn)) {
         spv_error_op(r, "operand %s is not a pointer defined before",
                      spv_id_str(r, id, nb, sizeof nb));
         return NULL;
@@ -258,18 +259,21 @@ static bool load(spv_reader *r, const spv_inst *in)
     uint32_t n;
     fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
     if (!out) return false;
-    if (n != spv_type_leaves(r, p->type)) return spv_error_op(r, "the result type differs from the pointee");
+    if (n != spv_type_leaves(r, p->type))
+        return spv_error_op(r, "the result type differs from the pointee");
     spv_type *t = spv_type_get(r, p->type);
     if (p->var->global && p->var->storage == SpvStorageClassInput && is_builtin(r, p->var)) {
         char nb[64];
-        return spv_error_op(r, "reads the built-in %s: built-in inputs are not FMAG data (pass "
-                               "the value as an input instead)",
+        return spv_error_op(r,
+                            "reads the built-in %s: built-in inputs are not FMAG data (pass "
+                            "the value as an input instead)",
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     }
     if (p->var->global && p->var->readonly && t && t->has_int) {
         char nb[64];
-        return spv_error_op(r, "reads the integer input %s: FMAG computes integers only at "
-                               "compile time",
+        return spv_error_op(r,
+                            "reads the integer input %s: FMAG computes integers only at "
+                            "compile time",
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     }
     if (!dyn_budget(r, p, n)) return false;
@@ -285,7 +289,8 @@ static bool store_values(spv_reader *r, spv_ptr *p, fmag_value **v, uint32_t n)
     if (p->var->readonly)
         return spv_error_op(r, "stores to the read-only variable %s",
                             spv_id_str(r, p->var->id, nb, sizeof nb));
-    if (n != spv_type_leaves(r, p->type)) return spv_error_op(r, "the value's type differs from the pointee");
+    if (n != spv_type_leaves(r, p->type))
+        return spv_error_op(r, "the value's type differs from the pointee");
     if (!dyn_budget(r, p, n)) return false;
     r->work += n;
     if (r->work > (1u << 24))
@@ -330,8 +335,7 @@ static bool copy_memory(spv_reader *r, const spv_inst *in)
 static bool alloc_slots(spv_reader *r, spv_var *v)
 {
     if ((uint64_t)r->nslots + v->nleaves > SPV_MAX_SLOTS)
-        return spv_error_op(r, "the function's variables hold more than %u scalars",
-                            SPV_MAX_SLOTS);
+        return spv_error_op(r, "the function's variables hold more than %u scalars", SPV_MAX_SLOTS);
     v->slot = r->nslots;
     r->nslots += v->nleaves;
     return true;
@@ -379,9 +383,11 @@ static bool call(spv_reader *r, const spv_inst *in)
     char nb[64];
     if (in->nw < 4) return spv_error_op(r, "truncated instruction");
     spv_id *cid = id_at(r, in->w[3]);
-    if (!cid || cid->kind != ID_FUNC) return spv_error_op(r, "calls something that is not a function");
+    if (!cid || cid->kind != ID_FUNC)
+        return spv_error_op(r, "calls something that is not a function");
     spv_func *g = cid->fn;
-    if (!g->ir) return spv_error_op(r, "calls %s, which has no body", spv_id_str(r, g->id, nb, sizeof nb));
+    if (!g->ir)
+        return spv_error_op(r, "calls %s, which has no body", spv_id_str(r, g->id, nb, sizeof nb));
     if (in->nw - 4 != g->nparams) return spv_error_op(r, "wrong number of arguments");
     fmag_value **args = fmag_context_alloc(r->ctx, (g->nin ? g->nin : 1) * sizeof *args);
     unsigned a = 0;
@@ -394,7 +400,8 @@ static bool call(spv_reader *r, const spv_inst *in)
             spv_ptr *p = get_ptr(r, arg);
             if (!p) return false;
             uint32_t n = spv_type_leaves(r, p->type);
-            if (n != g->pvars[k]->nleaves) return spv_error_op(r, "argument %u has the wrong type", k + 1);
+            if (n != g->pvars[k]->nleaves)
+                return spv_error_op(r, "argument %u has the wrong type", k + 1);
             if (!dyn_budget(r, p, 2 * n)) return false;
             mark_use(r, p, true, true);
             pargs[k] = p;
@@ -404,7 +411,8 @@ static bool call(spv_reader *r, const spv_inst *in)
             uint32_t n;
             fmag_value **v = spv_get_value(r, arg, &n);
             if (!v) return false;
-            if (n != spv_type_leaves(r, ptype)) return spv_error_op(r, "argument %u has the wrong type", k + 1);
+            if (n != spv_type_leaves(r, ptype))
+                return spv_error_op(r, "argument %u has the wrong type", k + 1);
             for (uint32_t j = 0; j < n; j++)
                 args[a++] = v[j];
         }
@@ -573,9 +581,12 @@ static void dominators(spv_reader *r, spv_func *f)
             unsigned k = next[bi]++;
             uint32_t lab;
             if (t->op == SpvOpSwitch) {
-                if (k == 0 && t->nw >= 3) lab = t->w[2];
-                else if (4 + 2 * (k - 1) < t->nw && k > 0) lab = t->w[4 + 2 * (k - 1)];
-                else break;
+                if (k == 0 && t->nw >= 3)
+                    lab = t->w[2];
+                else if (4 + 2 * (k - 1) < t->nw && k > 0)
+                    lab = t->w[4 + 2 * (k - 1)];
+                else
+                    break;
             } else {
                 unsigned m = succ_labels(r, t, labels, 2);
                 if (k >= m) break;
@@ -616,8 +627,10 @@ static void dominators(spv_reader *r, spv_func *f)
                 }
                 spv_block *x = pb, *y = nd;
                 while (x != y) {
-                    while (x->rpo > y->rpo) x = x->idom;
-                    while (y->rpo > x->rpo) y = y->idom;
+                    while (x->rpo > y->rpo)
+                        x = x->idom;
+                    while (y->rpo > x->rpo)
+                        y = y->idom;
                 }
                 nd = x;
             }
@@ -685,7 +698,8 @@ static bool make_edges(spv_reader *r, spv_func *f, spv_block *b)
         ssa_add_pred(r, s->ir->aux, b->ir);
     } else if (t->op == SpvOpBranchConditional) {
         if (t->nw < 4) return spv_error(r, b->term, "truncated OpBranchConditional");
-        spv_block *s1 = target(r, f, t->w[2], b->term), *s2 = s1 ? target(r, f, t->w[3], b->term) : NULL;
+        spv_block *s1 = target(r, f, t->w[2], b->term),
+                  *s2 = s1 ? target(r, f, t->w[3], b->term) : NULL;
         if (!s2) return false;
         ssa_add_pred(r, s1->ir->aux, b->ir);
         if (s2 != s1) ssa_add_pred(r, s2->ir->aux, b->ir);
@@ -693,7 +707,8 @@ static bool make_edges(spv_reader *r, spv_func *f, spv_block *b)
         if (t->nw < 3) return spv_error(r, b->term, "truncated OpSwitch");
         spv_block *def = target(r, f, t->w[2], b->term);
         if (!def) return false;
-        if ((t->nw - 3) % 2) return spv_error(r, b->term, "OpSwitch with a 64-bit selector is not supported");
+        if ((t->nw - 3) % 2)
+            return spv_error(r, b->term, "OpSwitch with a 64-bit selector is not supported");
         unsigned ncases = (t->nw - 3) / 2, nt = 0;
         b->tests = fmag_context_alloc(r->ctx, (ncases ? ncases : 1) * sizeof *b->tests);
         fmag_block *prev = b->ir, *after = b->ir;

@@ -130,7 +130,8 @@ static bool componentwise(spv_reader *r, const spv_inst *in, const glsl_op *g)
 {
     uint32_t n, na[3];
     fmag_value **a[3];
-    if (in->nw != 5 + g->nargs) return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
+    if (in->nw != 5 + g->nargs)
+        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
     for (unsigned k = 0; k < g->nargs; k++)
         if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
     const fmag_math_builtin *mb = fmag_math_builtin_lookup(g->builtin);
@@ -139,8 +140,9 @@ static bool componentwise(spv_reader *r, const spv_inst *in, const glsl_op *g)
         if (g->op == GLSLstd450Radians || g->op == GLSLstd450Degrees) {
             mb = NULL; /* a multiplication by a constant below */
         } else {
-            return spv_error_op(r, "GLSL.std.450 %s is not supported yet (the math library has "
-                                   "no '%s')",
+            return spv_error_op(r,
+                                "GLSL.std.450 %s is not supported yet (the math library has "
+                                "no '%s')",
                                 g->name, g->builtin);
         }
     }
@@ -223,12 +225,14 @@ static bool vector3(spv_reader *r, const spv_inst *in, const glsl_op *g)
 {
     uint32_t n, na[3];
     fmag_value **a[3];
-    if (in->nw != 5 + g->nargs) return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
+    if (in->nw != 5 + g->nargs)
+        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
     for (unsigned k = 0; k < g->nargs; k++)
         if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
     fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
     if (!out) return false;
-    if (n < 1 || n > 4 || na[0] != n || na[1] != n) return spv_error_op(r, "operand types do not match");
+    if (n < 1 || n > 4 || na[0] != n || na[1] != n)
+        return spv_error_op(r, "operand types do not match");
     switch (g->op) {
     case GLSLstd450Reflect:
         fmag_build_reflect(B, a[0], a[1], n, out, r->fast);
@@ -250,7 +254,8 @@ static bool geometric(spv_reader *r, const spv_inst *in, const glsl_op *g)
 {
     uint32_t n, na[3];
     fmag_value **a[3];
-    if (in->nw != 5 + g->nargs) return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
+    if (in->nw != 5 + g->nargs)
+        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
     for (unsigned k = 0; k < g->nargs; k++)
         if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
     fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
@@ -330,8 +335,9 @@ bool spv_translate_glsl450(spv_reader *r, const spv_inst *in)
     case GLSLstd450InterpolateAtCentroid:
     case GLSLstd450InterpolateAtSample:
     case GLSLstd450InterpolateAtOffset:
-        return spv_error_op(r, "GLSL.std.450 %s is not supported: an FMAG program sees one "
-                               "element",
+        return spv_error_op(r,
+                            "GLSL.std.450 %s is not supported: an FMAG program sees one "
+                            "element",
                             g->name);
     default:
         return spv_error_op(r, "GLSL.std.450 %s is not supported yet", g->name);

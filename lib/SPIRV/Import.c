@@ -8,9 +8,9 @@
 
 static bool is_interface_storage(uint32_t s)
 {
-    return s == SpvStorageClassInput || s == SpvStorageClassOutput ||
-           s == SpvStorageClassPrivate || s == SpvStorageClassUniform ||
-           s == SpvStorageClassUniformConstant || s == SpvStorageClassPushConstant;
+    return s == SpvStorageClassInput || s == SpvStorageClassOutput || s == SpvStorageClassPrivate ||
+           s == SpvStorageClassUniform || s == SpvStorageClassUniformConstant ||
+           s == SpvStorageClassPushConstant;
 }
 
 static bool is_uniform(uint32_t s)
@@ -54,7 +54,8 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
         if (in->op == SpvOpFunctionCall && in->nw >= 4) {
             uint32_t c = in->w[3];
             if (c >= r->bound || r->ids[c].kind != ID_FUNC) {
-                ok = spv_error(r, i, "OpFunctionCall: %s is not a function", spv_id_str(r, c, nb, sizeof nb));
+                ok = spv_error(r, i, "OpFunctionCall: %s is not a function",
+                               spv_id_str(r, c, nb, sizeof nb));
                 break;
             }
             spv_func *g = r->ids[c].fn;
@@ -67,9 +68,8 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
          * literal equal to one only passes one more value through). */
         for (uint32_t k = 1; k < in->nw; k++) {
             uint32_t w = in->w[k];
-            if (w < r->bound && r->ids[w].kind == ID_VAR && r->ids[w].ptr &&
-                r->ids[w].ptr->var && r->ids[w].ptr->var->global &&
-                holdable(r, r->ids[w].ptr->var))
+            if (w < r->bound && r->ids[w].kind == ID_VAR && r->ids[w].ptr && r->ids[w].ptr->var &&
+                r->ids[w].ptr->var->global && holdable(r, r->ids[w].ptr->var))
                 used[r->ids[w].ptr->var->index] = true;
         }
     }
@@ -199,9 +199,10 @@ static bool choose_entry(spv_reader *r, entry_choice *e)
         return true;
     }
     if (!want)
-        return spv_error(r, UINT32_MAX, count ? "no entry point named 'main' (pick one with -entry)"
-                                              : "the module has no entry point (pick a function "
-                                                "with -entry)");
+        return spv_error(r, UINT32_MAX,
+                         count ? "no entry point named 'main' (pick one with -entry)"
+                               : "the module has no entry point (pick a function "
+                                 "with -entry)");
     for (unsigned k = 0; k < r->nfuncs; k++) {
         if (name_matches(r->ids[r->funcs[k].id].name, want)) {
             e->fn = &r->funcs[k];
@@ -209,8 +210,9 @@ static bool choose_entry(spv_reader *r, entry_choice *e)
             return true;
         }
     }
-    return spv_error(r, UINT32_MAX, "no function named '%s' in the module (is it named: "
-                                    "compiled with debug names?)",
+    return spv_error(r, UINT32_MAX,
+                     "no function named '%s' in the module (is it named: "
+                     "compiled with debug names?)",
                      want);
 }
 
@@ -331,8 +333,9 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
     for (unsigned k = 0; k < nunis; k++)
         ins[nins++] = unis[k];
     if (!nout)
-        return spv_error(r, UINT32_MAX, "the entry point has no Output variables: the program "
-                                        "would compute nothing");
+        return spv_error(r, UINT32_MAX,
+                         "the entry point has no Output variables: the program "
+                         "would compute nothing");
     fmag_func *w = new_wrapper(r, e, nin, nout);
     if (!w) return false;
     /* Inputs: where each variable's leaves start among the wrapper's params. */
@@ -383,8 +386,8 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
 /* Whether value v (a pointer parameter's incoming leaf) is read: used by
  * anything but the return of the parameter's own leaves [lo, hi), directly or
  * through phis. */
-static bool really_read(fmag_value *v, unsigned lo, unsigned hi, fmag_instr **seen,
-                        unsigned *nseen, unsigned cap)
+static bool really_read(fmag_value *v, unsigned lo, unsigned hi, fmag_instr **seen, unsigned *nseen,
+                        unsigned cap)
 {
     fmag_foreach_use(u, v)
     {
@@ -446,8 +449,9 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
         spv_id *pid = &r->ids[f->params[p]];
         spv_type *t = spv_type_get(r, f->pvars[p] ? f->pvars[p]->type : pid->type);
         if (t && t->has_int)
-            return spv_error(r, f->begin, "parameter %s of the entry function holds integers: an "
-                                          "FMAG program's inputs and outputs are floats",
+            return spv_error(r, f->begin,
+                             "parameter %s of the entry function holds integers: an "
+                             "FMAG program's inputs and outputs are floats",
                              spv_id_str(r, f->params[p], nb, sizeof nb));
         uint32_t n = t ? t->nleaves : 0;
         if (q[p] != FMAG_SPIRV_PARAM_OUT) nin += n;
@@ -455,15 +459,17 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
     }
     spv_type *rt = spv_type_get(r, f->ret);
     if (rt && rt->has_int)
-        return spv_error(r, f->begin, "the entry function returns integers: an FMAG program's "
-                                      "outputs are floats");
+        return spv_error(r, f->begin,
+                         "the entry function returns integers: an FMAG program's "
+                         "outputs are floats");
     for (unsigned g = 0; g < f->nglobals; g++) {
         spv_var *v = f->globals[g];
         if (v->storage != SpvStorageClassInput && !is_uniform(v->storage)) continue;
         if (is_builtin(r, v)) continue; /* reading one is an error already */
         if (!r->opts->globals_as_inputs)
-            return spv_error(r, f->begin, "the entry function reads the %s variable %s, but its "
-                                          "inputs are its parameters",
+            return spv_error(r, f->begin,
+                             "the entry function reads the %s variable %s, but its "
+                             "inputs are its parameters",
                              v->storage == SpvStorageClassInput ? "Input" : "uniform",
                              spv_id_str(r, v->id, nb, sizeof nb));
         nin += v->nleaves;
@@ -482,16 +488,18 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
             unsigned nseen = 0;
             if (really_read(&f->ir->params[in_off[g] + j], out_off[g], out_off[g] + v->nleaves,
                             seen, &nseen, 256))
-                return spv_error(r, f->begin, "the entry function reads the global %s, whose "
-                                              "value is set by code in the entry point (glslang "
-                                              "puts global initializers there), which -entry "
-                                              "does not run; make it const",
+                return spv_error(r, f->begin,
+                                 "the entry function reads the global %s, whose "
+                                 "value is set by code in the entry point (glslang "
+                                 "puts global initializers there), which -entry "
+                                 "does not run; make it const",
                                  spv_id_str(r, v->id, nb, sizeof nb));
         }
     }
     if (!nout)
-        return spv_error(r, f->begin, "function %s has no result and no out parameter: the "
-                                      "program would compute nothing",
+        return spv_error(r, f->begin,
+                         "function %s has no result and no out parameter: the "
+                         "program would compute nothing",
                          spv_id_str(r, f->id, nb, sizeof nb));
     fmag_func *w = new_wrapper(r, e, nin, nout);
     if (!w) return false;
@@ -585,8 +593,9 @@ fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t 
     r->cur_inst = UINT32_MAX;
     if (!(e.is_entry_point ? wrap_entry_point(r, &e) : wrap_function(r, &e))) return NULL;
     if (!fmag_verify_module(r->m)) {
-        fmag_context_error(ctx, "%s: error: internal: the SPIR-V reader built invalid IR "
-                                "(please report)",
+        fmag_context_error(ctx,
+                           "%s: error: internal: the SPIR-V reader built invalid IR "
+                           "(please report)",
                            r->filename);
         return NULL;
     }

@@ -219,8 +219,7 @@ static bool linalg(spv_reader *r, const spv_inst *in)
         return true;
     case SpvOpMatrixTimesMatrix:
         if (!mat_shape(r, otype(r, in, 3), &rows, &cols) ||
-            !mat_shape(r, otype(r, in, 4), &rows2, &cols2) || rows2 != cols ||
-            n != rows * cols2)
+            !mat_shape(r, otype(r, in, 4), &rows2, &cols2) || rows2 != cols || n != rows * cols2)
             return spv_error_op(r, "operand types do not match");
         for (uint32_t j = 0; j < cols2; j++)
             for (uint32_t i = 0; i < rows; i++)
@@ -285,7 +284,8 @@ static bool composite(spv_reader *r, const spv_inst *in)
         for (uint32_t k = 3; k < in->nw; k++) {
             c = operand(r, in, k, &nc);
             if (!c) return false;
-            if ((uint64_t)at + nc > n) return spv_error_op(r, "constituents do not match the result type");
+            if ((uint64_t)at + nc > n)
+                return spv_error_op(r, "constituents do not match the result type");
             memcpy(out + at, c, nc * sizeof *c);
             at += nc;
         }
@@ -298,7 +298,8 @@ static bool composite(spv_reader *r, const spv_inst *in)
         if (!c || !walk_indices(r, in, 4, otype(r, in, 3), &off, &len)) return false;
         out = result(r, in, &n);
         if (!out) return false;
-        if (len != n || off + len > nc) return spv_error_op(r, "the result type differs from the element");
+        if (len != n || off + len > nc)
+            return spv_error_op(r, "the result type differs from the element");
         memcpy(out, c + off, n * sizeof *c);
         return true;
     case SpvOpCompositeInsert:
@@ -306,7 +307,8 @@ static bool composite(spv_reader *r, const spv_inst *in)
         obj = operand(r, in, 3, &len);
         c = obj ? operand(r, in, 4, &nc) : NULL;
         if (!c || !walk_indices(r, in, 5, otype(r, in, 4), &off, &n)) return false;
-        if (n != len || off + len > nc) return spv_error_op(r, "the object's type differs from the element");
+        if (n != len || off + len > nc)
+            return spv_error_op(r, "the object's type differs from the element");
         out = result(r, in, &n);
         if (!out) return false;
         if (n != nc) return spv_error_op(r, "the result type differs from the composite");
@@ -330,7 +332,8 @@ static bool composite(spv_reader *r, const spv_inst *in)
         if (!v2) return false;
         out = result(r, in, &n);
         if (!out) return false;
-        if (n != in->nw - 5) return spv_error_op(r, "the component count differs from the result type");
+        if (n != in->nw - 5)
+            return spv_error_op(r, "the component count differs from the result type");
         for (uint32_t j = 0; j < n; j++) {
             uint32_t s = in->w[5 + j];
             if (s == 0xFFFFFFFFu)
@@ -371,10 +374,12 @@ static bool dynamic_vec(spv_reader *r, const spv_inst *in)
         return spv_error_op(r, "the index is not an integer scalar");
     fmag_value **out = result(r, in, &n);
     if (!out) return false;
-    if (insert ? (n != nv || nc != 1) : n != 1) return spv_error_op(r, "operand types do not match");
+    if (insert ? (n != nv || nc != 1) : n != 1)
+        return spv_error_op(r, "operand types do not match");
     int64_t k;
     bool konst = spv_int_of(idx[0], &k);
-    if (konst && (k < 0 || k >= nv)) return spv_error_op(r, "index %lld out of range", (long long)k);
+    if (konst && (k < 0 || k >= nv))
+        return spv_error_op(r, "index %lld out of range", (long long)k);
     r->dyn_cost += konst ? 0 : nv;
     if (!insert) {
         out[0] = konst ? v[k] : pick(r, v, nv, idx[0]);
@@ -400,10 +405,12 @@ static bool select_op(spv_reader *r, const spv_inst *in)
     fmag_value **c = operand(r, in, 3, &nc);
     fmag_value **a = c ? operand(r, in, 4, &na) : NULL, **b = a ? operand(r, in, 5, &nb) : NULL;
     if (!b) return false;
-    if (!spv_type_is_bool(r, otype(r, in, 3))) return spv_error_op(r, "the condition is not a bool");
+    if (!spv_type_is_bool(r, otype(r, in, 3)))
+        return spv_error_op(r, "the condition is not a bool");
     fmag_value **out = result(r, in, &n);
     if (!out) return false;
-    if (na != n || nb != n || (nc != 1 && nc != n)) return spv_error_op(r, "operand types do not match");
+    if (na != n || nb != n || (nc != 1 && nc != n))
+        return spv_error_op(r, "operand types do not match");
     for (uint32_t j = 0; j < n; j++)
         out[j] = fmag_build_select(B, a[j], b[j], c[nc == 1 ? 0 : j]);
     return true;
@@ -442,7 +449,8 @@ static bool class_op(spv_reader *r, const spv_inst *in)
         fmag_value *fin = fmag_build_fmag(B, x, r->zero, r->one, r->zero, r->one);
         fmag_value *nonfin = fmag_build_select(B, r->zero, r->one, fin);
         fmag_value *pos = fmag_build_select(B, r->one, r->zero, x);
-        fmag_value *sgn = fmag_build_select(B, r->one, pos, fmag_build_neg(B, x)); /* x != 0, not NaN */
+        fmag_value *sgn =
+            fmag_build_select(B, r->one, pos, fmag_build_neg(B, x)); /* x != 0, not NaN */
         if (in->op == SpvOpIsInf)
             out[j] = fmag_build_mul(B, nonfin, sgn);
         else if (in->op == SpvOpIsNan)
@@ -460,16 +468,36 @@ static bool int_fold(spv_reader *r, uint32_t op, int64_t x, int64_t y, bool is_s
     uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
     int32_t sx = (int32_t)ux, sy = (int32_t)uy;
     switch (op) {
-    case SpvOpIAdd: *v = (int64_t)(uint32_t)(ux + uy); break;
-    case SpvOpISub: *v = (int64_t)(uint32_t)(ux - uy); break;
-    case SpvOpIMul: *v = (int64_t)(uint32_t)(ux * uy); break;
-    case SpvOpSNegate: *v = (int64_t)(uint32_t)(0u - ux); break;
-    case SpvOpNot: *v = ~ux; break;
-    case SpvOpBitwiseAnd: *v = ux & uy; break;
-    case SpvOpBitwiseOr: *v = ux | uy; break;
-    case SpvOpBitwiseXor: *v = ux ^ uy; break;
-    case SpvOpShiftLeftLogical: *v = uy >= 32 ? 0 : (uint32_t)(ux << uy); break;
-    case SpvOpShiftRightLogical: *v = uy >= 32 ? 0 : ux >> uy; break;
+    case SpvOpIAdd:
+        *v = (int64_t)(uint32_t)(ux + uy);
+        break;
+    case SpvOpISub:
+        *v = (int64_t)(uint32_t)(ux - uy);
+        break;
+    case SpvOpIMul:
+        *v = (int64_t)(uint32_t)(ux * uy);
+        break;
+    case SpvOpSNegate:
+        *v = (int64_t)(uint32_t)(0u - ux);
+        break;
+    case SpvOpNot:
+        *v = ~ux;
+        break;
+    case SpvOpBitwiseAnd:
+        *v = ux & uy;
+        break;
+    case SpvOpBitwiseOr:
+        *v = ux | uy;
+        break;
+    case SpvOpBitwiseXor:
+        *v = ux ^ uy;
+        break;
+    case SpvOpShiftLeftLogical:
+        *v = uy >= 32 ? 0 : (uint32_t)(ux << uy);
+        break;
+    case SpvOpShiftRightLogical:
+        *v = uy >= 32 ? 0 : ux >> uy;
+        break;
     case SpvOpShiftRightArithmetic:
         *v = uy >= 32 ? (sx < 0 ? 0xFFFFFFFFu : 0u) : (sx < 0 ? ~(~ux >> uy) : ux >> uy);
         break;
@@ -494,16 +522,36 @@ static bool int_fold(spv_reader *r, uint32_t op, int64_t x, int64_t y, bool is_s
             *v = (uint32_t)m;
         }
         break;
-    case SpvOpIEqual: *v = ux == uy; return true;
-    case SpvOpINotEqual: *v = ux != uy; return true;
-    case SpvOpSLessThan: *v = sx < sy; return true;
-    case SpvOpSLessThanEqual: *v = sx <= sy; return true;
-    case SpvOpSGreaterThan: *v = sx > sy; return true;
-    case SpvOpSGreaterThanEqual: *v = sx >= sy; return true;
-    case SpvOpULessThan: *v = ux < uy; return true;
-    case SpvOpULessThanEqual: *v = ux <= uy; return true;
-    case SpvOpUGreaterThan: *v = ux > uy; return true;
-    case SpvOpUGreaterThanEqual: *v = ux >= uy; return true;
+    case SpvOpIEqual:
+        *v = ux == uy;
+        return true;
+    case SpvOpINotEqual:
+        *v = ux != uy;
+        return true;
+    case SpvOpSLessThan:
+        *v = sx < sy;
+        return true;
+    case SpvOpSLessThanEqual:
+        *v = sx <= sy;
+        return true;
+    case SpvOpSGreaterThan:
+        *v = sx > sy;
+        return true;
+    case SpvOpSGreaterThanEqual:
+        *v = sx >= sy;
+        return true;
+    case SpvOpULessThan:
+        *v = ux < uy;
+        return true;
+    case SpvOpULessThanEqual:
+        *v = ux <= uy;
+        return true;
+    case SpvOpUGreaterThan:
+        *v = ux > uy;
+        return true;
+    case SpvOpUGreaterThanEqual:
+        *v = ux >= uy;
+        return true;
     default:
         return spv_error_op(r, "internal: not an integer opcode");
     }
@@ -516,10 +564,14 @@ static bool int_fold(spv_reader *r, uint32_t op, int64_t x, int64_t y, bool is_s
 static fmag_value *int_float(spv_reader *r, uint32_t op, fmag_value *x, fmag_value *y)
 {
     switch (op) {
-    case SpvOpIAdd: return fmag_build_add(B, x, y);
-    case SpvOpISub: return fmag_build_sub(B, x, y);
-    case SpvOpIMul: return fmag_build_mul(B, x, y);
-    case SpvOpSNegate: return fmag_build_neg(B, x);
+    case SpvOpIAdd:
+        return fmag_build_add(B, x, y);
+    case SpvOpISub:
+        return fmag_build_sub(B, x, y);
+    case SpvOpIMul:
+        return fmag_build_mul(B, x, y);
+    case SpvOpSNegate:
+        return fmag_build_neg(B, x);
     case SpvOpSDiv:
     case SpvOpUDiv:
         return fmag_build_trunc(B, fmag_build_div(B, x, y, false), false);
@@ -530,16 +582,22 @@ static fmag_value *int_float(spv_reader *r, uint32_t op, fmag_value *x, fmag_val
     case SpvOpSMod:
     case SpvOpUMod:
         return fmag_build_mod(B, x, y, false);
-    case SpvOpIEqual: return fmag_build_eq(B, x, y);
-    case SpvOpINotEqual: return fmag_build_ne(B, x, y);
+    case SpvOpIEqual:
+        return fmag_build_eq(B, x, y);
+    case SpvOpINotEqual:
+        return fmag_build_ne(B, x, y);
     case SpvOpSLessThan:
-    case SpvOpULessThan: return fmag_build_lt(B, x, y);
+    case SpvOpULessThan:
+        return fmag_build_lt(B, x, y);
     case SpvOpSLessThanEqual:
-    case SpvOpULessThanEqual: return fmag_build_le(B, x, y);
+    case SpvOpULessThanEqual:
+        return fmag_build_le(B, x, y);
     case SpvOpSGreaterThan:
-    case SpvOpUGreaterThan: return fmag_build_gt(B, x, y);
+    case SpvOpUGreaterThan:
+        return fmag_build_gt(B, x, y);
     case SpvOpSGreaterThanEqual:
-    case SpvOpUGreaterThanEqual: return fmag_build_ge(B, x, y);
+    case SpvOpUGreaterThanEqual:
+        return fmag_build_ge(B, x, y);
     default:
         return NULL;
     }
@@ -582,7 +640,8 @@ static bool int_op(spv_reader *r, const spv_inst *in)
                 continue;
             }
             const char *bad = NULL;
-            out[j] = spv_int_const(r, in->w[1], rt && rt->is_signed ? (int64_t)(int32_t)(uint32_t)v : v, &bad);
+            out[j] = spv_int_const(r, in->w[1],
+                                   rt && rt->is_signed ? (int64_t)(int32_t)(uint32_t)v : v, &bad);
             if (!out[j]) return spv_error_op(r, "the result %lld %s", (long long)v, bad);
             continue;
         }
@@ -672,7 +731,8 @@ static bool convert(spv_reader *r, const spv_inst *in)
             if (spv_type_is_float(r, in->w[1])) {
                 float f;
                 memcpy(&f, &bits, 4);
-                if (isnan(f) || isinf(f)) return spv_error_op(r, "the result is a NaN or an infinity");
+                if (isnan(f) || isinf(f))
+                    return spv_error_op(r, "the result is a NaN or an infinity");
                 out[j] = K(r, f);
             } else {
                 const char *bad = NULL;
@@ -728,12 +788,18 @@ bool spv_translate_op(spv_reader *r, const spv_inst *in)
             out[j] = r->zero;
         return true;
     }
-    case SpvOpFAdd: return binary(r, in, f_add);
-    case SpvOpFSub: return binary(r, in, f_sub);
-    case SpvOpFMul: return binary(r, in, f_mul);
-    case SpvOpFDiv: return binary(r, in, f_div);
-    case SpvOpFMod: return binary(r, in, f_mod);
-    case SpvOpFRem: return binary(r, in, f_rem);
+    case SpvOpFAdd:
+        return binary(r, in, f_add);
+    case SpvOpFSub:
+        return binary(r, in, f_sub);
+    case SpvOpFMul:
+        return binary(r, in, f_mul);
+    case SpvOpFDiv:
+        return binary(r, in, f_div);
+    case SpvOpFMod:
+        return binary(r, in, f_mod);
+    case SpvOpFRem:
+        return binary(r, in, f_rem);
     case SpvOpFNegate:
     case SpvOpLogicalNot:
         return negate(r, in);
@@ -755,11 +821,16 @@ bool spv_translate_op(spv_reader *r, const spv_inst *in)
     case SpvOpFOrdGreaterThanEqual:
     case SpvOpFUnordGreaterThanEqual:
         return binary(r, in, f_ge);
-    case SpvOpLogicalAnd: return binary(r, in, b_and);
-    case SpvOpLogicalOr: return binary(r, in, b_or);
-    case SpvOpLogicalEqual: return binary(r, in, b_eqv);
-    case SpvOpLogicalNotEqual: return binary(r, in, b_xor);
-    case SpvOpSelect: return select_op(r, in);
+    case SpvOpLogicalAnd:
+        return binary(r, in, b_and);
+    case SpvOpLogicalOr:
+        return binary(r, in, b_or);
+    case SpvOpLogicalEqual:
+        return binary(r, in, b_eqv);
+    case SpvOpLogicalNotEqual:
+        return binary(r, in, b_xor);
+    case SpvOpSelect:
+        return select_op(r, in);
     case SpvOpAny:
     case SpvOpAll:
         return any_all(r, in);
@@ -825,7 +896,8 @@ bool spv_translate_op(spv_reader *r, const spv_inst *in)
     case SpvOpExtInst: {
         if (!need(r, in, 5)) return false;
         spv_id *set = in->w[3] < r->bound ? &r->ids[in->w[3]] : NULL;
-        if (!set || set->kind != ID_EXTIMPORT) return spv_error_op(r, "not an extended instruction set");
+        if (!set || set->kind != ID_EXTIMPORT)
+            return spv_error_op(r, "not an extended instruction set");
         if (set->ext == 2) return true; /* NonSemantic: debug information, no value */
         if (set->ext == 1) return spv_translate_glsl450(r, in);
         return spv_error_op(r, "extended instruction set is not supported");

@@ -289,8 +289,8 @@ static bool parse_const(spv_reader *r, uint32_t i)
     case SpvOpConstantFalse:
     case SpvOpSpecConstantFalse:
         if (t->kind != TY_BOOL) return spv_error(r, i, "a bool constant of a non-bool type");
-        id->val[0] = in->op == SpvOpConstantTrue || in->op == SpvOpSpecConstantTrue ? r->one
-                                                                                     : r->zero;
+        id->val[0] =
+            in->op == SpvOpConstantTrue || in->op == SpvOpSpecConstantTrue ? r->one : r->zero;
         return true;
     case SpvOpConstant:
     case SpvOpSpecConstant:
@@ -319,7 +319,8 @@ static bool parse_const(spv_reader *r, uint32_t i)
             at += n;
             if (!id->bad) id->bad = r->ids[c].bad;
         }
-        if (at != t->nleaves) return spv_error(r, i, "constituents do not match the composite type");
+        if (at != t->nleaves)
+            return spv_error(r, i, "constituents do not match the composite type");
         return true;
     }
     case SpvOpSpecConstantOp:
@@ -371,10 +372,18 @@ static bool parse_spec_op(spv_reader *r, uint32_t i, spv_id *id, spv_type *t)
             return spv_error(r, i, "OpSpecConstantOp on a non-integer value");
         int64_t v;
         switch (op) {
-        case SpvOpIAdd: v = x + y; break;
-        case SpvOpISub: v = x - y; break;
-        case SpvOpIMul: v = x * y; break;
-        case SpvOpSNegate: v = -x; break;
+        case SpvOpIAdd:
+            v = x + y;
+            break;
+        case SpvOpISub:
+            v = x - y;
+            break;
+        case SpvOpIMul:
+            v = x * y;
+            break;
+        case SpvOpSNegate:
+            v = -x;
+            break;
         case SpvOpSDiv:
         case SpvOpUDiv:
             if (y == 0) return spv_error(r, i, "OpSpecConstantOp division by zero");
@@ -496,9 +505,11 @@ static bool split_instructions(spv_reader *r)
     size_t n = 0;
     for (size_t p = 5; p < r->nwords;) {
         uint32_t wc = r->words[p] >> 16;
-        if (wc == 0) return spv_error(r, UINT32_MAX, "instruction at word %zu has a zero word count", p);
+        if (wc == 0)
+            return spv_error(r, UINT32_MAX, "instruction at word %zu has a zero word count", p);
         if (wc > r->nwords - p)
-            return spv_error(r, UINT32_MAX, "instruction at word %zu runs past the end of the module", p);
+            return spv_error(r, UINT32_MAX,
+                             "instruction at word %zu runs past the end of the module", p);
         p += wc;
         n++;
     }
@@ -596,7 +607,8 @@ static bool parse_function(spv_reader *r, uint32_t *pi)
     f->begin = i;
     spv_type *ft = spv_type_get(r, f->type);
     if (!ft || ft->kind != TY_FUNCTION || ft->elem != f->ret)
-        return spv_error(r, i, "OpFunction's type is not a function type returning its result type");
+        return spv_error(r, i,
+                         "OpFunction's type is not a function type returning its result type");
     r->ids[f->id].kind = ID_FUNC;
     r->ids[f->id].fn = f;
     /* Count parameters and blocks first. */
@@ -654,7 +666,8 @@ static bool parse_function(spv_reader *r, uint32_t *pi)
 
 bool spv_parse(spv_reader *r)
 {
-    if (r->nwords < 5) return spv_error(r, UINT32_MAX, "not a SPIR-V module (shorter than its header)");
+    if (r->nwords < 5)
+        return spv_error(r, UINT32_MAX, "not a SPIR-V module (shorter than its header)");
     if (r->words[0] != SpvMagicNumber)
         return spv_error(r, UINT32_MAX, "not a SPIR-V module (bad magic number 0x%08x)",
                          (unsigned)r->words[0]);
@@ -676,15 +689,21 @@ bool spv_parse(spv_reader *r)
         r->cur_inst = i;
         switch (in->op) {
         case SpvOpName:
-            if (in->nw >= 3 && in->w[1] < r->bound) r->ids[in->w[1]].name = lit_string(r, in, 2, NULL);
+            if (in->nw >= 3 && in->w[1] < r->bound)
+                r->ids[in->w[1]].name = lit_string(r, in, 2, NULL);
             break;
         case SpvOpString:
-            if (in->nw >= 3) r->ids[in->w[1]].kind = ID_STRING, r->ids[in->w[1]].text = lit_string(r, in, 2, NULL);
+            if (in->nw >= 3)
+                r->ids[in->w[1]].kind = ID_STRING,
+                r->ids[in->w[1]].text = lit_string(r, in, 2, NULL);
             break;
         case SpvOpExtInstImport: {
             const char *s = lit_string(r, in, 2, NULL);
             r->ids[in->w[1]].kind = ID_EXTIMPORT;
-            r->ids[in->w[1]].ext = !s ? 0 : !strcmp(s, "GLSL.std.450") ? 1 : !strncmp(s, "NonSemantic.", 12) ? 2 : 0;
+            r->ids[in->w[1]].ext = !s                                ? 0
+                                   : !strcmp(s, "GLSL.std.450")      ? 1
+                                   : !strncmp(s, "NonSemantic.", 12) ? 2
+                                                                     : 0;
             break;
         }
         case SpvOpSource:

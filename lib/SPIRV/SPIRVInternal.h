@@ -22,7 +22,7 @@ typedef struct spv_inst {
     const uint32_t *w; /* w[0] = word count << 16 | opcode */
     uint32_t nw;
     uint32_t op;
-    uint32_t word; /* offset of the instruction in the module, in words */
+    uint32_t word;            /* offset of the instruction in the module, in words */
     uint32_t file, line, col; /* the OpLine in effect (file = OpString id; 0 = none) */
 } spv_inst;
 
@@ -58,14 +58,14 @@ typedef struct spv_type {
 typedef enum spv_id_kind {
     ID_NONE,
     ID_TYPE,
-    ID_CONST,    /* module-level constant: val */
-    ID_VALUE,    /* a value inside a function: val */
-    ID_VAR,      /* a pointer: ptr (module or function variable, access chain, param) */
-    ID_FUNC,     /* fn */
-    ID_LABEL,    /* blk */
-    ID_EXTIMPORT,/* ext = 1 for GLSL.std.450 */
+    ID_CONST,     /* module-level constant: val */
+    ID_VALUE,     /* a value inside a function: val */
+    ID_VAR,       /* a pointer: ptr (module or function variable, access chain, param) */
+    ID_FUNC,      /* fn */
+    ID_LABEL,     /* blk */
+    ID_EXTIMPORT, /* ext = 1 for GLSL.std.450 */
     ID_STRING,
-    ID_OTHER,    /* defined, but nothing FMAG holds (decoration groups, ...) */
+    ID_OTHER, /* defined, but nothing FMAG holds (decoration groups, ...) */
 } spv_id_kind;
 
 struct spv_var;
@@ -74,11 +74,11 @@ struct spv_block;
 
 typedef struct spv_ptr {
     struct spv_var *var;
-    uint32_t type;      /* pointee type */
-    uint32_t off;       /* leaf of element 0 within the variable */
-    fmag_value *dyn;    /* a non-constant element index, or NULL */
-    uint32_t stride;    /* with dyn: leaves per element */
-    uint32_t count;     /* with dyn: number of elements */
+    uint32_t type;   /* pointee type */
+    uint32_t off;    /* leaf of element 0 within the variable */
+    fmag_value *dyn; /* a non-constant element index, or NULL */
+    uint32_t stride; /* with dyn: leaves per element */
+    uint32_t count;  /* with dyn: number of elements */
 } spv_ptr;
 
 typedef struct spv_id {
@@ -86,19 +86,19 @@ typedef struct spv_id {
     uint32_t type; /* result type id of a value or pointer */
     uint32_t def;  /* index of the defining instruction + 1 (0 = undefined) */
     const char *name;
-    spv_type *ty;      /* ID_TYPE */
-    fmag_value **val;  /* ID_CONST / ID_VALUE: nleaves of type */
-    const char *bad;   /* ID_CONST: why using this constant is an error */
-    bool has_lit;      /* ID_CONST scalar: its 32-bit literal (OpBitcast reads it) */
+    spv_type *ty;     /* ID_TYPE */
+    fmag_value **val; /* ID_CONST / ID_VALUE: nleaves of type */
+    const char *bad;  /* ID_CONST: why using this constant is an error */
+    bool has_lit;     /* ID_CONST scalar: its 32-bit literal (OpBitcast reads it) */
     uint32_t lit;
-    spv_ptr *ptr;      /* ID_VAR */
+    spv_ptr *ptr; /* ID_VAR */
     struct spv_func *fn;
     struct spv_block *blk;  /* ID_LABEL: the block */
     struct spv_block *dblk; /* ID_VALUE / ID_VAR in a function: the defining block */
-    const char *text;  /* ID_STRING */
-    char *src;         /* ID_STRING naming a file: its source text from OpSource */
+    const char *text;       /* ID_STRING */
+    char *src;              /* ID_STRING naming a file: its source text from OpSource */
     size_t srclen;
-    uint32_t ext;      /* ID_EXTIMPORT: 1 = GLSL.std.450 */
+    uint32_t ext; /* ID_EXTIMPORT: 1 = GLSL.std.450 */
     /* decorations */
     bool has_location, has_binding, is_builtin, is_block, is_spec;
     uint32_t location, component, binding, set;
@@ -134,13 +134,16 @@ typedef struct spv_block {
 
 typedef struct spv_func {
     uint32_t id;
-    uint32_t type; /* function type */
-    uint32_t ret;  /* return type */
+    uint32_t type;       /* function type */
+    uint32_t ret;        /* return type */
     uint32_t begin, end; /* OpFunction .. OpFunctionEnd instruction indices */
-    uint32_t *params; unsigned nparams;
-    spv_block *blocks; unsigned nblocks;
-    spv_var **globals; unsigned nglobals; /* module variables it (or a callee) uses */
-    spv_var **pvars;                      /* pointer parameters' variables, or NULL */
+    uint32_t *params;
+    unsigned nparams;
+    spv_block *blocks;
+    unsigned nblocks;
+    spv_var **globals;
+    unsigned nglobals; /* module variables it (or a callee) uses */
+    spv_var **pvars;   /* pointer parameters' variables, or NULL */
     bool reached, visiting, scanned, translated;
     fmag_func *ir;
     unsigned nin, nout; /* IR params / results */
@@ -187,7 +190,7 @@ typedef struct spv_reader {
     spv_func *fn;
     fmag_builder b;
     uint32_t nslots;
-    uint32_t cur_inst; /* for diagnostics */
+    uint32_t cur_inst;  /* for diagnostics */
     spv_block *cur_blk; /* the block being translated (dominance of operands) */
     fmag_value *zero, *one;
     uint64_t dyn_cost; /* select-chain steps made for non-constant indices */

@@ -26,8 +26,8 @@ enum {
 
 /* Appends one instruction: opcode, the fixed words, then `text` as a NUL-terminated
  * literal string. */
-static size_t put_inst(uint32_t *out, size_t at, uint32_t op, const uint32_t *fixed, unsigned nfixed,
-                       const char *text, size_t n)
+static size_t put_inst(uint32_t *out, size_t at, uint32_t op, const uint32_t *fixed,
+                       unsigned nfixed, const char *text, size_t n)
 {
     size_t strw = n / 4 + 1, wc = 1 + nfixed + strw;
     out[at] = (uint32_t)(wc << 16 | op);
@@ -142,7 +142,8 @@ static bool uniform_names(const uint32_t *w, size_t nw, char *buf, size_t cap)
             for (size_t j = 5; j < nw;) { /* the pointer type's pointee */
                 uint32_t l2 = w[j] >> 16;
                 if (!l2 || j + l2 > nw) break;
-                if ((w[j] & 0xffff) == OP_TYPE_POINTER && l2 >= 4 && w[j + 1] == ptr) pointee = w[j + 3];
+                if ((w[j] & 0xffff) == OP_TYPE_POINTER && l2 >= 4 && w[j + 1] == ptr)
+                    pointee = w[j + 3];
                 j += l2;
             }
             bool members = false;
@@ -157,8 +158,8 @@ static bool uniform_names(const uint32_t *w, size_t nw, char *buf, size_t cap)
                     size_t n = strnlen(nm, (l2 - k) * 4);
                     if (o2 == OP_MEMBER_NAME) members = true;
                     if (n && used + n + 3 < cap) {
-                        used += (size_t)snprintf(buf + used, cap - used, "%s'%.*s'", used ? ", " : "",
-                                                 (int)n, nm);
+                        used += (size_t)snprintf(buf + used, cap - used, "%s'%.*s'",
+                                                 used ? ", " : "", (int)n, nm);
                     }
                 }
                 j += l2;
@@ -182,11 +183,14 @@ static fmag_func *full_interface(fmag_context *ctx, fmag_module *m, fmag_func *i
     fmag_builder_at_end(&b, fmag_block_create(w, "entry"));
     fmag_value **args = fmag_context_alloc(ctx, (nin_s + 1) * sizeof *args);
     fmag_value **rets = fmag_context_alloc(ctx, (nout + 1) * sizeof *rets);
-    for (unsigned k = 0; k < nin_s; k++) args[k] = &w->params[in_locs[k]];
+    for (unsigned k = 0; k < nin_s; k++)
+        args[k] = &w->params[in_locs[k]];
     fmag_instr *call = fmag_build_call(&b, inner, args, nin_s);
     /* An output the optimizer removed was never written: it reads 0, as in SL. */
-    for (unsigned j = 0; j < nout; j++) rets[j] = fmag_build_const(&b, 0.0f);
-    for (unsigned k = 0; k < nout_s; k++) rets[out_locs[k]] = &call->results[k];
+    for (unsigned j = 0; j < nout; j++)
+        rets[j] = fmag_build_const(&b, 0.0f);
+    for (unsigned k = 0; k < nout_s; k++)
+        rets[out_locs[k]] = &call->results[k];
     fmag_build_ret(&b, rets, nout);
     return w;
 }
@@ -217,8 +221,7 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
     const char *name = entry ? entry : "main";
     fmag_func *prog = NULL;
     if (m) {
-        fmag_foreach_func(f, m)
-        {
+        fmag_foreach_func (f, m) {
             if (f->is_export) prog = f;
         }
     }

@@ -40,8 +40,10 @@ bool fmag_shader_input_available(void)
 const char *fmag_source_language_name(fmag_source_language lang)
 {
     switch (lang) {
-    case FMAG_SOURCE_GLSL: return "glsl";
-    case FMAG_SOURCE_HLSL: return "hlsl";
+    case FMAG_SOURCE_GLSL:
+        return "glsl";
+    case FMAG_SOURCE_HLSL:
+        return "hlsl";
     }
     return "?";
 }
@@ -70,8 +72,9 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
 {
     (void)compiler, (void)src, (void)len, (void)lang, (void)entry;
     memset(out, 0, sizeof *out);
-    fmag_context_error(ctx, "%s: error: built without GLSL/HLSL input (install libshaderc-dev and "
-                            "spirv-tools, then reconfigure)",
+    fmag_context_error(ctx,
+                       "%s: error: built without GLSL/HLSL input (install libshaderc-dev and "
+                       "spirv-tools, then reconfigure)",
                        filename ? filename : "<input>");
     return false;
 }
@@ -91,7 +94,8 @@ static void sb_put(strbuf *b, const char *s, size_t n)
     if (b->oom) return;
     if (b->n + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 1024;
-        while (cap < b->n + n + 1) cap *= 2;
+        while (cap < b->n + n + 1)
+            cap *= 2;
         char *p = realloc(b->p, cap);
         if (!p) {
             b->oom = true;
@@ -107,7 +111,8 @@ static void sb_put(strbuf *b, const char *s, size_t n)
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void sb_printf(strbuf *b, const char *fmt, ...)
+static void
+sb_printf(strbuf *b, const char *fmt, ...)
 {
     char tmp[512];
     va_list ap;
@@ -172,17 +177,20 @@ static bool tokenize(const char *s, size_t n, toks *out)
             continue;
         }
         if (c == '#' && line_start) { /* a directive left in the text: #version, #extension */
-            while (i < n && s[i] != '\n') i++;
+            while (i < n && s[i] != '\n')
+                i++;
             continue;
         }
         line_start = false;
         if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-            while (i < n && s[i] != '\n') i++;
+            while (i < n && s[i] != '\n')
+                i++;
             continue;
         }
         if (c == '/' && i + 1 < n && s[i + 1] == '*') {
             i += 2;
-            while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) line += s[i++] == '\n';
+            while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'))
+                line += s[i++] == '\n';
             i += 2;
             continue;
         }
@@ -245,14 +253,16 @@ static size_t line_offset(const front *f, unsigned line)
     size_t off = 0;
     for (unsigned l = 1; l < line && off < f->len; off++)
         if (f->src[off] == '\n') l++;
-    while (off < f->len && (f->src[off] == ' ' || f->src[off] == '\t')) off++;
+    while (off < f->len && (f->src[off] == ' ' || f->src[off] == '\t'))
+        off++;
     return off;
 }
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void front_error(front *f, unsigned line, const char *fmt, ...)
+static void
+front_error(front *f, unsigned line, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -261,7 +271,8 @@ static void front_error(front *f, unsigned line, const char *fmt, ...)
     va_end(ap);
     f->failed = true;
     if (line)
-        fmag_context_source_error(f->ctx, f->filename, f->src, f->len, line_offset(f, line), "%s", msg);
+        fmag_context_source_error(f->ctx, f->filename, f->src, f->len, line_offset(f, line), "%s",
+                                  msg);
     else
         fmag_context_error(f->ctx, "%s: error: %s", f->filename, msg);
 }
@@ -311,7 +322,9 @@ static bool parse_type_name(const front *f, size_t i, ftype *ty)
         }
         return false;
     }
-    const char *base = !strncmp(name, "float", 5) ? name + 5 : !strncmp(name, "half", 4) ? name + 4 : NULL;
+    const char *base = !strncmp(name, "float", 5) ? name + 5
+                       : !strncmp(name, "half", 4) ? name + 4
+                                                   : NULL;
     if (!base) return false;
     if (sscanf(base, "%ux%u%c", &a, &b, &extra) == 2 && a >= 1 && a <= 4 && b >= 1 && b <= 4 &&
         strlen(base) == 3) {
@@ -340,8 +353,8 @@ static unsigned array_size(const front *f, size_t i)
     if (t->kind != TK_IDENT) return 0;
     for (size_t k = 0; k + 4 < f->t.n; k++) {
         if ((tok_is(f, k, "int") || tok_is(f, k, "uint")) && f->t.v[k + 1].len == t->len &&
-            !memcmp(f->pp + f->t.v[k + 1].off, f->pp + t->off, t->len) && tok_punct(f, k + 2, '=') &&
-            f->t.v[k + 3].kind == TK_NUM && tok_punct(f, k + 4, ';'))
+            !memcmp(f->pp + f->t.v[k + 1].off, f->pp + t->off, t->len) &&
+            tok_punct(f, k + 2, '=') && f->t.v[k + 3].kind == TK_NUM && tok_punct(f, k + 4, ';'))
             return array_size(f, k + 3);
     }
     return 0;
@@ -384,9 +397,9 @@ typedef struct signature {
 
 static bool is_param_qualifier(const front *f, size_t i)
 {
-    static const char *const q[] = {"const",  "highp",  "mediump",        "lowp",     "precise",
-                                    "linear", "centroid", "nointerpolation", "noperspective",
-                                    "sample", "uniform"};
+    static const char *const q[] = {"const",         "highp",  "mediump",  "lowp",
+                                    "precise",       "linear", "centroid", "nointerpolation",
+                                    "noperspective", "sample", "uniform"};
     for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
         if (tok_is(f, i, q[k])) return true;
     return false;
@@ -476,7 +489,7 @@ static bool find_signature(front *f, signature *sig)
         size_t close = skip_group(f, i + 1); /* index after ')' */
         size_t k = close;
         if (tok_punct(f, k, ':') && k + 1 < f->t.n) k += 2; /* HLSL return semantic */
-        if (!tok_punct(f, k, '{')) continue;                 /* a prototype or a call */
+        if (!tok_punct(f, k, '{')) continue;                /* a prototype or a call */
         memset(sig, 0, sizeof *sig);
         sig->line = f->t.v[i].line;
         /* The result type: `T NAME(` or `T[N] NAME(`. */
@@ -500,8 +513,10 @@ static bool find_signature(front *f, signature *sig)
         if (b == e || (e == b + 1 && tok_is(f, b, "void"))) return true;
         unsigned count = 1;
         for (size_t j = b; j < e; j++) {
-            if (tok_punct(f, j, '(') || tok_punct(f, j, '[')) j = skip_group(f, j) - 1;
-            else if (tok_punct(f, j, ',')) count++;
+            if (tok_punct(f, j, '(') || tok_punct(f, j, '['))
+                j = skip_group(f, j) - 1;
+            else if (tok_punct(f, j, ','))
+                count++;
         }
         sig->params = calloc(count, sizeof *sig->params);
         if (!sig->params) return false;
@@ -597,7 +612,7 @@ static void assign_to_outputs(const front *f, strbuf *b, const char *var, ftype 
             for (unsigned r = 0; r < t.rows; r++) {
                 sb_printf(b, "    %s%u = %s", out_name, (*next)++, elem);
                 if (t.cols > 1)
-                    sb_printf(b, glsl ? "[%u][%u]" : "[%u][%u]", glsl ? c : r, glsl ? r : c);
+                    sb_printf(b, "[%u][%u]", glsl ? c : r, glsl ? r : c);
                 else if (t.rows > 1)
                     sb_printf(b, "[%u]", r);
                 sb_put(b, ";\n", 2);
@@ -634,8 +649,8 @@ static void interface_hlsl(strbuf *b, unsigned nin, unsigned nout)
         sb_printf(b, "%s[[vk::location(%u)]] in float %s%u : FMAGIN%u", k ? ", " : "", k, in_name,
                   k, k);
     for (unsigned k = 0; k < nout; k++)
-        sb_printf(b, "%s[[vk::location(%u)]] out float %s%u : FMAGOUT%u", (nin || k) ? ", " : "",
-                  k, out_name, k, k);
+        sb_printf(b, "%s[[vk::location(%u)]] out float %s%u : FMAGOUT%u", (nin || k) ? ", " : "", k,
+                  out_name, k, k);
     sb_printf(b, ")\n");
 }
 
@@ -692,7 +707,8 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         sb_printf(b, "    ");
     }
     sb_printf(b, "%s(", f->entry);
-    for (unsigned p = 0; p < sig.nparams; p++) sb_printf(b, "%s_fmag_p%u", p ? ", " : "", p);
+    for (unsigned p = 0; p < sig.nparams; p++)
+        sb_printf(b, "%s_fmag_p%u", p ? ", " : "", p);
     sb_printf(b, ");\n");
     next = 0;
     if (sig.has_result) assign_to_outputs(f, b, "_fmag_r", sig.result, &next);
@@ -715,7 +731,8 @@ static void blank_tok(front *f, size_t i)
 /* Blanks tokens [b, e). */
 static void blank_range(front *f, size_t b, size_t e)
 {
-    for (size_t i = b; i < e; i++) blank_tok(f, i);
+    for (size_t i = b; i < e; i++)
+        blank_tok(f, i);
 }
 
 struct global {
@@ -726,7 +743,7 @@ struct global {
 
 static bool is_interp_qualifier(const front *f, size_t i)
 {
-    static const char *const q[] = {"flat",  "smooth",  "noperspective", "centroid", "sample",
+    static const char *const q[] = {"flat",  "smooth",  "noperspective", "centroid",  "sample",
                                     "highp", "mediump", "lowp",          "invariant", "precise"};
     for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
         if (tok_is(f, i, q[k])) return true;
@@ -931,7 +948,8 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
             ni += ftype_size(g[k].ty);
     }
     if (no == 0) {
-        front_error(f, 0, "main() has no outputs: declare global 'out' variables, or pass -entry NAME");
+        front_error(f, 0,
+                    "main() has no outputs: declare global 'out' variables, or pass -entry NAME");
         free(g);
         return false;
     }
@@ -975,7 +993,8 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
 static unsigned count_lines(const char *s, size_t n)
 {
     unsigned l = 1;
-    for (size_t i = 0; i < n; i++) l += s[i] == '\n';
+    for (size_t i = 0; i < n; i++)
+        l += s[i] == '\n';
     return l;
 }
 
@@ -983,8 +1002,9 @@ static unsigned count_lines(const char *s, size_t n)
  * the interface has no place for them, and the message says what to do instead. */
 static const char *shadertoy_hint(const char *msg, size_t n)
 {
-    static const char *const names[] = {"'iTime'", "'iResolution'", "'iMouse'", "'iFrame'",
-                                        "'iTimeDelta'", "'iDate'", "'iChannelTime'"};
+    static const char *const names[] = {"'iTime'",       "'iResolution'", "'iMouse'",
+                                        "'iFrame'",      "'iTimeDelta'",  "'iDate'",
+                                        "'iChannelTime'"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         size_t l = strlen(names[k]);
         if (n >= l && !memcmp(msg, names[k], l) && strstr(msg, "undeclared identifier"))
@@ -1014,7 +1034,8 @@ static void report(front *f, const char *log, unsigned user_lines)
                 line = (unsigned)l;
                 q = end + 1;
             }
-            while (*q == ' ') q++;
+            while (*q == ' ')
+                q++;
         }
         size_t rest = n - (size_t)(q - p);
         if (rest > 7 && !memcmp(q, "error: ", 7)) {
@@ -1039,11 +1060,13 @@ static shaderc_compile_options_t make_options(const front *f, bool optimize)
 {
     shaderc_compile_options_t o = shaderc_compile_options_initialize();
     if (!o) return NULL;
-    shaderc_compile_options_set_source_language(
-        o, f->lang == FMAG_SOURCE_GLSL ? shaderc_source_language_glsl : shaderc_source_language_hlsl);
+    shaderc_compile_options_set_source_language(o, f->lang == FMAG_SOURCE_GLSL
+                                                       ? shaderc_source_language_glsl
+                                                       : shaderc_source_language_hlsl);
     if (f->lang == FMAG_SOURCE_GLSL)
         shaderc_compile_options_set_forced_version_profile(o, 450, shaderc_profile_none);
-    shaderc_compile_options_set_target_env(o, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_0);
+    shaderc_compile_options_set_target_env(o, shaderc_target_env_vulkan,
+                                           shaderc_env_version_vulkan_1_0);
     shaderc_compile_options_set_auto_map_locations(o, true);
     shaderc_compile_options_set_auto_bind_uniforms(o, true);
     shaderc_compile_options_set_suppress_warnings(o);

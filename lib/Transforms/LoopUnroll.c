@@ -29,7 +29,9 @@
  *     error: loop at ^loop in @f: trip count is not a constant
  *     error: loop at ^loop in @f: unrolling would exceed the budget of 100000 instructions
  * In a function that has loops the pass folds constants first (-constfold), so
- * bounds computed from literals are literals.
+ * bounds computed from literals are literals, and again after each unrolled loop
+ * (a count computed by one loop becomes the literal bound of the next; an
+ * enclosing loop whose latch became unreachable is no loop any more).
  *
  * Legal (strict, bit for bit, on every input): each copy is the loop body with
  * the values the simulation proved constant replaced by those constants (the
@@ -951,6 +953,11 @@ bool fmag_opt_loop_unroll(fmag_func *f)
         }
         loopinfo_free(&li);
         if (progress) {
+            /* What the copies made literal may end other loops or fix their
+             * bounds: an enclosing loop whose latch became unreachable, a count
+             * computed by an earlier loop. */
+            fmag_opt_remove_unreachable(f);
+            fmag_opt_constfold(f);
             changed = true;
             continue;
         }

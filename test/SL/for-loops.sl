@@ -131,3 +131,33 @@ export f32 expser(f32 x) {
     }
     return sum;
 }
+
+// RUN: fmag-run %t2.fmag --program oddforms --in 1 | FileCheck %s --check-prefix=ODD
+// RUN: fmag-run %t0.fmag --program oddforms --in 1 | FileCheck %s --check-prefix=ODD
+// An assignment as init (the counter lives on: 3 after the loop): 1 + 3 + 30 = 34;
+// i *= 3 from 1 while i < 100: 1 + 3 + 9 + 27 + 81 = 121; for (;;) that returns: 2x.
+// ODD: {{^}}34 121 2{{$}}
+f32 forever(f32 x) {
+    for (;;) {
+        return x * 2.0;
+    }
+}
+export f32 oddforms(f32 x, out f32 geo, out f32 twice) {
+    f32 i;
+    f32 y = x;
+    for (i = 0.0; i < 3.0; i++) y += 1.0;
+    geo = 0.0;
+    for (f32 k = 1.0; k < 100.0; k *= 3.0) geo += k;
+    twice = forever(x);
+    return y + i * 10.0;
+}
+
+// RUN: fmag-run %t2.fmag --program seq --in 1.5 | FileCheck %s --check-prefix=SEQ
+// The second loop's bound is the count the first computed (3): 1.5 * 2^3 = 12.
+// SEQ: {{^}}12{{$}}
+export f32 seq(f32 x) {
+    f32 n = 0.0;
+    for (f32 i = 0.0; i < 3.0; i++) n += 1.0;
+    for (f32 j = 0.0; j < n; j++) x *= 2.0;
+    return x;
+}

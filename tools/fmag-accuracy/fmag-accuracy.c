@@ -495,7 +495,9 @@ static void usage(FILE *out)
                  "\n"
                  "Measures the math library's builtins against libm in double precision:\n"
                  "each builtin is built through lib/Math, run with -O2 and lowering on the\n"
-                 "batch VM engine, and its worst error reported in ulps.\n"
+                 "batch VM engine, and its worst error reported in ulps. A builtin\n"
+                 "named pow@C is pow with the literal exponent C (the strength\n"
+                 "reduction), swept over x > 0 with 2^-120 <= x^C <= 2^120.\n"
                  "\n"
                  "options:\n"
                  "  --exhaustive     every float32 of the domain (one-input builtins)\n"
@@ -552,6 +554,20 @@ int main(int argc, char **argv)
         }
     }
     if (special) return acc_special(fast, markdown, only, nonly);
+    for (unsigned i = 0; i < nonly; i++) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++)
+            known |= !strcmp(only[i], fns[k].name);
+        char *end = NULL;
+        if (!strncmp(only[i], "pow@", 4)) {
+            double c = strtod(only[i] + 4, &end);
+            known = end != only[i] + 4 && !*end && isfinite(c);
+        }
+        if (!known) {
+            fprintf(stderr, "fmag-accuracy: error: no builtin '%s' to measure\n", only[i]);
+            return 1;
+        }
+    }
     if (mix_n) return mix_ends(mix_n, fast);
     if (nthreads == 0) nthreads = fmag_vm_hardware_threads();
     if (nthreads > 64) nthreads = 64;

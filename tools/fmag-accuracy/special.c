@@ -406,6 +406,15 @@ static int special_rows(const special_fn *sf, bool fast, bool markdown)
 
 int acc_special(bool fast, bool markdown, const char *const *only, unsigned nonly)
 {
+    for (unsigned i = 0; i < nonly; i++) {
+        bool listed = false;
+        for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++)
+            listed |= !strcmp(only[i], specials[k].name);
+        if (!listed) {
+            fprintf(stderr, "fmag-accuracy: error: no special-value rows for '%s'\n", only[i]);
+            return 1;
+        }
+    }
     int rc = 0;
     if (markdown)
         printf("| builtin | arguments | FMAG | C (double, to float) | note |\n"

@@ -63,7 +63,9 @@ static input_kind input_kind_of(const char *path, const char *lang)
     if (lang) {
         if (!strcmp(lang, "glsl")) return INPUT_GLSL;
         if (!strcmp(lang, "hlsl")) return INPUT_HLSL;
-        return !strcmp(lang, "sl") ? INPUT_SL : !strcmp(lang, "spirv") ? INPUT_SPIRV : INPUT_UNKNOWN;
+        return !strcmp(lang, "sl")      ? INPUT_SL
+               : !strcmp(lang, "spirv") ? INPUT_SPIRV
+                                        : INPUT_UNKNOWN;
     }
     if (has_ext(path, ".glsl") || has_ext(path, ".frag") || has_ext(path, ".vert") ||
         has_ext(path, ".comp"))

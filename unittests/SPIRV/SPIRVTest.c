@@ -40,8 +40,27 @@ static void name(mod *m, uint32_t id, const char *s)
         m->w[m->n++] = lit[i];
 }
 
-enum { T_VOID = 1, T_FLOAT, T_PTR_F, T_PTR_IN, T_FN_ACC, T_FN_G, F_ACC, P_T, P_X, L1, V1, V2,
-       U, F_G, P_Y, L2, V3, V4, BOUND };
+enum {
+    T_VOID = 1,
+    T_FLOAT,
+    T_PTR_F,
+    T_PTR_IN,
+    T_FN_ACC,
+    T_FN_G,
+    F_ACC,
+    P_T,
+    P_X,
+    L1,
+    V1,
+    V2,
+    U,
+    F_G,
+    P_Y,
+    L2,
+    V3,
+    V4,
+    BOUND
+};
 
 /* acc(inout float t, float x) { t = t + x; }  and  g(float y) { return y * u; }
  * with u an Input variable. */
@@ -52,14 +71,18 @@ static void build(mod *m)
     memcpy(m->w, hdr, sizeof hdr);
     m->n = 5;
     op(m, SpvOpCapability, 1, (uint32_t)SpvCapabilityShader);
-    op(m, SpvOpMemoryModel, 2, (uint32_t)SpvAddressingModelLogical, (uint32_t)SpvMemoryModelGLSL450);
+    op(m, SpvOpMemoryModel, 2, (uint32_t)SpvAddressingModelLogical,
+       (uint32_t)SpvMemoryModelGLSL450);
     name(m, F_ACC, "acc");
     name(m, F_G, "g");
     op(m, SpvOpTypeVoid, 1, (uint32_t)T_VOID);
     op(m, SpvOpTypeFloat, 2, (uint32_t)T_FLOAT, 32u);
-    op(m, SpvOpTypePointer, 3, (uint32_t)T_PTR_F, (uint32_t)SpvStorageClassFunction, (uint32_t)T_FLOAT);
-    op(m, SpvOpTypePointer, 3, (uint32_t)T_PTR_IN, (uint32_t)SpvStorageClassInput, (uint32_t)T_FLOAT);
-    op(m, SpvOpTypeFunction, 4, (uint32_t)T_FN_ACC, (uint32_t)T_VOID, (uint32_t)T_PTR_F, (uint32_t)T_FLOAT);
+    op(m, SpvOpTypePointer, 3, (uint32_t)T_PTR_F, (uint32_t)SpvStorageClassFunction,
+       (uint32_t)T_FLOAT);
+    op(m, SpvOpTypePointer, 3, (uint32_t)T_PTR_IN, (uint32_t)SpvStorageClassInput,
+       (uint32_t)T_FLOAT);
+    op(m, SpvOpTypeFunction, 4, (uint32_t)T_FN_ACC, (uint32_t)T_VOID, (uint32_t)T_PTR_F,
+       (uint32_t)T_FLOAT);
     op(m, SpvOpTypeFunction, 3, (uint32_t)T_FN_G, (uint32_t)T_FLOAT, (uint32_t)T_FLOAT);
     op(m, SpvOpVariable, 3, (uint32_t)T_PTR_IN, (uint32_t)U, (uint32_t)SpvStorageClassInput);
     op(m, SpvOpFunction, 4, (uint32_t)T_VOID, (uint32_t)F_ACC, 0u, (uint32_t)T_FN_ACC);
@@ -91,7 +114,8 @@ static bool run(const uint32_t *w, size_t n, const fmag_spirv_options *o, const 
     if (fmag_context_diag_count(ctx)) snprintf(diag, dlen, "%s", fmag_context_diag(ctx, 0));
     if (m) {
         fmag_func *f = NULL;
-        fmag_foreach_func(x, m) if (x->is_export) f = x;
+        fmag_foreach_func(x, m)
+            if (x->is_export) f = x;
         ok = f && fmag_interp_func(f, in, out);
         if (f) {
             *nin = f->nparams;

@@ -36,10 +36,12 @@ static void test_spirv(void)
     EXPECT(c != NULL);
     fmag_shader_spirv a, b;
     /* a (2) + b (1) + m (4) in; result (2) + b (1) + c (1) out. */
-    EXPECT(fmag_shader_to_spirv_with(c, ctx, "t.glsl", glsl, strlen(glsl), FMAG_SOURCE_GLSL, "f", &a));
+    EXPECT(
+        fmag_shader_to_spirv_with(c, ctx, "t.glsl", glsl, strlen(glsl), FMAG_SOURCE_GLSL, "f", &a));
     EXPECT(a.nin == 7 && a.nout == 4 && a.nwords > 5 && a.words[0] == 0x07230203u);
     /* The same text through the same compiler gives the same module. */
-    EXPECT(fmag_shader_to_spirv_with(c, ctx, "t.glsl", glsl, strlen(glsl), FMAG_SOURCE_GLSL, "f", &b));
+    EXPECT(
+        fmag_shader_to_spirv_with(c, ctx, "t.glsl", glsl, strlen(glsl), FMAG_SOURCE_GLSL, "f", &b));
     EXPECT(a.nwords == b.nwords && !memcmp(a.words, b.words, a.nwords * 4));
     fmag_shader_spirv_free(&a);
     fmag_shader_spirv_free(&b);
@@ -79,11 +81,20 @@ static void test_import(void)
 static void test_hostile(void)
 {
     static const char *const bad[] = {
-        "", "{", "}}}}", "float f(", "float f(float x) { return x; ", "vec3 f(vec3 a[) { return a; }",
-        "float f(float x[0]) { return x[0]; }", "float f(float x[N]) { return x[0]; }",
-        "#if\n", "#define f(\n", "float f(float x) { return x; }\n#error boom\n",
+        "",
+        "{",
+        "}}}}",
+        "float f(",
+        "float f(float x) { return x; ",
+        "vec3 f(vec3 a[) { return a; }",
+        "float f(float x[0]) { return x[0]; }",
+        "float f(float x[N]) { return x[0]; }",
+        "#if\n",
+        "#define f(\n",
+        "float f(float x) { return x; }\n#error boom\n",
         "in float x; out float y; void main() { y = x; } void main() { }",
-        "layout(location=0) in; out float y;", "uniform struct S { float a; } s;",
+        "layout(location=0) in; out float y;",
+        "uniform struct S { float a; } s;",
         "float f(float, float) { return 1.0; }",
     };
     fmag_context *ctx = fmag_context_create();
@@ -102,7 +113,8 @@ static void test_hostile(void)
     /* A NUL byte inside the text. */
     char nul[] = "float f(float x) { return x; }\0 junk";
     fmag_shader_spirv s;
-    EXPECT(!fmag_shader_to_spirv_with(c, ctx, "nul.glsl", nul, sizeof nul - 1, FMAG_SOURCE_GLSL, "f", &s));
+    EXPECT(!fmag_shader_to_spirv_with(c, ctx, "nul.glsl", nul, sizeof nul - 1, FMAG_SOURCE_GLSL,
+                                      "f", &s));
     fmag_shader_compiler_destroy(c);
     fmag_context_destroy(ctx);
 }
