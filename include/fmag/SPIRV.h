@@ -56,6 +56,62 @@ typedef struct fmag_spirv_options {
 fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t nwords,
                                const fmag_spirv_options *opts);
 
+/* ------------------------------------------------ GLSL and HLSL (lib/SPIRV/Shaderc.c)
+ * Source text to SPIR-V through shaderc (glslang + SPIRV-Tools' optimizer), built when
+ * CMake finds them (FMAG_HAVE_SHADERC). The SPIR-V has one entry point whose interface
+ * is the program's: float Input variables at locations 0..nin-1 and float Output
+ * variables at locations 0..nout-1, one per scalar, in the order of SPEC §5b. */
+
+typedef enum fmag_source_language {
+    FMAG_SOURCE_GLSL,
+    FMAG_SOURCE_HLSL,
+} fmag_source_language;
+
+typedef struct fmag_shader_spirv {
+    uint32_t *words; /* the legalized module (malloc'd) */
+    size_t nwords;
+    unsigned nin, nout; /* scalar inputs and outputs of the entry point */
+    char *generated;    /* the text glslang compiled: preprocessed source + wrapper */
+    size_t generated_len;
+} fmag_shader_spirv;
+
+/* Whether this build has GLSL/HLSL input (shaderc and SPIRV-Tools were found). */
+bool fmag_shader_input_available(void);
+const char *fmag_source_language_name(fmag_source_language lang);
+
+/* Compiles `src` (GLSL or HLSL) to SPIR-V. entry: the function that becomes the program
+ * (SPEC §5b: inputs its in/inout parameters, outputs its result then its out/inout
+ * parameters, all scalarized), or NULL for main() (GLSL: inputs the global `in` and
+ * non-opaque `uniform` variables, outputs the global `out` variables, in declaration
+ * order; HLSL: the function named main). A GLSL file needs no #version (450 is used) and
+ * no main. On failure records diagnostics (glslang's keep the user's file:line) in ctx
+ * and returns false. Free the result with fmag_shader_spirv_free. */
+bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                          fmag_source_language lang, const char *entry, fmag_shader_spirv *out);
+void fmag_shader_spirv_free(fmag_shader_spirv *s);
+
+/* A shaderc compiler kept between compiles. Releasing glslang's last compiler tears
+ * down its process-wide built-in tables (about 100 ms to set up again), so a program
+ * that compiles many shaders creates one and passes it to the _with calls; NULL (or the
+ * calls without _with) uses a temporary one. Not shared between threads. NULL when
+ * built without shaderc. */
+typedef struct fmag_shader_compiler fmag_shader_compiler;
+fmag_shader_compiler *fmag_shader_compiler_create(void);
+void fmag_shader_compiler_destroy(fmag_shader_compiler *c);
+bool fmag_shader_to_spirv_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
+                               const char *src, size_t len, fmag_source_language lang,
+                               const char *entry, fmag_shader_spirv *out);
+
+/* Source to an unoptimized IR module: fmag_shader_to_spirv (opts->entry picks the
+ * program as above) then fmag_spirv_import of the generated entry point. The export
+ * function is named after the entry (or "main"). opts->fastmath as for SL; the other
+ * options are the wrapper's business and ignored. NULL with diagnostics in ctx. */
+fmag_module *fmag_glsl_import(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                              fmag_source_language lang, const fmag_spirv_options *opts);
+fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
+                                   const char *src, size_t len, fmag_source_language lang,
+                                   const fmag_spirv_options *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,12 +15,16 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: slc [options] <input.sl | input.spv | ->\n"
+    fprintf(out, "usage: slc [options] <input.sl | input.glsl/.frag/.vert/.comp | input.hlsl |\n"
+                 "                      input.spv | ->\n"
                  "\n"
                  "Compiles a shading-language file. Each export function becomes one program;\n"
                  "by default the .fmag binary is written beside the input (x.sl -> x.fmag).\n"
                  "A SPIR-V binary (.spv) becomes one program: its entry point main, or the\n"
-                 "function -entry names (docs/SPIRV.md).\n"
+                 "function -entry names (docs/SPIRV.md). GLSL and HLSL files are compiled\n"
+                 "unchanged through shaderc: the program is -entry NAME (its in/inout\n"
+                 "parameters are the inputs; its result and out/inout parameters the\n"
+                 "outputs) or main() with the global in/uniform and out variables.\n"
                  "\n"
                  "options:\n"
                  "  -o FILE       write the output to FILE ('-' = standard output)\n"
@@ -29,9 +33,13 @@ static void usage(FILE *out)
                  "  -O0 -O1 -O2   optimization level (default -O2; lowering always inlines\n"
                  "                and if-converts)\n"
                  "  -ffast-math   allow contraction and reassociation; shorter builtins\n"
-                 "  -entry NAME   compile only the export NAME (SPIR-V: the function NAME)\n"
-                 "  -x LANG       the input language: sl or spirv (default: from the\n"
-                 "                extension; .spv is SPIR-V, anything else SL)\n"
+                 "  -entry NAME   compile only the export NAME (SPIR-V, GLSL, HLSL: the\n"
+                 "                function NAME)\n"
+                 "  -x LANG       the input language: sl, glsl, hlsl or spirv (default: from\n"
+                 "                the extension: .glsl .frag .vert .comp GLSL, .hlsl HLSL,\n"
+                 "                .spv SPIR-V, anything else SL)\n"
+                 "  -emit-spirv   GLSL/HLSL: write the SPIR-V glslang produced (with the\n"
+                 "                generated entry point) instead of compiling it\n"
                  "  -lowering=fast|full\n"
                  "                register allocation effort (default full: the fewest\n"
                  "                instructions, then registers; fast: two schedules, no\n"
@@ -41,7 +49,7 @@ static void usage(FILE *out)
 
 
 /* The input languages and the one place that tells them apart. */
-typedef enum input_kind { INPUT_SL, INPUT_SPIRV, INPUT_UNKNOWN } input_kind;
+typedef enum input_kind { INPUT_SL, INPUT_SPIRV, INPUT_GLSL, INPUT_HLSL, INPUT_UNKNOWN } input_kind;
 
 static bool has_ext(const char *path, const char *ext)
 {
@@ -52,10 +60,17 @@ static bool has_ext(const char *path, const char *ext)
 /* From -x when given, else from the file name's extension. */
 static input_kind input_kind_of(const char *path, const char *lang)
 {
-    if (lang)
+    if (lang) {
+        if (!strcmp(lang, "glsl")) return INPUT_GLSL;
+        if (!strcmp(lang, "hlsl")) return INPUT_HLSL;
         return !strcmp(lang, "sl")      ? INPUT_SL
                : !strcmp(lang, "spirv") ? INPUT_SPIRV
                                         : INPUT_UNKNOWN;
+    }
+    if (has_ext(path, ".glsl") || has_ext(path, ".frag") || has_ext(path, ".vert") ||
+        has_ext(path, ".comp"))
+        return INPUT_GLSL;
+    if (has_ext(path, ".hlsl")) return INPUT_HLSL;
     return has_ext(path, ".spv") ? INPUT_SPIRV : INPUT_SL;
 }
 
@@ -65,6 +80,15 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
 {
     if (kind == INPUT_SL) return fmag_sl_compile(ctx, shown, src, len, opts);
 #ifdef FMAG_HAVE_SPIRV
+    if (kind == INPUT_GLSL || kind == INPUT_HLSL) {
+        fmag_spirv_options so;
+        memset(&so, 0, sizeof so);
+        so.entry = opts->entry;
+        so.filename = shown;
+        so.fastmath = opts->fastmath;
+        return fmag_glsl_import(ctx, shown, src, len,
+                                kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL, &so);
+    }
     if (len % 4) {
         fmag_context_error(ctx, "%s: error: not a SPIR-V binary (%zu bytes is not a whole number "
                                 "of 32-bit words)",
@@ -112,7 +136,7 @@ static bool lowerable(fmag_module *m)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *level = "O2", *lang = NULL;
-    bool emit_asm = false, emit_ir = false;
+    bool emit_asm = false, emit_ir = false, emit_spirv = false;
     fmag_sl_options opts = {false, NULL};
     fmag_codegen_options cg = {FMAG_CODEGEN_FULL};
     for (int i = 1; i < argc; i++) {
@@ -127,6 +151,8 @@ int main(int argc, char **argv)
             emit_asm = true;
         } else if (!strcmp(a, "-emit-ir")) {
             emit_ir = true;
+        } else if (!strcmp(a, "-emit-spirv")) {
+            emit_spirv = true;
         } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
             level = a + 1;
         } else if (!strcmp(a, "-ffast-math")) {
@@ -163,7 +189,22 @@ int main(int argc, char **argv)
     }
     input_kind kind = input_kind_of(input, lang);
     if (kind == INPUT_UNKNOWN) {
-        fprintf(stderr, "slc: error: unknown language '%s' for -x (sl, spirv)\n", lang);
+        fprintf(stderr, "slc: error: unknown language '%s' for -x (sl, glsl, hlsl, spirv)\n", lang);
+        return 1;
+    }
+    bool shader = kind == INPUT_GLSL || kind == INPUT_HLSL;
+#ifdef FMAG_HAVE_SPIRV
+    bool have_shader = fmag_shader_input_available();
+#else
+    bool have_shader = false;
+#endif
+    if (shader && !have_shader) {
+        fprintf(stderr, "slc: built without GLSL/HLSL input (install libshaderc-dev and "
+                        "spirv-tools)\n");
+        return 1;
+    }
+    if (emit_spirv && !shader) {
+        fprintf(stderr, "slc: error: -emit-spirv needs GLSL or HLSL input\n");
         return 1;
     }
     size_t len;
@@ -179,6 +220,26 @@ int main(int argc, char **argv)
     FILE *out = NULL;
     fmag_vm_image img;
     fmag_vm_image_init(&img);
+#ifdef FMAG_HAVE_SPIRV
+    if (emit_spirv) {
+        fmag_shader_spirv spv;
+        if (!fmag_shader_to_spirv(ctx, shown, src, len,
+                                  kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL,
+                                  opts.entry, &spv)) {
+            fmag_context_diag_print(ctx, stderr);
+            goto done;
+        }
+        out = output && strcmp(output, "-") ? fopen(output, "wb") : stdout;
+        if (!out)
+            fprintf(stderr, "slc: error: cannot write '%s'\n", output);
+        else if (fwrite(spv.words, 4, spv.nwords, out) != spv.nwords)
+            fprintf(stderr, "slc: error: cannot write the SPIR-V\n");
+        else
+            rc = 0;
+        fmag_shader_spirv_free(&spv);
+        goto done;
+    }
+#endif
     fmag_module *m = compile_input(ctx, kind, shown, src, len, &opts);
     if (!m) {
         fmag_context_diag_print(ctx, stderr);
@@ -238,6 +299,10 @@ int main(int argc, char **argv)
             memcpy(path, input, n + 1);
             if (n > 3 && !strcmp(path + n - 3, ".sl")) path[n - 3] = 0;
             if (n > 4 && !strcmp(path + n - 4, ".spv")) path[n - 4] = 0;
+            if (shader) { /* x.glsl, x.frag, x.hlsl ... -> x.fmag */
+                char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+                if (dot && (!slash || dot > slash)) *dot = 0;
+            }
             strcat(path, ".fmag");
         }
     }

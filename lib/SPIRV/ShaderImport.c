@@ -1,0 +1,270 @@
+/* GLSL/HLSL source to an FMAG IR module: shaderc (Shaderc.c) then the SPIR-V reader.
+ *
+ * The generated entry point declares one float Input per scalar input at locations
+ * 0..nin-1 (and Outputs likewise), but SPIRV-Tools removes interface variables the
+ * program never reads, and the reader makes one parameter per Input variable that is
+ * left (in location order). So the locations that survived are read back from the
+ * SPIR-V, and an export with the full interface calls the imported function with the
+ * matching parameters (the inline pass removes the call). The program keeps the name
+ * the user gave it (-entry NAME, or main). */
+#include <stdlib.h>
+#include <string.h>
+#include "fmag/SPIRV.h"
+
+enum {
+    OP_SOURCE_CONTINUED = 2,
+    OP_SOURCE = 3,
+    OP_NAME = 5,
+    OP_MEMBER_NAME = 6,
+    OP_TYPE_POINTER = 32,
+    OP_DECORATE = 71,
+    OP_VARIABLE = 59,
+    DEC_LOCATION = 30,
+    SC_INPUT = 1,
+    SC_OUTPUT = 3
+};
+
+/* Appends one instruction: opcode, the fixed words, then `text` as a NUL-terminated
+ * literal string. */
+static size_t put_inst(uint32_t *out, size_t at, uint32_t op, const uint32_t *fixed,
+                       unsigned nfixed, const char *text, size_t n)
+{
+    size_t strw = n / 4 + 1, wc = 1 + nfixed + strw;
+    out[at] = (uint32_t)(wc << 16 | op);
+    memcpy(out + at + 1, fixed, nfixed * sizeof *fixed);
+    memset(out + at + 1 + nfixed, 0, strw * 4);
+    memcpy(out + at + 1 + nfixed, text, n);
+    return at + wc;
+}
+
+/* The module with the source text of its OpSource replaced by the user's file. glslang
+ * embeds the text it compiled (a preamble of comments, the preprocessed text, the
+ * wrapper); the reader quotes the line of a diagnostic from it, and the user's own
+ * line, spelled as they wrote it, is the one to show. NULL when out of memory or when
+ * there is no OpSource with a file (the module is used as it is). */
+static uint32_t *with_user_source(const uint32_t *w, size_t nw, const char *src, size_t len,
+                                  size_t *nout)
+{
+    enum { CHUNK = 60000 }; /* bytes per instruction: well under 65535 words */
+    size_t cap = nw + 8 + (len / CHUNK + 1) * (CHUNK / 4 + 8);
+    uint32_t *out = malloc(cap * sizeof *out);
+    if (!out || nw < 5) {
+        free(out);
+        return NULL;
+    }
+    memcpy(out, w, 5 * sizeof *w);
+    size_t at = 5;
+    bool replaced = false;
+    for (size_t i = 5; i < nw;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (!wc || i + wc > nw) break;
+        if (op == OP_SOURCE_CONTINUED && replaced) {
+            i += wc;
+            continue;
+        }
+        if (op == OP_SOURCE && wc >= 4 && !replaced) {
+            uint32_t fixed[3] = {w[i + 1], w[i + 2], w[i + 3]};
+            size_t first = len < CHUNK ? len : CHUNK;
+            at = put_inst(out, at, OP_SOURCE, fixed, 3, src, first);
+            for (size_t off = first; off < len; off += CHUNK) {
+                size_t n = len - off < CHUNK ? len - off : CHUNK;
+                at = put_inst(out, at, OP_SOURCE_CONTINUED, NULL, 0, src + off, n);
+            }
+            replaced = true;
+            i += wc;
+            continue;
+        }
+        memcpy(out + at, w + i, wc * sizeof *w);
+        at += wc;
+        i += wc;
+    }
+    if (!replaced) {
+        free(out);
+        return NULL;
+    }
+    *nout = at;
+    return out;
+}
+
+/* The Location of every Input (dir 0) or Output (dir 1) variable, ascending, in
+ * locs[0..*n-1] (the reader's parameter and result order). False on a module this
+ * front did not make (a variable without a location, a location out of range). */
+static bool surviving_locations(const uint32_t *w, size_t nw, unsigned dir, unsigned limit,
+                                unsigned *locs, unsigned *n)
+{
+    uint32_t want = dir ? SC_OUTPUT : SC_INPUT;
+    *n = 0;
+    bool *seen = calloc(limit + 1, 1);
+    if (!seen) return false;
+    bool ok = true;
+    for (size_t i = 5; i < nw && ok;) {
+        uint32_t len = w[i] >> 16, op = w[i] & 0xffff;
+        if (!len || i + len > nw) break;
+        if (op == OP_VARIABLE && len >= 4 && w[i + 3] == want) {
+            uint32_t id = w[i + 2];
+            bool found = false;
+            for (size_t j = 5; j < nw;) {
+                uint32_t l2 = w[j] >> 16;
+                if (!l2 || j + l2 > nw) break;
+                if ((w[j] & 0xffff) == OP_DECORATE && l2 >= 4 && w[j + 1] == id &&
+                    w[j + 2] == DEC_LOCATION) {
+                    if (w[j + 3] < limit && !seen[w[j + 3]]) {
+                        seen[w[j + 3]] = true;
+                        found = true;
+                    }
+                    break;
+                }
+                j += l2;
+            }
+            ok = found;
+        }
+        i += len;
+    }
+    for (unsigned l = 0; l < limit; l++)
+        if (seen[l]) locs[(*n)++] = l;
+    free(seen);
+    return ok;
+}
+
+/* The names of the uniform data the module reads (HLSL globals live in a "$Global"
+ * block, cbuffers are blocks: their member names; other variables: their own name),
+ * comma-separated into buf. False when there is none. */
+static bool uniform_names(const uint32_t *w, size_t nw, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 5; i < nw;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (!wc || i + wc > nw) break;
+        uint32_t sc = wc >= 4 ? w[i + 3] : ~0u;
+        if (op == OP_VARIABLE && (sc == 0 || sc == 2 || sc == 9 || sc == 12)) {
+            uint32_t ptr = w[i + 1], var = w[i + 2], pointee = 0;
+            for (size_t j = 5; j < nw;) { /* the pointer type's pointee */
+                uint32_t l2 = w[j] >> 16;
+                if (!l2 || j + l2 > nw) break;
+                if ((w[j] & 0xffff) == OP_TYPE_POINTER && l2 >= 4 && w[j + 1] == ptr)
+                    pointee = w[j + 3];
+                j += l2;
+            }
+            bool members = false;
+            for (size_t j = 5; j < nw;) { /* member names first, else the variable's name */
+                uint32_t l2 = w[j] >> 16, o2 = w[j] & 0xffff;
+                if (!l2 || j + l2 > nw) break;
+                bool take = (o2 == OP_MEMBER_NAME && l2 >= 4 && w[j + 1] == pointee) ||
+                            (o2 == OP_NAME && l2 >= 3 && w[j + 1] == var && !members);
+                if (take) {
+                    size_t k = o2 == OP_MEMBER_NAME ? 3 : 2;
+                    const char *nm = (const char *)(w + j + k);
+                    size_t n = strnlen(nm, (l2 - k) * 4);
+                    if (o2 == OP_MEMBER_NAME) members = true;
+                    if (n && used + n + 3 < cap) {
+                        used += (size_t)snprintf(buf + used, cap - used, "%s'%.*s'",
+                                                 used ? ", " : "", (int)n, nm);
+                    }
+                }
+                j += l2;
+            }
+        }
+        i += wc;
+    }
+    return used > 0;
+}
+
+/* Wraps `inner` (params = the surviving inputs, results = the surviving outputs, in
+ * location order) in an export with all nin inputs and nout outputs. */
+static fmag_func *full_interface(fmag_context *ctx, fmag_module *m, fmag_func *inner,
+                                 const char *name, const unsigned *in_locs, unsigned nin_s,
+                                 const unsigned *out_locs, unsigned nout_s, unsigned nin,
+                                 unsigned nout)
+{
+    fmag_func *w = fmag_func_create(m, name, nin, nout, true);
+    if (!w) return NULL;
+    fmag_builder b;
+    fmag_builder_at_end(&b, fmag_block_create(w, "entry"));
+    fmag_value **args = fmag_context_alloc(ctx, (nin_s + 1) * sizeof *args);
+    fmag_value **rets = fmag_context_alloc(ctx, (nout + 1) * sizeof *rets);
+    for (unsigned k = 0; k < nin_s; k++)
+        args[k] = &w->params[in_locs[k]];
+    fmag_instr *call = fmag_build_call(&b, inner, args, nin_s);
+    /* An output the optimizer removed was never written: it reads 0, as in SL. */
+    for (unsigned j = 0; j < nout; j++)
+        rets[j] = fmag_build_const(&b, 0.0f);
+    for (unsigned k = 0; k < nout_s; k++)
+        rets[out_locs[k]] = &call->results[k];
+    fmag_build_ret(&b, rets, nout);
+    return w;
+}
+
+fmag_module *fmag_glsl_import(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                              fmag_source_language lang, const fmag_spirv_options *opts)
+{
+    return fmag_glsl_import_with(NULL, ctx, filename, src, len, lang, opts);
+}
+
+fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
+                                   const char *src, size_t len, fmag_source_language lang,
+                                   const fmag_spirv_options *opts)
+{
+    const char *entry = opts ? opts->entry : NULL;
+    fmag_shader_spirv s;
+    if (!fmag_shader_to_spirv_with(c, ctx, filename, src, len, lang, entry, &s)) return NULL;
+    fmag_spirv_options o;
+    memset(&o, 0, sizeof o);
+    if (opts) o.fastmath = opts->fastmath;
+    o.entry = NULL; /* the generated entry point is the module's only one */
+    o.filename = filename;
+    size_t nw2 = 0;
+    uint32_t *w2 = with_user_source(s.words, s.nwords, src, len, &nw2);
+    const uint32_t *words = w2 ? w2 : s.words;
+    size_t nwords = w2 ? nw2 : s.nwords;
+    fmag_module *m = fmag_spirv_import(ctx, words, nwords, &o);
+    const char *name = entry ? entry : "main";
+    fmag_func *prog = NULL;
+    if (m) {
+        fmag_foreach_func (f, m) {
+            if (f->is_export) prog = f;
+        }
+    }
+    unsigned nin = s.nin, nout = s.nout, nin_s = 0, nout_s = 0;
+    unsigned *in_locs = m ? fmag_context_alloc(ctx, (nin + 1) * sizeof *in_locs) : NULL;
+    unsigned *out_locs = m ? fmag_context_alloc(ctx, (nout + 1) * sizeof *out_locs) : NULL;
+    bool ok = m && prog && in_locs && out_locs &&
+              surviving_locations(words, nwords, 0, nin, in_locs, &nin_s) &&
+              surviving_locations(words, nwords, 1, nout, out_locs, &nout_s) &&
+              prog->nparams == nin_s && prog->nresults == nout_s;
+    char names[256];
+    if (m && !ok && prog && uniform_names(words, nwords, names, sizeof names)) {
+        /* HLSL globals are uniforms (GLSL's were made private by the front): reading
+         * one under -entry has no place in the interface. */
+        fmag_context_error(ctx,
+                           "%s: error: '%s' reads the global (uniform) variables %s: the "
+                           "program's inputs are the parameters of '%s' only (pass them as "
+                           "parameters, or make them static const)",
+                           filename, name, names, name);
+        m = NULL;
+    } else if (m && !ok) {
+        /* A bug in one of the two halves, which must not become a program with
+         * shuffled inputs. */
+        fmag_context_error(ctx,
+                           "%s: error: internal: the imported entry point has %u inputs and %u "
+                           "outputs; the SPIR-V interface has %u and %u",
+                           filename, prog ? prog->nparams : 0, prog ? prog->nresults : 0, nin_s,
+                           nout_s);
+        m = NULL;
+    }
+    free(w2);
+    fmag_shader_spirv_free(&s);
+    if (!m) return NULL;
+    if (nin_s == nin && nout_s == nout) {
+        prog->name = fmag_context_strdup(ctx, name, strlen(name));
+        return m;
+    }
+    prog->is_export = false;
+    prog->name = fmag_context_strdup(ctx, "_fmag_body", 10);
+    if (!full_interface(ctx, m, prog, fmag_context_strdup(ctx, name, strlen(name)), in_locs, nin_s,
+                        out_locs, nout_s, nin, nout)) {
+        fmag_context_error(ctx, "%s: error: out of memory", filename);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,1262 @@
+/* The GLSL/HLSL front door (SPEC §5b): source text to legalized SPIR-V through shaderc,
+ * with a generated entry point that fixes the program's interface.
+ *
+ * glslang drops every function main() does not call, and the optimizer inlines the rest,
+ * so "-entry NAME" cannot be found in the SPIR-V afterwards. Instead the source is first
+ * preprocessed, the entry's signature is read from the preprocessed text, and a wrapper
+ * entry point is appended that reads one float Input variable per scalar input (locations
+ * 0..nin-1, in the order of SPEC §5b), calls NAME, and writes one float Output variable
+ * per scalar output (locations 0..nout-1). Without -entry the user's main() is renamed,
+ * its global `in`, `out` and non-opaque `uniform` variables become private globals, and
+ * the wrapper copies them in and out the same way. So whatever the user wrote, the SPIR-V
+ * reader sees one entry point whose interface is float scalars in location order.
+ *
+ * Every edit keeps the line structure of the preprocessed text (which keeps the line
+ * numbers of the original) and the wrapper is appended after the last line, so glslang's
+ * "file:line" diagnostics point into the user's file unchanged.
+ *
+ * Built only when CMake finds shaderc and SPIRV-Tools (FMAG_HAVE_SHADERC); otherwise every
+ * entry point records "built without GLSL/HLSL input". */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmag/SPIRV.h"
+
+#ifdef FMAG_HAVE_SHADERC
+#include <shaderc/shaderc.h>
+#endif
+
+bool fmag_shader_input_available(void)
+{
+#ifdef FMAG_HAVE_SHADERC
+    return true;
+#else
+    return false;
+#endif
+}
+
+const char *fmag_source_language_name(fmag_source_language lang)
+{
+    switch (lang) {
+    case FMAG_SOURCE_GLSL:
+        return "glsl";
+    case FMAG_SOURCE_HLSL:
+        return "hlsl";
+    }
+    return "?";
+}
+
+#ifndef FMAG_HAVE_SHADERC
+
+fmag_shader_compiler *fmag_shader_compiler_create(void)
+{
+    return NULL;
+}
+
+void fmag_shader_compiler_destroy(fmag_shader_compiler *c)
+{
+    (void)c;
+}
+
+bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                          fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
+}
+
+bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
+                               const char *filename, const char *src, size_t len,
+                               fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    (void)compiler, (void)src, (void)len, (void)lang, (void)entry;
+    memset(out, 0, sizeof *out);
+    fmag_context_error(ctx,
+                       "%s: error: built without GLSL/HLSL input (install libshaderc-dev and "
+                       "spirv-tools, then reconfigure)",
+                       filename ? filename : "<input>");
+    return false;
+}
+
+#else /* FMAG_HAVE_SHADERC */
+
+/* ------------------------------------------------------------ text buffer */
+
+typedef struct strbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} strbuf;
+
+static void sb_put(strbuf *b, const char *s, size_t n)
+{
+    if (b->oom) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p, b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void
+sb_printf(strbuf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) {
+        sb_put(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_put(b, big, (size_t)n);
+    free(big);
+}
+
+/* ------------------------------------------------------------- tokenizer */
+
+/* Just enough of a C-family tokenizer to find declarations in preprocessed text:
+ * identifiers, numbers and single punctuation characters; directives are skipped. */
+typedef enum { TK_IDENT, TK_NUM, TK_PUNCT } tok_kind;
+
+typedef struct tok {
+    tok_kind kind;
+    size_t off, len;
+    unsigned line;
+} tok;
+
+typedef struct toks {
+    tok *v;
+    size_t n, cap;
+} toks;
+
+static bool is_ident_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool tokenize(const char *s, size_t n, toks *out)
+{
+    unsigned line = 1;
+    bool line_start = true;
+    for (size_t i = 0; i < n;) {
+        char c = s[i];
+        if (c == '\n') {
+            line++, i++, line_start = true;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+            continue;
+        }
+        if (c == '#' && line_start) { /* a directive left in the text: #version, #extension */
+            while (i < n && s[i] != '\n')
+                i++;
+            continue;
+        }
+        line_start = false;
+        if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+            while (i < n && s[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'))
+                line += s[i++] == '\n';
+            i += 2;
+            continue;
+        }
+        tok t = {TK_PUNCT, i, 1, line};
+        if (is_ident_start(c)) {
+            t.kind = TK_IDENT;
+            while (i + t.len < n && (is_ident_start(s[i + t.len]) || is_digit(s[i + t.len])))
+                t.len++;
+        } else if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s[i + 1]))) {
+            t.kind = TK_NUM;
+            while (i + t.len < n &&
+                   (is_ident_start(s[i + t.len]) || is_digit(s[i + t.len]) || s[i + t.len] == '.' ||
+                    ((s[i + t.len] == '+' || s[i + t.len] == '-') &&
+                     (s[i + t.len - 1] == 'e' || s[i + t.len - 1] == 'E'))))
+                t.len++;
+        }
+        if (out->n == out->cap) {
+            size_t cap = out->cap ? out->cap * 2 : 256;
+            tok *v = realloc(out->v, cap * sizeof *v);
+            if (!v) return false;
+            out->v = v, out->cap = cap;
+        }
+        out->v[out->n++] = t;
+        i += t.len;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------- the front */
+
+typedef struct front {
+    fmag_context *ctx;
+    const char *filename;
+    const char *src; /* the user's text, for diagnostics */
+    size_t len;
+    fmag_source_language lang;
+    const char *entry;
+    char *pp; /* preprocessed text, edited in place (same length) */
+    size_t pplen;
+    toks t;
+    size_t main_tok; /* the user's main (renamed), or SIZE_MAX */
+    bool failed;
+} front;
+
+static bool tok_is(const front *f, size_t i, const char *s)
+{
+    if (i >= f->t.n) return false;
+    size_t n = strlen(s);
+    return f->t.v[i].len == n && !memcmp(f->pp + f->t.v[i].off, s, n);
+}
+
+static bool tok_punct(const front *f, size_t i, char c)
+{
+    return i < f->t.n && f->t.v[i].kind == TK_PUNCT && f->pp[f->t.v[i].off] == c;
+}
+
+/* Byte offset of the first non-blank character of `line` in the user's text. */
+static size_t line_offset(const front *f, unsigned line)
+{
+    size_t off = 0;
+    for (unsigned l = 1; l < line && off < f->len; off++)
+        if (f->src[off] == '\n') l++;
+    while (off < f->len && (f->src[off] == ' ' || f->src[off] == '\t'))
+        off++;
+    return off;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void
+front_error(front *f, unsigned line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    f->failed = true;
+    if (line)
+        fmag_context_source_error(f->ctx, f->filename, f->src, f->len, line_offset(f, line), "%s",
+                                  msg);
+    else
+        fmag_context_error(f->ctx, "%s: error: %s", f->filename, msg);
+}
+
+/* A float type the interface can scalarize: rows x cols floats, times an array length.
+ * cols counts GLSL columns (matCxR) and HLSL columns (floatRxC) alike; scalarization is
+ * column by column in both languages (element [row][col] of the mathematical matrix). */
+typedef struct ftype {
+    unsigned rows, cols, array; /* array 0: not an array */
+} ftype;
+
+static unsigned ftype_size(ftype t)
+{
+    return t.rows * t.cols * (t.array ? t.array : 1);
+}
+
+/* Reads a type name: float vecN matN matCxR (GLSL), float floatN floatRxC and the half
+ * spellings (HLSL; glslang makes half a 32-bit float by default). */
+static bool parse_type_name(const front *f, size_t i, ftype *ty)
+{
+    if (i >= f->t.n || f->t.v[i].kind != TK_IDENT) return false;
+    const char *s = f->pp + f->t.v[i].off;
+    size_t n = f->t.v[i].len;
+    char name[32];
+    if (n >= sizeof name) return false;
+    memcpy(name, s, n), name[n] = 0;
+    memset(ty, 0, sizeof *ty);
+    unsigned a, b;
+    char extra;
+    if (!strcmp(name, "float")) {
+        ty->rows = ty->cols = 1;
+        return true;
+    }
+    if (f->lang == FMAG_SOURCE_GLSL) {
+        if (sscanf(name, "vec%u%c", &a, &extra) == 1 && a >= 2 && a <= 4 && n == 4) {
+            ty->rows = a, ty->cols = 1;
+            return true;
+        }
+        if (sscanf(name, "mat%ux%u%c", &a, &b, &extra) == 2 && a >= 2 && a <= 4 && b >= 2 &&
+            b <= 4 && n == 6) {
+            ty->cols = a, ty->rows = b;
+            return true;
+        }
+        if (sscanf(name, "mat%u%c", &a, &extra) == 1 && a >= 2 && a <= 4 && n == 4) {
+            ty->cols = ty->rows = a;
+            return true;
+        }
+        return false;
+    }
+    const char *base = !strncmp(name, "float", 5) ? name + 5
+                       : !strncmp(name, "half", 4) ? name + 4
+                                                   : NULL;
+    if (!base) return false;
+    if (sscanf(base, "%ux%u%c", &a, &b, &extra) == 2 && a >= 1 && a <= 4 && b >= 1 && b <= 4 &&
+        strlen(base) == 3) {
+        ty->rows = a, ty->cols = b;
+        return true;
+    }
+    if (sscanf(base, "%u%c", &a, &extra) == 1 && a >= 1 && a <= 4 && strlen(base) == 1) {
+        ty->rows = a, ty->cols = 1;
+        return true;
+    }
+    return false;
+}
+
+/* The value of an array size: an integer literal, or a file-scope `const int NAME = N;`
+ * (macros are already expanded). 0 when it cannot be read. */
+static unsigned array_size(const front *f, size_t i)
+{
+    if (i >= f->t.n) return 0;
+    const tok *t = &f->t.v[i];
+    if (t->kind == TK_NUM) {
+        char *end;
+        unsigned long v = strtoul(f->pp + t->off, &end, 0);
+        if (*end == 'u' || *end == 'U') end++;
+        return (size_t)(end - (f->pp + t->off)) == t->len && v > 0 && v <= 4096 ? (unsigned)v : 0;
+    }
+    if (t->kind != TK_IDENT) return 0;
+    for (size_t k = 0; k + 4 < f->t.n; k++) {
+        if ((tok_is(f, k, "int") || tok_is(f, k, "uint")) && f->t.v[k + 1].len == t->len &&
+            !memcmp(f->pp + f->t.v[k + 1].off, f->pp + t->off, t->len) &&
+            tok_punct(f, k + 2, '=') && f->t.v[k + 3].kind == TK_NUM && tok_punct(f, k + 4, ';'))
+            return array_size(f, k + 3);
+    }
+    return 0;
+}
+
+/* Index past the bracket group starting at i (which is '('/'['/'{'), or n on imbalance. */
+static size_t skip_group(const front *f, size_t i)
+{
+    int depth = 0;
+    for (; i < f->t.n; i++) {
+        if (f->t.v[i].kind != TK_PUNCT) continue;
+        char c = f->pp[f->t.v[i].off];
+        if (c == '(' || c == '[' || c == '{') depth++;
+        if (c == ')' || c == ']' || c == '}') {
+            if (--depth == 0) return i + 1;
+        }
+    }
+    return f->t.n;
+}
+
+static bool tok_eq_str(const front *f, size_t i, const char *s, size_t n)
+{
+    return i < f->t.n && f->t.v[i].len == n && !memcmp(f->pp + f->t.v[i].off, s, n);
+}
+
+typedef enum { DIR_IN, DIR_OUT, DIR_INOUT } pdir;
+
+typedef struct param {
+    pdir dir;
+    ftype ty;
+} param;
+
+typedef struct signature {
+    bool has_result;
+    ftype result;
+    param *params;
+    unsigned nparams;
+    unsigned line;
+} signature;
+
+static bool is_param_qualifier(const front *f, size_t i)
+{
+    static const char *const q[] = {"const",         "highp",  "mediump",  "lowp",
+                                    "precise",       "linear", "centroid", "nointerpolation",
+                                    "noperspective", "sample", "uniform"};
+    for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
+        if (tok_is(f, i, q[k])) return true;
+    return false;
+}
+
+/* Reads a type at i, with an optional [N] after it (GLSL's `float[3] x`). Returns the index
+ * after it, or 0 (with a diagnostic naming `what`) when it is not a float type. */
+static size_t parse_type(front *f, size_t i, ftype *ty, const char *what)
+{
+    if (!parse_type_name(f, i, ty)) {
+        if (i < f->t.n)
+            front_error(f, f->t.v[i].line,
+                        "%s has type '%.*s'; -entry takes float scalars, vectors, matrices and "
+                        "arrays of them",
+                        what, (int)f->t.v[i].len, f->pp + f->t.v[i].off);
+        else
+            front_error(f, 0, "%s: cannot read its type", what);
+        return 0;
+    }
+    i++;
+    if (tok_punct(f, i, '[')) {
+        ty->array = array_size(f, i + 1);
+        if (!ty->array || !tok_punct(f, i + 2, ']')) {
+            front_error(f, f->t.v[i].line, "%s: array size is not an integer constant", what);
+            return 0;
+        }
+        i += 3;
+    }
+    return i;
+}
+
+/* Parses the parameter tokens [b, e). */
+static bool parse_param(front *f, size_t b, size_t e, param *p, unsigned index)
+{
+    char what[64];
+    snprintf(what, sizeof what, "parameter %u of '%s'", index + 1, f->entry);
+    p->dir = DIR_IN;
+    size_t i = b;
+    for (;; i++) {
+        if (tok_is(f, i, "in"))
+            p->dir = DIR_IN;
+        else if (tok_is(f, i, "out"))
+            p->dir = DIR_OUT;
+        else if (tok_is(f, i, "inout"))
+            p->dir = DIR_INOUT;
+        else if (!is_param_qualifier(f, i))
+            break;
+    }
+    if (i >= e) {
+        front_error(f, f->t.v[b].line, "%s: no type", what);
+        return false;
+    }
+    i = parse_type(f, i, &p->ty, what);
+    if (!i) return false;
+    if (i < e && f->t.v[i].kind == TK_IDENT) i++; /* the name */
+    if (tok_punct(f, i, '[')) {
+        if (p->ty.array) {
+            front_error(f, f->t.v[i].line, "%s: arrays of arrays are not supported", what);
+            return false;
+        }
+        p->ty.array = array_size(f, i + 1);
+        if (!p->ty.array || !tok_punct(f, i + 2, ']')) {
+            front_error(f, f->t.v[i].line, "%s: array size is not an integer constant", what);
+            return false;
+        }
+        i += 3;
+    }
+    /* HLSL semantics and default values are irrelevant here. */
+    if (i < e && !tok_punct(f, i, ':') && !tok_punct(f, i, '=')) {
+        front_error(f, f->t.v[i].line, "%s: unexpected '%.*s'", what, (int)f->t.v[i].len,
+                    f->pp + f->t.v[i].off);
+        return false;
+    }
+    return true;
+}
+
+/* Finds the first definition of f->entry at file scope and reads its signature. */
+static bool find_signature(front *f, signature *sig)
+{
+    size_t nlen = strlen(f->entry);
+    int depth = 0;
+    for (size_t i = 0; i < f->t.n; i++) {
+        if (tok_punct(f, i, '{')) depth++;
+        if (tok_punct(f, i, '}')) depth--;
+        if (depth != 0 || !tok_eq_str(f, i, f->entry, nlen) || !tok_punct(f, i + 1, '(') || i == 0)
+            continue;
+        size_t close = skip_group(f, i + 1); /* index after ')' */
+        size_t k = close;
+        if (tok_punct(f, k, ':') && k + 1 < f->t.n) k += 2; /* HLSL return semantic */
+        if (!tok_punct(f, k, '{')) continue;                /* a prototype or a call */
+        memset(sig, 0, sizeof *sig);
+        sig->line = f->t.v[i].line;
+        /* The result type: `T NAME(` or `T[N] NAME(`. */
+        size_t r = i - 1;
+        unsigned rarray = 0;
+        if (tok_punct(f, r, ']') && r >= 3 && tok_punct(f, r - 2, '[')) {
+            rarray = array_size(f, r - 1);
+            r -= 3;
+        }
+        char what[80];
+        snprintf(what, sizeof what, "the result of '%s'", f->entry);
+        if (tok_is(f, r, "void") && !rarray) {
+            sig->has_result = false;
+        } else {
+            if (!parse_type(f, r, &sig->result, what)) return false;
+            sig->result.array = rarray;
+            sig->has_result = true;
+        }
+        /* The parameters, split at top-level commas. */
+        size_t b = i + 2, e = close - 1;
+        if (b == e || (e == b + 1 && tok_is(f, b, "void"))) return true;
+        unsigned count = 1;
+        for (size_t j = b; j < e; j++) {
+            if (tok_punct(f, j, '(') || tok_punct(f, j, '['))
+                j = skip_group(f, j) - 1;
+            else if (tok_punct(f, j, ','))
+                count++;
+        }
+        sig->params = calloc(count, sizeof *sig->params);
+        if (!sig->params) return false;
+        size_t start = b;
+        for (size_t j = b; j <= e; j++) {
+            if (j < e && (tok_punct(f, j, '(') || tok_punct(f, j, '['))) {
+                j = skip_group(f, j) - 1;
+                continue;
+            }
+            if (j == e || tok_punct(f, j, ',')) {
+                if (!parse_param(f, start, j, &sig->params[sig->nparams], sig->nparams)) {
+                    free(sig->params);
+                    sig->params = NULL;
+                    return false;
+                }
+                sig->nparams++;
+                start = j + 1;
+            }
+        }
+        return true;
+    }
+    front_error(f, 0, "no function '%s' defined in the file (-entry)", f->entry);
+    return false;
+}
+
+/* --------------------------------------------------------- code generation */
+
+static const char *in_name = "_fmag_in", *out_name = "_fmag_out";
+
+static void type_name(const front *f, strbuf *b, ftype t)
+{
+    bool glsl = f->lang == FMAG_SOURCE_GLSL;
+    if (t.rows == 1 && t.cols == 1)
+        sb_put(b, "float", 5);
+    else if (t.cols == 1)
+        sb_printf(b, glsl ? "vec%u" : "float%u", t.rows);
+    else if (glsl)
+        sb_printf(b, "mat%ux%u", t.cols, t.rows);
+    else
+        sb_printf(b, "float%ux%u", t.rows, t.cols);
+}
+
+/* Writes the value of one (non-array) element built from inputs base, base+1, ... in the
+ * interface's order: vectors by component, matrices column by column. */
+static void element_from_inputs(const front *f, strbuf *b, ftype t, unsigned base)
+{
+    if (t.rows == 1 && t.cols == 1) {
+        sb_printf(b, "%s%u", in_name, base);
+        return;
+    }
+    ftype el = t;
+    el.array = 0;
+    type_name(f, b, el);
+    sb_put(b, "(", 1);
+    bool glsl = f->lang == FMAG_SOURCE_GLSL;
+    unsigned n = t.rows * t.cols;
+    for (unsigned k = 0; k < n; k++) {
+        /* GLSL constructors take columns; HLSL constructors take rows. */
+        unsigned idx = glsl ? k : (k % t.cols) * t.rows + k / t.cols;
+        sb_printf(b, "%s%s%u", k ? ", " : "", in_name, base + idx);
+    }
+    sb_put(b, ")", 1);
+}
+
+/* Assigns variable `var` (of type t) from the inputs starting at *next. */
+static void assign_from_inputs(const front *f, strbuf *b, const char *var, ftype t, unsigned *next)
+{
+    ftype el = t;
+    el.array = 0;
+    unsigned per = el.rows * el.cols;
+    for (unsigned a = 0; a < (t.array ? t.array : 1); a++) {
+        if (t.array)
+            sb_printf(b, "    %s[%u] = ", var, a);
+        else
+            sb_printf(b, "    %s = ", var);
+        element_from_inputs(f, b, el, *next);
+        *next += per;
+        sb_put(b, ";\n", 2);
+    }
+}
+
+/* Writes outputs *next, ... from variable `var` of type t. */
+static void assign_to_outputs(const front *f, strbuf *b, const char *var, ftype t, unsigned *next)
+{
+    bool glsl = f->lang == FMAG_SOURCE_GLSL;
+    for (unsigned a = 0; a < (t.array ? t.array : 1); a++) {
+        char elem[128];
+        if (t.array)
+            snprintf(elem, sizeof elem, "%s[%u]", var, a);
+        else
+            snprintf(elem, sizeof elem, "%s", var);
+        for (unsigned c = 0; c < t.cols; c++) {
+            for (unsigned r = 0; r < t.rows; r++) {
+                sb_printf(b, "    %s%u = %s", out_name, (*next)++, elem);
+                if (t.cols > 1)
+                    sb_printf(b, "[%u][%u]", glsl ? c : r, glsl ? r : c);
+                else if (t.rows > 1)
+                    sb_printf(b, "[%u]", r);
+                sb_put(b, ";\n", 2);
+            }
+        }
+    }
+}
+
+static void declare_var(const front *f, strbuf *b, const char *var, ftype t)
+{
+    sb_put(b, "    ", 4);
+    ftype el = t;
+    el.array = 0;
+    type_name(f, b, el);
+    sb_printf(b, " %s", var);
+    if (t.array) sb_printf(b, "[%u]", t.array);
+    sb_put(b, ";\n", 2);
+}
+
+/* The interface declarations: one float per scalar, at locations 0.. in order. GLSL
+ * globals; for HLSL the entry's parameter list. */
+static void interface_glsl(strbuf *b, unsigned nin, unsigned nout)
+{
+    for (unsigned k = 0; k < nin; k++)
+        sb_printf(b, "layout(location = %u) in float %s%u;\n", k, in_name, k);
+    for (unsigned k = 0; k < nout; k++)
+        sb_printf(b, "layout(location = %u) out float %s%u;\n", k, out_name, k);
+}
+
+static void interface_hlsl(strbuf *b, unsigned nin, unsigned nout)
+{
+    sb_printf(b, "void _fmag_entry(");
+    for (unsigned k = 0; k < nin; k++)
+        sb_printf(b, "%s[[vk::location(%u)]] in float %s%u : FMAGIN%u", k ? ", " : "", k, in_name,
+                  k, k);
+    for (unsigned k = 0; k < nout; k++)
+        sb_printf(b, "%s[[vk::location(%u)]] out float %s%u : FMAGOUT%u", (nin || k) ? ", " : "", k,
+                  out_name, k, k);
+    sb_printf(b, ")\n");
+}
+
+typedef struct global global;
+static global *strip_globals(front *f, size_t *count);
+static bool entry_uses_global(front *f, const global *g, size_t ng);
+
+/* The wrapper for -entry NAME: call it with the interface's inputs, write its outputs. */
+static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
+{
+    signature sig;
+    if (f->lang == FMAG_SOURCE_GLSL) {
+        /* Globals are not inputs under -entry, but a file that declares them must compile;
+         * an entry that uses one would read an undefined value, so that is an error. */
+        size_t ng = 0;
+        global *g = strip_globals(f, &ng);
+        if (!g) return false;
+        bool used = ng && entry_uses_global(f, g, ng);
+        free(g);
+        if (used) return false;
+    }
+    if (!find_signature(f, &sig)) return false;
+    unsigned ni = 0, no = sig.has_result ? ftype_size(sig.result) : 0;
+    for (unsigned p = 0; p < sig.nparams; p++) {
+        if (sig.params[p].dir != DIR_OUT) ni += ftype_size(sig.params[p].ty);
+        if (sig.params[p].dir != DIR_IN) no += ftype_size(sig.params[p].ty);
+    }
+    if (no == 0) {
+        front_error(f, sig.line,
+                    "entry '%s' has no outputs (it returns void and has no out or inout parameter)",
+                    f->entry);
+        free(sig.params);
+        return false;
+    }
+    sb_printf(b, "\n");
+    if (f->lang == FMAG_SOURCE_GLSL) {
+        interface_glsl(b, ni, no);
+        sb_printf(b, "void main()\n");
+    } else {
+        interface_hlsl(b, ni, no);
+    }
+    sb_printf(b, "{\n");
+    unsigned next = 0;
+    char var[32];
+    for (unsigned p = 0; p < sig.nparams; p++) {
+        snprintf(var, sizeof var, "_fmag_p%u", p);
+        declare_var(f, b, var, sig.params[p].ty);
+        if (sig.params[p].dir != DIR_OUT) assign_from_inputs(f, b, var, sig.params[p].ty, &next);
+    }
+    if (sig.has_result) {
+        declare_var(f, b, "_fmag_r", sig.result);
+        sb_printf(b, "    _fmag_r = ");
+    } else {
+        sb_printf(b, "    ");
+    }
+    sb_printf(b, "%s(", f->entry);
+    for (unsigned p = 0; p < sig.nparams; p++)
+        sb_printf(b, "%s_fmag_p%u", p ? ", " : "", p);
+    sb_printf(b, ");\n");
+    next = 0;
+    if (sig.has_result) assign_to_outputs(f, b, "_fmag_r", sig.result, &next);
+    for (unsigned p = 0; p < sig.nparams; p++) {
+        snprintf(var, sizeof var, "_fmag_p%u", p);
+        if (sig.params[p].dir != DIR_IN) assign_to_outputs(f, b, var, sig.params[p].ty, &next);
+    }
+    sb_printf(b, "}\n");
+    *nin = ni, *nout = no;
+    free(sig.params);
+    return true;
+}
+
+/* Overwrites token i of the preprocessed text with blanks (lines are kept). */
+static void blank_tok(front *f, size_t i)
+{
+    memset(f->pp + f->t.v[i].off, ' ', f->t.v[i].len);
+}
+
+/* Blanks tokens [b, e). */
+static void blank_range(front *f, size_t b, size_t e)
+{
+    for (size_t i = b; i < e; i++)
+        blank_tok(f, i);
+}
+
+struct global {
+    size_t name; /* token index */
+    ftype ty;
+    bool out;
+};
+
+static bool is_interp_qualifier(const front *f, size_t i)
+{
+    static const char *const q[] = {"flat",  "smooth",  "noperspective", "centroid",  "sample",
+                                    "highp", "mediump", "lowp",          "invariant", "precise"};
+    for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
+        if (tok_is(f, i, q[k])) return true;
+    return false;
+}
+
+/* Finds the definition of main() at file scope; it is renamed to _fmag_umain when the
+ * text is put together (the line does not change, so neither do line numbers). */
+static bool find_main(front *f)
+{
+    int depth = 0;
+    for (size_t i = 0; i < f->t.n; i++) {
+        if (tok_punct(f, i, '{')) depth++;
+        if (tok_punct(f, i, '}')) depth--;
+        if (depth == 0 && tok_is(f, i, "main") && tok_punct(f, i + 1, '(') &&
+            tok_punct(f, skip_group(f, i + 1), '{')) {
+            f->main_tok = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Global in/out/non-opaque uniform variables lose their storage qualifier (they become
+ * private globals, so any file of functions compiles for Vulkan) and are returned in
+ * declaration order. NULL with a diagnostic on a global that cannot be an interface. */
+static global *strip_globals(front *f, size_t *count)
+{
+    global *g = NULL;
+    size_t ng = 0, capg = 0;
+    int depth = 0;
+    bool stmt_start = true;
+    for (size_t i = 0; i < f->t.n && !f->failed; i++) {
+        if (tok_punct(f, i, '{')) depth++;
+        if (tok_punct(f, i, '}')) {
+            depth--;
+            stmt_start = depth == 0;
+            continue;
+        }
+        if (depth != 0) continue;
+        if (tok_punct(f, i, ';')) {
+            stmt_start = true;
+            continue;
+        }
+        if (!stmt_start) continue;
+        stmt_start = false;
+        /* A declaration: [layout(...)] qualifiers storage [qualifiers] type names ; */
+        size_t k = i;
+        int storage = -1; /* 0 in, 1 out, 2 uniform */
+        for (;; k++) {
+            if (tok_is(f, k, "layout") && tok_punct(f, k + 1, '(')) {
+                k = skip_group(f, k + 1) - 1;
+            } else if (tok_is(f, k, "in")) {
+                storage = 0;
+            } else if (tok_is(f, k, "out")) {
+                storage = 1;
+            } else if (tok_is(f, k, "uniform")) {
+                storage = 2;
+            } else if (!is_interp_qualifier(f, k)) {
+                break;
+            }
+        }
+        if (storage < 0 || k >= f->t.n) continue;
+        if (tok_punct(f, k, ';')) continue; /* `layout(...) in;` */
+        ftype ty;
+        if (!parse_type_name(f, k, &ty)) {
+            if (f->t.v[k].kind != TK_IDENT || tok_punct(f, k + 1, '{')) continue; /* a block */
+            if (storage == 2) continue; /* an opaque uniform: the reader rejects its uses */
+            front_error(f, f->t.v[k].line,
+                        "global '%s' variable of type '%.*s': FMAG inputs and outputs are floats",
+                        storage ? "out" : "in", (int)f->t.v[k].len, f->pp + f->t.v[k].off);
+            break;
+        }
+        size_t type_tok = k++;
+        /* Declarators: name [ '[' N ']' ] [ '=' init ] { ',' ... } ';' */
+        while (k < f->t.n && f->t.v[k].kind == TK_IDENT) {
+            global gl = {k, ty, storage == 1};
+            k++;
+            if (tok_punct(f, k, '[')) {
+                gl.ty.array = array_size(f, k + 1);
+                if (!gl.ty.array || !tok_punct(f, k + 2, ']')) {
+                    front_error(f, f->t.v[k].line, "array size is not an integer constant");
+                    break;
+                }
+                k += 3;
+            }
+            if (tok_punct(f, k, '=')) { /* an initializer: skip to ',' or ';' */
+                while (k < f->t.n && !tok_punct(f, k, ',') && !tok_punct(f, k, ';')) {
+                    if (tok_punct(f, k, '(')) k = skip_group(f, k) - 1;
+                    k++;
+                }
+            }
+            if (ng == capg) {
+                capg = capg ? capg * 2 : 16;
+                global *ngv = realloc(g, capg * sizeof *g);
+                if (!ngv) {
+                    free(g);
+                    return NULL;
+                }
+                g = ngv;
+            }
+            g[ng++] = gl;
+            if (!tok_punct(f, k, ',')) break;
+            k++;
+        }
+        blank_range(f, i, type_tok);
+        i = k - 1;
+    }
+    if (f->failed) {
+        free(g);
+        return NULL;
+    }
+    *count = ng;
+    return g ? g : calloc(1, sizeof *g);
+}
+
+/* Whether a function reachable from the entry names one of the stripped globals (a
+ * textual call graph over file-scope definitions; a local that shadows a global's name
+ * is reported too, a rare false positive with a clear message). */
+static bool entry_uses_global(front *f, const global *g, size_t ng)
+{
+    /* Function definitions at file scope: name token and body range. */
+    typedef struct fdef {
+        size_t name, body, end;
+        bool reached;
+    } fdef;
+    fdef *defs = NULL;
+    size_t nd = 0, cap = 0;
+    for (size_t i = 0; i + 1 < f->t.n; i++) {
+        if (tok_punct(f, i, '{')) {
+            i = skip_group(f, i) - 1;
+            continue;
+        }
+        if (f->t.v[i].kind != TK_IDENT || !tok_punct(f, i + 1, '(')) continue;
+        size_t k = skip_group(f, i + 1);
+        if (!tok_punct(f, k, '{')) continue;
+        if (nd == cap) {
+            cap = cap ? cap * 2 : 32;
+            fdef *nv = realloc(defs, cap * sizeof *defs);
+            if (!nv) {
+                free(defs);
+                return false;
+            }
+            defs = nv;
+        }
+        defs[nd++] = (fdef){i, k, skip_group(f, k), false};
+        i = defs[nd - 1].end - 1;
+    }
+    size_t elen = strlen(f->entry);
+    for (size_t d = 0; d < nd; d++)
+        if (tok_eq_str(f, defs[d].name, f->entry, elen)) defs[d].reached = true;
+    bool changed = true, found = false;
+    while (changed && !found) {
+        changed = false;
+        for (size_t d = 0; d < nd && !found; d++) {
+            if (!defs[d].reached) continue;
+            for (size_t i = defs[d].body; i < defs[d].end && !found; i++) {
+                const tok *t = &f->t.v[i];
+                if (t->kind != TK_IDENT) continue;
+                for (size_t k = 0; k < ng; k++) {
+                    const tok *gn = &f->t.v[g[k].name];
+                    if (gn->len == t->len && !memcmp(f->pp + gn->off, f->pp + t->off, t->len)) {
+                        front_error(f, t->line,
+                                    "'%.*s' is a global %s variable: with -entry the program's %s "
+                                    "of '%s' only (drop -entry to compile main())",
+                                    (int)t->len, f->pp + t->off, g[k].out ? "out" : "in/uniform",
+                                    g[k].out ? "outputs are the result and out parameters"
+                                             : "inputs are the parameters",
+                                    f->entry);
+                        found = true;
+                        break;
+                    }
+                }
+                if (tok_punct(f, i + 1, '('))
+                    for (size_t e = 0; e < nd; e++)
+                        if (!defs[e].reached && f->t.v[defs[e].name].len == t->len &&
+                            !memcmp(f->pp + f->t.v[defs[e].name].off, f->pp + t->off, t->len))
+                            defs[e].reached = changed = true;
+            }
+        }
+    }
+    free(defs);
+    return found;
+}
+
+/* Without -entry: the program is main(); its inputs and outputs are the stripped globals. */
+static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool has_main)
+{
+    size_t ng = 0;
+    global *g = strip_globals(f, &ng);
+    if (!g) return false;
+    if (!has_main) {
+        front_error(f, 0, "no main() in the file: pass -entry NAME to pick a function");
+        free(g);
+        return false;
+    }
+    unsigned ni = 0, no = 0;
+    for (size_t k = 0; k < ng; k++) {
+        if (g[k].out)
+            no += ftype_size(g[k].ty);
+        else
+            ni += ftype_size(g[k].ty);
+    }
+    if (no == 0) {
+        front_error(f, 0,
+                    "main() has no outputs: declare global 'out' variables, or pass -entry NAME");
+        free(g);
+        return false;
+    }
+    sb_printf(b, "\n");
+    interface_glsl(b, ni, no);
+    sb_printf(b, "void main()\n{\n");
+    unsigned next = 0;
+    char var[128];
+    for (size_t k = 0; k < ng; k++) {
+        const tok *t = &f->t.v[g[k].name];
+        snprintf(var, sizeof var, "%.*s", (int)t->len, f->pp + t->off);
+        if (!g[k].out) {
+            assign_from_inputs(f, b, var, g[k].ty, &next);
+        } else {
+            /* Outputs start at zero (as in SL), so an unwritten one reads 0. */
+            ftype el = g[k].ty;
+            el.array = 0;
+            for (unsigned a = 0; a < (g[k].ty.array ? g[k].ty.array : 1); a++) {
+                sb_printf(b, g[k].ty.array ? "    %s[%u] = " : "    %s = ", var, a);
+                type_name(f, b, el);
+                sb_printf(b, "(0.0);\n");
+            }
+        }
+    }
+    sb_printf(b, "    _fmag_umain();\n");
+    next = 0;
+    for (size_t k = 0; k < ng; k++) {
+        if (!g[k].out) continue;
+        const tok *t = &f->t.v[g[k].name];
+        snprintf(var, sizeof var, "%.*s", (int)t->len, f->pp + t->off);
+        assign_to_outputs(f, b, var, g[k].ty, &next);
+    }
+    sb_printf(b, "}\n");
+    *nin = ni, *nout = no;
+    free(g);
+    return true;
+}
+
+/* ------------------------------------------------------------ diagnostics */
+
+static unsigned count_lines(const char *s, size_t n)
+{
+    unsigned l = 1;
+    for (size_t i = 0; i < n; i++)
+        l += s[i] == '\n';
+    return l;
+}
+
+/* Shadertoy declares iTime, iResolution ... itself, so pasted code uses them undeclared;
+ * the interface has no place for them, and the message says what to do instead. */
+static const char *shadertoy_hint(const char *msg, size_t n)
+{
+    static const char *const names[] = {"'iTime'",       "'iResolution'", "'iMouse'",
+                                        "'iFrame'",      "'iTimeDelta'",  "'iDate'",
+                                        "'iChannelTime'"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        size_t l = strlen(names[k]);
+        if (n >= l && !memcmp(msg, names[k], l) && strstr(msg, "undeclared identifier"))
+            return " (a Shadertoy uniform: declare it, e.g. `const vec3 iResolution = "
+                   "vec3(640.0, 360.0, 1.0);`, or pass it as a parameter of the entry)";
+    }
+    return "";
+}
+
+/* glslang's messages are "file:line: error: msg" (or "file: error: msg"), one a line, and
+ * a count at the end. Errors on the user's lines are re-recorded at that line with the
+ * source line and caret; errors in the generated wrapper say so. */
+static void report(front *f, const char *log, unsigned user_lines)
+{
+    bool any = false;
+    size_t flen = strlen(f->filename);
+    for (const char *p = log; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        const char *q = p;
+        unsigned line = 0;
+        if (n > flen && !memcmp(q, f->filename, flen) && q[flen] == ':') {
+            q += flen + 1;
+            char *end;
+            unsigned long l = strtoul(q, &end, 10);
+            if (end != q && *end == ':') {
+                line = (unsigned)l;
+                q = end + 1;
+            }
+            while (*q == ' ')
+                q++;
+        }
+        size_t rest = n - (size_t)(q - p);
+        if (rest > 7 && !memcmp(q, "error: ", 7)) {
+            q += 7, rest -= 7;
+            any = true;
+            if (line && line <= user_lines)
+                front_error(f, line, "%.*s%s", (int)rest, q, shadertoy_hint(q, rest));
+            else if (line)
+                front_error(f, 0, "in the entry point slc generated%s%s: %.*s",
+                            f->entry ? " for " : "", f->entry ? f->entry : "", (int)rest, q);
+            else
+                front_error(f, 0, "%.*s", (int)rest, q);
+        }
+        p = eol ? eol + 1 : p + n;
+    }
+    if (!any) front_error(f, 0, "%s", *log ? log : "shaderc failed without a message");
+}
+
+/* -------------------------------------------------------------- shaderc */
+
+static shaderc_compile_options_t make_options(const front *f, bool optimize)
+{
+    shaderc_compile_options_t o = shaderc_compile_options_initialize();
+    if (!o) return NULL;
+    shaderc_compile_options_set_source_language(o, f->lang == FMAG_SOURCE_GLSL
+                                                       ? shaderc_source_language_glsl
+                                                       : shaderc_source_language_hlsl);
+    if (f->lang == FMAG_SOURCE_GLSL)
+        shaderc_compile_options_set_forced_version_profile(o, 450, shaderc_profile_none);
+    shaderc_compile_options_set_target_env(o, shaderc_target_env_vulkan,
+                                           shaderc_env_version_vulkan_1_0);
+    shaderc_compile_options_set_auto_map_locations(o, true);
+    shaderc_compile_options_set_auto_bind_uniforms(o, true);
+    shaderc_compile_options_set_suppress_warnings(o);
+    /* One location per scalar: lift the per-stage interface limits. */
+    shaderc_compile_options_set_limit(o, shaderc_limit_max_draw_buffers, 4096);
+    shaderc_compile_options_set_limit(o, shaderc_limit_max_fragment_input_vectors, 4096);
+    shaderc_compile_options_set_limit(o, shaderc_limit_max_fragment_input_components, 16384);
+    if (optimize) {
+        /* SPIRV-Tools' performance recipe, which shaderc runs in-process: inlining, memory
+         * to SSA, scalar replacement, dead code, if-conversion (the legalization passes
+         * plus folding). Debug info is kept, so OpLine reaches the reader. */
+        shaderc_compile_options_set_optimization_level(o, shaderc_optimization_level_performance);
+        shaderc_compile_options_set_generate_debug_info(o);
+    }
+    return o;
+}
+
+/* The compiler handle is what keeps glslang's process-wide state (its built-in symbol
+ * tables) alive: releasing the last one tears it down, and setting it up again costs
+ * about 100 ms, so a program that compiles many shaders holds one. */
+struct fmag_shader_compiler {
+    shaderc_compiler_t sc;
+};
+
+fmag_shader_compiler *fmag_shader_compiler_create(void)
+{
+    fmag_shader_compiler *c = calloc(1, sizeof *c);
+    if (c && !(c->sc = shaderc_compiler_initialize())) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+void fmag_shader_compiler_destroy(fmag_shader_compiler *c)
+{
+    if (!c) return;
+    shaderc_compiler_release(c->sc);
+    free(c);
+}
+
+/* Whether the text has a preprocessor directive (a line whose first non-blank is '#').
+ * Without one, preprocessing changes nothing the signature scan looks at (only the
+ * predefined macros, which do not appear in declarations), so that glslang pass is
+ * skipped: it costs as much as the compile itself. */
+static bool has_directive(const char *s, size_t n)
+{
+    bool line_start = true;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n') {
+            line_start = true;
+        } else if (s[i] == '#' && line_start) {
+            return true;
+        } else if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') {
+            line_start = false;
+        }
+    }
+    return false;
+}
+
+bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                          fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
+}
+
+bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
+                               const char *filename, const char *src, size_t len,
+                               fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    memset(out, 0, sizeof *out);
+    front f;
+    memset(&f, 0, sizeof f);
+    f.ctx = ctx;
+    f.filename = filename ? filename : "<input>";
+    f.src = src;
+    f.len = len;
+    f.lang = lang;
+    f.entry = entry;
+    f.main_tok = SIZE_MAX;
+    if (memchr(src, 0, len)) {
+        front_error(&f, 0, "the source contains a NUL byte");
+        return false;
+    }
+    shaderc_compiler_t comp = compiler ? compiler->sc : shaderc_compiler_initialize();
+    shaderc_compile_options_t opts = comp ? make_options(&f, false) : NULL;
+    if (!opts) {
+        if (comp && !compiler) shaderc_compiler_release(comp);
+        front_error(&f, 0, "cannot start shaderc");
+        return false;
+    }
+    unsigned user_lines = count_lines(src, len);
+    bool ok = false;
+    strbuf text = {0};
+    shaderc_compilation_result_t res = NULL;
+    const char *pp = src;
+    f.pplen = len;
+    if (has_directive(src, len)) {
+        res = shaderc_compile_into_preprocessed_text(comp, src, len, shaderc_fragment_shader,
+                                                     f.filename, "main", opts);
+        if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
+            report(&f, shaderc_result_get_error_message(res), user_lines);
+            goto done;
+        }
+        pp = shaderc_result_get_bytes(res);
+        f.pplen = shaderc_result_get_length(res);
+    }
+    f.pp = malloc(f.pplen + 1);
+    if (!f.pp) goto oom;
+    memcpy(f.pp, pp, f.pplen);
+    f.pp[f.pplen] = 0;
+    if (res) shaderc_result_release(res);
+    res = NULL;
+    if (!tokenize(f.pp, f.pplen, &f.t)) goto oom;
+
+    /* GLSL: the user's main() (if any) gives way to the generated one. `-entry main` of a
+     * parameterless main means the same as no -entry. HLSL has no implicit entry: without
+     * -entry a function called main is the entry. */
+    unsigned nin = 0, nout = 0;
+    if (lang == FMAG_SOURCE_GLSL) {
+        bool has_main = find_main(&f);
+        if (!entry || !strcmp(entry, "main")) {
+            f.entry = NULL;
+            ok = wrap_main(&f, &text, &nin, &nout, has_main);
+        } else {
+            ok = wrap_entry(&f, &text, &nin, &nout);
+        }
+    } else {
+        f.entry = entry ? entry : "main";
+        ok = wrap_entry(&f, &text, &nin, &nout);
+    }
+    if (!ok) goto done;
+    ok = false;
+    {
+        strbuf full = {0};
+        if (f.main_tok != SIZE_MAX) {
+            size_t off = f.t.v[f.main_tok].off;
+            sb_put(&full, f.pp, off);
+            sb_put(&full, "_fmag_umain", 11);
+            sb_put(&full, f.pp + off + 4, f.pplen - off - 4);
+        } else {
+            sb_put(&full, f.pp, f.pplen);
+        }
+        sb_put(&full, text.p, text.n);
+        if (full.oom) {
+            free(full.p);
+            goto oom;
+        }
+        shaderc_compile_options_release(opts);
+        opts = make_options(&f, true);
+        if (!opts) {
+            free(full.p);
+            goto oom;
+        }
+        res = shaderc_compile_into_spv(comp, full.p, full.n, shaderc_fragment_shader, f.filename,
+                                       lang == FMAG_SOURCE_GLSL ? "main" : "_fmag_entry", opts);
+        out->generated = full.p;
+        out->generated_len = full.n;
+    }
+    if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
+        report(&f, shaderc_result_get_error_message(res), user_lines);
+        goto done;
+    }
+    size_t bytes = shaderc_result_get_length(res);
+    out->words = malloc(bytes ? bytes : 4);
+    if (!out->words) goto oom;
+    memcpy(out->words, shaderc_result_get_bytes(res), bytes);
+    out->nwords = bytes / 4;
+    out->nin = nin;
+    out->nout = nout;
+    ok = true;
+    goto done;
+oom:
+    front_error(&f, 0, "out of memory");
+done:
+    if (res) shaderc_result_release(res);
+    shaderc_compile_options_release(opts);
+    if (!compiler) shaderc_compiler_release(comp);
+    free(text.p);
+    free(f.pp);
+    free(f.t.v);
+    if (!ok) fmag_shader_spirv_free(out);
+    return ok;
+}
+
+#endif /* FMAG_HAVE_SHADERC */
+
+void fmag_shader_spirv_free(fmag_shader_spirv *s)
+{
+    free(s->words);
+    free(s->generated);
+    memset(s, 0, sizeof *s);
+}
