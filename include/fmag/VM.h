@@ -159,6 +159,35 @@ unsigned fmag_vm_hardware_threads(void);
 /* Which inner loop the batch engine picked on this CPU: "avx2+fma" or "generic". */
 const char *fmag_vm_batch_isa(void);
 
+
+/* Source emitters (lib/VM/EmitSource.c, docs/VM.md "Baking a program to source"): the
+ * programs written as straight-line source, one local variable per register and one line
+ * per instruction, computing exactly what fmag_vm_run computes.
+ *  C: per program `void PREFIXname(const float *in, float *out)` (one element) and
+ *     `void PREFIXname_soa(size_t n, const float *const *in, float *const *out)` (structure
+ *     of arrays, vectorizable); for the image `int PREFIXeval(uint32_t prog, in, out)` and
+ *     `size_t PREFIXrun_per_lane(n, prog_index, in, in_stride, out, out_stride)`. Compile
+ *     with -ffp-contract=off and denormals kept (no -ffast-math).
+ *  GLSL: per program `void PREFIXname(in float fmag_in[I], out float fmag_out[O])` (I, O:
+ *     the largest nin, nout over the programs, at least 1) and `bool PREFIXeval(uint prog,
+ *     ...)`; `#define FMAG_SOFT_FMA 1` before it selects the exact software fma for drivers
+ *     whose fma() is not fused (the Vulkan runner's rule).
+ *  CUDA: the per-element functions as __device__, a `PREFIXname_kernel` per program and a
+ *     `PREFIXrun_per_lane` kernel (grid-stride, one element per thread); __fmaf_rn.
+ * Names: the program name with characters outside [A-Za-z0-9_] replaced by '_'; a name
+ * that is empty or clashes gets "_p<index>" appended. prefix NULL means "fmag_". The text is
+ * malloc'ed (caller frees), NUL-terminated; every program is validated first. */
+typedef enum fmag_vm_emit_lang {
+    FMAG_VM_EMIT_C,
+    FMAG_VM_EMIT_GLSL,
+    FMAG_VM_EMIT_CUDA
+} fmag_vm_emit_lang;
+/* "c", "glsl" or "cuda"; false for anything else. */
+bool fmag_vm_emit_lang_parse(const char *name, fmag_vm_emit_lang *lang);
+bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs,
+                         fmag_vm_emit_lang lang, const char *prefix, char **text, size_t *len,
+                         char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
