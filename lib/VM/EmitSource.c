@@ -96,10 +96,11 @@ static void format_literal(char *buf, size_t n, float f, fmag_vm_emit_lang lang)
 }
 
 /* The text of an operand: a register variable or a literal. */
-static void format_operand(char *buf, size_t n, uint32_t word, fmag_vm_emit_lang lang)
+static void format_operand(char *buf, size_t n, uint32_t word, fmag_vm_emit_lang lang,
+                           const char *lane)
 {
     if (fmag_vm_word_is_ref(word))
-        snprintf(buf, n, "r%u", (unsigned)(word & 0xFFFFu));
+        snprintf(buf, n, "r%u%s", (unsigned)(word & 0xFFFFu), lane);
     else
         format_literal(buf, n, fmag_vm_bits_float(word), lang);
 }
@@ -172,6 +173,17 @@ static const char c_helpers[] =
     "    memcpy(&q, &w, sizeof q);\n"
     "    return r != r ? q : r;\n"
     "}\n"
+    "/* Lanes per chunk of the _soa loops (a multiple of the SIMD width). */\n"
+    "#ifndef FMAG_EMIT_CHUNK\n"
+    "#define FMAG_EMIT_CHUNK 32\n"
+    "#endif\n"
+    "#define FMAG_EMIT_EACH(j) for (size_t j = 0; j < FMAG_EMIT_CHUNK; j++)\n"
+    "/* A chunk of one input; lanes past m are +0 (computed, never stored). */\n"
+    "static inline void fmag_emit_load(float *r, const float *src, size_t m)\n"
+    "{\n"
+    "    if (m < FMAG_EMIT_CHUNK) memset(r, 0, FMAG_EMIT_CHUNK * sizeof(float));\n"
+    "    memcpy(r, src, m * sizeof(float));\n"
+    "}\n"
     "#endif\n";
 
 static const char cuda_helpers[] =
@@ -237,40 +249,50 @@ static const char glsl_helpers[] =
     "}\n"
     "#endif\n";
 
+/* One line per instruction. `chunk`: registers are arrays of FMAG_EMIT_CHUNK lanes and
+ * each line a loop over them (the C batch loop). */
+static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lang,
+                        const char *indent, bool chunk)
+{
+    const char *zero = lang == FMAG_VM_EMIT_GLSL ? "0.0" : "0.0f";
+    const char *lane = chunk ? "[j]" : "", *each = chunk ? "FMAG_EMIT_EACH(j) " : "";
+    for (uint32_t i = 0; i < p->ninstr; i++) {
+        fmag_vm_instr x = p->code[i];
+        unsigned d = fmag_vm_instr_d(x), a = fmag_vm_instr_a(x);
+        char ob[48], oc[48], og[48];
+        format_operand(ob, sizeof ob, x.b, lang, lane);
+        format_operand(oc, sizeof oc, x.c, lang, lane);
+        format_operand(og, sizeof og, x.g, lang, lane);
+        if (!fmag_vm_word_is_ref(x.g)) {
+            if (!(fmag_vm_bits_float(x.g) > 0.0f)) {
+                sb_printf(b, "%s/* %u: guard %s is never > 0 */\n", indent, (unsigned)i, og);
+                continue;
+            }
+            sb_printf(b, "%s%sr%u%s = fmag_emit_fma(r%u%s, %s, %s);\n", indent, each, d, lane, a,
+                      lane, ob, oc);
+        } else {
+            sb_printf(b, "%s%sr%u%s = %s > %s ? fmag_emit_fma(r%u%s, %s, %s) : r%u%s;\n", indent,
+                      each, d, lane, og, zero, a, lane, ob, oc, d, lane);
+        }
+    }
+}
+
 /* The body shared by every language: declare the registers, run the stream, write the
  * outputs. `inx(k)`/`outx(k)` are how input/output k is spelled, given as printf
  * formats taking k. */
 static void emit_body(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lang, const char *infmt,
                       const char *outfmt, const char *indent)
 {
-    const char *ty = "float";
     const char *zero = lang == FMAG_VM_EMIT_GLSL ? "0.0" : "0.0f";
     for (uint32_t r = 0; r < p->regs; r++) {
-        sb_printf(b, "%s%s r%u = ", indent, ty, (unsigned)r);
+        sb_printf(b, "%sfloat r%u = ", indent, (unsigned)r);
         if (r < p->nin)
             sb_printf(b, infmt, (unsigned)r);
         else
             sb_printf(b, "%s", zero);
         sb_printf(b, ";\n");
     }
-    for (uint32_t i = 0; i < p->ninstr; i++) {
-        fmag_vm_instr x = p->code[i];
-        unsigned d = fmag_vm_instr_d(x), a = fmag_vm_instr_a(x);
-        char ob[48], oc[48], og[48];
-        format_operand(ob, sizeof ob, x.b, lang);
-        format_operand(oc, sizeof oc, x.c, lang);
-        format_operand(og, sizeof og, x.g, lang);
-        if (!fmag_vm_word_is_ref(x.g)) {
-            if (!(fmag_vm_bits_float(x.g) > 0.0f)) {
-                sb_printf(b, "%s/* %u: guard %s is never > 0 */\n", indent, (unsigned)i, og);
-                continue;
-            }
-            sb_printf(b, "%sr%u = fmag_emit_fma(r%u, %s, %s);\n", indent, d, a, ob, oc);
-        } else {
-            sb_printf(b, "%sr%u = %s > %s ? fmag_emit_fma(r%u, %s, %s) : r%u;\n", indent, d, og,
-                      zero, a, ob, oc, d);
-        }
-    }
+    emit_instrs(b, p, lang, indent, false);
     for (uint32_t k = 0; k < p->nout; k++) {
         sb_printf(b, "%s", indent);
         sb_printf(b, outfmt, (unsigned)k);
@@ -299,17 +321,26 @@ static void emit_c_program(sbuf *b, const fmag_vm_program *p, const char *name, 
                   name, name);
         return;
     }
-    /* Structure of arrays: in[j][k] is input j of element k. The per-array restrict
-     * pointers let the compiler vectorize across elements without alias checks. */
+    /* Structure of arrays: in[j][k] is input j of element k. Elements go in chunks of
+     * FMAG_EMIT_CHUNK lanes, each register an array and each instruction a loop over the
+     * chunk: the compiler vectorizes every line, and the chunk's vectors are independent,
+     * so the core overlaps them instead of waiting on one element's chain of fmas. */
     sb_printf(b, "void %s_soa(size_t n, const float *const *in, float *const *out)\n{\n", name);
-    for (uint32_t j = 0; j < p->nin; j++)
-        sb_printf(b, "    const float *restrict i%u = in[%u];\n", (unsigned)j, (unsigned)j);
-    for (uint32_t j = 0; j < p->nout; j++)
-        sb_printf(b, "    float *restrict o%u = out[%u];\n", (unsigned)j, (unsigned)j);
     if (!p->nin) sb_printf(b, "    (void)in;\n");
     if (!p->nout) sb_printf(b, "    (void)out;\n");
-    sb_printf(b, "    for (size_t k = 0; k < n; k++) {\n");
-    emit_body(b, p, FMAG_VM_EMIT_C, "i%u[k]", "o%u[k]", "        ");
+    sb_printf(b, "    for (size_t k = 0; k < n; k += FMAG_EMIT_CHUNK) {\n"
+                 "        size_t m = n - k < FMAG_EMIT_CHUNK ? n - k : FMAG_EMIT_CHUNK;\n");
+    for (uint32_t r = 0; r < p->regs; r++) {
+        sb_printf(b, "        float r%u[FMAG_EMIT_CHUNK];\n", (unsigned)r);
+        if (r < p->nin)
+            sb_printf(b, "        fmag_emit_load(r%u, in[%u] + k, m);\n", (unsigned)r, (unsigned)r);
+    }
+    for (uint32_t r = p->nin; r < p->regs; r++)
+        sb_printf(b, "        FMAG_EMIT_EACH(j) r%u[j] = 0.0f;\n", (unsigned)r);
+    emit_instrs(b, p, FMAG_VM_EMIT_C, "        ", true);
+    for (uint32_t r = 0; r < p->nout; r++)
+        sb_printf(b, "        memcpy(out[%u] + k, r%u, m * sizeof(float));\n", (unsigned)r,
+                  (unsigned)r);
     sb_printf(b, "    }\n}\n\n");
 }
 
