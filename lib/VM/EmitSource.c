@@ -241,11 +241,39 @@ static const char glsl_helpers[] =
     "    return r;\n"
     "}\n"
     "#endif\n"
-    "// One FMAG evaluation, a NaN result stored as the VM's canonical 0x7FC00000.\n"
+    "// One FMAG evaluation, a NaN result stored as the VM's canonical 0x7FC00000. NaN,\n"
+    "// infinity and zero operands are decided on the bits, and only finite non-zero products\n"
+    "// reach the arithmetic: once the code is inlined, a register that is a compile-time\n"
+    "// constant lets a driver fold 0 * x to 0 or x + 0 to x despite `precise` (Mesa's\n"
+    "// llvmpipe does), which is wrong for x = inf or NaN and for the sign of a zero.\n"
     "float fmag_emit_fma(float a, float b, float c)\n"
     "{\n"
+    "    const uint INF = 0x7F800000u, SIGN = 0x80000000u;\n"
+    "    const float QNAN = uintBitsToFloat(0x7FC00000u);\n"
+    "    uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c);\n"
+    "    uint ma = ua & ~SIGN, mb = ub & ~SIGN, mc = uc & ~SIGN, sp = (ua ^ ub) & SIGN;\n"
+    "    if (ma > INF || mb > INF || mc > INF) return QNAN;\n"
+    "    if (ma == INF || mb == INF) {\n"
+    "        if (ma == 0u || mb == 0u) return QNAN;\n"
+    "        if (mc == INF && (uc & SIGN) != sp) return QNAN;\n"
+    "        return uintBitsToFloat(sp | INF);\n"
+    "    }\n"
+    "    if (mc == INF) return c;\n"
+    "    if (ma == 0u || mb == 0u) // an exact zero product: c, or a signed zero\n"
+    "        return mc != 0u ? c : uintBitsToFloat(sp & uc);\n"
     "    precise float r = fmag_emit_fma_raw(a, b, c);\n"
-    "    return isnan(r) ? uintBitsToFloat(0x7FC00000u) : r;\n"
+    "    uint ur = floatBitsToUint(r);\n"
+    "    if ((ur & ~SIGN) > INF) return QNAN;\n"
+    "    // A product that underflows against a zero c keeps the product's sign.\n"
+    "    if ((ur & ~SIGN) == 0u && mc == 0u) return uintBitsToFloat(sp);\n"
+    "    return r;\n"
+    "}\n"
+    "// The guard, g > 0 (false for NaN and both zeros), on the bits: a compiler that assumes\n"
+    "// no NaNs could otherwise turn the select around.\n"
+    "bool fmag_emit_pos(float g)\n"
+    "{\n"
+    "    int w = floatBitsToInt(g);\n"
+    "    return w > 0 && w <= 0x7F800000;\n"
     "}\n"
     "#endif\n";
 
@@ -271,8 +299,12 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
             sb_printf(b, "%s%sr%u%s = fmag_emit_fma(r%u%s, %s, %s);\n", indent, each, d, lane, a,
                       lane, ob, oc);
         } else {
-            sb_printf(b, "%s%sr%u%s = %s > %s ? fmag_emit_fma(r%u%s, %s, %s) : r%u%s;\n", indent,
-                      each, d, lane, og, zero, a, lane, ob, oc, d, lane);
+            if (lang == FMAG_VM_EMIT_GLSL)
+                sb_printf(b, "%sr%u = fmag_emit_pos(%s) ? fmag_emit_fma(r%u, %s, %s) : r%u;\n",
+                          indent, d, og, a, ob, oc, d);
+            else
+                sb_printf(b, "%s%sr%u%s = %s > %s ? fmag_emit_fma(r%u%s, %s, %s) : r%u%s;\n",
+                          indent, each, d, lane, og, zero, a, lane, ob, oc, d, lane);
         }
     }
 }
@@ -285,7 +317,10 @@ static void emit_body(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lang,
 {
     const char *zero = lang == FMAG_VM_EMIT_GLSL ? "0.0" : "0.0f";
     for (uint32_t r = 0; r < p->regs; r++) {
-        sb_printf(b, "%sfloat r%u = ", indent, (unsigned)r);
+        /* GLSL: `precise` makes every operation feeding a register exact, so a shader
+         * compiler may not fold x + 0 (the sign of zero) or assume there are no NaNs. */
+        sb_printf(b, "%s%sfloat r%u = ", indent, lang == FMAG_VM_EMIT_GLSL ? "precise " : "",
+                  (unsigned)r);
         if (r < p->nin)
             sb_printf(b, infmt, (unsigned)r);
         else
