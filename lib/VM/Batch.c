@@ -49,6 +49,8 @@ static void mxcsr_leave(unsigned saved)
 #define FMAG_BATCH_L1_BUDGET (16u * 1024u)
 #define FMAG_BATCH_MIN_LANES FMAG_BATCH_VW
 #define FMAG_BATCH_MAX_THREADS 256u
+/* Per-lane runs group elements by program within windows of this many elements. */
+#define FMAG_BATCH_WINDOW 8192u
 
 typedef struct bprog {
     const fmag_vm_program *p;
@@ -436,33 +438,58 @@ static bool engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, s
         work_total += count[i + 1] * (size_t)(bps[i].n + p->nin + p->nout + 1);
     }
     /* Group elements by program (a stable counting sort) so that every block runs one
-     * program: the SIMD loops never diverge. */
-    segs = malloc(nused * sizeof(segment));
-    if (!segs) {
-        snprintf(err, errlen, "out of memory");
-        goto done;
-    }
-    for (size_t i = 1; i <= nprogs; i++)
-        count[i] += count[i - 1];
-    if (nused > 1) {
-        perm = malloc(n * sizeof(uint32_t));
-        size_t *fill = calloc(nprogs, sizeof(size_t));
-        if (!perm || !fill) {
-            free(fill);
+     * program: the SIMD loops never diverge. The sort is done per window of
+     * FMAG_BATCH_WINDOW elements, so a window's input and output rows are read from
+     * memory once and stay in the L2 cache while each of its programs runs over them;
+     * sorted over the whole run, every program would stream through all the rows again
+     * (8 programs interleaved ran 1.95x slower than uniform that way, 16-core Xeon). */
+    size_t ns = 0, first = 0;
+    if (nused == 1) {
+        segs = malloc(sizeof(segment));
+        if (!segs) {
             snprintf(err, errlen, "out of memory");
             goto done;
         }
-        memcpy(fill, count, nprogs * sizeof(size_t));
-        for (size_t k = 0; k < n; k++)
-            perm[fill[prog_index[k]]++] = (uint32_t)k;
-        free(fill);
-    }
-    size_t ns = 0, first = 0;
-    for (size_t i = 0; i < nprogs; i++) {
-        if (count[i + 1] == count[i]) continue;
-        segs[ns] = (segment){(uint32_t)i, count[i], count[i + 1], first};
-        first += (count[i + 1] - count[i] + bps[i].lanes - 1) / bps[i].lanes;
-        ns++;
+        for (size_t i = 0; i < nprogs; i++)
+            if (count[i + 1]) segs[ns++] = (segment){(uint32_t)i, 0, n, 0};
+    } else {
+        size_t nwin = (n + FMAG_BATCH_WINDOW - 1) / FMAG_BATCH_WINDOW;
+        size_t maxsegs = nwin * nused < n ? nwin * nused : n;
+        uint32_t *ulist = malloc(nused * sizeof(uint32_t));
+        size_t *wc = calloc(nprogs, sizeof(size_t));
+        perm = malloc(n * sizeof(uint32_t));
+        segs = malloc(maxsegs * sizeof(segment));
+        if (!ulist || !wc || !perm || !segs) {
+            free(ulist);
+            free(wc);
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
+        size_t nu = 0;
+        for (size_t i = 0; i < nprogs; i++)
+            if (count[i + 1]) ulist[nu++] = (uint32_t)i;
+        for (size_t w0 = 0; w0 < n; w0 += FMAG_BATCH_WINDOW) {
+            size_t w1 = n - w0 < FMAG_BATCH_WINDOW ? n : w0 + FMAG_BATCH_WINDOW;
+            for (size_t k = w0; k < w1; k++)
+                wc[prog_index[k]]++;
+            size_t pos = w0;
+            for (size_t u = 0; u < nu; u++) {
+                uint32_t pi = ulist[u];
+                size_t c = wc[pi];
+                if (!c) continue;
+                segs[ns++] = (segment){pi, pos, pos + c, first};
+                first += (c + bps[pi].lanes - 1) / bps[pi].lanes;
+                wc[pi] = pos; /* from here on: the next free position of program pi */
+                pos += c;
+            }
+            for (size_t k = w0; k < w1; k++)
+                perm[wc[prog_index[k]]++] = (uint32_t)k;
+            for (size_t u = 0; u < nu; u++)
+                wc[ulist[u]] = 0;
+        }
+        nitems = first;
+        free(ulist);
+        free(wc);
     }
     job j = {.progs = bps,
              .segs = segs,

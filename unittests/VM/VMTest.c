@@ -487,7 +487,7 @@ static void test_per_lane(void)
 static void test_engine(void)
 {
     char err[256];
-    enum { NP = 7, N = 5000, STRIDE = 48 };
+    enum { NP = 7, N = 20000, STRIDE = 48 }; /* several grouping windows */
     fmag_vm_program ps[NP];
     const fmag_vm_program *pp[NP];
     for (int i = 0; i < NP; i++) {
