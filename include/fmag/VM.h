@@ -155,21 +155,86 @@ bool fmag_vm_check_lane_args(const fmag_vm_program *const *progs, size_t nprogs,
                              size_t n, bool validate, unsigned char *used, char *err,
                              size_t errlen);
 
-/* Lanes per block in the batch engine: one decoded instruction runs over this many
- * elements before the next instruction is decoded. */
-#define FMAG_VM_LANES 64
+/* The most lanes per block in the batch engine: one pre-decoded instruction runs over a
+ * block of lanes before the next; blocks are sized per program so that its register file
+ * stays in L1 (docs/VM.md), from 16 up to this. */
+#define FMAG_VM_LANES 512
 
 /* fmag_vm_run_per_lane with an explicit thread count (0: one per online CPU; the
  * engine uses fewer when there is little work). prog_index may be NULL (every
- * element runs progs[0]). Bit-identical to fmag_vm_run for any thread count. */
+ * element runs progs[0]). Bit-identical to fmag_vm_run for any thread count. These
+ * one-shot calls make an engine for the call (threads started and joined each time): a
+ * caller that runs often keeps a fmag_vm_engine instead. */
 bool fmag_vm_run_per_lane_threads(const fmag_vm_program *const *progs, size_t nprogs,
                                   const uint32_t *prog_index, const float *in, size_t in_stride,
                                   float *out, size_t out_stride, size_t n, unsigned nthreads,
                                   char *err, size_t errlen);
+/* The batch engine object (lib/VM/Batch.c, docs/VM.md "Batch engine"): a persistent pool
+ * of worker threads, started once by fmag_vm_engine_create and reused by every run (no
+ * thread is started per call), plus per-thread register files. No global state: a caller
+ * makes as many engines as it likes. Calls on one engine are serialized (a mutex); use one
+ * engine per calling thread for concurrency. */
+typedef enum fmag_vm_isa {
+    FMAG_VM_ISA_AUTO,    /* the best the CPU runs: AVX-512, else AVX2+FMA, else generic */
+    FMAG_VM_ISA_GENERIC, /* portable C (fmaf) */
+    FMAG_VM_ISA_AVX2,    /* x86-64 AVX2 + FMA, 8 lanes a vector */
+    FMAG_VM_ISA_AVX512   /* x86-64 AVX-512F, 16 lanes a vector, masked stores */
+} fmag_vm_isa;
+typedef struct fmag_vm_engine_options {
+    unsigned nthreads; /* 0: one per online CPU; 1: the calling thread only */
+    fmag_vm_isa isa;   /* an ISA the CPU lacks is an error at create */
+    unsigned lanes;    /* lanes per block; 0: sized per program to keep its registers in L1 */
+} fmag_vm_engine_options;
+typedef struct fmag_vm_engine fmag_vm_engine;
+/* opt NULL: defaults (all zero). NULL with a reason in err on failure. */
+fmag_vm_engine *fmag_vm_engine_create(const fmag_vm_engine_options *opt, char *err,
+                                      size_t errlen);
+void fmag_vm_engine_destroy(fmag_vm_engine *e);
+/* "avx512", "avx2+fma" or "generic". */
+const char *fmag_vm_engine_isa(const fmag_vm_engine *e);
+/* Threads that work on a run (the caller included). */
+unsigned fmag_vm_engine_threads(const fmag_vm_engine *e);
+/* Same contract as fmag_vm_run_per_lane (prog_index NULL: every element runs progs[0]);
+ * bit-identical to fmag_vm_run. The x86 MXCSR of every thread that works is set to
+ * round-to-nearest without flush-to-zero or denormals-are-zero for the run and restored
+ * after it. */
+bool fmag_vm_engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, size_t nprogs,
+                        const uint32_t *prog_index, const float *in, size_t in_stride, float *out,
+                        size_t out_stride, size_t n, char *err, size_t errlen);
+
 /* Online CPUs (at least 1). */
 unsigned fmag_vm_hardware_threads(void);
-/* Which inner loop the batch engine picked on this CPU: "avx2+fma" or "generic". */
+/* Which inner loop the batch engine picks on this CPU: "avx512", "avx2+fma" or "generic". */
 const char *fmag_vm_batch_isa(void);
+
+
+/* Source emitters (lib/VM/EmitSource.c, docs/VM.md "Baking a program to source"): the
+ * programs written as straight-line source, one local variable per register and one line
+ * per instruction, computing exactly what fmag_vm_run computes.
+ *  C: per program `void PREFIXname(const float *in, float *out)` (one element) and
+ *     `void PREFIXname_soa(size_t n, const float *const *in, float *const *out)` (structure
+ *     of arrays, vectorizable); for the image `int PREFIXeval(uint32_t prog, in, out)` and
+ *     `size_t PREFIXrun_per_lane(n, prog_index, in, in_stride, out, out_stride)`. Compile
+ *     with -ffp-contract=off and denormals kept (no -ffast-math).
+ *  GLSL: per program `void PREFIXname(in float fmag_in[I], out float fmag_out[O])` (I, O:
+ *     the largest nin, nout over the programs, at least 1) and `bool PREFIXeval(uint prog,
+ *     ...)`; `#define FMAG_SOFT_FMA 1` before it selects the exact software fma for drivers
+ *     whose fma() is not fused (the Vulkan runner's rule).
+ *  CUDA: the per-element functions as __device__, a `PREFIXname_kernel` per program and a
+ *     `PREFIXrun_per_lane` kernel (grid-stride, one element per thread); __fmaf_rn.
+ * Names: the program name with characters outside [A-Za-z0-9_] replaced by '_'; a name
+ * that is empty or clashes gets "_p<index>" appended. prefix NULL means "fmag_". The text is
+ * malloc'ed (caller frees), NUL-terminated; every program is validated first. */
+typedef enum fmag_vm_emit_lang {
+    FMAG_VM_EMIT_C,
+    FMAG_VM_EMIT_GLSL,
+    FMAG_VM_EMIT_CUDA
+} fmag_vm_emit_lang;
+/* "c", "glsl" or "cuda"; false for anything else. */
+bool fmag_vm_emit_lang_parse(const char *name, fmag_vm_emit_lang *lang);
+bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs,
+                         fmag_vm_emit_lang lang, const char *prefix, char **text, size_t *len,
+                         char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,9 @@ static const char *usage =
     "  -d           disassemble a .fmag to .fmas text (re-assembles to the same bits)\n"
     "  -i           print each record's header of a .fmag: name, instructions, regs,\n"
     "               inputs, outputs, flags\n"
+    "  --emit=c|glsl|cuda  write the programs of a .fmas or .fmag as straight-line source\n"
+    "               (standard output unless -o); docs/VM.md, \"Baking a program to source\"\n"
+    "  --prefix=P   identifier prefix of the emitted source (default fmag_)\n"
     "  --help       show this help\n"
     "  --version    show the version\n";
 
@@ -64,10 +67,42 @@ static FILE *open_out(const char *path, const char *mode)
     return fopen(path, mode);
 }
 
+/* --emit: the image as straight-line source (lib/VM/EmitSource.c). */
+static int emit_source(fmag_vm_image *img, fmag_vm_emit_lang lang, const char *prefix,
+                       const char *output)
+{
+    char err[600];
+    char *src;
+    size_t slen;
+    const fmag_vm_program **ps = malloc((img->nprograms ? img->nprograms : 1) * sizeof *ps);
+    if (!ps) {
+        fmag_vm_image_free(img);
+        return fail("out of memory%s%s", "", "");
+    }
+    for (size_t i = 0; i < img->nprograms; i++)
+        ps[i] = &img->programs[i];
+    bool ok = fmag_vm_emit_source(ps, img->nprograms, lang, prefix, &src, &slen, err, sizeof err);
+    free(ps);
+    fmag_vm_image_free(img);
+    if (!ok) return fail("%s%s", err, "");
+    FILE *out = open_out(output, "w");
+    if (!out) {
+        int e = errno;
+        free(src);
+        return fail("%s: cannot open for writing: %s", output, strerror(e));
+    }
+    ok = fwrite(src, 1, slen, out) == slen;
+    ok = (out != stdout ? fclose(out) == 0 : fflush(out) == 0) && ok;
+    free(src);
+    return ok ? 0 : fail("%s: write failed%s", output ? output : "<stdout>", "");
+}
+
 int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL;
-    bool disasm = false, info = false;
+    bool disasm = false, info = false, emit = false;
+    const char *prefix = NULL;
+    fmag_vm_emit_lang lang = FMAG_VM_EMIT_C;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -80,6 +115,12 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "-d"))
             disasm = true;
+        else if (!strncmp(a, "--emit=", 7)) {
+            if (!fmag_vm_emit_lang_parse(a + 7, &lang))
+                return fail("--emit wants c, glsl or cuda, not '%s'%s", a + 7, "");
+            emit = true;
+        } else if (!strncmp(a, "--prefix=", 9))
+            prefix = a + 9;
         else if (!strcmp(a, "-i"))
             info = true;
         else if (!strcmp(a, "-o")) {
@@ -96,6 +137,8 @@ int main(int argc, char **argv)
     }
     if (!input) return fail("no input file%s%s (see --help)", "", "");
     if (disasm && info) return fail("-d and -i cannot be combined%s%s", "", "");
+    if (emit && (disasm || info))
+        return fail("--emit cannot be combined with -d or -i%s%s", "", "");
 
     char err[600];
     fmag_vm_image img;
@@ -132,20 +175,30 @@ int main(int argc, char **argv)
     size_t len;
     char *text = fmag_vm_read_file(input, &len, err, sizeof err);
     if (!text) return fail("%s%s", err, "");
-    if (len >= 4 && !memcmp(text, "FMAG", 4)) {
+    bool binary = len >= 4 && !memcmp(text, "FMAG", 4);
+    if (binary && !emit) {
         free(text);
         return fail("%s: this is a binary .fmag file (use -d to disassemble, -i to inspect)", input,
                     "");
     }
-    fmag_context *ctx = fmag_context_create();
-    bool ok = fmag_asm_parse(ctx, strcmp(input, "-") ? input : "<stdin>", text, len, &img);
-    free(text);
-    if (!ok) {
-        fmag_context_diag_print(ctx, stderr);
+    bool ok;
+    if (binary) {
+        char why[400];
+        ok = fmag_vm_image_read(&img, text, len, why, sizeof why);
+        free(text);
+        if (!ok) return fail("%s: %s", input, why);
+    } else {
+        fmag_context *ctx = fmag_context_create();
+        ok = fmag_asm_parse(ctx, strcmp(input, "-") ? input : "<stdin>", text, len, &img);
+        free(text);
+        if (!ok) {
+            fmag_context_diag_print(ctx, stderr);
+            fmag_context_destroy(ctx);
+            return 1;
+        }
         fmag_context_destroy(ctx);
-        return 1;
     }
-    fmag_context_destroy(ctx);
+    if (emit) return emit_source(&img, lang, prefix, output);
     char *def_out = NULL;
     if (!output) {
         if (!strcmp(input, "-"))

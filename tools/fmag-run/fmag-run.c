@@ -410,10 +410,16 @@ static bool run_rows(target *t, backend bk, unsigned threads, const rows *in, fl
     case BK_REF:
         ok = fmag_vm_run_ref_per_lane(use, nuse, idx, in->v, iw, out, ow, in->n, err, errlen);
         break;
-    case BK_BATCH:
-        ok = fmag_vm_run_per_lane_threads(use, nuse, idx, in->v, iw, out, ow, in->n, threads, err,
-                                          errlen);
+    case BK_BATCH: {
+        /* The engine object (persistent pool, SIMD kernel picked for this CPU). */
+        fmag_vm_engine_options eo = {threads, FMAG_VM_ISA_AUTO, 0};
+        fmag_vm_engine *e = fmag_vm_engine_create(&eo, err, errlen);
+        if (e) {
+            ok = fmag_vm_engine_run(e, use, nuse, idx, in->v, iw, out, ow, in->n, err, errlen);
+            fmag_vm_engine_destroy(e);
+        }
         break;
+    }
     case BK_VULKAN:
     case BK_CUDA: {
 #ifdef FMAG_HAVE_GPU

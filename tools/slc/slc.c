@@ -29,6 +29,7 @@ static void usage(FILE *out)
                  "options:\n"
                  "  -o FILE       write the output to FILE ('-' = standard output)\n"
                  "  -S            print the FMAG assembly (.fmas) instead of the binary\n"
+                 "  --emit=c|glsl|cuda  print the stream as straight-line source instead\n"
                  "  -emit-ir      print the IR (.fir) before optimization\n"
                  "  -O0 -O1 -O2   optimization level (default -O2; lowering always inlines\n"
                  "                and if-converts)\n"
@@ -136,7 +137,8 @@ static bool lowerable(fmag_module *m)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *level = "O2", *lang = NULL;
-    bool emit_asm = false, emit_ir = false, emit_spirv = false;
+    bool emit_asm = false, emit_ir = false, emit_spirv = false, emit_src = false;
+    fmag_vm_emit_lang emit_lang = FMAG_VM_EMIT_C;
     fmag_sl_options opts = {false, NULL};
     fmag_codegen_options cg = {FMAG_CODEGEN_FULL};
     for (int i = 1; i < argc; i++) {
@@ -149,6 +151,12 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "-S")) {
             emit_asm = true;
+        } else if (!strncmp(a, "--emit=", 7)) {
+            if (!fmag_vm_emit_lang_parse(a + 7, &emit_lang)) {
+                fprintf(stderr, "slc: error: --emit wants c, glsl or cuda, not '%s'\n", a + 7);
+                return 1;
+            }
+            emit_src = true;
         } else if (!strcmp(a, "-emit-ir")) {
             emit_ir = true;
         } else if (!strcmp(a, "-emit-spirv")) {
@@ -273,6 +281,23 @@ int main(int argc, char **argv)
         goto done;
     }
     char err[256];
+    if (emit_src) { /* --emit=c|glsl|cuda: the stream as straight-line source */
+        const fmag_vm_program **ps = malloc((img.nprograms + 1) * sizeof *ps);
+        char *txt = NULL;
+        size_t tlen = 0;
+        for (size_t i = 0; ps && i < img.nprograms; i++)
+            ps[i] = &img.programs[i];
+        out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
+        if (!ps || !out ||
+            !fmag_vm_emit_source(ps, img.nprograms, emit_lang, NULL, &txt, &tlen, err, sizeof err))
+            fprintf(stderr, "slc: error: %s\n",
+                    !ps ? "out of memory" : out ? err : "cannot write the output file");
+        else
+            rc = fwrite(txt, 1, tlen, out) == tlen ? 0 : 1;
+        free(ps);
+        free(txt);
+        goto done;
+    }
     if (emit_asm) {
         out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
         if (!out) {

@@ -479,6 +479,99 @@ static void test_per_lane(void)
         free(ps[i].code);
 }
 
+/* The engine object: every ISA this CPU runs, fixed and per-program block sizes, 1 to 4
+ * threads of one persistent pool reused across runs, uniform and per-lane (a mix of
+ * programs interleaved element by element, tiny groups, big register files), each bit for
+ * bit against the reference; and the caller's MXCSR (flush-to-zero and
+ * denormals-are-zero set, an exception unmasked) left as it was while the run ignores it. */
+static void test_engine(void)
+{
+    char err[256];
+    enum { NP = 7, N = 20000, STRIDE = 48 }; /* several grouping windows */
+    fmag_vm_program ps[NP];
+    const fmag_vm_program *pp[NP];
+    for (int i = 0; i < NP; i++) {
+        ps[i] = rnd_prog();
+        pp[i] = &ps[i];
+    }
+    /* One with a register file too big for the largest block. */
+    free(ps[6].code);
+    ps[6].regs = 700;
+    ps[6].ninstr = 300;
+    ps[6].code = aligned_alloc(16, 300 * sizeof(fmag_vm_instr));
+    for (uint32_t i = 0; i < 300; i++)
+        ps[6].code[i] = I((uint16_t)(rnd() % 700), (uint16_t)(rnd() % 700), rnd_opnd(700),
+                          rnd_opnd(700), rnd() % 3 ? R((uint16_t)(rnd() % 700)) : L(rnd_literal()));
+    ps[6].nin = 40, ps[6].nout = 30;
+    uint32_t *idx = malloc(N * sizeof(uint32_t));
+    float *in = malloc(N * STRIDE * sizeof(float));
+    float *want = calloc(N * STRIDE, sizeof(float));
+    float *got = calloc(N * STRIDE, sizeof(float));
+    for (size_t k = 0; k < N; k++)
+        idx[k] = k < 3000 ? (uint32_t)(k % NP) : (k < 3005 ? 4u : (uint32_t)(rnd() % NP));
+    for (size_t k = 0; k < N * STRIDE; k++)
+        in[k] = rnd_value();
+    CHECK(fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, want, STRIDE, N, err, sizeof err));
+    static const fmag_vm_isa isas[] = {FMAG_VM_ISA_GENERIC, FMAG_VM_ISA_AVX2, FMAG_VM_ISA_AVX512};
+    for (int ii = 0; ii < 3; ii++)
+        for (unsigned th = 1; th <= 4; th += 3)
+            for (unsigned lanes = 0; lanes <= 48; lanes += 48) {
+                fmag_vm_engine_options o = {th, isas[ii], lanes};
+                fmag_vm_engine *e = fmag_vm_engine_create(&o, err, sizeof err);
+                if (!e) {
+                    CHECK(isas[ii] != FMAG_VM_ISA_GENERIC);
+                    CHECK(strstr(err, "cannot run") != NULL);
+                    continue;
+                }
+                CHECK(fmag_vm_engine_threads(e) == th);
+                for (int rep = 0; rep < 2; rep++) { /* the pool is reused */
+                    memset(got, 0, N * STRIDE * sizeof(float));
+                    CHECK(fmag_vm_engine_run(e, pp, NP, idx, in, STRIDE, got, STRIDE, N, err,
+                                             sizeof err));
+                    CHECK(same_bits(want, got, N * STRIDE));
+                }
+                /* Uniform, and a handful of elements. */
+                for (size_t n = 1; n <= N; n += N - 1) {
+                    float *w1 = calloc(n * STRIDE, sizeof(float));
+                    float *g1 = calloc(n * STRIDE, sizeof(float));
+                    CHECK(fmag_vm_run_ref_per_lane(&pp[6], 1, NULL, in, STRIDE, w1, STRIDE, n, err,
+                                                   sizeof err));
+                    CHECK(fmag_vm_engine_run(e, &pp[6], 1, NULL, in, STRIDE, g1, STRIDE, n, err,
+                                             sizeof err));
+                    CHECK(same_bits(w1, g1, n * STRIDE));
+                    free(w1);
+                    free(g1);
+                }
+#if defined(__x86_64__) && defined(__GNUC__)
+                /* FTZ | DAZ | overflow exception unmasked: the run must ignore it and keep it. */
+                unsigned mine = (0x1F80u | 0x8000u | 0x0040u) & ~0x0400u;
+                unsigned before = __builtin_ia32_stmxcsr();
+                __builtin_ia32_ldmxcsr(mine);
+                memset(got, 0, N * STRIDE * sizeof(float));
+                bool ran =
+                    fmag_vm_engine_run(e, pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err);
+                unsigned after = __builtin_ia32_stmxcsr();
+                __builtin_ia32_ldmxcsr(before);
+                CHECK(ran);
+                CHECK((after & 0xFFC0u) == (mine & 0xFFC0u));
+                CHECK(same_bits(want, got, N * STRIDE));
+#endif
+                fmag_vm_engine_destroy(e);
+            }
+    idx[17] = NP;
+    fmag_vm_engine *e = fmag_vm_engine_create(NULL, err, sizeof err);
+    CHECK(e != NULL);
+    CHECK(!fmag_vm_engine_run(e, pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
+    CHECK(strstr(err, "element 17: program index 7 out of range"));
+    fmag_vm_engine_destroy(e);
+    free(idx);
+    free(in);
+    free(want);
+    free(got);
+    for (int i = 0; i < NP; i++)
+        free(ps[i].code);
+}
+
 int main(void)
 {
     test_encode_decode();
@@ -490,6 +583,7 @@ int main(void)
     test_image_round_trip();
     test_batch_vs_reference();
     test_per_lane();
+    test_engine();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
