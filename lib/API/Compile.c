@@ -7,6 +7,9 @@
 #include "fmag/CodeGen.h"
 #include "fmag/SL.h"
 #include "fmag/Transforms.h"
+#if defined(FMAG_API_HAVE_SPIRV)
+#include "fmag/SPIRV.h"
+#endif
 
 const char *fmag_version(void)
 {
@@ -32,11 +35,16 @@ bool fmag_have_language(fmag_language lang)
     case FMAG_LANG_FIR:
     case FMAG_LANG_FMAS:
         return true;
-    case FMAG_LANG_GLSL:
-    case FMAG_LANG_HLSL:
     case FMAG_LANG_SPIRV:
 #if defined(FMAG_API_HAVE_SPIRV)
         return true;
+#else
+        return false;
+#endif
+    case FMAG_LANG_GLSL:
+    case FMAG_LANG_HLSL:
+#if defined(FMAG_API_HAVE_SPIRV)
+        return fmag_shader_input_available();
 #else
         return false;
 #endif
@@ -124,23 +132,54 @@ fmag_image *fmag_compile_module(fmag_module *m, const fmag_compile_options *opts
     return img;
 }
 
-/* LEAD: the GLSL/HLSL/SPIR-V hook. When lib/SPIRV is built (FMAG_API_HAVE_SPIRV, set by
- * lib/API/CMakeLists.txt), turn the source into an IR module here with the SPIR-V front
- * end (fmag_spirv_import, include/fmag/SPIRV.h) and return it; fmag_compile then
- * optimizes and lowers it like SL. */
+/* GLSL, HLSL and SPIR-V go through lib/SPIRV (SPEC 5b): the shader compilers turn text
+ * into SPIR-V with the program's interface, the reader turns SPIR-V into IR. */
 static fmag_module *import_shader(fmag_context *ctx, const char *filename, const char *src,
                                   size_t len, fmag_language lang, const fmag_compile_options *opts)
 {
+    static const char *const names[] = {
+        [FMAG_LANG_GLSL] = "GLSL", [FMAG_LANG_HLSL] = "HLSL", [FMAG_LANG_SPIRV] = "SPIR-V"};
+#if defined(FMAG_API_HAVE_SPIRV)
+    fmag_spirv_options so;
+    memset(&so, 0, sizeof so);
+    so.entry = opts->entry;
+    so.filename = filename;
+    so.fastmath = opts->fastmath;
+    if (lang == FMAG_LANG_SPIRV) {
+        if (len % 4 != 0) {
+            fmag_context_error(ctx, "%s: error: a SPIR-V binary is a whole number of 32-bit "
+                                    "words; this one has %zu bytes",
+                               filename, len);
+            return NULL;
+        }
+        uint32_t *words = malloc(len ? len : 4);
+        if (!words) {
+            fmag_context_error(ctx, "%s: error: out of memory", filename);
+            return NULL;
+        }
+        memcpy(words, src, len);
+        fmag_module *m = fmag_spirv_import(ctx, words, len / 4, &so);
+        free(words);
+        return m;
+    }
+    if (fmag_shader_input_available())
+        return fmag_glsl_import(ctx, filename, src, len,
+                                lang == FMAG_LANG_HLSL ? FMAG_SOURCE_HLSL : FMAG_SOURCE_GLSL, &so);
+    fmag_context_error(ctx,
+                       "%s: error: %s input is not built into this FMAG library (it needs "
+                       "shaderc and SPIRV-Tools: libshaderc-dev, spirv-tools)",
+                       filename, names[lang]);
+    return NULL;
+#else
     (void)src;
     (void)len;
     (void)opts;
-    static const char *const names[] = {
-        [FMAG_LANG_GLSL] = "GLSL", [FMAG_LANG_HLSL] = "HLSL", [FMAG_LANG_SPIRV] = "SPIR-V"};
     fmag_context_error(ctx,
                        "%s: error: %s input is not built into this FMAG library (it needs "
                        "the SPIR-V front end, lib/SPIRV)",
-                       filename ? filename : "<input>", names[lang]);
+                       filename, names[lang]);
     return NULL;
+#endif
 }
 
 fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
