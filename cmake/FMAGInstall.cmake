@@ -63,6 +63,21 @@ function(fmag_install_package)
     add_dependencies(fmag_shared ${ordered})
     target_link_libraries(fmag_shared PRIVATE -Wl,--whole-archive ${archives} -Wl,--no-whole-archive)
     target_link_libraries(fmag_shared PRIVATE ${MATH_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS})
+    # Third-party archives a layer needs (shaderc for lib/SPIRV's GLSL/HLSL input) go into
+    # libfmag.so too, their symbols kept local so that only FMAG's API is exported.
+    get_property(extra GLOBAL PROPERTY FMAG_SHARED_EXTRA_LIBS)
+    if(extra)
+      set(names)
+      foreach(a ${extra})
+        if(a MATCHES "\\.a$")
+          get_filename_component(n ${a} NAME)
+          list(APPEND names ${n})
+        endif()
+      endforeach()
+      string(REPLACE ";" ":" names "${names}")
+      target_link_libraries(fmag_shared PRIVATE -Wl,--exclude-libs,${names}
+                            -Wl,--start-group ${extra} -Wl,--end-group stdc++)
+    endif()
     target_include_directories(fmag_shared INTERFACE
       $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
       $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
