@@ -50,6 +50,8 @@ typedef struct fmag_pass_options {
     bool time_passes;     /* per pass wall time */
     unsigned print_flags; /* fmag_print_flags for print_after_all */
     FILE *log;            /* where print/stats/time go (the caller's stream); NULL = none */
+    size_t inline_budget; /* max instructions of a function after inlining; 0 = the
+                             context's (FMAG_DEFAULT_INLINE_BUDGET unless set) */
 } fmag_pass_options;
 
 /* Runs a comma-separated list of pass or pipeline names ("inline,cse" or "O2").

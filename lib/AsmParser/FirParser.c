@@ -876,7 +876,7 @@ static bool parse_body(parser *p, fmag_func *f)
     return true;
 }
 
-fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const char *text,
+static fmag_module *fmag_parse_module_unguarded(fmag_context *ctx, const char *filename, const char *text,
                                size_t len)
 {
     parser p = {0};
@@ -902,4 +902,26 @@ fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const ch
     }
     values_reset(&p);
     return ok ? p.m : NULL;
+}
+
+/* The guarded entry point: an allocation failure inside ends in NULL with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_parse_module_args {
+    fmag_context *ctx;
+    const char *filename;
+    const char *text;
+    size_t len;
+    fmag_module *result;
+};
+
+static void fmag_parse_module_thunk(void *arg)
+{
+    struct fmag_parse_module_args *a = arg;
+    a->result = fmag_parse_module_unguarded(a->ctx, a->filename, a->text, a->len);
+}
+
+fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const char *text, size_t len)
+{
+    struct fmag_parse_module_args a = {ctx, filename, text, len, NULL};
+    return fmag_context_guard(ctx, fmag_parse_module_thunk, &a) ? a.result : NULL;
 }

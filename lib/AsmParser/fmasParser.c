@@ -365,6 +365,13 @@ static void parse_directive(asm_state *s, fmag_vm_image *img)
             return;
         }
         s->name = name;
+        if (strlen(name) > 0xFFFFu) {
+            asm_error_at(s, name_at,
+                         "program name is %zu bytes long; a program name holds at most 65535 "
+                         "(the .fmag header's 16-bit length)",
+                         strlen(name));
+            return;
+        }
         if (!expect_char(s, ',', "',' after the program name") ||
             !parse_uint(s, 0xFFFF, &nin, "the input count") ||
             !expect_char(s, ',', "',' after the input count") ||
@@ -479,7 +486,7 @@ static void parse_instruction(asm_state *s)
     s->ninstr++;
 }
 
-bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len,
+static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, const char *text, size_t len,
                     fmag_vm_image *img)
 {
     asm_state s = {0};
@@ -536,4 +543,27 @@ bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, s
         return false;
     }
     return true;
+}
+
+/* The guarded entry point: an allocation failure inside ends in false with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_asm_parse_args {
+    fmag_context *ctx;
+    const char *filename;
+    const char *text;
+    size_t len;
+    fmag_vm_image *img;
+    bool result;
+};
+
+static void fmag_asm_parse_thunk(void *arg)
+{
+    struct fmag_asm_parse_args *a = arg;
+    a->result = fmag_asm_parse_unguarded(a->ctx, a->filename, a->text, a->len, a->img);
+}
+
+bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len, fmag_vm_image *img)
+{
+    struct fmag_asm_parse_args a = {ctx, filename, text, len, img, false};
+    return fmag_context_guard(ctx, fmag_asm_parse_thunk, &a) ? a.result : false;
 }

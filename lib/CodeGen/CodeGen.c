@@ -93,7 +93,7 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy
     return tries;
 }
 
-bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats,
+static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats,
                             const fmag_codegen_options *opts)
 {
     bool fast = opts && opts->effort == FMAG_CODEGEN_FAST;
@@ -193,13 +193,20 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
     fmag_vm_instr *code = malloc(sizeof *code * (best.ncode + 1));
     bool ok = code != NULL;
     char err[256] = "out of memory";
+    if (strlen(f->name) > 0xFFFFu) {
+        ok = false;
+        snprintf(err, sizeof err, "the name is %zu bytes long; a program name holds at most 65535 "
+                 "(the .fmag header's 16-bit length)", strlen(f->name));
+    }
     for (unsigned i = 0; ok && i < best.ncode; i++)
         ok = fmag_vm_encode(&best.code[i], &code[i], err, sizeof err);
     if (ok)
         ok =
             fmag_vm_image_add(img, f->name, f->module->fastmath ? FMAG_VM_FLAG_FASTMATH : 0,
                               (uint16_t)best.regs, (uint16_t)nin, (uint16_t)nout, code, best.ncode);
-    if (!ok) fmag_context_error(ctx, "error: in function @%s: codegen: %s", f->name, err);
+    if (!ok)
+        fmag_context_error(ctx, "error: in function @%.200s%s: codegen: %s", f->name,
+                           strlen(f->name) > 200 ? "..." : "", err);
     if (ok && stats) {
         stats->instrs = best.ncode;
         stats->regs = best.regs;
@@ -212,6 +219,28 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
     free(code);
     cg_result_free(&best);
     return ok;
+}
+
+/* The guarded entry point: an allocation failure inside ends in false with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_codegen_func_with_args {
+    fmag_func *f;
+    fmag_vm_image *img;
+    fmag_codegen_stats *stats;
+    const fmag_codegen_options *opts;
+    bool result;
+};
+
+static void fmag_codegen_func_with_thunk(void *arg)
+{
+    struct fmag_codegen_func_with_args *a = arg;
+    a->result = fmag_codegen_func_with_unguarded(a->f, a->img, a->stats, a->opts);
+}
+
+bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats, const fmag_codegen_options *opts)
+{
+    struct fmag_codegen_func_with_args a = {f, img, stats, opts, false};
+    return fmag_context_guard(f->module->ctx, fmag_codegen_func_with_thunk, &a) ? a.result : false;
 }
 
 bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats)

@@ -92,7 +92,7 @@ size_t fmag_parse_float(const char *s, size_t len, float *out)
     /* strtof needs a terminated copy; an absurdly long literal goes through the heap. */
     char tmp[128];
     char *buf = i < sizeof tmp ? tmp : malloc(i + 1);
-    if (!buf) fmag_fatal_oom();
+    if (!buf) return 0; /* out of memory: not read as a literal, so a parse error */
     memcpy(buf, s, i);
     buf[i] = 0;
     *out = strtof(buf, NULL);

@@ -178,10 +178,31 @@ done:
     return ok;
 }
 
-bool fmag_interp_func(fmag_func *f, const float *in, float *out)
+static bool fmag_interp_func_unguarded(fmag_func *f, const float *in, float *out)
 {
     /* Dense ids for every function that may be called; passes may have left gaps. */
     fmag_foreach_func(g, f->module) fmag_func_renumber(g);
     interp st = {.ctx = f->module->ctx};
     return run(&st, f, in, out);
+}
+
+/* The guarded entry point: an allocation failure inside ends in false with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_interp_func_args {
+    fmag_func *f;
+    const float *in;
+    float *out;
+    bool result;
+};
+
+static void fmag_interp_func_thunk(void *arg)
+{
+    struct fmag_interp_func_args *a = arg;
+    a->result = fmag_interp_func_unguarded(a->f, a->in, a->out);
+}
+
+bool fmag_interp_func(fmag_func *f, const float *in, float *out)
+{
+    struct fmag_interp_func_args a = {f, in, out, false};
+    return fmag_context_guard(f->module->ctx, fmag_interp_func_thunk, &a) ? a.result : false;
 }

@@ -26,6 +26,8 @@ static void set_grow(name_set *s);
 static bool set_insert(name_set *s, const char *name)
 {
     if ((s->count + 1) * 2 > s->cap) set_grow(s);
+    /* Out of memory and full: printing goes on with numbered names (see set_grow). */
+    if (s->count + 1 >= s->cap) return false;
     size_t h = str_hash(name) & (s->cap - 1);
     while (s->slots[h]) {
         if (!strcmp(s->slots[h], name)) return false;
@@ -50,7 +52,7 @@ static bool set_has(const name_set *s, const char *name)
 static void set_grow(name_set *s)
 {
     name_set n = {calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->cap ? s->cap * 2 : 64, 0};
-    if (!n.slots) fmag_fatal_oom();
+    if (!n.slots) return; /* the printer has no failure to report; s stays usable */
     for (size_t k = 0; k < s->cap; k++)
         if (s->slots[k]) set_insert(&n, s->slots[k]);
     free(s->slots);

@@ -650,6 +650,11 @@ void sl_check(sl_session *s)
         if (falls && f->ret_type != SL_VOID)
             sl_error(s, f->pos, "control can reach the end of non-void function '%.*s'",
                      (int)f->name_len, f->name);
+        if (f->is_export && f->name_len > 0xFFFFu)
+            sl_error(s, f->pos,
+                     "export function name is %u bytes long; a program name holds at most 65535 "
+                     "(the .fmag header's 16-bit length)",
+                     f->name_len);
         if (f->is_export) {
             unsigned nout = (unsigned)f->ret_type;
             for (sl_var *p = f->params; p; p = p->next)
