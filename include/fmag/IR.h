@@ -73,11 +73,14 @@ bool fmag_context_guard(fmag_context *ctx, void (*fn)(void *arg), void *arg);
 /* Records "error: out of memory in <what>" (for a system allocation that failed
  * outside the arena); inside a guard it also unwinds. */
 void fmag_context_out_of_memory(fmag_context *ctx, const char *what);
-/* Temporaries that a guarded call must not leak when it unwinds: malloc/realloc/
- * free with the context's hook and bookkeeping. NULL on failure (outside a guard). */
-void *fmag_context_tmp_alloc(fmag_context *ctx, size_t size);
-void *fmag_context_tmp_realloc(fmag_context *ctx, void *p, size_t size);
-void fmag_context_tmp_free(fmag_context *ctx, void *p);
+/* Scratch memory of the library's own passes, parsers and codegen: malloc,
+ * calloc, realloc and free whose blocks a guard frees when it unwinds (and to
+ * which the allocation hook applies inside a guard). Outside a guard they behave
+ * as the C functions do. A block from these must be freed with fmag_tmp_free. */
+void *fmag_tmp_malloc(size_t size);
+void *fmag_tmp_calloc(size_t n, size_t size);
+void *fmag_tmp_realloc(void *p, size_t size);
+void fmag_tmp_free(void *p);
 
 /* ------------------------------------------------------- resource budgets */
 

@@ -260,7 +260,7 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
     name_table *t = &p->values;
     if (create && (t->count + 1) * 2 > t->cap) {
         size_t ncap = t->cap ? t->cap * 2 : 64;
-        name_entry *slots = calloc(ncap, sizeof(*slots));
+        name_entry *slots = fmag_tmp_calloc(ncap, sizeof(*slots));
         if (!slots) abort();
         for (size_t k = 0; k < t->cap; k++) {
             if (!t->slots[k].name) continue;
@@ -269,7 +269,7 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
                 h = (h + 1) & (ncap - 1);
             slots[h] = t->slots[k];
         }
-        free(t->slots);
+        fmag_tmp_free(t->slots);
         t->slots = slots;
         t->cap = ncap;
     }
@@ -288,12 +288,12 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
 
 static void values_reset(parser *p)
 {
-    free(p->values.slots);
+    fmag_tmp_free(p->values.slots);
     memset(&p->values, 0, sizeof p->values);
-    free(p->blocks);
+    fmag_tmp_free(p->blocks);
     p->blocks = NULL;
     p->nblocks = p->capblocks = 0;
-    free(p->block_slots);
+    fmag_tmp_free(p->block_slots);
     p->block_slots = NULL;
     p->block_cap = 0;
 }
@@ -347,13 +347,13 @@ static block_entry *lookup_block(parser *p, const char *s, size_t len, size_t of
     }
     if (p->nblocks == p->capblocks) {
         p->capblocks = p->capblocks ? p->capblocks * 2 : 16;
-        p->blocks = realloc(p->blocks, p->capblocks * sizeof(*p->blocks));
+        p->blocks = fmag_tmp_realloc(p->blocks, p->capblocks * sizeof(*p->blocks));
         if (!p->blocks) abort();
     }
     if ((p->nblocks + 1) * 2 > p->block_cap) {
-        free(p->block_slots);
+        fmag_tmp_free(p->block_slots);
         p->block_cap = p->block_cap ? p->block_cap * 2 : 64;
-        p->block_slots = calloc(p->block_cap, sizeof(size_t));
+        p->block_slots = fmag_tmp_calloc(p->block_cap, sizeof(size_t));
         if (!p->block_slots) abort();
         for (size_t k = 0; k < p->nblocks; k++)
             block_slots_insert(p, k);
@@ -576,12 +576,12 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
             for (;;) {
                 fmag_value *v = parse_operand(p);
                 if (!v) {
-                    free(args);
+                    fmag_tmp_free(args);
                     return false;
                 }
                 if (nargs == cap) {
                     cap = cap ? cap * 2 : 8;
-                    args = realloc(args, cap * sizeof(*args));
+                    args = fmag_tmp_realloc(args, cap * sizeof(*args));
                     if (!args) abort();
                 }
                 args[nargs++] = v;
@@ -590,23 +590,23 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
             }
         }
         if (!expect(p, TOK_RPAREN, "')'")) {
-            free(args);
+            fmag_tmp_free(args);
             return false;
         }
         if (nargs != callee->nparams) {
-            free(args);
+            fmag_tmp_free(args);
             error_at(p, calloff, "'@%s' takes %u argument%s, %u given", callee->name,
                      callee->nparams, callee->nparams == 1 ? "" : "s", nargs);
             return false;
         }
         if (nres != callee->nresults) {
-            free(args);
+            fmag_tmp_free(args);
             error_at(p, optok.off, "'@%s' returns %u value%s, %u named", callee->name,
                      callee->nresults, callee->nresults == 1 ? "" : "s", nres);
             return false;
         }
         fmag_instr *call = fmag_build_call(b, callee, args, nargs);
-        free(args);
+        fmag_tmp_free(args);
         for (unsigned k = 0; k < nres; k++)
             if (!define_value(p, &results[k], &call->results[k])) return false;
         return true;
@@ -639,7 +639,7 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         return true;
     }
     unsigned n = p->fn->nresults;
-    fmag_value **vals = calloc(n ? n : 1, sizeof(*vals));
+    fmag_value **vals = fmag_tmp_calloc(n ? n : 1, sizeof(*vals));
     if (!vals) abort();
     unsigned k = 0;
     size_t retoff = optok.off;
@@ -647,7 +647,7 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         for (;;) {
             fmag_value *v = parse_operand(p);
             if (!v) {
-                free(vals);
+                fmag_tmp_free(vals);
                 return false;
             }
             if (k < n) vals[k] = v;
@@ -657,13 +657,13 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         }
     }
     if (k != n) {
-        free(vals);
+        fmag_tmp_free(vals);
         error_at(p, retoff, "'ret' in '@%s' must return %u value%s, found %u", p->fn->name, n,
                  n == 1 ? "" : "s", k);
         return false;
     }
     fmag_build_ret(b, vals, n);
-    free(vals);
+    fmag_tmp_free(vals);
     return true;
 }
 

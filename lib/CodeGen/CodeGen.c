@@ -46,7 +46,7 @@ static bool uses_value(const cg_node *n, int v)
 static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy, cg_result *best)
 {
     if (n < 2 || n > CG_IMPROVE_MAX_NODES) return 0;
-    unsigned *trial = malloc(sizeof *trial * n);
+    unsigned *trial = fmag_tmp_malloc(sizeof *trial * n);
     if (!trial) return 0;
     unsigned budget = CG_IMPROVE_WORK / n;
     if (budget > CG_IMPROVE_BUDGET) budget = CG_IMPROVE_BUDGET;
@@ -89,7 +89,7 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy
             }
         }
     }
-    free(trial);
+    fmag_tmp_free(trial);
     return tries;
 }
 
@@ -106,9 +106,9 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img, f
     unsigned variants = 0;
     /* cg_dag_relu_flip may add one node per node. */
     size_t cap = 2 * (size_t)base.nnodes + 2;
-    unsigned *order = malloc(sizeof *order * cap);
-    unsigned *prev = malloc(sizeof *prev * cap);
-    unsigned *best_order = malloc(sizeof *best_order * cap);
+    unsigned *order = fmag_tmp_malloc(sizeof *order * cap);
+    unsigned *prev = fmag_tmp_malloc(sizeof *prev * cap);
+    unsigned *best_order = fmag_tmp_malloc(sizeof *best_order * cap);
     int best_orient = 0, best_policy = 0;
     unsigned best_n = 0;
     if (!order || !prev || !best_order) oom = true;
@@ -180,9 +180,9 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img, f
             cg_dag_free(&g);
         }
     }
-    free(order);
-    free(prev);
-    free(best_order);
+    fmag_tmp_free(order);
+    fmag_tmp_free(prev);
+    fmag_tmp_free(best_order);
     unsigned nin = base.nin, nout = base.nout;
     cg_dag_free(&base);
     if (!have) {
@@ -190,7 +190,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img, f
                            oom ? "out of memory" : "more than 65535 registers needed");
         return false;
     }
-    fmag_vm_instr *code = malloc(sizeof *code * (best.ncode + 1));
+    fmag_vm_instr *code = fmag_tmp_malloc(sizeof *code * (best.ncode + 1));
     bool ok = code != NULL;
     char err[256] = "out of memory";
     if (strlen(f->name) > 0xFFFFu) {
@@ -216,7 +216,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img, f
         stats->consts = best.consts;
         stats->variants = variants;
     }
-    free(code);
+    fmag_tmp_free(code);
     cg_result_free(&best);
     return ok;
 }

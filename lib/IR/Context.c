@@ -75,30 +75,6 @@ void fmag_context_reset(fmag_context *ctx)
     fmag_context_diag_clear(ctx);
 }
 
-/* One allocation the context makes: asks the hook first, then the system. */
-static void *sys_alloc(fmag_context *ctx, size_t size)
-{
-    ctx->nallocs++;
-    if (ctx->alloc_hook && !ctx->alloc_hook(ctx->alloc_hook_user, size)) return NULL;
-    return malloc(size);
-}
-
-/* Temporaries carry a header linking them into the context, so that an unwinding
- * guard frees what the interrupted call had not freed yet. */
-struct fmag_tmp_block {
-    struct fmag_tmp_block *prev, *next;
-    _Alignas(16) unsigned char data[];
-};
-
-static void free_tmps(fmag_context *ctx)
-{
-    while (ctx->tmps) {
-        struct fmag_tmp_block *t = ctx->tmps;
-        ctx->tmps = t->next;
-        free(t);
-    }
-}
-
 void fmag_context_out_of_memory(fmag_context *ctx, const char *what)
 {
     if (what)
@@ -108,9 +84,12 @@ void fmag_context_out_of_memory(fmag_context *ctx, const char *what)
     if (ctx->guard) longjmp(*ctx->guard, 1);
 }
 
+/* Every request counts and goes past the hook, not only those that need a new
+ * chunk, so that a fault-injection sweep reaches every call site. */
 void *fmag_context_alloc(fmag_context *ctx, size_t size)
 {
-    if (size > SIZE_MAX / 2) {
+    ctx->nallocs++;
+    if (size > SIZE_MAX / 2 || (ctx->alloc_hook && !ctx->alloc_hook(ctx->alloc_hook_user, size))) {
         fmag_context_out_of_memory(ctx, NULL);
         return NULL;
     }
@@ -123,7 +102,7 @@ void *fmag_context_alloc(fmag_context *ctx, size_t size)
             n = ctx->spare;
             ctx->spare = n->next;
         } else {
-            n = sys_alloc(ctx, sizeof(*n) + cap);
+            n = malloc(sizeof(*n) + cap);
             if (!n) {
                 fmag_context_out_of_memory(ctx, NULL);
                 return NULL;
@@ -140,14 +119,6 @@ void *fmag_context_alloc(fmag_context *ctx, size_t size)
             ctx->chunks = n;
         }
         c = n;
-    } else if (ctx->alloc_hook) {
-        /* Under a hook every request counts, not only those that need a new chunk,
-         * so that a fault-injection sweep reaches every call site. */
-        ctx->nallocs++;
-        if (!ctx->alloc_hook(ctx->alloc_hook_user, size)) {
-            fmag_context_out_of_memory(ctx, NULL);
-            return NULL;
-        }
     }
     void *p = c->data + c->used;
     c->used += size;
@@ -164,10 +135,20 @@ char *fmag_context_strdup(fmag_context *ctx, const char *s, size_t len)
     return p;
 }
 
-void *fmag_context_tmp_alloc(fmag_context *ctx, size_t size)
-{
-    return fmag_context_tmp_realloc(ctx, NULL, size);
-}
+/* Temporaries carry a header; inside a guard they are linked into the guarded
+ * context, so that an unwinding guard frees what the interrupted call had not
+ * freed yet. Which context that is, is the one thing kept per thread rather than
+ * passed along (like errno): the passes, codegen and parsers allocate their
+ * scratch arrays in hundreds of places that have no context at hand, and the
+ * pointer is set only while a guard runs on this thread. */
+struct fmag_tmp_block {
+    struct fmag_tmp_block *prev, *next;
+    fmag_context *owner; /* NULL: allocated outside a guard, in no list */
+    size_t size;
+    _Alignas(16) unsigned char data[];
+};
+
+static _Thread_local fmag_context *guarded_ctx;
 
 static struct fmag_tmp_block *tmp_header(void *p)
 {
@@ -176,45 +157,81 @@ static struct fmag_tmp_block *tmp_header(void *p)
 
 static void tmp_link(fmag_context *ctx, struct fmag_tmp_block *t)
 {
+    t->owner = ctx;
     t->prev = NULL;
+    t->next = NULL;
+    if (!ctx) return;
     t->next = ctx->tmps;
     if (ctx->tmps) ctx->tmps->prev = t;
     ctx->tmps = t;
 }
 
-static void tmp_unlink(fmag_context *ctx, struct fmag_tmp_block *t)
+static void tmp_unlink(struct fmag_tmp_block *t)
 {
+    fmag_context *ctx = t->owner;
+    if (!ctx) return;
     if (t->prev)
         t->prev->next = t->next;
     else
         ctx->tmps = t->next;
     if (t->next) t->next->prev = t->prev;
+    t->owner = NULL;
 }
 
-/* On failure the old block stays valid and linked, as with realloc. */
-void *fmag_context_tmp_realloc(fmag_context *ctx, void *p, size_t size)
+static void free_tmps(fmag_context *ctx)
 {
+    while (ctx->tmps) {
+        struct fmag_tmp_block *t = ctx->tmps;
+        ctx->tmps = t->next;
+        free(t);
+    }
+}
+
+/* On failure the old block stays valid, as with realloc; inside a guard the
+ * failure unwinds instead of returning. */
+void *fmag_tmp_realloc(void *p, size_t size)
+{
+    fmag_context *ctx = guarded_ctx;
     struct fmag_tmp_block *old = p ? tmp_header(p) : NULL, *t = NULL;
-    ctx->nallocs++;
-    bool refused = size > SIZE_MAX / 2 || (ctx->alloc_hook && !ctx->alloc_hook(ctx->alloc_hook_user, size));
+    bool refused = size > SIZE_MAX / 2;
+    if (ctx && !refused) {
+        ctx->nallocs++;
+        refused = ctx->alloc_hook && !ctx->alloc_hook(ctx->alloc_hook_user, size);
+    }
     if (!refused) {
-        if (old) tmp_unlink(ctx, old);
+        fmag_context *owner = old ? old->owner : NULL;
+        if (old) tmp_unlink(old);
         t = realloc(old, sizeof(*t) + size);
-        if (t)
+        if (t) {
+            t->size = size;
             tmp_link(ctx, t);
-        else if (old)
-            tmp_link(ctx, old);
+        } else if (old) {
+            tmp_link(owner, old);
+        }
     }
     if (t) return t->data;
-    fmag_context_out_of_memory(ctx, NULL);
+    if (ctx) fmag_context_out_of_memory(ctx, NULL);
     return NULL;
 }
 
-void fmag_context_tmp_free(fmag_context *ctx, void *p)
+void *fmag_tmp_malloc(size_t size)
+{
+    return fmag_tmp_realloc(NULL, size);
+}
+
+void *fmag_tmp_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / 2 / size) return fmag_tmp_realloc(NULL, SIZE_MAX);
+    void *p = fmag_tmp_realloc(NULL, n * size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+void fmag_tmp_free(void *p)
 {
     if (!p) return;
     struct fmag_tmp_block *t = tmp_header(p);
-    tmp_unlink(ctx, t);
+    tmp_unlink(t);
     free(t);
 }
 
@@ -225,14 +242,18 @@ bool fmag_context_guard(fmag_context *ctx, void (*fn)(void *arg), void *arg)
         return true;
     }
     jmp_buf landing;
+    fmag_context *outer = guarded_ctx;
     ctx->guard = &landing;
+    guarded_ctx = ctx;
     if (setjmp(landing)) {
         ctx->guard = NULL;
+        guarded_ctx = outer;
         free_tmps(ctx);
         return false;
     }
     fn(arg);
     ctx->guard = NULL;
+    guarded_ctx = outer;
     return true;
 }
 

@@ -51,11 +51,11 @@ static bool set_has(const name_set *s, const char *name)
 
 static void set_grow(name_set *s)
 {
-    name_set n = {calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->cap ? s->cap * 2 : 64, 0};
+    name_set n = {fmag_tmp_calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->cap ? s->cap * 2 : 64, 0};
     if (!n.slots) return; /* the printer has no failure to report; s stays usable */
     for (size_t k = 0; k < s->cap; k++)
         if (s->slots[k]) set_insert(&n, s->slots[k]);
-    free(s->slots);
+    fmag_tmp_free(s->slots);
     *s = n;
 }
 
@@ -89,7 +89,7 @@ void fmag_func_name_values(fmag_func *f)
             for (unsigned k = 0; k < i->nresults; k++)
                 if (i->results[k].name && !set_insert(&seen, i->results[k].name))
                     i->results[k].name = NULL;
-    free(seen.slots);
+    fmag_tmp_free(seen.slots);
     for (unsigned k = 0; k < f->nparams; k++)
         if (f->params[k].name) set_insert(&taken, f->params[k].name);
     fmag_foreach_block (b, f)
@@ -116,8 +116,8 @@ void fmag_func_name_values(fmag_func *f)
         b->name = fmag_context_strdup(ctx, buf, strlen(buf));
         set_insert(&btaken, b->name);
     }
-    free(taken.slots);
-    free(btaken.slots);
+    fmag_tmp_free(taken.slots);
+    fmag_tmp_free(btaken.slots);
 }
 
 const char *fmag_value_str(fmag_value *v, char *buf, size_t len)

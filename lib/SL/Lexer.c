@@ -22,7 +22,7 @@ static bool push(sl_session *s, sl_tok_kind k, size_t pos, size_t len)
 {
     if (s->ntoks == s->cap_toks) {
         size_t cap = s->cap_toks ? s->cap_toks * 2 : 256;
-        sl_token *t = fmag_context_tmp_realloc(s->ctx, s->toks, cap * sizeof *t);
+        sl_token *t = fmag_tmp_realloc(s->toks, cap * sizeof *t);
         if (!t) {
             fmag_context_error(s->ctx, "%s: error: out of memory", s->filename);
             s->nerrors++;

@@ -157,7 +157,7 @@ static fmag_module *fmag_sl_compile_unguarded(fmag_context *ctx, const char *fil
         if (s.nerrors == 0) sl_check(&s);
         if (s.nerrors == 0) m = sl_irgen(&s);
     }
-    fmag_context_tmp_free(ctx, s.toks);
+    fmag_tmp_free(s.toks);
     return s.nerrors == 0 ? m : NULL;
 }
 

@@ -85,7 +85,7 @@ static bool table_grow(checker *c)
     size_t ncap = c->tcap ? c->tcap * 2 : 64;
     sl_var **old = c->table;
     size_t ocap = c->tcap;
-    c->table = calloc(ncap, sizeof *c->table);
+    c->table = fmag_tmp_calloc(ncap, sizeof *c->table);
     if (!c->table) {
         c->table = old;
         return false;
@@ -93,7 +93,7 @@ static bool table_grow(checker *c)
     c->tcap = ncap;
     for (size_t i = 0; i < ocap; i++)
         if (old[i]) *table_slot(c, old[i]->name, old[i]->name_len) = old[i];
-    free(old);
+    fmag_tmp_free(old);
     return true;
 }
 
@@ -142,7 +142,7 @@ static void push_scope_entry(checker *c, sl_var *v)
     }
     if (c->nscope == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
-        sl_var **n = realloc(c->scope, cap * sizeof *n);
+        sl_var **n = fmag_tmp_realloc(c->scope, cap * sizeof *n);
         if (!n) return; /* the name is then just not visible; the error follows */
         c->scope = n;
         c->cap = cap;
@@ -676,6 +676,6 @@ void sl_check(sl_session *s)
             s->nerrors++;
         }
     }
-    free(c.scope);
-    free(c.table);
+    fmag_tmp_free(c.scope);
+    fmag_tmp_free(c.table);
 }

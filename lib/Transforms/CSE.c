@@ -109,7 +109,7 @@ bool fmag_opt_cse(fmag_func *f)
     size_t n = fmag_func_num_instrs(f), cap = 16;
     while (cap < 2 * n + 2)
         cap *= 2;
-    slot *tab = calloc(cap, sizeof(*tab));
+    slot *tab = fmag_tmp_calloc(cap, sizeof(*tab));
     if (!tab) {
         fmag_opt_domtree_free(&dt);
         return false;
@@ -145,7 +145,7 @@ bool fmag_opt_cse(fmag_func *f)
             }
         }
     }
-    free(tab);
+    fmag_tmp_free(tab);
     fmag_opt_domtree_free(&dt);
     return changed;
 }

@@ -90,7 +90,7 @@ static void inline_call(fmag_instr *call)
         fmag_block_append(b->aux, c);
         i->aux = c;
     }
-    fmag_instr **rets = calloc(nrets ? nrets : 1, sizeof(*rets));
+    fmag_instr **rets = fmag_tmp_calloc(nrets ? nrets : 1, sizeof(*rets));
     unsigned nr = 0;
     fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
     {
@@ -127,7 +127,7 @@ static void inline_call(fmag_instr *call)
         }
         fmag_value_replace_all_uses(&call->results[r], v);
     }
-    free(rets);
+    fmag_tmp_free(rets);
 
     fmag_block *entry = g->first->aux;
     fmag_instr_erase(call);
@@ -169,11 +169,11 @@ bool fmag_opt_inline(fmag_module *m)
     }
     fmag_context *ctx = m->ctx;
     size_t budget = fmag_context_inline_budget(ctx);
-    fmag_func **order = calloc(nf ? nf : 1, sizeof(*order));
-    size_t *sizes = calloc(nf ? nf : 1, sizeof(*sizes));
+    fmag_func **order = fmag_tmp_calloc(nf ? nf : 1, sizeof(*order));
+    size_t *sizes = fmag_tmp_calloc(nf ? nf : 1, sizeof(*sizes));
     if (!order || !sizes) {
-        free(order);
-        free(sizes);
+        fmag_tmp_free(order);
+        fmag_tmp_free(sizes);
         fmag_context_out_of_memory(ctx, "inline");
         return false;
     }
@@ -198,7 +198,7 @@ bool fmag_opt_inline(fmag_module *m)
             ncalls += i->op == FMAG_OP_CALL;
             sizes[k]++;
         }
-        fmag_instr **calls = malloc((ncalls ? ncalls : 1) * sizeof(*calls));
+        fmag_instr **calls = fmag_tmp_malloc((ncalls ? ncalls : 1) * sizeof(*calls));
         if (!calls) {
             fmag_context_out_of_memory(ctx, "inline");
             break;
@@ -226,11 +226,11 @@ bool fmag_opt_inline(fmag_module *m)
             inline_call(calls[c]);
             changed = true;
         }
-        free(calls);
+        fmag_tmp_free(calls);
     }
     fmag_foreach_func(f, m) f->aux = NULL;
-    free(order);
-    free(sizes);
+    fmag_tmp_free(order);
+    fmag_tmp_free(sizes);
     if (failed) return changed;
     if (has_export) {
         fmag_foreach_func(f, m)
