@@ -5,6 +5,7 @@
 #include "fmag/IR.h"
 #include "fmag/FloatText.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -261,7 +262,7 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
     if (create && (t->count + 1) * 2 > t->cap) {
         size_t ncap = t->cap ? t->cap * 2 : 64;
         name_entry *slots = fmag_tmp_calloc(ncap, sizeof(*slots));
-        if (!slots) abort();
+        assert(slots); /* in a guard: fmag_tmp_* unwind, never NULL */
         for (size_t k = 0; k < t->cap; k++) {
             if (!t->slots[k].name) continue;
             size_t h = hash_name(t->slots[k].name, strlen(t->slots[k].name)) & (ncap - 1);
@@ -348,13 +349,13 @@ static block_entry *lookup_block(parser *p, const char *s, size_t len, size_t of
     if (p->nblocks == p->capblocks) {
         p->capblocks = p->capblocks ? p->capblocks * 2 : 16;
         p->blocks = fmag_tmp_realloc(p->blocks, p->capblocks * sizeof(*p->blocks));
-        if (!p->blocks) abort();
+        assert(p->blocks); /* in a guard: fmag_tmp_* unwind, never NULL */
     }
     if ((p->nblocks + 1) * 2 > p->block_cap) {
         fmag_tmp_free(p->block_slots);
         p->block_cap = p->block_cap ? p->block_cap * 2 : 64;
         p->block_slots = fmag_tmp_calloc(p->block_cap, sizeof(size_t));
-        if (!p->block_slots) abort();
+        assert(p->block_slots); /* in a guard: fmag_tmp_* unwind, never NULL */
         for (size_t k = 0; k < p->nblocks; k++)
             block_slots_insert(p, k);
     }
@@ -582,7 +583,7 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
                 if (nargs == cap) {
                     cap = cap ? cap * 2 : 8;
                     args = fmag_tmp_realloc(args, cap * sizeof(*args));
-                    if (!args) abort();
+                    assert(args); /* in a guard: fmag_tmp_* unwind, never NULL */
                 }
                 args[nargs++] = v;
                 if (p->tok.kind != TOK_COMMA) break;
@@ -640,7 +641,7 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
     }
     unsigned n = p->fn->nresults;
     fmag_value **vals = fmag_tmp_calloc(n ? n : 1, sizeof(*vals));
-    if (!vals) abort();
+    assert(vals); /* in a guard: fmag_tmp_* unwind, never NULL */
     unsigned k = 0;
     size_t retoff = optok.off;
     if (p->tok.kind == TOK_LOCAL || p->tok.kind == TOK_NUMBER) {
@@ -876,8 +877,8 @@ static bool parse_body(parser *p, fmag_func *f)
     return true;
 }
 
-static fmag_module *fmag_parse_module_unguarded(fmag_context *ctx, const char *filename, const char *text,
-                               size_t len)
+static fmag_module *fmag_parse_module_unguarded(fmag_context *ctx, const char *filename,
+                                                const char *text, size_t len)
 {
     parser p = {0};
     p.ctx = ctx;
@@ -920,7 +921,8 @@ static void fmag_parse_module_thunk(void *arg)
     a->result = fmag_parse_module_unguarded(a->ctx, a->filename, a->text, a->len);
 }
 
-fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const char *text, size_t len)
+fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const char *text,
+                               size_t len)
 {
     struct fmag_parse_module_args a = {ctx, filename, text, len, NULL};
     return fmag_context_guard(ctx, fmag_parse_module_thunk, &a) ? a.result : NULL;

@@ -486,8 +486,8 @@ static void parse_instruction(asm_state *s)
     s->ninstr++;
 }
 
-static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, const char *text, size_t len,
-                    fmag_vm_image *img)
+static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, const char *text,
+                                     size_t len, fmag_vm_image *img)
 {
     asm_state s = {0};
     s.ctx = ctx;
@@ -562,7 +562,8 @@ static void fmag_asm_parse_thunk(void *arg)
     a->result = fmag_asm_parse_unguarded(a->ctx, a->filename, a->text, a->len, a->img);
 }
 
-bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len, fmag_vm_image *img)
+bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len,
+                    fmag_vm_image *img)
 {
     struct fmag_asm_parse_args a = {ctx, filename, text, len, img, false};
     return fmag_context_guard(ctx, fmag_asm_parse_thunk, &a) ? a.result : false;

@@ -93,8 +93,9 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy
     return tries;
 }
 
-static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats,
-                            const fmag_codegen_options *opts)
+static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
+                                             fmag_codegen_stats *stats,
+                                             const fmag_codegen_options *opts)
 {
     bool fast = opts && opts->effort == FMAG_CODEGEN_FAST;
     fmag_context *ctx = f->module->ctx;
@@ -195,8 +196,10 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img, f
     char err[256] = "out of memory";
     if (strlen(f->name) > 0xFFFFu) {
         ok = false;
-        snprintf(err, sizeof err, "the name is %zu bytes long; a program name holds at most 65535 "
-                 "(the .fmag header's 16-bit length)", strlen(f->name));
+        snprintf(err, sizeof err,
+                 "the name is %zu bytes long; a program name holds at most 65535 "
+                 "(the .fmag header's 16-bit length)",
+                 strlen(f->name));
     }
     for (unsigned i = 0; ok && i < best.ncode; i++)
         ok = fmag_vm_encode(&best.code[i], &code[i], err, sizeof err);
@@ -237,7 +240,8 @@ static void fmag_codegen_func_with_thunk(void *arg)
     a->result = fmag_codegen_func_with_unguarded(a->f, a->img, a->stats, a->opts);
 }
 
-bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats, const fmag_codegen_options *opts)
+bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats,
+                            const fmag_codegen_options *opts)
 {
     struct fmag_codegen_func_with_args a = {f, img, stats, opts, false};
     return fmag_context_guard(f->module->ctx, fmag_codegen_func_with_thunk, &a) ? a.result : false;

@@ -425,7 +425,8 @@ static void shuffle_outputs(ra *s)
 {
     const cg_dag *g = s->g;
     unsigned nout = g->nout;
-    int *src = fmag_tmp_malloc(sizeof *src * (nout + 1)); /* pending source register per target, or -1 */
+    int *src =
+        fmag_tmp_malloc(sizeof *src * (nout + 1)); /* pending source register per target, or -1 */
     if (!src) {
         s->fail = true;
         return;

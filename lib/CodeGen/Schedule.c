@@ -61,7 +61,8 @@ static int sched_list(const cg_dag *g, unsigned *order)
     unsigned *left = cg_dag_use_counts(g); /* pending readers per value */
     bool *is_out = fmag_tmp_calloc(nv + 1, 1);
     unsigned *pending = fmag_tmp_calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
-    unsigned *ustart = fmag_tmp_calloc(nn + 2, sizeof *ustart);   /* users of node i: ulist[ustart[i]..] */
+    unsigned *ustart =
+        fmag_tmp_calloc(nn + 2, sizeof *ustart); /* users of node i: ulist[ustart[i]..] */
     unsigned *ulist = fmag_tmp_malloc(sizeof *ulist * (5 * (size_t)nn + 1));
     unsigned *ready = fmag_tmp_malloc(sizeof *ready * (nn + 1));
     int n = -1;
@@ -172,7 +173,8 @@ static void dfs_visit(dfs_state *s, int v)
 
 static int sched_dfs(const cg_dag *g, unsigned *order)
 {
-    dfs_state s = {g, fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned)), fmag_tmp_calloc(g->nnodes + 1, 1), order, 0};
+    dfs_state s = {g, fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned)),
+                   fmag_tmp_calloc(g->nnodes + 1, 1), order, 0};
     if (!s.size || !s.done) {
         fmag_tmp_free(s.size);
         fmag_tmp_free(s.done);

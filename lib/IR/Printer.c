@@ -51,7 +51,8 @@ static bool set_has(const name_set *s, const char *name)
 
 static void set_grow(name_set *s)
 {
-    name_set n = {fmag_tmp_calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->cap ? s->cap * 2 : 64, 0};
+    name_set n = {fmag_tmp_calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)),
+                  s->cap ? s->cap * 2 : 64, 0};
     if (!n.slots) return; /* the printer has no failure to report; s stays usable */
     for (size_t k = 0; k < s->cap; k++)
         if (s->slots[k]) set_insert(&n, s->slots[k]);

@@ -245,11 +245,13 @@ bool sl_lex(sl_session *s)
             else {
                 /* A run of bytes that are not text is one error, not one per byte. */
                 size_t j = i + 1;
-                while (j < s->len && ((unsigned char)s->src[j] < 0x20 || (unsigned char)s->src[j] >= 0x7f) &&
+                while (j < s->len &&
+                       ((unsigned char)s->src[j] < 0x20 || (unsigned char)s->src[j] >= 0x7f) &&
                        s->src[j] != '\n' && s->src[j] != '\t' && s->src[j] != '\r')
                     j++;
                 if (j - i > 1)
-                    lex_error(s, i, j - i, "unexpected bytes (%zu not text, the first 0x%02x)", j - i, c);
+                    lex_error(s, i, j - i, "unexpected bytes (%zu not text, the first 0x%02x)",
+                              j - i, c);
                 else
                     lex_error(s, i, 1, "unexpected byte 0x%02x", c);
                 i = j;

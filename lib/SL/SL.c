@@ -95,9 +95,14 @@ static size_t non_text_bytes(const unsigned char *p, size_t n)
     size_t bad = 0;
     for (size_t i = 0; i < n;) {
         unsigned c = p[i];
-        size_t need = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 4;
+        size_t need = c < 0x80             ? 0
+                      : (c & 0xE0) == 0xC0 ? 1
+                      : (c & 0xF0) == 0xE0 ? 2
+                      : (c & 0xF8) == 0xF0 ? 3
+                                           : 4;
         if (need == 0) {
-            bad += (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') || c == 0x7f;
+            bad += (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') ||
+                   c == 0x7f;
             i++;
             continue;
         }
@@ -114,8 +119,9 @@ static size_t non_text_bytes(const unsigned char *p, size_t n)
     return bad;
 }
 
-static fmag_module *fmag_sl_compile_unguarded(fmag_context *ctx, const char *filename, const char *src, size_t len,
-                             const fmag_sl_options *opts)
+static fmag_module *fmag_sl_compile_unguarded(fmag_context *ctx, const char *filename,
+                                              const char *src, size_t len,
+                                              const fmag_sl_options *opts)
 {
     sl_session s;
     memset(&s, 0, sizeof s);
@@ -137,17 +143,24 @@ static fmag_module *fmag_sl_compile_unguarded(fmag_context *ctx, const char *fil
     const char *nul = memchr(s.src, 0, s.len);
     if (nul) {
         if (s.len >= 4 && !memcmp(s.src, "FMAG", 4))
-            fmag_context_error(ctx, "%s: error: this is a binary .fmag file, not SL source "
-                               "(run it with fmag-run, disassemble it with fmag-as -d)", s.filename);
+            fmag_context_error(ctx,
+                               "%s: error: this is a binary .fmag file, not SL source "
+                               "(run it with fmag-run, disassemble it with fmag-as -d)",
+                               s.filename);
         else
-            fmag_context_error(ctx, "%s: error: this is a binary file, not SL source (a NUL byte "
-                               "at offset %zu)", s.filename, (size_t)(nul - s.src));
+            fmag_context_error(ctx,
+                               "%s: error: this is a binary file, not SL source (a NUL byte "
+                               "at offset %zu)",
+                               s.filename, (size_t)(nul - s.src));
         return NULL;
     }
-    size_t sample = s.len < 4096 ? s.len : 4096, bad = non_text_bytes((const unsigned char *)s.src, sample);
+    size_t sample = s.len < 4096 ? s.len : 4096,
+           bad = non_text_bytes((const unsigned char *)s.src, sample);
     if (sample >= 64 && bad * 8 > sample) {
-        fmag_context_error(ctx, "%s: error: this is not SL source text (%zu of the first %zu bytes are "
-                           "not text)", s.filename, bad, sample);
+        fmag_context_error(ctx,
+                           "%s: error: this is not SL source text (%zu of the first %zu bytes are "
+                           "not text)",
+                           s.filename, bad, sample);
         return NULL;
     }
     if (opts) s.opts = *opts;
@@ -178,7 +191,8 @@ static void fmag_sl_compile_thunk(void *arg)
     a->result = fmag_sl_compile_unguarded(a->ctx, a->filename, a->src, a->len, a->opts);
 }
 
-fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src, size_t len, const fmag_sl_options *opts)
+fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                             const fmag_sl_options *opts)
 {
     struct fmag_sl_compile_args a = {ctx, filename, src, len, opts, NULL};
     return fmag_context_guard(ctx, fmag_sl_compile_thunk, &a) ? a.result : NULL;

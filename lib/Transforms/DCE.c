@@ -23,7 +23,10 @@ bool fmag_opt_dce(fmag_func *f)
     size_t n = fmag_func_num_instrs(f);
     if (!n) return false;
     fmag_instr **work = fmag_tmp_malloc(n * sizeof(*work));
-    if (!work) return false;
+    if (!work) {
+        fmag_context_out_of_memory(f->module->ctx, "dce"); /* a failure, not "no change" */
+        return false;
+    }
     size_t top = 0;
     fmag_foreach_block (b, f)
         fmag_foreach_instr (i, b) {

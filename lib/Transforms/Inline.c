@@ -180,8 +180,7 @@ bool fmag_opt_inline(fmag_module *m)
     size_t n = 0;
     /* With exports, only what they reach: the rest is dropped below, and a bomb
      * that no export calls must not stop the compile. */
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m) {
         if (f->is_export || !has_export) post_order(f, order, &n);
     }
     /* From here on f->aux points at the function's size after inlining. */
@@ -193,11 +192,11 @@ bool fmag_opt_inline(fmag_module *m)
         /* Last call first: each split then moves only the few instructions up to the
          * call inlined before it, not the whole rest of the block again. */
         size_t ncalls = 0;
-        fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
-        {
-            ncalls += i->op == FMAG_OP_CALL;
-            sizes[k]++;
-        }
+        fmag_foreach_block (b, f)
+            fmag_foreach_instr (i, b) {
+                ncalls += i->op == FMAG_OP_CALL;
+                sizes[k]++;
+            }
         fmag_instr **calls = fmag_tmp_malloc((ncalls ? ncalls : 1) * sizeof(*calls));
         if (!calls) {
             fmag_context_out_of_memory(ctx, "inline");
@@ -228,7 +227,8 @@ bool fmag_opt_inline(fmag_module *m)
         }
         fmag_tmp_free(calls);
     }
-    fmag_foreach_func(f, m) f->aux = NULL;
+    fmag_foreach_func (f, m)
+        f->aux = NULL;
     fmag_tmp_free(order);
     fmag_tmp_free(sizes);
     if (failed) return changed;

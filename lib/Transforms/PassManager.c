@@ -132,7 +132,8 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
     return true;
 }
 
-static bool fmag_run_passes_unguarded(fmag_module *m, const char *pipeline, const fmag_pass_options *opts)
+static bool fmag_run_passes_unguarded(fmag_module *m, const char *pipeline,
+                                      const fmag_pass_options *opts)
 {
     if (opts && opts->inline_budget) fmag_context_set_inline_budget(m->ctx, opts->inline_budget);
     return run_list(m, pipeline, opts, 0);

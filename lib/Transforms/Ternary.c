@@ -161,7 +161,10 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
 static bool sweep_once(fmag_func *f)
 {
     fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) return false;
+    if (!fmag_opt_domtree_build(f, &dt)) {
+        fmag_context_out_of_memory(f->module->ctx, "ternary"); /* a failure, not "no change" */
+        return false;
+    }
     sweep sw = {fmag_opt_pred_counts(f), fmag_tmp_calloc(dt.nblocks + 1, sizeof(bool))};
     bool changed = false;
     if (sw.np && sw.erased)

@@ -34,12 +34,11 @@ static void usage(FILE *out)
                  "  -lowering=fast|full  with -lower: fast = two schedules, no search (JIT\n"
                  "                     latency); full = the default search\n"
                  "  -inline-budget=N   most instructions of a function after inlining\n"
-                 "                     (default %u; beyond it -inline is an error)\n"
-                 "  -ferror-limit=N    stop after N errors (default %u; 0: no limit)\n"
+                 "                     (default 200000; beyond it -inline is an error)\n"
+                 "  -ferror-limit=N    stop after N errors (default 20; 0: no limit)\n"
                  "  --help, --version\n"
                  "\n"
-                 "passes:\n",
-            FMAG_DEFAULT_INLINE_BUDGET, FMAG_DEFAULT_ERROR_LIMIT);
+                 "passes:\n");
     for (size_t i = 0; i < fmag_pass_count(); i++) {
         const fmag_pass_info *p = fmag_pass_get(i);
         fprintf(out, "  -%-16s %s\n", p->name, p->desc);

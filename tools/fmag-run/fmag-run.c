@@ -138,11 +138,14 @@ static void value_error(char *err, size_t errlen, const char *where, const char 
 {
     int n = (int)(len > 60 ? 60 : len);
     if (st == VALUE_TOO_LARGE)
-        snprintf(err, errlen, "%s: '%.*s' is out of float range (too large for f32; write inf if meant)",
-                 where, n, s);
+        snprintf(err, errlen,
+                 "%s: '%.*s' is out of float range (too large for f32; write inf if meant)", where,
+                 n, s);
     else if (st == VALUE_TOO_SMALL)
-        snprintf(err, errlen, "%s: '%.*s' is out of float range (too small for f32: it rounds to zero; "
-                 "write 0 if meant)", where, n, s);
+        snprintf(err, errlen,
+                 "%s: '%.*s' is out of float range (too small for f32: it rounds to zero; "
+                 "write 0 if meant)",
+                 where, n, s);
     else
         snprintf(err, errlen, "%s: '%.*s' is not a number", where, n, s);
 }
@@ -352,8 +355,8 @@ static file_kind classify(const char *path, const char *data, size_t len, char *
                  text_has_line_starting(data, len, "export func @")))
         return KIND_FIR;
     if (text && text_has_line_starting(data, len, "export ")) {
-        snprintf(err, errlen, "%s looks like SL source: compile it with slc (slc %s -o OUT.fmag)", path,
-                 path);
+        snprintf(err, errlen, "%s looks like SL source: compile it with slc (slc %s -o OUT.fmag)",
+                 path, path);
         return KIND_OTHER;
     }
     if (text && !ends_with(path, ".fmag")) {

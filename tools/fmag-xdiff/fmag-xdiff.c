@@ -58,16 +58,26 @@ static uint32_t float_bits(float f)
 static float special_finite(rng *r)
 {
     switch (rndn(r, 16)) {
-    case 0: return 0.0f;
-    case 1: return -0.0f;
-    case 2: return bits_float(1u + rndn(r, 0x7FFFFFu)) * (rndn(r, 2) ? 1.0f : -1.0f); /* denormal */
-    case 3: return FLT_MIN * (rndn(r, 2) ? 1.0f : -1.0f);
-    case 4: return FLT_MAX * (rndn(r, 2) ? 1.0f : -1.0f);
-    case 5: return ldexpf(1.0f + (float)rndn(r, 1000) / 1000.0f, 100 + (int)rndn(r, 27)); /* huge */
-    case 6: return ldexpf(1.0f + (float)rndn(r, 1000) / 1000.0f, -100 - (int)rndn(r, 26)); /* tiny */
-    case 7: return 1.0f;
-    case 8: return -1.0f;
-    case 9: return 0.5f;
+    case 0:
+        return 0.0f;
+    case 1:
+        return -0.0f;
+    case 2:
+        return bits_float(1u + rndn(r, 0x7FFFFFu)) * (rndn(r, 2) ? 1.0f : -1.0f); /* denormal */
+    case 3:
+        return FLT_MIN * (rndn(r, 2) ? 1.0f : -1.0f);
+    case 4:
+        return FLT_MAX * (rndn(r, 2) ? 1.0f : -1.0f);
+    case 5:
+        return ldexpf(1.0f + (float)rndn(r, 1000) / 1000.0f, 100 + (int)rndn(r, 27)); /* huge */
+    case 6:
+        return ldexpf(1.0f + (float)rndn(r, 1000) / 1000.0f, -100 - (int)rndn(r, 26)); /* tiny */
+    case 7:
+        return 1.0f;
+    case 8:
+        return -1.0f;
+    case 9:
+        return 0.5f;
     default: {
         float f = ldexpf((float)((int)rndn(r, 2001) - 1000) / 256.0f, (int)rndn(r, 9) - 4);
         return f;
@@ -79,10 +89,14 @@ static float special_finite(rng *r)
 static float special_input(rng *r)
 {
     switch (rndn(r, 12)) {
-    case 0: return INFINITY;
-    case 1: return -INFINITY;
-    case 2: return NAN;
-    default: return special_finite(r);
+    case 0:
+        return INFINITY;
+    case 1:
+        return -INFINITY;
+    case 2:
+        return NAN;
+    default:
+        return special_finite(r);
     }
 }
 
@@ -150,12 +164,14 @@ typedef struct engine {
     unsigned long mismatches, excused, elements;
 } engine;
 
-static bool run_engine(engine *e, const fmag_vm_program *const *progs, size_t np, const uint32_t *idx,
-                       const float *in, float *out, size_t n, char *err, size_t errlen)
+static bool run_engine(engine *e, const fmag_vm_program *const *progs, size_t np,
+                       const uint32_t *idx, const float *in, float *out, size_t n, char *err,
+                       size_t errlen)
 {
 #ifdef FMAG_HAVE_GPU
     if (e->gpu)
-        return fmag_gpu_run_per_lane(e->gpu, progs, np, idx, in, MAX_IO, out, MAX_IO, n, err, errlen);
+        return fmag_gpu_run_per_lane(e->gpu, progs, np, idx, in, MAX_IO, out, MAX_IO, n, err,
+                                     errlen);
 #endif
     return fmag_vm_run_per_lane_threads(progs, np, idx, in, MAX_IO, out, MAX_IO, n,
                                         !strcmp(e->name, "batch1") ? 1 : 0, err, errlen);
@@ -163,18 +179,17 @@ static bool run_engine(engine *e, const fmag_vm_program *const *progs, size_t np
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: fmag-xdiff [--count N] [--seed S] [--lanes L] [--programs K]\n"
-            "                  [--engines batch,vulkan,cuda] [--untrusted] [-v]\n"
-            "\n"
-            "Runs N random per-lane images (K random programs, L elements, special values\n"
-            "in literals and inputs; seeds S..S+N-1) on the reference VM and on each engine\n"
-            "named (default: batch and every GPU runner that starts) and reports every\n"
-            "output that is not bit-identical to the reference, with its seed. On a driver\n"
-            "that flushes denormals, elements that touch one are counted apart.\n"
-            "--untrusted: unvalidated streams (random words; hostile register indices and\n"
-            "counts behind valid headers) through the GPU runners: no crash, no hang.\n"
-            "Exit 0 when nothing mismatched.\n");
+    fprintf(out, "usage: fmag-xdiff [--count N] [--seed S] [--lanes L] [--programs K]\n"
+                 "                  [--engines batch,vulkan,cuda] [--untrusted] [-v]\n"
+                 "\n"
+                 "Runs N random per-lane images (K random programs, L elements, special values\n"
+                 "in literals and inputs; seeds S..S+N-1) on the reference VM and on each engine\n"
+                 "named (default: batch and every GPU runner that starts) and reports every\n"
+                 "output that is not bit-identical to the reference, with its seed. On a driver\n"
+                 "that flushes denormals, elements that touch one are counted apart.\n"
+                 "--untrusted: unvalidated streams (random words; hostile register indices and\n"
+                 "counts behind valid headers) through the GPU runners: no crash, no hang.\n"
+                 "Exit 0 when nothing mismatched.\n");
 }
 
 static bool want_engine(const char *list, const char *name)
@@ -205,8 +220,8 @@ static bool parse_count(const char *flag, const char *v, unsigned long long *out
 /* Untrusted streams through one GPU runner. Returns the number of launches that
  * ended in a refusal (the rest ran). */
 #ifdef FMAG_HAVE_GPU
-static void untrusted(engine *e, unsigned long long count, uint64_t seed, unsigned lanes, bool verbose,
-                      unsigned long *ran, unsigned long *refused)
+static void untrusted(engine *e, unsigned long long count, uint64_t seed, unsigned lanes,
+                      bool verbose, unsigned long *ran, unsigned long *refused)
 {
     static fmag_vm_instr code[4][MAX_INSTR];
     float *in = calloc((size_t)lanes * MAX_IO, sizeof(float));
@@ -234,9 +249,12 @@ static void untrusted(engine *e, unsigned long long count, uint64_t seed, unsign
                     code[q][i].g = (uint32_t)rnd64(&r);
                     code[q][i].da = (uint32_t)rnd64(&r);
                 } else { /* plausible words, hostile indices: anything up to 0xFFFF */
-                    code[q][i].b = rndn(&r, 2) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536) : float_bits(special_finite(&r));
-                    code[q][i].c = rndn(&r, 2) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536) : float_bits(special_finite(&r));
-                    code[q][i].g = rndn(&r, 8) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536) : 0x7F800000u; /* inf word */
+                    code[q][i].b = rndn(&r, 2) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536)
+                                               : float_bits(special_finite(&r));
+                    code[q][i].c = rndn(&r, 2) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536)
+                                               : float_bits(special_finite(&r));
+                    code[q][i].g = rndn(&r, 8) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536)
+                                               : 0x7F800000u; /* inf word */
                     code[q][i].da = (uint32_t)rnd64(&r);
                 }
             }
@@ -256,8 +274,9 @@ static void untrusted(engine *e, unsigned long long count, uint64_t seed, unsign
             ++*ran;
         else {
             ++*refused;
-            if (verbose) fprintf(stderr, "fmag-xdiff: %s refused seed %llu: %s\n", e->name,
-                                 (unsigned long long)(seed + k), err);
+            if (verbose)
+                fprintf(stderr, "fmag-xdiff: %s refused seed %llu: %s\n", e->name,
+                        (unsigned long long)(seed + k), err);
         }
     }
 done:
@@ -286,12 +305,16 @@ int main(int argc, char **argv)
             untrusted_mode = true;
         } else if (i + 1 < argc && (!strcmp(a, "--count") || !strcmp(a, "--seed") ||
                                     !strcmp(a, "--lanes") || !strcmp(a, "--programs"))) {
-            unsigned long long *dst = a[2] == 'c' ? &count : a[2] == 's' ? &seed : a[2] == 'l' ? &lanes : &nprogs;
+            unsigned long long *dst = a[2] == 'c'   ? &count
+                                      : a[2] == 's' ? &seed
+                                      : a[2] == 'l' ? &lanes
+                                                    : &nprogs;
             if (!parse_count(a, argv[++i], dst)) return 1;
         } else if (i + 1 < argc && !strcmp(a, "--engines")) {
             engines = argv[++i];
         } else {
-            fprintf(stderr, "fmag-xdiff: error: unknown or incomplete option '%s' (see --help)\n", a);
+            fprintf(stderr, "fmag-xdiff: error: unknown or incomplete option '%s' (see --help)\n",
+                    a);
             return 1;
         }
     }
@@ -349,7 +372,7 @@ int main(int argc, char **argv)
     fmag_vm_program *progs = calloc(nprogs, sizeof *progs);
     const fmag_vm_program **pp = calloc(nprogs, sizeof *pp);
     fmag_vm_instr *code = calloc(nprogs * MAX_INSTR, sizeof *code);
-    char (*names)[32] = calloc(nprogs, sizeof *names);
+    char(*names)[32] = calloc(nprogs, sizeof *names);
     uint32_t *idx = calloc(lanes, sizeof *idx);
     float *in = calloc(lanes * MAX_IO, sizeof(float));
     float *want = calloc(lanes * MAX_IO, sizeof(float));
@@ -372,8 +395,10 @@ int main(int argc, char **argv)
                 in[j * MAX_IO + q] = special_input(&r);
         }
         char err[256];
-        if (!fmag_vm_run_ref_per_lane(pp, nprogs, idx, in, MAX_IO, want, MAX_IO, lanes, err, sizeof err)) {
-            fprintf(stderr, "fmag-xdiff: seed %llu: the reference VM refused: %s\n", (unsigned long long)s, err);
+        if (!fmag_vm_run_ref_per_lane(pp, nprogs, idx, in, MAX_IO, want, MAX_IO, lanes, err,
+                                      sizeof err)) {
+            fprintf(stderr, "fmag-xdiff: seed %llu: the reference VM refused: %s\n",
+                    (unsigned long long)s, err);
             failed_runs++;
             continue;
         }
@@ -385,16 +410,19 @@ int main(int argc, char **argv)
             for (unsigned q = 0; q < p->nout; q++)
                 if (float_bits(o[q]) != float_bits(want[j * MAX_IO + q])) {
                     oracle_bad++;
-                    fprintf(stderr, "fmag-xdiff: seed %llu element %zu output %u: reference VM %08x, "
-                            "independent evaluator %08x\n", (unsigned long long)s, j, q,
-                            float_bits(want[j * MAX_IO + q]), float_bits(o[q]));
+                    fprintf(stderr,
+                            "fmag-xdiff: seed %llu element %zu output %u: reference VM %08x, "
+                            "independent evaluator %08x\n",
+                            (unsigned long long)s, j, q, float_bits(want[j * MAX_IO + q]),
+                            float_bits(o[q]));
                 }
         }
         elements += lanes;
         for (unsigned e = 0; e < neng; e++) {
             memset(got, 0, lanes * MAX_IO * sizeof(float));
             if (!run_engine(&eng[e], pp, nprogs, idx, in, got, lanes, err, sizeof err)) {
-                fprintf(stderr, "fmag-xdiff: seed %llu: %s failed: %s\n", (unsigned long long)s, eng[e].name, err);
+                fprintf(stderr, "fmag-xdiff: seed %llu: %s failed: %s\n", (unsigned long long)s,
+                        eng[e].name, err);
                 failed_runs++;
                 continue;
             }
@@ -410,9 +438,11 @@ int main(int argc, char **argv)
                     continue;
                 }
                 if (eng[e].mismatches++ < 10 || verbose)
-                    fprintf(stderr, "fmag-xdiff: MISMATCH %s seed %llu element %zu (program %u): "
-                            "output 0 %08x, reference %08x\n", eng[e].name, (unsigned long long)s, j,
-                            idx[j], float_bits(got[j * MAX_IO]), float_bits(want[j * MAX_IO]));
+                    fprintf(stderr,
+                            "fmag-xdiff: MISMATCH %s seed %llu element %zu (program %u): "
+                            "output 0 %08x, reference %08x\n",
+                            eng[e].name, (unsigned long long)s, j, idx[j],
+                            float_bits(got[j * MAX_IO]), float_bits(want[j * MAX_IO]));
             }
         }
         free(touched);
@@ -422,9 +452,11 @@ int main(int argc, char **argv)
            "VM vs independent evaluator: %llu mismatches\n",
            count, seed, seed + count - 1, count * nprogs, elements, oracle_bad);
     for (unsigned e = 0; e < neng; e++) {
-        printf("fmag-xdiff: %s: %lu elements, %lu mismatches", eng[e].name, eng[e].elements, eng[e].mismatches);
+        printf("fmag-xdiff: %s: %lu elements, %lu mismatches", eng[e].name, eng[e].elements,
+               eng[e].mismatches);
         if (eng[e].flushes_denormals)
-            printf(", %lu differing where a denormal appears (driver flushes denormals)", eng[e].excused);
+            printf(", %lu differing where a denormal appears (driver flushes denormals)",
+                   eng[e].excused);
         printf("\n");
         mism += eng[e].mismatches;
 #ifdef FMAG_HAVE_GPU

@@ -31,10 +31,9 @@ static void usage(FILE *out)
                  "                instructions, then registers; fast: two schedules, no\n"
                  "                search, for compile latency, as a JIT would use it)\n"
                  "  -inline-budget=N  most instructions of a function after inlining\n"
-                 "                (default %u; beyond it the compile is an error)\n"
-                 "  -ferror-limit=N  stop after N errors (default %u; 0: no limit)\n"
-                 "  --help, --version\n",
-            FMAG_DEFAULT_INLINE_BUDGET, FMAG_DEFAULT_ERROR_LIMIT);
+                 "                (default 200000; beyond it the compile is an error)\n"
+                 "  -ferror-limit=N  stop after N errors (default 20; 0: no limit)\n"
+                 "  --help, --version\n");
 }
 
 
