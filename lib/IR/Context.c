@@ -254,6 +254,14 @@ bool fmag_context_guard(fmag_context *ctx, void (*fn)(void *arg), void *arg)
     fn(arg);
     ctx->guard = NULL;
     guarded_ctx = outer;
+    /* A block that outlives the call (none should) becomes an ordinary one: a
+     * later unwinding guard must not free what a caller still holds. */
+    while (ctx->tmps) {
+        struct fmag_tmp_block *t = ctx->tmps;
+        ctx->tmps = t->next;
+        t->owner = NULL;
+        t->prev = t->next = NULL;
+    }
     return true;
 }
 
