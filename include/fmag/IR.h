@@ -68,7 +68,9 @@ void fmag_context_set_alloc_hook(fmag_context *ctx, fmag_alloc_hook hook, void *
 uint64_t fmag_context_alloc_count(const fmag_context *ctx);
 /* Runs fn(arg); an allocation failure anywhere inside it unwinds back here, after
  * recording the diagnostic and freeing the temporaries, and the result is false.
- * Nested guards on one context catch at the outermost. */
+ * Nested guards on one context catch at the outermost. The IR constructors and
+ * builders do not check for a NULL from the arena: code that builds IR by hand
+ * runs inside a guard (every library entry point above already does). */
 bool fmag_context_guard(fmag_context *ctx, void (*fn)(void *arg), void *arg);
 /* Records "error: out of memory in <what>" (for a system allocation that failed
  * outside the arena); inside a guard it also unwinds. */
