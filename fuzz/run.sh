@@ -3,6 +3,9 @@
 # $1 seconds (default 60). Exit status is non-zero when a harness fails to build
 # or finds a crash, a leak or a sanitizer report.
 # Usage: fuzz/run.sh [seconds] [build-dir]
+# The checked-in minimized corpora (fuzz/corpus/<harness>/) seed each run;
+# FMAG_FUZZ_JOBS=N runs N forked workers per harness (-fork=N), and
+# FMAG_FUZZ_BUILD_ONLY=1 stops after building (to run the binaries elsewhere).
 set -u
 secs=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,7 +13,7 @@ out=${2:-$root/build-fuzz}
 cc=${FMAG_FUZZ_CC:-/usr/lib/llvm-14/bin/clang}
 [ -x "$cc" ] || cc=clang
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined -I$root/include"
-mkdir -p "$out/corpus-read" "$out/corpus-asm" "$out/corpus-slc" "$out/corpus-fir"
+mkdir -p "$out/corpus-read" "$out/corpus-asm" "$out/corpus-slc" "$out/corpus-fir" "$out/corpus-e2e"
 mkdir -p "$out/corpus-spirv" "$out/corpus-spirv-mutate" "$out/gen"
 status=0
 harnesses=""
@@ -31,6 +34,16 @@ build fmas-asm-fuzz "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c \
     "$root"/lib/IR/*.c "$root"/lib/VM/*.c
 build fir-parse-fuzz "$root/fuzz/fir_parse_fuzz.c" "$root/lib/AsmParser/FirParser.c" \
     "$root"/lib/IR/*.c "$root/lib/Transforms/DCE.c"
+# Compile and run: the generator of tools/fmag-e2e, every layer from the IR down.
+build e2e-fuzz "$root/fuzz/e2e_fuzz.c" "$root"/lib/CodeGen/*.c "$root"/lib/Transforms/*.c \
+    "$root"/lib/IR/*.c "$root"/lib/VM/*.c "$root"/lib/AsmParser/fmas*.c -I"$root/lib/CodeGen"
+if [ "${FMAG_FUZZ_BUILD_ONLY:-0}" = 1 ]; then
+    if [ -f "$root/fuzz/slc_fuzz.c" ]; then
+        build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \
+            "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c
+    fi
+    exit $status
+fi
 if [ -f "$root/fuzz/slc_fuzz.c" ]; then
     build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \
         "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c
@@ -85,9 +98,19 @@ for bin in $harnesses; do
     fir-parse-fuzz) corpus=$out/corpus-fir ;;
     spirv-import-fuzz) corpus=$out/corpus-spirv ;;
     spirv-mutate-fuzz) corpus=$out/corpus-spirv-mutate ;;
+    e2e-fuzz) corpus=$out/corpus-e2e ;;
     *) corpus=$out/corpus-slc ;;
     esac
+    if [ -d "$root/fuzz/corpus/$bin" ]; then
+        cp "$root/fuzz/corpus/$bin"/* "$corpus/" 2>/dev/null
+    fi
+    jobs=${FMAG_FUZZ_JOBS:-0}
     echo "== $bin for ${secs}s"
-    (cd "$out" && "./$bin" -max_total_time="$secs" -print_final_stats=1 "$corpus") || status=1
+    if [ "$jobs" -gt 0 ]; then
+        (cd "$out" && "./$bin" -fork="$jobs" -ignore_crashes=0 -max_total_time="$secs" \
+            -print_final_stats=1 "$corpus") || status=1
+    else
+        (cd "$out" && "./$bin" -max_total_time="$secs" -print_final_stats=1 "$corpus") || status=1
+    fi
 done
 exit $status

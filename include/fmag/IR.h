@@ -49,6 +49,58 @@ void fmag_context_reset(fmag_context *ctx);
 void *fmag_context_alloc(fmag_context *ctx, size_t size);
 char *fmag_context_strdup(fmag_context *ctx, const char *s, size_t len);
 
+/* ------------------------------------------------- allocation-failure policy
+ *
+ * No allocation failure ends the process. Inside a library entry point that
+ * allocates (parsers, the SL compiler, the pass manager, codegen, the interpreter)
+ * a failed allocation records "error: out of memory" in the context, frees the
+ * call's temporaries and makes that entry point return its failure value (NULL or
+ * false); the module it was working on may then only be reset or destroyed. Called
+ * directly outside such an entry point, fmag_context_alloc records the same
+ * diagnostic and returns NULL. docs/Reliability.md has the details. */
+
+/* Called before every allocation the context makes (arena and temporaries) with
+ * its size; returning false makes that allocation fail exactly as if the system
+ * allocator had. For fault-injection tests ("fail the Nth allocation"). NULL
+ * removes the hook. */
+typedef bool (*fmag_alloc_hook)(void *user, size_t size);
+void fmag_context_set_alloc_hook(fmag_context *ctx, fmag_alloc_hook hook, void *user);
+/* How many allocations the context has been asked for since it was created. */
+uint64_t fmag_context_alloc_count(const fmag_context *ctx);
+/* Runs fn(arg); an allocation failure anywhere inside it unwinds back here, after
+ * recording the diagnostic and freeing the temporaries, and the result is false.
+ * Nested guards on one context catch at the outermost. The IR constructors and
+ * builders do not check for a NULL from the arena: code that builds IR by hand
+ * runs inside a guard (every library entry point above already does). */
+bool fmag_context_guard(fmag_context *ctx, void (*fn)(void *arg), void *arg);
+/* Records "error: out of memory in <what>" (for a system allocation that failed
+ * outside the arena); inside a guard it also unwinds. */
+void fmag_context_out_of_memory(fmag_context *ctx, const char *what);
+/* Scratch memory of the library's own passes, parsers and codegen: malloc,
+ * calloc, realloc and free whose blocks a guard frees when it unwinds (and to
+ * which the allocation hook applies inside a guard). Outside a guard they behave
+ * as the C functions do. A block from these must be freed with fmag_tmp_free. */
+void *fmag_tmp_malloc(size_t size);
+void *fmag_tmp_calloc(size_t n, size_t size);
+void *fmag_tmp_realloc(void *p, size_t size);
+void fmag_tmp_free(void *p);
+
+/* ------------------------------------------------------- resource budgets */
+
+/* The most instructions one function may have after inlining (-inline-budget=N).
+ * The default stops a function that calls its predecessor twice per level (2^n
+ * growth) long before memory or time run out; real shaders are far below it. */
+#define FMAG_DEFAULT_INLINE_BUDGET 200000u
+void fmag_context_set_inline_budget(fmag_context *ctx, size_t max_instrs); /* 0: default */
+size_t fmag_context_inline_budget(const fmag_context *ctx);
+
+/* At most this many error diagnostics are kept (clang's -ferror-limit); the next
+ * one becomes "error: too many errors emitted, stopping now" and the rest are
+ * dropped. Parsers stop once the limit is reached. 0 means no limit. */
+#define FMAG_DEFAULT_ERROR_LIMIT 20u
+void fmag_context_set_error_limit(fmag_context *ctx, unsigned limit);
+bool fmag_context_error_limit_reached(const fmag_context *ctx);
+
 /* Diagnostics. Each is one fully formatted message: for text input
  * "file:line:col: error: msg" followed by the source line and a caret line;
  * for IR checks "error: in function @f, block ^b, instruction %x: msg". */

@@ -55,6 +55,8 @@ typedef struct fmag_pass_options {
      * diagnostic beyond it); 0 keeps the module's setting, by default
      * FMAG_UNROLL_DEFAULT_BUDGET. */
     size_t max_unroll_instrs;
+    size_t inline_budget; /* max instructions of a function after inlining; 0 = the
+                             context's (FMAG_DEFAULT_INLINE_BUDGET unless set) */
 } fmag_pass_options;
 
 /* Large enough for real shaders (a 64-tap loop of a 100-instruction body is 6400). */

@@ -5,6 +5,7 @@
 #include "fmag/IR.h"
 #include "fmag/FloatText.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -260,8 +261,8 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
     name_table *t = &p->values;
     if (create && (t->count + 1) * 2 > t->cap) {
         size_t ncap = t->cap ? t->cap * 2 : 64;
-        name_entry *slots = calloc(ncap, sizeof(*slots));
-        if (!slots) abort();
+        name_entry *slots = fmag_tmp_calloc(ncap, sizeof(*slots));
+        assert(slots); /* in a guard: fmag_tmp_* unwind, never NULL */
         for (size_t k = 0; k < t->cap; k++) {
             if (!t->slots[k].name) continue;
             size_t h = hash_name(t->slots[k].name, strlen(t->slots[k].name)) & (ncap - 1);
@@ -269,7 +270,7 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
                 h = (h + 1) & (ncap - 1);
             slots[h] = t->slots[k];
         }
-        free(t->slots);
+        fmag_tmp_free(t->slots);
         t->slots = slots;
         t->cap = ncap;
     }
@@ -288,12 +289,12 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
 
 static void values_reset(parser *p)
 {
-    free(p->values.slots);
+    fmag_tmp_free(p->values.slots);
     memset(&p->values, 0, sizeof p->values);
-    free(p->blocks);
+    fmag_tmp_free(p->blocks);
     p->blocks = NULL;
     p->nblocks = p->capblocks = 0;
-    free(p->block_slots);
+    fmag_tmp_free(p->block_slots);
     p->block_slots = NULL;
     p->block_cap = 0;
 }
@@ -347,14 +348,14 @@ static block_entry *lookup_block(parser *p, const char *s, size_t len, size_t of
     }
     if (p->nblocks == p->capblocks) {
         p->capblocks = p->capblocks ? p->capblocks * 2 : 16;
-        p->blocks = realloc(p->blocks, p->capblocks * sizeof(*p->blocks));
-        if (!p->blocks) abort();
+        p->blocks = fmag_tmp_realloc(p->blocks, p->capblocks * sizeof(*p->blocks));
+        assert(p->blocks); /* in a guard: fmag_tmp_* unwind, never NULL */
     }
     if ((p->nblocks + 1) * 2 > p->block_cap) {
-        free(p->block_slots);
+        fmag_tmp_free(p->block_slots);
         p->block_cap = p->block_cap ? p->block_cap * 2 : 64;
-        p->block_slots = calloc(p->block_cap, sizeof(size_t));
-        if (!p->block_slots) abort();
+        p->block_slots = fmag_tmp_calloc(p->block_cap, sizeof(size_t));
+        assert(p->block_slots); /* in a guard: fmag_tmp_* unwind, never NULL */
         for (size_t k = 0; k < p->nblocks; k++)
             block_slots_insert(p, k);
     }
@@ -576,13 +577,13 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
             for (;;) {
                 fmag_value *v = parse_operand(p);
                 if (!v) {
-                    free(args);
+                    fmag_tmp_free(args);
                     return false;
                 }
                 if (nargs == cap) {
                     cap = cap ? cap * 2 : 8;
-                    args = realloc(args, cap * sizeof(*args));
-                    if (!args) abort();
+                    args = fmag_tmp_realloc(args, cap * sizeof(*args));
+                    assert(args); /* in a guard: fmag_tmp_* unwind, never NULL */
                 }
                 args[nargs++] = v;
                 if (p->tok.kind != TOK_COMMA) break;
@@ -590,23 +591,23 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
             }
         }
         if (!expect(p, TOK_RPAREN, "')'")) {
-            free(args);
+            fmag_tmp_free(args);
             return false;
         }
         if (nargs != callee->nparams) {
-            free(args);
+            fmag_tmp_free(args);
             error_at(p, calloff, "'@%s' takes %u argument%s, %u given", callee->name,
                      callee->nparams, callee->nparams == 1 ? "" : "s", nargs);
             return false;
         }
         if (nres != callee->nresults) {
-            free(args);
+            fmag_tmp_free(args);
             error_at(p, optok.off, "'@%s' returns %u value%s, %u named", callee->name,
                      callee->nresults, callee->nresults == 1 ? "" : "s", nres);
             return false;
         }
         fmag_instr *call = fmag_build_call(b, callee, args, nargs);
-        free(args);
+        fmag_tmp_free(args);
         for (unsigned k = 0; k < nres; k++)
             if (!define_value(p, &results[k], &call->results[k])) return false;
         return true;
@@ -639,15 +640,15 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         return true;
     }
     unsigned n = p->fn->nresults;
-    fmag_value **vals = calloc(n ? n : 1, sizeof(*vals));
-    if (!vals) abort();
+    fmag_value **vals = fmag_tmp_calloc(n ? n : 1, sizeof(*vals));
+    assert(vals); /* in a guard: fmag_tmp_* unwind, never NULL */
     unsigned k = 0;
     size_t retoff = optok.off;
     if (p->tok.kind == TOK_LOCAL || p->tok.kind == TOK_NUMBER) {
         for (;;) {
             fmag_value *v = parse_operand(p);
             if (!v) {
-                free(vals);
+                fmag_tmp_free(vals);
                 return false;
             }
             if (k < n) vals[k] = v;
@@ -657,13 +658,13 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         }
     }
     if (k != n) {
-        free(vals);
+        fmag_tmp_free(vals);
         error_at(p, retoff, "'ret' in '@%s' must return %u value%s, found %u", p->fn->name, n,
                  n == 1 ? "" : "s", k);
         return false;
     }
     fmag_build_ret(b, vals, n);
-    free(vals);
+    fmag_tmp_free(vals);
     return true;
 }
 
@@ -876,8 +877,8 @@ static bool parse_body(parser *p, fmag_func *f)
     return true;
 }
 
-fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const char *text,
-                               size_t len)
+static fmag_module *fmag_parse_module_unguarded(fmag_context *ctx, const char *filename,
+                                                const char *text, size_t len)
 {
     parser p = {0};
     p.ctx = ctx;
@@ -902,4 +903,27 @@ fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const ch
     }
     values_reset(&p);
     return ok ? p.m : NULL;
+}
+
+/* The guarded entry point: an allocation failure inside ends in NULL with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_parse_module_args {
+    fmag_context *ctx;
+    const char *filename;
+    const char *text;
+    size_t len;
+    fmag_module *result;
+};
+
+static void fmag_parse_module_thunk(void *arg)
+{
+    struct fmag_parse_module_args *a = arg;
+    a->result = fmag_parse_module_unguarded(a->ctx, a->filename, a->text, a->len);
+}
+
+fmag_module *fmag_parse_module(fmag_context *ctx, const char *filename, const char *text,
+                               size_t len)
+{
+    struct fmag_parse_module_args a = {ctx, filename, text, len, NULL};
+    return fmag_context_guard(ctx, fmag_parse_module_thunk, &a) ? a.result : NULL;
 }

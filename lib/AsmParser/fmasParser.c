@@ -55,7 +55,7 @@ static void asm_error_at(asm_state *s, const char *at, const char *fmt, ...)
     size_t col = at ? (size_t)(at - s->line) : 0;
     if (col > s->line_len) col = s->line_len;
     /* The caret line keeps the source's tabs so it lines up in a terminal. */
-    char *caret = malloc(col + 2);
+    char *caret = fmag_tmp_malloc(col + 2);
     if (!caret) {
         fmag_context_error(s->ctx, "%s:%u:%zu: error: %s", s->filename, s->lineno, col + 1, msg);
         return;
@@ -66,7 +66,7 @@ static void asm_error_at(asm_state *s, const char *at, const char *fmt, ...)
     caret[col + 1] = 0;
     fmag_context_error(s->ctx, "%s:%u:%zu: error: %s\n%.*s\n%s", s->filename, s->lineno, col + 1,
                        msg, (int)s->line_len, s->line, caret);
-    free(caret);
+    fmag_tmp_free(caret);
 }
 
 static void skip_space(asm_state *s)
@@ -221,7 +221,7 @@ static bool parse_name(asm_state *s, char **out)
     if (s->p < s->end && *s->p == '"') {
         s->p++;
         size_t cap = (size_t)(s->end - s->p) + 1, n = 0;
-        char *buf = malloc(cap);
+        char *buf = fmag_tmp_malloc(cap);
         if (!buf) {
             asm_error_at(s, start, "out of memory");
             return false;
@@ -246,7 +246,7 @@ static bool parse_name(asm_state *s, char **out)
                     }
                     if (!ok || v == 0) {
                         asm_error_at(s, s->p - 4, "invalid \\x escape in a program name");
-                        free(buf);
+                        fmag_tmp_free(buf);
                         return false;
                     }
                     c = (char)v;
@@ -254,7 +254,7 @@ static bool parse_name(asm_state *s, char **out)
                     c = e;
                 } else {
                     asm_error_at(s, s->p - 2, "unknown escape in a program name");
-                    free(buf);
+                    fmag_tmp_free(buf);
                     return false;
                 }
             }
@@ -262,7 +262,7 @@ static bool parse_name(asm_state *s, char **out)
         }
         if (s->p >= s->end) {
             asm_error_at(s, start, "unterminated program name");
-            free(buf);
+            fmag_tmp_free(buf);
             return false;
         }
         s->p++;
@@ -270,7 +270,7 @@ static bool parse_name(asm_state *s, char **out)
         if (fmag_vm_utf8_invalid_at((const unsigned char *)buf, n) < n) {
             /* A .fmag file cannot hold it (SPEC §1: names are UTF-8). */
             asm_error_at(s, start, "program name is not valid UTF-8");
-            free(buf);
+            fmag_tmp_free(buf);
             return false;
         }
         *out = buf;
@@ -283,7 +283,7 @@ static bool parse_name(asm_state *s, char **out)
     while (s->p < s->end && is_ident_char(*s->p))
         s->p++;
     size_t n = (size_t)(s->p - start);
-    char *buf = malloc(n + 1);
+    char *buf = fmag_tmp_malloc(n + 1);
     if (!buf) {
         asm_error_at(s, start, "out of memory");
         return false;
@@ -296,7 +296,7 @@ static bool parse_name(asm_state *s, char **out)
 
 static void reset_def(asm_state *s)
 {
-    free(s->name);
+    fmag_tmp_free(s->name);
     s->name = NULL;
     s->in_def = false;
     s->ninstr = 0;
@@ -360,11 +360,18 @@ static void parse_directive(asm_state *s, fmag_vm_image *img)
         skip_space(s);
         const char *name_at = s->p;
         if (!parse_name(s, &name)) {
-            s->name = malloc(2);
+            s->name = fmag_tmp_malloc(2);
             if (s->name) strcpy(s->name, "?");
             return;
         }
         s->name = name;
+        if (strlen(name) > 0xFFFFu) {
+            asm_error_at(s, name_at,
+                         "program name is %zu bytes long; a program name holds at most 65535 "
+                         "(the .fmag header's 16-bit length)",
+                         strlen(name));
+            return;
+        }
         if (!expect_char(s, ',', "',' after the program name") ||
             !parse_uint(s, 0xFFFF, &nin, "the input count") ||
             !expect_char(s, ',', "',' after the input count") ||
@@ -379,11 +386,11 @@ static void parse_directive(asm_state *s, fmag_vm_image *img)
                 asm_error_at(s, name_at, "redefinition of program '%s'", name);
                 break;
             }
-        char **seen = realloc(s->seen, (s->nseen + 1) * sizeof(char *));
-        char *copy = malloc(strlen(name) + 1);
+        char **seen = fmag_tmp_realloc(s->seen, (s->nseen + 1) * sizeof(char *));
+        char *copy = fmag_tmp_malloc(strlen(name) + 1);
         if (seen) s->seen = seen;
         if (!seen || !copy) {
-            free(copy);
+            fmag_tmp_free(copy);
             asm_error_at(s, name_at, "out of memory");
             return;
         }
@@ -463,7 +470,7 @@ static void parse_instruction(asm_state *s)
     }
     if (s->ninstr == s->cap) {
         uint32_t ncap = s->cap ? (s->cap > UINT32_MAX / 2 ? UINT32_MAX : s->cap * 2) : 64;
-        fmag_vm_instr *nc = realloc(s->code, (size_t)ncap * sizeof(fmag_vm_instr));
+        fmag_vm_instr *nc = fmag_tmp_realloc(s->code, (size_t)ncap * sizeof(fmag_vm_instr));
         if (!nc) {
             asm_error_at(s, start, "out of memory");
             return;
@@ -479,8 +486,8 @@ static void parse_instruction(asm_state *s)
     s->ninstr++;
 }
 
-bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len,
-                    fmag_vm_image *img)
+static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, const char *text,
+                                     size_t len, fmag_vm_image *img)
 {
     asm_state s = {0};
     s.ctx = ctx;
@@ -517,11 +524,11 @@ bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, s
     if (s.nerrors > FMAS_MAX_ERRORS)
         fmag_context_error(ctx, "%s: error: too many errors (%u), stopping the list", s.filename,
                            s.nerrors);
-    free(s.code);
-    free(s.name);
+    fmag_tmp_free(s.code);
+    fmag_tmp_free(s.name);
     for (size_t i = 0; i < s.nseen; i++)
-        free(s.seen[i]);
-    free(s.seen);
+        fmag_tmp_free(s.seen[i]);
+    fmag_tmp_free(s.seen);
     if (s.nerrors) {
         /* All or nothing: drop the records this call appended. */
         while (img->nprograms > first_program) {
@@ -536,4 +543,28 @@ bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, s
         return false;
     }
     return true;
+}
+
+/* The guarded entry point: an allocation failure inside ends in false with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_asm_parse_args {
+    fmag_context *ctx;
+    const char *filename;
+    const char *text;
+    size_t len;
+    fmag_vm_image *img;
+    bool result;
+};
+
+static void fmag_asm_parse_thunk(void *arg)
+{
+    struct fmag_asm_parse_args *a = arg;
+    a->result = fmag_asm_parse_unguarded(a->ctx, a->filename, a->text, a->len, a->img);
+}
+
+bool fmag_asm_parse(fmag_context *ctx, const char *filename, const char *text, size_t len,
+                    fmag_vm_image *img)
+{
+    struct fmag_asm_parse_args a = {ctx, filename, text, len, img, false};
+    return fmag_context_guard(ctx, fmag_asm_parse_thunk, &a) ? a.result : false;
 }

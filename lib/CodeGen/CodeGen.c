@@ -46,7 +46,7 @@ static bool uses_value(const cg_node *n, int v)
 static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy, cg_result *best)
 {
     if (n < 2 || n > CG_IMPROVE_MAX_NODES) return 0;
-    unsigned *trial = malloc(sizeof *trial * n);
+    unsigned *trial = fmag_tmp_malloc(sizeof *trial * n);
     if (!trial) return 0;
     unsigned budget = CG_IMPROVE_WORK / n;
     if (budget > CG_IMPROVE_BUDGET) budget = CG_IMPROVE_BUDGET;
@@ -89,12 +89,13 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy
             }
         }
     }
-    free(trial);
+    fmag_tmp_free(trial);
     return tries;
 }
 
-bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats,
-                            const fmag_codegen_options *opts)
+static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
+                                             fmag_codegen_stats *stats,
+                                             const fmag_codegen_options *opts)
 {
     bool fast = opts && opts->effort == FMAG_CODEGEN_FAST;
     fmag_context *ctx = f->module->ctx;
@@ -106,9 +107,9 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
     unsigned variants = 0;
     /* cg_dag_relu_flip may add one node per node. */
     size_t cap = 2 * (size_t)base.nnodes + 2;
-    unsigned *order = malloc(sizeof *order * cap);
-    unsigned *prev = malloc(sizeof *prev * cap);
-    unsigned *best_order = malloc(sizeof *best_order * cap);
+    unsigned *order = fmag_tmp_malloc(sizeof *order * cap);
+    unsigned *prev = fmag_tmp_malloc(sizeof *prev * cap);
+    unsigned *best_order = fmag_tmp_malloc(sizeof *best_order * cap);
     int best_orient = 0, best_policy = 0;
     unsigned best_n = 0;
     if (!order || !prev || !best_order) oom = true;
@@ -180,9 +181,9 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
             cg_dag_free(&g);
         }
     }
-    free(order);
-    free(prev);
-    free(best_order);
+    fmag_tmp_free(order);
+    fmag_tmp_free(prev);
+    fmag_tmp_free(best_order);
     unsigned nin = base.nin, nout = base.nout;
     cg_dag_free(&base);
     if (!have) {
@@ -190,16 +191,25 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
                            oom ? "out of memory" : "more than 65535 registers needed");
         return false;
     }
-    fmag_vm_instr *code = malloc(sizeof *code * (best.ncode + 1));
+    fmag_vm_instr *code = fmag_tmp_malloc(sizeof *code * (best.ncode + 1));
     bool ok = code != NULL;
     char err[256] = "out of memory";
+    if (strlen(f->name) > 0xFFFFu) {
+        ok = false;
+        snprintf(err, sizeof err,
+                 "the name is %zu bytes long; a program name holds at most 65535 "
+                 "(the .fmag header's 16-bit length)",
+                 strlen(f->name));
+    }
     for (unsigned i = 0; ok && i < best.ncode; i++)
         ok = fmag_vm_encode(&best.code[i], &code[i], err, sizeof err);
     if (ok)
         ok =
             fmag_vm_image_add(img, f->name, f->module->fastmath ? FMAG_VM_FLAG_FASTMATH : 0,
                               (uint16_t)best.regs, (uint16_t)nin, (uint16_t)nout, code, best.ncode);
-    if (!ok) fmag_context_error(ctx, "error: in function @%s: codegen: %s", f->name, err);
+    if (!ok)
+        fmag_context_error(ctx, "error: in function @%.200s%s: codegen: %s", f->name,
+                           strlen(f->name) > 200 ? "..." : "", err);
     if (ok && stats) {
         stats->instrs = best.ncode;
         stats->regs = best.regs;
@@ -209,9 +219,32 @@ bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats
         stats->consts = best.consts;
         stats->variants = variants;
     }
-    free(code);
+    fmag_tmp_free(code);
     cg_result_free(&best);
     return ok;
+}
+
+/* The guarded entry point: an allocation failure inside ends in false with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_codegen_func_with_args {
+    fmag_func *f;
+    fmag_vm_image *img;
+    fmag_codegen_stats *stats;
+    const fmag_codegen_options *opts;
+    bool result;
+};
+
+static void fmag_codegen_func_with_thunk(void *arg)
+{
+    struct fmag_codegen_func_with_args *a = arg;
+    a->result = fmag_codegen_func_with_unguarded(a->f, a->img, a->stats, a->opts);
+}
+
+bool fmag_codegen_func_with(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats,
+                            const fmag_codegen_options *opts)
+{
+    struct fmag_codegen_func_with_args a = {f, img, stats, opts, false};
+    return fmag_context_guard(f->module->ctx, fmag_codegen_func_with_thunk, &a) ? a.result : false;
 }
 
 bool fmag_codegen_func(fmag_func *f, fmag_vm_image *img, fmag_codegen_stats *stats)

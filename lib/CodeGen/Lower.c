@@ -117,11 +117,11 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
     fmag_block *blk = f->first;
     unsigned ninstr = 0;
     fmag_foreach_instr(i, blk) ninstr++;
-    cg_ref *map = malloc(sizeof *map * (f->nvalues + 1));
-    g->nodes = calloc(ninstr + 1, sizeof *g->nodes);
-    g->outs = calloc(f->nresults + 1, sizeof *g->outs);
+    cg_ref *map = fmag_tmp_malloc(sizeof *map * (f->nvalues + 1));
+    g->nodes = fmag_tmp_calloc(ninstr + 1, sizeof *g->nodes);
+    g->outs = fmag_tmp_calloc(f->nresults + 1, sizeof *g->outs);
     if (!map || !g->nodes || !g->outs) {
-        free(map);
+        fmag_tmp_free(map);
         cg_dag_free(g);
         fmag_context_error(ctx, "error: in function @%s: codegen: out of memory", f->name);
         return false;
@@ -180,7 +180,7 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
                            f->name);
         ok = false;
     }
-    free(map);
+    fmag_tmp_free(map);
     if (!ok) {
         cg_dag_free(g);
         return false;
@@ -192,16 +192,16 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
 
 void cg_dag_free(cg_dag *g)
 {
-    free(g->nodes);
-    free(g->outs);
+    fmag_tmp_free(g->nodes);
+    fmag_tmp_free(g->outs);
     memset(g, 0, sizeof *g);
 }
 
 bool cg_dag_copy(const cg_dag *src, cg_dag *dst)
 {
     *dst = *src;
-    dst->nodes = malloc(sizeof *dst->nodes * (src->nnodes + 1));
-    dst->outs = malloc(sizeof *dst->outs * (src->nout + 1));
+    dst->nodes = fmag_tmp_malloc(sizeof *dst->nodes * (src->nnodes + 1));
+    dst->outs = fmag_tmp_malloc(sizeof *dst->outs * (src->nout + 1));
     if (!dst->nodes || !dst->outs) {
         cg_dag_free(dst);
         return false;
@@ -213,7 +213,7 @@ bool cg_dag_copy(const cg_dag *src, cg_dag *dst)
 
 void cg_dag_dce(cg_dag *g)
 {
-    bool *live = calloc(g->nnodes + 1, 1);
+    bool *live = fmag_tmp_calloc(g->nnodes + 1, 1);
     if (!live) return; /* keeping dead nodes is only slower code, never wrong */
     for (unsigned j = 0; j < g->nout; j++)
         if (g->outs[j].v >= (int)g->nin) live[g->outs[j].v - g->nin] = true;
@@ -227,12 +227,12 @@ void cg_dag_dce(cg_dag *g)
             if (v >= (int)g->nin) live[v - g->nin] = true;
         }
     }
-    free(live);
+    fmag_tmp_free(live);
 }
 
 unsigned *cg_dag_use_counts(const cg_dag *g)
 {
-    unsigned *uses = calloc(g->nin + g->nnodes + 1, sizeof *uses);
+    unsigned *uses = fmag_tmp_calloc(g->nin + g->nnodes + 1, sizeof *uses);
     if (!uses) return NULL;
     for (unsigned i = 0; i < g->nnodes; i++) {
         if (g->nodes[i].dead) continue;
@@ -268,7 +268,7 @@ unsigned cg_dag_fuse_select_arm(cg_dag *g)
         uses[t] = 0;
         folds++;
     }
-    free(uses);
+    fmag_tmp_free(uses);
     return folds;
 }
 
@@ -304,10 +304,10 @@ unsigned cg_dag_orient(cg_dag *g, int mode)
     if (mode == 0) return 0;
     unsigned nv = g->nin + g->nnodes;
     unsigned *uses = cg_dag_use_counts(g);
-    int *want = malloc(sizeof *want * (nv + 1));
+    int *want = fmag_tmp_malloc(sizeof *want * (nv + 1));
     if (!uses || !want) {
-        free(uses);
-        free(want);
+        fmag_tmp_free(uses);
+        fmag_tmp_free(want);
         return 0;
     }
     for (unsigned v = 0; v < nv; v++)
@@ -342,8 +342,8 @@ unsigned cg_dag_orient(cg_dag *g, int mode)
             n->op[FMAG_D].v >= (int)g->nin && want[n->op[FMAG_D].v] < 0)
             want[n->op[FMAG_D].v] = want[x];
     }
-    free(uses);
-    free(want);
+    fmag_tmp_free(uses);
+    fmag_tmp_free(want);
     return flips;
 }
 
@@ -365,11 +365,11 @@ static unsigned insert_before_each(cg_dag *g, bool (*match)(const cg_node *n),
     for (unsigned i = 0; i < g->nnodes; i++)
         count += match(&g->nodes[i]);
     if (!count) return 0;
-    cg_node *nn = calloc(g->nnodes + count + 1, sizeof *nn);
-    int *map = malloc(sizeof *map * (g->nin + g->nnodes + 1));
+    cg_node *nn = fmag_tmp_calloc(g->nnodes + count + 1, sizeof *nn);
+    int *map = fmag_tmp_malloc(sizeof *map * (g->nin + g->nnodes + 1));
     if (!nn || !map) {
-        free(nn);
-        free(map);
+        fmag_tmp_free(nn);
+        fmag_tmp_free(map);
         return 0;
     }
     for (unsigned v = 0; v < g->nin; v++)
@@ -390,8 +390,8 @@ static unsigned insert_before_each(cg_dag *g, bool (*match)(const cg_node *n),
     }
     for (unsigned j = 0; j < g->nout; j++)
         if (cg_is_val(g->outs[j])) g->outs[j].v = map[g->outs[j].v];
-    free(map);
-    free(g->nodes);
+    fmag_tmp_free(map);
+    fmag_tmp_free(g->nodes);
     g->nodes = nn;
     g->nnodes = w;
     return count;

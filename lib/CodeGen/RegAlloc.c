@@ -139,7 +139,7 @@ static void emit(ra *s, unsigned d, unsigned a, fmag_vm_operand b, fmag_vm_opera
     if (s->fail) return;
     if (s->res->ncode == s->cap) {
         unsigned ncap = s->cap ? s->cap * 2 : 64;
-        fmag_vm_decoded *nc = realloc(s->res->code, sizeof *nc * ncap);
+        fmag_vm_decoded *nc = fmag_tmp_realloc(s->res->code, sizeof *nc * ncap);
         if (!nc) {
             s->fail = true;
             return;
@@ -425,7 +425,8 @@ static void shuffle_outputs(ra *s)
 {
     const cg_dag *g = s->g;
     unsigned nout = g->nout;
-    int *src = malloc(sizeof *src * (nout + 1)); /* pending source register per target, or -1 */
+    int *src =
+        fmag_tmp_malloc(sizeof *src * (nout + 1)); /* pending source register per target, or -1 */
     if (!src) {
         s->fail = true;
         return;
@@ -476,7 +477,7 @@ static void shuffle_outputs(ra *s)
         for (unsigned k = 0; k < nout; k++)
             if (src[k] == (int)j) src[k] = (int)scratch;
     }
-    free(src);
+    fmag_tmp_free(src);
     for (unsigned j = 0; j < nout && !s->fail; j++) {
         if (!cg_is_const(g->outs[j])) continue;
         float k = g->outs[j].imm;
@@ -506,17 +507,17 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
     unsigned long maxregs = (unsigned long)base + 3ul * norder + g->nout + 4;
     s.maxregs = maxregs > FMAG_VM_MAX_REGS ? FMAG_VM_MAX_REGS : (unsigned)maxregs;
     s.used = base;
-    s.vreg = malloc(sizeof *s.vreg * (s.nv + 1));
-    s.left = calloc(s.nv + 1, sizeof *s.left);
-    s.is_out = calloc(s.nv + 1, sizeof *s.is_out);
-    s.last = calloc(s.nv + 1, sizeof *s.last);
-    s.hint = malloc(sizeof *s.hint * (s.nv + 1));
-    s.rkind = malloc(s.maxregs + 1);
-    s.rval = malloc(sizeof *s.rval * (s.maxregs + 1));
-    s.rconst = calloc(s.maxregs + 1, sizeof *s.rconst);
-    s.res_start = calloc(g->nout + 1, sizeof *s.res_start);
+    s.vreg = fmag_tmp_malloc(sizeof *s.vreg * (s.nv + 1));
+    s.left = fmag_tmp_calloc(s.nv + 1, sizeof *s.left);
+    s.is_out = fmag_tmp_calloc(s.nv + 1, sizeof *s.is_out);
+    s.last = fmag_tmp_calloc(s.nv + 1, sizeof *s.last);
+    s.hint = fmag_tmp_malloc(sizeof *s.hint * (s.nv + 1));
+    s.rkind = fmag_tmp_malloc(s.maxregs + 1);
+    s.rval = fmag_tmp_malloc(sizeof *s.rval * (s.maxregs + 1));
+    s.rconst = fmag_tmp_calloc(s.maxregs + 1, sizeof *s.rconst);
+    s.res_start = fmag_tmp_calloc(g->nout + 1, sizeof *s.res_start);
     s.nwords = (s.maxregs + 64) / 64;
-    uint64_t *sets = calloc((size_t)NCLASS * s.nwords, sizeof *sets);
+    uint64_t *sets = fmag_tmp_calloc((size_t)NCLASS * s.nwords, sizeof *sets);
     for (unsigned c = 0; c < NCLASS && sets; c++)
         s.free_set[c] = sets + (size_t)c * s.nwords;
     bool ok = s.vreg && s.left && s.is_out && s.last && s.hint && s.rkind && s.rval && s.rconst &&
@@ -555,7 +556,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
                 s.hint[fv] = s.hint[x];
         }
         /* Position of each node in the order, for the output-chain starts. */
-        unsigned *pos_of = malloc(sizeof *pos_of * (g->nnodes + 1));
+        unsigned *pos_of = fmag_tmp_malloc(sizeof *pos_of * (g->nnodes + 1));
         ok = pos_of != NULL;
         for (unsigned p = 0; ok && p < norder; p++)
             pos_of[order[p]] = p;
@@ -575,7 +576,7 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
                 v = fv;
             }
         }
-        free(pos_of);
+        fmag_tmp_free(pos_of);
         for (unsigned p = 0; ok && p < g->nin; p++) {
             if (s.left[p] || s.is_out[p]) {
                 set_kind(&s, p, R_VALUE);
@@ -589,23 +590,23 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int po
         ok = ok && !s.fail;
     }
     if (ok) res->regs = s.used;
-    free(s.vreg);
-    free(s.left);
-    free(s.is_out);
-    free(s.last);
-    free(s.hint);
-    free(s.rkind);
-    free(s.rval);
-    free(s.rconst);
-    free(s.res_start);
-    free(sets);
+    fmag_tmp_free(s.vreg);
+    fmag_tmp_free(s.left);
+    fmag_tmp_free(s.is_out);
+    fmag_tmp_free(s.last);
+    fmag_tmp_free(s.hint);
+    fmag_tmp_free(s.rkind);
+    fmag_tmp_free(s.rval);
+    fmag_tmp_free(s.rconst);
+    fmag_tmp_free(s.res_start);
+    fmag_tmp_free(sets);
     if (!ok) cg_result_free(res);
     return ok;
 }
 
 void cg_result_free(cg_result *res)
 {
-    free(res->code);
+    fmag_tmp_free(res->code);
     memset(res, 0, sizeof *res);
 }
 
@@ -620,7 +621,7 @@ unsigned cg_stream_max_live(const fmag_vm_decoded *code, unsigned n, unsigned no
         if (in->g.is_reg && in->g.reg > m) m = in->g.reg;
         if (m + 1 > nregs) nregs = m + 1;
     }
-    bool *live = calloc(nregs + 1, 1);
+    bool *live = fmag_tmp_calloc(nregs + 1, 1);
     if (!live) return 0;
     unsigned count = nout, best = nout;
     for (unsigned r = 0; r < nout; r++)
@@ -649,6 +650,6 @@ unsigned cg_stream_max_live(const fmag_vm_decoded *code, unsigned n, unsigned no
         if (count > best) best = count;
     }
 #undef CG_GEN
-    free(live);
+    fmag_tmp_free(live);
     return best;
 }

@@ -59,11 +59,12 @@ static int sched_list(const cg_dag *g, unsigned *order)
 {
     unsigned nv = g->nin + g->nnodes, nn = g->nnodes;
     unsigned *left = cg_dag_use_counts(g); /* pending readers per value */
-    bool *is_out = calloc(nv + 1, 1);
-    unsigned *pending = calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
-    unsigned *ustart = calloc(nn + 2, sizeof *ustart);   /* users of node i: ulist[ustart[i]..] */
-    unsigned *ulist = malloc(sizeof *ulist * (5 * (size_t)nn + 1));
-    unsigned *ready = malloc(sizeof *ready * (nn + 1));
+    bool *is_out = fmag_tmp_calloc(nv + 1, 1);
+    unsigned *pending = fmag_tmp_calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
+    unsigned *ustart =
+        fmag_tmp_calloc(nn + 2, sizeof *ustart); /* users of node i: ulist[ustart[i]..] */
+    unsigned *ulist = fmag_tmp_malloc(sizeof *ulist * (5 * (size_t)nn + 1));
+    unsigned *ready = fmag_tmp_malloc(sizeof *ready * (nn + 1));
     int n = -1;
     if (!left || !is_out || !pending || !ustart || !ulist || !ready) goto out;
     for (unsigned j = 0; j < g->nout; j++)
@@ -84,7 +85,7 @@ static int sched_list(const cg_dag *g, unsigned *order)
     for (unsigned i = 0; i < nn; i++)
         ustart[i + 1] += ustart[i];
     {
-        unsigned *fill = calloc(nn + 1, sizeof *fill);
+        unsigned *fill = fmag_tmp_calloc(nn + 1, sizeof *fill);
         if (!fill) goto out;
         for (unsigned i = 0; i < nn; i++) {
             if (g->nodes[i].dead) continue;
@@ -96,7 +97,7 @@ static int sched_list(const cg_dag *g, unsigned *order)
                 }
             }
         }
-        free(fill);
+        fmag_tmp_free(fill);
     }
     unsigned nready = 0;
     for (unsigned i = 0; i < nn; i++)
@@ -128,12 +129,12 @@ static int sched_list(const cg_dag *g, unsigned *order)
             if (--pending[ulist[u]] == 0) ready[nready++] = ulist[u];
     }
 out:
-    free(left);
-    free(is_out);
-    free(pending);
-    free(ustart);
-    free(ulist);
-    free(ready);
+    fmag_tmp_free(left);
+    fmag_tmp_free(is_out);
+    fmag_tmp_free(pending);
+    fmag_tmp_free(ustart);
+    fmag_tmp_free(ulist);
+    fmag_tmp_free(ready);
     return n;
 }
 
@@ -172,10 +173,11 @@ static void dfs_visit(dfs_state *s, int v)
 
 static int sched_dfs(const cg_dag *g, unsigned *order)
 {
-    dfs_state s = {g, calloc(g->nnodes + 1, sizeof(unsigned)), calloc(g->nnodes + 1, 1), order, 0};
+    dfs_state s = {g, fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned)),
+                   fmag_tmp_calloc(g->nnodes + 1, 1), order, 0};
     if (!s.size || !s.done) {
-        free(s.size);
-        free(s.done);
+        fmag_tmp_free(s.size);
+        fmag_tmp_free(s.done);
         return -1;
     }
     /* Subtree sizes (counting shared nodes more than once; only a tie breaker). */
@@ -192,8 +194,8 @@ static int sched_dfs(const cg_dag *g, unsigned *order)
     }
     for (unsigned j = 0; j < g->nout; j++)
         dfs_visit(&s, g->outs[j].v);
-    free(s.size);
-    free(s.done);
+    fmag_tmp_free(s.size);
+    fmag_tmp_free(s.done);
     return s.n;
 }
 

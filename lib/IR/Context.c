@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ static const diag_entry *diag_entry_of_const(const char *text)
 {
     return (const diag_entry *)(text - offsetof(diag_entry, text));
 }
+static void free_tmps(fmag_context *ctx);
 
 fmag_context *fmag_context_create(void)
 {
@@ -57,6 +59,7 @@ void fmag_context_destroy(fmag_context *ctx)
     if (!ctx) return;
     free_chunks(ctx->chunks);
     free_chunks(ctx->spare);
+    free_tmps(ctx);
     for (size_t i = 0; i < ctx->ndiags; i++)
         diag_free(ctx->diags[i]);
     free(ctx->diags);
@@ -90,8 +93,24 @@ void fmag_context_reset(fmag_context *ctx)
     fmag_context_diag_clear(ctx);
 }
 
+void fmag_context_out_of_memory(fmag_context *ctx, const char *what)
+{
+    if (what)
+        fmag_context_error(ctx, "error: out of memory in %s", what);
+    else
+        fmag_context_error(ctx, "error: out of memory");
+    if (ctx->guard) longjmp(*ctx->guard, 1);
+}
+
+/* Every request counts and goes past the hook, not only those that need a new
+ * chunk, so that a fault-injection sweep reaches every call site. */
 void *fmag_context_alloc(fmag_context *ctx, size_t size)
 {
+    ctx->nallocs++;
+    if (size > SIZE_MAX / 2 || (ctx->alloc_hook && !ctx->alloc_hook(ctx->alloc_hook_user, size))) {
+        fmag_context_out_of_memory(ctx, NULL);
+        return NULL;
+    }
     size = (size + 15) & ~(size_t)15;
     struct fmag_arena_chunk *c = ctx->chunks;
     if (!c || c->size - c->used < size) {
@@ -102,7 +121,10 @@ void *fmag_context_alloc(fmag_context *ctx, size_t size)
             ctx->spare = n->next;
         } else {
             n = malloc(sizeof(*n) + cap);
-            if (!n) fmag_fatal_oom();
+            if (!n) {
+                fmag_context_out_of_memory(ctx, NULL);
+                return NULL;
+            }
             n->size = cap;
         }
         n->used = 0;
@@ -125,15 +147,30 @@ void *fmag_context_alloc(fmag_context *ctx, size_t size)
 char *fmag_context_strdup(fmag_context *ctx, const char *s, size_t len)
 {
     char *p = fmag_context_alloc(ctx, len + 1);
+    if (!p) return NULL;
     memcpy(p, s, len);
     p[len] = 0;
     return p;
 }
 
-_Noreturn void fmag_fatal_oom(void)
+/* Temporaries carry a header; inside a guard they are linked into the guarded
+ * context, so that an unwinding guard frees what the interrupted call had not
+ * freed yet. Which context that is, is the one thing kept per thread rather than
+ * passed along (like errno): the passes, codegen and parsers allocate their
+ * scratch arrays in hundreds of places that have no context at hand, and the
+ * pointer is set only while a guard runs on this thread. */
+struct fmag_tmp_block {
+    struct fmag_tmp_block *prev, *next;
+    fmag_context *owner; /* NULL: allocated outside a guard, in no list */
+    size_t size;
+    _Alignas(16) unsigned char data[];
+};
+
+static _Thread_local fmag_context *guarded_ctx;
+
+static struct fmag_tmp_block *tmp_header(void *p)
 {
-    /* Out of memory is not a user error; there is nothing sensible to return. */
-    abort();
+    return (struct fmag_tmp_block *)((unsigned char *)p - offsetof(struct fmag_tmp_block, data));
 }
 
 static bool all_digits(const char *s, size_t n)
@@ -223,22 +260,208 @@ static void diag_free(char *text)
     free(diag_entry_of(text));
 }
 
+static void tmp_link(fmag_context *ctx, struct fmag_tmp_block *t)
+{
+    t->owner = ctx;
+    t->prev = NULL;
+    t->next = NULL;
+    if (!ctx) return;
+    t->next = ctx->tmps;
+    if (ctx->tmps) ctx->tmps->prev = t;
+    ctx->tmps = t;
+}
+
+static void tmp_unlink(struct fmag_tmp_block *t)
+{
+    fmag_context *ctx = t->owner;
+    if (!ctx) return;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        ctx->tmps = t->next;
+    if (t->next) t->next->prev = t->prev;
+    t->owner = NULL;
+}
+
+static void free_tmps(fmag_context *ctx)
+{
+    while (ctx->tmps) {
+        struct fmag_tmp_block *t = ctx->tmps;
+        ctx->tmps = t->next;
+        free(t);
+    }
+}
+
+/* On failure the old block stays valid, as with realloc; inside a guard the
+ * failure unwinds instead of returning. */
+void *fmag_tmp_realloc(void *p, size_t size)
+{
+    fmag_context *ctx = guarded_ctx;
+    struct fmag_tmp_block *old = p ? tmp_header(p) : NULL, *t = NULL;
+    bool refused = size > SIZE_MAX / 2;
+    if (ctx && !refused) {
+        ctx->nallocs++;
+        refused = ctx->alloc_hook && !ctx->alloc_hook(ctx->alloc_hook_user, size);
+    }
+    if (!refused) {
+        fmag_context *owner = old ? old->owner : NULL;
+        if (old) tmp_unlink(old);
+        t = realloc(old, sizeof(*t) + size);
+        if (t) {
+            t->size = size;
+            tmp_link(ctx, t);
+        } else if (old) {
+            tmp_link(owner, old);
+        }
+    }
+    if (t) return t->data;
+    if (ctx) fmag_context_out_of_memory(ctx, NULL);
+    return NULL;
+}
+
+void *fmag_tmp_malloc(size_t size)
+{
+    return fmag_tmp_realloc(NULL, size);
+}
+
+void *fmag_tmp_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / 2 / size) return fmag_tmp_realloc(NULL, SIZE_MAX);
+    void *p = fmag_tmp_realloc(NULL, n * size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+void fmag_tmp_free(void *p)
+{
+    if (!p) return;
+    struct fmag_tmp_block *t = tmp_header(p);
+    tmp_unlink(t);
+    free(t);
+}
+
+bool fmag_context_guard(fmag_context *ctx, void (*fn)(void *arg), void *arg)
+{
+    if (ctx->guard) {
+        fn(arg);
+        return true;
+    }
+    jmp_buf landing;
+    fmag_context *outer = guarded_ctx;
+    ctx->guard = &landing;
+    guarded_ctx = ctx;
+    if (setjmp(landing)) {
+        ctx->guard = NULL;
+        guarded_ctx = outer;
+        free_tmps(ctx);
+        return false;
+    }
+    fn(arg);
+    ctx->guard = NULL;
+    guarded_ctx = outer;
+    /* A block that outlives the call (none should) becomes an ordinary one: a
+     * later unwinding guard must not free what a caller still holds. */
+    while (ctx->tmps) {
+        struct fmag_tmp_block *t = ctx->tmps;
+        ctx->tmps = t->next;
+        t->owner = NULL;
+        t->prev = t->next = NULL;
+    }
+    return true;
+}
+
+void fmag_context_set_alloc_hook(fmag_context *ctx, fmag_alloc_hook hook, void *user)
+{
+    ctx->alloc_hook = hook;
+    ctx->alloc_hook_user = user;
+}
+
+uint64_t fmag_context_alloc_count(const fmag_context *ctx)
+{
+    return ctx->nallocs;
+}
+
+void fmag_context_set_inline_budget(fmag_context *ctx, size_t max_instrs)
+{
+    ctx->inline_budget = max_instrs;
+}
+
+size_t fmag_context_inline_budget(const fmag_context *ctx)
+{
+    return ctx->inline_budget ? ctx->inline_budget : FMAG_DEFAULT_INLINE_BUDGET;
+}
+
+static unsigned error_limit(const fmag_context *ctx)
+{
+    return ctx->error_limit_set ? ctx->error_limit : FMAG_DEFAULT_ERROR_LIMIT;
+}
+
+void fmag_context_set_error_limit(fmag_context *ctx, unsigned limit)
+{
+    ctx->error_limit = limit;
+    ctx->error_limit_set = true;
+}
+
+bool fmag_context_error_limit_reached(const fmag_context *ctx)
+{
+    unsigned lim = error_limit(ctx);
+    return lim && ctx->nerrors >= lim;
+}
+
+/* Notes ("file:l:c: note: ...") go with the error before them and do not count. */
+static bool is_note(const char *msg)
+{
+    const char *nl = strchr(msg, '\n'), *n = strstr(msg, "note: ");
+    return n && (!nl || n < nl) && (n == msg || n[-1] == ' ');
+}
+
+static const char too_many_errors[] = "error: too many errors emitted, stopping now";
+
+/* Takes ownership of msg (NULL: the message could not be formatted for lack of
+ * memory, which is then reported as the constant oom_message). Past the error
+ * limit, one "too many errors" and then nothing. */
 static void diag_push(fmag_context *ctx, char *msg)
 {
-    msg = diag_wrap(msg);
-    if (!msg) fmag_fatal_oom();
+    unsigned lim = error_limit(ctx);
+    bool note = msg && is_note(msg);
+    if (lim && (ctx->nerrors > lim || (note && ctx->nerrors == lim))) {
+        free(msg);
+        return;
+    }
+    if (lim && ctx->nerrors == lim) {
+        free(msg);
+        size_t n = sizeof too_many_errors;
+        msg = malloc(n);
+        if (msg) memcpy(msg, too_many_errors, n);
+    }
+    if (!note) ctx->nerrors++;
+    if (msg) msg = diag_wrap(msg); /* the text and its parsed record, one block */
     if (ctx->ndiags == ctx->capdiags) {
         size_t cap = ctx->capdiags ? ctx->capdiags * 2 : 8;
         char **n = realloc(ctx->diags, cap * sizeof(*n));
-        if (!n) fmag_fatal_oom();
-        ctx->diags = n;
-        ctx->capdiags = cap;
+        if (!n) {
+            if (msg) diag_free(msg);
+            msg = NULL;
+        } else {
+            ctx->diags = n;
+            ctx->capdiags = cap;
+        }
+    }
+    if (!msg) {
+        ctx->oom_unrecorded = true;
+        return;
     }
     ctx->diags[ctx->ndiags++] = msg;
 }
 
 bool fmag_context_diag_record(const fmag_context *ctx, size_t i, fmag_diagnostic *out)
 {
+    if (i == ctx->ndiags && ctx->oom_unrecorded) { /* the one that could not be stored */
+        static const fmag_diagnostic oom = {FMAG_DIAG_ERROR, NULL, 0, 0, "out of memory",
+                                            "error: out of memory"};
+        *out = oom;
+        return true;
+    }
     if (i >= ctx->ndiags) return false;
     *out = diag_entry_of_const(ctx->diags[i])->rec;
     return true;
@@ -250,8 +473,7 @@ void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap)
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
     char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
-    if (!msg) fmag_fatal_oom();
-    vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
+    if (msg) vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
     va_end(ap2);
     diag_push(ctx, msg);
 }
@@ -264,14 +486,19 @@ void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+static const char oom_message[] = "error: out of memory";
+
+/* A diagnostic that could not be stored for lack of memory counts as one more,
+ * reported as oom_message. */
 size_t fmag_context_diag_count(const fmag_context *ctx)
 {
-    return ctx->ndiags;
+    return ctx->ndiags + ctx->oom_unrecorded;
 }
 
 const char *fmag_context_diag(const fmag_context *ctx, size_t i)
 {
-    return i < ctx->ndiags ? ctx->diags[i] : NULL;
+    if (i < ctx->ndiags) return ctx->diags[i];
+    return i == ctx->ndiags && ctx->oom_unrecorded ? oom_message : NULL;
 }
 
 void fmag_context_diag_clear(fmag_context *ctx)
@@ -279,12 +506,14 @@ void fmag_context_diag_clear(fmag_context *ctx)
     for (size_t i = 0; i < ctx->ndiags; i++)
         diag_free(ctx->diags[i]);
     ctx->ndiags = 0;
+    ctx->nerrors = 0;
+    ctx->oom_unrecorded = false;
 }
 
 void fmag_context_diag_print(const fmag_context *ctx, FILE *out)
 {
-    for (size_t i = 0; i < ctx->ndiags; i++) {
-        fputs(ctx->diags[i], out);
+    for (size_t i = 0; i < fmag_context_diag_count(ctx); i++) {
+        fputs(fmag_context_diag(ctx, i), out);
         fputc('\n', out);
     }
 }
@@ -312,7 +541,10 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
-    if (!msg) fmag_fatal_oom();
+    if (!msg) {
+        diag_push(ctx, NULL);
+        return;
+    }
     va_start(ap, fmt);
     vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
     va_end(ap);
@@ -323,7 +555,13 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
     if (shown > 200) shown = 200;
     char *src = malloc(shown + 1);
     char *caret = malloc(shown + 2);
-    if (!src || !caret) fmag_fatal_oom();
+    if (!src || !caret) {
+        free(msg);
+        free(src);
+        free(caret);
+        diag_push(ctx, NULL);
+        return;
+    }
     size_t ci = 0;
     for (size_t i = 0; i < shown; i++) {
         unsigned char ch = (unsigned char)text[line_start + i];

@@ -91,12 +91,12 @@ size_t fmag_parse_float(const char *s, size_t len, float *out)
     i = scan_exponent(s, len, i, hex ? 'p' : 'e');
     /* strtof needs a terminated copy; an absurdly long literal goes through the heap. */
     char tmp[128];
-    char *buf = i < sizeof tmp ? tmp : malloc(i + 1);
-    if (!buf) fmag_fatal_oom();
+    char *buf = i < sizeof tmp ? tmp : fmag_tmp_malloc(i + 1);
+    if (!buf) return 0; /* out of memory: not read as a literal, so a parse error */
     memcpy(buf, s, i);
     buf[i] = 0;
     *out = strtof(buf, NULL);
-    if (buf != tmp) free(buf);
+    if (buf != tmp) fmag_tmp_free(buf);
     return i;
 }
 

@@ -3,15 +3,32 @@
 #define FMAG_IR_INTERNAL_H
 
 #include "fmag/IR.h"
+#include <setjmp.h>
 #include <stdarg.h>
 
 struct fmag_arena_chunk;
+struct fmag_tmp_block;
 
 struct fmag_context {
     struct fmag_arena_chunk *chunks;
     struct fmag_arena_chunk *spare; /* standard chunks kept by fmag_context_reset */
     char **diags;
     size_t ndiags, capdiags;
+    /* Allocation-failure policy (Context.c): the hook that may refuse an allocation,
+     * the number of allocations asked so far, the innermost fmag_context_guard's
+     * landing point, the guarded call's temporaries, and whether an out-of-memory
+     * diagnostic could not be stored (it is then reported from a constant). */
+    fmag_alloc_hook alloc_hook;
+    void *alloc_hook_user;
+    uint64_t nallocs;
+    jmp_buf *guard;
+    struct fmag_tmp_block *tmps;
+    bool oom_unrecorded;
+    /* Resource budgets and the error limit (0: the defaults in IR.h). */
+    size_t inline_budget;
+    unsigned error_limit;
+    bool error_limit_set;
+    size_t nerrors; /* stored diagnostics that are not notes, for the limit */
 };
 
 /* The module's constant pool: open addressing on the literal's bits. */
@@ -21,7 +38,6 @@ typedef struct fmag_const_pool {
 } fmag_const_pool;
 
 void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap);
-_Noreturn void fmag_fatal_oom(void);
 
 static inline uint32_t fmag_float_bits(float f)
 {

@@ -62,7 +62,7 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
     unsigned nv = f->nvalues;
     /* Second half: phi values read before any phi of the block is written, since
      * the phis of a block take their values simultaneously on entry. */
-    float *frame = calloc(2 * (size_t)nv + 1, sizeof *frame);
+    float *frame = fmag_tmp_calloc(2 * (size_t)nv + 1, sizeof *frame);
     if (!frame) {
         fmag_context_error(st->ctx, "error: in function @%s: out of memory", func_name(f));
         return false;
@@ -130,7 +130,7 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
             }
             case FMAG_OP_CALL: {
                 fmag_func *g = i->callee;
-                float *io = malloc(((size_t)g->nparams + g->nresults + 1) * sizeof *io);
+                float *io = fmag_tmp_malloc(((size_t)g->nparams + g->nresults + 1) * sizeof *io);
                 if (!io) {
                     fmag_context_error(st->ctx, "error: in function @%s: out of memory",
                                        func_name(f));
@@ -142,7 +142,7 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
                 if (called)
                     for (unsigned k = 0; k < i->nresults; k++)
                         frame[i->results[k].id] = io[g->nparams + k];
-                free(io);
+                fmag_tmp_free(io);
                 if (!called) goto done;
                 break;
             }
@@ -174,14 +174,35 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
     fmag_context_error(st->ctx, "error: in function @%s: function has no blocks", func_name(f));
 done:
     st->depth--;
-    free(frame);
+    fmag_tmp_free(frame);
     return ok;
 }
 
-bool fmag_interp_func(fmag_func *f, const float *in, float *out)
+static bool fmag_interp_func_unguarded(fmag_func *f, const float *in, float *out)
 {
     /* Dense ids for every function that may be called; passes may have left gaps. */
     fmag_foreach_func(g, f->module) fmag_func_renumber(g);
     interp st = {.ctx = f->module->ctx};
     return run(&st, f, in, out);
+}
+
+/* The guarded entry point: an allocation failure inside ends in false with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_interp_func_args {
+    fmag_func *f;
+    const float *in;
+    float *out;
+    bool result;
+};
+
+static void fmag_interp_func_thunk(void *arg)
+{
+    struct fmag_interp_func_args *a = arg;
+    a->result = fmag_interp_func_unguarded(a->f, a->in, a->out);
+}
+
+bool fmag_interp_func(fmag_func *f, const float *in, float *out)
+{
+    struct fmag_interp_func_args a = {f, in, out, false};
+    return fmag_context_guard(f->module->ctx, fmag_interp_func_thunk, &a) ? a.result : false;
 }

@@ -487,7 +487,7 @@ static fmag_value *clone_map(fmag_module *dst, fmag_value *v)
     return v->aux;
 }
 
-fmag_module *fmag_module_clone(const fmag_module *src)
+static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
 {
     fmag_module *dst = fmag_module_create(src->ctx);
     dst->fastmath = src->fastmath;
@@ -532,4 +532,23 @@ fmag_module *fmag_module_clone(const fmag_module *src)
         }
     }
     return dst;
+}
+
+/* The guarded entry point: an allocation failure inside ends in NULL with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_module_clone_args {
+    const fmag_module *src;
+    fmag_module *result;
+};
+
+static void fmag_module_clone_thunk(void *arg)
+{
+    struct fmag_module_clone_args *a = arg;
+    a->result = fmag_module_clone_unguarded(a->src);
+}
+
+fmag_module *fmag_module_clone(const fmag_module *src)
+{
+    struct fmag_module_clone_args a = {src, NULL};
+    return fmag_context_guard(src->ctx, fmag_module_clone_thunk, &a) ? a.result : NULL;
 }

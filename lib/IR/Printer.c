@@ -26,6 +26,8 @@ static void set_grow(name_set *s);
 static bool set_insert(name_set *s, const char *name)
 {
     if ((s->count + 1) * 2 > s->cap) set_grow(s);
+    /* Out of memory and full: printing goes on with numbered names (see set_grow). */
+    if (s->count + 1 >= s->cap) return false;
     size_t h = str_hash(name) & (s->cap - 1);
     while (s->slots[h]) {
         if (!strcmp(s->slots[h], name)) return false;
@@ -49,11 +51,12 @@ static bool set_has(const name_set *s, const char *name)
 
 static void set_grow(name_set *s)
 {
-    name_set n = {calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->cap ? s->cap * 2 : 64, 0};
-    if (!n.slots) fmag_fatal_oom();
+    name_set n = {fmag_tmp_calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)),
+                  s->cap ? s->cap * 2 : 64, 0};
+    if (!n.slots) return; /* the printer has no failure to report; s stays usable */
     for (size_t k = 0; k < s->cap; k++)
         if (s->slots[k]) set_insert(&n, s->slots[k]);
-    free(s->slots);
+    fmag_tmp_free(s->slots);
     *s = n;
 }
 
@@ -87,7 +90,7 @@ void fmag_func_name_values(fmag_func *f)
             for (unsigned k = 0; k < i->nresults; k++)
                 if (i->results[k].name && !set_insert(&seen, i->results[k].name))
                     i->results[k].name = NULL;
-    free(seen.slots);
+    fmag_tmp_free(seen.slots);
     for (unsigned k = 0; k < f->nparams; k++)
         if (f->params[k].name) set_insert(&taken, f->params[k].name);
     fmag_foreach_block (b, f)
@@ -114,8 +117,8 @@ void fmag_func_name_values(fmag_func *f)
         b->name = fmag_context_strdup(ctx, buf, strlen(buf));
         set_insert(&btaken, b->name);
     }
-    free(taken.slots);
-    free(btaken.slots);
+    fmag_tmp_free(taken.slots);
+    fmag_tmp_free(btaken.slots);
 }
 
 const char *fmag_value_str(fmag_value *v, char *buf, size_t len)

@@ -955,7 +955,7 @@ bool fmag_verify_func(fmag_func *f)
     return verify_func(f, false);
 }
 
-bool fmag_verify_module(fmag_module *m)
+static bool fmag_verify_module_unguarded(fmag_module *m)
 {
     bool ok = true;
     bool any_export = false, any_func = false;
@@ -1003,6 +1003,25 @@ bool fmag_verify_module(fmag_module *m)
         ok = false;
     }
     return ok;
+}
+
+/* The guarded entry point: an allocation failure inside ends in false with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_verify_module_args {
+    fmag_module *m;
+    bool result;
+};
+
+static void fmag_verify_module_thunk(void *arg)
+{
+    struct fmag_verify_module_args *a = arg;
+    a->result = fmag_verify_module_unguarded(a->m);
+}
+
+bool fmag_verify_module(fmag_module *m)
+{
+    struct fmag_verify_module_args a = {m, false};
+    return fmag_context_guard(m->ctx, fmag_verify_module_thunk, &a) ? a.result : false;
 }
 
 /* ------------------------------------------------------------- recursion */

@@ -22,7 +22,7 @@ static bool push(sl_session *s, sl_tok_kind k, size_t pos, size_t len)
 {
     if (s->ntoks == s->cap_toks) {
         size_t cap = s->cap_toks ? s->cap_toks * 2 : 256;
-        sl_token *t = realloc(s->toks, cap * sizeof *t);
+        sl_token *t = fmag_tmp_realloc(s->toks, cap * sizeof *t);
         if (!t) {
             fmag_context_error(s->ctx, "%s: error: out of memory", s->filename);
             s->nerrors++;
@@ -242,8 +242,21 @@ bool sl_lex(sl_session *s)
         if (k == TK_EOF) {
             if (c >= 0x20 && c < 0x7f)
                 lex_error(s, i, 1, "unexpected character '%c'", c);
-            else
-                lex_error(s, i, 1, "unexpected byte 0x%02x", c);
+            else {
+                /* A run of bytes that are not text is one error, not one per byte. */
+                size_t j = i + 1;
+                while (j < s->len &&
+                       ((unsigned char)s->src[j] < 0x20 || (unsigned char)s->src[j] >= 0x7f) &&
+                       s->src[j] != '\n' && s->src[j] != '\t' && s->src[j] != '\r')
+                    j++;
+                if (j - i > 1)
+                    lex_error(s, i, j - i, "unexpected bytes (%zu not text, the first 0x%02x)",
+                              j - i, c);
+                else
+                    lex_error(s, i, 1, "unexpected byte 0x%02x", c);
+                i = j;
+                continue;
+            }
             i++;
             continue;
         }

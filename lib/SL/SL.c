@@ -64,9 +64,11 @@ static void sl_vdiag(sl_session *s, unsigned pos, const char *kind, const char *
 void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
 {
     if (s->too_many) return;
-    if (s->nerrors >= SL_MAX_ERRORS) {
+    if (fmag_context_error_limit_reached(s->ctx)) {
+        /* The context turns this one into "too many errors emitted, stopping now"
+         * (the limit is the context's: -ferror-limit=N). */
         s->too_many = true;
-        fmag_context_error(s->ctx, "%s: error: too many errors, stopping", s->filename);
+        fmag_context_error(s->ctx, "%s: error: too many errors", s->filename);
         return;
     }
     s->nerrors++;
@@ -86,8 +88,40 @@ void sl_note(sl_session *s, unsigned pos, const char *fmt, ...)
     va_end(ap);
 }
 
-fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
-                             const fmag_sl_options *opts)
+/* How many of the first `n` bytes are neither text nor part of well-formed UTF-8:
+ * control bytes other than whitespace, stray continuation bytes, bad leads. */
+static size_t non_text_bytes(const unsigned char *p, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        size_t need = c < 0x80             ? 0
+                      : (c & 0xE0) == 0xC0 ? 1
+                      : (c & 0xF0) == 0xE0 ? 2
+                      : (c & 0xF8) == 0xF0 ? 3
+                                           : 4;
+        if (need == 0) {
+            bad += (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') ||
+                   c == 0x7f;
+            i++;
+            continue;
+        }
+        size_t k = 1;
+        while (need < 4 && k <= need && i + k < n && (p[i + k] & 0xC0) == 0x80)
+            k++;
+        if (need == 4 || k <= need) {
+            bad++;
+            i++;
+        } else {
+            i += k;
+        }
+    }
+    return bad;
+}
+
+static fmag_module *fmag_sl_compile_unguarded(fmag_context *ctx, const char *filename,
+                                              const char *src, size_t len,
+                                              const fmag_sl_options *opts)
 {
     sl_session s;
     memset(&s, 0, sizeof s);
@@ -99,6 +133,36 @@ fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char
         fmag_context_error(ctx, "%s: error: source too large", s.filename);
         return NULL;
     }
+    /* A UTF-8 byte-order mark is accepted (editors on Windows write one). */
+    if (s.len >= 3 && !memcmp(s.src, "\xEF\xBB\xBF", 3)) {
+        s.src += 3;
+        s.len -= 3;
+    }
+    /* Text never holds a NUL byte: say once what the file is instead of listing
+     * every byte of a binary. */
+    const char *nul = memchr(s.src, 0, s.len);
+    if (nul) {
+        if (s.len >= 4 && !memcmp(s.src, "FMAG", 4))
+            fmag_context_error(ctx,
+                               "%s: error: this is a binary .fmag file, not SL source "
+                               "(run it with fmag-run, disassemble it with fmag-as -d)",
+                               s.filename);
+        else
+            fmag_context_error(ctx,
+                               "%s: error: this is a binary file, not SL source (a NUL byte "
+                               "at offset %zu)",
+                               s.filename, (size_t)(nul - s.src));
+        return NULL;
+    }
+    size_t sample = s.len < 4096 ? s.len : 4096,
+           bad = non_text_bytes((const unsigned char *)s.src, sample);
+    if (sample >= 64 && bad * 8 > sample) {
+        fmag_context_error(ctx,
+                           "%s: error: this is not SL source text (%zu of the first %zu bytes are "
+                           "not text)",
+                           s.filename, bad, sample);
+        return NULL;
+    }
     if (opts) s.opts = *opts;
     fmag_module *m = NULL;
     if (sl_lex(&s)) {
@@ -106,6 +170,30 @@ fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char
         if (s.nerrors == 0) sl_check(&s);
         if (s.nerrors == 0) m = sl_irgen(&s);
     }
-    free(s.toks);
+    fmag_tmp_free(s.toks);
     return s.nerrors == 0 ? m : NULL;
+}
+
+/* The guarded entry point: an allocation failure inside ends in NULL with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_sl_compile_args {
+    fmag_context *ctx;
+    const char *filename;
+    const char *src;
+    size_t len;
+    const fmag_sl_options *opts;
+    fmag_module *result;
+};
+
+static void fmag_sl_compile_thunk(void *arg)
+{
+    struct fmag_sl_compile_args *a = arg;
+    a->result = fmag_sl_compile_unguarded(a->ctx, a->filename, a->src, a->len, a->opts);
+}
+
+fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                             const fmag_sl_options *opts)
+{
+    struct fmag_sl_compile_args a = {ctx, filename, src, len, opts, NULL};
+    return fmag_context_guard(ctx, fmag_sl_compile_thunk, &a) ? a.result : NULL;
 }

@@ -175,7 +175,6 @@ typedef struct sl_session {
     unsigned nglobal_slots;
 } sl_session;
 
-#define SL_MAX_ERRORS 20
 #define SL_MAX_DEPTH 1000
 
 void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)

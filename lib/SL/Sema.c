@@ -95,7 +95,7 @@ static bool table_grow(checker *c)
     size_t ncap = c->tcap ? c->tcap * 2 : 64;
     sl_var **old = c->table;
     size_t ocap = c->tcap;
-    c->table = calloc(ncap, sizeof *c->table);
+    c->table = fmag_tmp_calloc(ncap, sizeof *c->table);
     if (!c->table) {
         c->table = old;
         return false;
@@ -103,7 +103,7 @@ static bool table_grow(checker *c)
     c->tcap = ncap;
     for (size_t i = 0; i < ocap; i++)
         if (old[i]) *table_slot(c, old[i]->name, old[i]->name_len) = old[i];
-    free(old);
+    fmag_tmp_free(old);
     return true;
 }
 
@@ -152,7 +152,7 @@ static void push_scope_entry(checker *c, sl_var *v)
     }
     if (c->nscope == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
-        sl_var **n = realloc(c->scope, cap * sizeof *n);
+        sl_var **n = fmag_tmp_realloc(c->scope, cap * sizeof *n);
         if (!n) return; /* the name is then just not visible; the error follows */
         c->scope = n;
         c->cap = cap;
@@ -747,6 +747,11 @@ void sl_check(sl_session *s)
         if (falls && f->ret_type != SL_VOID)
             sl_error(s, f->pos, "control can reach the end of non-void function '%.*s'",
                      (int)f->name_len, f->name);
+        if (f->is_export && f->name_len > 0xFFFFu)
+            sl_error(s, f->pos,
+                     "export function name is %u bytes long; a program name holds at most 65535 "
+                     "(the .fmag header's 16-bit length)",
+                     f->name_len);
         if (f->is_export) {
             unsigned nout = (unsigned)f->ret_type;
             for (sl_var *p = f->params; p; p = p->next)
@@ -768,6 +773,6 @@ void sl_check(sl_session *s)
             s->nerrors++;
         }
     }
-    free(c.scope);
-    free(c.table);
+    fmag_tmp_free(c.scope);
+    fmag_tmp_free(c.table);
 }

@@ -105,13 +105,18 @@ typedef struct slot {
 bool fmag_opt_cse(fmag_func *f)
 {
     fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) return false;
+    /* Out of memory is a failure the pass manager must see, not "no change". */
+    if (!fmag_opt_domtree_build(f, &dt)) {
+        fmag_context_out_of_memory(f->module->ctx, "cse");
+        return false;
+    }
     size_t n = fmag_func_num_instrs(f), cap = 16;
     while (cap < 2 * n + 2)
         cap *= 2;
-    slot *tab = calloc(cap, sizeof(*tab));
+    slot *tab = fmag_tmp_calloc(cap, sizeof(*tab));
     if (!tab) {
         fmag_opt_domtree_free(&dt);
+        fmag_context_out_of_memory(f->module->ctx, "cse");
         return false;
     }
     bool changed = false;
@@ -145,7 +150,7 @@ bool fmag_opt_cse(fmag_func *f)
             }
         }
     }
-    free(tab);
+    fmag_tmp_free(tab);
     fmag_opt_domtree_free(&dt);
     return changed;
 }

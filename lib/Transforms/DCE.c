@@ -22,8 +22,11 @@ bool fmag_opt_dce(fmag_func *f)
     /* Mark: every instruction reachable through operands from a terminator is live. */
     size_t n = fmag_func_num_instrs(f);
     if (!n) return false;
-    fmag_instr **work = malloc(n * sizeof(*work));
-    if (!work) return false;
+    fmag_instr **work = fmag_tmp_malloc(n * sizeof(*work));
+    if (!work) {
+        fmag_context_out_of_memory(f->module->ctx, "dce"); /* a failure, not "no change" */
+        return false;
+    }
     size_t top = 0;
     fmag_foreach_block (b, f)
         fmag_foreach_instr (i, b) {
@@ -43,7 +46,7 @@ bool fmag_opt_dce(fmag_func *f)
             }
         }
     }
-    free(work);
+    fmag_tmp_free(work);
     /* Sweep: drop operands of every dead instruction first, so dead cycles unlink. */
     bool changed = false;
     fmag_foreach_block (b, f)

@@ -88,15 +88,19 @@ bool fmag_opt_ifconvert(fmag_func *f)
     if (!f->first->next) return changed;
 
     fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) return changed;
-    bstate *st = calloc(dt.n, sizeof(*st));
-    fmag_instr **rets = calloc(dt.n, sizeof(*rets));
-    fmag_value **ret_pred = calloc(dt.n, sizeof(*ret_pred));
+    if (!fmag_opt_domtree_build(f, &dt)) {
+        fmag_context_out_of_memory(f->module->ctx, "ifconvert"); /* a failure, not "no change" */
+        return changed;
+    }
+    bstate *st = fmag_tmp_calloc(dt.n, sizeof(*st));
+    fmag_instr **rets = fmag_tmp_calloc(dt.n, sizeof(*rets));
+    fmag_value **ret_pred = fmag_tmp_calloc(dt.n, sizeof(*ret_pred));
     if (!st || !rets || !ret_pred) {
-        free(st);
-        free(rets);
-        free(ret_pred);
+        fmag_tmp_free(st);
+        fmag_tmp_free(rets);
+        fmag_tmp_free(ret_pred);
         fmag_opt_domtree_free(&dt);
+        fmag_context_out_of_memory(f->module->ctx, "ifconvert");
         return changed;
     }
     fmag_module *m = f->module;
@@ -177,9 +181,9 @@ bool fmag_opt_ifconvert(fmag_func *f)
         fmag_block_erase(b);
     }
     entry->aux = NULL;
-    free(st);
-    free(rets);
-    free(ret_pred);
+    fmag_tmp_free(st);
+    fmag_tmp_free(rets);
+    fmag_tmp_free(ret_pred);
     fmag_opt_domtree_free(&dt);
     return true;
 }

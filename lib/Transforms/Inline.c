@@ -26,6 +26,14 @@
  *                                      }
  * (-ternary or -constfold's CFG cleanup then merges the straight-line blocks.)
  *
+ * Budget: inlining copies bodies, so a chain of functions that each call the
+ * previous one twice doubles per level (a 1 KB file can ask for 2^25 instructions).
+ * Before each call is cloned the caller's size after it is checked against the
+ * context's inline budget (fmag_context_inline_budget: the most instructions one
+ * function may have after inlining); going over is a diagnostic naming the function
+ * and the budget, and the pass stops. The check costs nothing extra: callees are
+ * processed first, so their final sizes are known when their callers are.
+ *
  * Requires: a verified module. Preserves: nothing about the CFG.
  */
 #include "OptUtil.h"
@@ -82,7 +90,7 @@ static void inline_call(fmag_instr *call)
         fmag_block_append(b->aux, c);
         i->aux = c;
     }
-    fmag_instr **rets = calloc(nrets ? nrets : 1, sizeof(*rets));
+    fmag_instr **rets = fmag_tmp_calloc(nrets ? nrets : 1, sizeof(*rets));
     unsigned nr = 0;
     fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
     {
@@ -119,7 +127,7 @@ static void inline_call(fmag_instr *call)
         }
         fmag_value_replace_all_uses(&call->results[r], v);
     }
-    free(rets);
+    fmag_tmp_free(rets);
 
     fmag_block *entry = g->first->aux;
     fmag_instr_erase(call);
@@ -159,20 +167,41 @@ bool fmag_opt_inline(fmag_module *m)
         nf++;
         has_export |= f->is_export;
     }
-    fmag_func **order = calloc(nf ? nf : 1, sizeof(*order));
-    if (!order) return false;
+    fmag_context *ctx = m->ctx;
+    size_t budget = fmag_context_inline_budget(ctx);
+    fmag_func **order = fmag_tmp_calloc(nf ? nf : 1, sizeof(*order));
+    size_t *sizes = fmag_tmp_calloc(nf ? nf : 1, sizeof(*sizes));
+    if (!order || !sizes) {
+        fmag_tmp_free(order);
+        fmag_tmp_free(sizes);
+        fmag_context_out_of_memory(ctx, "inline");
+        return false;
+    }
     size_t n = 0;
-    fmag_foreach_func(f, m) post_order(f, order, &n);
-    bool changed = false;
-    for (size_t k = 0; k < n; k++) {
+    /* With exports, only what they reach: the rest is dropped below, and a bomb
+     * that no export calls must not stop the compile. */
+    fmag_foreach_func (f, m) {
+        if (f->is_export || !has_export) post_order(f, order, &n);
+    }
+    /* From here on f->aux points at the function's size after inlining. */
+    for (size_t k = 0; k < n; k++)
+        order[k]->aux = &sizes[k];
+    bool changed = false, failed = false;
+    for (size_t k = 0; k < n && !failed; k++) {
         fmag_func *f = order[k];
-        f->aux = NULL;
         /* Last call first: each split then moves only the few instructions up to the
          * call inlined before it, not the whole rest of the block again. */
         size_t ncalls = 0;
-        fmag_foreach_block(b, f) fmag_foreach_instr(i, b) ncalls += i->op == FMAG_OP_CALL;
-        fmag_instr **calls = malloc((ncalls ? ncalls : 1) * sizeof(*calls));
-        if (!calls) break;
+        fmag_foreach_block (b, f)
+            fmag_foreach_instr (i, b) {
+                ncalls += i->op == FMAG_OP_CALL;
+                sizes[k]++;
+            }
+        fmag_instr **calls = fmag_tmp_malloc((ncalls ? ncalls : 1) * sizeof(*calls));
+        if (!calls) {
+            fmag_context_out_of_memory(ctx, "inline");
+            break;
+        }
         size_t c = 0;
         fmag_foreach_block(b, f)
         {
@@ -182,12 +211,27 @@ bool fmag_opt_inline(fmag_module *m)
             }
         }
         while (c-- > 0) {
+            /* The call becomes a jmp, the callee's rets jmps, its results phis. */
+            size_t grown = sizes[k] + *(size_t *)calls[c]->callee->aux + calls[c]->nresults;
+            if (grown > budget) {
+                fmag_context_error(ctx,
+                                   "error: inlining @%s into @%s exceeds the inline budget "
+                                   "of %zu instructions (set a larger one with -inline-budget=N)",
+                                   calls[c]->callee->name, f->name, budget);
+                failed = true;
+                break;
+            }
+            sizes[k] = grown;
             inline_call(calls[c]);
             changed = true;
         }
-        free(calls);
+        fmag_tmp_free(calls);
     }
-    free(order);
+    fmag_foreach_func (f, m)
+        f->aux = NULL;
+    fmag_tmp_free(order);
+    fmag_tmp_free(sizes);
+    if (failed) return changed;
     if (has_export) {
         fmag_foreach_func(f, m)
         {

@@ -52,11 +52,11 @@ static uintptr_t pos(const fmag_instr *i)
 static uintptr_t *last_uses(fmag_func *f)
 {
     fmag_func_renumber(f);
-    uintptr_t *last = calloc(f->nvalues + 1, sizeof *last);
-    fmag_block **where = calloc(f->nvalues + 1, sizeof *where);
+    uintptr_t *last = fmag_tmp_calloc(f->nvalues + 1, sizeof *last);
+    fmag_block **where = fmag_tmp_calloc(f->nvalues + 1, sizeof *where);
     if (!last || !where) {
-        free(last);
-        free(where);
+        fmag_tmp_free(last);
+        fmag_tmp_free(where);
         return NULL;
     }
     fmag_foreach_block (b, f) {
@@ -72,7 +72,7 @@ static uintptr_t *last_uses(fmag_func *f)
             }
         }
     }
-    free(where);
+    fmag_tmp_free(where);
     return last;
 }
 
@@ -174,7 +174,7 @@ bool fmag_opt_minmax(fmag_func *f)
                 if (i->op == FMAG_OP_FMAG) changed |= orient(i, last);
             }
         }
-    free(last);
+    fmag_tmp_free(last);
     fmag_foreach_block (b, f)
         fmag_foreach_instr (i, b)
             i->aux = NULL;

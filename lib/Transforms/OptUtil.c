@@ -21,7 +21,7 @@ unsigned fmag_opt_erase_if_dead(fmag_instr *i)
     if (!i->block || fmag_instr_is_terminator(i) || !fmag_opt_unused(i)) return 0;
     unsigned n = 1, nops = i->nops;
     fmag_value *small[8];
-    fmag_value **ops = nops <= 8 ? small : malloc(nops * sizeof(*ops));
+    fmag_value **ops = nops <= 8 ? small : fmag_tmp_malloc(nops * sizeof(*ops));
     if (!ops) {
         fmag_instr_erase(i);
         return 1;
@@ -34,7 +34,7 @@ unsigned fmag_opt_erase_if_dead(fmag_instr *i)
         if (v && v->kind == FMAG_VALUE_RESULT && v->def && v->def != i)
             n += fmag_opt_erase_if_dead(v->def);
     }
-    if (ops != small) free(ops);
+    if (ops != small) fmag_tmp_free(ops);
     return n;
 }
 
@@ -102,7 +102,7 @@ static void mark_reachable(fmag_func *f)
         nb++;
     }
     if (!f->first) return;
-    fmag_block **stack = malloc((2 * nb + 1) * sizeof(*stack));
+    fmag_block **stack = fmag_tmp_malloc((2 * nb + 1) * sizeof(*stack));
     if (!stack) {
         fmag_foreach_block(b, f) b->aux = b; /* conservative: everything is live */
         return;
@@ -120,7 +120,7 @@ static void mark_reachable(fmag_func *f)
                 stack[top++] = s[k];
             }
     }
-    free(stack);
+    fmag_tmp_free(stack);
 }
 
 bool fmag_opt_remove_unreachable(fmag_func *f)
@@ -216,7 +216,7 @@ static void number_blocks(fmag_func *f)
 unsigned *fmag_opt_pred_counts(fmag_func *f)
 {
     number_blocks(f);
-    unsigned *np = calloc(f->nblocks + 1, sizeof(*np));
+    unsigned *np = fmag_tmp_calloc(f->nblocks + 1, sizeof(*np));
     if (!np) return NULL;
     fmag_foreach_block(b, f)
     {
@@ -310,7 +310,7 @@ static bool merge_chains(fmag_func *f)
             changed = true;
         }
     }
-    free(np);
+    fmag_tmp_free(np);
     return changed;
 }
 
@@ -333,18 +333,18 @@ static bool preds_build(fmag_func *f, preds_csr *pc)
 {
     unsigned *np = fmag_opt_pred_counts(f);
     unsigned nb = f->nblocks;
-    pc->start = calloc(nb + 2, sizeof(*pc->start));
+    pc->start = fmag_tmp_calloc(nb + 2, sizeof(*pc->start));
     if (!np || !pc->start) {
-        free(np);
-        free(pc->start);
+        fmag_tmp_free(np);
+        fmag_tmp_free(pc->start);
         return false;
     }
     for (unsigned i = 0; i < nb; i++)
         pc->start[i + 1] = pc->start[i] + np[i];
-    pc->list = malloc((pc->start[nb] + 1) * sizeof(*pc->list));
+    pc->list = fmag_tmp_malloc((pc->start[nb] + 1) * sizeof(*pc->list));
     if (!pc->list) {
-        free(np);
-        free(pc->start);
+        fmag_tmp_free(np);
+        fmag_tmp_free(pc->start);
         return false;
     }
     memset(np, 0, nb * sizeof(*np));
@@ -355,7 +355,7 @@ static bool preds_build(fmag_func *f, preds_csr *pc)
         for (unsigned k = 0; k < ns; k++)
             if (k == 0 || s[0] != s[1]) pc->list[pc->start[s[k]->id] + np[s[k]->id]++] = b;
     }
-    free(np);
+    fmag_tmp_free(np);
     return true;
 }
 
@@ -367,7 +367,7 @@ static bool splice_forwarders(fmag_func *f)
 {
     preds_csr pc;
     if (!preds_build(f, &pc)) return false;
-    bool *dirty = calloc(f->nblocks + 1, sizeof(*dirty));
+    bool *dirty = fmag_tmp_calloc(f->nblocks + 1, sizeof(*dirty));
     bool changed = false;
     for (fmag_block *fb = f->first ? f->first->next : NULL, *next; fb && dirty; fb = next) {
         next = fb->next;
@@ -387,7 +387,7 @@ static bool splice_forwarders(fmag_func *f)
             }
         }
         if (!ok) continue;
-        bool *already = calloc(np, sizeof(*already));
+        bool *already = fmag_tmp_calloc(np, sizeof(*already));
         if (!already) continue;
         for (unsigned p = 0; p < np; p++)
             already[p] = targets(preds[p], s);
@@ -400,7 +400,7 @@ static bool splice_forwarders(fmag_func *f)
             for (unsigned p = 0; p < np; p++)
                 if (!already[p]) fmag_phi_add_incoming(i, v, preds[p]);
         }
-        free(already);
+        fmag_tmp_free(already);
         for (unsigned p = 0; p < np; p++) {
             fmag_instr *pt = fmag_block_terminator(preds[p]);
             for (unsigned k = 0; k < 2; k++)
@@ -411,9 +411,9 @@ static bool splice_forwarders(fmag_func *f)
         fmag_block_erase(fb);
         changed = true;
     }
-    free(dirty);
-    free(pc.start);
-    free(pc.list);
+    fmag_tmp_free(dirty);
+    fmag_tmp_free(pc.start);
+    fmag_tmp_free(pc.list);
     return changed;
 }
 
@@ -437,9 +437,9 @@ bool fmag_opt_simplify_cfg(fmag_func *f)
 static unsigned compute_rpo(fmag_func *f, fmag_block **rpo, unsigned nb)
 {
     /* Iterative DFS: state per block id: 0 new, 1 on stack, 2 done. */
-    unsigned char *state = calloc(nb + 1, 1);
-    fmag_block **stack = malloc((nb + 1) * sizeof(*stack));
-    unsigned *edge = calloc(nb + 1, sizeof(*edge));
+    unsigned char *state = fmag_tmp_calloc(nb + 1, 1);
+    fmag_block **stack = fmag_tmp_malloc((nb + 1) * sizeof(*stack));
+    unsigned *edge = fmag_tmp_calloc(nb + 1, sizeof(*edge));
     unsigned count = 0;
     if (!state || !stack || !edge || !f->first) goto out;
     unsigned top = 0;
@@ -468,9 +468,9 @@ static unsigned compute_rpo(fmag_func *f, fmag_block **rpo, unsigned nb)
         rpo[count - 1 - i] = t;
     }
 out:
-    free(state);
-    free(stack);
-    free(edge);
+    fmag_tmp_free(state);
+    fmag_tmp_free(stack);
+    fmag_tmp_free(edge);
     return count;
 }
 
@@ -478,9 +478,9 @@ bool fmag_opt_find_back_edge(fmag_func *f, fmag_block **from, fmag_block **to)
 {
     number_blocks(f);
     unsigned nb = f->nblocks;
-    unsigned char *state = calloc(nb + 1, 1);
-    fmag_block **stack = malloc((nb + 1) * sizeof(*stack));
-    unsigned *edge = calloc(nb + 1, sizeof(*edge));
+    unsigned char *state = fmag_tmp_calloc(nb + 1, 1);
+    fmag_block **stack = fmag_tmp_malloc((nb + 1) * sizeof(*stack));
+    unsigned *edge = fmag_tmp_calloc(nb + 1, sizeof(*edge));
     bool found = false;
     if (!state || !stack || !edge || !f->first) goto out;
     unsigned top = 0;
@@ -506,9 +506,9 @@ bool fmag_opt_find_back_edge(fmag_func *f, fmag_block **from, fmag_block **to)
         }
     }
 out:
-    free(state);
-    free(stack);
-    free(edge);
+    fmag_tmp_free(state);
+    fmag_tmp_free(stack);
+    fmag_tmp_free(edge);
     return found;
 }
 
@@ -518,9 +518,9 @@ bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
     number_blocks(f);
     unsigned nb = f->nblocks;
     dt->nblocks = nb;
-    dt->rpo = malloc((nb + 1) * sizeof(*dt->rpo));
-    dt->rpo_index = malloc((nb + 1) * sizeof(*dt->rpo_index));
-    dt->idom = malloc((nb + 1) * sizeof(*dt->idom));
+    dt->rpo = fmag_tmp_malloc((nb + 1) * sizeof(*dt->rpo));
+    dt->rpo_index = fmag_tmp_malloc((nb + 1) * sizeof(*dt->rpo_index));
+    dt->idom = fmag_tmp_malloc((nb + 1) * sizeof(*dt->idom));
     if (!dt->rpo || !dt->rpo_index || !dt->idom) {
         fmag_opt_domtree_free(dt);
         return false;
@@ -531,7 +531,7 @@ bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
     for (unsigned i = 0; i < dt->n; i++)
         dt->rpo_index[dt->rpo[i]->id] = i;
     /* Predecessor lists in rpo indices (CSR). */
-    unsigned *pstart = calloc(dt->n + 2, sizeof(*pstart));
+    unsigned *pstart = fmag_tmp_calloc(dt->n + 2, sizeof(*pstart));
     unsigned nedges = 0;
     for (unsigned i = 0; i < dt->n; i++) {
         fmag_block *s[2];
@@ -544,12 +544,12 @@ bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
     }
     for (unsigned i = 0; i < dt->n; i++)
         pstart[i + 1] += pstart[i];
-    unsigned *preds = malloc((nedges + 1) * sizeof(*preds));
-    unsigned *fill = calloc(dt->n + 1, sizeof(*fill));
+    unsigned *preds = fmag_tmp_malloc((nedges + 1) * sizeof(*preds));
+    unsigned *fill = fmag_tmp_calloc(dt->n + 1, sizeof(*fill));
     if (!pstart || !preds || !fill) {
-        free(pstart);
-        free(preds);
-        free(fill);
+        fmag_tmp_free(pstart);
+        fmag_tmp_free(preds);
+        fmag_tmp_free(fill);
         fmag_opt_domtree_free(dt);
         return false;
     }
@@ -592,17 +592,17 @@ bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
             }
         }
     }
-    free(pstart);
-    free(preds);
-    free(fill);
+    fmag_tmp_free(pstart);
+    fmag_tmp_free(preds);
+    fmag_tmp_free(fill);
     return true;
 }
 
 void fmag_opt_domtree_free(fmag_opt_domtree *dt)
 {
-    free(dt->rpo);
-    free(dt->rpo_index);
-    free(dt->idom);
+    fmag_tmp_free(dt->rpo);
+    fmag_tmp_free(dt->rpo_index);
+    fmag_tmp_free(dt->idom);
     memset(dt, 0, sizeof(*dt));
 }
 

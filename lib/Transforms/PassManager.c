@@ -132,8 +132,31 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
     return true;
 }
 
-bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_options *opts)
+static bool fmag_run_passes_unguarded(fmag_module *m, const char *pipeline,
+                                      const fmag_pass_options *opts)
 {
     if (opts && opts->max_unroll_instrs) m->max_unroll_instrs = opts->max_unroll_instrs;
+    if (opts && opts->inline_budget) fmag_context_set_inline_budget(m->ctx, opts->inline_budget);
     return run_list(m, pipeline, opts, 0);
+}
+
+/* The guarded entry point: an allocation failure inside ends in false with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_run_passes_args {
+    fmag_module *m;
+    const char *pipeline;
+    const fmag_pass_options *opts;
+    bool result;
+};
+
+static void fmag_run_passes_thunk(void *arg)
+{
+    struct fmag_run_passes_args *a = arg;
+    a->result = fmag_run_passes_unguarded(a->m, a->pipeline, a->opts);
+}
+
+bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_options *opts)
+{
+    struct fmag_run_passes_args a = {m, pipeline, opts, false};
+    return fmag_context_guard(m->ctx, fmag_run_passes_thunk, &a) ? a.result : false;
 }

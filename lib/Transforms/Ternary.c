@@ -161,8 +161,11 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
 static bool sweep_once(fmag_func *f)
 {
     fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) return false;
-    sweep sw = {fmag_opt_pred_counts(f), calloc(dt.nblocks + 1, sizeof(bool))};
+    if (!fmag_opt_domtree_build(f, &dt)) {
+        fmag_context_out_of_memory(f->module->ctx, "ternary"); /* a failure, not "no change" */
+        return false;
+    }
+    sweep sw = {fmag_opt_pred_counts(f), fmag_tmp_calloc(dt.nblocks + 1, sizeof(bool))};
     bool changed = false;
     if (sw.np && sw.erased)
         for (unsigned k = 0; k < dt.n; k++) {
@@ -170,8 +173,8 @@ static bool sweep_once(fmag_func *f)
             while (b && !sw.erased[b->id] && (b = try_block(&sw, b)))
                 changed = true;
         }
-    free(sw.np);
-    free(sw.erased);
+    fmag_tmp_free(sw.np);
+    fmag_tmp_free(sw.erased);
     fmag_opt_domtree_free(&dt);
     return changed;
 }

@@ -38,6 +38,9 @@ static void usage(FILE *out)
                  "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
                  "  -lowering=fast|full  with -lower: fast = two schedules, no search (JIT\n"
                  "                     latency); full = the default search\n"
+                 "  -inline-budget=N   most instructions of a function after inlining\n"
+                 "                     (default 200000; beyond it -inline is an error)\n"
+                 "  -ferror-limit=N    stop after N errors (default 20; 0: no limit)\n"
                  "  --help, --version\n"
                  "\n"
                  "passes:\n");
@@ -78,10 +81,24 @@ static bool check_roundtrip(fmag_context *ctx, fmag_module *m, unsigned flags)
     return ok;
 }
 
+/* "-name=N" with N a decimal count below 2^32; false (and a message) otherwise. */
+static bool count_flag(const char *a, const char *value, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(value, &end, 10);
+    if (!*value || *end || errno || *value == '-' || *out > 0xFFFFFFFFull) {
+        fprintf(stderr, "fmag-opt: error: '%s' wants a count (0 to 4294967295)\n", a);
+        return false;
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL;
     fmag_pass_options opts = {0};
+    unsigned long long error_limit = FMAG_DEFAULT_ERROR_LIMIT;
     bool lower = false, roundtrip = false, lowering_given = false;
     fmag_codegen_options cg = {FMAG_CODEGEN_FULL}; /* the header only: no link needed */
     /* The pipeline is the flags in order, joined with commas. */
@@ -152,6 +169,17 @@ int main(int argc, char **argv)
                 opts.max_unroll_instrs = (size_t)n;
             } else if (!strcmp(name, "lower"))
                 lower = true;
+            else if (!strncmp(name, "inline-budget=", 14) || !strncmp(name, "ferror-limit=", 13)) {
+                unsigned long long n;
+                if (!count_flag(a, strchr(name, '=') + 1, &n)) {
+                    free(pipeline);
+                    return 1;
+                }
+                if (name[0] == 'i')
+                    opts.inline_budget = n ? (size_t)n : 1;
+                else
+                    error_limit = n;
+            }
             else if (!strcmp(name, "lowering=fast") || !strcmp(name, "lowering=full")) {
                 cg.effort = name[9] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
                 lowering_given = true;
@@ -198,6 +226,7 @@ int main(int argc, char **argv)
         return 1;
     }
     fmag_context *ctx = fmag_context_create();
+    fmag_context_set_error_limit(ctx, (unsigned)error_limit);
     int rc = 0;
     const char *shown = strcmp(input, "-") ? input : "<stdin>";
     if (len >= 4 && !memcmp(text, "FMAG", 4)) {

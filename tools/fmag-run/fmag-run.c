@@ -111,19 +111,43 @@ static unsigned target_nout(const target *t, size_t prog)
     return t->is_fir ? t->fn->nresults : t->img.programs[prog].nout;
 }
 
-/* One value: anything strtof reads (decimal, hex float, inf, nan), whole field. */
-static bool parse_value(const char *s, size_t len, float *out)
+/* One value: anything strtof reads (decimal, hex float, inf, nan), whole field.
+ * As for literals in .fir, .fmas and SL, a finite number that overflows f32 or a
+ * non-zero one that rounds to zero is an error (say `inf` or `0` if meant). */
+typedef enum { VALUE_OK, VALUE_NOT_A_NUMBER, VALUE_TOO_LARGE, VALUE_TOO_SMALL } value_status;
+
+static value_status parse_value(const char *s, size_t len, float *out)
 {
     char buf[128];
-    if (len == 0 || len >= sizeof buf) return false;
+    if (len == 0 || len >= sizeof buf) return VALUE_NOT_A_NUMBER;
     memcpy(buf, s, len);
     buf[len] = 0;
     char *end;
     errno = 0;
     float f = strtof(buf, &end);
-    if (end != buf + len) return false;
+    if (end != buf + len) return VALUE_NOT_A_NUMBER;
+    if (errno == ERANGE && isinf(f)) return VALUE_TOO_LARGE;
+    if (errno == ERANGE && f == 0.0f) return VALUE_TOO_SMALL;
     *out = f;
-    return true;
+    return VALUE_OK;
+}
+
+/* The message for a value that parse_value refused. */
+static void value_error(char *err, size_t errlen, const char *where, const char *s, size_t len,
+                        value_status st)
+{
+    int n = (int)(len > 60 ? 60 : len);
+    if (st == VALUE_TOO_LARGE)
+        snprintf(err, errlen,
+                 "%s: '%.*s' is out of float range (too large for f32; write inf if meant)", where,
+                 n, s);
+    else if (st == VALUE_TOO_SMALL)
+        snprintf(err, errlen,
+                 "%s: '%.*s' is out of float range (too small for f32: it rounds to zero; "
+                 "write 0 if meant)",
+                 where, n, s);
+    else
+        snprintf(err, errlen, "%s: '%.*s' is not a number", where, n, s);
 }
 
 /* The program index field of a per-lane row: a number or a program name. */
@@ -198,9 +222,9 @@ static bool parse_fields(const target *t, bool per_lane, const char *s, size_t l
                 snprintf(err, errlen, "%s: too many values", where);
                 return false;
             }
-            if (!parse_value(s + st, flen, &vals[nvals])) {
-                snprintf(err, errlen, "%s: '%.*s' is not a number", where,
-                         (int)(flen > 60 ? 60 : flen), s + st);
+            value_status vs = parse_value(s + st, flen, &vals[nvals]);
+            if (vs != VALUE_OK) {
+                value_error(err, errlen, where, s + st, flen, vs);
                 return false;
             }
             nvals++;
@@ -287,6 +311,64 @@ static bool parse_raw(const target *t, const char *data, size_t len, rows *r, co
     return true;
 }
 
+/* What a file holds, from its content first and its name second, so that a file
+ * of the wrong kind is named as such ("x.sl is SL source: compile it with slc")
+ * instead of failing as a bad binary. */
+typedef enum { KIND_FMAG, KIND_FMAS, KIND_FIR, KIND_OTHER } file_kind;
+
+static bool text_has_line_starting(const char *data, size_t len, const char *word)
+{
+    size_t wl = strlen(word);
+    for (size_t i = 0; i + wl <= len; i++) {
+        if (i > 0 && data[i - 1] != '\n') continue;
+        size_t j = i;
+        while (j < len && (data[j] == ' ' || data[j] == '\t'))
+            j++;
+        if (j + wl <= len && !memcmp(data + j, word, wl)) return true;
+    }
+    return false;
+}
+
+static file_kind classify(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+    if (len >= 4 && !memcmp(data, "FMAG", 4)) return KIND_FMAG;
+    if (len >= 4 && !memcmp(data, "\x03\x02\x23\x07", 4)) {
+        snprintf(err, errlen, "%s is a SPIR-V binary: compile it with slc -entry NAME", path);
+        return KIND_OTHER;
+    }
+    static const struct {
+        const char *ext, *what;
+    } sources[] = {{".sl", "SL"},     {".glsl", "GLSL"}, {".frag", "GLSL"},
+                   {".vert", "GLSL"}, {".comp", "GLSL"}, {".hlsl", "HLSL"}};
+    for (size_t k = 0; k < sizeof sources / sizeof sources[0]; k++)
+        if (ends_with(path, sources[k].ext)) {
+            snprintf(err, errlen, "%s is %s source: compile it with slc (slc %s -o OUT.fmag)", path,
+                     sources[k].what, path);
+            return KIND_OTHER;
+        }
+    if (ends_with(path, ".fir")) return KIND_FIR;
+    if (ends_with(path, ".fmas")) return KIND_FMAS;
+    /* No telling extension: look at the text. */
+    bool text = len > 0 && !memchr(data, 0, len);
+    if (text && text_has_line_starting(data, len, ".def")) return KIND_FMAS;
+    if (text && (text_has_line_starting(data, len, "func @") ||
+                 text_has_line_starting(data, len, "export func @")))
+        return KIND_FIR;
+    if (text && text_has_line_starting(data, len, "export ")) {
+        snprintf(err, errlen, "%s looks like SL source: compile it with slc (slc %s -o OUT.fmag)",
+                 path, path);
+        return KIND_OTHER;
+    }
+    if (text && !ends_with(path, ".fmag")) {
+        snprintf(err, errlen,
+                 "%s is text but not .fmas (no .def) or .fir (no func @): fmag-run runs .fmag, "
+                 ".fmas and .fir files",
+                 path);
+        return KIND_OTHER;
+    }
+    return KIND_FMAG; /* the binary reader names what is wrong with it */
+}
+
 static bool load_target(target *t, const char *path, const char *prog_name, bool per_lane,
                         char *err, size_t errlen)
 {
@@ -294,9 +376,14 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
     char *data = fmag_vm_read_file(path, &len, err, errlen);
     if (!data) return false;
     bool ok = true;
-    if (ends_with(path, ".fir") || ends_with(path, ".fmas")) {
+    file_kind kind = classify(path, data, len, err, errlen);
+    if (kind == KIND_OTHER) {
+        free(data);
+        return false;
+    }
+    if (kind == KIND_FIR || kind == KIND_FMAS) {
         t->ctx = fmag_context_create();
-        if (ends_with(path, ".fmas")) {
+        if (kind == KIND_FMAS) {
             ok = fmag_asm_parse(t->ctx, path, data, len, &t->img);
         } else {
             t->is_fir = true;

@@ -1,5 +1,6 @@
 /* slc: the shading language compiler driver (SPEC §5). A thin layer over
  * fmag_sl_compile, the pass pipelines, codegen and the .fmag/.fmas writers. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ static void usage(FILE *out)
                  "                register allocation effort (default full: the fewest\n"
                  "                instructions, then registers; fast: two schedules, no\n"
                  "                search, for compile latency, as a JIT would use it)\n"
+                 "  -inline-budget=N  most instructions of a function after inlining\n"
+                 "                (default 200000; beyond it the compile is an error)\n"
+                 "  -ferror-limit=N  stop after N errors (default 20; 0: no limit)\n"
                  "  --help, --version\n");
 }
 
@@ -134,8 +138,23 @@ static bool lowerable(fmag_module *m)
     return true;
 }
 
+/* "-name=N" with N a decimal count below 2^32; false (and a message) otherwise. */
+static bool count_flag(const char *a, unsigned long long *out)
+{
+    const char *value = strchr(a, '=') + 1;
+    char *end;
+    errno = 0;
+    *out = strtoull(value, &end, 10);
+    if (!*value || *end || errno || *value == '-' || *out > 0xFFFFFFFFull) {
+        fprintf(stderr, "slc: error: '%s' wants a count (0 to 4294967295)\n", a);
+        return false;
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
+    unsigned long long inline_budget = 0, error_limit = FMAG_DEFAULT_ERROR_LIMIT;
     const char *input = NULL, *output = NULL, *level = "O2", *lang = NULL;
     bool emit_asm = false, emit_ir = false, emit_spirv = false, emit_src = false;
     fmag_vm_emit_lang emit_lang = FMAG_VM_EMIT_C;
@@ -170,6 +189,11 @@ int main(int argc, char **argv)
         } else if (!strncmp(a, "-lowering", 9) || !strncmp(a, "--lowering", 10)) {
             fprintf(stderr, "slc: error: -lowering wants 'fast' or 'full', not '%s'\n", a);
             return 1;
+        } else if (!strncmp(a, "-inline-budget=", 15)) {
+            if (!count_flag(a, &inline_budget)) return 1;
+            if (!inline_budget) inline_budget = 1;
+        } else if (!strncmp(a, "-ferror-limit=", 14)) {
+            if (!count_flag(a, &error_limit)) return 1;
         } else if (!strcmp(a, "-entry") || !strcmp(a, "-o") || !strcmp(a, "-x")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "slc: error: %s needs an argument\n", a);
@@ -224,6 +248,8 @@ int main(int argc, char **argv)
     }
     const char *shown = strcmp(input, "-") ? input : "<stdin>";
     fmag_context *ctx = fmag_context_create();
+    fmag_context_set_error_limit(ctx, (unsigned)error_limit);
+    fmag_context_set_inline_budget(ctx, (size_t)inline_budget);
     int rc = 1;
     FILE *out = NULL;
     fmag_vm_image img;

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The full fault-injection sweep (docs/Reliability.md): every example compiled with
+# the Nth allocation failing, for every N, under ASan + UBSan (build-asan/). The
+# CTest run (fault-unittests) samples N; this runs them all.
+#   scripts/fault-sweep.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build-asan}
+if [ ! -f "$dir/CMakeCache.txt" ]; then
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DFMAG_SANITIZE=ON >/dev/null
+fi
+cmake --build "$dir" -j"$(nproc)" --target fmag-fault-unittests
+FMAG_FAULT_FULL=1 "$dir/unittests/Reliability/fmag-fault-unittests"
