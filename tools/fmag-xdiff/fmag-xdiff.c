@@ -297,7 +297,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--version")) {
-            printf("fmag-xdiff (FMAG)\n");
+            printf("fmag-xdiff %s\n", FMAG_VERSION_STRING);
             return 0;
         } else if (!strcmp(a, "-v")) {
             verbose = true;
