@@ -223,7 +223,7 @@ const char *fmag_vm_batch_isa(void);
  *  CUDA: the per-element functions as __device__, a `PREFIXname_kernel` per program and a
  *     `PREFIXrun_per_lane` kernel (grid-stride, one element per thread); __fmaf_rn.
  * Names: the program name with characters outside [A-Za-z0-9_] replaced by '_'; a name
- * that is empty or clashes gets "_p<index>" appended. prefix NULL means "fmag_". The text is
+ * that is empty or clashes gets "_p<index>" appended. prefix NULL means "fmag_baked_". The text is
  * malloc'ed (caller frees), NUL-terminated; every program is validated first. */
 typedef enum fmag_vm_emit_lang {
     FMAG_VM_EMIT_C,

@@ -400,7 +400,7 @@ bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs, fma
         snprintf(err, errlen, "unknown source language %d", (int)lang);
         return false;
     }
-    if (!prefix) prefix = "fmag_";
+    if (!prefix) prefix = "fmag_baked_"; /* not fmag_: libfmag's own API names start so */
     for (const char *c = prefix; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_' ||
               (c != prefix && *c >= '0' && *c <= '9'))) {

@@ -20,7 +20,7 @@ static const char *usage =
     "               inputs, outputs, flags\n"
     "  --emit=c|glsl|cuda  write the programs of a .fmas or .fmag as straight-line source\n"
     "               (standard output unless -o); docs/VM.md, \"Baking a program to source\"\n"
-    "  --prefix=P   identifier prefix of the emitted source (default fmag_)\n"
+    "  --prefix=P   identifier prefix of the emitted source (default fmag_baked_)\n"
     "  --help       show this help\n"
     "  --version    show the version\n";
 

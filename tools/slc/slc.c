@@ -31,6 +31,7 @@ static void usage(FILE *out)
                  "  -o FILE       write the output to FILE ('-' = standard output)\n"
                  "  -S            print the FMAG assembly (.fmas) instead of the binary\n"
                  "  --emit=c|glsl|cuda  print the stream as straight-line source instead\n"
+                 "  --prefix=P    identifier prefix of that source (default fmag_baked_)\n"
                  "  -emit-ir      print the IR (.fir) before optimization\n"
                  "  -O0 -O1 -O2   optimization level (default -O2; lowering always inlines\n"
                  "                and if-converts)\n"
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
     unsigned long long inline_budget = 0, error_limit = FMAG_DEFAULT_ERROR_LIMIT;
     const char *input = NULL, *output = NULL, *level = "O2", *lang = NULL;
     bool emit_asm = false, emit_ir = false, emit_spirv = false, emit_src = false;
+    const char *emit_prefix = NULL;
     fmag_vm_emit_lang emit_lang = FMAG_VM_EMIT_C;
     fmag_sl_options opts = {false, NULL};
     fmag_codegen_options cg = {FMAG_CODEGEN_FULL};
@@ -170,6 +172,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "-S")) {
             emit_asm = true;
+        } else if (!strncmp(a, "--prefix=", 9)) {
+            emit_prefix = a + 9;
         } else if (!strncmp(a, "--emit=", 7)) {
             if (!fmag_vm_emit_lang_parse(a + 7, &emit_lang)) {
                 fprintf(stderr, "slc: error: --emit wants c, glsl or cuda, not '%s'\n", a + 7);
@@ -315,7 +319,8 @@ int main(int argc, char **argv)
             ps[i] = &img.programs[i];
         out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
         if (!ps || !out ||
-            !fmag_vm_emit_source(ps, img.nprograms, emit_lang, NULL, &txt, &tlen, err, sizeof err))
+            !fmag_vm_emit_source(ps, img.nprograms, emit_lang, emit_prefix, &txt, &tlen, err,
+                                 sizeof err))
             fprintf(stderr, "slc: error: %s\n",
                     !ps ? "out of memory" : out ? err : "cannot write the output file");
         else
