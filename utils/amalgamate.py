@@ -41,9 +41,6 @@ PRIVATE_PUBLIC = ["SuperoptRules.h"]
 EXCLUDED_HEADERS = {"GPU.h"}
 # Headers included once per use site (X-macro tables).
 REPEATED = {"Passes.def"}
-# The shaderc part of lib/SPIRV (GLSL/HLSL to SPIR-V needs libshaderc at link time): the
-# files named Shader* and any file that includes a shaderc header.
-SKIP_FILE = re.compile(r"^Shader", re.I)
 SPIRV_HEADER_DIRS = ["/usr/include", "/usr/local/include"]
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
@@ -326,8 +323,9 @@ def main():
         if os.path.isdir(p):
             for f in sorted(os.listdir(p)):
                 path = os.path.join(p, f)
-                if (f.endswith(".c") and not SKIP_FILE.search(f)
-                        and "<shaderc/" not in read(path)):
+                # The shaderc part goes in as its stub (FMAG_HAVE_SHADERC stays undefined
+                # here): GLSL/HLSL answer "built without", SPIR-V works.
+                if f.endswith(".c"):
                     sources.append((d, path))
 
     emitted = set()  # headers already inlined (with their include guards)
@@ -488,6 +486,9 @@ def main():
     out.append("#endif /* FMAG_SINGLE_HEADER_H */\n")
     out.append("#if defined(FMAG_IMPLEMENTATION) && !defined(FMAG_IMPLEMENTATION_DONE)")
     out.append("#define FMAG_IMPLEMENTATION_DONE")
+    out.append("#undef FMAG_HAVE_SHADERC /* shaderc is a link-time library: not in one header */")
+    if any(d == "SPIRV" for d, _ in sources):
+        out.append("#define FMAG_API_HAVE_SPIRV 1 /* fmag_compile reads SPIR-V */")
     out.append("""/* One translation unit lets GCC inline across what were files, and its
  * -Wmaybe-uninitialized then misfires (fmag_block_succs fills succ[k] for k < its result
  * only, which the callers respect); the separate-file build has no such warning. */
