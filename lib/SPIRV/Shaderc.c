@@ -302,7 +302,7 @@ static bool parse_type_name(const front *f, size_t i, ftype *ty)
     memset(ty, 0, sizeof *ty);
     unsigned a, b;
     char extra;
-    if (!strcmp(name, "float")) {
+    if (!strcmp(name, "float") || (f->lang == FMAG_SOURCE_HLSL && !strcmp(name, "half"))) {
         ty->rows = ty->cols = 1;
         return true;
     }
@@ -1005,13 +1005,17 @@ static const char *shadertoy_hint(const char *msg, size_t n)
     static const char *const names[] = {"'iTime'",       "'iResolution'", "'iMouse'",
                                         "'iFrame'",      "'iTimeDelta'",  "'iDate'",
                                         "'iChannelTime'"};
+    static const char *const examples[] = {
+        "`const float iTime = 0.0;`",         "`const vec3 iResolution = vec3(640.0, 360.0, 1.0);`",
+        "`const vec4 iMouse = vec4(0.0);`",  "`const int iFrame = 0;`",
+        "`const float iTimeDelta = 0.016;`", "`const vec4 iDate = vec4(0.0);`",
+        "`const float iChannelTime[4] = float[4](0.0, 0.0, 0.0, 0.0);`"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         size_t l = strlen(names[k]);
         if (n >= l && !memcmp(msg, names[k], l) && strstr(msg, "undeclared identifier"))
-            return " (a Shadertoy uniform: declare it, e.g. `const vec3 iResolution = "
-                   "vec3(640.0, 360.0, 1.0);`, or pass it as a parameter of the entry)";
+            return examples[k];
     }
-    return "";
+    return NULL;
 }
 
 /* glslang's messages are "file:line: error: msg" (or "file: error: msg"), one a line, and
@@ -1041,8 +1045,14 @@ static void report(front *f, const char *log, unsigned user_lines)
         if (rest > 7 && !memcmp(q, "error: ", 7)) {
             q += 7, rest -= 7;
             any = true;
-            if (line && line <= user_lines)
-                front_error(f, line, "%.*s%s", (int)rest, q, shadertoy_hint(q, rest));
+            const char *hint = shadertoy_hint(q, rest);
+            if (line && line <= user_lines && hint)
+                front_error(f, line,
+                            "%.*s (a Shadertoy uniform: declare it, e.g. %s, or pass it "
+                            "as a parameter of the entry)",
+                            (int)rest, q, hint);
+            else if (line && line <= user_lines)
+                front_error(f, line, "%.*s", (int)rest, q);
             else if (line)
                 front_error(f, 0, "in the entry point slc generated%s%s: %.*s",
                             f->entry ? " for " : "", f->entry ? f->entry : "", (int)rest, q);
