@@ -233,6 +233,9 @@ struct fmag_block {
     fmag_block *prev, *next;
     fmag_instr *first, *last;
     void *aux;
+    /* Where a frontend made the block (a loop header), for diagnostics of the passes
+     * (-loop-unroll); 0 when unknown. The file is the module's src_file. */
+    unsigned src_line, src_col;
 };
 
 #define fmag_foreach_instr(i, b)                                                                   \
@@ -292,6 +295,7 @@ struct fmag_module {
      * unrolling; 0 is FMAG_UNROLL_DEFAULT_BUDGET (fmag_run_passes sets it from
      * fmag_pass_options.max_unroll_instrs). */
     size_t max_unroll_instrs;
+    const char *src_file; /* the source a frontend read (for block positions), or NULL */
     fmag_func *first, *last;
     void *consts; /* the constant pool (opaque) */
 };

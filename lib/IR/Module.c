@@ -492,6 +492,7 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
     fmag_module *dst = fmag_module_create(src->ctx);
     dst->fastmath = src->fastmath;
     dst->max_unroll_instrs = src->max_unroll_instrs;
+    dst->src_file = src->src_file;
     for (fmag_func *f = src->first; f; f = f->next) {
         fmag_func *nf = fmag_func_create(dst, f->name, f->nparams, f->nresults, f->is_export);
         f->aux = nf;
@@ -501,6 +502,10 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
         }
         for (fmag_block *b = f->first; b; b = b->next) {
             b->aux = fmag_block_create(nf, b->name);
+            if (b->aux) {
+                ((fmag_block *)b->aux)->src_line = b->src_line;
+                ((fmag_block *)b->aux)->src_col = b->src_col;
+            }
             for (fmag_instr *i = b->first; i; i = i->next) {
                 fmag_instr *ni =
                     fmag_instr_create(nf, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);

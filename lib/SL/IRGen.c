@@ -473,6 +473,14 @@ static unsigned source_line(const sl_session *s, unsigned pos)
     return line;
 }
 
+static unsigned source_col(const sl_session *s, unsigned pos)
+{
+    unsigned col = 1;
+    for (unsigned i = 0; i < pos && i < s->len; i++)
+        col = s->src[i] == '\n' ? 1 : col + 1;
+    return col;
+}
+
 /*   init; jmp ^for.lineN
  *   ^for.lineN: phis; br cond, ^for.body, ^for.end
  *   ^for.body: body; step; jmp ^for.lineN
@@ -487,6 +495,8 @@ static void gen_for(gen *g, sl_stmt *st)
     snprintf(name, sizeof name, "for.line%u", source_line(g->s, st->pos));
     fmag_block *pre = g->b.block;
     fmag_block *head = fmag_block_create(g->ir, name);
+    head->src_line = source_line(g->s, st->pos);
+    head->src_col = source_col(g->s, st->pos);
     fmag_block *body = fmag_block_create(g->ir, "for.body");
     fmag_block *end = fmag_block_create(g->ir, "for.end");
     fmag_build_jmp(&g->b, head);
@@ -675,6 +685,7 @@ fmag_module *sl_irgen(sl_session *s)
     g.m = fmag_module_create(s->ctx);
     g.fast = s->opts.fastmath;
     g.m->fastmath = g.fast;
+    if (s->filename) g.m->src_file = fmag_context_strdup(s->ctx, s->filename, strlen(s->filename));
     g.b.module = g.m;
     g.genv = fmag_context_alloc(s->ctx, (s->nglobal_slots + 1) * sizeof *g.genv);
     for (sl_func *f = s->funcs; f; f = f->next) {

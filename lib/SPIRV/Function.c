@@ -894,6 +894,24 @@ static const char *loop_name(spv_reader *r, const spv_block *b)
     return NULL;
 }
 
+/* A loop header's source position (OpLine of its OpLoopMerge) on its IR block, and the
+ * file on the module, for -loop-unroll's diagnostics. */
+static void loop_position(spv_reader *r, const spv_block *b, fmag_block *ir)
+{
+    for (uint32_t i = b->first; ir && i < b->term; i++) {
+        const spv_inst *in = &r->insts[i];
+        if (in->op != SpvOpLoopMerge || !in->file || in->file >= r->bound ||
+            r->ids[in->file].kind != ID_STRING || !r->ids[in->file].text)
+            continue;
+        ir->src_line = (unsigned)in->line;
+        ir->src_col = (unsigned)in->col;
+        if (!r->m->src_file)
+            r->m->src_file = fmag_context_strdup(r->ctx, r->ids[in->file].text,
+                                                 strlen(r->ids[in->file].text));
+        return;
+    }
+}
+
 bool spv_translate_func(spv_reader *r, spv_func *f)
 {
     r->fn = f;
@@ -910,6 +928,7 @@ bool spv_translate_func(spv_reader *r, spv_func *f)
         spv_block *b = &f->blocks[k];
         if (!b->reachable) continue;
         b->ir = fmag_block_create(f->ir, loop_name(r, b));
+        loop_position(r, b, b->ir);
         ssa_block_new(r, b->ir, b->label);
     }
     for (unsigned k = 0; k < f->nblocks; k++)

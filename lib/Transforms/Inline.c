@@ -71,6 +71,10 @@ static void inline_call(fmag_instr *call)
     fmag_foreach_block(b, g)
     {
         b->aux = fmag_block_create_after(f, after, b->name);
+        if (b->aux) {
+            ((fmag_block *)b->aux)->src_line = b->src_line;
+            ((fmag_block *)b->aux)->src_col = b->src_col;
+        }
         after = b->aux;
     }
     unsigned nrets = 0;

@@ -895,6 +895,18 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
     char name[80];
     fmag_func_name_values(f);
     fmag_opt_block_name(h, name, sizeof name);
+    const char *file = f->module->src_file;
+    if (file && h->src_line) { /* the loop's own source position, as the frontends' errors */
+        if (budget)
+            fmag_context_error(f->module->ctx,
+                               "%s:%u:%u: error: unrolling this loop (in %s) would exceed the "
+                               "budget of %zu instructions",
+                               file, h->src_line, h->src_col ? h->src_col : 1, f->name, budget);
+        else
+            fmag_context_error(f->module->ctx, "%s:%u:%u: error: loop in %s: %s", file,
+                               h->src_line, h->src_col ? h->src_col : 1, f->name, what);
+        return;
+    }
     if (budget)
         fmag_context_error(f->module->ctx,
                            "error: loop at %s in @%s: unrolling would exceed the budget of %zu "

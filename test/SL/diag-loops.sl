@@ -1,10 +1,10 @@
 // Diagnostics of `for`, `const` and file-scope constants found by the checker (all
 // in one run); syntax errors are in diag-loops-syntax.sl.
 // RUN: not slc %s 2>&1 | FileCheck %s
-// A loop whose bound is an input: slc reports the loop header (named after its line)
-// and the function, from -loop-unroll.
+// A loop whose bound is an input: slc reports the loop's file:line:col (the `for` on
+// line 4, column 5 of the input) and the function, from -loop-unroll.
 // RUN: not slc %S/Inputs/loop-not-constant.sl 2>&1 | FileCheck %s --check-prefix=TRIP
-// TRIP: error: loop at ^for.line4 in @f: trip count is not a constant
+// TRIP: loop-not-constant.sl:4:5: error: loop in f: trip count is not a constant
 // RUN: not slc %S/Inputs/loop-not-constant.sl -O0 2>&1 | FileCheck %s --check-prefix=TRIP
 
 const f32 K = 2.0;
