@@ -277,6 +277,16 @@ front_error(front *f, unsigned line, const char *fmt, ...)
         fmag_context_error(f->ctx, "%s: error: %s", f->filename, msg);
 }
 
+/* The same at a column of the line (1-based; clamped to the line's end). */
+static void front_error_col(front *f, unsigned line, unsigned col, const char *msg)
+{
+    size_t off = line_offset(f, line);
+    while (col > 1 && off < f->len && f->src[off] != '\n')
+        off++, col--;
+    f->failed = true;
+    fmag_context_source_error(f->ctx, f->filename, f->src, f->len, off, "%s", msg);
+}
+
 /* A float type the interface can scalarize: rows x cols floats, times an array length.
  * cols counts GLSL columns (matCxR) and HLSL columns (floatRxC) alike; scalarization is
  * column by column in both languages (element [row][col] of the mathematical matrix). */
@@ -1040,6 +1050,23 @@ static void report(front *f, const char *log, unsigned user_lines)
             }
             while (*q == ' ')
                 q++;
+        }
+        /* glslang's HLSL front end: "file(line): error at column C, message". */
+        unsigned hl_line = 0, hl_col = 0;
+        int used = 0;
+        const char *h = p; /* shaderc may put "file: " before it */
+        if (n > flen + 2 && !memcmp(h, f->filename, flen) && h[flen] == ':' && h[flen + 1] == ' ')
+            h += flen + 2;
+        size_t hn = n - (size_t)(h - p);
+        if (hn > flen && !memcmp(h, f->filename, flen) &&
+            sscanf(h + flen, "(%u): error at column %u, %n", &hl_line, &hl_col, &used) == 2 &&
+            used > 0 && hl_line && hl_line <= user_lines) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%.*s", (int)(hn - flen - (size_t)used), h + flen + used);
+            front_error_col(f, hl_line, hl_col, msg);
+            any = true;
+            p = eol ? eol + 1 : p + n;
+            continue;
         }
         size_t rest = n - (size_t)(q - p);
         if (rest > 7 && !memcmp(q, "error: ", 7)) {
