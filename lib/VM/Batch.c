@@ -528,8 +528,12 @@ bool fmag_vm_engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, 
                         size_t out_stride, size_t n, char *err, size_t errlen)
 {
     pthread_mutex_lock(&e->call_mu);
+    /* The caller's thread too: pre-decoding compares literal guards (a denormal guard is
+     * > 0 only without denormals-are-zero). */
+    unsigned saved = mxcsr_enter();
     bool ok =
         engine_run(e, progs, nprogs, prog_index, in, in_stride, out, out_stride, n, err, errlen);
+    mxcsr_leave(saved);
     pthread_mutex_unlock(&e->call_mu);
     return ok;
 }

@@ -484,6 +484,31 @@ static void test_per_lane(void)
  * programs interleaved element by element, tiny groups, big register files), each bit for
  * bit against the reference; and the caller's MXCSR (flush-to-zero and
  * denormals-are-zero set, an exception unmasked) left as it was while the run ignores it. */
+/* A denormal literal guard is > 0 (SPEC 1) whatever the caller's MXCSR: with
+ * denormals-are-zero set, the engine's pre-decoding once compared it as 0 and dropped
+ * the instruction (r0 = 3 * 2 + 1 = 7 by hand). */
+static void test_engine_denormal_guard(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    char err[256];
+    fmag_vm_instr code[1] = {I(0, 0, L(2.0f), L(1.0f), L(1e-45f))};
+    fmag_vm_program p = {0};
+    p.code = code, p.ninstr = 1, p.regs = 1, p.nin = 1, p.nout = 1;
+    const fmag_vm_program *pp = &p;
+    float in[1] = {3.0f}, out[1] = {0.0f};
+    fmag_vm_engine *e = fmag_vm_engine_create(NULL, err, sizeof err);
+    CHECK(e != NULL);
+    if (!e) return;
+    unsigned before = __builtin_ia32_stmxcsr();
+    __builtin_ia32_ldmxcsr(0x1F80u | 0x8000u | 0x0040u); /* FTZ | DAZ */
+    bool ran = fmag_vm_engine_run(e, &pp, 1, NULL, in, 1, out, 1, 1, err, sizeof err);
+    __builtin_ia32_ldmxcsr(before);
+    CHECK(ran);
+    CHECK(out[0] == 7.0f);
+    fmag_vm_engine_destroy(e);
+#endif
+}
+
 static void test_engine(void)
 {
     char err[256];
@@ -584,6 +609,7 @@ int main(void)
     test_batch_vs_reference();
     test_per_lane();
     test_engine();
+    test_engine_denormal_guard();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
