@@ -431,8 +431,13 @@ static int check_call(checker *c, sl_expr *e)
         if (types[i] == SL_ERR) bad = true;
     }
     if (e->nargs != want) {
-        sl_error(s, e->pos, "builtin '%s' takes %u argument%s, got %u", b->name, want,
-                 want == 1 ? "" : "s", e->nargs);
+        if (!strcmp(b->name, "atan")) /* atan(x) and GLSL's atan(y, x) */
+            sl_error(s, e->pos, "builtin 'atan' takes 1 argument (atan(x)) or 2 (atan(y, x)), "
+                                "got %u",
+                     e->nargs);
+        else
+            sl_error(s, e->pos, "builtin '%s' takes %u argument%s, got %u", b->name, want,
+                     want == 1 ? "" : "s", e->nargs);
         return SL_ERR;
     }
     if (bad) return SL_ERR;

@@ -28,7 +28,7 @@ export f32 main(f32 x, f32x3 v) {
 
 // The GLSL.std.450 additions (issue 14): arity, types, out arguments.
 export f32 glsl450(f32 x, f32x3 v, f32x2 w) {
-// CHECK: :[[@LINE+1]]:13: error: builtin 'atan' takes 1 argument, got 3
+// CHECK: :[[@LINE+1]]:13: error: builtin 'atan' takes 1 argument (atan(x)) or 2 (atan(y, x)), got 3
     f32 a = atan(x, x, x);
 // CHECK: :[[@LINE+1]]:26: error: reflect: mismatched types f32x3 and f32x2
     f32x3 r = reflect(v, w);

@@ -184,7 +184,8 @@ int main(int argc, char **argv)
                 cg.effort = name[9] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
                 lowering_given = true;
             } else if (!strncmp(name, "lowering", 8)) {
-                fprintf(stderr, "fmag-opt: error: -lowering wants 'fast' or 'full', not '%s'\n", a);
+                fprintf(stderr, "fmag-opt: error: -lowering wants 'fast' or 'full', not '%s'\n",
+                    strchr(a, '=') ? strchr(a, '=') + 1 : a);
                 free(pipeline);
                 return 1;
             }

@@ -191,7 +191,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-lowering=fast") || !strcmp(a, "-lowering=full")) {
             cg.effort = a[10] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
         } else if (!strncmp(a, "-lowering", 9) || !strncmp(a, "--lowering", 10)) {
-            fprintf(stderr, "slc: error: -lowering wants 'fast' or 'full', not '%s'\n", a);
+            fprintf(stderr, "slc: error: -lowering wants 'fast' or 'full', not '%s'\n",
+                    strchr(a, '=') ? strchr(a, '=') + 1 : a);
             return 1;
         } else if (!strncmp(a, "-inline-budget=", 15)) {
             if (!count_flag(a, &inline_budget)) return 1;
