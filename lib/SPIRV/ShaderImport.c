@@ -233,7 +233,19 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
               surviving_locations(words, nwords, 1, nout, out_locs, &nout_s) &&
               prog->nparams == nin_s && prog->nresults == nout_s;
     char names[256];
-    if (m && !ok && prog && uniform_names(words, nwords, names, sizeof names)) {
+    if (m && !ok && prog && lang == FMAG_SOURCE_GLSL &&
+        uniform_names(words, nwords, names, sizeof names)) {
+        /* The GLSL front makes plain global in/out/uniform variables private; what is
+         * left is a uniform block or push-constant block, whose members it does not
+         * map to inputs yet (docs/SPIRV.md). */
+        fmag_context_error(ctx,
+                           "%s: error: '%s' reads %s, member(s) of a uniform or push-constant "
+                           "block: blocks are not program inputs yet; declare each as a plain "
+                           "`uniform` variable (an input, in declaration order) or pass it as "
+                           "a parameter with -entry",
+                           filename, name, names);
+        m = NULL;
+    } else if (m && !ok && prog && uniform_names(words, nwords, names, sizeof names)) {
         /* HLSL globals are uniforms (GLSL's were made private by the front): reading
          * one under -entry has no place in the interface. */
         fmag_context_error(ctx,
