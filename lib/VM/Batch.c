@@ -390,43 +390,24 @@ static bool engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, s
     }
     size_t *count = calloc(nprogs + 1, sizeof(size_t));
     bprog *bps = calloc(nprogs, sizeof(bprog));
+    unsigned char *used = calloc(nprogs, 1);
     segment *segs = NULL;
     uint32_t *perm = NULL;
     bool ok = false;
-    if (!count || !bps) {
+    if (!count || !bps || !used) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    /* Which programs are used, and that every index names one. */
-    for (size_t k = 0; k < n; k++) {
-        uint32_t pi = prog_index ? prog_index[k] : 0;
-        if (pi >= nprogs) {
-            snprintf(err, errlen, "element %zu: program index %u out of range (%zu programs)", k,
-                     (unsigned)pi, nprogs);
-            goto done;
-        }
-        count[pi + 1]++;
-    }
+    /* The checks every per-lane engine makes (the programs some element uses, validated). */
+    if (!fmag_vm_check_lane_args(progs, nprogs, prog_index, in_stride, out_stride, n, true, used,
+                                 err, errlen))
+        goto done;
+    for (size_t k = 0; k < n; k++)
+        count[(prog_index ? prog_index[k] : 0) + 1]++;
     size_t regfile = 1, nused = 0, nitems = 0, work_total = 0;
     for (size_t i = 0; i < nprogs; i++) {
         if (!count[i + 1]) continue;
         const fmag_vm_program *p = progs[i];
-        char why[200];
-        if (!p) {
-            snprintf(err, errlen, "program %zu is NULL", i);
-            goto done;
-        }
-        if (!fmag_vm_program_validate(p, why, sizeof why)) {
-            snprintf(err, errlen, "program %zu '%s': %s", i, p->name ? p->name : "", why);
-            goto done;
-        }
-        if (p->nin > in_stride || p->nout > out_stride) {
-            snprintf(err, errlen,
-                     "program %zu '%s' has %u inputs and %u outputs; strides are %zu and %zu", i,
-                     p->name ? p->name : "", (unsigned)p->nin, (unsigned)p->nout, in_stride,
-                     out_stride);
-            goto done;
-        }
         if (!decode_program(p, block_lanes(p, e->lanes_opt), &bps[i])) {
             snprintf(err, errlen, "out of memory");
             goto done;
@@ -518,6 +499,7 @@ done:
         }
     free(bps);
     free(count);
+    free(used);
     free(segs);
     free(perm);
     return ok;
