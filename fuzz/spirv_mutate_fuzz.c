@@ -6,6 +6,7 @@
  * pipeline; an "internal:" diagnostic is a reader bug. */
 #include "fmag/IR.h"
 #include "fmag/SPIRV.h"
+#include "spirv_fuzz_check.h"
 #include "fmag/Transforms.h"
 
 #include <stdint.h>
@@ -199,28 +200,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t cut = n;
     if (size % 8 >= 4) cut = n - (data[size - 1] % 8); /* sometimes drop the last words */
-    fmag_context *ctx = fmag_context_create();
     fmag_spirv_options o;
     memset(&o, 0, sizeof o);
     o.entry = size && (data[0] & 1) ? "shade" : NULL;
     o.fastmath = size && (data[0] & 2);
-    fmag_module *m = fmag_spirv_import(ctx, w, cut, &o);
-    if (m) {
-        fmag_pass_options po;
-        memset(&po, 0, sizeof po);
-        fmag_run_passes(m, "O2", &po);
-    } else if (fmag_context_diag_count(ctx) == 0) {
-        __builtin_trap(); /* a rejected module must say why */
-    }
-    for (size_t i = 0; i < fmag_context_diag_count(ctx); i++) {
-        /* after "error: ", since the file name comes from the module's OpString */
-        const char *e = strstr(fmag_context_diag(ctx, i), "error: ");
-        if (e && strstr(e, "internal: ")) {
-            fmag_context_diag_print(ctx, stderr);
-            __builtin_trap();
-        }
-    }
-    fmag_context_destroy(ctx);
+    spirv_fuzz_import_and_check(w, cut, &o);
     free(w);
     return 0;
 }
