@@ -71,39 +71,28 @@ bool fmag_vm_run_ref_per_lane(const fmag_vm_program *const *progs, size_t nprogs
                               float *out, size_t out_stride, size_t n, char *err, size_t errlen)
 {
     if (n == 0) return true;
-    if (nprogs == 0) {
-        snprintf(err, errlen, "per-lane run needs at least one program");
+    /* Every program validated, used or not (the reference is the strict oracle); the
+     * indices and the strides as every per-lane engine checks them. */
+    for (size_t i = 0; i < nprogs && progs; i++) {
+        char why[200];
+        if (progs[i] && !fmag_vm_program_validate(progs[i], why, sizeof why)) {
+            snprintf(err, errlen, "program %zu '%s': %s", i, progs[i]->name ? progs[i]->name : "",
+                     why);
+            return false;
+        }
+    }
+    unsigned char *used = calloc(nprogs ? nprogs : 1, 1);
+    if (!used) {
+        snprintf(err, errlen, "out of memory");
         return false;
     }
+    bool ok = fmag_vm_check_lane_args(progs, nprogs, prog_index, in_stride, out_stride, n, false,
+                                      used, err, errlen);
     uint32_t max_regs = 1;
-    for (size_t i = 0; i < nprogs; i++) {
-        const fmag_vm_program *p = progs[i];
-        char why[200];
-        if (!p) {
-            snprintf(err, errlen, "program %zu is NULL", i);
-            return false;
-        }
-        if (!fmag_vm_program_validate(p, why, sizeof why)) {
-            snprintf(err, errlen, "program %zu '%s': %s", i, p->name ? p->name : "", why);
-            return false;
-        }
-        if (p->regs > max_regs) max_regs = p->regs;
-    }
-    for (size_t k = 0; k < n; k++) {
-        uint32_t pi = prog_index ? prog_index[k] : 0;
-        if (pi >= nprogs) {
-            snprintf(err, errlen, "element %zu: program index %u out of range (%zu programs)", k,
-                     (unsigned)pi, nprogs);
-            return false;
-        }
-        if (progs[pi]->nin > in_stride || progs[pi]->nout > out_stride) {
-            snprintf(err, errlen,
-                     "program %u '%s' has %u inputs and %u outputs; strides are %zu and %zu",
-                     (unsigned)pi, progs[pi]->name ? progs[pi]->name : "", (unsigned)progs[pi]->nin,
-                     (unsigned)progs[pi]->nout, in_stride, out_stride);
-            return false;
-        }
-    }
+    for (size_t i = 0; ok && i < nprogs; i++)
+        if (used[i] && progs[i]->regs > max_regs) max_regs = progs[i]->regs;
+    free(used);
+    if (!ok) return false;
     float *regs = malloc((size_t)max_regs * sizeof(float));
     if (!regs) {
         snprintf(err, errlen, "out of memory");
