@@ -279,6 +279,9 @@ fmag_func *fmag_func_create(fmag_module *m, const char *name, unsigned nparams, 
                             bool is_export);
 fmag_block *fmag_block_create(fmag_func *f, const char *name); /* appended at the end */
 fmag_block *fmag_block_create_after(fmag_func *f, fmag_block *after, const char *name);
+/* A copy's shell: a new block with like's name and source position, after `after`
+ * (NULL: at the end), for the passes that clone blocks (inlining, module clone). */
+fmag_block *fmag_block_create_like(fmag_func *f, fmag_block *after, const fmag_block *like);
 /* Give every block, parameter and result a dense id (params first, then results
  * in block order); sets nvalues and nblocks. */
 void fmag_func_renumber(fmag_func *f);

@@ -284,6 +284,16 @@ fmag_block *fmag_block_create_after(fmag_func *f, fmag_block *after, const char 
     return b;
 }
 
+fmag_block *fmag_block_create_like(fmag_func *f, fmag_block *after, const fmag_block *like)
+{
+    fmag_block *b = fmag_block_create_after(f, after, like->name);
+    if (b) {
+        b->src_line = like->src_line;
+        b->src_col = like->src_col;
+    }
+    return b;
+}
+
 void fmag_block_erase(fmag_block *b)
 {
     fmag_func *f = b->func;
@@ -501,11 +511,7 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
             nf->params[k].name = f->params[k].name;
         }
         for (fmag_block *b = f->first; b; b = b->next) {
-            b->aux = fmag_block_create(nf, b->name);
-            if (b->aux) {
-                ((fmag_block *)b->aux)->src_line = b->src_line;
-                ((fmag_block *)b->aux)->src_col = b->src_col;
-            }
+            b->aux = fmag_block_create_like(nf, NULL, b);
             for (fmag_instr *i = b->first; i; i = i->next) {
                 fmag_instr *ni =
                     fmag_instr_create(nf, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);

@@ -1012,18 +1012,21 @@ static unsigned count_lines(const char *s, size_t n)
  * the interface has no place for them, and the message says what to do instead. */
 static const char *shadertoy_hint(const char *msg, size_t n)
 {
-    static const char *const names[] = {"'iTime'",       "'iResolution'", "'iMouse'",
-                                        "'iFrame'",      "'iTimeDelta'",  "'iDate'",
-                                        "'iChannelTime'"};
-    static const char *const examples[] = {
-        "`const float iTime = 0.0;`",         "`const vec3 iResolution = vec3(640.0, 360.0, 1.0);`",
-        "`const vec4 iMouse = vec4(0.0);`",  "`const int iFrame = 0;`",
-        "`const float iTimeDelta = 0.016;`", "`const vec4 iDate = vec4(0.0);`",
-        "`const float iChannelTime[4] = float[4](0.0, 0.0, 0.0, 0.0);`"};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        size_t l = strlen(names[k]);
-        if (n >= l && !memcmp(msg, names[k], l) && strstr(msg, "undeclared identifier"))
-            return examples[k];
+    static const struct {
+        const char *quoted, *declaration;
+    } uniforms[] = {
+        {"'iTime'", "`const float iTime = 0.0;`"},
+        {"'iResolution'", "`const vec3 iResolution = vec3(640.0, 360.0, 1.0);`"},
+        {"'iMouse'", "`const vec4 iMouse = vec4(0.0);`"},
+        {"'iFrame'", "`const int iFrame = 0;`"},
+        {"'iTimeDelta'", "`const float iTimeDelta = 0.016;`"},
+        {"'iDate'", "`const vec4 iDate = vec4(0.0);`"},
+        {"'iChannelTime'", "`const float iChannelTime[4] = float[4](0.0, 0.0, 0.0, 0.0);`"},
+    };
+    for (size_t k = 0; k < sizeof uniforms / sizeof uniforms[0]; k++) {
+        size_t l = strlen(uniforms[k].quoted);
+        if (n >= l && !memcmp(msg, uniforms[k].quoted, l) && strstr(msg, "undeclared identifier"))
+            return uniforms[k].declaration;
     }
     return NULL;
 }

@@ -70,11 +70,7 @@ static void inline_call(fmag_instr *call)
     fmag_block *after = cb;
     fmag_foreach_block(b, g)
     {
-        b->aux = fmag_block_create_after(f, after, b->name);
-        if (b->aux) {
-            ((fmag_block *)b->aux)->src_line = b->src_line;
-            ((fmag_block *)b->aux)->src_col = b->src_col;
-        }
+        b->aux = fmag_block_create_like(f, after, b);
         after = b->aux;
     }
     unsigned nrets = 0;

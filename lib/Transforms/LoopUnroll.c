@@ -12,7 +12,7 @@
  * with a known guard follows one edge, one with an unknown guard both. The
  * header's phis take the values of the feasible back edges (known when they all
  * agree), and the simulation stops when no back edge is feasible: the loop runs
- * at most that many iterations, whatever the inputs. A data-dependent exit (an
+ * at most that many iterations, whatever the inputs. A data-dependent way out (an
  * unknown guard with one arm leaving the loop) is kept as a branch in every copy,
  * so `for` loops with an early exit unroll too, up to their constant bound.
  * Nested loops that the simulation meets while simulating an outer loop (only

@@ -9,6 +9,7 @@
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "../common/Rng.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,21 +21,6 @@
 #define E2E_MAX_IO 8
 #define E2E_LANE_BATCH 48
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rnd64(rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static unsigned rndn(rng *r, unsigned n)
-{
-    return (unsigned)(rnd64(r) % n);
-}
 static bool chance(rng *r, unsigned percent)
 {
     return rndn(r, 100) < percent;

@@ -12,6 +12,7 @@
  * end in a result or a refusal, never a crash, a hang or (under the validation
  * layers / compute-sanitizer) an access outside the buffers. */
 #include "fmag/VM.h"
+#include "../common/Rng.h"
 #ifdef FMAG_HAVE_GPU
 #include "fmag/GPU.h"
 #endif
@@ -25,21 +26,6 @@
 
 enum { MAX_IO = 8, MAX_REGS = 24, MAX_INSTR = 40 };
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rnd64(rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static unsigned rndn(rng *r, unsigned n)
-{
-    return (unsigned)(rnd64(r) % n);
-}
 
 static float bits_float(uint32_t w)
 {
