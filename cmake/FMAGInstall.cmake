@@ -21,10 +21,8 @@ function(fmag_export_library name)
     EXPORT_NAME ${layer}
     POSITION_INDEPENDENT_CODE ON
     C_VISIBILITY_PRESET hidden)
-  target_include_directories(${name} INTERFACE
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # In the build tree the library's header view (cmake/FMAGLayers.cmake) instead.
+  target_include_directories(${name} INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   install(TARGETS ${name} EXPORT FMAGTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -35,8 +33,8 @@ endfunction()
 function(fmag_install_package)
   get_property(layers GLOBAL PROPERTY FMAG_LAYER_LIBS)
   # Static link order (a library before the ones it calls) for fmag.pc and FMAG::fmag.
-  set(order fmagAPI fmagSPIRV fmagSL fmagMath fmagCodeGen fmagTransforms fmagAsmParser
-            fmagSuperopt fmagGPU fmagIR fmagVM)
+  set(order fmagAPI fmagSPIRV fmagSL fmagMath fmagCodeGen fmagSuperopt fmagTransforms
+            fmagAsmParser fmagGPU fmagIR fmagVM)
   set(ordered)
   foreach(l ${order})
     if(l IN_LIST layers)

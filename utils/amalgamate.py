@@ -35,7 +35,7 @@ LIB_DIRS = ["IR", "AsmParser", "VM", "Transforms", "CodeGen", "Math", "SL", "SPI
 PUBLIC = ["Version.h", "IR.h", "VM.h", "FloatText.h", "Asm.h", "Transforms.h", "CodeGen.h",
           "SL.h", "Math.h", "SPIRV.h", "fmag.h"]
 # Needed by the implementation only.
-PRIVATE_PUBLIC = ["SuperoptRules.h"]
+PRIVATE_PUBLIC = ["PeepholeRules.h"]
 # Public headers of the parts left out: an #include of one stays as written (the only
 # one, in lib/API/Run.c, sits behind FMAG_API_HAVE_GPU, which stays undefined here).
 EXCLUDED_HEADERS = {"GPU.h"}

@@ -20,37 +20,23 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "fmag/PeepholeRules.h"
 #include "fmag/VM.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* FMAG_SUPEROPT_MAX_REGS, registers in a candidate, is in fmag/PeepholeRules.h. */
 #define FMAG_SUPEROPT_MAX_INPUTS 2
 #define FMAG_SUPEROPT_MAX_LEN 64   /* instructions in a candidate */
-#define FMAG_SUPEROPT_MAX_REGS 16  /* registers in a candidate */
 #define FMAG_SUPEROPT_MAX_POOL 32  /* literals in the search pool */
 #define FMAG_SUPEROPT_MAX_TAPE 512 /* operations in a target */
 
 /* ------------------------------------------------------------------ targets */
 
-typedef enum fmag_so_ref_kind {
-    FMAG_SO_REF_INPUT, /* input `index` (0 = x, 1 = y) */
-    FMAG_SO_REF_CONST, /* the literal `imm` */
-    FMAG_SO_REF_OP,    /* the result of tape operation `index` (an earlier one) */
-} fmag_so_ref_kind;
-
-typedef struct fmag_so_ref {
-    fmag_so_ref_kind kind;
-    unsigned index;
-    float imm;
-} fmag_so_ref;
-
-/* One tape operation: fmag(a, b, c, d, e) = (e > 0) ? fmaf(a, b, c) : d, any slot a
- * value (unlike the machine, `a` may be a literal and `d` is not the destination). */
-typedef struct fmag_so_op {
-    fmag_so_ref s[5];
-} fmag_so_op;
+/* fmag_so_ref and fmag_so_op, the tape's operations, are the peephole rules' types
+ * (fmag/PeepholeRules.h): a rule's pattern is a target's tape. */
 
 typedef struct fmag_superopt_target {
     unsigned nin; /* 1 or 2 */

@@ -29,7 +29,7 @@
  * instructions itself. Runs to a fixed point, so a second run reports no change.
  */
 #include "fmag/IR.h"
-#include "fmag/SuperoptRules.h"
+#include "fmag/PeepholeRules.h"
 #include "fmag/Transforms.h"
 
 #include <string.h>
@@ -195,9 +195,9 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
     for (unsigned i = 0; i < FMAG_SUPEROPT_MAX_REGS; i++)
         regs[i] = i < r->nin && i < sizeof s->bind / sizeof s->bind[0] ? s->bind[i] : zero;
     for (unsigned i = 0; i < r->length; i++) {
-        const fmag_vm_decoded *c = &r->code[i];
+        const fmag_rule_instr *c = &r->code[i];
         fmag_value *ops[3];
-        const fmag_vm_operand *o[3] = {&c->b, &c->c, &c->g};
+        const fmag_rule_operand *o[3] = {&c->b, &c->c, &c->g};
         for (int k = 0; k < 3; k++)
             ops[k] = o[k]->is_reg ? regs[o[k]->reg] : fmag_module_const(f->module, o[k]->imm);
         regs[c->d] = fmag_build_fmag(&b, regs[c->a], ops[0], ops[1], regs[c->d], ops[2]);

@@ -245,7 +245,7 @@ static void emit_rule(FILE *out, const char *name, const char *expr, const fmag_
         }
         fputs("),\n", out);
     }
-    fprintf(out, "};\nstatic const fmag_vm_decoded %s_code[] = {\n", name);
+    fprintf(out, "};\nstatic const fmag_rule_instr %s_code[] = {\n", name);
     for (unsigned i = 0; i < r->prog.len; i++) {
         const fmag_vm_decoded *c = &r->prog.code[i];
         fprintf(out, "    I(%u, %u, ", (unsigned)c->d, (unsigned)c->a);
@@ -310,11 +310,7 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
         }
         fmag_superopt_target_collect_consts(t);
         fmag_superopt_program p;
-        memset(&p, 0, sizeof p);
-        p.nin = rule->nin;
-        p.len = rule->length;
-        memcpy(p.code, rule->code, rule->length * sizeof(fmag_vm_decoded));
-        p.regs = fmag_superopt_program_regs_used(&p);
+        fmag_superopt_rule_program(rule, &p);
         fmag_superopt_proof pr;
         memset(&pr, 0, sizeof pr);
         bool proved = !prove || fmag_superopt_prove(t, &p, o->threads, o->prove_samples, &pr);
