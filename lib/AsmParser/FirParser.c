@@ -436,56 +436,52 @@ static int parse_operands(parser *p, fmag_value **ops, int n, int max, const cha
     return k;
 }
 
+/* The arithmetic forms the parser reads: fmag and the sugar of fmag/Sugar.def that
+ * .fir spells; each builds plain fmag through the builder. */
 typedef enum sugar_kind {
     S_FMAG,
-    S_ADD,
-    S_SUB,
-    S_MUL,
-    S_NEG,
-    S_FMA,
-    S_SELECT,
-    S_RELU,
-    S_MAX,
-    S_MIN,
-    S_ABS
+#define FMAG_SUGAR(NAME, NOPS, A, B, C, D, E) S_##NAME,
+#define FMAG_SUGAR_SELECT(NAME, NOPS, FIR, T, F, G) S_##NAME,
+#include "fmag/Sugar.def"
+#undef FMAG_SUGAR
+#undef FMAG_SUGAR_SELECT
 } sugar_kind;
 
-/* The arithmetic forms the parser reads; each builds plain fmag through the builder. */
+#define SUGAR_FIR_1(NAME, NOPS) {#NAME, S_##NAME, NOPS},
+#define SUGAR_FIR_0(NAME, NOPS)
 static const struct {
     const char *name;
     sugar_kind kind;
     int nops;
 } arith_forms[] = {
-    {"fmag", S_FMAG, 5}, {"add", S_ADD, 2}, {"sub", S_SUB, 2},       {"mul", S_MUL, 2},
-    {"neg", S_NEG, 1},   {"fma", S_FMA, 3}, {"select", S_SELECT, 3}, {"relu", S_RELU, 1},
-    {"max", S_MAX, 2},   {"min", S_MIN, 2}, {"abs", S_ABS, 1},
+    {"fmag", S_FMAG, 5},
+#define FMAG_SUGAR(NAME, NOPS, A, B, C, D, E) SUGAR_FIR_1(NAME, NOPS)
+#define FMAG_SUGAR_SELECT(NAME, NOPS, FIR, T, F, G) SUGAR_FIR_##FIR(NAME, NOPS)
+#include "fmag/Sugar.def"
+#undef FMAG_SUGAR
+#undef FMAG_SUGAR_SELECT
 };
+#undef SUGAR_FIR_0
+#undef SUGAR_FIR_1
 
 static fmag_value *build_arith(fmag_builder *b, sugar_kind k, fmag_value **o)
 {
     switch (k) {
     case S_FMAG:
         return fmag_build_fmag(b, o[0], o[1], o[2], o[3], o[4]);
-    case S_ADD:
-        return fmag_build_add(b, o[0], o[1]);
-    case S_SUB:
-        return fmag_build_sub(b, o[0], o[1]);
-    case S_MUL:
-        return fmag_build_mul(b, o[0], o[1]);
-    case S_NEG:
-        return fmag_build_neg(b, o[0]);
-    case S_FMA:
-        return fmag_build_fma(b, o[0], o[1], o[2]);
-    case S_SELECT:
-        return fmag_build_select(b, o[0], o[1], o[2]);
-    case S_RELU:
-        return fmag_build_relu(b, o[0]);
-    case S_MAX:
-        return fmag_build_max(b, o[0], o[1]);
-    case S_MIN:
-        return fmag_build_min(b, o[0], o[1]);
-    case S_ABS:
-        return fmag_build_abs(b, o[0]);
+#define SUGAR_ARGS_1 (b, o[0])
+#define SUGAR_ARGS_2 (b, o[0], o[1])
+#define SUGAR_ARGS_3 (b, o[0], o[1], o[2])
+#define FMAG_SUGAR(NAME, NOPS, A, B, C, D, E)                                                      \
+    case S_##NAME:                                                                                 \
+        return fmag_build_##NAME SUGAR_ARGS_##NOPS;
+#define FMAG_SUGAR_SELECT(NAME, NOPS, FIR, T, F, G) FMAG_SUGAR(NAME, NOPS, , , , , )
+#include "fmag/Sugar.def"
+#undef FMAG_SUGAR
+#undef FMAG_SUGAR_SELECT
+#undef SUGAR_ARGS_1
+#undef SUGAR_ARGS_2
+#undef SUGAR_ARGS_3
     }
     return NULL;
 }

@@ -44,79 +44,38 @@ fmag_value *fmag_build_fmag(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag
     return &i->results[0];
 }
 
+/* The sugar: one fmag_build_<name>(b, x[, y[, z]]) per row of fmag/Sugar.def. */
+#define X x
+#define Y y
+#define Z z
 #define K(f) fmag_module_const(b->module, (f))
-
-fmag_value *fmag_build_add(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_fmag(b, x, K(1.0f), y, K(0.0f), K(1.0f));
-}
-
-fmag_value *fmag_build_sub(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_fmag(b, y, K(-1.0f), x, K(0.0f), K(1.0f));
-}
-
-fmag_value *fmag_build_mul(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_fmag(b, x, y, K(0.0f), K(0.0f), K(1.0f));
-}
-
-fmag_value *fmag_build_neg(fmag_builder *b, fmag_value *x)
-{
-    return fmag_build_fmag(b, x, K(-1.0f), K(0.0f), K(0.0f), K(1.0f));
-}
-
-fmag_value *fmag_build_fma(fmag_builder *b, fmag_value *x, fmag_value *y, fmag_value *z)
-{
-    return fmag_build_fmag(b, x, y, z, K(0.0f), K(1.0f));
-}
-
-fmag_value *fmag_build_select(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value *g)
-{
-    return fmag_build_fmag(b, t, K(1.0f), K(0.0f), f, g);
-}
-
-fmag_value *fmag_build_relu(fmag_builder *b, fmag_value *x)
-{
-    return fmag_build_fmag(b, x, K(1.0f), K(0.0f), K(0.0f), x);
-}
-
-fmag_value *fmag_build_max(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_select(b, x, y, fmag_build_sub(b, x, y));
-}
-
-fmag_value *fmag_build_min(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_select(b, y, x, fmag_build_sub(b, x, y));
-}
-
-fmag_value *fmag_build_abs(fmag_builder *b, fmag_value *x)
-{
-    return fmag_build_select(b, x, fmag_build_neg(b, x), x);
-}
-
-/* x - y is never 0 for distinct finite x, y (gradual underflow), so the sign of the
- * difference decides every comparison exactly. */
-fmag_value *fmag_build_gt(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_select(b, K(1.0f), K(0.0f), fmag_build_sub(b, x, y));
-}
-
-fmag_value *fmag_build_lt(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_gt(b, y, x);
-}
-
-fmag_value *fmag_build_ge(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_select(b, K(0.0f), K(1.0f), fmag_build_sub(b, y, x));
-}
-
-fmag_value *fmag_build_le(fmag_builder *b, fmag_value *x, fmag_value *y)
-{
-    return fmag_build_ge(b, y, x);
-}
+#define SUB(p, q) fmag_build_sub(b, p, q)
+#define NEG(p) fmag_build_neg(b, p)
+#define SUGAR_PARAMS_1 fmag_value *x
+#define SUGAR_PARAMS_2 fmag_value *x, fmag_value *y
+#define SUGAR_PARAMS_3 fmag_value *x, fmag_value *y, fmag_value *z
+#define FMAG_SUGAR(NAME, NOPS, A, B, C, D, E)                                                      \
+    fmag_value *fmag_build_##NAME(fmag_builder *b, SUGAR_PARAMS_##NOPS)                            \
+    {                                                                                              \
+        return fmag_build_fmag(b, A, B, C, D, E);                                                  \
+    }
+#define FMAG_SUGAR_SELECT(NAME, NOPS, FIR, T, F, G)                                                \
+    fmag_value *fmag_build_##NAME(fmag_builder *b, SUGAR_PARAMS_##NOPS)                            \
+    {                                                                                              \
+        return fmag_build_select(b, T, F, G);                                                      \
+    }
+#include "fmag/Sugar.def"
+#undef FMAG_SUGAR
+#undef FMAG_SUGAR_SELECT
+#undef SUGAR_PARAMS_1
+#undef SUGAR_PARAMS_2
+#undef SUGAR_PARAMS_3
+#undef X
+#undef Y
+#undef Z
+#undef K
+#undef SUB
+#undef NEG
 
 fmag_instr *fmag_build_phi(fmag_builder *b)
 {

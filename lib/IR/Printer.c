@@ -155,41 +155,68 @@ static bool is_k(fmag_value *v, float f)
     return v && fmag_value_is_imm(v, f);
 }
 
-/* Picks the sugar whose exact expansion this fmag is, or plain fmag. */
+/* The one-instruction sugar forms (fmag/Sugar.def), in the table's order. A slot is
+ * operand `opnd` of the form, or the literal `imm` (opnd < 0). */
+typedef struct sugar_slot {
+    int opnd;
+    float imm;
+} sugar_slot;
+
+static const struct sugar_form {
+    const char *name;
+    unsigned nops;
+    sugar_slot slot[5];
+} sugar_forms[] = {
+/* clang-format off */
+#define X {0, 0.0f}
+#define Y {1, 0.0f}
+#define Z {2, 0.0f}
+#define K(f) {-1, (f)}
+#define FMAG_SUGAR(NAME, NOPS, A, B, C, D, E) {#NAME, NOPS, {A, B, C, D, E}},
+#define FMAG_SUGAR_SELECT(NAME, NOPS, FIR, T, F, G)
+/* clang-format on */
+#include "fmag/Sugar.def"
+#undef FMAG_SUGAR
+#undef FMAG_SUGAR_SELECT
+#undef X
+#undef Y
+#undef Z
+#undef K
+};
+
+/* Whether this fmag is the form's exact expansion; idx[k] gets the operand slot of
+ * the form's operand k. */
+static bool sugar_matches(const struct sugar_form *s, fmag_instr *i, unsigned *idx)
+{
+    bool bound[3] = {false, false, false};
+    for (unsigned k = 0; k < 5; k++) {
+        const sugar_slot *sl = &s->slot[k];
+        fmag_value *v = fmag_instr_op(i, FMAG_A + k);
+        if (sl->opnd < 0) {
+            if (!is_k(v, sl->imm)) return false;
+        } else if (!bound[sl->opnd]) {
+            bound[sl->opnd] = true;
+            idx[sl->opnd] = FMAG_A + k;
+        } else if (fmag_instr_op(i, idx[sl->opnd]) != v) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Prints the first sugar form whose exact expansion this fmag is, or plain fmag. */
 static void print_fmag(FILE *out, fmag_instr *i, unsigned flags)
 {
-    fmag_value *a = fmag_instr_op(i, FMAG_A), *b = fmag_instr_op(i, FMAG_B),
-               *c = fmag_instr_op(i, FMAG_C), *d = fmag_instr_op(i, FMAG_D),
-               *e = fmag_instr_op(i, FMAG_E);
     static const unsigned all[5] = {0, 1, 2, 3, 4};
-    if (!(flags & FMAG_PRINT_RAW) && a && b && c && d && e) {
-        if (is_k(d, 0.0f) && is_k(e, 1.0f)) {
-            if (is_k(b, 1.0f)) {
-                static const unsigned idx[2] = {FMAG_A, FMAG_C};
-                fputs("add ", out), print_ops(out, i, idx, 2);
-            } else if (is_k(b, -1.0f) && is_k(c, 0.0f)) {
-                static const unsigned idx[1] = {FMAG_A};
-                fputs("neg ", out), print_ops(out, i, idx, 1);
-            } else if (is_k(b, -1.0f)) {
-                static const unsigned idx[2] = {FMAG_C, FMAG_A};
-                fputs("sub ", out), print_ops(out, i, idx, 2);
-            } else if (is_k(c, 0.0f)) {
-                static const unsigned idx[2] = {FMAG_A, FMAG_B};
-                fputs("mul ", out), print_ops(out, i, idx, 2);
-            } else {
-                static const unsigned idx[3] = {FMAG_A, FMAG_B, FMAG_C};
-                fputs("fma ", out), print_ops(out, i, idx, 3);
-            }
-            return;
-        }
-        if (is_k(b, 1.0f) && is_k(c, 0.0f)) {
-            if (is_k(d, 0.0f) && e == a) {
-                static const unsigned idx[1] = {FMAG_A};
-                fputs("relu ", out), print_ops(out, i, idx, 1);
-            } else {
-                static const unsigned idx[3] = {FMAG_A, FMAG_D, FMAG_E};
-                fputs("select ", out), print_ops(out, i, idx, 3);
-            }
+    bool complete = true;
+    for (unsigned k = 0; k < 5; k++)
+        complete &= fmag_instr_op(i, FMAG_A + k) != NULL;
+    if (!(flags & FMAG_PRINT_RAW) && complete) {
+        for (size_t f = 0; f < sizeof sugar_forms / sizeof sugar_forms[0]; f++) {
+            unsigned idx[3];
+            if (!sugar_matches(&sugar_forms[f], i, idx)) continue;
+            fprintf(out, "%s ", sugar_forms[f].name);
+            print_ops(out, i, idx, sugar_forms[f].nops);
             return;
         }
     }
