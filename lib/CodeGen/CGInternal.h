@@ -78,9 +78,15 @@ void cg_dag_dce(cg_dag *g);
  * number of folds. */
 unsigned cg_dag_fuse_select_arm(cg_dag *g);
 /* Orientation of selects whose arms can be swapped exactly (max/min/abs shapes).
- * mode 0: leave; 1: flip every flippable; 2: flip when the fallback then lives in
- * the register the result wants. Returns the number flipped. */
-unsigned cg_dag_orient(cg_dag *g, int mode);
+ * Returns the number flipped. */
+typedef enum cg_arms {
+    CG_ARMS_AS_BUILT,      /* leave every select as built */
+    CG_ARMS_FLIP_ALL,      /* flip every flippable one */
+    CG_ARMS_TOWARD_OUTPUT, /* flip when the fallback then lives in the register the
+                              result wants */
+    CG_NARMS
+} cg_arms;
+unsigned cg_dag_orient(cg_dag *g, cg_arms mode);
 /* Rewrites every relu(t) as (-t > 0) ? z*0 + 0 : t (adds a neg node before each).
  * Returns the number rewritten. */
 unsigned cg_dag_relu_flip(cg_dag *g);
@@ -90,10 +96,15 @@ unsigned cg_dag_split_const_select(cg_dag *g);
 /* Number of uses per value (operand slots and outputs), nin+nnodes entries. */
 unsigned *cg_dag_use_counts(const cg_dag *g);
 
-/* Schedule.c: an order of the live nodes (indices into g->nodes). kind 0: program
- * order; 1: greedy pressure-aware list scheduling; 2: depth-first by outputs.
- * Returns the number of scheduled nodes, or -1 on allocation failure. */
-int cg_schedule(const cg_dag *g, int kind, unsigned *order);
+/* Schedule.c: an order of the live nodes (indices into g->nodes). Returns the number
+ * of scheduled nodes, or -1 on allocation failure. */
+typedef enum cg_schedule_kind {
+    CG_SCHED_PROGRAM,     /* program order */
+    CG_SCHED_LIST,        /* greedy pressure-aware list scheduling */
+    CG_SCHED_DEPTH_FIRST, /* depth-first by outputs */
+    CG_NSCHEDULES
+} cg_schedule_kind;
+int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order);
 
 /* RegAlloc.c: allocates registers along `order` and emits the stream. */
 typedef struct cg_result {
@@ -103,12 +114,22 @@ typedef struct cg_result {
     unsigned moves;  /* fallback copies and output shuffle moves */
     unsigned consts; /* literal materializations */
 } cg_result;
-/* policy bit 0 clear: prefer stale registers over pristine zeros; set: lowest index
- * first. Bit 1: ignore the output-register reservations. Bit 2: move an output
- * into its register as soon as that register is free. Bit 3: reserve an output
- * register only for a chain that writes it before the final shuffle.
- * Returns false on allocation failure (out of memory or more than 65535 registers). */
-bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int policy,
+/* A register-allocation policy: a set of these bits (none: the default). */
+typedef enum cg_policy_bit {
+    /* among free registers, lowest index first (clear: stale before literal before
+     * pristine zero, which keeps the free zeros for zero fallbacks) */
+    CG_POLICY_LOWEST_INDEX = 1u << 0,
+    CG_POLICY_NO_RESERVE = 1u << 1,         /* ignore the output-register reservations */
+    CG_POLICY_EARLY_OUTPUT = 1u << 2,       /* move an output into its register as soon as
+                                               that register is free */
+    CG_POLICY_SHUFFLE_UNRESERVED = 1u << 3, /* reserve an output register only for a chain
+                                               that writes it before the final shuffle
+                                               (refines the reservations: useless with
+                                               CG_POLICY_NO_RESERVE) */
+} cg_policy_bit;
+typedef unsigned cg_policy;
+/* Returns false on allocation failure (out of memory or more than 65535 registers). */
+bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
                  cg_result *res);
 void cg_result_free(cg_result *res);
 /* Live-register maximum of an emitted stream (registers whose current content is

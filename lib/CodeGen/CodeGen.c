@@ -33,8 +33,20 @@ static bool better(const cg_result *a, const cg_result *b)
  * summed) took 585 registers where depth-first needs 41; program order instead of
  * depth-first as the second schedule kept the 585. More register policies changed
  * nothing. */
-#define CG_FAST_ORIENT 0
-#define CG_FAST_SCHEDULES ((1u << 1) | (1u << 2))
+#define CG_FAST_SCHEDULES ((1u << CG_SCHED_LIST) | (1u << CG_SCHED_DEPTH_FIRST))
+
+/* The shape of the DAG a try lowers: select arms (cg_dag_orient), relu form
+ * (cg_dag_relu_flip). */
+typedef struct cg_shape {
+    cg_arms arms;
+    bool relu_flip;
+} cg_shape;
+
+/* The register policies a try runs: every subset of the first `bits` policy bits
+ * (cg_policy_bit), in increasing order. */
+#define CG_POLICY_BITS_FULL 4u
+#define CG_POLICY_BITS_MEDIUM 2u
+#define CG_POLICY_BITS_BIG 1u
 
 static bool uses_value(const cg_node *n, int v)
 {
@@ -43,7 +55,8 @@ static bool uses_value(const cg_node *n, int v)
     return false;
 }
 
-static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, int policy, cg_result *best)
+static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, cg_policy policy,
+                        cg_result *best)
 {
     if (n < 2 || n > CG_IMPROVE_MAX_NODES) return 0;
     unsigned *trial = fmag_tmp_malloc(sizeof *trial * n);
@@ -110,67 +123,78 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
     unsigned *order = fmag_tmp_malloc(sizeof *order * cap);
     unsigned *prev = fmag_tmp_malloc(sizeof *prev * cap);
     unsigned *best_order = fmag_tmp_malloc(sizeof *best_order * cap);
-    int best_orient = 0, best_policy = 0;
+    cg_shape best_shape = {CG_ARMS_AS_BUILT, false};
+    cg_policy best_policy = 0;
     unsigned best_n = 0;
     if (!order || !prev || !best_order) oom = true;
     /* Big programs get the variants that usually win, so lowering stays fast. */
     bool medium = base.nnodes > CG_FULL_SEARCH_MAX_NODES;
     bool big = fast || base.nnodes > CG_MEDIUM_SEARCH_MAX_NODES;
-    int npolicies = fast ? 1 : big ? 2 : medium ? 4 : 16;
-    for (int orient = 0; orient < 6 && !oom; orient++) {
-        if (fast && orient != CG_FAST_ORIENT) continue;
-        if ((big && orient != 0 && orient != 2) || (medium && orient % 3 == 1)) continue;
-        cg_dag g;
-        if (!cg_dag_copy(&base, &g)) {
-            oom = true;
-            break;
-        }
-        unsigned flips = cg_dag_orient(&g, orient % 3);
-        if ((orient % 3 > 0 && flips == 0) || (orient >= 3 && !cg_dag_relu_flip(&g))) {
-            cg_dag_free(&g);
-            continue; /* same DAG as an earlier variant */
-        }
-        cg_dag_fuse_select_arm(&g);
-        cg_dag_dce(&g);
-        int nprev = -1;
-        for (int kind = 0; kind < 3 && !oom; kind++) {
-            if (fast && !(CG_FAST_SCHEDULES & (1u << kind))) continue;
-            int n = cg_schedule(&g, kind, order);
-            if (n < 0) {
+    unsigned policy_bits = fast     ? 0
+                           : big    ? CG_POLICY_BITS_BIG
+                           : medium ? CG_POLICY_BITS_MEDIUM
+                                    : CG_POLICY_BITS_FULL;
+    cg_policy npolicies = 1u << policy_bits;
+    /* relu form outer, arms inner: the tie-breaking order of the shapes */
+    for (int relu_flip = 0; relu_flip < 2 && !oom; relu_flip++)
+        for (cg_arms arms = CG_ARMS_AS_BUILT; arms < CG_NARMS && !oom; arms++) {
+            cg_shape shape = {arms, relu_flip};
+            /* FMAG_CODEGEN_FAST: the DAG as built; big: no relu flip, no flip-all */
+            if (fast && (arms != CG_ARMS_AS_BUILT || relu_flip)) continue;
+            if ((big && (relu_flip || arms == CG_ARMS_FLIP_ALL)) ||
+                (medium && arms == CG_ARMS_FLIP_ALL))
+                continue;
+            cg_dag g;
+            if (!cg_dag_copy(&base, &g)) {
                 oom = true;
                 break;
             }
-            if (n == nprev && !memcmp(order, prev, sizeof *order * (unsigned)n)) continue;
-            memcpy(prev, order, sizeof *order * (unsigned)n);
-            nprev = n;
-            for (int policy = 0; policy < npolicies; policy++) {
-                if ((policy & 8) && (policy & 2))
-                    continue; /* bit 3 refines bit 1's reservations; with bit 1 there are none */
-                cg_result r;
-                variants++;
-                if (!cg_regalloc(&g, order, (unsigned)n, policy, &r)) {
-                    continue;
+            unsigned flips = cg_dag_orient(&g, arms);
+            if ((arms != CG_ARMS_AS_BUILT && flips == 0) || (relu_flip && !cg_dag_relu_flip(&g))) {
+                cg_dag_free(&g);
+                continue; /* same DAG as an earlier variant */
+            }
+            cg_dag_fuse_select_arm(&g);
+            cg_dag_dce(&g);
+            int nprev = -1;
+            for (cg_schedule_kind kind = CG_SCHED_PROGRAM; kind < CG_NSCHEDULES && !oom; kind++) {
+                if (fast && !(CG_FAST_SCHEDULES & (1u << kind))) continue;
+                int n = cg_schedule(&g, kind, order);
+                if (n < 0) {
+                    oom = true;
+                    break;
                 }
-                if (!have || better(&r, &best)) {
-                    cg_result_free(&best);
-                    best = r;
-                    have = true;
-                    best_orient = orient;
-                    best_policy = policy;
-                    best_n = (unsigned)n;
-                    memcpy(best_order, order, sizeof *order * (unsigned)n);
-                } else {
-                    cg_result_free(&r);
+                if (n == nprev && !memcmp(order, prev, sizeof *order * (unsigned)n)) continue;
+                memcpy(prev, order, sizeof *order * (unsigned)n);
+                nprev = n;
+                for (cg_policy policy = 0; policy < npolicies; policy++) {
+                    if ((policy & CG_POLICY_SHUFFLE_UNRESERVED) && (policy & CG_POLICY_NO_RESERVE))
+                        continue; /* refines reservations that NO_RESERVE drops */
+                    cg_result r;
+                    variants++;
+                    if (!cg_regalloc(&g, order, (unsigned)n, policy, &r)) {
+                        continue;
+                    }
+                    if (!have || better(&r, &best)) {
+                        cg_result_free(&best);
+                        best = r;
+                        have = true;
+                        best_shape = shape;
+                        best_policy = policy;
+                        best_n = (unsigned)n;
+                        memcpy(best_order, order, sizeof *order * (unsigned)n);
+                    } else {
+                        cg_result_free(&r);
+                    }
                 }
             }
+            cg_dag_free(&g);
         }
-        cg_dag_free(&g);
-    }
     if (have && !oom) {
         cg_dag g;
         if (cg_dag_copy(&base, &g)) {
-            cg_dag_orient(&g, best_orient % 3);
-            if (best_orient >= 3) cg_dag_relu_flip(&g);
+            cg_dag_orient(&g, best_shape.arms);
+            if (best_shape.relu_flip) cg_dag_relu_flip(&g);
             cg_dag_fuse_select_arm(&g);
             cg_dag_dce(&g);
             /* Nothing to gain when every node is one instruction and the registers

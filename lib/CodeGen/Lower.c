@@ -299,9 +299,9 @@ static int flip_kind(const cg_dag *g, const cg_node *n, const unsigned *uses)
     return 0;
 }
 
-unsigned cg_dag_orient(cg_dag *g, int mode)
+unsigned cg_dag_orient(cg_dag *g, cg_arms mode)
 {
-    if (mode == 0) return 0;
+    if (mode == CG_ARMS_AS_BUILT) return 0;
     unsigned nv = g->nin + g->nnodes;
     unsigned *uses = cg_dag_use_counts(g);
     int *want = fmag_tmp_malloc(sizeof *want * (nv + 1));
@@ -321,7 +321,8 @@ unsigned cg_dag_orient(cg_dag *g, int mode)
         int kind = flip_kind(g, n, uses);
         if (kind) {
             int t = n->op[FMAG_A].v, f = n->op[FMAG_D].v;
-            bool flip = mode == 1 || (want[x] >= 0 && want[t] == want[x] && want[f] != want[x]);
+            bool flip = mode == CG_ARMS_FLIP_ALL ||
+                        (want[x] >= 0 && want[t] == want[x] && want[f] != want[x]);
             if (flip) {
                 n->op[FMAG_A] = cg_val(f);
                 n->op[FMAG_D] = cg_val(t);

@@ -21,7 +21,7 @@
  * propagate from ret back through dying fallbacks), not stepping on an output
  * register before its own value is written there nor making a two-cycle for the
  * final shuffle, not opening a new register, then (policy) stale before literal
- * before pristine, then lowest index. The policy bits are in CGInternal.h.
+ * before pristine, then lowest index. The policy bits are in CGInternal.h (cg_policy_bit).
  * At the end the outputs are a parallel copy into r[0..nout-1], sequentialized
  * with one scratch register for cycles; literal outputs are written last.
  */
@@ -42,7 +42,7 @@ typedef struct ra {
     const cg_dag *g;
     const unsigned *order;
     unsigned norder;
-    int policy;
+    cg_policy policy;
     unsigned nv, maxregs, used;
     int *vreg;      /* per value: its register or -1 */
     unsigned *left; /* per value: operand reads still to come */
@@ -185,12 +185,43 @@ static bool known_finite(const ra *s, unsigned r)
 
 static bool conflicts(const ra *s, int x, unsigned r)
 {
-    if ((s->policy & 2) || x < 0 || r >= s->g->nout || s->hint[x] == (int)r) return false;
-    /* Policy bit 3: a register wanted only by the final shuffle is not reserved (the
-     * parallel copy sorts it out, at worst through the scratch). */
-    if ((s->policy & 8) && s->res_start[r] >= s->norder) return false;
+    if ((s->policy & CG_POLICY_NO_RESERVE) || x < 0 || r >= s->g->nout || s->hint[x] == (int)r)
+        return false;
+    /* A register wanted only by the final shuffle is not reserved (the parallel copy
+     * sorts it out, at worst through the scratch). */
+    if ((s->policy & CG_POLICY_SHUFFLE_UNRESERVED) && s->res_start[r] >= s->norder) return false;
     return s->last[x] > s->res_start[r];
 }
+
+/* How good taking a free register is (pick_key's fourth field), lower better. */
+typedef enum pick_reuse {
+    REUSE_DYING,   /* an operand register this very instruction frees */
+    REUSE_STALE,   /* stale content or a dead input; any free register under
+                      CG_POLICY_LOWEST_INDEX */
+    REUSE_CONST,   /* a literal that a later materialization may still want */
+    REUSE_PRISTINE /* a never-written +0.0, the free zero that zero fallbacks want */
+} pick_reuse;
+
+/* pick_key's fields, most significant first: the hint (0: r is where x is headed),
+ * a conflict (1: r is reserved for another output, or closes a shuffle cycle), a
+ * new register (1: r >= used), the reuse rank, then the index r. Packing them into
+ * one integer compares them lexicographically because no field reaches into the
+ * next: r < FMAG_VM_MAX_REGS + 1 <= 2^PICK_REG_BITS (checked below), the reuse rank
+ * is at most REUSE_PRISTINE = 3 < 2^PICK_REUSE_BITS, the others are 0 or 1; and the
+ * top field ends at bit PICK_HINT_SHIFT < 63, so every packed key is below the
+ * UINT64_MAX that marks an ineligible register. */
+enum {
+    PICK_REG_BITS = 34,
+    PICK_REUSE_BITS = 4,
+    PICK_REUSE_SHIFT = PICK_REG_BITS,
+    PICK_NEW_SHIFT = PICK_REUSE_SHIFT + PICK_REUSE_BITS,
+    PICK_CONFLICT_SHIFT = PICK_NEW_SHIFT + 1,
+    PICK_HINT_SHIFT = PICK_CONFLICT_SHIFT + 1,
+};
+_Static_assert((uint64_t)FMAG_VM_MAX_REGS < (UINT64_C(1) << PICK_REG_BITS),
+               "a register index fits pick_key's low field");
+_Static_assert(REUSE_PRISTINE < (1u << PICK_REUSE_BITS), "the reuse rank fits its field");
+_Static_assert(PICK_HINT_SHIFT < 63, "a packed key stays below UINT64_MAX");
 
 /* pick()'s order for register r (lower is better; UINT64_MAX: not eligible). */
 static uint64_t pick_key(const ra *s, int x, unsigned r, const int *dying, unsigned ndying,
@@ -203,13 +234,16 @@ static uint64_t pick_key(const ra *s, int x, unsigned r, const int *dying, unsig
     if (zero_only &&
         (dies || !(s->rkind[r] == R_PRISTINE || (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
         return UINT64_MAX;
-    uint64_t k1 = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
-    uint64_t k2 = conflicts(s, x, r) || (int)r == cycle ? 1 : 0;
-    uint64_t k3 = r >= s->used ? 1 : 0;
-    uint64_t k4 = dies ? 0 : 1;
-    if (!dies && (s->policy & 1) == 0)
-        k4 = s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? 1 : s->rkind[r] == R_CONST ? 2 : 3;
-    return k1 << 40 | k2 << 39 | k3 << 38 | k4 << 34 | r;
+    uint64_t off_hint = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
+    uint64_t conflict = conflicts(s, x, r) || (int)r == cycle ? 1 : 0;
+    uint64_t is_new = r >= s->used ? 1 : 0;
+    pick_reuse reuse = dies ? REUSE_DYING : REUSE_STALE;
+    if (!dies && !(s->policy & CG_POLICY_LOWEST_INDEX))
+        reuse = s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? REUSE_STALE
+                : s->rkind[r] == R_CONST                         ? REUSE_CONST
+                                                                 : REUSE_PRISTINE;
+    return off_hint << PICK_HINT_SHIFT | conflict << PICK_CONFLICT_SHIFT |
+           is_new << PICK_NEW_SHIFT | (uint64_t)reuse << PICK_REUSE_SHIFT | r;
 }
 
 /* The best register for value x (-1: a transient literal). `dying` are registers
@@ -410,7 +444,8 @@ static void lower_node(ra *s, unsigned pos)
     /* Policy bit 2: an output that missed its register moves there as soon as the
      * register is free, instead of at the end (same count, shorter life). */
     int h = s->hint[x];
-    if ((s->policy & 4) && s->is_out[x] && h >= 0 && h != d && s->rkind[h] != R_VALUE) {
+    if ((s->policy & CG_POLICY_EARLY_OUTPUT) && s->is_out[x] && h >= 0 && h != d &&
+        s->rkind[h] != R_VALUE) {
         emit_move(s, (unsigned)h, (unsigned)d);
         set_kind(s, d, R_STALE);
         s->rval[d] = -1;
@@ -491,7 +526,7 @@ static void shuffle_outputs(ra *s)
     }
 }
 
-bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, int policy,
+bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
                  cg_result *res)
 {
     memset(res, 0, sizeof *res);

@@ -199,9 +199,9 @@ static int sched_dfs(const cg_dag *g, unsigned *order)
     return s.n;
 }
 
-int cg_schedule(const cg_dag *g, int kind, unsigned *order)
+int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order)
 {
-    if (kind == 1 && g->nnodes <= CG_LIST_SCHED_MAX) return sched_list(g, order);
-    if (kind == 2 && g->nnodes <= CG_DFS_SCHED_MAX) return sched_dfs(g, order);
+    if (kind == CG_SCHED_LIST && g->nnodes <= CG_LIST_SCHED_MAX) return sched_list(g, order);
+    if (kind == CG_SCHED_DEPTH_FIRST && g->nnodes <= CG_DFS_SCHED_MAX) return sched_dfs(g, order);
     return sched_program(g, order);
 }
