@@ -1,17 +1,11 @@
 /* The .fmas disassembler: prints programs so that assembling the text gives back
  * the same bits (literals in shortest round-trip form, explicit .regs). */
 #include "fmag/Asm.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t bits_of(float f)
-{
-    uint32_t w;
-    memcpy(&w, &f, sizeof w);
-    return w;
-}
 
 char *fmag_asm_format_float(char *buf, float f)
 {
@@ -24,7 +18,7 @@ char *fmag_asm_format_float(char *buf, float f)
     int prec = 1;
     for (; prec <= 9; prec++) {
         snprintf(buf, 32, "%.*g", prec, (double)f);
-        if (bits_of(strtof(buf, NULL)) == bits_of(f)) break;
+        if (fmag_bits_of(strtof(buf, NULL)) == fmag_bits_of(f)) break;
     }
     /* %g picks an exponent for 100 ("1e+02"); moderate magnitudes read better as
      * plain decimals with the same significant digits. */
@@ -35,7 +29,7 @@ char *fmag_asm_format_float(char *buf, float f)
             char fixed[48];
             int decimals = prec - 1 - exp10 > 0 ? prec - 1 - exp10 : 0;
             snprintf(fixed, sizeof fixed, "%.*f", decimals, (double)f);
-            if (strlen(fixed) < 32 && bits_of(strtof(fixed, NULL)) == bits_of(f))
+            if (strlen(fixed) < 32 && fmag_bits_of(strtof(fixed, NULL)) == fmag_bits_of(f))
                 strcpy(buf, fixed);
         }
     }
@@ -80,9 +74,7 @@ static void print_operand(uint32_t w, FILE *out)
         return;
     }
     char buf[40];
-    float f;
-    memcpy(&f, &w, sizeof f);
-    fputs(fmag_asm_format_float(buf, f), out);
+    fputs(fmag_asm_format_float(buf, fmag_float_of(w)), out);
 }
 
 void fmag_asm_print_program(const fmag_vm_program *p, FILE *out)

@@ -3,6 +3,7 @@
 #ifndef FMAG_CG_INTERNAL_H
 #define FMAG_CG_INTERNAL_H
 
+#include "fmag/Bits.h"
 #include "fmag/CodeGen.h"
 
 #include <stdbool.h>
@@ -61,10 +62,7 @@ static inline bool cg_ref_eq(cg_ref x, cg_ref y)
 {
     if (x.v != y.v) return false;
     if (x.v != CG_CONST) return true;
-    uint32_t a, b;
-    memcpy(&a, &x.imm, 4);
-    memcpy(&b, &y.imm, 4);
-    return a == b;
+    return fmag_bits_of(x.imm) == fmag_bits_of(y.imm);
 }
 
 /* Lower.c: builds the DAG of a single-block function (false + diagnostic when it is

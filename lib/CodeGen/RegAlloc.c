@@ -316,7 +316,7 @@ static void materialize(ra *s, unsigned t, float k)
 
 static bool same_bits(float a, float b)
 {
-    return memcmp(&a, &b, sizeof a) == 0;
+    return fmag_bits_of(a) == fmag_bits_of(b);
 }
 
 /* A register holding literal k for reading as `a`, materialized if needed. */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "SPIRVInternal.h"
+#include "fmag/Bits.h"
 
 #define B (&r->b)
 
@@ -672,8 +673,7 @@ static bool bitcast_literal(spv_reader *r, const spv_inst *in)
     fmag_value **out = result(r, in, &n);
     if (!out) return true; /* the diagnostic is recorded; the caller sees r->failed */
     if (n != 1) return spv_error_op(r, "the operand and result sizes differ"), true;
-    float f;
-    memcpy(&f, &c->lit, 4);
+    float f = fmag_float_of(c->lit);
     if (isnan(f) || isinf(f)) return spv_error_op(r, "the result is a NaN or an infinity"), true;
     out[0] = K(r, f);
     return true;
@@ -723,14 +723,13 @@ static bool convert(spv_reader *r, const spv_inst *in)
                                        "compile-time constant");
             uint32_t bits;
             if (spv_type_is_float(r, from)) {
-                memcpy(&bits, &a[j]->imm, 4);
+                bits = fmag_bits_of(a[j]->imm);
             } else {
                 if (!spv_int_of(a[j], &v)) return spv_error_op(r, "not an integer constant");
                 bits = (uint32_t)v;
             }
             if (spv_type_is_float(r, in->w[1])) {
-                float f;
-                memcpy(&f, &bits, 4);
+                float f = fmag_float_of(bits);
                 if (isnan(f) || isinf(f))
                     return spv_error_op(r, "the result is a NaN or an infinity");
                 out[j] = K(r, f);

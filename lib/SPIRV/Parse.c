@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "SPIRVInternal.h"
+#include "fmag/Bits.h"
 
 /* The headers define this one as a C99 inline function; this declaration makes
  * the definition external here (and only here). */
@@ -238,8 +239,7 @@ static bool const_scalar(spv_reader *r, uint32_t i, spv_type *t, const uint32_t 
             *out = r->zero;
             return true;
         }
-        float f;
-        memcpy(&f, lit, 4);
+        float f = fmag_float_of(lit[0]);
         if (isnan(f) || isinf(f)) {
             /* FMAG literals are finite (SPEC §1): an error where it is used. */
             *bad = "a NaN or infinite constant (FMAG literals are finite numbers)";

@@ -18,6 +18,7 @@
  * literal pool and register count.
  */
 #include "SearchInternal.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,13 +47,6 @@ typedef struct bfs {
     uint64_t rh[FMAG_SUPEROPT_MAX_LEN + 1][MAXR];     /* per-register hashes */
 } bfs;
 
-static inline uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
 static inline uint64_t mix64(uint64_t z)
 {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -65,7 +59,7 @@ static inline __attribute__((always_inline)) uint64_t hash_row(const float *v, u
     uint32_t acc[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     for (unsigned i = 0; i < n; i += 8)
         for (unsigned j = 0; j < 8; j++)
-            acc[j] = (acc[j] ^ fbits(v[i + j])) * 0x9E3779B1u + (acc[j] >> 15);
+            acc[j] = (acc[j] ^ fmag_bits_of(v[i + j])) * 0x9E3779B1u + (acc[j] >> 15);
     uint64_t h = 0;
     for (unsigned j = 0; j < 8; j++)
         h = mix64(h ^ ((uint64_t)acc[j] << (j & 1 ? 32 : 0)) ^ j);
@@ -210,7 +204,7 @@ static bool dfs(bfs *b, unsigned depth)
                         bool changed = false;
                         for (unsigned i = 0; i < n; i++) {
                             w[i] = (!gv || gv[i] > 0.0f) ? v[i] : st[d][i];
-                            changed |= fbits(w[i]) != fbits(st[d][i]);
+                            changed |= fmag_bits_of(w[i]) != fmag_bits_of(st[d][i]);
                         }
                         if (!changed) continue;
                         b->nodes++;

@@ -1,5 +1,6 @@
 /* Superoptimizer candidates: running one on an input, printing it as .fmas,
  * converting from a VM program, and the naive lowering used as a fallback seed. */
+#include "fmag/Bits.h"
 #include "fmag/Superopt.h"
 
 #include <math.h>
@@ -44,7 +45,7 @@ static void print_float(FILE *out, float f)
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, (double)f);
         float back = strtof(buf, NULL);
-        if (memcmp(&back, &f, 4) == 0) break;
+        if (fmag_bits_of(back) == fmag_bits_of(f)) break;
     }
     /* A bare integer reads as a float in .fmas, but "1.0" says so at a glance. */
     if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
@@ -106,7 +107,7 @@ bool fmag_superopt_program_from_vm(const fmag_vm_program *vp, fmag_superopt_prog
         for (int k = 0; k < 3; k++) {
             ops[k]->is_reg = fmag_vm_word_is_ref(words[k]);
             ops[k]->reg = (uint16_t)(words[k] & 0xFFFFu);
-            memcpy(&ops[k]->imm, &words[k], 4);
+            ops[k]->imm = fmag_float_of(words[k]);
             if (ops[k]->is_reg) ops[k]->imm = 0.0f;
         }
     }

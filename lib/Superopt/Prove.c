@@ -2,6 +2,7 @@
  * float32 (one input) or over edge cases and dense samples (two inputs), in
  * vectorizable chunks spread over threads. */
 #include "fmag/Superopt.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -44,13 +45,6 @@ typedef struct prove_local {
     uint32_t bad[CH];
 } prove_local;
 
-static inline uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
 static inline __attribute__((always_inline)) const float *
 slot_ptr(const prove_shared *sh, prove_local *l, const fmag_so_ref *r, unsigned row)
 {
@@ -87,12 +81,12 @@ check_chunk_body(const prove_shared *sh, prove_local *l, uint64_t *checked, uint
         for (int i = 0; i < CH; i++) {
             float v = e[i] > 0.0f ? fmaf(a[i], b[i], c[i]) : d[i];
             o[i] = v;
-            bad[i] |= (fbits(v) & 0x7F800000u) == 0x7F800000u;
+            bad[i] |= (fmag_bits_of(v) & 0x7F800000u) == 0x7F800000u;
         }
     }
     const float *want = slot_ptr(sh, l, &t->result, sh->result_row);
     for (int i = 0; i < CH; i++)
-        bad[i] |= (fbits(want[i]) & 0x7F800000u) == 0x7F800000u;
+        bad[i] |= (fmag_bits_of(want[i]) & 0x7F800000u) == 0x7F800000u;
     unsigned regs = p->regs;
     for (unsigned r = 0; r < regs; r++) {
         if (r < p->nin)
@@ -233,10 +227,8 @@ static void *exhaustive_worker(void *varg)
         if ((base & 0x7F800000u) == 0x7F800000u)
             continue; /* infinities and NaNs: outside "finite inputs" */
         for (uint32_t off = 0; off < (1u << BLOCK_BITS); off += CH) {
-            for (int i = 0; i < CH; i++) {
-                uint32_t u = base + off + (uint32_t)i;
-                memcpy(&l->in[0][i], &u, 4);
-            }
+            for (int i = 0; i < CH; i++)
+                l->in[0][i] = fmag_float_of(base + off + (uint32_t)i);
             int lane = check(sh, l, &checked, &skipped);
             if (lane >= 0) {
                 record_cex(sh, l, lane);
@@ -260,9 +252,7 @@ static float finite_from_bits(uint32_t u)
 {
     if ((u & 0x7F800000u) == 0x7F800000u)
         u &= 0xFF7FFFFFu; /* clear the exponent's low bit: now finite */
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return fmag_float_of(u);
 }
 
 /* A sample of the kind that breaks wrong candidates: raw bit patterns, small
@@ -285,7 +275,7 @@ static void sample_pair(prove_shared *sh, uint64_t *rng, float *x, float *y)
     case 4: {
         *x = (r & 8) ? finite_from_bits((uint32_t)s) : ((float)(int32_t)(uint32_t)s) * 0x1p-28f;
         int32_t delta = (int32_t)((s >> 32) & 0xF) - 8;
-        *y = finite_from_bits(fbits(*x) + (uint32_t)delta);
+        *y = finite_from_bits(fmag_bits_of(*x) + (uint32_t)delta);
         if (r & 16) {
             float t = *x;
             *x = *y;

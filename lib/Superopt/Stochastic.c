@@ -9,6 +9,7 @@
  * improve on it.
  */
 #include "SearchInternal.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,13 +31,6 @@ typedef struct ctx {
     unsigned npool;
     uint64_t rng;
 } ctx;
-
-static inline uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
 
 static unsigned chain_len(const chain *c)
 {
@@ -60,7 +54,7 @@ static double lane_error(float got, float want)
 {
     if (got == want) return 0.0;
     if (got != got) return 5.0;
-    int32_t a = (int32_t)fbits(got), b = (int32_t)fbits(want);
+    int32_t a = (int32_t)fmag_bits_of(got), b = (int32_t)fmag_bits_of(want);
     int64_t ia = a < 0 ? (int64_t)INT32_MIN - a : a;
     int64_t ib = b < 0 ? (int64_t)INT32_MIN - b : b;
     double d = (double)(ia > ib ? ia - ib : ib - ia);
@@ -194,7 +188,7 @@ static bool quick_check(ctx *x, const fmag_superopt_program *p, float *cex)
             uint32_t u = (uint32_t)so_splitmix(&rng);
             if (k & 1) u = (u & 0x807FFFFFu) | ((uint32_t)(112 + (u >> 23) % 30) << 23);
             if ((u & 0x7F800000u) == 0x7F800000u) u ^= 0x40000000u;
-            memcpy(&in[j], &u, 4);
+            in[j] = fmag_float_of(u);
         }
         if (k % 7 == 0 && x->t->nin > 1) in[1] = in[0];
         float want;
@@ -246,7 +240,7 @@ bool fmag_superopt_stochastic(const fmag_superopt_target *t, const fmag_superopt
             if (ops[k]->is_reg || x->npool >= FMAG_SUPEROPT_MAX_POOL * 2) continue;
             bool seen = false;
             for (unsigned j = 0; j < x->npool; j++)
-                seen |= fbits(x->pool[j]) == fbits(ops[k]->imm);
+                seen |= fmag_bits_of(x->pool[j]) == fmag_bits_of(ops[k]->imm);
             if (!seen) x->pool[x->npool++] = ops[k]->imm;
         }
     }

@@ -1,5 +1,6 @@
 /* Superoptimizer targets: the fmag tape, its scalar evaluator and the built-in
  * expression language that produces it (for `superopt -e` without the SL frontend). */
+#include "fmag/Bits.h"
 #include "fmag/FloatText.h"
 #include "fmag/Superopt.h"
 
@@ -45,13 +46,6 @@ fmag_so_ref fmag_superopt_target_add(fmag_superopt_target *t, fmag_so_ref a, fma
     return r;
 }
 
-static uint32_t bits_of(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
 void fmag_superopt_target_collect_consts(fmag_superopt_target *t)
 {
     t->nconsts = 0;
@@ -61,7 +55,7 @@ void fmag_superopt_target_collect_consts(fmag_superopt_target *t)
             if (r->kind != FMAG_SO_REF_CONST) continue;
             bool seen = false;
             for (unsigned j = 0; j < t->nconsts; j++)
-                seen |= bits_of(t->consts[j]) == bits_of(r->imm);
+                seen |= fmag_bits_of(t->consts[j]) == fmag_bits_of(r->imm);
             if (!seen && t->nconsts < FMAG_SUPEROPT_MAX_POOL) t->consts[t->nconsts++] = r->imm;
         }
     }

@@ -1,5 +1,6 @@
 /* Test vectors for the searches and the default literal pool. */
 #include "SearchInternal.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
 #include <string.h>
@@ -22,7 +23,7 @@ uint64_t so_splitmix(uint64_t *s)
 
 static bool same_bits(float a, float b)
 {
-    return memcmp(&a, &b, 4) == 0;
+    return fmag_bits_of(a) == fmag_bits_of(b);
 }
 
 bool so_vectors_add(so_vectors *v, const fmag_superopt_target *t, const float *in)
@@ -87,7 +88,7 @@ void so_vectors_init(so_vectors *v, const fmag_superopt_target *t, unsigned n, u
             /* magnitudes mostly within 2^-16..2^16, sometimes anywhere */
             if ((u & 3) != 0) u = (u & 0x807FFFFFu) | ((uint32_t)(111 + (u >> 23) % 32) << 23);
             if ((u & 0x7F800000u) == 0x7F800000u) u ^= 0x40000000u;
-            memcpy(&in[k], &u, 4);
+            in[k] = fmag_float_of(u);
         }
         so_vectors_add(v, t, in);
     }

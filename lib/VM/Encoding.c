@@ -1,23 +1,21 @@
 /* Encoding and decoding of the one 16-byte FMAG instruction (SPEC §1), and the
  * per-instruction validity check shared by the loader, the writer and the engines. */
 #include "VMInternal.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+/* The API's bit casts (VM.h), kept for embedders; inside FMAG, fmag/Bits.h. */
 uint32_t fmag_vm_float_bits(float f)
 {
-    uint32_t w;
-    memcpy(&w, &f, sizeof w);
-    return w;
+    return fmag_bits_of(f);
 }
 
 float fmag_vm_bits_float(uint32_t w)
 {
-    float f;
-    memcpy(&f, &w, sizeof f);
-    return f;
+    return fmag_float_of(w);
 }
 
 static bool encode_operand(const fmag_vm_operand *op, const char *slot, uint32_t *out, char *err,

@@ -1,6 +1,7 @@
 /* The reference interpreter: one element at a time, straight from the encoded
  * stream, exactly SPEC §1. Every other engine is tested against this one. */
 #include "fmag/VM.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,9 +11,7 @@
 static inline float operand(uint32_t w, const float *r)
 {
     if (fmag_vm_word_is_ref(w)) return r[w & 0xFFFFu];
-    float f;
-    memcpy(&f, &w, sizeof f);
-    return f;
+    return fmag_float_of(w);
 }
 
 /* The interpreter loop, compiled twice below: once portable, once where the C
