@@ -25,14 +25,10 @@ static bool better(const cg_result *a, const cg_result *b)
 #define CG_IMPROVE_BUDGET 6000u
 /* ... and about this many node visits in all (each try visits n nodes). */
 #define CG_IMPROVE_WORK 12000u
-/* FMAG_CODEGEN_FAST: one orientation (as built), two schedules (greedy list
- * scheduling, and depth-first), register policy 0: two allocation passes. Over
- * the 38 examples and the bench/slc graphs (15-2000 nodes; 15,975 instructions
- * and 1,830 registers with the full search) this gives 15,982 and 1,841. The list
- * schedule alone was as short (15,982) but a wide program (600 independent terms
- * summed) took 585 registers where depth-first needs 41; program order instead of
- * depth-first as the second schedule kept the 585. More register policies changed
- * nothing. */
+/* FMAG_CODEGEN_FAST: the DAG as built, two schedules (greedy list scheduling, and
+ * depth-first), the default register policy: two allocation passes. Depth-first is
+ * there for wide programs, where the list schedule alone takes many times the
+ * registers; the measurements are in docs/PERFORMANCE.md (bench/slc). */
 #define CG_FAST_SCHEDULES ((1u << CG_SCHED_LIST) | (1u << CG_SCHED_DEPTH_FIRST))
 
 /* The shape of the DAG a try lowers: select arms (cg_dag_orient), relu form
