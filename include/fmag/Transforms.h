@@ -1,9 +1,11 @@
 /* FMAG Transforms: the optimization passes, their registry and the pipelines.
  *
  * Every pass is one file in lib/Transforms and one line in Passes.def. A pass
- * returns whether it changed the IR; a pass that cannot proceed (recursion, a
- * loop) records a diagnostic in the context, and the pass manager stops. Running
- * a pass twice in a row returns false the second time.
+ * returns a fmag_pass_status: whether it changed the IR, or that it failed. A pass
+ * that cannot proceed (recursion, a loop, a budget, an allocation that failed)
+ * records a diagnostic in the context and returns FMAG_PASS_FAILED, and the pass
+ * manager stops. Running a pass twice in a row returns FMAG_PASS_UNCHANGED the
+ * second time.
  */
 #ifndef FMAG_TRANSFORMS_H
 #define FMAG_TRANSFORMS_H
@@ -15,9 +17,17 @@
 extern "C" {
 #endif
 
+/* What a pass did. FAILED always comes with at least one diagnostic in the
+ * context; the IR is then valid but may be partly transformed. */
+typedef enum fmag_pass_status {
+    FMAG_PASS_UNCHANGED = 0,
+    FMAG_PASS_CHANGED = 1,
+    FMAG_PASS_FAILED = 2,
+} fmag_pass_status;
+
 /* One prototype per registered pass. */
-#define FMAG_FUNC_PASS(NAME, FN, DESC) bool FN(fmag_func *f);
-#define FMAG_MODULE_PASS(NAME, FN, DESC) bool FN(fmag_module *m);
+#define FMAG_FUNC_PASS(NAME, FN, DESC) fmag_pass_status FN(fmag_func *f);
+#define FMAG_MODULE_PASS(NAME, FN, DESC) fmag_pass_status FN(fmag_module *m);
 #define FMAG_PIPELINE(NAME, PASSES, DESC)
 #include "fmag/Passes.def"
 #undef FMAG_FUNC_PASS
@@ -27,8 +37,8 @@ extern "C" {
 typedef struct fmag_pass_info {
     const char *name; /* the flag without '-', as in `-passes=` */
     const char *desc;
-    bool (*run_func)(fmag_func *f); /* exactly one of these is set */
-    bool (*run_module)(fmag_module *m);
+    fmag_pass_status (*run_func)(fmag_func *f); /* exactly one of these is set */
+    fmag_pass_status (*run_module)(fmag_module *m);
 } fmag_pass_info;
 
 typedef struct fmag_pipeline_info {
@@ -66,9 +76,10 @@ typedef struct fmag_pass_options {
  * Returns false with diagnostics in the module's context when a name is unknown, a
  * pass reports an error, or -verify-each finds the IR broken. */
 bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_options *opts);
-/* Runs one registered pass on the whole module; returns whether it changed anything
- * (errors: check fmag_context_diag_count before/after). */
-bool fmag_pass_run(const fmag_pass_info *p, fmag_module *m);
+/* Runs one registered pass on the whole module (a function pass on every function,
+ * even after one failed, so that each function's diagnostics are reported).
+ * FAILED when it failed on any function, else CHANGED when it changed any. */
+fmag_pass_status fmag_pass_run(const fmag_pass_info *p, fmag_module *m);
 
 #ifdef __cplusplus
 }

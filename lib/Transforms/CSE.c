@@ -102,13 +102,12 @@ typedef struct slot {
     fmag_instr *instr; /* NULL: empty */
 } slot;
 
-bool fmag_opt_cse(fmag_func *f)
+fmag_pass_status fmag_opt_cse(fmag_func *f)
 {
     fmag_opt_domtree dt;
-    /* Out of memory is a failure the pass manager must see, not "no change". */
     if (!fmag_opt_domtree_build(f, &dt)) {
         fmag_context_out_of_memory(f->module->ctx, "cse");
-        return false;
+        return FMAG_PASS_FAILED;
     }
     size_t n = fmag_func_num_instrs(f), cap = 16;
     while (cap < 2 * n + 2)
@@ -117,7 +116,7 @@ bool fmag_opt_cse(fmag_func *f)
     if (!tab) {
         fmag_opt_domtree_free(&dt);
         fmag_context_out_of_memory(f->module->ctx, "cse");
-        return false;
+        return FMAG_PASS_FAILED;
     }
     bool changed = false;
     for (unsigned bi = 0; bi < dt.n; bi++) {
@@ -152,5 +151,5 @@ bool fmag_opt_cse(fmag_func *f)
     }
     fmag_tmp_free(tab);
     fmag_opt_domtree_free(&dt);
-    return changed;
+    return fmag_opt_status(changed);
 }

@@ -51,7 +51,7 @@ static bool canon_fmag(fmag_instr *i)
     return true;
 }
 
-bool fmag_opt_canon(fmag_func *f)
+fmag_pass_status fmag_opt_canon(fmag_func *f)
 {
     bool changed = false;
     fmag_foreach_block(b, f)
@@ -61,5 +61,5 @@ bool fmag_opt_canon(fmag_func *f)
             if (i->op == FMAG_OP_FMAG) changed |= canon_fmag(i);
         }
     }
-    return changed;
+    return fmag_opt_status(changed);
 }

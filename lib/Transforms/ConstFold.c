@@ -106,7 +106,7 @@ static bool fold_fmag(fmag_instr *i)
     return false;
 }
 
-bool fmag_opt_constfold(fmag_func *f)
+fmag_pass_status fmag_opt_constfold(fmag_func *f)
 {
     bool any = false, changed;
     do {
@@ -125,5 +125,5 @@ bool fmag_opt_constfold(fmag_func *f)
         changed |= fmag_opt_simplify_phis(f);
         any |= changed;
     } while (changed);
-    return any;
+    return fmag_opt_status(any);
 }

@@ -32,7 +32,7 @@ static fmag_value *move_source(const fmag_instr *i)
     return NULL;
 }
 
-bool fmag_opt_fuse(fmag_func *f)
+fmag_pass_status fmag_opt_fuse(fmag_func *f)
 {
     bool changed = false;
     fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
@@ -44,5 +44,5 @@ bool fmag_opt_fuse(fmag_func *f)
         fmag_instr_erase(i);
         changed = true;
     }
-    return changed;
+    return fmag_opt_status(changed);
 }

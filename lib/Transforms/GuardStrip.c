@@ -191,7 +191,7 @@ static bool strip_arms(fmag_instr *i)
     return changed;
 }
 
-bool fmag_opt_guardstrip(fmag_func *f)
+fmag_pass_status fmag_opt_guardstrip(fmag_func *f)
 {
     mark_sign_only(f);
     bool changed = false;
@@ -210,5 +210,5 @@ bool fmag_opt_guardstrip(fmag_func *f)
         }
     }
     fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
-    return changed;
+    return fmag_opt_status(changed);
 }

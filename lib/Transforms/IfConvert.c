@@ -69,9 +69,9 @@ static bool has_calls(fmag_func *f)
     return false;
 }
 
-bool fmag_opt_ifconvert(fmag_func *f)
+fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
 {
-    if (!f->first) return false;
+    if (!f->first) return FMAG_PASS_UNCHANGED;
     fmag_block *from, *to;
     if (fmag_opt_find_back_edge(f, &from, &to)) {
         char b1[80], b2[80];
@@ -81,16 +81,16 @@ bool fmag_opt_ifconvert(fmag_func *f)
                            "constant",
                            f->name, fmag_opt_block_name(to, b1, sizeof b1),
                            fmag_opt_block_name(from, b2, sizeof b2));
-        return false;
+        return FMAG_PASS_FAILED;
     }
-    if (has_calls(f) && fmag_module_has_recursion(f->module)) return false;
+    if (has_calls(f) && fmag_module_has_recursion(f->module)) return FMAG_PASS_FAILED;
     bool changed = fmag_opt_remove_unreachable(f);
-    if (!f->first->next) return changed;
+    if (!f->first->next) return fmag_opt_status(changed);
 
     fmag_opt_domtree dt;
     if (!fmag_opt_domtree_build(f, &dt)) {
-        fmag_context_out_of_memory(f->module->ctx, "ifconvert"); /* a failure, not "no change" */
-        return changed;
+        fmag_context_out_of_memory(f->module->ctx, "ifconvert");
+        return FMAG_PASS_FAILED;
     }
     bstate *st = fmag_tmp_calloc(dt.n, sizeof(*st));
     fmag_instr **rets = fmag_tmp_calloc(dt.n, sizeof(*rets));
@@ -101,7 +101,7 @@ bool fmag_opt_ifconvert(fmag_func *f)
         fmag_tmp_free(ret_pred);
         fmag_opt_domtree_free(&dt);
         fmag_context_out_of_memory(f->module->ctx, "ifconvert");
-        return changed;
+        return FMAG_PASS_FAILED;
     }
     fmag_module *m = f->module;
     fmag_value *one = fmag_module_const(m, 1.0f), *zero = fmag_module_const(m, 0.0f);
@@ -185,5 +185,5 @@ bool fmag_opt_ifconvert(fmag_func *f)
     fmag_tmp_free(rets);
     fmag_tmp_free(ret_pred);
     fmag_opt_domtree_free(&dt);
-    return true;
+    return FMAG_PASS_CHANGED;
 }

@@ -49,10 +49,20 @@ static fmag_value *map_value(fmag_value *v, fmag_instr *call)
     return &clone->results[v->index];
 }
 
-static void inline_call(fmag_instr *call)
+/* Returns false (with a diagnostic, nothing changed) when out of memory. */
+static bool inline_call(fmag_instr *call)
 {
     fmag_block *cb = call->block;
     fmag_func *f = cb->func, *g = call->callee;
+    unsigned nrets = 0;
+    fmag_foreach_block (b, g)
+        fmag_foreach_instr (i, b)
+            nrets += i->op == FMAG_OP_RET;
+    fmag_instr **rets = fmag_tmp_calloc(nrets ? nrets : 1, sizeof(*rets));
+    if (!rets) {
+        fmag_context_out_of_memory(f->module->ctx, "inline");
+        return false;
+    }
 
     fmag_block *cont = fmag_block_create_after(f, cb, NULL);
     for (fmag_instr *i = call->next, *nx; i; i = nx) {
@@ -73,14 +83,12 @@ static void inline_call(fmag_instr *call)
         b->aux = fmag_block_create_like(f, after, b);
         after = b->aux;
     }
-    unsigned nrets = 0;
     fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
     {
         fmag_instr *c;
         if (i->op == FMAG_OP_RET) {
             c = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
             c->targets[0] = cont;
-            nrets++;
         } else {
             c = fmag_instr_create(f, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
             c->callee = i->callee;
@@ -90,13 +98,12 @@ static void inline_call(fmag_instr *call)
         fmag_block_append(b->aux, c);
         i->aux = c;
     }
-    fmag_instr **rets = fmag_tmp_calloc(nrets ? nrets : 1, sizeof(*rets));
     unsigned nr = 0;
     fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
     {
         fmag_instr *c = i->aux;
         if (i->op == FMAG_OP_RET) {
-            if (rets) rets[nr++] = i;
+            rets[nr++] = i;
         } else if (i->op == FMAG_OP_PHI) {
             for (unsigned k = 0; k < i->nops; k++)
                 fmag_phi_add_incoming(c, map_value(i->ops[k].value, call), i->phi_blocks[k]->aux);
@@ -139,6 +146,7 @@ static void inline_call(fmag_instr *call)
         b->aux = NULL;
         fmag_foreach_instr(i, b) i->aux = NULL;
     }
+    return true;
 }
 
 /* Post-order over the call graph: callees before callers. */
@@ -156,9 +164,9 @@ static void post_order(fmag_func *f, fmag_func **out, size_t *n)
     out[(*n)++] = f;
 }
 
-bool fmag_opt_inline(fmag_module *m)
+fmag_pass_status fmag_opt_inline(fmag_module *m)
 {
-    if (fmag_module_has_recursion(m)) return false;
+    if (fmag_module_has_recursion(m)) return FMAG_PASS_FAILED;
     size_t nf = 0;
     bool has_export = false;
     fmag_foreach_func(f, m)
@@ -175,7 +183,7 @@ bool fmag_opt_inline(fmag_module *m)
         fmag_tmp_free(order);
         fmag_tmp_free(sizes);
         fmag_context_out_of_memory(ctx, "inline");
-        return false;
+        return FMAG_PASS_FAILED;
     }
     size_t n = 0;
     /* With exports, only what they reach: the rest is dropped below, and a bomb
@@ -200,6 +208,7 @@ bool fmag_opt_inline(fmag_module *m)
         fmag_instr **calls = fmag_tmp_malloc((ncalls ? ncalls : 1) * sizeof(*calls));
         if (!calls) {
             fmag_context_out_of_memory(ctx, "inline");
+            failed = true;
             break;
         }
         size_t c = 0;
@@ -222,7 +231,10 @@ bool fmag_opt_inline(fmag_module *m)
                 break;
             }
             sizes[k] = grown;
-            inline_call(calls[c]);
+            if (!inline_call(calls[c])) {
+                failed = true;
+                break;
+            }
             changed = true;
         }
         fmag_tmp_free(calls);
@@ -231,7 +243,7 @@ bool fmag_opt_inline(fmag_module *m)
         f->aux = NULL;
     fmag_tmp_free(order);
     fmag_tmp_free(sizes);
-    if (failed) return changed;
+    if (failed) return FMAG_PASS_FAILED;
     if (has_export) {
         fmag_foreach_func(f, m)
         {
@@ -241,5 +253,5 @@ bool fmag_opt_inline(fmag_module *m)
             }
         }
     }
-    return changed;
+    return fmag_opt_status(changed);
 }

@@ -81,10 +81,10 @@ typedef struct loopinfo {
 static void loopinfo_free(loopinfo *li)
 {
     for (unsigned k = 0; k < li->nloops; k++)
-        free(li->loops[k].in);
-    free(li->loops);
-    free(li->pstart);
-    free(li->plist);
+        fmag_tmp_free(li->loops[k].in);
+    fmag_tmp_free(li->loops);
+    fmag_tmp_free(li->pstart);
+    fmag_tmp_free(li->plist);
     fmag_opt_domtree_free(&li->dt);
     li->loops = NULL;
     li->nloops = 0;
@@ -117,7 +117,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
     fmag_func_renumber(f);
     if (!fmag_opt_domtree_build(f, &li->dt)) return false;
     unsigned nb = li->nb = f->nblocks;
-    li->pstart = calloc(nb + 2, sizeof *li->pstart);
+    li->pstart = fmag_tmp_calloc(nb + 2, sizeof *li->pstart);
     unsigned nedge = 0;
     if (!li->pstart) return false;
     for (unsigned i = 0; i < li->dt.n; i++) {
@@ -128,10 +128,10 @@ static bool loops_find(fmag_func *f, loopinfo *li)
     }
     for (unsigned i = 0; i < nb; i++)
         li->pstart[i + 1] += li->pstart[i];
-    li->plist = malloc((nedge + 1) * sizeof *li->plist);
-    unsigned *fill = calloc(nb + 1, sizeof *fill);
+    li->plist = fmag_tmp_malloc((nedge + 1) * sizeof *li->plist);
+    unsigned *fill = fmag_tmp_calloc(nb + 1, sizeof *fill);
     if (!li->plist || !fill) {
-        free(fill);
+        fmag_tmp_free(fill);
         return false;
     }
     for (unsigned i = 0; i < li->dt.n; i++) {
@@ -140,9 +140,9 @@ static bool loops_find(fmag_func *f, loopinfo *li)
         for (unsigned k = 0; k < ns; k++)
             li->plist[li->pstart[s[k]->id] + fill[s[k]->id]++] = li->dt.rpo[i];
     }
-    free(fill);
+    fmag_tmp_free(fill);
 
-    fmag_block **stack = malloc((nb + 1) * sizeof *stack);
+    fmag_block **stack = fmag_tmp_malloc((nb + 1) * sizeof *stack);
     if (!stack) return false;
     for (unsigned i = 0; i < li->dt.n; i++) {
         fmag_block *b = li->dt.rpo[i];
@@ -159,9 +159,9 @@ static bool loops_find(fmag_func *f, loopinfo *li)
             for (unsigned q = 0; q < li->nloops; q++)
                 if (li->loops[q].header == s[k]) l = &li->loops[q];
             if (!l) {
-                loop *nl = realloc(li->loops, (li->nloops + 1) * sizeof *nl);
+                loop *nl = fmag_tmp_realloc(li->loops, (li->nloops + 1) * sizeof *nl);
                 if (!nl) {
-                    free(stack);
+                    fmag_tmp_free(stack);
                     return false;
                 }
                 li->loops = nl;
@@ -169,9 +169,9 @@ static bool loops_find(fmag_func *f, loopinfo *li)
                 l->header = s[k];
                 l->nblocks = 1;
                 l->order = j;
-                l->in = calloc(nb + 1, 1);
+                l->in = fmag_tmp_calloc(nb + 1, 1);
                 if (!l->in) {
-                    free(stack);
+                    fmag_tmp_free(stack);
                     return false;
                 }
                 l->in[s[k]->id] = 1;
@@ -195,7 +195,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
             }
         }
     }
-    free(stack);
+    fmag_tmp_free(stack);
     /* Innermost first: a nested loop's body is a strict subset of its parent's. */
     if (li->nloops > 1) qsort(li->loops, li->nloops, sizeof *li->loops, cmp_loop_size);
     return true;
@@ -445,17 +445,17 @@ static void state_init(sim *s)
 
 static void sim_free(sim *s)
 {
-    free(s->body);
-    free(s->inner);
-    free(s->known);
-    free(s->val);
-    free(s->feas);
-    free(s->edge);
-    free(s->phis);
-    free(s->hknown);
-    free(s->hval);
-    free(s->nknown);
-    free(s->nval);
+    fmag_tmp_free(s->body);
+    fmag_tmp_free(s->inner);
+    fmag_tmp_free(s->known);
+    fmag_tmp_free(s->val);
+    fmag_tmp_free(s->feas);
+    fmag_tmp_free(s->edge);
+    fmag_tmp_free(s->phis);
+    fmag_tmp_free(s->hknown);
+    fmag_tmp_free(s->hval);
+    fmag_tmp_free(s->nknown);
+    fmag_tmp_free(s->nval);
 }
 
 static bool sim_init(sim *s, const loopinfo *li, const loop *l)
@@ -466,21 +466,21 @@ static bool sim_init(sim *s, const loopinfo *li, const loop *l)
     s->li = li;
     s->l = l;
     unsigned nb = li->nb, nv = f->nvalues;
-    s->body = malloc((l->nblocks + 1) * sizeof *s->body);
-    s->inner = calloc(nb + 1, 1);
-    s->known = calloc(nv + 1, 1);
-    s->val = calloc(nv + 1, sizeof *s->val);
-    s->feas = calloc(nb + 1, 1);
-    s->edge = calloc(nb + 1, 1);
+    s->body = fmag_tmp_malloc((l->nblocks + 1) * sizeof *s->body);
+    s->inner = fmag_tmp_calloc(nb + 1, 1);
+    s->known = fmag_tmp_calloc(nv + 1, 1);
+    s->val = fmag_tmp_calloc(nv + 1, sizeof *s->val);
+    s->feas = fmag_tmp_calloc(nb + 1, 1);
+    s->edge = fmag_tmp_calloc(nb + 1, 1);
     unsigned np = 0;
     fmag_foreach_instr (i, l->header) {
         if (i->op == FMAG_OP_PHI) np++;
     }
-    s->phis = malloc((np + 1) * sizeof *s->phis);
-    s->hknown = calloc(np + 1, 1);
-    s->hval = calloc(np + 1, sizeof *s->hval);
-    s->nknown = calloc(np + 1, 1);
-    s->nval = calloc(np + 1, sizeof *s->nval);
+    s->phis = fmag_tmp_malloc((np + 1) * sizeof *s->phis);
+    s->hknown = fmag_tmp_calloc(np + 1, 1);
+    s->hval = fmag_tmp_calloc(np + 1, sizeof *s->hval);
+    s->nknown = fmag_tmp_calloc(np + 1, 1);
+    s->nval = fmag_tmp_calloc(np + 1, sizeof *s->nval);
     if (!s->body || !s->inner || !s->known || !s->val || !s->feas || !s->edge || !s->phis ||
         !s->hknown || !s->hval || !s->nknown || !s->nval)
         return false;
@@ -548,9 +548,9 @@ static fmag_value *phi_at(lcssa *c, fmag_block *x)
     }
     if (c->nx == c->cap) {
         unsigned ncap = c->cap ? 2 * c->cap : 8;
-        fmag_block **nb = realloc(c->xb, ncap * sizeof *nb);
+        fmag_block **nb = fmag_tmp_realloc(c->xb, ncap * sizeof *nb);
         if (nb) c->xb = nb;
-        fmag_value **np = realloc(c->xp, ncap * sizeof *np);
+        fmag_value **np = fmag_tmp_realloc(c->xp, ncap * sizeof *np);
         if (np) c->xp = np;
         if (!nb || !np) {
             c->ok = false;
@@ -592,8 +592,8 @@ static bool make_lcssa(sim *s)
             }
         }
     }
-    free(c.xb);
-    free(c.xp);
+    fmag_tmp_free(c.xb);
+    fmag_tmp_free(c.xp);
     return c.ok;
 }
 
@@ -632,7 +632,7 @@ static bool add_fix(cloner *c, fmag_instr *t, unsigned slot)
 {
     if (c->nfix == c->capfix) {
         unsigned ncap = c->capfix ? 2 * c->capfix : 8;
-        fixup *nf = realloc(c->fix, ncap * sizeof *nf);
+        fixup *nf = fmag_tmp_realloc(c->fix, ncap * sizeof *nf);
         if (!nf) return false;
         c->fix = nf;
         c->capfix = ncap;
@@ -842,13 +842,13 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
     res = NO_MEMORY;
     unsigned nv = f->nvalues, nb = li->nb;
     c.s = &s;
-    c.map = calloc(nv + 1, sizeof *c.map);
-    c.pmap = calloc(nv + 1, sizeof *c.pmap);
-    c.bmap = calloc(nb + 1, sizeof *c.bmap);
-    c.pbmap = calloc(nb + 1, sizeof *c.pbmap);
-    c.latches = malloc((2 * (size_t)nb + 1) * sizeof *c.latches);
-    c.inv = malloc((2 * (size_t)nb + 1) * sizeof *c.inv);
-    c.inb = malloc((2 * (size_t)nb + 1) * sizeof *c.inb);
+    c.map = fmag_tmp_calloc(nv + 1, sizeof *c.map);
+    c.pmap = fmag_tmp_calloc(nv + 1, sizeof *c.pmap);
+    c.bmap = fmag_tmp_calloc(nb + 1, sizeof *c.bmap);
+    c.pbmap = fmag_tmp_calloc(nb + 1, sizeof *c.pbmap);
+    c.latches = fmag_tmp_malloc((2 * (size_t)nb + 1) * sizeof *c.latches);
+    c.inv = fmag_tmp_malloc((2 * (size_t)nb + 1) * sizeof *c.inv);
+    c.inb = fmag_tmp_malloc((2 * (size_t)nb + 1) * sizeof *c.inb);
     if (!c.map || !c.pmap || !c.bmap || !c.pbmap || !c.latches || !c.inv || !c.inb) goto out;
     c.after = l->header->prev;
     state_init(&s);
@@ -878,14 +878,14 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
         fmag_block_erase(s.body[k]);
     res = UNROLLED;
 out:
-    free(c.map);
-    free(c.pmap);
-    free(c.bmap);
-    free(c.pbmap);
-    free(c.latches);
-    free(c.inv);
-    free(c.inb);
-    free(c.fix);
+    fmag_tmp_free(c.map);
+    fmag_tmp_free(c.pmap);
+    fmag_tmp_free(c.bmap);
+    fmag_tmp_free(c.pbmap);
+    fmag_tmp_free(c.latches);
+    fmag_tmp_free(c.inv);
+    fmag_tmp_free(c.inb);
+    fmag_tmp_free(c.fix);
     sim_free(&s);
     return res;
 }
@@ -916,21 +916,21 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
         fmag_context_error(f->module->ctx, "error: loop at %s in @%s: %s", name, f->name, what);
 }
 
-bool fmag_opt_loop_unroll(fmag_func *f)
+fmag_pass_status fmag_opt_loop_unroll(fmag_func *f)
 {
-    if (!f->first) return false;
+    if (!f->first) return FMAG_PASS_UNCHANGED;
     fmag_block *from, *to;
-    if (!fmag_opt_find_back_edge(f, &from, &to)) return false;
+    if (!fmag_opt_find_back_edge(f, &from, &to)) return FMAG_PASS_UNCHANGED;
     size_t budget =
         f->module->max_unroll_instrs ? f->module->max_unroll_instrs : FMAG_UNROLL_DEFAULT_BUDGET;
-    bool changed = fmag_opt_constfold(f);
-    changed |= fmag_opt_remove_unreachable(f);
+    fmag_opt_constfold(f);
+    fmag_opt_remove_unreachable(f);
     for (;;) {
         loopinfo li;
         if (!loops_find(f, &li)) {
             loopinfo_free(&li);
             fmag_context_error(f->module->ctx, "error: in function @%s: out of memory", f->name);
-            return changed;
+            return FMAG_PASS_FAILED;
         }
         if (li.irreducible) {
             loop_error(f, li.irreducible,
@@ -938,7 +938,7 @@ bool fmag_opt_loop_unroll(fmag_func *f)
                        "than through one header) cannot be unrolled",
                        0);
             loopinfo_free(&li);
-            return changed;
+            return FMAG_PASS_FAILED;
         }
         if (li.nloops == 0) {
             loopinfo_free(&li);
@@ -970,7 +970,6 @@ bool fmag_opt_loop_unroll(fmag_func *f)
              * computed by an earlier loop. */
             fmag_opt_remove_unreachable(f);
             fmag_opt_constfold(f);
-            changed = true;
             continue;
         }
         switch (first_fail) {
@@ -990,8 +989,8 @@ bool fmag_opt_loop_unroll(fmag_func *f)
             loop_error(f, fail_header, "trip count is not a constant", 0);
             break;
         }
-        return changed;
+        return FMAG_PASS_FAILED;
     }
     fmag_opt_simplify_cfg(f);
-    return true;
+    return FMAG_PASS_CHANGED;
 }

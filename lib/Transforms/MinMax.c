@@ -159,7 +159,7 @@ static bool orient(fmag_instr *s, const uintptr_t *last)
     return true;
 }
 
-bool fmag_opt_minmax(fmag_func *f)
+fmag_pass_status fmag_opt_minmax(fmag_func *f)
 {
     fmag_foreach_block (b, f) {
         uintptr_t n = 0;
@@ -178,5 +178,9 @@ bool fmag_opt_minmax(fmag_func *f)
     fmag_foreach_block (b, f)
         fmag_foreach_instr (i, b)
             i->aux = NULL;
-    return changed;
+    if (!last) {
+        fmag_context_out_of_memory(f->module->ctx, "minmax");
+        return FMAG_PASS_FAILED;
+    }
+    return fmag_opt_status(changed);
 }

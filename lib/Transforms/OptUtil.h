@@ -4,6 +4,7 @@
 #define FMAG_OPTUTIL_H
 
 #include "fmag/IR.h"
+#include "fmag/Transforms.h"
 
 #include <math.h>
 #include <string.h>
@@ -45,6 +46,12 @@ static inline fmag_instr *fmag_opt_fmag_def(const fmag_value *v)
 static inline fmag_value *fmag_opt_op(const fmag_instr *i, unsigned k)
 {
     return i->ops[k].value;
+}
+
+/* A pass's status from whether it changed anything (it did not fail). */
+static inline fmag_pass_status fmag_opt_status(bool changed)
+{
+    return changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }
 
 /* True when none of i's results has a use. */

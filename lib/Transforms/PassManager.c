@@ -3,6 +3,7 @@
  * -time-passes. */
 #include "fmag/Transforms.h"
 
+#include <assert.h>
 #include <string.h>
 #include <time.h>
 
@@ -58,13 +59,16 @@ const fmag_pipeline_info *fmag_pipeline_lookup(const char *name)
     return NULL;
 }
 
-bool fmag_pass_run(const fmag_pass_info *p, fmag_module *m)
+fmag_pass_status fmag_pass_run(const fmag_pass_info *p, fmag_module *m)
 {
     if (p->run_module) return p->run_module(m);
-    bool changed = false;
-    fmag_foreach_func (f, m)
-        changed |= p->run_func(f);
-    return changed;
+    bool changed = false, failed = false;
+    fmag_foreach_func (f, m) {
+        fmag_pass_status st = p->run_func(f);
+        changed |= st == FMAG_PASS_CHANGED;
+        failed |= st == FMAG_PASS_FAILED;
+    }
+    return failed ? FMAG_PASS_FAILED : changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }
 
 static double now_ms(void)
@@ -112,9 +116,13 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
         size_t before = stats ? fmag_module_num_instrs(m) : 0;
         size_t diags = fmag_context_diag_count(ctx);
         double t0 = timing ? now_ms() : 0;
-        bool changed = fmag_pass_run(p, m);
+        fmag_pass_status st = fmag_pass_run(p, m);
         double t1 = timing ? now_ms() : 0;
-        if (fmag_context_diag_count(ctx) != diags) return false;
+        /* A pass that records an error fails, and one that fails says why. */
+        assert((st == FMAG_PASS_FAILED) == (fmag_context_diag_count(ctx) != diags));
+        (void)diags;
+        if (st == FMAG_PASS_FAILED) return false;
+        bool changed = st == FMAG_PASS_CHANGED;
         size_t after = stats ? fmag_module_num_instrs(m) : 0;
         if (stats)
             fprintf(log, "stats: %-12s instrs %zu -> %zu (%+ld)%s\n", p->name, before, after,

@@ -101,9 +101,9 @@ static bool reassoc(fmag_instr *i)
     return done;
 }
 
-bool fmag_opt_reassoc(fmag_func *f)
+fmag_pass_status fmag_opt_reassoc(fmag_func *f)
 {
-    if (!f->module->fastmath) return false;
+    if (!f->module->fastmath) return FMAG_PASS_UNCHANGED;
     bool any = false, changed;
     unsigned rounds = 0;
     do {
@@ -117,5 +117,5 @@ bool fmag_opt_reassoc(fmag_func *f)
         }
         any |= changed;
     } while (changed && ++rounds < 64); /* every rewrite shortens a chain; bound anyway */
-    return any;
+    return fmag_opt_status(any);
 }

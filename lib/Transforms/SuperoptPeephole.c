@@ -270,12 +270,12 @@ static bool sweep(fmag_func *f, const fmag_superopt_rule *const *order, size_t n
     return changed;
 }
 
-bool fmag_opt_superopt_peephole(fmag_func *f)
+fmag_pass_status fmag_opt_superopt_peephole(fmag_func *f)
 {
     const fmag_superopt_rule *order[sizeof superopt_rules / sizeof superopt_rules[0]];
     size_t nrules = rules_by_size(order);
     bool changed = false;
     while (sweep(f, order, nrules))
         changed = true;
-    return changed;
+    return changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }

@@ -154,38 +154,44 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
     return NULL;
 }
 
-/* One sweep over the blocks in reverse postorder; returns whether anything changed.
- * A block keeps absorbing the if/else chain that follows it (the short merge block
- * moves into it, never the other way), so a long sequence costs linear time; an
- * enclosing if/else whose arm held a nested one is caught by the next sweep. */
-static bool sweep_once(fmag_func *f)
+/* One sweep over the blocks in reverse postorder. A block keeps absorbing the
+ * if/else chain that follows it (the short merge block moves into it, never the
+ * other way), so a long sequence costs linear time; an enclosing if/else whose arm
+ * held a nested one is caught by the next sweep. */
+static fmag_pass_status sweep_once(fmag_func *f)
 {
     fmag_opt_domtree dt;
     if (!fmag_opt_domtree_build(f, &dt)) {
-        fmag_context_out_of_memory(f->module->ctx, "ternary"); /* a failure, not "no change" */
-        return false;
+        fmag_context_out_of_memory(f->module->ctx, "ternary");
+        return FMAG_PASS_FAILED;
     }
     sweep sw = {fmag_opt_pred_counts(f), fmag_tmp_calloc(dt.nblocks + 1, sizeof(bool))};
-    bool changed = false;
+    fmag_pass_status st = FMAG_PASS_UNCHANGED;
     if (sw.np && sw.erased)
         for (unsigned k = 0; k < dt.n; k++) {
             fmag_block *b = dt.rpo[k];
             while (b && !sw.erased[b->id] && (b = try_block(&sw, b)))
-                changed = true;
+                st = FMAG_PASS_CHANGED;
         }
+    else {
+        fmag_context_out_of_memory(f->module->ctx, "ternary");
+        st = FMAG_PASS_FAILED;
+    }
     fmag_tmp_free(sw.np);
     fmag_tmp_free(sw.erased);
     fmag_opt_domtree_free(&dt);
-    return changed;
+    return st;
 }
 
-bool fmag_opt_ternary(fmag_func *f)
+fmag_pass_status fmag_opt_ternary(fmag_func *f)
 {
     bool any = false, changed;
     do {
         changed = fmag_opt_simplify_cfg(f);
-        changed |= sweep_once(f);
+        fmag_pass_status st = sweep_once(f);
+        if (st == FMAG_PASS_FAILED) return st;
+        changed |= st == FMAG_PASS_CHANGED;
         any |= changed;
     } while (changed);
-    return any;
+    return fmag_opt_status(any);
 }
