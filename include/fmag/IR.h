@@ -408,6 +408,30 @@ bool fmag_verify_func(fmag_func *f);
 /* Records a diagnostic and returns true when the call graph has a cycle. */
 bool fmag_module_has_recursion(fmag_module *m);
 
+/* -------------------------------------------------------------- dominators */
+
+/* The dominator tree of a function's reachable blocks: the one implementation the
+ * verifier and the passes share (lib/IR/Dominance.c). It reads the CFG as it is,
+ * verified or not: an edge counts only when its target is a block of the function,
+ * and a br with two equal arms is one edge. The arrays are fmag_tmp_* memory. */
+#define FMAG_DOM_UNREACHABLE UINT32_MAX
+typedef struct fmag_domtree {
+    unsigned n;          /* reachable blocks */
+    unsigned nblocks;    /* all blocks (the ids it gave) */
+    fmag_block **rpo;    /* n blocks in reverse postorder from the entry */
+    unsigned *rpo_index; /* by block id: index in rpo, or FMAG_DOM_UNREACHABLE */
+    unsigned *idom;      /* by rpo index: the immediate dominator's rpo index (entry: 0) */
+    unsigned *tin, *tout; /* by rpo index: the dominator tree's DFS interval */
+} fmag_domtree;
+/* Gives every block of f a dense id in list order (f->nblocks), then builds the
+ * tree. Block ids must not change while it is used. Returns false when out of
+ * memory (outside a guard; inside one the failure unwinds). */
+bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt);
+void fmag_domtree_free(fmag_domtree *dt);
+bool fmag_domtree_reachable(const fmag_domtree *dt, const fmag_block *b);
+/* Does block a dominate block b? False when either is unreachable. O(1). */
+bool fmag_domtree_dominates(const fmag_domtree *dt, const fmag_block *a, const fmag_block *b);
+
 /* --------------------------------------------------------- IR interpreter */
 
 /* Evaluates function f of a verified module on one element: in[0..nparams-1] ->

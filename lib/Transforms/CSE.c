@@ -104,8 +104,8 @@ typedef struct slot {
 
 fmag_pass_status fmag_opt_cse(fmag_func *f)
 {
-    fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) {
+    fmag_domtree dt;
+    if (!fmag_domtree_build(f, &dt)) {
         fmag_context_out_of_memory(f->module->ctx, "cse");
         return FMAG_PASS_FAILED;
     }
@@ -114,7 +114,7 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
         cap *= 2;
     slot *tab = fmag_tmp_calloc(cap, sizeof(*tab));
     if (!tab) {
-        fmag_opt_domtree_free(&dt);
+        fmag_domtree_free(&dt);
         fmag_context_out_of_memory(f->module->ctx, "cse");
         return FMAG_PASS_FAILED;
     }
@@ -133,7 +133,7 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
                 fmag_instr *o = tab[s].instr;
                 if (!o->block || o->op != i->op) continue;
                 key ko = make_key(o);
-                if (key_equal(&k, &ko) && fmag_opt_dominates(&dt, o->block, b)) {
+                if (key_equal(&k, &ko) && fmag_domtree_dominates(&dt, o->block, b)) {
                     found = o;
                     break;
                 }
@@ -150,6 +150,6 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
         }
     }
     fmag_tmp_free(tab);
-    fmag_opt_domtree_free(&dt);
+    fmag_domtree_free(&dt);
     return fmag_opt_status(changed);
 }

@@ -87,8 +87,8 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
     bool changed = fmag_opt_remove_unreachable(f);
     if (!f->first->next) return fmag_opt_status(changed);
 
-    fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) {
+    fmag_domtree dt;
+    if (!fmag_domtree_build(f, &dt)) {
         fmag_context_out_of_memory(f->module->ctx, "ifconvert");
         return FMAG_PASS_FAILED;
     }
@@ -99,7 +99,7 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
         fmag_tmp_free(st);
         fmag_tmp_free(rets);
         fmag_tmp_free(ret_pred);
-        fmag_opt_domtree_free(&dt);
+        fmag_domtree_free(&dt);
         fmag_context_out_of_memory(f->module->ctx, "ifconvert");
         return FMAG_PASS_FAILED;
     }
@@ -184,6 +184,6 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
     fmag_tmp_free(st);
     fmag_tmp_free(rets);
     fmag_tmp_free(ret_pred);
-    fmag_opt_domtree_free(&dt);
+    fmag_domtree_free(&dt);
     return FMAG_PASS_CHANGED;
 }

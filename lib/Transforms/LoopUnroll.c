@@ -69,7 +69,7 @@ typedef struct loop {
 
 typedef struct loopinfo {
     fmag_func *f;
-    fmag_opt_domtree dt;
+    fmag_domtree dt;
     unsigned nb;
     unsigned *pstart; /* predecessors by block id, CSR, reachable blocks only */
     fmag_block **plist;
@@ -85,14 +85,14 @@ static void loopinfo_free(loopinfo *li)
     fmag_tmp_free(li->loops);
     fmag_tmp_free(li->pstart);
     fmag_tmp_free(li->plist);
-    fmag_opt_domtree_free(&li->dt);
+    fmag_domtree_free(&li->dt);
     li->loops = NULL;
     li->nloops = 0;
 }
 
 static bool reachable(const loopinfo *li, const fmag_block *b)
 {
-    return li->dt.rpo_index[b->id] != UINT32_MAX;
+    return li->dt.rpo_index[b->id] != FMAG_DOM_UNREACHABLE;
 }
 
 /* Succ k of b as an edge of its own (a br with two equal arms is one edge). */
@@ -115,7 +115,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
     memset(li, 0, sizeof *li);
     li->f = f;
     fmag_func_renumber(f);
-    if (!fmag_opt_domtree_build(f, &li->dt)) return false;
+    if (!fmag_domtree_build(f, &li->dt)) return false;
     unsigned nb = li->nb = f->nblocks;
     li->pstart = fmag_tmp_calloc(nb + 2, sizeof *li->pstart);
     unsigned nedge = 0;
@@ -151,7 +151,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
         for (unsigned k = 0; k < ns; k++) {
             unsigned j = li->dt.rpo_index[s[k]->id];
             if (j > i) continue;
-            if (!fmag_opt_dominates(&li->dt, s[k], b)) {
+            if (!fmag_domtree_dominates(&li->dt, s[k], b)) {
                 if (!li->irreducible) li->irreducible = s[k];
                 continue;
             }

@@ -1,6 +1,6 @@
 /* Helpers shared by the optimization passes: dead-instruction cleanup, CFG cleanup
- * (constant branches, unreachable blocks, block merging, forwarding blocks) and a
- * dominator tree (Cooper, Harvey and Kennedy's iterative algorithm). */
+ * (constant branches, unreachable blocks, block merging, forwarding blocks) and
+ * back-edge search. Dominators live in lib/IR/Dominance.c. */
 #include "OptUtil.h"
 
 #include <stdint.h>
@@ -431,48 +431,7 @@ bool fmag_opt_simplify_cfg(fmag_func *f)
     return any;
 }
 
-/* ------------------------------------------------------------- dominators */
-
-/* Reverse postorder of the reachable blocks; returns the count. */
-static unsigned compute_rpo(fmag_func *f, fmag_block **rpo, unsigned nb)
-{
-    /* Iterative DFS: state per block id: 0 new, 1 on stack, 2 done. */
-    unsigned char *state = fmag_tmp_calloc(nb + 1, 1);
-    fmag_block **stack = fmag_tmp_malloc((nb + 1) * sizeof(*stack));
-    unsigned *edge = fmag_tmp_calloc(nb + 1, sizeof(*edge));
-    unsigned count = 0;
-    if (!state || !stack || !edge || !f->first) goto out;
-    unsigned top = 0;
-    stack[top++] = f->first;
-    state[f->first->id] = 1;
-    fmag_block **post = rpo; /* filled as postorder, reversed at the end */
-    while (top) {
-        fmag_block *b = stack[top - 1];
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(b, s);
-        if (edge[b->id] < ns) {
-            fmag_block *c = s[edge[b->id]++];
-            if (!state[c->id]) {
-                state[c->id] = 1;
-                stack[top++] = c;
-            }
-        } else {
-            state[b->id] = 2;
-            post[count++] = b;
-            top--;
-        }
-    }
-    for (unsigned i = 0; i < count / 2; i++) {
-        fmag_block *t = rpo[i];
-        rpo[i] = rpo[count - 1 - i];
-        rpo[count - 1 - i] = t;
-    }
-out:
-    fmag_tmp_free(state);
-    fmag_tmp_free(stack);
-    fmag_tmp_free(edge);
-    return count;
-}
+/* ------------------------------------------------------------- back edges */
 
 bool fmag_opt_find_back_edge(fmag_func *f, fmag_block **from, fmag_block **to)
 {
@@ -510,107 +469,4 @@ out:
     fmag_tmp_free(stack);
     fmag_tmp_free(edge);
     return found;
-}
-
-bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt)
-{
-    memset(dt, 0, sizeof(*dt));
-    number_blocks(f);
-    unsigned nb = f->nblocks;
-    dt->nblocks = nb;
-    dt->rpo = fmag_tmp_malloc((nb + 1) * sizeof(*dt->rpo));
-    dt->rpo_index = fmag_tmp_malloc((nb + 1) * sizeof(*dt->rpo_index));
-    dt->idom = fmag_tmp_malloc((nb + 1) * sizeof(*dt->idom));
-    if (!dt->rpo || !dt->rpo_index || !dt->idom) {
-        fmag_opt_domtree_free(dt);
-        return false;
-    }
-    dt->n = compute_rpo(f, dt->rpo, nb);
-    for (unsigned i = 0; i < nb; i++)
-        dt->rpo_index[i] = UINT32_MAX;
-    for (unsigned i = 0; i < dt->n; i++)
-        dt->rpo_index[dt->rpo[i]->id] = i;
-    /* Predecessor lists in rpo indices (CSR). */
-    unsigned *pstart = fmag_tmp_calloc(dt->n + 2, sizeof(*pstart));
-    unsigned nedges = 0;
-    for (unsigned i = 0; i < dt->n; i++) {
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(dt->rpo[i], s);
-        for (unsigned k = 0; k < ns; k++)
-            if (k == 0 || s[0] != s[1]) {
-                pstart[dt->rpo_index[s[k]->id] + 1]++;
-                nedges++;
-            }
-    }
-    for (unsigned i = 0; i < dt->n; i++)
-        pstart[i + 1] += pstart[i];
-    unsigned *preds = fmag_tmp_malloc((nedges + 1) * sizeof(*preds));
-    unsigned *fill = fmag_tmp_calloc(dt->n + 1, sizeof(*fill));
-    if (!pstart || !preds || !fill) {
-        fmag_tmp_free(pstart);
-        fmag_tmp_free(preds);
-        fmag_tmp_free(fill);
-        fmag_opt_domtree_free(dt);
-        return false;
-    }
-    for (unsigned i = 0; i < dt->n; i++) {
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(dt->rpo[i], s);
-        for (unsigned k = 0; k < ns; k++)
-            if (k == 0 || s[0] != s[1]) {
-                unsigned j = dt->rpo_index[s[k]->id];
-                preds[pstart[j] + fill[j]++] = i;
-            }
-    }
-    for (unsigned i = 0; i < dt->n; i++)
-        dt->idom[i] = UINT32_MAX;
-    if (dt->n) dt->idom[0] = 0;
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (unsigned i = 1; i < dt->n; i++) {
-            unsigned nd = UINT32_MAX;
-            for (unsigned p = pstart[i]; p < pstart[i + 1]; p++) {
-                unsigned q = preds[p];
-                if (dt->idom[q] == UINT32_MAX) continue;
-                if (nd == UINT32_MAX) {
-                    nd = q;
-                    continue;
-                }
-                unsigned x = q, y = nd;
-                while (x != y) {
-                    while (x > y)
-                        x = dt->idom[x];
-                    while (y > x)
-                        y = dt->idom[y];
-                }
-                nd = x;
-            }
-            if (nd != dt->idom[i]) {
-                dt->idom[i] = nd;
-                changed = true;
-            }
-        }
-    }
-    fmag_tmp_free(pstart);
-    fmag_tmp_free(preds);
-    fmag_tmp_free(fill);
-    return true;
-}
-
-void fmag_opt_domtree_free(fmag_opt_domtree *dt)
-{
-    fmag_tmp_free(dt->rpo);
-    fmag_tmp_free(dt->rpo_index);
-    fmag_tmp_free(dt->idom);
-    memset(dt, 0, sizeof(*dt));
-}
-
-bool fmag_opt_dominates(const fmag_opt_domtree *dt, const fmag_block *a, const fmag_block *b)
-{
-    unsigned ia = dt->rpo_index[a->id], ib = dt->rpo_index[b->id];
-    if (ia == UINT32_MAX || ib == UINT32_MAX) return false;
-    while (ib > ia)
-        ib = dt->idom[ib];
-    return ib == ia;
 }

@@ -1,5 +1,6 @@
 /* Helpers shared by the optimization passes of lib/Transforms (private header):
- * operand predicates, dead-instruction cleanup, CFG cleanup and dominators. */
+ * operand predicates, dead-instruction cleanup and CFG cleanup (dominators:
+ * fmag_domtree in fmag/IR.h). */
 #ifndef FMAG_OPTUTIL_H
 #define FMAG_OPTUTIL_H
 
@@ -91,19 +92,6 @@ fmag_block *fmag_opt_join_blocks(fmag_block *a, fmag_block *m);
  * block id (malloc'd; the caller frees it), or NULL when out of memory. */
 unsigned *fmag_opt_pred_counts(fmag_func *f);
 
-/* Blocks in reverse postorder from the entry (reachable ones only), with immediate
- * dominators. Indices: block->id after fmag_func_renumber (done by the builder). */
-typedef struct fmag_opt_domtree {
-    unsigned n;          /* reachable blocks */
-    fmag_block **rpo;    /* n blocks */
-    unsigned *rpo_index; /* by block id; UINT32_MAX when unreachable */
-    unsigned *idom;      /* by rpo index; idom of the entry is itself */
-    unsigned nblocks;
-} fmag_opt_domtree;
-bool fmag_opt_domtree_build(fmag_func *f, fmag_opt_domtree *dt);
-void fmag_opt_domtree_free(fmag_opt_domtree *dt);
-/* Does block a dominate block b (both reachable)? */
-bool fmag_opt_dominates(const fmag_opt_domtree *dt, const fmag_block *a, const fmag_block *b);
 /* Finds a back edge (a loop) in the reachable CFG; returns false when acyclic, else
  * sets *from / *to to one back edge. */
 bool fmag_opt_find_back_edge(fmag_func *f, fmag_block **from, fmag_block **to);

@@ -160,8 +160,8 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
  * held a nested one is caught by the next sweep. */
 static fmag_pass_status sweep_once(fmag_func *f)
 {
-    fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) {
+    fmag_domtree dt;
+    if (!fmag_domtree_build(f, &dt)) {
         fmag_context_out_of_memory(f->module->ctx, "ternary");
         return FMAG_PASS_FAILED;
     }
@@ -179,7 +179,7 @@ static fmag_pass_status sweep_once(fmag_func *f)
     }
     fmag_tmp_free(sw.np);
     fmag_tmp_free(sw.erased);
-    fmag_opt_domtree_free(&dt);
+    fmag_domtree_free(&dt);
     return st;
 }
 
