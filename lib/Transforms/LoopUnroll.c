@@ -991,6 +991,6 @@ fmag_pass_status fmag_opt_loop_unroll(fmag_func *f)
         }
         return FMAG_PASS_FAILED;
     }
-    fmag_opt_simplify_cfg(f);
+    fmag_opt_simplifycfg(f);
     return FMAG_PASS_CHANGED;
 }

@@ -79,10 +79,6 @@ bool fmag_opt_remove_unreachable(fmag_func *f);
 bool fmag_opt_fold_branches(fmag_func *f);
 /* A phi whose incoming values are all one value (itself aside) becomes that value. */
 bool fmag_opt_simplify_phis(fmag_func *f);
-/* Constant br guards, br with equal arms, unreachable blocks, phis with one incoming
- * value or all-equal incoming values, a block jumping to a block whose only
- * predecessor it is (merged), and empty forwarding blocks (spliced out). */
-bool fmag_opt_simplify_cfg(fmag_func *f);
 
 /* a ends in `jmp m` and is m's only predecessor (m is not the entry): joins the two
  * blocks into one (m's phis become their only incoming value), moving the shorter

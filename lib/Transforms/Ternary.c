@@ -187,7 +187,7 @@ fmag_pass_status fmag_opt_ternary(fmag_func *f)
 {
     bool any = false, changed;
     do {
-        changed = fmag_opt_simplify_cfg(f);
+        changed = fmag_opt_simplifycfg(f) == FMAG_PASS_CHANGED;
         fmag_pass_status st = sweep_once(f);
         if (st == FMAG_PASS_FAILED) return st;
         changed |= st == FMAG_PASS_CHANGED;
