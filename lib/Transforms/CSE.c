@@ -55,11 +55,11 @@ static key make_key(const fmag_instr *i)
     }
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
                *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
-    k.v[3] = fmag_opt_const_true(e) ? NULL : d;
-    k.v[4] = fmag_opt_const_true(e) ? NULL : e;
-    if (fmag_opt_is_one(b) || fmag_opt_is_one(a)) {
+    k.v[3] = fmag_ou_const_true(e) ? NULL : d;
+    k.v[4] = fmag_ou_const_true(e) ? NULL : e;
+    if (fmag_ou_is_one(b) || fmag_ou_is_one(a)) {
         k.tag = KEY_ADD;
-        k.v[0] = fmag_opt_is_one(b) ? a : b;
+        k.v[0] = fmag_ou_is_one(b) ? a : b;
         k.v[1] = c;
         sort2(&k.v[0], &k.v[1]);
     } else {
@@ -151,5 +151,5 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
     }
     fmag_tmp_free(tab);
     fmag_domtree_free(&dt);
-    return fmag_opt_status(changed);
+    return fmag_ou_status(changed);
 }

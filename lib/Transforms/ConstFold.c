@@ -29,6 +29,7 @@
  *
  * Requires: nothing. Preserves: everything except removed branches/blocks.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
@@ -56,24 +57,24 @@ static bool fold_fmag(fmag_instr *i)
     fmag_module *m = i->block->func->module;
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
                *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
-    if (fmag_opt_const_false(e)) {
-        fmag_opt_replace_and_erase(i, d);
+    if (fmag_ou_const_false(e)) {
+        fmag_ou_replace_and_erase(i, d);
         return true;
     }
     bool consts = fmag_value_is_const(a) && fmag_value_is_const(b) && fmag_value_is_const(c);
     float k = consts ? fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f) : 0.0f;
-    if (consts && !fmag_opt_finite(k)) consts = false;
-    if (fmag_opt_const_true(e)) {
+    if (consts && !fmag_ou_finite(k)) consts = false;
+    if (fmag_ou_const_true(e)) {
         if (consts) {
-            fmag_opt_replace_and_erase(i, fmag_module_const(m, k));
+            fmag_ou_replace_and_erase(i, fmag_module_const(m, k));
             return true;
         }
-        if (fmag_opt_is_zero(a) || fmag_opt_is_zero(b)) {
-            fmag_opt_replace_and_erase(i, c);
+        if (fmag_ou_is_zero(a) || fmag_ou_is_zero(b)) {
+            fmag_ou_replace_and_erase(i, c);
             return true;
         }
-        if (fmag_opt_is_zero(c) && (fmag_opt_is_one(b) || fmag_opt_is_one(a))) {
-            fmag_opt_replace_and_erase(i, fmag_opt_is_one(b) ? a : b);
+        if (fmag_ou_is_zero(c) && (fmag_ou_is_one(b) || fmag_ou_is_one(a))) {
+            fmag_ou_replace_and_erase(i, fmag_ou_is_one(b) ? a : b);
             return true;
         }
         fmag_value *zero = fmag_module_const(m, 0.0f);
@@ -87,20 +88,20 @@ static bool fold_fmag(fmag_instr *i)
     if (consts) {
         fmag_value *kv = fmag_module_const(m, k);
         if (equal_mod_zero(kv, d)) {
-            fmag_opt_replace_and_erase(i, d);
+            fmag_ou_replace_and_erase(i, d);
             return true;
         }
         return set_select(i, kv);
     }
-    if (fmag_opt_is_zero(a) || fmag_opt_is_zero(b)) {
+    if (fmag_ou_is_zero(a) || fmag_ou_is_zero(b)) {
         if (equal_mod_zero(c, d)) {
-            fmag_opt_replace_and_erase(i, d);
+            fmag_ou_replace_and_erase(i, d);
             return true;
         }
         return set_select(i, c);
     }
-    if (fmag_opt_is_zero(c) && ((fmag_opt_is_one(b) && a == d) || (fmag_opt_is_one(a) && b == d))) {
-        fmag_opt_replace_and_erase(i, d);
+    if (fmag_ou_is_zero(c) && ((fmag_ou_is_one(b) && a == d) || (fmag_ou_is_one(a) && b == d))) {
+        fmag_ou_replace_and_erase(i, d);
         return true;
     }
     return false;
@@ -118,12 +119,12 @@ fmag_pass_status fmag_opt_constfold(fmag_func *f)
             if (!i->block) continue;
             if (i->op == FMAG_OP_FMAG && fold_fmag(i)) changed = true;
         }
-        if (fmag_opt_fold_branches(f)) {
+        if (fmag_cfg_fold_branches(f)) {
             changed = true;
-            fmag_opt_remove_unreachable(f);
+            fmag_cfg_remove_unreachable(f);
         }
-        changed |= fmag_opt_simplify_phis(f);
+        changed |= fmag_cfg_simplify_phis(f);
         any |= changed;
     } while (changed);
-    return fmag_opt_status(any);
+    return fmag_ou_status(any);
 }

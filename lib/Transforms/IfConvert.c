@@ -29,6 +29,7 @@
  * Requires: no loops; calls only to non-recursive functions (they are pure and get
  * executed on every input). Preserves: the values; leaves a single block.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
@@ -73,19 +74,19 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
 {
     if (!f->first) return FMAG_PASS_UNCHANGED;
     fmag_block *from, *to;
-    if (fmag_opt_find_back_edge(f, &from, &to)) {
+    if (fmag_cfg_find_back_edge(f, &from, &to)) {
         char b1[80], b2[80];
         fmag_context_error(f->module->ctx,
                            "error: in function @%s, block %s: loop (back edge from %s) cannot "
                            "be if-converted; -loop-unroll removes loops whose trip count is a "
                            "constant",
-                           f->name, fmag_opt_block_name(to, b1, sizeof b1),
-                           fmag_opt_block_name(from, b2, sizeof b2));
+                           f->name, fmag_cfg_block_name(to, b1, sizeof b1),
+                           fmag_cfg_block_name(from, b2, sizeof b2));
         return FMAG_PASS_FAILED;
     }
     if (has_calls(f) && fmag_module_has_recursion(f->module)) return FMAG_PASS_FAILED;
-    bool changed = fmag_opt_remove_unreachable(f);
-    if (!f->first->next) return fmag_opt_status(changed);
+    bool changed = fmag_cfg_remove_unreachable(f);
+    if (!f->first->next) return fmag_ou_status(changed);
 
     fmag_domtree dt;
     if (!fmag_domtree_build(f, &dt)) {

@@ -36,6 +36,7 @@
  *
  * Requires: a verified module. Preserves: nothing about the CFG.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
@@ -73,7 +74,7 @@ static bool inline_call(fmag_instr *call)
     fmag_block *s[2];
     unsigned ns = fmag_block_succs(cont, s);
     for (unsigned k = 0; k < ns; k++)
-        fmag_opt_phi_rename_block(s[k], cb, cont);
+        fmag_cfg_phi_rename_block(s[k], cb, cont);
 
     /* Clone blocks (in the callee's order, between cb and cont), then instructions
      * with their results, then operands: phis may name values defined later. */
@@ -253,5 +254,5 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
             }
         }
     }
-    return fmag_opt_status(changed);
+    return fmag_ou_status(changed);
 }

@@ -52,6 +52,7 @@
  *
  * Requires: a verified function. Preserves: the values; not the CFG.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
@@ -269,13 +270,13 @@ static bool eval_fmag(const sim *s, const fmag_instr *i, float *out)
     }
     if (!(ka && kb && kc)) return false;
     float r = fmag_eval(a, b, c, 0.0f, 1.0f);
-    if (!fmag_opt_finite(r)) return false;
+    if (!fmag_ou_finite(r)) return false;
     if (ke) {
         *out = r;
         return true;
     }
     /* An unknown guard choosing between two equal values. */
-    if (kd && fmag_opt_bits(r) == fmag_opt_bits(d)) {
+    if (kd && fmag_ou_bits(r) == fmag_ou_bits(d)) {
         *out = r;
         return true;
     }
@@ -302,7 +303,7 @@ static bool merge_phi(const sim *s, const fmag_instr *phi, float *out)
         if (!edge_feasible(s, phi->phi_blocks[k], phi->block)) continue;
         float x;
         if (!get(s, phi->ops[k].value, &x)) return false;
-        if (any && fmag_opt_bits(x) != fmag_opt_bits(v)) return false;
+        if (any && fmag_ou_bits(x) != fmag_ou_bits(v)) return false;
         v = x;
         any = true;
     }
@@ -398,7 +399,7 @@ static void sim_iter(sim *s)
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (!edge_feasible(s, phi->phi_blocks[q], phi->block)) continue;
             float y;
-            if (!get(s, phi->ops[q].value, &y) || (any && fmag_opt_bits(x) != fmag_opt_bits(y)))
+            if (!get(s, phi->ops[q].value, &y) || (any && fmag_ou_bits(x) != fmag_ou_bits(y)))
                 kn = false;
             x = y;
             any = true;
@@ -412,7 +413,7 @@ static bool state_repeats(const sim *s)
 {
     for (unsigned k = 0; k < s->nphis; k++) {
         if (s->hknown[k] != s->nknown[k]) return false;
-        if (s->hknown[k] && fmag_opt_bits(s->hval[k]) != fmag_opt_bits(s->nval[k])) return false;
+        if (s->hknown[k] && fmag_ou_bits(s->hval[k]) != fmag_ou_bits(s->nval[k])) return false;
     }
     return true;
 }
@@ -433,7 +434,7 @@ static void state_init(sim *s)
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (in_loop(s, phi->phi_blocks[q])) continue;
             float y;
-            if (!get(s, phi->ops[q].value, &y) || (any && fmag_opt_bits(x) != fmag_opt_bits(y)))
+            if (!get(s, phi->ops[q].value, &y) || (any && fmag_ou_bits(x) != fmag_ou_bits(y)))
                 kn = false;
             x = y;
             any = true;
@@ -868,7 +869,7 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
         fmag_block *succ[2];
         unsigned ns = edges(s.body[k], succ);
         for (unsigned q = 0; q < ns; q++)
-            if (!in_loop(&s, succ[q])) fmag_opt_phi_drop_block(succ[q], s.body[k]);
+            if (!in_loop(&s, succ[q])) fmag_cfg_phi_drop_block(succ[q], s.body[k]);
     }
     for (unsigned k = 0; k < s.nbody; k++)
         fmag_foreach_instr (i, s.body[k])
@@ -894,7 +895,7 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
 {
     char name[80];
     fmag_func_name_values(f);
-    fmag_opt_block_name(h, name, sizeof name);
+    fmag_cfg_block_name(h, name, sizeof name);
     const char *file = f->module->src_file;
     if (file && h->src_line) { /* the loop's own source position, as the frontends' errors */
         if (budget)
@@ -920,11 +921,11 @@ fmag_pass_status fmag_opt_loop_unroll(fmag_func *f)
 {
     if (!f->first) return FMAG_PASS_UNCHANGED;
     fmag_block *from, *to;
-    if (!fmag_opt_find_back_edge(f, &from, &to)) return FMAG_PASS_UNCHANGED;
+    if (!fmag_cfg_find_back_edge(f, &from, &to)) return FMAG_PASS_UNCHANGED;
     size_t budget =
         f->module->max_unroll_instrs ? f->module->max_unroll_instrs : FMAG_UNROLL_DEFAULT_BUDGET;
     fmag_opt_constfold(f);
-    fmag_opt_remove_unreachable(f);
+    fmag_cfg_remove_unreachable(f);
     for (;;) {
         loopinfo li;
         if (!loops_find(f, &li)) {
@@ -968,7 +969,7 @@ fmag_pass_status fmag_opt_loop_unroll(fmag_func *f)
             /* What the copies made literal may end other loops or fix their
              * bounds: an enclosing loop whose latch became unreachable, a count
              * computed by an earlier loop. */
-            fmag_opt_remove_unreachable(f);
+            fmag_cfg_remove_unreachable(f);
             fmag_opt_constfold(f);
             continue;
         }

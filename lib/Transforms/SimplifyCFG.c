@@ -29,6 +29,7 @@
  *
  * Requires: nothing. Preserves: the values; not the CFG.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
@@ -68,7 +69,7 @@ static void mark_reachable(fmag_func *f)
     fmag_tmp_free(stack);
 }
 
-bool fmag_opt_remove_unreachable(fmag_func *f)
+bool fmag_cfg_remove_unreachable(fmag_func *f)
 {
     mark_reachable(f);
     bool any = false;
@@ -79,7 +80,7 @@ bool fmag_opt_remove_unreachable(fmag_func *f)
         fmag_block *s[2];
         unsigned ns = fmag_block_succs(b, s);
         for (unsigned k = 0; k < ns; k++)
-            fmag_opt_phi_drop_block(s[k], b);
+            fmag_cfg_phi_drop_block(s[k], b);
     }
     if (!any) return false;
     /* Values of dead blocks are only used inside dead blocks (dominance); point those
@@ -101,7 +102,7 @@ bool fmag_opt_remove_unreachable(fmag_func *f)
 
 /* ------------------------------------------------------------ cfg cleanup */
 
-bool fmag_opt_fold_branches(fmag_func *f)
+bool fmag_cfg_fold_branches(fmag_func *f)
 {
     bool changed = false;
     fmag_foreach_block(b, f)
@@ -110,14 +111,14 @@ bool fmag_opt_fold_branches(fmag_func *f)
         if (!t || t->op != FMAG_OP_BR) continue;
         fmag_value *g = t->ops[0].value;
         if (t->targets[0] == t->targets[1]) {
-            fmag_opt_make_jmp(t, t->targets[0]);
+            fmag_cfg_make_jmp(t, t->targets[0]);
             changed = true;
         } else if (fmag_value_is_const(g)) {
             bool taken = g->imm > 0.0f;
             fmag_block *keep = taken ? t->targets[0] : t->targets[1];
             fmag_block *drop = taken ? t->targets[1] : t->targets[0];
-            fmag_opt_phi_drop_block(drop, b);
-            fmag_opt_make_jmp(t, keep);
+            fmag_cfg_phi_drop_block(drop, b);
+            fmag_cfg_make_jmp(t, keep);
             changed = true;
         }
     }
@@ -125,7 +126,7 @@ bool fmag_opt_fold_branches(fmag_func *f)
 }
 
 /* A phi whose incoming values are all one value (itself aside) is that value. */
-bool fmag_opt_simplify_phis(fmag_func *f)
+bool fmag_cfg_simplify_phis(fmag_func *f)
 {
     bool changed = false;
     fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
@@ -158,7 +159,7 @@ static void number_blocks(fmag_func *f)
     f->nblocks = id;
 }
 
-unsigned *fmag_opt_pred_counts(fmag_func *f)
+unsigned *fmag_cfg_pred_counts(fmag_func *f)
 {
     number_blocks(f);
     unsigned *np = fmag_tmp_calloc(f->nblocks + 1, sizeof(*np));
@@ -173,7 +174,7 @@ unsigned *fmag_opt_pred_counts(fmag_func *f)
     return np;
 }
 
-fmag_block *fmag_opt_join_blocks(fmag_block *a, fmag_block *m)
+fmag_block *fmag_cfg_join_blocks(fmag_block *a, fmag_block *m)
 {
     fmag_func *f = a->func;
     fmag_foreach_instr(i, m)
@@ -201,7 +202,7 @@ fmag_block *fmag_opt_join_blocks(fmag_block *a, fmag_block *m)
         fmag_block *s[2];
         unsigned ns = fmag_block_succs(a, s);
         for (unsigned k = 0; k < ns; k++)
-            fmag_opt_phi_rename_block(s[k], m, a);
+            fmag_cfg_phi_rename_block(s[k], m, a);
         fmag_block_erase(m);
         return a;
     }
@@ -240,7 +241,7 @@ fmag_block *fmag_opt_join_blocks(fmag_block *a, fmag_block *m)
 
 static bool merge_chains(fmag_func *f)
 {
-    unsigned *np = fmag_opt_pred_counts(f);
+    unsigned *np = fmag_cfg_pred_counts(f);
     if (!np) return false;
     bool changed = false;
     for (fmag_block *b = f->first; b; b = b->next) {
@@ -250,7 +251,7 @@ static bool merge_chains(fmag_func *f)
             fmag_block *s = t->targets[0];
             if (s == b || s == f->first || np[s->id] != 1) break;
             unsigned nb = np[b->id];
-            b = fmag_opt_join_blocks(b, s);
+            b = fmag_cfg_join_blocks(b, s);
             np[b->id] = nb; /* the survivor has the first block's predecessors */
             changed = true;
         }
@@ -276,7 +277,7 @@ typedef struct preds_csr {
 
 static bool preds_build(fmag_func *f, preds_csr *pc)
 {
-    unsigned *np = fmag_opt_pred_counts(f);
+    unsigned *np = fmag_cfg_pred_counts(f);
     unsigned nb = f->nblocks;
     pc->start = fmag_tmp_calloc(nb + 2, sizeof(*pc->start));
     if (!np || !pc->start) {
@@ -366,13 +367,13 @@ fmag_pass_status fmag_opt_simplifycfg(fmag_func *f)
 {
     bool any = false, changed;
     do {
-        changed = fmag_opt_fold_branches(f);
-        changed |= fmag_opt_remove_unreachable(f);
-        changed |= fmag_opt_simplify_phis(f);
+        changed = fmag_cfg_fold_branches(f);
+        changed |= fmag_cfg_remove_unreachable(f);
+        changed |= fmag_cfg_simplify_phis(f);
         changed |= merge_chains(f);
         changed |= splice_forwarders(f);
         any |= changed;
     } while (changed);
-    return fmag_opt_status(any);
+    return fmag_ou_status(any);
 }
 

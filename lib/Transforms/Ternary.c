@@ -28,6 +28,7 @@
  *
  * Requires: nothing. Preserves: the values; not the CFG.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
@@ -61,7 +62,7 @@ static fmag_value *select_before(fmag_instr *pos, fmag_value *t, fmag_value *f, 
 {
     if (t == f) return t;
     fmag_module *m = pos->block->func->module;
-    return fmag_opt_build_before(pos, t, fmag_module_const(m, 1.0f), fmag_module_const(m, 0.0f), f,
+    return fmag_ou_build_before(pos, t, fmag_module_const(m, 1.0f), fmag_module_const(m, 0.0f), f,
                                  g);
 }
 
@@ -95,7 +96,7 @@ static fmag_block *absorb(sweep *sw, fmag_block *a, fmag_block *m)
 {
     if (m == a || m == a->func->first || sw->np[m->id] != 1) return a;
     unsigned na = sw->np[a->id];
-    fmag_block *keep = fmag_opt_join_blocks(a, m);
+    fmag_block *keep = fmag_cfg_join_blocks(a, m);
     sw->erased[(keep == a ? m : a)->id] = true;
     sw->np[keep->id] = na; /* the survivor has a's predecessors */
     return keep;
@@ -116,7 +117,7 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
         hoist(tb, t);
         hoist(fb, t);
         phis_to_selects(m, a, tb, fb, t, g);
-        fmag_opt_make_jmp(t, m);
+        fmag_cfg_make_jmp(t, m);
         erase_block(sw, tb);
         erase_block(sw, fb);
         sw->np[m->id] -= 1;
@@ -125,7 +126,7 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
     if (ts && tt->op == FMAG_OP_JMP && tt->targets[0] == fb) {
         hoist(tb, t);
         phis_to_selects(fb, a, tb, a, t, g);
-        fmag_opt_make_jmp(t, fb);
+        fmag_cfg_make_jmp(t, fb);
         erase_block(sw, tb);
         sw->np[fb->id] -= 1;
         return absorb(sw, a, fb);
@@ -133,7 +134,7 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
     if (fs && ft->op == FMAG_OP_JMP && ft->targets[0] == tb) {
         hoist(fb, t);
         phis_to_selects(tb, a, a, fb, t, g);
-        fmag_opt_make_jmp(t, tb);
+        fmag_cfg_make_jmp(t, tb);
         erase_block(sw, fb);
         sw->np[tb->id] -= 1;
         return absorb(sw, a, tb);
@@ -165,7 +166,7 @@ static fmag_pass_status sweep_once(fmag_func *f)
         fmag_context_out_of_memory(f->module->ctx, "ternary");
         return FMAG_PASS_FAILED;
     }
-    sweep sw = {fmag_opt_pred_counts(f), fmag_tmp_calloc(dt.nblocks + 1, sizeof(bool))};
+    sweep sw = {fmag_cfg_pred_counts(f), fmag_tmp_calloc(dt.nblocks + 1, sizeof(bool))};
     fmag_pass_status st = FMAG_PASS_UNCHANGED;
     if (sw.np && sw.erased)
         for (unsigned k = 0; k < dt.n; k++) {
@@ -193,5 +194,5 @@ fmag_pass_status fmag_opt_ternary(fmag_func *f)
         changed |= st == FMAG_PASS_CHANGED;
         any |= changed;
     } while (changed);
-    return fmag_opt_status(any);
+    return fmag_ou_status(any);
 }
