@@ -2,6 +2,7 @@
 #ifndef FMAG_IR_INTERNAL_H
 #define FMAG_IR_INTERNAL_H
 
+#include "fmag/Bits.h"
 #include "fmag/IR.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,18 +39,5 @@ typedef struct fmag_const_pool {
 } fmag_const_pool;
 
 void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap);
-
-static inline uint32_t fmag_float_bits(float f)
-{
-    uint32_t u;
-    __builtin_memcpy(&u, &f, 4);
-    return u;
-}
-static inline float fmag_bits_float(uint32_t u)
-{
-    float f;
-    __builtin_memcpy(&f, &u, 4);
-    return f;
-}
 
 #endif

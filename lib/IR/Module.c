@@ -64,7 +64,7 @@ void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to)
 
 bool fmag_value_is_imm(const fmag_value *v, float f)
 {
-    return v->kind == FMAG_VALUE_CONST && fmag_float_bits(v->imm) == fmag_float_bits(f);
+    return v->kind == FMAG_VALUE_CONST && fmag_bits_of(v->imm) == fmag_bits_of(f);
 }
 
 /* ---------------------------------------------------------- instructions */
@@ -404,14 +404,14 @@ static size_t const_hash(uint32_t bits, size_t cap)
 fmag_value *fmag_module_const(fmag_module *m, float f)
 {
     fmag_const_pool *pool = m->consts;
-    uint32_t bits = fmag_float_bits(f);
+    uint32_t bits = fmag_bits_of(f);
     if (pool->count * 2 >= pool->cap) {
         size_t ncap = pool->cap ? pool->cap * 2 : 64;
         fmag_value **slots = fmag_context_alloc(m->ctx, ncap * sizeof(*slots));
         for (size_t k = 0; k < pool->cap; k++) {
             fmag_value *v = pool->slots[k];
             if (!v) continue;
-            size_t h = const_hash(fmag_float_bits(v->imm), ncap);
+            size_t h = const_hash(fmag_bits_of(v->imm), ncap);
             while (slots[h])
                 h = (h + 1) & (ncap - 1);
             slots[h] = v;
@@ -421,7 +421,7 @@ fmag_value *fmag_module_const(fmag_module *m, float f)
     }
     size_t h = const_hash(bits, pool->cap);
     while (pool->slots[h]) {
-        if (fmag_float_bits(pool->slots[h]->imm) == bits) return pool->slots[h];
+        if (fmag_bits_of(pool->slots[h]->imm) == bits) return pool->slots[h];
         h = (h + 1) & (pool->cap - 1);
     }
     fmag_value *v = fmag_context_alloc(m->ctx, sizeof(*v));
@@ -446,7 +446,7 @@ static bool value_equal(const fmag_value *a, const fmag_value *b)
 {
     if (!a || !b) return a == b;
     if (a->kind != b->kind) return false;
-    if (a->kind == FMAG_VALUE_CONST) return fmag_float_bits(a->imm) == fmag_float_bits(b->imm);
+    if (a->kind == FMAG_VALUE_CONST) return fmag_bits_of(a->imm) == fmag_bits_of(b->imm);
     return a->id == b->id;
 }
 

@@ -20,7 +20,8 @@
  * and a guard `> 0` is false for both zeros. x*±0 is ±0 when x is finite, and on the
  * inputs the contract covers, every operand of an instruction that the original
  * program executes is finite; an instruction the original does not execute only
- * feeds selects that discard it. Folding uses the VM's own fmag_eval.
+ * feeds selects that discard it. Folding uses fmag_eval (lib/IR/Eval.c), the
+ * machine instruction exactly as the VM executes it.
  *
  *   %0 = fmag 2.0, 3.0, 1.0, 0.0, 1.0        ->   (gone; users see 7.0)
  *   %1 = mul %x, 1.0                         ->   (gone; users see %x)

@@ -7,8 +7,9 @@
  * found by simulation, not by pattern matching an induction variable: the
  * iterations are evaluated one after another on a known/unknown lattice (a value
  * is known when it is a literal or an fmag whose relevant operands are known,
- * computed with the VM's own fmag_eval; values defined outside the loop are
- * unknown unless literal, parameters and call results are unknown). A branch
+ * computed with fmag_eval, lib/IR's copy of the machine instruction; values
+ * defined outside the loop are unknown unless literal, parameters and call
+ * results are unknown). A branch
  * with a known guard follows one edge, one with an unknown guard both. The
  * header's phis take the values of the feasible back edges (known when they all
  * agree), and the simulation stops when no back edge is feasible: the loop runs
@@ -54,6 +55,7 @@
  */
 #include "CFG.h"
 #include "OptUtil.h"
+#include "fmag/Bits.h"
 #include "fmag/Transforms.h"
 
 #include <stdint.h>
@@ -276,7 +278,7 @@ static bool eval_fmag(const sim *s, const fmag_instr *i, float *out)
         return true;
     }
     /* An unknown guard choosing between two equal values. */
-    if (kd && fmag_ou_bits(r) == fmag_ou_bits(d)) {
+    if (kd && fmag_bits_of(r) == fmag_bits_of(d)) {
         *out = r;
         return true;
     }
@@ -303,7 +305,7 @@ static bool merge_phi(const sim *s, const fmag_instr *phi, float *out)
         if (!edge_feasible(s, phi->phi_blocks[k], phi->block)) continue;
         float x;
         if (!get(s, phi->ops[k].value, &x)) return false;
-        if (any && fmag_ou_bits(x) != fmag_ou_bits(v)) return false;
+        if (any && fmag_bits_of(x) != fmag_bits_of(v)) return false;
         v = x;
         any = true;
     }
@@ -399,7 +401,7 @@ static void sim_iter(sim *s)
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (!edge_feasible(s, phi->phi_blocks[q], phi->block)) continue;
             float y;
-            if (!get(s, phi->ops[q].value, &y) || (any && fmag_ou_bits(x) != fmag_ou_bits(y)))
+            if (!get(s, phi->ops[q].value, &y) || (any && fmag_bits_of(x) != fmag_bits_of(y)))
                 kn = false;
             x = y;
             any = true;
@@ -413,7 +415,7 @@ static bool state_repeats(const sim *s)
 {
     for (unsigned k = 0; k < s->nphis; k++) {
         if (s->hknown[k] != s->nknown[k]) return false;
-        if (s->hknown[k] && fmag_ou_bits(s->hval[k]) != fmag_ou_bits(s->nval[k])) return false;
+        if (s->hknown[k] && fmag_bits_of(s->hval[k]) != fmag_bits_of(s->nval[k])) return false;
     }
     return true;
 }
@@ -434,7 +436,7 @@ static void state_init(sim *s)
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (in_loop(s, phi->phi_blocks[q])) continue;
             float y;
-            if (!get(s, phi->ops[q].value, &y) || (any && fmag_ou_bits(x) != fmag_ou_bits(y)))
+            if (!get(s, phi->ops[q].value, &y) || (any && fmag_bits_of(x) != fmag_bits_of(y)))
                 kn = false;
             x = y;
             any = true;

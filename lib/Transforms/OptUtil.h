@@ -33,12 +33,6 @@ static inline bool fmag_ou_finite(float f)
 {
     return isfinite(f);
 }
-static inline uint32_t fmag_ou_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 /* The fmag instruction defining v, or NULL (constant, parameter, phi, call). */
 static inline fmag_instr *fmag_ou_fmag_def(const fmag_value *v)

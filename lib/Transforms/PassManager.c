@@ -111,7 +111,8 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
             return false;
         }
         FILE *log = opts ? opts->log : NULL;
-        /* Counting and timing only when asked: a JIT compile is a few hundred µs. */
+        /* Counting and timing only when asked: they are module walks and clock reads
+         * that a JIT compile should not pay (docs/PERFORMANCE.md, bench/slc). */
         bool stats = log && opts->stats, timing = log && opts->time_passes;
         size_t before = stats ? fmag_module_num_instrs(m) : 0;
         size_t diags = fmag_context_diag_count(ctx);
