@@ -55,7 +55,9 @@ const fmag_pipeline_info *fmag_pipeline_get(size_t i);
 const fmag_pipeline_info *fmag_pipeline_lookup(const char *name);
 
 typedef struct fmag_pass_options {
-    bool verify_each;     /* run the verifier after every pass; stop on failure */
+    /* Run the verifier after every pass and stop on failure: > 0 on, < 0 off, 0 the
+     * build's default (fmag_pass_verify_each_default: on in Debug builds). */
+    int verify_each;
     bool print_after_all; /* print the module to `log` after every pass */
     bool stats;           /* per pass: instructions before/after, changed or not */
     bool time_passes;     /* per pass wall time */
@@ -67,7 +69,26 @@ typedef struct fmag_pass_options {
     size_t max_unroll_instrs;
     size_t inline_budget; /* max instructions of a function after inlining; 0 = the
                              context's (FMAG_DEFAULT_INLINE_BUDGET unless set) */
+    /* -opt-bisect-limit=N (LLVM's): when opt_bisect is set, only the first
+     * opt_bisect_limit pass applications run. An application is a function pass on
+     * one function or a module pass on the module, counted from 1 in the order the
+     * pipeline (pipelines expanded) runs them; each is logged to `log` as
+     *   BISECT: running pass (N) cse on function (@f)
+     *   BISECT: NOT running pass (N) dce on module
+     * so that a miscompile can be bisected to the one application that makes it. */
+    bool opt_bisect;
+    unsigned long long opt_bisect_limit;
+    /* Called after every pass of the pipeline has run on the module (before
+     * -print-after-all and -verify-each look at it): instrumentation, and tests
+     * that need IR broken at a chosen point. NULL: none. */
+    void (*after_pass)(fmag_module *m, const char *pass, void *user);
+    void *after_pass_user;
 } fmag_pass_options;
+
+/* Whether -verify-each is on when fmag_pass_options.verify_each is 0: true in Debug
+ * builds (CMAKE_BUILD_TYPE=Debug defines FMAG_VERIFY_EACH_DEFAULT for
+ * lib/Transforms), false otherwise. */
+bool fmag_pass_verify_each_default(void);
 
 /* Large enough for real shaders (a 64-tap loop of a 100-instruction body is 6400). */
 #define FMAG_UNROLL_DEFAULT_BUDGET 100000u

@@ -8,6 +8,7 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,12 @@ static void usage(FILE *out)
                  "                     a FILE ending in .fmag is written as binary)\n"
                  "  -passes=a,b,c      run a comma-separated pipeline of passes\n"
                  "  -O0 -O1 -O2        run a named pipeline\n"
-                 "  -verify-each       run the verifier after every pass\n"
+                 "  -verify-each[=0|1] run the verifier after every pass (default: on in\n"
+                 "                     Debug builds, off otherwise; this one: %s)\n"
+                 "  -opt-bisect-limit=N  run only the first N pass applications (a pass on\n"
+                 "                     one function, or a module pass) and log each as\n"
+                 "                     'BISECT: [NOT ]running pass (K) NAME on ...'\n"
+                 "                     (to stderr; -1: run all, log all)\n"
                  "  -print-after-all   print the module after every pass (to stderr)\n"
                  "  -print-raw         print every arithmetic instruction as plain fmag\n"
                  "  -stats             per pass: instructions before/after (to stderr)\n"
@@ -41,9 +47,13 @@ static void usage(FILE *out)
                  "  -inline-budget=N   most instructions of a function after inlining\n"
                  "                     (default 200000; beyond it -inline is an error)\n"
                  "  -ferror-limit=N    stop after N errors (default 20; 0: no limit)\n"
+                 "  -test-break-after=PASS  testing: after PASS runs, plant a use before\n"
+                 "                     its definition in the first function (for\n"
+                 "                     -verify-each's tests)\n"
                  "  --help, --version\n"
                  "\n"
-                 "passes:\n");
+                 "passes:\n",
+            fmag_pass_verify_each_default() ? "on" : "off");
     for (size_t i = 0; i < fmag_pass_count(); i++) {
         const fmag_pass_info *p = fmag_pass_get(i);
         fprintf(out, "  -%-16s %s\n", p->name, p->desc);
@@ -55,6 +65,25 @@ static void usage(FILE *out)
     }
 }
 
+
+/* -test-break-after: a new instruction at the top of the first function's entry
+ * block reads the entry's last fmag result, which is defined after it. */
+static void break_ir_after(fmag_module *m, const char *pass, void *user)
+{
+    if (strcmp(pass, (const char *)user) || !m->first || !m->first->first) return;
+    fmag_block *entry = m->first->first;
+    fmag_value *later = NULL;
+    fmag_foreach_instr (i, entry) {
+        if (i->op == FMAG_OP_FMAG) later = fmag_instr_result(i);
+    }
+    if (!later) return;
+    fmag_instr *bad = fmag_instr_create(m->first, FMAG_OP_FMAG, 5, 1);
+    static const float rest[4] = {1.0f, 0.0f, 0.0f, 1.0f}; /* later * 1 + 0 */
+    fmag_instr_set_op(bad, FMAG_A, later);
+    for (unsigned k = 1; k < 5; k++)
+        fmag_instr_set_op(bad, k, fmag_module_const(m, rest[k - 1]));
+    fmag_instr_insert_before(entry->first, bad);
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -141,8 +170,25 @@ int main(int argc, char **argv)
             }
         } else {
             const char *name = a + (a[1] == '-' ? 2 : 1);
-            if (!strcmp(name, "verify-each"))
-                opts.verify_each = true;
+            if (!strcmp(name, "verify-each") || !strcmp(name, "verify-each=1"))
+                opts.verify_each = 1;
+            else if (!strcmp(name, "verify-each=0"))
+                opts.verify_each = -1;
+            else if (!strncmp(name, "opt-bisect-limit=", 17)) {
+                const char *v = name + 17;
+                unsigned long long n;
+                if (!strcmp(v, "-1")) {
+                    n = ULLONG_MAX;
+                } else if (!count_flag(a, v, &n)) {
+                    free(pipeline);
+                    return 1;
+                }
+                opts.opt_bisect = true;
+                opts.opt_bisect_limit = n;
+            } else if (!strncmp(name, "test-break-after=", 17) && name[17]) {
+                opts.after_pass = break_ir_after;
+                opts.after_pass_user = (void *)(name + 17);
+            }
             else if (!strcmp(name, "print-after-all"))
                 opts.print_after_all = true;
             else if (!strcmp(name, "print-raw"))
