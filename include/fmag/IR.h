@@ -249,8 +249,33 @@ struct fmag_block {
 fmag_instr *fmag_block_terminator(const fmag_block *b);
 /* Successors from the terminator (0, 1 or 2; a br with equal arms gives 2). */
 unsigned fmag_block_succs(const fmag_block *b, fmag_block *succ[2]);
-/* Predecessors, computed from the CFG each call (arena-allocated array). */
+/* Distinct predecessors of one block, in function order (arena-allocated array).
+ * O(blocks) per call: code that asks for many blocks builds fmag_preds once. */
 unsigned fmag_block_preds(fmag_block *b, fmag_block ***preds);
+
+/* Distinct predecessors of every block, as CSR arrays by block id: the one
+ * predecessor computation of the library (lib/IR/Preds.c). Edges come from the
+ * blocks from[0..nfrom) in that order, which is the order of each block's list;
+ * from NULL means every block of f in function order. An edge counts only when its
+ * target is a block of f (unverified IR is fine), and a br with two equal arms is
+ * one edge. fmag_preds_build numbers the blocks (fmag_func_number_blocks); the
+ * arrays are fmag_tmp_* memory, valid until the CFG or the block ids change.
+ * Returns false when out of memory (outside a guard; inside one it unwinds). */
+typedef struct fmag_preds {
+    unsigned nblocks;
+    unsigned *start;    /* nblocks + 1: block id b's preds are list[start[b]..start[b+1]) */
+    fmag_block **list;
+} fmag_preds;
+bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fmag_preds *p);
+void fmag_preds_free(fmag_preds *p);
+static inline unsigned fmag_preds_count(const fmag_preds *p, const fmag_block *b)
+{
+    return p->start[b->id + 1] - p->start[b->id];
+}
+static inline fmag_block *const *fmag_preds_of(const fmag_preds *p, const fmag_block *b)
+{
+    return p->list + p->start[b->id];
+}
 void fmag_block_append(fmag_block *b, fmag_instr *i);
 /* Unlink an empty-of-uses block from its function (its instructions are erased). */
 void fmag_block_erase(fmag_block *b);
@@ -285,6 +310,9 @@ fmag_block *fmag_block_create_like(fmag_func *f, fmag_block *after, const fmag_b
 /* Give every block, parameter and result a dense id (params first, then results
  * in block order); sets nvalues and nblocks. */
 void fmag_func_renumber(fmag_func *f);
+/* Block ids only (dense, in list order); sets nblocks. Much cheaper than
+ * fmag_func_renumber on large blocks: the CFG analyses use it. */
+void fmag_func_number_blocks(fmag_func *f);
 size_t fmag_func_num_instrs(const fmag_func *f);
 /* Unlink a function from its module (its calls must be gone). */
 void fmag_func_erase(fmag_func *f);

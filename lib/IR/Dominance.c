@@ -8,25 +8,11 @@
  * The CFG is read defensively, because the verifier runs this on IR it has not
  * checked yet: an edge counts only when its target is a block of this function (a
  * NULL target, or one into another function, is skipped; the verifier reports it),
- * and a `br` whose arms are one block is one edge. */
-#include "fmag/IR.h"
+ * and a `br` whose arms are one block is one edge: fmag_ir_edges, which the
+ * predecessor lists (fmag_preds, Preds.c) use too. */
+#include "IRInternal.h"
 
 #include <string.h>
-
-/* Successors of b that are blocks of f (blocks[] by id), as distinct edges. */
-static unsigned edges(const fmag_block *b, fmag_block *const *blocks, unsigned nb,
-                      fmag_block *s[2])
-{
-    fmag_block *t[2];
-    unsigned nt = fmag_block_succs(b, t), n = 0;
-    for (unsigned k = 0; k < nt; k++) {
-        fmag_block *x = t[k];
-        if (!x || x->id >= nb || blocks[x->id] != x) continue;
-        if (n == 1 && s[0] == x) continue; /* both arms to one block: one edge */
-        s[n++] = x;
-    }
-    return n;
-}
 
 void fmag_domtree_free(fmag_domtree *dt)
 {
@@ -52,17 +38,14 @@ static unsigned intersect(const unsigned *idom, unsigned a, unsigned b)
 bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
 {
     memset(dt, 0, sizeof(*dt));
-    unsigned nb = 0;
-    fmag_foreach_block (b, f)
-        b->id = nb++;
-    f->nblocks = nb;
-    dt->nblocks = nb;
+    fmag_func_number_blocks(f);
+    unsigned nb = dt->nblocks = f->nblocks;
     fmag_block **blocks = fmag_tmp_malloc((nb + 1) * sizeof(*blocks));
     unsigned char *state = fmag_tmp_calloc(nb + 1, 1);
     fmag_block **stack = fmag_tmp_malloc((nb + 1) * sizeof(*stack));
     unsigned *next = fmag_tmp_calloc(nb + 1, sizeof(*next));
-    unsigned *pstart = fmag_tmp_calloc(nb + 2, sizeof(*pstart));
-    unsigned *preds = fmag_tmp_malloc((2 * (size_t)nb + 1) * sizeof(*preds));
+    unsigned *istack = fmag_tmp_malloc((nb + 1) * sizeof(*istack));
+    fmag_preds preds = {0};
     unsigned *cstart = fmag_tmp_calloc(nb + 2, sizeof(*cstart));
     unsigned *child = fmag_tmp_malloc((nb + 1) * sizeof(*child));
     dt->rpo = fmag_tmp_malloc((nb + 1) * sizeof(*dt->rpo));
@@ -70,7 +53,7 @@ bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
     dt->idom = fmag_tmp_malloc((nb + 1) * sizeof(*dt->idom));
     dt->tin = fmag_tmp_malloc((nb + 1) * sizeof(*dt->tin));
     dt->tout = fmag_tmp_malloc((nb + 1) * sizeof(*dt->tout));
-    bool ok = blocks && state && stack && next && pstart && preds && cstart && child &&
+    bool ok = blocks && state && stack && next && istack && cstart && child &&
               dt->rpo && dt->rpo_index && dt->idom && dt->tin && dt->tout;
     if (!ok) goto out;
     {
@@ -90,7 +73,7 @@ bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
     while (top) {
         fmag_block *b = stack[top - 1];
         fmag_block *s[2];
-        unsigned ns = edges(b, blocks, nb, s);
+        unsigned ns = fmag_ir_edges(b, blocks, nb, s);
         if (next[b->id] < ns) {
             fmag_block *c = s[next[b->id]++];
             if (!state[c->id]) {
@@ -111,24 +94,10 @@ bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
     for (unsigned i = 0; i < n; i++)
         dt->rpo_index[dt->rpo[i]->id] = i;
 
-    /* Predecessors of each reachable block in rpo indices (CSR). */
-    for (unsigned i = 0; i < n; i++) {
-        fmag_block *s[2];
-        unsigned ns = edges(dt->rpo[i], blocks, nb, s);
-        for (unsigned k = 0; k < ns; k++)
-            pstart[dt->rpo_index[s[k]->id] + 1]++;
-    }
-    for (unsigned i = 0; i < n; i++)
-        pstart[i + 1] += pstart[i];
-    memset(next, 0, (nb + 1) * sizeof(*next));
-    for (unsigned i = 0; i < n; i++) {
-        fmag_block *s[2];
-        unsigned ns = edges(dt->rpo[i], blocks, nb, s);
-        for (unsigned k = 0; k < ns; k++) {
-            unsigned j = dt->rpo_index[s[k]->id];
-            preds[pstart[j] + next[j]++] = i;
-        }
-    }
+    /* Predecessors as the rest of the library computes them; unreachable ones are
+     * skipped below (their idom stays undefined). */
+    ok = fmag_preds_build(f, NULL, 0, &preds);
+    if (!ok) goto out;
 
     for (unsigned i = 0; i < n; i++)
         dt->idom[i] = FMAG_DOM_UNREACHABLE;
@@ -137,9 +106,10 @@ bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
         changed = false;
         for (unsigned i = 1; i < n; i++) {
             unsigned nd = FMAG_DOM_UNREACHABLE;
-            for (unsigned p = pstart[i]; p < pstart[i + 1]; p++) {
-                unsigned q = preds[p];
-                if (dt->idom[q] == FMAG_DOM_UNREACHABLE) continue;
+            fmag_block *const *pb = fmag_preds_of(&preds, dt->rpo[i]);
+            for (unsigned p = 0; p < fmag_preds_count(&preds, dt->rpo[i]); p++) {
+                unsigned q = dt->rpo_index[pb[p]->id];
+                if (q == FMAG_DOM_UNREACHABLE || dt->idom[q] == FMAG_DOM_UNREACHABLE) continue;
                 nd = nd == FMAG_DOM_UNREACHABLE ? q : intersect(dt->idom, q, nd);
             }
             if (nd != dt->idom[i]) {
@@ -158,7 +128,7 @@ bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
     for (unsigned i = 1; i < n; i++)
         child[cstart[dt->idom[i]] + next[dt->idom[i]]++] = i;
     memset(next, 0, (nb + 1) * sizeof(*next));
-    unsigned clock = 0, *istack = preds; /* preds are done with; n <= 2 * nb + 1 */
+    unsigned clock = 0;
     top = 0;
     istack[top++] = 0;
     dt->tin[0] = clock++;
@@ -178,8 +148,8 @@ out:
     fmag_tmp_free(state);
     fmag_tmp_free(stack);
     fmag_tmp_free(next);
-    fmag_tmp_free(pstart);
-    fmag_tmp_free(preds);
+    fmag_tmp_free(istack);
+    fmag_preds_free(&preds);
     fmag_tmp_free(cstart);
     fmag_tmp_free(child);
     if (!ok) fmag_domtree_free(dt);

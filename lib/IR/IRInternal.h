@@ -40,4 +40,10 @@ typedef struct fmag_const_pool {
 
 void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap);
 
+/* The CFG edges out of b (lib/IR/Preds.c): targets that are blocks of the function
+ * (blocks[] by id, nb of them), a br with equal arms giving one. Shared by the
+ * predecessor lists and the dominator tree so both see the same graph. */
+unsigned fmag_ir_edges(const fmag_block *b, fmag_block *const *blocks, unsigned nb,
+                       fmag_block *s[2]);
+
 #endif

@@ -231,28 +231,6 @@ unsigned fmag_block_succs(const fmag_block *b, fmag_block *succ[2])
     return 0;
 }
 
-unsigned fmag_block_preds(fmag_block *b, fmag_block ***preds)
-{
-    fmag_func *f = b->func;
-    unsigned n = 0;
-    fmag_foreach_block (p, f) {
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(p, s);
-        for (unsigned k = 0; k < ns; k++)
-            if (s[k] == b && (k == 0 || s[0] != s[1])) n++;
-    }
-    fmag_block **arr = n ? fmag_context_alloc(f->module->ctx, n * sizeof(*arr)) : NULL;
-    unsigned j = 0;
-    fmag_foreach_block (p, f) {
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(p, s);
-        for (unsigned k = 0; k < ns; k++)
-            if (s[k] == b && (k == 0 || s[0] != s[1])) arr[j++] = p;
-    }
-    *preds = arr;
-    return n;
-}
-
 static fmag_block *block_new(fmag_func *f, const char *name)
 {
     fmag_block *b = fmag_context_alloc(f->module->ctx, sizeof(*b));

@@ -101,10 +101,7 @@ typedef struct vstate {
     fmag_value **vals;   /* by value id: which value owns the id */
     unsigned *pos;       /* by value id: position of the defining instruction in its block */
 
-    /* CFG over block ids, from each block's final terminator. */
-    unsigned (*succ)[2];
-    unsigned *nsucc;
-    unsigned *pred_start, *preds; /* distinct predecessors, CSR */
+    fmag_preds preds; /* distinct predecessors (lib/IR/Preds.c) */
 
     fmag_domtree dt; /* lib/IR/Dominance.c */
 
@@ -660,45 +657,6 @@ static void check_use_lists(vstate *st, size_t nuses_in_func)
 
 /* -------------------------------------------------------- CFG, dominators */
 
-static bool build_cfg(vstate *st)
-{
-    unsigned nb = st->nblocks;
-    st->succ = fmag_tmp_calloc(nb ? nb : 1, sizeof *st->succ);
-    st->nsucc = fmag_tmp_calloc(nb ? nb : 1, sizeof *st->nsucc);
-    st->pred_start = fmag_tmp_calloc(nb + 1, sizeof *st->pred_start);
-    if (!st->succ || !st->nsucc || !st->pred_start) return false;
-    unsigned nedges = 0;
-    for (unsigned b = 0; b < nb; b++) {
-        fmag_instr *t = st->blocks[b]->last;
-        if (!t || (t->op != FMAG_OP_BR && t->op != FMAG_OP_JMP)) continue;
-        unsigned n = t->op == FMAG_OP_BR ? 2 : 1;
-        for (unsigned k = 0; k < n; k++) {
-            fmag_block *s = t->targets[k];
-            if (!block_in_func(st, s)) continue;
-            if (st->nsucc[b] == 1 && st->succ[b][0] == s->id)
-                continue; /* both arms to one block: one edge */
-            st->succ[b][st->nsucc[b]++] = s->id;
-            st->pred_start[s->id + 1]++;
-            nedges++;
-        }
-    }
-    for (unsigned b = 0; b < nb; b++)
-        st->pred_start[b + 1] += st->pred_start[b];
-    st->preds = fmag_tmp_calloc(nedges ? nedges : 1, sizeof *st->preds);
-    unsigned *fill = fmag_tmp_calloc(nb ? nb : 1, sizeof *fill);
-    if (!st->preds || !fill) {
-        fmag_tmp_free(fill);
-        return false;
-    }
-    for (unsigned b = 0; b < nb; b++)
-        for (unsigned k = 0; k < st->nsucc[b]; k++) {
-            unsigned s = st->succ[b][k];
-            st->preds[st->pred_start[s] + fill[s]++] = b;
-        }
-    fmag_tmp_free(fill);
-    return true;
-}
-
 /* Does reachable block a dominate reachable block b (block ids)? */
 static bool dominates(const vstate *st, unsigned a, unsigned b)
 {
@@ -712,7 +670,8 @@ static bool reachable(const vstate *st, unsigned b)
 
 static void check_phis(vstate *st, fmag_block *b)
 {
-    unsigned p0 = st->pred_start[b->id], p1 = st->pred_start[b->id + 1];
+    fmag_block *const *preds = fmag_preds_of(&st->preds, b);
+    unsigned npreds = fmag_preds_count(&st->preds, b);
     namebuf nb;
     fmag_foreach_instr(i, b)
     {
@@ -722,8 +681,8 @@ static void check_phis(vstate *st, fmag_block *b)
             fmag_block *from = i->phi_blocks[k];
             if (!from) continue;
             bool is_pred = false;
-            for (unsigned p = p0; p < p1 && !is_pred; p++)
-                is_pred = st->blocks[st->preds[p]] == from;
+            for (unsigned p = 0; p < npreds && !is_pred; p++)
+                is_pred = preds[p] == from;
             if (!is_pred)
                 report(st, b, i, "phi has an incoming value from %s, which is not a predecessor",
                        bstr(st, from, &nb));
@@ -733,8 +692,8 @@ static void check_phis(vstate *st, fmag_block *b)
                     break;
                 }
         }
-        for (unsigned p = p0; p < p1; p++) {
-            fmag_block *pred = st->blocks[st->preds[p]];
+        for (unsigned p = 0; p < npreds; p++) {
+            fmag_block *pred = preds[p];
             bool found = false;
             for (unsigned k = 0; k < i->nops && !found; k++)
                 found = i->phi_blocks[k] == pred;
@@ -785,8 +744,7 @@ static void check_dominance(vstate *st, fmag_block *b)
 static void vstate_free(vstate *st)
 {
     fmag_tmp_free(st->blocks), fmag_tmp_free(st->vals), fmag_tmp_free(st->pos);
-    fmag_tmp_free(st->succ), fmag_tmp_free(st->nsucc);
-    fmag_tmp_free(st->pred_start), fmag_tmp_free(st->preds);
+    fmag_preds_free(&st->preds);
     fmag_domtree_free(&st->dt);
 }
 
@@ -835,7 +793,7 @@ static bool verify_func(fmag_func *f, bool module_checked)
     }
     if (st.nerrs == 0) check_use_lists(&st, nuses);
 
-    if (!build_cfg(&st) || !fmag_domtree_build(f, &st.dt)) {
+    if (!fmag_preds_build(f, NULL, 0, &st.preds) || !fmag_domtree_build(f, &st.dt)) {
         st.oom = true;
     } else {
         fmag_foreach_block(b, f) check_phis(&st, b);

@@ -41,21 +41,11 @@ const char *fmag_cfg_block_name(const fmag_block *b, char *buf, size_t len)
     return buf;
 }
 
-/* Dense block ids only: the CFG helpers index by block, and renumbering every
- * value as well (fmag_func_renumber) is a walk of every instruction per CFG query
- * (measured in docs/PERFORMANCE.md, bench/slc). */
-static void number_blocks(fmag_func *f)
-{
-    unsigned id = 0;
-    fmag_foreach_block(b, f) b->id = id++;
-    f->nblocks = id;
-}
-
 /* ------------------------------------------------------------- back edges */
 
 bool fmag_cfg_find_back_edge(fmag_func *f, fmag_block **from, fmag_block **to)
 {
-    number_blocks(f);
+    fmag_func_number_blocks(f);
     unsigned nb = f->nblocks;
     unsigned char *state = fmag_tmp_calloc(nb + 1, 1);
     fmag_block **stack = fmag_tmp_malloc((nb + 1) * sizeof(*stack));

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 
 typedef struct bstate {
-    fmag_block **preds; /* taken before any terminator goes */
+    fmag_block *const *preds; /* taken before any terminator goes */
     unsigned npreds;
     fmag_value *pred;
     fmag_block *succ[2];
@@ -89,7 +89,13 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
     if (!f->first->next) return fmag_ou_status(changed);
 
     fmag_domtree dt;
+    fmag_preds preds;
     if (!fmag_domtree_build(f, &dt)) {
+        fmag_context_out_of_memory(f->module->ctx, "ifconvert");
+        return FMAG_PASS_FAILED;
+    }
+    if (!fmag_preds_build(f, NULL, 0, &preds)) {
+        fmag_domtree_free(&dt);
         fmag_context_out_of_memory(f->module->ctx, "ifconvert");
         return FMAG_PASS_FAILED;
     }
@@ -101,6 +107,7 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
         fmag_tmp_free(rets);
         fmag_tmp_free(ret_pred);
         fmag_domtree_free(&dt);
+        fmag_preds_free(&preds);
         fmag_context_out_of_memory(f->module->ctx, "ifconvert");
         return FMAG_PASS_FAILED;
     }
@@ -110,8 +117,10 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
     fmag_builder bld;
     fmag_builder_at_end(&bld, entry);
     unsigned nrets = 0;
-    for (unsigned bi = 0; bi < dt.n; bi++)
-        st[bi].npreds = fmag_block_preds(dt.rpo[bi], &st[bi].preds);
+    for (unsigned bi = 0; bi < dt.n; bi++) {
+        st[bi].preds = fmag_preds_of(&preds, dt.rpo[bi]);
+        st[bi].npreds = fmag_preds_count(&preds, dt.rpo[bi]);
+    }
 
     for (unsigned bi = 0; bi < dt.n; bi++) {
         fmag_block *b = dt.rpo[bi];
@@ -186,5 +195,6 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
     fmag_tmp_free(rets);
     fmag_tmp_free(ret_pred);
     fmag_domtree_free(&dt);
+    fmag_preds_free(&preds);
     return FMAG_PASS_CHANGED;
 }

@@ -74,8 +74,7 @@ typedef struct loopinfo {
     fmag_func *f;
     fmag_domtree dt;
     unsigned nb;
-    unsigned *pstart; /* predecessors by block id, CSR, reachable blocks only */
-    fmag_block **plist;
+    fmag_preds preds; /* from reachable blocks only, in reverse postorder */
     loop *loops;
     unsigned nloops;
     fmag_block *irreducible; /* target of a retreating edge that is no back edge */
@@ -86,8 +85,7 @@ static void loopinfo_free(loopinfo *li)
     for (unsigned k = 0; k < li->nloops; k++)
         fmag_tmp_free(li->loops[k].in);
     fmag_tmp_free(li->loops);
-    fmag_tmp_free(li->pstart);
-    fmag_tmp_free(li->plist);
+    fmag_preds_free(&li->preds);
     fmag_domtree_free(&li->dt);
     li->loops = NULL;
     li->nloops = 0;
@@ -120,30 +118,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
     fmag_func_renumber(f);
     if (!fmag_domtree_build(f, &li->dt)) return false;
     unsigned nb = li->nb = f->nblocks;
-    li->pstart = fmag_tmp_calloc(nb + 2, sizeof *li->pstart);
-    unsigned nedge = 0;
-    if (!li->pstart) return false;
-    for (unsigned i = 0; i < li->dt.n; i++) {
-        fmag_block *s[2];
-        unsigned ns = edges(li->dt.rpo[i], s);
-        for (unsigned k = 0; k < ns; k++, nedge++)
-            li->pstart[s[k]->id + 1]++;
-    }
-    for (unsigned i = 0; i < nb; i++)
-        li->pstart[i + 1] += li->pstart[i];
-    li->plist = fmag_tmp_malloc((nedge + 1) * sizeof *li->plist);
-    unsigned *fill = fmag_tmp_calloc(nb + 1, sizeof *fill);
-    if (!li->plist || !fill) {
-        fmag_tmp_free(fill);
-        return false;
-    }
-    for (unsigned i = 0; i < li->dt.n; i++) {
-        fmag_block *s[2];
-        unsigned ns = edges(li->dt.rpo[i], s);
-        for (unsigned k = 0; k < ns; k++)
-            li->plist[li->pstart[s[k]->id] + fill[s[k]->id]++] = li->dt.rpo[i];
-    }
-    fmag_tmp_free(fill);
+    if (!fmag_preds_build(f, li->dt.rpo, li->dt.n, &li->preds)) return false;
 
     fmag_block **stack = fmag_tmp_malloc((nb + 1) * sizeof *stack);
     if (!stack) return false;
@@ -188,8 +163,9 @@ static bool loops_find(fmag_func *f, loopinfo *li)
             }
             while (top) {
                 fmag_block *x = stack[--top];
-                for (unsigned p = li->pstart[x->id]; p < li->pstart[x->id + 1]; p++) {
-                    fmag_block *y = li->plist[p];
+                fmag_block *const *px = fmag_preds_of(&li->preds, x);
+                for (unsigned p = 0; p < fmag_preds_count(&li->preds, x); p++) {
+                    fmag_block *y = px[p];
                     if (l->in[y->id]) continue;
                     l->in[y->id] = 1;
                     l->nblocks++;
@@ -544,8 +520,9 @@ static fmag_value *phi_at(lcssa *c, fmag_block *x)
     for (unsigned q = 0; q < c->nx; q++)
         if (c->xb[q] == x) return c->xp[q];
     const loopinfo *li = c->s->li;
-    unsigned n0 = li->pstart[x->id], n1 = li->pstart[x->id + 1];
-    if (n0 == n1) {
+    fmag_block *const *px = fmag_preds_of(&li->preds, x);
+    unsigned npx = fmag_preds_count(&li->preds, x);
+    if (npx == 0) {
         c->ok = false;
         return c->v;
     }
@@ -568,8 +545,8 @@ static fmag_value *phi_at(lcssa *c, fmag_block *x)
         fmag_block_append(x, phi);
     c->xb[c->nx] = x;
     c->xp[c->nx++] = &phi->results[0];
-    for (unsigned p = n0; p < n1; p++)
-        fmag_phi_add_incoming(phi, value_at_end(c, li->plist[p]), li->plist[p]);
+    for (unsigned p = 0; p < npx; p++)
+        fmag_phi_add_incoming(phi, value_at_end(c, px[p]), px[p]);
     return &phi->results[0];
 }
 
@@ -657,8 +634,9 @@ static bool clone_iteration(cloner *c, unsigned iter)
 
     /* Entry edges into this copy's header. */
     if (iter == 0) {
-        for (unsigned p = s->li->pstart[h->id]; p < s->li->pstart[h->id + 1]; p++) {
-            fmag_block *pred = s->li->plist[p];
+        fmag_block *const *ph = fmag_preds_of(&s->li->preds, h);
+        for (unsigned p = 0; p < fmag_preds_count(&s->li->preds, h); p++) {
+            fmag_block *pred = ph[p];
             if (in_loop(s, pred)) continue;
             fmag_instr *t = fmag_block_terminator(pred);
             for (unsigned q = 0; q < 2; q++)

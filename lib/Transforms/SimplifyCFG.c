@@ -149,28 +149,15 @@ bool fmag_cfg_simplify_phis(fmag_func *f)
     return changed;
 }
 
-/* Dense block ids only: the CFG helpers index by block, and renumbering every
- * value as well (fmag_func_renumber) is a walk of every instruction per CFG query
- * (measured in docs/PERFORMANCE.md, bench/slc). */
-static void number_blocks(fmag_func *f)
-{
-    unsigned id = 0;
-    fmag_foreach_block(b, f) b->id = id++;
-    f->nblocks = id;
-}
-
 unsigned *fmag_cfg_pred_counts(fmag_func *f)
 {
-    number_blocks(f);
-    unsigned *np = fmag_tmp_calloc(f->nblocks + 1, sizeof(*np));
-    if (!np) return NULL;
-    fmag_foreach_block(b, f)
-    {
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(b, s);
-        for (unsigned k = 0; k < ns; k++)
-            if (k == 0 || s[0] != s[1]) np[s[k]->id]++;
-    }
+    fmag_preds p;
+    if (!fmag_preds_build(f, NULL, 0, &p)) return NULL;
+    unsigned *np = fmag_tmp_calloc(p.nblocks + 1, sizeof(*np));
+    if (np)
+        for (unsigned i = 0; i < p.nblocks; i++)
+            np[i] = p.start[i + 1] - p.start[i];
+    fmag_preds_free(&p);
     return np;
 }
 
@@ -269,50 +256,14 @@ static bool targets(const fmag_block *p, const fmag_block *s)
     return false;
 }
 
-/* Distinct predecessors of every block as CSR arrays by block id (renumbers f). */
-typedef struct preds_csr {
-    unsigned *start; /* nblocks + 1 */
-    fmag_block **list;
-} preds_csr;
-
-static bool preds_build(fmag_func *f, preds_csr *pc)
-{
-    unsigned *np = fmag_cfg_pred_counts(f);
-    unsigned nb = f->nblocks;
-    pc->start = fmag_tmp_calloc(nb + 2, sizeof(*pc->start));
-    if (!np || !pc->start) {
-        fmag_tmp_free(np);
-        fmag_tmp_free(pc->start);
-        return false;
-    }
-    for (unsigned i = 0; i < nb; i++)
-        pc->start[i + 1] = pc->start[i] + np[i];
-    pc->list = fmag_tmp_malloc((pc->start[nb] + 1) * sizeof(*pc->list));
-    if (!pc->list) {
-        fmag_tmp_free(np);
-        fmag_tmp_free(pc->start);
-        return false;
-    }
-    memset(np, 0, nb * sizeof(*np));
-    fmag_foreach_block(b, f)
-    {
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(b, s);
-        for (unsigned k = 0; k < ns; k++)
-            if (k == 0 || s[0] != s[1]) pc->list[pc->start[s[k]->id] + np[s[k]->id]++] = b;
-    }
-    fmag_tmp_free(np);
-    return true;
-}
-
 /* A block holding only `jmp S` is bypassed: its predecessors branch to S directly.
  * Not when a predecessor already reaches S with a different phi value (that edge
  * pair is a triangle; -ternary makes it a select). Predecessor lists are built once
  * per round; a block touched by one splice waits for the next round. */
 static bool splice_forwarders(fmag_func *f)
 {
-    preds_csr pc;
-    if (!preds_build(f, &pc)) return false;
+    fmag_preds pc;
+    if (!fmag_preds_build(f, NULL, 0, &pc)) return false;
     bool *dirty = fmag_tmp_calloc(f->nblocks + 1, sizeof(*dirty));
     bool changed = false;
     for (fmag_block *fb = f->first ? f->first->next : NULL, *next; fb && dirty; fb = next) {
@@ -320,8 +271,8 @@ static bool splice_forwarders(fmag_func *f)
         fmag_instr *t = fb->first;
         if (!t || t != fb->last || t->op != FMAG_OP_JMP || t->targets[0] == fb) continue;
         fmag_block *s = t->targets[0];
-        fmag_block **preds = pc.list + pc.start[fb->id];
-        unsigned np = pc.start[fb->id + 1] - pc.start[fb->id];
+        fmag_block *const *preds = fmag_preds_of(&pc, fb);
+        unsigned np = fmag_preds_count(&pc, fb);
         bool ok = np > 0 && !dirty[fb->id] && !dirty[s->id];
         for (unsigned p = 0; p < np && ok; p++) {
             if (dirty[preds[p]->id]) ok = false;
@@ -358,8 +309,7 @@ static bool splice_forwarders(fmag_func *f)
         changed = true;
     }
     fmag_tmp_free(dirty);
-    fmag_tmp_free(pc.start);
-    fmag_tmp_free(pc.list);
+    fmag_preds_free(&pc);
     return changed;
 }
 
