@@ -347,6 +347,27 @@ bool fmag_module_equal(const fmag_module *a, const fmag_module *b);
 /* Deep copy into the same context. */
 fmag_module *fmag_module_clone(const fmag_module *m);
 
+/* ----------------------------------------------------------------- cloning */
+
+/* How fmag_clone_body maps what the body refers to. */
+typedef struct fmag_clone_opts {
+    fmag_value *const *params; /* the value in dst for each parameter of src */
+    fmag_block *ret_to;        /* non-NULL: each ret becomes `jmp ret_to` (inlining) */
+    bool names;                /* copy the values' names from the text */
+    bool map_callees;          /* a callee c becomes c->aux (a module copy's function) */
+} fmag_clone_opts;
+/* Copies every block of src, in order, into dst: after `after`, or at the end when
+ * it is NULL (block names and source positions come along). Literals stay the same
+ * values within one module and are interned again across modules. Returns the copy
+ * of src's entry. Afterwards each block and instruction of src has its copy in
+ * `aux` (clear them with fmag_func_clear_aux). The one cloner of the library:
+ * fmag_module_clone and -inline use it. */
+fmag_block *fmag_clone_body(fmag_func *dst, fmag_block *after, fmag_func *src,
+                            const fmag_clone_opts *o);
+/* The copy in dst of a value of src, as fmag_clone_body mapped it. */
+fmag_value *fmag_clone_map_value(const fmag_func *src, fmag_func *dst, const fmag_clone_opts *o,
+                                 fmag_value *v);
+
 /* ---------------------------------------------------------------- builder */
 
 /* Instructions go before `before` in `block`, or at the block's end when before is

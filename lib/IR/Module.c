@@ -467,14 +467,8 @@ bool fmag_module_equal(const fmag_module *a, const fmag_module *b)
     return !fa && !fb;
 }
 
-/* Cloning maps every value and block through the `aux` scratch pointers. */
-static fmag_value *clone_map(fmag_module *dst, fmag_value *v)
-{
-    if (!v) return NULL;
-    if (v->kind == FMAG_VALUE_CONST) return fmag_module_const(dst, v->imm);
-    return v->aux;
-}
-
+/* Functions first (calls may name any function of the module), then each body
+ * through fmag_clone_body with callees mapped through the functions' aux. */
 static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
 {
     fmag_module *dst = fmag_module_create(src->ctx);
@@ -484,43 +478,33 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
     for (fmag_func *f = src->first; f; f = f->next) {
         fmag_func *nf = fmag_func_create(dst, f->name, f->nparams, f->nresults, f->is_export);
         f->aux = nf;
-        for (unsigned k = 0; k < f->nparams; k++) {
-            f->params[k].aux = &nf->params[k];
+        for (unsigned k = 0; k < f->nparams; k++)
             nf->params[k].name = f->params[k].name;
+    }
+    bool ok = true;
+    for (fmag_func *f = src->first; f && ok; f = f->next) {
+        fmag_func *nf = f->aux;
+        fmag_value **params = fmag_tmp_malloc((f->nparams + 1) * sizeof(*params));
+        if (!params) {
+            fmag_context_out_of_memory(src->ctx, "fmag_module_clone");
+            ok = false;
+            break;
         }
-        for (fmag_block *b = f->first; b; b = b->next) {
-            b->aux = fmag_block_create_like(nf, NULL, b);
-            for (fmag_instr *i = b->first; i; i = i->next) {
-                fmag_instr *ni =
-                    fmag_instr_create(nf, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
-                i->aux = ni;
-                for (unsigned k = 0; k < i->nresults; k++) {
-                    i->results[k].aux = &ni->results[k];
-                    ni->results[k].name = i->results[k].name;
-                }
-                fmag_block_append(b->aux, ni);
-            }
-        }
+        for (unsigned k = 0; k < f->nparams; k++)
+            params[k] = &nf->params[k];
+        fmag_clone_opts o = {params, NULL, true, true};
+        fmag_clone_body(nf, NULL, f, &o);
+        fmag_tmp_free(params);
     }
     for (fmag_func *f = src->first; f; f = f->next) {
-        for (fmag_block *b = f->first; b; b = b->next) {
-            for (fmag_instr *i = b->first; i; i = i->next) {
-                fmag_instr *ni = i->aux;
-                if (i->op == FMAG_OP_PHI) {
-                    for (unsigned k = 0; k < i->nops; k++)
-                        fmag_phi_add_incoming(ni, clone_map(dst, i->ops[k].value),
-                                              i->phi_blocks[k]->aux);
-                } else {
-                    for (unsigned k = 0; k < i->nops; k++)
-                        fmag_instr_set_op(ni, k, clone_map(dst, i->ops[k].value));
-                }
-                for (unsigned k = 0; k < 2; k++)
-                    ni->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
-                ni->callee = i->callee ? i->callee->aux : NULL;
-            }
+        f->aux = NULL;
+        fmag_foreach_block (b, f) {
+            b->aux = NULL;
+            fmag_foreach_instr (i, b)
+                i->aux = NULL;
         }
     }
-    return dst;
+    return ok ? dst : NULL;
 }
 
 /* The guarded entry point: an allocation failure inside ends in NULL with a
