@@ -140,14 +140,14 @@ struct fmag_use {
 
 struct fmag_value {
     fmag_value_kind kind;
-    unsigned id;      /* dense per function for params/results (see fmag_func_renumber) */
+    unsigned id;      /* dense per function for params/results (FMAG_VALID_VALUE_IDS) */
     const char *name; /* the name from text without '%', or NULL (printer numbers it) */
     float imm;        /* FMAG_VALUE_CONST */
     fmag_func *func;  /* FMAG_VALUE_PARAM: owner */
     fmag_instr *def;  /* FMAG_VALUE_RESULT */
     unsigned index;   /* param number or result number */
     fmag_use *uses;   /* head of the use list */
-    void *aux;        /* scratch for passes; no meaning between passes */
+    void *aux;        /* scratch: see "derived state and scratch" below */
 };
 
 static inline bool fmag_value_is_const(const fmag_value *v)
@@ -196,7 +196,7 @@ struct fmag_instr {
     fmag_block **phi_blocks; /* FMAG_OP_PHI: incoming block per operand */
     fmag_block *targets[2];  /* BR / JMP */
     fmag_func *callee;       /* CALL */
-    void *aux;               /* scratch for passes */
+    void *aux;               /* scratch: see "derived state and scratch" below */
 };
 
 static inline fmag_value *fmag_instr_op(const fmag_instr *i, unsigned k)
@@ -228,11 +228,11 @@ fmag_value *fmag_phi_value_for(const fmag_instr *phi, const fmag_block *from);
 
 struct fmag_block {
     const char *name; /* without '^'; the printer invents one when NULL */
-    unsigned id;      /* dense per function (fmag_func_renumber) */
+    unsigned id;      /* dense per function (FMAG_VALID_BLOCK_IDS) */
     fmag_func *func;
     fmag_block *prev, *next;
     fmag_instr *first, *last;
-    void *aux;
+    void *aux; /* scratch: see "derived state and scratch" below */
     /* Where a frontend made the block (a loop header), for diagnostics of the passes
      * (-loop-unroll); 0 when unknown. The file is the module's src_file. */
     unsigned src_line, src_col;
@@ -291,9 +291,10 @@ struct fmag_func {
     fmag_value *params;
     unsigned nresults;
     fmag_block *first, *last; /* first is the entry */
-    unsigned nvalues;         /* after fmag_func_renumber: params + results */
-    unsigned nblocks;         /* after fmag_func_renumber */
-    void *aux;
+    unsigned nvalues;         /* params + results, when FMAG_VALID_VALUE_IDS */
+    unsigned nblocks;         /* blocks, when FMAG_VALID_BLOCK_IDS */
+    unsigned valid;           /* FMAG_VALID_* bits that are up to date */
+    void *aux;                /* scratch: see "derived state and scratch" below */
 };
 
 #define fmag_foreach_block(b, f)                                                                   \
@@ -316,6 +317,54 @@ void fmag_func_number_blocks(fmag_func *f);
 size_t fmag_func_num_instrs(const fmag_func *f);
 /* Unlink a function from its module (its calls must be gone). */
 void fmag_func_erase(fmag_func *f);
+
+/* ------------------------------------------------- derived state and scratch
+ *
+ * Ids and analyses are derived from a function's body and go stale when it
+ * changes. As with Mesa NIR's metadata bits, f->valid says which are up to date:
+ * the functions that compute one set its bit, the IR mutators of this header clear
+ * the bits their change breaks, and readers that rely on one assert it (in builds
+ * without NDEBUG; a stale read is a bug in the library, never the user's input).
+ *   FMAG_VALID_BLOCK_IDS   block ids dense in list order, f->nblocks: set by
+ *                          fmag_func_number_blocks and fmag_func_renumber; cleared
+ *                          by creating or erasing a block.
+ *   FMAG_VALID_VALUE_IDS   parameter and result ids dense, f->nvalues: set by
+ *                          fmag_func_renumber; cleared by inserting, removing or
+ *                          erasing an instruction, and by block changes.
+ *   FMAG_VALID_PREDS       the CFG is what the last fmag_preds_build saw;
+ *   FMAG_VALID_DOMINANCE   ... what the last fmag_domtree_build saw: both cleared by
+ *                          inserting, removing or erasing a terminator and by block
+ *                          changes. Code that writes a terminator's targets[]
+ *                          directly calls fmag_func_invalidate(f, FMAG_VALID_CFG).
+ * An analysis a pass holds across its own edits (-simplifycfg's splicing reads
+ * predecessor lists made at the start of its round, and marks what it touched) is
+ * that pass's responsibility; fmag_domtree_dominates asserts FMAG_VALID_DOMINANCE.
+ *
+ * The `aux` fields of functions, blocks, instructions and values are scratch with
+ * one owner at a time: whoever sets them (a pass, the cloner, the recursion check)
+ * owns them for the duration of that one call, and clears every aux it set before
+ * it returns (fmag_func_clear_aux). Between passes every aux is NULL, nobody reads
+ * an aux it did not set, and the pass manager checks that after every pass (in
+ * builds without NDEBUG). Users today: DCE, GuardStrip, MinMax (instructions),
+ * IfConvert and CFG cleanup (blocks), LoopUnroll and fmag_clone_body (blocks and
+ * instructions of the source), Inline (functions, and the cloner's), the verifier's
+ * recursion check (functions, saved and restored), and outside lib/IR and
+ * lib/Transforms the SPIR-V reader, the lowering and superopt's IR bridge. */
+enum {
+    FMAG_VALID_BLOCK_IDS = 1u << 0,
+    FMAG_VALID_VALUE_IDS = 1u << 1,
+    FMAG_VALID_PREDS = 1u << 2,
+    FMAG_VALID_DOMINANCE = 1u << 3,
+    FMAG_VALID_CFG = FMAG_VALID_PREDS | FMAG_VALID_DOMINANCE,
+    FMAG_VALID_ALL = 0xfu,
+};
+void fmag_func_invalidate(fmag_func *f, unsigned bits);
+/* Asserts (without NDEBUG) that every one of `bits` is valid in f. */
+void fmag_func_assert_valid(const fmag_func *f, unsigned bits);
+/* Sets the aux of f, its blocks, instructions, parameters and results to NULL. */
+void fmag_func_clear_aux(fmag_func *f);
+/* Whether every aux of f (and of everything in it) is NULL. */
+bool fmag_func_aux_clear(const fmag_func *f);
 
 /* ---------------------------------------------------------------- modules */
 
@@ -465,6 +514,7 @@ bool fmag_module_has_recursion(fmag_module *m);
  * and a br with two equal arms is one edge. The arrays are fmag_tmp_* memory. */
 #define FMAG_DOM_UNREACHABLE UINT32_MAX
 typedef struct fmag_domtree {
+    fmag_func *f;
     unsigned n;          /* reachable blocks */
     unsigned nblocks;    /* all blocks (the ids it gave) */
     fmag_block **rpo;    /* n blocks in reverse postorder from the entry */

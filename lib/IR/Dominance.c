@@ -38,6 +38,7 @@ static unsigned intersect(const unsigned *idom, unsigned a, unsigned b)
 bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
 {
     memset(dt, 0, sizeof(*dt));
+    dt->f = f;
     fmag_func_number_blocks(f);
     unsigned nb = dt->nblocks = f->nblocks;
     fmag_block **blocks = fmag_tmp_malloc((nb + 1) * sizeof(*blocks));
@@ -153,6 +154,7 @@ out:
     fmag_tmp_free(cstart);
     fmag_tmp_free(child);
     if (!ok) fmag_domtree_free(dt);
+    if (ok) f->valid |= FMAG_VALID_DOMINANCE;
     return ok;
 }
 
@@ -163,6 +165,7 @@ bool fmag_domtree_reachable(const fmag_domtree *dt, const fmag_block *b)
 
 bool fmag_domtree_dominates(const fmag_domtree *dt, const fmag_block *a, const fmag_block *b)
 {
+    fmag_func_assert_valid(dt->f, FMAG_VALID_DOMINANCE);
     if (!fmag_domtree_reachable(dt, a) || !fmag_domtree_reachable(dt, b)) return false;
     unsigned ia = dt->rpo_index[a->id], ib = dt->rpo_index[b->id];
     return dt->tin[ia] <= dt->tin[ib] && dt->tout[ib] <= dt->tout[ia];

@@ -2,6 +2,8 @@
  * lists that tie them together. */
 #include "IRInternal.h"
 
+#include <assert.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,8 +114,15 @@ fmag_instr *fmag_instr_create(fmag_func *f, fmag_opcode op, unsigned nops, unsig
     return i;
 }
 
+/* What an instruction's insertion or removal makes stale. */
+static unsigned instr_stales(const fmag_instr *i)
+{
+    return FMAG_VALID_VALUE_IDS | (fmag_instr_is_terminator(i) ? FMAG_VALID_CFG : 0u);
+}
+
 static void instr_link(fmag_block *b, fmag_instr *prev, fmag_instr *i)
 {
+    b->func->valid &= ~instr_stales(i);
     i->block = b;
     i->prev = prev;
     i->next = prev ? prev->next : b->first;
@@ -146,6 +155,7 @@ void fmag_instr_remove(fmag_instr *i)
 {
     fmag_block *b = i->block;
     if (!b) return;
+    b->func->valid &= ~instr_stales(i);
     if (i->prev)
         i->prev->next = i->next;
     else
@@ -233,6 +243,7 @@ unsigned fmag_block_succs(const fmag_block *b, fmag_block *succ[2])
 
 static fmag_block *block_new(fmag_func *f, const char *name)
 {
+    f->valid = 0;
     fmag_block *b = fmag_context_alloc(f->module->ctx, sizeof(*b));
     b->func = f;
     b->name = name ? fmag_context_strdup(f->module->ctx, name, strlen(name)) : NULL;
@@ -275,6 +286,7 @@ fmag_block *fmag_block_create_like(fmag_func *f, fmag_block *after, const fmag_b
 void fmag_block_erase(fmag_block *b)
 {
     fmag_func *f = b->func;
+    f->valid = 0;
     fmag_foreach_instr (i, b)
         fmag_instr_erase(i);
     if (b->prev)
@@ -327,6 +339,49 @@ void fmag_func_renumber(fmag_func *f)
     }
     f->nvalues = id;
     f->nblocks = bid;
+    f->valid |= FMAG_VALID_BLOCK_IDS | FMAG_VALID_VALUE_IDS;
+}
+
+void fmag_func_invalidate(fmag_func *f, unsigned bits)
+{
+    f->valid &= ~bits;
+}
+
+void fmag_func_assert_valid(const fmag_func *f, unsigned bits)
+{
+    assert((f->valid & bits) == bits && "stale ids or analysis: recompute it first");
+    (void)f, (void)bits;
+}
+
+void fmag_func_clear_aux(fmag_func *f)
+{
+    f->aux = NULL;
+    for (unsigned k = 0; k < f->nparams; k++)
+        f->params[k].aux = NULL;
+    fmag_foreach_block (b, f) {
+        b->aux = NULL;
+        fmag_foreach_instr (i, b) {
+            i->aux = NULL;
+            for (unsigned k = 0; k < i->nresults; k++)
+                i->results[k].aux = NULL;
+        }
+    }
+}
+
+bool fmag_func_aux_clear(const fmag_func *f)
+{
+    if (f->aux) return false;
+    for (unsigned k = 0; k < f->nparams; k++)
+        if (f->params[k].aux) return false;
+    for (const fmag_block *b = f->first; b; b = b->next) {
+        if (b->aux) return false;
+        for (const fmag_instr *i = b->first; i; i = i->next) {
+            if (i->aux) return false;
+            for (unsigned k = 0; k < i->nresults; k++)
+                if (i->results[k].aux) return false;
+        }
+    }
+    return true;
 }
 
 size_t fmag_func_num_instrs(const fmag_func *f)
@@ -496,14 +551,8 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
         fmag_clone_body(nf, NULL, f, &o);
         fmag_tmp_free(params);
     }
-    for (fmag_func *f = src->first; f; f = f->next) {
-        f->aux = NULL;
-        fmag_foreach_block (b, f) {
-            b->aux = NULL;
-            fmag_foreach_instr (i, b)
-                i->aux = NULL;
-        }
-    }
+    for (fmag_func *f = src->first; f; f = f->next)
+        fmag_func_clear_aux(f);
     return ok ? dst : NULL;
 }
 

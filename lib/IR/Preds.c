@@ -29,6 +29,7 @@ void fmag_func_number_blocks(fmag_func *f)
     fmag_foreach_block (b, f)
         b->id = id++;
     f->nblocks = id;
+    f->valid |= FMAG_VALID_BLOCK_IDS;
 }
 
 bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fmag_preds *p)
@@ -67,6 +68,7 @@ bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fma
     fmag_tmp_free(blocks);
     fmag_tmp_free(fill);
     if (!ok) fmag_preds_free(p);
+    if (ok) f->valid |= FMAG_VALID_PREDS;
     return ok;
 }
 

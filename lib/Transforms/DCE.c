@@ -55,8 +55,6 @@ fmag_pass_status fmag_opt_dce(fmag_func *f)
                 fmag_instr_erase(i);
                 changed = true;
             }
-    fmag_foreach_block (b, f)
-        fmag_foreach_instr (i, b)
-            i->aux = NULL;
+    fmag_func_clear_aux(f);
     return changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }

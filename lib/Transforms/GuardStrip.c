@@ -118,6 +118,7 @@ static bool strip(fmag_instr *i, unsigned slot)
         fmag_block *t = i->targets[0];
         i->targets[0] = i->targets[1];
         i->targets[1] = t;
+        fmag_func_invalidate(i->block->func, FMAG_VALID_CFG);
         fmag_instr_set_op(i, slot, ch.end);
     } else if (is_select(i)) {
         fmag_module *m = i->block->func->module;
@@ -209,6 +210,6 @@ fmag_pass_status fmag_opt_guardstrip(fmag_func *f)
             if (i->block) prev = i->prev;
         }
     }
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
+    fmag_func_clear_aux(f);
     return fmag_ou_status(changed);
 }

@@ -444,6 +444,7 @@ static bool sim_init(sim *s, const loopinfo *li, const loop *l)
     s->f = f;
     s->li = li;
     s->l = l;
+    fmag_func_assert_valid(f, FMAG_VALID_BLOCK_IDS | FMAG_VALID_VALUE_IDS);
     unsigned nb = li->nb, nv = f->nvalues;
     s->body = fmag_tmp_malloc((l->nblocks + 1) * sizeof *s->body);
     s->inner = fmag_tmp_calloc(nb + 1, 1);
@@ -642,6 +643,7 @@ static bool clone_iteration(cloner *c, unsigned iter)
             for (unsigned q = 0; q < 2; q++)
                 if (t->targets[q] == h) t->targets[q] = nh;
         }
+        fmag_func_invalidate(f, FMAG_VALID_CFG);
     } else {
         for (unsigned q = 0; q < c->nfix; q++)
             c->fix[q].term->targets[c->fix[q].slot] = nh;

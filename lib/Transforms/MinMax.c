@@ -175,9 +175,7 @@ fmag_pass_status fmag_opt_minmax(fmag_func *f)
             }
         }
     fmag_tmp_free(last);
-    fmag_foreach_block (b, f)
-        fmag_foreach_instr (i, b)
-            i->aux = NULL;
+    fmag_func_clear_aux(f);
     if (!last) {
         fmag_context_out_of_memory(f->module->ctx, "minmax");
         return FMAG_PASS_FAILED;

@@ -82,7 +82,10 @@ bool fmag_cfg_remove_unreachable(fmag_func *f)
         for (unsigned k = 0; k < ns; k++)
             fmag_cfg_phi_drop_block(s[k], b);
     }
-    if (!any) return false;
+    if (!any) {
+        fmag_foreach_block(b, f) b->aux = NULL;
+        return false;
+    }
     /* Values of dead blocks are only used inside dead blocks (dominance); point those
      * uses at a literal so every instruction can be erased in any order. */
     fmag_value *zero = fmag_module_const(f->module, 0.0f);
@@ -208,6 +211,7 @@ fmag_block *fmag_cfg_join_blocks(fmag_block *a, fmag_block *m)
             for (unsigned k = 0; k < 2; k++)
                 if (t->targets[k] == a) t->targets[k] = m;
     }
+    fmag_func_invalidate(f, FMAG_VALID_CFG);
     bool entry = f->first == a;
     m->name = a->name; /* m carries on as a (its name shows in printed IR) */
     fmag_block_erase(a);
@@ -304,6 +308,7 @@ static bool splice_forwarders(fmag_func *f)
                 if (pt->targets[k] == fb) pt->targets[k] = s;
             dirty[preds[p]->id] = true;
         }
+        fmag_func_invalidate(f, FMAG_VALID_CFG);
         dirty[s->id] = dirty[fb->id] = true;
         fmag_block_erase(fb);
         changed = true;
