@@ -140,14 +140,14 @@ struct fmag_use {
 
 struct fmag_value {
     fmag_value_kind kind;
-    unsigned id;      /* dense per function for params/results (see fmag_func_renumber) */
+    unsigned id;      /* dense per function for params/results (FMAG_VALID_VALUE_IDS) */
     const char *name; /* the name from text without '%', or NULL (printer numbers it) */
     float imm;        /* FMAG_VALUE_CONST */
     fmag_func *func;  /* FMAG_VALUE_PARAM: owner */
     fmag_instr *def;  /* FMAG_VALUE_RESULT */
     unsigned index;   /* param number or result number */
     fmag_use *uses;   /* head of the use list */
-    void *aux;        /* scratch for passes; no meaning between passes */
+    void *aux;        /* scratch: see "derived state and scratch" below */
 };
 
 static inline bool fmag_value_is_const(const fmag_value *v)
@@ -196,7 +196,7 @@ struct fmag_instr {
     fmag_block **phi_blocks; /* FMAG_OP_PHI: incoming block per operand */
     fmag_block *targets[2];  /* BR / JMP */
     fmag_func *callee;       /* CALL */
-    void *aux;               /* scratch for passes */
+    void *aux;               /* scratch: see "derived state and scratch" below */
 };
 
 static inline fmag_value *fmag_instr_op(const fmag_instr *i, unsigned k)
@@ -228,11 +228,11 @@ fmag_value *fmag_phi_value_for(const fmag_instr *phi, const fmag_block *from);
 
 struct fmag_block {
     const char *name; /* without '^'; the printer invents one when NULL */
-    unsigned id;      /* dense per function (fmag_func_renumber) */
+    unsigned id;      /* dense per function (FMAG_VALID_BLOCK_IDS) */
     fmag_func *func;
     fmag_block *prev, *next;
     fmag_instr *first, *last;
-    void *aux;
+    void *aux; /* scratch: see "derived state and scratch" below */
     /* Where a frontend made the block (a loop header), for diagnostics of the passes
      * (-loop-unroll); 0 when unknown. The file is the module's src_file. */
     unsigned src_line, src_col;
@@ -249,8 +249,33 @@ struct fmag_block {
 fmag_instr *fmag_block_terminator(const fmag_block *b);
 /* Successors from the terminator (0, 1 or 2; a br with equal arms gives 2). */
 unsigned fmag_block_succs(const fmag_block *b, fmag_block *succ[2]);
-/* Predecessors, computed from the CFG each call (arena-allocated array). */
+/* Distinct predecessors of one block, in function order (arena-allocated array).
+ * O(blocks) per call: code that asks for many blocks builds fmag_preds once. */
 unsigned fmag_block_preds(fmag_block *b, fmag_block ***preds);
+
+/* Distinct predecessors of every block, as CSR arrays by block id: the one
+ * predecessor computation of the library (lib/IR/Preds.c). Edges come from the
+ * blocks from[0..nfrom) in that order, which is the order of each block's list;
+ * from NULL means every block of f in function order. An edge counts only when its
+ * target is a block of f (unverified IR is fine), and a br with two equal arms is
+ * one edge. fmag_preds_build numbers the blocks (fmag_func_number_blocks); the
+ * arrays are fmag_tmp_* memory, valid until the CFG or the block ids change.
+ * Returns false when out of memory (outside a guard; inside one it unwinds). */
+typedef struct fmag_preds {
+    unsigned nblocks;
+    unsigned *start;    /* nblocks + 1: block id b's preds are list[start[b]..start[b+1]) */
+    fmag_block **list;
+} fmag_preds;
+bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fmag_preds *p);
+void fmag_preds_free(fmag_preds *p);
+static inline unsigned fmag_preds_count(const fmag_preds *p, const fmag_block *b)
+{
+    return p->start[b->id + 1] - p->start[b->id];
+}
+static inline fmag_block *const *fmag_preds_of(const fmag_preds *p, const fmag_block *b)
+{
+    return p->list + p->start[b->id];
+}
 void fmag_block_append(fmag_block *b, fmag_instr *i);
 /* Unlink an empty-of-uses block from its function (its instructions are erased). */
 void fmag_block_erase(fmag_block *b);
@@ -266,9 +291,10 @@ struct fmag_func {
     fmag_value *params;
     unsigned nresults;
     fmag_block *first, *last; /* first is the entry */
-    unsigned nvalues;         /* after fmag_func_renumber: params + results */
-    unsigned nblocks;         /* after fmag_func_renumber */
-    void *aux;
+    unsigned nvalues;         /* params + results, when FMAG_VALID_VALUE_IDS */
+    unsigned nblocks;         /* blocks, when FMAG_VALID_BLOCK_IDS */
+    unsigned valid;           /* FMAG_VALID_* bits that are up to date */
+    void *aux;                /* scratch: see "derived state and scratch" below */
 };
 
 #define fmag_foreach_block(b, f)                                                                   \
@@ -285,9 +311,60 @@ fmag_block *fmag_block_create_like(fmag_func *f, fmag_block *after, const fmag_b
 /* Give every block, parameter and result a dense id (params first, then results
  * in block order); sets nvalues and nblocks. */
 void fmag_func_renumber(fmag_func *f);
+/* Block ids only (dense, in list order); sets nblocks. Much cheaper than
+ * fmag_func_renumber on large blocks: the CFG analyses use it. */
+void fmag_func_number_blocks(fmag_func *f);
 size_t fmag_func_num_instrs(const fmag_func *f);
 /* Unlink a function from its module (its calls must be gone). */
 void fmag_func_erase(fmag_func *f);
+
+/* ------------------------------------------------- derived state and scratch
+ *
+ * Ids and analyses are derived from a function's body and go stale when it
+ * changes. As with Mesa NIR's metadata bits, f->valid says which are up to date:
+ * the functions that compute one set its bit, the IR mutators of this header clear
+ * the bits their change breaks, and readers that rely on one assert it (in builds
+ * without NDEBUG; a stale read is a bug in the library, never the user's input).
+ *   FMAG_VALID_BLOCK_IDS   block ids dense in list order, f->nblocks: set by
+ *                          fmag_func_number_blocks and fmag_func_renumber; cleared
+ *                          by creating or erasing a block.
+ *   FMAG_VALID_VALUE_IDS   parameter and result ids dense, f->nvalues: set by
+ *                          fmag_func_renumber; cleared by inserting, removing or
+ *                          erasing an instruction, and by block changes.
+ *   FMAG_VALID_PREDS       the CFG is what the last fmag_preds_build saw;
+ *   FMAG_VALID_DOMINANCE   ... what the last fmag_domtree_build saw: both cleared by
+ *                          inserting, removing or erasing a terminator and by block
+ *                          changes. Code that writes a terminator's targets[]
+ *                          directly calls fmag_func_invalidate(f, FMAG_VALID_CFG).
+ * An analysis a pass holds across its own edits (-simplifycfg's splicing reads
+ * predecessor lists made at the start of its round, and marks what it touched) is
+ * that pass's responsibility; fmag_domtree_dominates asserts FMAG_VALID_DOMINANCE.
+ *
+ * The `aux` fields of functions, blocks, instructions and values are scratch with
+ * one owner at a time: whoever sets them (a pass, the cloner, the recursion check)
+ * owns them for the duration of that one call, and clears every aux it set before
+ * it returns (fmag_func_clear_aux). Between passes every aux is NULL, nobody reads
+ * an aux it did not set, and the pass manager checks that after every pass (in
+ * builds without NDEBUG). Users today: DCE, GuardStrip, MinMax (instructions),
+ * IfConvert and CFG cleanup (blocks), LoopUnroll and fmag_clone_body (blocks and
+ * instructions of the source), Inline (functions, and the cloner's), the verifier's
+ * recursion check (functions, saved and restored), and outside lib/IR and
+ * lib/Transforms the SPIR-V reader, the lowering and superopt's IR bridge. */
+enum {
+    FMAG_VALID_BLOCK_IDS = 1u << 0,
+    FMAG_VALID_VALUE_IDS = 1u << 1,
+    FMAG_VALID_PREDS = 1u << 2,
+    FMAG_VALID_DOMINANCE = 1u << 3,
+    FMAG_VALID_CFG = FMAG_VALID_PREDS | FMAG_VALID_DOMINANCE,
+    FMAG_VALID_ALL = 0xfu,
+};
+void fmag_func_invalidate(fmag_func *f, unsigned bits);
+/* Asserts (without NDEBUG) that every one of `bits` is valid in f. */
+void fmag_func_assert_valid(const fmag_func *f, unsigned bits);
+/* Sets the aux of f, its blocks, instructions, parameters and results to NULL. */
+void fmag_func_clear_aux(fmag_func *f);
+/* Whether every aux of f (and of everything in it) is NULL. */
+bool fmag_func_aux_clear(const fmag_func *f);
 
 /* ---------------------------------------------------------------- modules */
 
@@ -318,6 +395,27 @@ size_t fmag_module_num_instrs(const fmag_module *m);
 bool fmag_module_equal(const fmag_module *a, const fmag_module *b);
 /* Deep copy into the same context. */
 fmag_module *fmag_module_clone(const fmag_module *m);
+
+/* ----------------------------------------------------------------- cloning */
+
+/* How fmag_clone_body maps what the body refers to. */
+typedef struct fmag_clone_opts {
+    fmag_value *const *params; /* the value in dst for each parameter of src */
+    fmag_block *ret_to;        /* non-NULL: each ret becomes `jmp ret_to` (inlining) */
+    bool names;                /* copy the values' names from the text */
+    bool map_callees;          /* a callee c becomes c->aux (a module copy's function) */
+} fmag_clone_opts;
+/* Copies every block of src, in order, into dst: after `after`, or at the end when
+ * it is NULL (block names and source positions come along). Literals stay the same
+ * values within one module and are interned again across modules. Returns the copy
+ * of src's entry. Afterwards each block and instruction of src has its copy in
+ * `aux` (clear them with fmag_func_clear_aux). The one cloner of the library:
+ * fmag_module_clone and -inline use it. */
+fmag_block *fmag_clone_body(fmag_func *dst, fmag_block *after, fmag_func *src,
+                            const fmag_clone_opts *o);
+/* The copy in dst of a value of src, as fmag_clone_body mapped it. */
+fmag_value *fmag_clone_map_value(const fmag_func *src, fmag_func *dst, const fmag_clone_opts *o,
+                                 fmag_value *v);
 
 /* ---------------------------------------------------------------- builder */
 
@@ -407,6 +505,31 @@ bool fmag_verify_module(fmag_module *m);
 bool fmag_verify_func(fmag_func *f);
 /* Records a diagnostic and returns true when the call graph has a cycle. */
 bool fmag_module_has_recursion(fmag_module *m);
+
+/* -------------------------------------------------------------- dominators */
+
+/* The dominator tree of a function's reachable blocks: the one implementation the
+ * verifier and the passes share (lib/IR/Dominance.c). It reads the CFG as it is,
+ * verified or not: an edge counts only when its target is a block of the function,
+ * and a br with two equal arms is one edge. The arrays are fmag_tmp_* memory. */
+#define FMAG_DOM_UNREACHABLE UINT32_MAX
+typedef struct fmag_domtree {
+    fmag_func *f;
+    unsigned n;          /* reachable blocks */
+    unsigned nblocks;    /* all blocks (the ids it gave) */
+    fmag_block **rpo;    /* n blocks in reverse postorder from the entry */
+    unsigned *rpo_index; /* by block id: index in rpo, or FMAG_DOM_UNREACHABLE */
+    unsigned *idom;      /* by rpo index: the immediate dominator's rpo index (entry: 0) */
+    unsigned *tin, *tout; /* by rpo index: the dominator tree's DFS interval */
+} fmag_domtree;
+/* Gives every block of f a dense id in list order (f->nblocks), then builds the
+ * tree. Block ids must not change while it is used. Returns false when out of
+ * memory (outside a guard; inside one the failure unwinds). */
+bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt);
+void fmag_domtree_free(fmag_domtree *dt);
+bool fmag_domtree_reachable(const fmag_domtree *dt, const fmag_block *b);
+/* Does block a dominate block b? False when either is unreachable. O(1). */
+bool fmag_domtree_dominates(const fmag_domtree *dt, const fmag_block *a, const fmag_block *b);
 
 /* --------------------------------------------------------- IR interpreter */
 

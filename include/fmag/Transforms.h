@@ -1,9 +1,11 @@
 /* FMAG Transforms: the optimization passes, their registry and the pipelines.
  *
  * Every pass is one file in lib/Transforms and one line in Passes.def. A pass
- * returns whether it changed the IR; a pass that cannot proceed (recursion, a
- * loop) records a diagnostic in the context, and the pass manager stops. Running
- * a pass twice in a row returns false the second time.
+ * returns a fmag_pass_status: whether it changed the IR, or that it failed. A pass
+ * that cannot proceed (recursion, a loop, a budget, an allocation that failed)
+ * records a diagnostic in the context and returns FMAG_PASS_FAILED, and the pass
+ * manager stops. Running a pass twice in a row returns FMAG_PASS_UNCHANGED the
+ * second time.
  */
 #ifndef FMAG_TRANSFORMS_H
 #define FMAG_TRANSFORMS_H
@@ -15,9 +17,17 @@
 extern "C" {
 #endif
 
+/* What a pass did. FAILED always comes with at least one diagnostic in the
+ * context; the IR is then valid but may be partly transformed. */
+typedef enum fmag_pass_status {
+    FMAG_PASS_UNCHANGED = 0,
+    FMAG_PASS_CHANGED = 1,
+    FMAG_PASS_FAILED = 2,
+} fmag_pass_status;
+
 /* One prototype per registered pass. */
-#define FMAG_FUNC_PASS(NAME, FN, DESC) bool FN(fmag_func *f);
-#define FMAG_MODULE_PASS(NAME, FN, DESC) bool FN(fmag_module *m);
+#define FMAG_FUNC_PASS(NAME, FN, DESC) fmag_pass_status FN(fmag_func *f);
+#define FMAG_MODULE_PASS(NAME, FN, DESC) fmag_pass_status FN(fmag_module *m);
 #define FMAG_PIPELINE(NAME, PASSES, DESC)
 #include "fmag/Passes.def"
 #undef FMAG_FUNC_PASS
@@ -27,8 +37,8 @@ extern "C" {
 typedef struct fmag_pass_info {
     const char *name; /* the flag without '-', as in `-passes=` */
     const char *desc;
-    bool (*run_func)(fmag_func *f); /* exactly one of these is set */
-    bool (*run_module)(fmag_module *m);
+    fmag_pass_status (*run_func)(fmag_func *f); /* exactly one of these is set */
+    fmag_pass_status (*run_module)(fmag_module *m);
 } fmag_pass_info;
 
 typedef struct fmag_pipeline_info {
@@ -45,7 +55,9 @@ const fmag_pipeline_info *fmag_pipeline_get(size_t i);
 const fmag_pipeline_info *fmag_pipeline_lookup(const char *name);
 
 typedef struct fmag_pass_options {
-    bool verify_each;     /* run the verifier after every pass; stop on failure */
+    /* Run the verifier after every pass and stop on failure: > 0 on, < 0 off, 0 the
+     * build's default (fmag_pass_verify_each_default: on in Debug builds). */
+    int verify_each;
     bool print_after_all; /* print the module to `log` after every pass */
     bool stats;           /* per pass: instructions before/after, changed or not */
     bool time_passes;     /* per pass wall time */
@@ -57,7 +69,26 @@ typedef struct fmag_pass_options {
     size_t max_unroll_instrs;
     size_t inline_budget; /* max instructions of a function after inlining; 0 = the
                              context's (FMAG_DEFAULT_INLINE_BUDGET unless set) */
+    /* -opt-bisect-limit=N (LLVM's): when opt_bisect is set, only the first
+     * opt_bisect_limit pass applications run. An application is a function pass on
+     * one function or a module pass on the module, counted from 1 in the order the
+     * pipeline (pipelines expanded) runs them; each is logged to `log` as
+     *   BISECT: running pass (N) cse on function (@f)
+     *   BISECT: NOT running pass (N) dce on module
+     * so that a miscompile can be bisected to the one application that makes it. */
+    bool opt_bisect;
+    unsigned long long opt_bisect_limit;
+    /* Called after every pass of the pipeline has run on the module (before
+     * -print-after-all and -verify-each look at it): instrumentation, and tests
+     * that need IR broken at a chosen point. NULL: none. */
+    void (*after_pass)(fmag_module *m, const char *pass, void *user);
+    void *after_pass_user;
 } fmag_pass_options;
+
+/* Whether -verify-each is on when fmag_pass_options.verify_each is 0: true in Debug
+ * builds (CMAKE_BUILD_TYPE=Debug defines FMAG_VERIFY_EACH_DEFAULT for
+ * lib/Transforms), false otherwise. */
+bool fmag_pass_verify_each_default(void);
 
 /* Large enough for real shaders (a 64-tap loop of a 100-instruction body is 6400). */
 #define FMAG_UNROLL_DEFAULT_BUDGET 100000u
@@ -66,9 +97,10 @@ typedef struct fmag_pass_options {
  * Returns false with diagnostics in the module's context when a name is unknown, a
  * pass reports an error, or -verify-each finds the IR broken. */
 bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_options *opts);
-/* Runs one registered pass on the whole module; returns whether it changed anything
- * (errors: check fmag_context_diag_count before/after). */
-bool fmag_pass_run(const fmag_pass_info *p, fmag_module *m);
+/* Runs one registered pass on the whole module (a function pass on every function,
+ * even after one failed, so that each function's diagnostics are reported).
+ * FAILED when it failed on any function, else CHANGED when it changed any. */
+fmag_pass_status fmag_pass_run(const fmag_pass_info *p, fmag_module *m);
 
 #ifdef __cplusplus
 }

@@ -17,10 +17,10 @@ char *fmag_format_float(char *buf, float f)
         strcpy(buf, f < 0 ? "-inf" : "inf");
         return buf;
     }
-    uint32_t bits = fmag_float_bits(f);
+    uint32_t bits = fmag_bits_of(f);
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(buf, 32, "%.*g", prec, (double)f);
-        if (fmag_float_bits(strtof(buf, NULL)) == bits) break;
+        if (fmag_bits_of(strtof(buf, NULL)) == bits) break;
     }
     /* Keep a literal visibly a float: 1 -> 1.0, -0 -> -0.0. */
     if (!strpbrk(buf, ".e")) strcat(buf, ".0");

@@ -2,6 +2,7 @@
 #ifndef FMAG_IR_INTERNAL_H
 #define FMAG_IR_INTERNAL_H
 
+#include "fmag/Bits.h"
 #include "fmag/IR.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,17 +40,10 @@ typedef struct fmag_const_pool {
 
 void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap);
 
-static inline uint32_t fmag_float_bits(float f)
-{
-    uint32_t u;
-    __builtin_memcpy(&u, &f, 4);
-    return u;
-}
-static inline float fmag_bits_float(uint32_t u)
-{
-    float f;
-    __builtin_memcpy(&f, &u, 4);
-    return f;
-}
+/* The CFG edges out of b (lib/IR/Preds.c): targets that are blocks of the function
+ * (blocks[] by id, nb of them), a br with equal arms giving one. Shared by the
+ * predecessor lists and the dominator tree so both see the same graph. */
+unsigned fmag_ir_edges(const fmag_block *b, fmag_block *const *blocks, unsigned nb,
+                       fmag_block *s[2]);
 
 #endif

@@ -59,6 +59,7 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
                            func_name(f), FMAG_INTERP_MAX_DEPTH);
         return false;
     }
+    fmag_func_assert_valid(f, FMAG_VALID_VALUE_IDS);
     unsigned nv = f->nvalues;
     /* Second half: phi values read before any phi of the block is written, since
      * the phis of a block take their values simultaneously on entry. */

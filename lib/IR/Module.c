@@ -2,6 +2,8 @@
  * lists that tie them together. */
 #include "IRInternal.h"
 
+#include <assert.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +66,7 @@ void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to)
 
 bool fmag_value_is_imm(const fmag_value *v, float f)
 {
-    return v->kind == FMAG_VALUE_CONST && fmag_float_bits(v->imm) == fmag_float_bits(f);
+    return v->kind == FMAG_VALUE_CONST && fmag_bits_of(v->imm) == fmag_bits_of(f);
 }
 
 /* ---------------------------------------------------------- instructions */
@@ -112,8 +114,15 @@ fmag_instr *fmag_instr_create(fmag_func *f, fmag_opcode op, unsigned nops, unsig
     return i;
 }
 
+/* What an instruction's insertion or removal makes stale. */
+static unsigned instr_stales(const fmag_instr *i)
+{
+    return FMAG_VALID_VALUE_IDS | (fmag_instr_is_terminator(i) ? FMAG_VALID_CFG : 0u);
+}
+
 static void instr_link(fmag_block *b, fmag_instr *prev, fmag_instr *i)
 {
+    b->func->valid &= ~instr_stales(i);
     i->block = b;
     i->prev = prev;
     i->next = prev ? prev->next : b->first;
@@ -146,6 +155,7 @@ void fmag_instr_remove(fmag_instr *i)
 {
     fmag_block *b = i->block;
     if (!b) return;
+    b->func->valid &= ~instr_stales(i);
     if (i->prev)
         i->prev->next = i->next;
     else
@@ -231,30 +241,9 @@ unsigned fmag_block_succs(const fmag_block *b, fmag_block *succ[2])
     return 0;
 }
 
-unsigned fmag_block_preds(fmag_block *b, fmag_block ***preds)
-{
-    fmag_func *f = b->func;
-    unsigned n = 0;
-    fmag_foreach_block (p, f) {
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(p, s);
-        for (unsigned k = 0; k < ns; k++)
-            if (s[k] == b && (k == 0 || s[0] != s[1])) n++;
-    }
-    fmag_block **arr = n ? fmag_context_alloc(f->module->ctx, n * sizeof(*arr)) : NULL;
-    unsigned j = 0;
-    fmag_foreach_block (p, f) {
-        fmag_block *s[2];
-        unsigned ns = fmag_block_succs(p, s);
-        for (unsigned k = 0; k < ns; k++)
-            if (s[k] == b && (k == 0 || s[0] != s[1])) arr[j++] = p;
-    }
-    *preds = arr;
-    return n;
-}
-
 static fmag_block *block_new(fmag_func *f, const char *name)
 {
+    f->valid = 0;
     fmag_block *b = fmag_context_alloc(f->module->ctx, sizeof(*b));
     b->func = f;
     b->name = name ? fmag_context_strdup(f->module->ctx, name, strlen(name)) : NULL;
@@ -297,6 +286,7 @@ fmag_block *fmag_block_create_like(fmag_func *f, fmag_block *after, const fmag_b
 void fmag_block_erase(fmag_block *b)
 {
     fmag_func *f = b->func;
+    f->valid = 0;
     fmag_foreach_instr (i, b)
         fmag_instr_erase(i);
     if (b->prev)
@@ -349,6 +339,49 @@ void fmag_func_renumber(fmag_func *f)
     }
     f->nvalues = id;
     f->nblocks = bid;
+    f->valid |= FMAG_VALID_BLOCK_IDS | FMAG_VALID_VALUE_IDS;
+}
+
+void fmag_func_invalidate(fmag_func *f, unsigned bits)
+{
+    f->valid &= ~bits;
+}
+
+void fmag_func_assert_valid(const fmag_func *f, unsigned bits)
+{
+    assert((f->valid & bits) == bits && "stale ids or analysis: recompute it first");
+    (void)f, (void)bits;
+}
+
+void fmag_func_clear_aux(fmag_func *f)
+{
+    f->aux = NULL;
+    for (unsigned k = 0; k < f->nparams; k++)
+        f->params[k].aux = NULL;
+    fmag_foreach_block (b, f) {
+        b->aux = NULL;
+        fmag_foreach_instr (i, b) {
+            i->aux = NULL;
+            for (unsigned k = 0; k < i->nresults; k++)
+                i->results[k].aux = NULL;
+        }
+    }
+}
+
+bool fmag_func_aux_clear(const fmag_func *f)
+{
+    if (f->aux) return false;
+    for (unsigned k = 0; k < f->nparams; k++)
+        if (f->params[k].aux) return false;
+    for (const fmag_block *b = f->first; b; b = b->next) {
+        if (b->aux) return false;
+        for (const fmag_instr *i = b->first; i; i = i->next) {
+            if (i->aux) return false;
+            for (unsigned k = 0; k < i->nresults; k++)
+                if (i->results[k].aux) return false;
+        }
+    }
+    return true;
 }
 
 size_t fmag_func_num_instrs(const fmag_func *f)
@@ -404,14 +437,14 @@ static size_t const_hash(uint32_t bits, size_t cap)
 fmag_value *fmag_module_const(fmag_module *m, float f)
 {
     fmag_const_pool *pool = m->consts;
-    uint32_t bits = fmag_float_bits(f);
+    uint32_t bits = fmag_bits_of(f);
     if (pool->count * 2 >= pool->cap) {
         size_t ncap = pool->cap ? pool->cap * 2 : 64;
         fmag_value **slots = fmag_context_alloc(m->ctx, ncap * sizeof(*slots));
         for (size_t k = 0; k < pool->cap; k++) {
             fmag_value *v = pool->slots[k];
             if (!v) continue;
-            size_t h = const_hash(fmag_float_bits(v->imm), ncap);
+            size_t h = const_hash(fmag_bits_of(v->imm), ncap);
             while (slots[h])
                 h = (h + 1) & (ncap - 1);
             slots[h] = v;
@@ -421,7 +454,7 @@ fmag_value *fmag_module_const(fmag_module *m, float f)
     }
     size_t h = const_hash(bits, pool->cap);
     while (pool->slots[h]) {
-        if (fmag_float_bits(pool->slots[h]->imm) == bits) return pool->slots[h];
+        if (fmag_bits_of(pool->slots[h]->imm) == bits) return pool->slots[h];
         h = (h + 1) & (pool->cap - 1);
     }
     fmag_value *v = fmag_context_alloc(m->ctx, sizeof(*v));
@@ -446,7 +479,7 @@ static bool value_equal(const fmag_value *a, const fmag_value *b)
 {
     if (!a || !b) return a == b;
     if (a->kind != b->kind) return false;
-    if (a->kind == FMAG_VALUE_CONST) return fmag_float_bits(a->imm) == fmag_float_bits(b->imm);
+    if (a->kind == FMAG_VALUE_CONST) return fmag_bits_of(a->imm) == fmag_bits_of(b->imm);
     return a->id == b->id;
 }
 
@@ -489,14 +522,8 @@ bool fmag_module_equal(const fmag_module *a, const fmag_module *b)
     return !fa && !fb;
 }
 
-/* Cloning maps every value and block through the `aux` scratch pointers. */
-static fmag_value *clone_map(fmag_module *dst, fmag_value *v)
-{
-    if (!v) return NULL;
-    if (v->kind == FMAG_VALUE_CONST) return fmag_module_const(dst, v->imm);
-    return v->aux;
-}
-
+/* Functions first (calls may name any function of the module), then each body
+ * through fmag_clone_body with callees mapped through the functions' aux. */
 static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
 {
     fmag_module *dst = fmag_module_create(src->ctx);
@@ -506,43 +533,27 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
     for (fmag_func *f = src->first; f; f = f->next) {
         fmag_func *nf = fmag_func_create(dst, f->name, f->nparams, f->nresults, f->is_export);
         f->aux = nf;
-        for (unsigned k = 0; k < f->nparams; k++) {
-            f->params[k].aux = &nf->params[k];
+        for (unsigned k = 0; k < f->nparams; k++)
             nf->params[k].name = f->params[k].name;
-        }
-        for (fmag_block *b = f->first; b; b = b->next) {
-            b->aux = fmag_block_create_like(nf, NULL, b);
-            for (fmag_instr *i = b->first; i; i = i->next) {
-                fmag_instr *ni =
-                    fmag_instr_create(nf, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
-                i->aux = ni;
-                for (unsigned k = 0; k < i->nresults; k++) {
-                    i->results[k].aux = &ni->results[k];
-                    ni->results[k].name = i->results[k].name;
-                }
-                fmag_block_append(b->aux, ni);
-            }
-        }
     }
-    for (fmag_func *f = src->first; f; f = f->next) {
-        for (fmag_block *b = f->first; b; b = b->next) {
-            for (fmag_instr *i = b->first; i; i = i->next) {
-                fmag_instr *ni = i->aux;
-                if (i->op == FMAG_OP_PHI) {
-                    for (unsigned k = 0; k < i->nops; k++)
-                        fmag_phi_add_incoming(ni, clone_map(dst, i->ops[k].value),
-                                              i->phi_blocks[k]->aux);
-                } else {
-                    for (unsigned k = 0; k < i->nops; k++)
-                        fmag_instr_set_op(ni, k, clone_map(dst, i->ops[k].value));
-                }
-                for (unsigned k = 0; k < 2; k++)
-                    ni->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
-                ni->callee = i->callee ? i->callee->aux : NULL;
-            }
+    bool ok = true;
+    for (fmag_func *f = src->first; f && ok; f = f->next) {
+        fmag_func *nf = f->aux;
+        fmag_value **params = fmag_tmp_malloc((f->nparams + 1) * sizeof(*params));
+        if (!params) {
+            fmag_context_out_of_memory(src->ctx, "fmag_module_clone");
+            ok = false;
+            break;
         }
+        for (unsigned k = 0; k < f->nparams; k++)
+            params[k] = &nf->params[k];
+        fmag_clone_opts o = {params, NULL, true, true};
+        fmag_clone_body(nf, NULL, f, &o);
+        fmag_tmp_free(params);
     }
-    return dst;
+    for (fmag_func *f = src->first; f; f = f->next)
+        fmag_func_clear_aux(f);
+    return ok ? dst : NULL;
 }
 
 /* The guarded entry point: an allocation failure inside ends in NULL with a

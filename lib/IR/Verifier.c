@@ -54,7 +54,7 @@ static void vbuf_vprintf(vbuf *b, const char *fmt, va_list ap)
         size_t cap = b->cap ? b->cap * 2 : 128;
         while (cap < need)
             cap *= 2;
-        char *s = realloc(b->s, cap);
+        char *s = fmag_tmp_realloc(b->s, cap);
         if (!s) {
             b->oom = true;
             return;
@@ -101,16 +101,9 @@ typedef struct vstate {
     fmag_value **vals;   /* by value id: which value owns the id */
     unsigned *pos;       /* by value id: position of the defining instruction in its block */
 
-    /* CFG over block ids, from each block's final terminator. */
-    unsigned (*succ)[2];
-    unsigned *nsucc;
-    unsigned *pred_start, *preds; /* distinct predecessors, CSR */
+    fmag_preds preds; /* distinct predecessors (lib/IR/Preds.c) */
 
-    /* Dominators over reverse-postorder indices. */
-    unsigned *rpo;     /* rpo index -> block id */
-    unsigned *rpo_num; /* block id -> rpo index or UINT_MAX when unreachable */
-    unsigned nreach;
-    unsigned *idom, *tin, *tout;
+    fmag_domtree dt; /* lib/IR/Dominance.c */
 
     bool printable; /* no NULL operand/target/callee: the printer may list it */
     bool nameable;  /* every instruction has its result values: names may be given */
@@ -178,7 +171,7 @@ report(vstate *st, fmag_block *b, fmag_instr *i, const char *fmt, ...)
     vbuf_vprintf(&out, fmt, ap);
     va_end(ap);
     if (out.oom) {
-        free(out.s);
+        fmag_tmp_free(out.s);
         st->oom = true;
         return;
     }
@@ -266,6 +259,10 @@ static bool mark_lines(const vstate *st, line *lines, size_t nlines)
     return false;
 }
 
+/* The printed function in fmag_tmp_* memory, so that an allocation failure that
+ * unwinds while it is held frees it. Printed twice: the first print (into a
+ * memstream, which the unwinding could not free) gives the size and the names, and
+ * nothing between the tmp allocation and the copy allocates. */
 static char *print_func(fmag_func *f, unsigned flags)
 {
     char *text = NULL;
@@ -273,11 +270,26 @@ static char *print_func(fmag_func *f, unsigned flags)
     FILE *fp = open_memstream(&text, &size);
     if (!fp) return NULL;
     fmag_func_print(f, fp, flags);
-    if (fclose(fp) != 0) {
-        free(text);
+    bool ok = fclose(fp) == 0;
+    free(text);
+    if (!ok) return NULL;
+    char *copy = fmag_tmp_malloc(size + 1);
+    if (!copy) return NULL;
+    text = NULL;
+    fp = open_memstream(&text, &size);
+    if (!fp) {
+        fmag_tmp_free(copy);
         return NULL;
     }
-    return text;
+    fmag_func_print(f, fp, flags);
+    ok = fclose(fp) == 0;
+    if (ok) memcpy(copy, text, size + 1);
+    free(text);
+    if (!ok) {
+        fmag_tmp_free(copy);
+        return NULL;
+    }
+    return copy;
 }
 
 static size_t split_lines(char *text, line **out)
@@ -286,7 +298,7 @@ static size_t split_lines(char *text, line **out)
     for (char *p = text; *p; p++)
         if (*p == '\n') n++;
     n++;
-    line *lines = calloc(n, sizeof *lines);
+    line *lines = fmag_tmp_calloc(n, sizeof *lines);
     if (!lines) return 0;
     size_t k = 0;
     char *p = text;
@@ -314,7 +326,7 @@ static void append_listing(vstate *st, vbuf *out)
         line *lines = NULL;
         size_t n = split_lines(text, &lines);
         if (!lines) {
-            free(text);
+            fmag_tmp_free(text);
             return;
         }
         bool ok = mark_lines(st, lines, n);
@@ -331,12 +343,12 @@ static void append_listing(vstate *st, vbuf *out)
                             lines[k].marked ? "  ; <-- error" : "");
                 last_shown = k;
             }
-            free(lines);
-            free(text);
+            fmag_tmp_free(lines);
+            fmag_tmp_free(text);
             return;
         }
-        free(lines);
-        free(text);
+        fmag_tmp_free(lines);
+        fmag_tmp_free(text);
     }
 }
 
@@ -389,10 +401,10 @@ static bool flush_errors(vstate *st)
                         st->f->name ? st->f->name : "<null>", st->nerrs_dropped);
         append_listing(st, &out);
         fmag_context_error(ctx, "%s", out.oom ? st->errs[k].msg : out.s);
-        free(out.s);
+        fmag_tmp_free(out.s);
     }
     for (unsigned k = 0; k < st->nerrs; k++)
-        free(st->errs[k].msg);
+        fmag_tmp_free(st->errs[k].msg);
     if (st->oom)
         fmag_context_error(ctx, "error: in function @%s: out of memory while verifying",
                            st->f->name ? st->f->name : "<null>");
@@ -645,179 +657,21 @@ static void check_use_lists(vstate *st, size_t nuses_in_func)
 
 /* -------------------------------------------------------- CFG, dominators */
 
-static bool build_cfg(vstate *st)
-{
-    unsigned nb = st->nblocks;
-    st->succ = calloc(nb ? nb : 1, sizeof *st->succ);
-    st->nsucc = calloc(nb ? nb : 1, sizeof *st->nsucc);
-    st->pred_start = calloc(nb + 1, sizeof *st->pred_start);
-    if (!st->succ || !st->nsucc || !st->pred_start) return false;
-    unsigned nedges = 0;
-    for (unsigned b = 0; b < nb; b++) {
-        fmag_instr *t = st->blocks[b]->last;
-        if (!t || (t->op != FMAG_OP_BR && t->op != FMAG_OP_JMP)) continue;
-        unsigned n = t->op == FMAG_OP_BR ? 2 : 1;
-        for (unsigned k = 0; k < n; k++) {
-            fmag_block *s = t->targets[k];
-            if (!block_in_func(st, s)) continue;
-            if (st->nsucc[b] == 1 && st->succ[b][0] == s->id)
-                continue; /* both arms to one block: one edge */
-            st->succ[b][st->nsucc[b]++] = s->id;
-            st->pred_start[s->id + 1]++;
-            nedges++;
-        }
-    }
-    for (unsigned b = 0; b < nb; b++)
-        st->pred_start[b + 1] += st->pred_start[b];
-    st->preds = calloc(nedges ? nedges : 1, sizeof *st->preds);
-    unsigned *fill = calloc(nb ? nb : 1, sizeof *fill);
-    if (!st->preds || !fill) {
-        free(fill);
-        return false;
-    }
-    for (unsigned b = 0; b < nb; b++)
-        for (unsigned k = 0; k < st->nsucc[b]; k++) {
-            unsigned s = st->succ[b][k];
-            st->preds[st->pred_start[s] + fill[s]++] = b;
-        }
-    free(fill);
-    return true;
-}
-
-static unsigned intersect(const unsigned *idom, unsigned a, unsigned b)
-{
-    while (a != b) {
-        while (a > b)
-            a = idom[a];
-        while (b > a)
-            b = idom[b];
-    }
-    return a;
-}
-
-/* Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm" (2001), over reverse
- * postorder indices; then the dominator tree's DFS intervals answer dominance in O(1). */
-static bool build_dominators(vstate *st)
-{
-    unsigned nb = st->nblocks;
-    if (nb == 0) return true;
-    st->rpo = calloc(nb, sizeof *st->rpo);
-    st->rpo_num = malloc(nb * sizeof *st->rpo_num);
-    unsigned *stack = malloc(nb * sizeof *stack), *next = calloc(nb, sizeof *next);
-    bool *visited = calloc(nb, sizeof *visited);
-    if (!st->rpo || !st->rpo_num || !stack || !next || !visited) {
-        free(stack), free(next), free(visited);
-        return false;
-    }
-    for (unsigned b = 0; b < nb; b++)
-        st->rpo_num[b] = UINT_MAX;
-    /* Iterative DFS: the post order fills rpo[] from the back. */
-    unsigned sp = 0;
-    unsigned entry = st->f->first->id;
-    stack[sp++] = entry;
-    visited[entry] = true;
-    unsigned npost = 0;
-    unsigned *postorder = st->rpo; /* filled in post order, then reversed */
-    while (sp) {
-        unsigned b = stack[sp - 1];
-        if (next[b] < st->nsucc[b]) {
-            unsigned s = st->succ[b][next[b]++];
-            if (!visited[s]) {
-                visited[s] = true;
-                stack[sp++] = s;
-            }
-        } else {
-            postorder[npost++] = b;
-            sp--;
-        }
-    }
-    st->nreach = npost;
-    for (unsigned k = 0; k < npost / 2; k++) {
-        unsigned t = postorder[k];
-        postorder[k] = postorder[npost - 1 - k];
-        postorder[npost - 1 - k] = t;
-    }
-    for (unsigned k = 0; k < npost; k++)
-        st->rpo_num[st->rpo[k]] = k;
-    free(visited);
-
-    unsigned n = st->nreach;
-    st->idom = malloc(n * sizeof *st->idom);
-    if (!st->idom) {
-        free(stack), free(next);
-        return false;
-    }
-    for (unsigned k = 0; k < n; k++)
-        st->idom[k] = UINT_MAX;
-    st->idom[0] = 0;
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (unsigned k = 1; k < n; k++) {
-            unsigned b = st->rpo[k];
-            unsigned new_idom = UINT_MAX;
-            for (unsigned p = st->pred_start[b]; p < st->pred_start[b + 1]; p++) {
-                unsigned q = st->rpo_num[st->preds[p]];
-                if (q == UINT_MAX || st->idom[q] == UINT_MAX) continue;
-                new_idom = new_idom == UINT_MAX ? q : intersect(st->idom, q, new_idom);
-            }
-            if (new_idom != st->idom[k]) {
-                st->idom[k] = new_idom;
-                changed = true;
-            }
-        }
-    }
-
-    /* Dominator tree intervals: children in CSR, then an iterative DFS. */
-    unsigned *cstart = calloc(n + 1, sizeof *cstart), *child = calloc(n ? n : 1, sizeof *child);
-    st->tin = malloc(n * sizeof *st->tin);
-    st->tout = malloc(n * sizeof *st->tout);
-    if (!cstart || !child || !st->tin || !st->tout) {
-        free(cstart), free(child), free(stack), free(next);
-        return false;
-    }
-    for (unsigned k = 1; k < n; k++)
-        cstart[st->idom[k] + 1]++;
-    for (unsigned k = 0; k < n; k++)
-        cstart[k + 1] += cstart[k];
-    memset(next, 0, nb * sizeof *next);
-    for (unsigned k = 1; k < n; k++)
-        child[cstart[st->idom[k]] + next[st->idom[k]]++] = k;
-    memset(next, 0, nb * sizeof *next);
-    unsigned clock = 0;
-    sp = 0;
-    stack[sp++] = 0;
-    st->tin[0] = clock++;
-    while (sp) {
-        unsigned k = stack[sp - 1];
-        if (cstart[k] + next[k] < cstart[k + 1]) {
-            unsigned c = child[cstart[k] + next[k]++];
-            st->tin[c] = clock++;
-            stack[sp++] = c;
-        } else {
-            st->tout[k] = clock++;
-            sp--;
-        }
-    }
-    free(cstart), free(child), free(stack), free(next);
-    return true;
-}
-
 /* Does reachable block a dominate reachable block b (block ids)? */
 static bool dominates(const vstate *st, unsigned a, unsigned b)
 {
-    unsigned ra = st->rpo_num[a], rb = st->rpo_num[b];
-    return st->tin[ra] <= st->tin[rb] && st->tout[rb] <= st->tout[ra];
+    return fmag_domtree_dominates(&st->dt, st->blocks[a], st->blocks[b]);
 }
 
 static bool reachable(const vstate *st, unsigned b)
 {
-    return st->rpo_num[b] != UINT_MAX;
+    return fmag_domtree_reachable(&st->dt, st->blocks[b]);
 }
 
 static void check_phis(vstate *st, fmag_block *b)
 {
-    unsigned p0 = st->pred_start[b->id], p1 = st->pred_start[b->id + 1];
+    fmag_block *const *preds = fmag_preds_of(&st->preds, b);
+    unsigned npreds = fmag_preds_count(&st->preds, b);
     namebuf nb;
     fmag_foreach_instr(i, b)
     {
@@ -827,8 +681,8 @@ static void check_phis(vstate *st, fmag_block *b)
             fmag_block *from = i->phi_blocks[k];
             if (!from) continue;
             bool is_pred = false;
-            for (unsigned p = p0; p < p1 && !is_pred; p++)
-                is_pred = st->blocks[st->preds[p]] == from;
+            for (unsigned p = 0; p < npreds && !is_pred; p++)
+                is_pred = preds[p] == from;
             if (!is_pred)
                 report(st, b, i, "phi has an incoming value from %s, which is not a predecessor",
                        bstr(st, from, &nb));
@@ -838,8 +692,8 @@ static void check_phis(vstate *st, fmag_block *b)
                     break;
                 }
         }
-        for (unsigned p = p0; p < p1; p++) {
-            fmag_block *pred = st->blocks[st->preds[p]];
+        for (unsigned p = 0; p < npreds; p++) {
+            fmag_block *pred = preds[p];
             bool found = false;
             for (unsigned k = 0; k < i->nops && !found; k++)
                 found = i->phi_blocks[k] == pred;
@@ -889,9 +743,9 @@ static void check_dominance(vstate *st, fmag_block *b)
 
 static void vstate_free(vstate *st)
 {
-    free(st->blocks), free(st->vals), free(st->pos);
-    free(st->succ), free(st->nsucc), free(st->pred_start), free(st->preds);
-    free(st->rpo), free(st->rpo_num), free(st->idom), free(st->tin), free(st->tout);
+    fmag_tmp_free(st->blocks), fmag_tmp_free(st->vals), fmag_tmp_free(st->pos);
+    fmag_preds_free(&st->preds);
+    fmag_domtree_free(&st->dt);
 }
 
 static bool verify_func(fmag_func *f, bool module_checked)
@@ -920,9 +774,9 @@ static bool verify_func(fmag_func *f, bool module_checked)
     fmag_func_renumber(f);
     st.nblocks = f->nblocks;
     st.nvalues = f->nvalues;
-    st.blocks = calloc(st.nblocks ? st.nblocks : 1, sizeof *st.blocks);
-    st.vals = calloc(st.nvalues ? st.nvalues : 1, sizeof *st.vals);
-    st.pos = calloc(st.nvalues ? st.nvalues : 1, sizeof *st.pos);
+    st.blocks = fmag_tmp_calloc(st.nblocks ? st.nblocks : 1, sizeof *st.blocks);
+    st.vals = fmag_tmp_calloc(st.nvalues ? st.nvalues : 1, sizeof *st.vals);
+    st.pos = fmag_tmp_calloc(st.nvalues ? st.nvalues : 1, sizeof *st.pos);
     if (!st.blocks || !st.vals || !st.pos) {
         st.oom = true;
         bool ok = flush_errors(&st);
@@ -939,7 +793,7 @@ static bool verify_func(fmag_func *f, bool module_checked)
     }
     if (st.nerrs == 0) check_use_lists(&st, nuses);
 
-    if (!build_cfg(&st) || !build_dominators(&st)) {
+    if (!fmag_preds_build(f, NULL, 0, &st.preds) || !fmag_domtree_build(f, &st.dt)) {
         st.oom = true;
     } else {
         fmag_foreach_block(b, f) check_phis(&st, b);
@@ -1034,12 +888,12 @@ bool fmag_module_has_recursion(fmag_module *m)
     unsigned n = 0;
     fmag_foreach_func(f, m) n++;
     if (n == 0) return false;
-    fmag_func **funcs = malloc(n * sizeof *funcs);
-    void **saved = malloc(n * sizeof *saved);
-    unsigned char *color = calloc(n, 1);
-    unsigned *stack = malloc(n * sizeof *stack);
-    fmag_block **cur_b = malloc(n * sizeof *cur_b);
-    fmag_instr **cur_i = malloc(n * sizeof *cur_i);
+    fmag_func **funcs = fmag_tmp_malloc(n * sizeof *funcs);
+    void **saved = fmag_tmp_malloc(n * sizeof *saved);
+    unsigned char *color = fmag_tmp_calloc(n, 1);
+    unsigned *stack = fmag_tmp_malloc(n * sizeof *stack);
+    fmag_block **cur_b = fmag_tmp_malloc(n * sizeof *cur_b);
+    fmag_instr **cur_i = fmag_tmp_malloc(n * sizeof *cur_i);
     bool found = false;
     if (!funcs || !saved || !color || !stack || !cur_b || !cur_i) {
         fmag_context_error(m->ctx, "error: out of memory while looking for recursion");
@@ -1096,7 +950,7 @@ bool fmag_module_has_recursion(fmag_module *m)
                 vbuf_printf(&out, "@%s (a call graph cycle cannot be inlined)", funcs[c]->name);
                 fmag_context_error(m->ctx, "%s",
                                    out.oom ? "error: recursion in the call graph" : out.s);
-                free(out.s);
+                fmag_tmp_free(out.s);
                 found = true;
                 break;
             }
@@ -1110,6 +964,7 @@ bool fmag_module_has_recursion(fmag_module *m)
     for (unsigned j = 0; j < n; j++)
         funcs[j]->aux = saved[j];
 out:
-    free(funcs), free(saved), free(color), free(stack), free(cur_b), free(cur_i);
+    fmag_tmp_free(funcs), fmag_tmp_free(saved), fmag_tmp_free(color);
+    fmag_tmp_free(stack), fmag_tmp_free(cur_b), fmag_tmp_free(cur_i);
     return found;
 }

@@ -55,11 +55,11 @@ static key make_key(const fmag_instr *i)
     }
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
                *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
-    k.v[3] = fmag_opt_const_true(e) ? NULL : d;
-    k.v[4] = fmag_opt_const_true(e) ? NULL : e;
-    if (fmag_opt_is_one(b) || fmag_opt_is_one(a)) {
+    k.v[3] = fmag_ou_const_true(e) ? NULL : d;
+    k.v[4] = fmag_ou_const_true(e) ? NULL : e;
+    if (fmag_ou_is_one(b) || fmag_ou_is_one(a)) {
         k.tag = KEY_ADD;
-        k.v[0] = fmag_opt_is_one(b) ? a : b;
+        k.v[0] = fmag_ou_is_one(b) ? a : b;
         k.v[1] = c;
         sort2(&k.v[0], &k.v[1]);
     } else {
@@ -102,22 +102,21 @@ typedef struct slot {
     fmag_instr *instr; /* NULL: empty */
 } slot;
 
-bool fmag_opt_cse(fmag_func *f)
+fmag_pass_status fmag_opt_cse(fmag_func *f)
 {
-    fmag_opt_domtree dt;
-    /* Out of memory is a failure the pass manager must see, not "no change". */
-    if (!fmag_opt_domtree_build(f, &dt)) {
+    fmag_domtree dt;
+    if (!fmag_domtree_build(f, &dt)) {
         fmag_context_out_of_memory(f->module->ctx, "cse");
-        return false;
+        return FMAG_PASS_FAILED;
     }
     size_t n = fmag_func_num_instrs(f), cap = 16;
     while (cap < 2 * n + 2)
         cap *= 2;
     slot *tab = fmag_tmp_calloc(cap, sizeof(*tab));
     if (!tab) {
-        fmag_opt_domtree_free(&dt);
+        fmag_domtree_free(&dt);
         fmag_context_out_of_memory(f->module->ctx, "cse");
-        return false;
+        return FMAG_PASS_FAILED;
     }
     bool changed = false;
     for (unsigned bi = 0; bi < dt.n; bi++) {
@@ -134,7 +133,7 @@ bool fmag_opt_cse(fmag_func *f)
                 fmag_instr *o = tab[s].instr;
                 if (!o->block || o->op != i->op) continue;
                 key ko = make_key(o);
-                if (key_equal(&k, &ko) && fmag_opt_dominates(&dt, o->block, b)) {
+                if (key_equal(&k, &ko) && fmag_domtree_dominates(&dt, o->block, b)) {
                     found = o;
                     break;
                 }
@@ -151,6 +150,6 @@ bool fmag_opt_cse(fmag_func *f)
         }
     }
     fmag_tmp_free(tab);
-    fmag_opt_domtree_free(&dt);
-    return changed;
+    fmag_domtree_free(&dt);
+    return fmag_ou_status(changed);
 }

@@ -36,7 +36,7 @@ static bool canon_fmag(fmag_instr *i)
     if (!cc) {
         double p = (double)a->imm * (double)b->imm; /* exact: 24 + 24 bits < 53 */
         float pf = (float)p;
-        if ((double)pf != p || !fmag_opt_finite(pf)) return false;
+        if ((double)pf != p || !fmag_ou_finite(pf)) return false;
         fmag_instr_set_op(i, FMAG_A, c);
         fmag_instr_set_op(i, FMAG_B, one);
         fmag_instr_set_op(i, FMAG_C, fmag_module_const(m, pf));
@@ -44,14 +44,14 @@ static bool canon_fmag(fmag_instr *i)
     }
     if (b == one && c == zero) return false; /* already the select of a literal */
     float k = fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f);
-    if (!fmag_opt_finite(k)) return false;
+    if (!fmag_ou_finite(k)) return false;
     fmag_instr_set_op(i, FMAG_A, fmag_module_const(m, k));
     fmag_instr_set_op(i, FMAG_B, one);
     fmag_instr_set_op(i, FMAG_C, zero);
     return true;
 }
 
-bool fmag_opt_canon(fmag_func *f)
+fmag_pass_status fmag_opt_canon(fmag_func *f)
 {
     bool changed = false;
     fmag_foreach_block(b, f)
@@ -61,5 +61,5 @@ bool fmag_opt_canon(fmag_func *f)
             if (i->op == FMAG_OP_FMAG) changed |= canon_fmag(i);
         }
     }
-    return changed;
+    return fmag_ou_status(changed);
 }

@@ -20,7 +20,8 @@
  * and a guard `> 0` is false for both zeros. x*±0 is ±0 when x is finite, and on the
  * inputs the contract covers, every operand of an instruction that the original
  * program executes is finite; an instruction the original does not execute only
- * feeds selects that discard it. Folding uses the VM's own fmag_eval.
+ * feeds selects that discard it. Folding uses fmag_eval (lib/IR/Eval.c), the
+ * machine instruction exactly as the VM executes it.
  *
  *   %0 = fmag 2.0, 3.0, 1.0, 0.0, 1.0        ->   (gone; users see 7.0)
  *   %1 = mul %x, 1.0                         ->   (gone; users see %x)
@@ -29,6 +30,7 @@
  *
  * Requires: nothing. Preserves: everything except removed branches/blocks.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
@@ -56,24 +58,24 @@ static bool fold_fmag(fmag_instr *i)
     fmag_module *m = i->block->func->module;
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
                *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
-    if (fmag_opt_const_false(e)) {
-        fmag_opt_replace_and_erase(i, d);
+    if (fmag_ou_const_false(e)) {
+        fmag_ou_replace_and_erase(i, d);
         return true;
     }
     bool consts = fmag_value_is_const(a) && fmag_value_is_const(b) && fmag_value_is_const(c);
     float k = consts ? fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f) : 0.0f;
-    if (consts && !fmag_opt_finite(k)) consts = false;
-    if (fmag_opt_const_true(e)) {
+    if (consts && !fmag_ou_finite(k)) consts = false;
+    if (fmag_ou_const_true(e)) {
         if (consts) {
-            fmag_opt_replace_and_erase(i, fmag_module_const(m, k));
+            fmag_ou_replace_and_erase(i, fmag_module_const(m, k));
             return true;
         }
-        if (fmag_opt_is_zero(a) || fmag_opt_is_zero(b)) {
-            fmag_opt_replace_and_erase(i, c);
+        if (fmag_ou_is_zero(a) || fmag_ou_is_zero(b)) {
+            fmag_ou_replace_and_erase(i, c);
             return true;
         }
-        if (fmag_opt_is_zero(c) && (fmag_opt_is_one(b) || fmag_opt_is_one(a))) {
-            fmag_opt_replace_and_erase(i, fmag_opt_is_one(b) ? a : b);
+        if (fmag_ou_is_zero(c) && (fmag_ou_is_one(b) || fmag_ou_is_one(a))) {
+            fmag_ou_replace_and_erase(i, fmag_ou_is_one(b) ? a : b);
             return true;
         }
         fmag_value *zero = fmag_module_const(m, 0.0f);
@@ -87,26 +89,26 @@ static bool fold_fmag(fmag_instr *i)
     if (consts) {
         fmag_value *kv = fmag_module_const(m, k);
         if (equal_mod_zero(kv, d)) {
-            fmag_opt_replace_and_erase(i, d);
+            fmag_ou_replace_and_erase(i, d);
             return true;
         }
         return set_select(i, kv);
     }
-    if (fmag_opt_is_zero(a) || fmag_opt_is_zero(b)) {
+    if (fmag_ou_is_zero(a) || fmag_ou_is_zero(b)) {
         if (equal_mod_zero(c, d)) {
-            fmag_opt_replace_and_erase(i, d);
+            fmag_ou_replace_and_erase(i, d);
             return true;
         }
         return set_select(i, c);
     }
-    if (fmag_opt_is_zero(c) && ((fmag_opt_is_one(b) && a == d) || (fmag_opt_is_one(a) && b == d))) {
-        fmag_opt_replace_and_erase(i, d);
+    if (fmag_ou_is_zero(c) && ((fmag_ou_is_one(b) && a == d) || (fmag_ou_is_one(a) && b == d))) {
+        fmag_ou_replace_and_erase(i, d);
         return true;
     }
     return false;
 }
 
-bool fmag_opt_constfold(fmag_func *f)
+fmag_pass_status fmag_opt_constfold(fmag_func *f)
 {
     bool any = false, changed;
     do {
@@ -118,12 +120,12 @@ bool fmag_opt_constfold(fmag_func *f)
             if (!i->block) continue;
             if (i->op == FMAG_OP_FMAG && fold_fmag(i)) changed = true;
         }
-        if (fmag_opt_fold_branches(f)) {
+        if (fmag_cfg_fold_branches(f)) {
             changed = true;
-            fmag_opt_remove_unreachable(f);
+            fmag_cfg_remove_unreachable(f);
         }
-        changed |= fmag_opt_simplify_phis(f);
+        changed |= fmag_cfg_simplify_phis(f);
         any |= changed;
     } while (changed);
-    return any;
+    return fmag_ou_status(any);
 }

@@ -17,15 +17,15 @@
 
 #include <stdlib.h>
 
-bool fmag_opt_dce(fmag_func *f)
+fmag_pass_status fmag_opt_dce(fmag_func *f)
 {
     /* Mark: every instruction reachable through operands from a terminator is live. */
     size_t n = fmag_func_num_instrs(f);
-    if (!n) return false;
+    if (!n) return FMAG_PASS_UNCHANGED;
     fmag_instr **work = fmag_tmp_malloc(n * sizeof(*work));
     if (!work) {
-        fmag_context_out_of_memory(f->module->ctx, "dce"); /* a failure, not "no change" */
-        return false;
+        fmag_context_out_of_memory(f->module->ctx, "dce");
+        return FMAG_PASS_FAILED;
     }
     size_t top = 0;
     fmag_foreach_block (b, f)
@@ -55,8 +55,6 @@ bool fmag_opt_dce(fmag_func *f)
                 fmag_instr_erase(i);
                 changed = true;
             }
-    fmag_foreach_block (b, f)
-        fmag_foreach_instr (i, b)
-            i->aux = NULL;
-    return changed;
+    fmag_func_clear_aux(f);
+    return changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }

@@ -24,15 +24,15 @@
 /* The copied value when i is a move, else NULL. */
 static fmag_value *move_source(const fmag_instr *i)
 {
-    if (i->op != FMAG_OP_FMAG || !fmag_opt_const_true(i->ops[FMAG_E].value) ||
-        !fmag_opt_is_zero(i->ops[FMAG_C].value))
+    if (i->op != FMAG_OP_FMAG || !fmag_ou_const_true(i->ops[FMAG_E].value) ||
+        !fmag_ou_is_zero(i->ops[FMAG_C].value))
         return NULL;
-    if (fmag_opt_is_one(i->ops[FMAG_B].value)) return i->ops[FMAG_A].value;
-    if (fmag_opt_is_one(i->ops[FMAG_A].value)) return i->ops[FMAG_B].value;
+    if (fmag_ou_is_one(i->ops[FMAG_B].value)) return i->ops[FMAG_A].value;
+    if (fmag_ou_is_one(i->ops[FMAG_A].value)) return i->ops[FMAG_B].value;
     return NULL;
 }
 
-bool fmag_opt_fuse(fmag_func *f)
+fmag_pass_status fmag_opt_fuse(fmag_func *f)
 {
     bool changed = false;
     fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
@@ -44,5 +44,5 @@ bool fmag_opt_fuse(fmag_func *f)
         fmag_instr_erase(i);
         changed = true;
     }
-    return changed;
+    return fmag_ou_status(changed);
 }

@@ -35,7 +35,7 @@
 /* When v is a boolean of x's sign: sets *x and whether v > 0 means !(x > 0). */
 static bool sign_bool(const fmag_value *v, fmag_value **x, bool *neg)
 {
-    fmag_instr *i = fmag_opt_fmag_def(v);
+    fmag_instr *i = fmag_ou_fmag_def(v);
     if (!i) return false;
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
                *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
@@ -43,7 +43,7 @@ static bool sign_bool(const fmag_value *v, fmag_value **x, bool *neg)
         !fmag_value_is_const(c) || !fmag_value_is_const(d))
         return false;
     float k = fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f);
-    if (!fmag_opt_finite(k)) return false;
+    if (!fmag_ou_finite(k)) return false;
     bool kt = k > 0.0f, dt = d->imm > 0.0f;
     if (kt == dt) return false;
     *x = e;
@@ -65,8 +65,8 @@ static bool exact_bool(const fmag_value *v, fmag_value **x, bool *neg)
 /* v = 1 - b for an exact boolean b: sets *x and polarity as sign_bool does. */
 static bool complement(const fmag_value *v, fmag_value **x, bool *neg)
 {
-    fmag_instr *i = fmag_opt_fmag_def(v);
-    if (!i || !fmag_opt_const_true(i->ops[FMAG_E].value) || !fmag_opt_is_one(i->ops[FMAG_C].value))
+    fmag_instr *i = fmag_ou_fmag_def(v);
+    if (!i || !fmag_ou_const_true(i->ops[FMAG_E].value) || !fmag_ou_is_one(i->ops[FMAG_C].value))
         return false;
     fmag_value *b;
     if (fmag_value_is_imm(i->ops[FMAG_B].value, -1.0f))
@@ -103,7 +103,7 @@ static chain walk(fmag_value *g)
 
 static bool is_select(const fmag_instr *i)
 {
-    return fmag_opt_is_one(i->ops[FMAG_B].value) && fmag_opt_is_zero(i->ops[FMAG_C].value);
+    return fmag_ou_is_one(i->ops[FMAG_B].value) && fmag_ou_is_zero(i->ops[FMAG_C].value);
 }
 
 static bool strip(fmag_instr *i, unsigned slot)
@@ -118,6 +118,7 @@ static bool strip(fmag_instr *i, unsigned slot)
         fmag_block *t = i->targets[0];
         i->targets[0] = i->targets[1];
         i->targets[1] = t;
+        fmag_func_invalidate(i->block->func, FMAG_VALID_CFG);
         fmag_instr_set_op(i, slot, ch.end);
     } else if (is_select(i)) {
         fmag_module *m = i->block->func->module;
@@ -131,15 +132,15 @@ static bool strip(fmag_instr *i, unsigned slot)
     } else {
         return false;
     }
-    if (old) fmag_opt_erase_if_dead(old);
+    if (old) fmag_ou_erase_if_dead(old);
     return true;
 }
 
 /* A select `fmag t, 1.0, ±0, d, g`: its value is t*1 + 0 when g > 0, else d. */
 static bool is_select_form(const fmag_instr *i)
 {
-    return i->op == FMAG_OP_FMAG && fmag_opt_is_one(i->ops[FMAG_B].value) &&
-           fmag_opt_is_zero(i->ops[FMAG_C].value);
+    return i->op == FMAG_OP_FMAG && fmag_ou_is_one(i->ops[FMAG_B].value) &&
+           fmag_ou_is_zero(i->ops[FMAG_C].value);
 }
 
 /* Marks (aux != NULL) every fmag whose value only matters through its sign: each use
@@ -185,13 +186,13 @@ static bool strip_arms(fmag_instr *i)
         chain ch = walk(v);
         if (ch.last_pos == v) continue;
         fmag_instr_set_op(i, slots[k], ch.last_pos);
-        if (v->kind == FMAG_VALUE_RESULT) fmag_opt_erase_if_dead(v->def);
+        if (v->kind == FMAG_VALUE_RESULT) fmag_ou_erase_if_dead(v->def);
         changed = true;
     }
     return changed;
 }
 
-bool fmag_opt_guardstrip(fmag_func *f)
+fmag_pass_status fmag_opt_guardstrip(fmag_func *f)
 {
     mark_sign_only(f);
     bool changed = false;
@@ -209,6 +210,6 @@ bool fmag_opt_guardstrip(fmag_func *f)
             if (i->block) prev = i->prev;
         }
     }
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
-    return changed;
+    fmag_func_clear_aux(f);
+    return fmag_ou_status(changed);
 }

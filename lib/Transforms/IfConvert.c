@@ -29,13 +29,14 @@
  * Requires: no loops; calls only to non-recursive functions (they are pure and get
  * executed on every input). Preserves: the values; leaves a single block.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
 #include <stdlib.h>
 
 typedef struct bstate {
-    fmag_block **preds; /* taken before any terminator goes */
+    fmag_block *const *preds; /* taken before any terminator goes */
     unsigned npreds;
     fmag_value *pred;
     fmag_block *succ[2];
@@ -69,28 +70,34 @@ static bool has_calls(fmag_func *f)
     return false;
 }
 
-bool fmag_opt_ifconvert(fmag_func *f)
+fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
 {
-    if (!f->first) return false;
+    if (!f->first) return FMAG_PASS_UNCHANGED;
     fmag_block *from, *to;
-    if (fmag_opt_find_back_edge(f, &from, &to)) {
+    if (fmag_cfg_find_back_edge(f, &from, &to)) {
         char b1[80], b2[80];
         fmag_context_error(f->module->ctx,
                            "error: in function @%s, block %s: loop (back edge from %s) cannot "
                            "be if-converted; -loop-unroll removes loops whose trip count is a "
                            "constant",
-                           f->name, fmag_opt_block_name(to, b1, sizeof b1),
-                           fmag_opt_block_name(from, b2, sizeof b2));
-        return false;
+                           f->name, fmag_cfg_block_name(to, b1, sizeof b1),
+                           fmag_cfg_block_name(from, b2, sizeof b2));
+        return FMAG_PASS_FAILED;
     }
-    if (has_calls(f) && fmag_module_has_recursion(f->module)) return false;
-    bool changed = fmag_opt_remove_unreachable(f);
-    if (!f->first->next) return changed;
+    if (has_calls(f) && fmag_module_has_recursion(f->module)) return FMAG_PASS_FAILED;
+    bool changed = fmag_cfg_remove_unreachable(f);
+    if (!f->first->next) return fmag_ou_status(changed);
 
-    fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) {
-        fmag_context_out_of_memory(f->module->ctx, "ifconvert"); /* a failure, not "no change" */
-        return changed;
+    fmag_domtree dt;
+    fmag_preds preds;
+    if (!fmag_domtree_build(f, &dt)) {
+        fmag_context_out_of_memory(f->module->ctx, "ifconvert");
+        return FMAG_PASS_FAILED;
+    }
+    if (!fmag_preds_build(f, NULL, 0, &preds)) {
+        fmag_domtree_free(&dt);
+        fmag_context_out_of_memory(f->module->ctx, "ifconvert");
+        return FMAG_PASS_FAILED;
     }
     bstate *st = fmag_tmp_calloc(dt.n, sizeof(*st));
     fmag_instr **rets = fmag_tmp_calloc(dt.n, sizeof(*rets));
@@ -99,9 +106,10 @@ bool fmag_opt_ifconvert(fmag_func *f)
         fmag_tmp_free(st);
         fmag_tmp_free(rets);
         fmag_tmp_free(ret_pred);
-        fmag_opt_domtree_free(&dt);
+        fmag_domtree_free(&dt);
+        fmag_preds_free(&preds);
         fmag_context_out_of_memory(f->module->ctx, "ifconvert");
-        return changed;
+        return FMAG_PASS_FAILED;
     }
     fmag_module *m = f->module;
     fmag_value *one = fmag_module_const(m, 1.0f), *zero = fmag_module_const(m, 0.0f);
@@ -109,8 +117,10 @@ bool fmag_opt_ifconvert(fmag_func *f)
     fmag_builder bld;
     fmag_builder_at_end(&bld, entry);
     unsigned nrets = 0;
-    for (unsigned bi = 0; bi < dt.n; bi++)
-        st[bi].npreds = fmag_block_preds(dt.rpo[bi], &st[bi].preds);
+    for (unsigned bi = 0; bi < dt.n; bi++) {
+        st[bi].preds = fmag_preds_of(&preds, dt.rpo[bi]);
+        st[bi].npreds = fmag_preds_count(&preds, dt.rpo[bi]);
+    }
 
     for (unsigned bi = 0; bi < dt.n; bi++) {
         fmag_block *b = dt.rpo[bi];
@@ -184,6 +194,7 @@ bool fmag_opt_ifconvert(fmag_func *f)
     fmag_tmp_free(st);
     fmag_tmp_free(rets);
     fmag_tmp_free(ret_pred);
-    fmag_opt_domtree_free(&dt);
-    return true;
+    fmag_domtree_free(&dt);
+    fmag_preds_free(&preds);
+    return FMAG_PASS_CHANGED;
 }

@@ -36,23 +36,29 @@
  *
  * Requires: a verified module. Preserves: nothing about the CFG.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
 #include <stdlib.h>
 
-static fmag_value *map_value(fmag_value *v, fmag_instr *call)
-{
-    if (v->kind == FMAG_VALUE_CONST) return v;
-    if (v->kind == FMAG_VALUE_PARAM) return call->ops[v->index].value;
-    fmag_instr *clone = v->def->aux;
-    return &clone->results[v->index];
-}
-
-static void inline_call(fmag_instr *call)
+/* Returns false (with a diagnostic, nothing changed) when out of memory. */
+static bool inline_call(fmag_instr *call)
 {
     fmag_block *cb = call->block;
     fmag_func *f = cb->func, *g = call->callee;
+    unsigned nrets = 0;
+    fmag_foreach_block (b, g)
+        fmag_foreach_instr (i, b)
+            nrets += i->op == FMAG_OP_RET;
+    fmag_instr **rets = fmag_tmp_calloc(nrets ? nrets : 1, sizeof(*rets));
+    fmag_value **args = fmag_tmp_malloc((call->nops + 1) * sizeof(*args));
+    if (!rets || !args) {
+        fmag_tmp_free(rets);
+        fmag_tmp_free(args);
+        fmag_context_out_of_memory(f->module->ctx, "inline");
+        return false;
+    }
 
     fmag_block *cont = fmag_block_create_after(f, cb, NULL);
     for (fmag_instr *i = call->next, *nx; i; i = nx) {
@@ -63,54 +69,25 @@ static void inline_call(fmag_instr *call)
     fmag_block *s[2];
     unsigned ns = fmag_block_succs(cont, s);
     for (unsigned k = 0; k < ns; k++)
-        fmag_opt_phi_rename_block(s[k], cb, cont);
+        fmag_cfg_phi_rename_block(s[k], cb, cont);
 
-    /* Clone blocks (in the callee's order, between cb and cont), then instructions
-     * with their results, then operands: phis may name values defined later. */
-    fmag_block *after = cb;
-    fmag_foreach_block(b, g)
-    {
-        b->aux = fmag_block_create_like(f, after, b);
-        after = b->aux;
-    }
-    unsigned nrets = 0;
-    fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
-    {
-        fmag_instr *c;
-        if (i->op == FMAG_OP_RET) {
-            c = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
-            c->targets[0] = cont;
-            nrets++;
-        } else {
-            c = fmag_instr_create(f, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
-            c->callee = i->callee;
-            for (unsigned k = 0; k < 2; k++)
-                c->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
-        }
-        fmag_block_append(b->aux, c);
-        i->aux = c;
-    }
-    fmag_instr **rets = fmag_tmp_calloc(nrets ? nrets : 1, sizeof(*rets));
+    /* The callee's blocks go between cb and cont; its parameters read the call's
+     * arguments, its rets jump to cont. */
+    for (unsigned k = 0; k < call->nops; k++)
+        args[k] = call->ops[k].value;
+    fmag_clone_opts o = {args, cont, false, false};
+    fmag_block *entry = fmag_clone_body(f, cb, g, &o);
     unsigned nr = 0;
     fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
     {
-        fmag_instr *c = i->aux;
-        if (i->op == FMAG_OP_RET) {
-            if (rets) rets[nr++] = i;
-        } else if (i->op == FMAG_OP_PHI) {
-            for (unsigned k = 0; k < i->nops; k++)
-                fmag_phi_add_incoming(c, map_value(i->ops[k].value, call), i->phi_blocks[k]->aux);
-        } else {
-            for (unsigned k = 0; k < i->nops; k++)
-                fmag_instr_set_op(c, k, map_value(i->ops[k].value, call));
-        }
+        if (i->op == FMAG_OP_RET) rets[nr++] = i;
     }
 
     fmag_instr *last_phi = NULL;
     for (unsigned r = 0; r < call->nresults; r++) {
         fmag_value *v;
         if (nr == 1) {
-            v = map_value(rets[0]->ops[r].value, call);
+            v = fmag_clone_map_value(g, f, &o, rets[0]->ops[r].value);
         } else {
             fmag_instr *phi = fmag_instr_create(f, FMAG_OP_PHI, 0, 1);
             if (last_phi)
@@ -121,15 +98,15 @@ static void inline_call(fmag_instr *call)
                 fmag_block_append(cont, phi);
             last_phi = phi;
             for (unsigned k = 0; k < nr; k++)
-                fmag_phi_add_incoming(phi, map_value(rets[k]->ops[r].value, call),
+                fmag_phi_add_incoming(phi, fmag_clone_map_value(g, f, &o, rets[k]->ops[r].value),
                                       ((fmag_instr *)rets[k]->aux)->block);
             v = &phi->results[0];
         }
         fmag_value_replace_all_uses(&call->results[r], v);
     }
     fmag_tmp_free(rets);
+    fmag_tmp_free(args);
 
-    fmag_block *entry = g->first->aux;
     fmag_instr_erase(call);
     fmag_instr *j = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
     j->targets[0] = entry;
@@ -139,6 +116,7 @@ static void inline_call(fmag_instr *call)
         b->aux = NULL;
         fmag_foreach_instr(i, b) i->aux = NULL;
     }
+    return true;
 }
 
 /* Post-order over the call graph: callees before callers. */
@@ -156,9 +134,9 @@ static void post_order(fmag_func *f, fmag_func **out, size_t *n)
     out[(*n)++] = f;
 }
 
-bool fmag_opt_inline(fmag_module *m)
+fmag_pass_status fmag_opt_inline(fmag_module *m)
 {
-    if (fmag_module_has_recursion(m)) return false;
+    if (fmag_module_has_recursion(m)) return FMAG_PASS_FAILED;
     size_t nf = 0;
     bool has_export = false;
     fmag_foreach_func(f, m)
@@ -175,7 +153,7 @@ bool fmag_opt_inline(fmag_module *m)
         fmag_tmp_free(order);
         fmag_tmp_free(sizes);
         fmag_context_out_of_memory(ctx, "inline");
-        return false;
+        return FMAG_PASS_FAILED;
     }
     size_t n = 0;
     /* With exports, only what they reach: the rest is dropped below, and a bomb
@@ -200,6 +178,7 @@ bool fmag_opt_inline(fmag_module *m)
         fmag_instr **calls = fmag_tmp_malloc((ncalls ? ncalls : 1) * sizeof(*calls));
         if (!calls) {
             fmag_context_out_of_memory(ctx, "inline");
+            failed = true;
             break;
         }
         size_t c = 0;
@@ -222,7 +201,10 @@ bool fmag_opt_inline(fmag_module *m)
                 break;
             }
             sizes[k] = grown;
-            inline_call(calls[c]);
+            if (!inline_call(calls[c])) {
+                failed = true;
+                break;
+            }
             changed = true;
         }
         fmag_tmp_free(calls);
@@ -231,7 +213,7 @@ bool fmag_opt_inline(fmag_module *m)
         f->aux = NULL;
     fmag_tmp_free(order);
     fmag_tmp_free(sizes);
-    if (failed) return changed;
+    if (failed) return FMAG_PASS_FAILED;
     if (has_export) {
         fmag_foreach_func(f, m)
         {
@@ -241,5 +223,5 @@ bool fmag_opt_inline(fmag_module *m)
             }
         }
     }
-    return changed;
+    return fmag_ou_status(changed);
 }

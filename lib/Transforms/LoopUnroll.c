@@ -7,8 +7,9 @@
  * found by simulation, not by pattern matching an induction variable: the
  * iterations are evaluated one after another on a known/unknown lattice (a value
  * is known when it is a literal or an fmag whose relevant operands are known,
- * computed with the VM's own fmag_eval; values defined outside the loop are
- * unknown unless literal, parameters and call results are unknown). A branch
+ * computed with fmag_eval, lib/IR's copy of the machine instruction; values
+ * defined outside the loop are unknown unless literal, parameters and call
+ * results are unknown). A branch
  * with a known guard follows one edge, one with an unknown guard both. The
  * header's phis take the values of the feasible back edges (known when they all
  * agree), and the simulation stops when no back edge is feasible: the loop runs
@@ -52,7 +53,9 @@
  *
  * Requires: a verified function. Preserves: the values; not the CFG.
  */
+#include "CFG.h"
 #include "OptUtil.h"
+#include "fmag/Bits.h"
 #include "fmag/Transforms.h"
 
 #include <stdint.h>
@@ -69,10 +72,9 @@ typedef struct loop {
 
 typedef struct loopinfo {
     fmag_func *f;
-    fmag_opt_domtree dt;
+    fmag_domtree dt;
     unsigned nb;
-    unsigned *pstart; /* predecessors by block id, CSR, reachable blocks only */
-    fmag_block **plist;
+    fmag_preds preds; /* from reachable blocks only, in reverse postorder */
     loop *loops;
     unsigned nloops;
     fmag_block *irreducible; /* target of a retreating edge that is no back edge */
@@ -81,18 +83,17 @@ typedef struct loopinfo {
 static void loopinfo_free(loopinfo *li)
 {
     for (unsigned k = 0; k < li->nloops; k++)
-        free(li->loops[k].in);
-    free(li->loops);
-    free(li->pstart);
-    free(li->plist);
-    fmag_opt_domtree_free(&li->dt);
+        fmag_tmp_free(li->loops[k].in);
+    fmag_tmp_free(li->loops);
+    fmag_preds_free(&li->preds);
+    fmag_domtree_free(&li->dt);
     li->loops = NULL;
     li->nloops = 0;
 }
 
 static bool reachable(const loopinfo *li, const fmag_block *b)
 {
-    return li->dt.rpo_index[b->id] != UINT32_MAX;
+    return li->dt.rpo_index[b->id] != FMAG_DOM_UNREACHABLE;
 }
 
 /* Succ k of b as an edge of its own (a br with two equal arms is one edge). */
@@ -115,34 +116,11 @@ static bool loops_find(fmag_func *f, loopinfo *li)
     memset(li, 0, sizeof *li);
     li->f = f;
     fmag_func_renumber(f);
-    if (!fmag_opt_domtree_build(f, &li->dt)) return false;
+    if (!fmag_domtree_build(f, &li->dt)) return false;
     unsigned nb = li->nb = f->nblocks;
-    li->pstart = calloc(nb + 2, sizeof *li->pstart);
-    unsigned nedge = 0;
-    if (!li->pstart) return false;
-    for (unsigned i = 0; i < li->dt.n; i++) {
-        fmag_block *s[2];
-        unsigned ns = edges(li->dt.rpo[i], s);
-        for (unsigned k = 0; k < ns; k++, nedge++)
-            li->pstart[s[k]->id + 1]++;
-    }
-    for (unsigned i = 0; i < nb; i++)
-        li->pstart[i + 1] += li->pstart[i];
-    li->plist = malloc((nedge + 1) * sizeof *li->plist);
-    unsigned *fill = calloc(nb + 1, sizeof *fill);
-    if (!li->plist || !fill) {
-        free(fill);
-        return false;
-    }
-    for (unsigned i = 0; i < li->dt.n; i++) {
-        fmag_block *s[2];
-        unsigned ns = edges(li->dt.rpo[i], s);
-        for (unsigned k = 0; k < ns; k++)
-            li->plist[li->pstart[s[k]->id] + fill[s[k]->id]++] = li->dt.rpo[i];
-    }
-    free(fill);
+    if (!fmag_preds_build(f, li->dt.rpo, li->dt.n, &li->preds)) return false;
 
-    fmag_block **stack = malloc((nb + 1) * sizeof *stack);
+    fmag_block **stack = fmag_tmp_malloc((nb + 1) * sizeof *stack);
     if (!stack) return false;
     for (unsigned i = 0; i < li->dt.n; i++) {
         fmag_block *b = li->dt.rpo[i];
@@ -151,7 +129,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
         for (unsigned k = 0; k < ns; k++) {
             unsigned j = li->dt.rpo_index[s[k]->id];
             if (j > i) continue;
-            if (!fmag_opt_dominates(&li->dt, s[k], b)) {
+            if (!fmag_domtree_dominates(&li->dt, s[k], b)) {
                 if (!li->irreducible) li->irreducible = s[k];
                 continue;
             }
@@ -159,9 +137,9 @@ static bool loops_find(fmag_func *f, loopinfo *li)
             for (unsigned q = 0; q < li->nloops; q++)
                 if (li->loops[q].header == s[k]) l = &li->loops[q];
             if (!l) {
-                loop *nl = realloc(li->loops, (li->nloops + 1) * sizeof *nl);
+                loop *nl = fmag_tmp_realloc(li->loops, (li->nloops + 1) * sizeof *nl);
                 if (!nl) {
-                    free(stack);
+                    fmag_tmp_free(stack);
                     return false;
                 }
                 li->loops = nl;
@@ -169,9 +147,9 @@ static bool loops_find(fmag_func *f, loopinfo *li)
                 l->header = s[k];
                 l->nblocks = 1;
                 l->order = j;
-                l->in = calloc(nb + 1, 1);
+                l->in = fmag_tmp_calloc(nb + 1, 1);
                 if (!l->in) {
-                    free(stack);
+                    fmag_tmp_free(stack);
                     return false;
                 }
                 l->in[s[k]->id] = 1;
@@ -185,8 +163,9 @@ static bool loops_find(fmag_func *f, loopinfo *li)
             }
             while (top) {
                 fmag_block *x = stack[--top];
-                for (unsigned p = li->pstart[x->id]; p < li->pstart[x->id + 1]; p++) {
-                    fmag_block *y = li->plist[p];
+                fmag_block *const *px = fmag_preds_of(&li->preds, x);
+                for (unsigned p = 0; p < fmag_preds_count(&li->preds, x); p++) {
+                    fmag_block *y = px[p];
                     if (l->in[y->id]) continue;
                     l->in[y->id] = 1;
                     l->nblocks++;
@@ -195,7 +174,7 @@ static bool loops_find(fmag_func *f, loopinfo *li)
             }
         }
     }
-    free(stack);
+    fmag_tmp_free(stack);
     /* Innermost first: a nested loop's body is a strict subset of its parent's. */
     if (li->nloops > 1) qsort(li->loops, li->nloops, sizeof *li->loops, cmp_loop_size);
     return true;
@@ -269,13 +248,13 @@ static bool eval_fmag(const sim *s, const fmag_instr *i, float *out)
     }
     if (!(ka && kb && kc)) return false;
     float r = fmag_eval(a, b, c, 0.0f, 1.0f);
-    if (!fmag_opt_finite(r)) return false;
+    if (!fmag_ou_finite(r)) return false;
     if (ke) {
         *out = r;
         return true;
     }
     /* An unknown guard choosing between two equal values. */
-    if (kd && fmag_opt_bits(r) == fmag_opt_bits(d)) {
+    if (kd && fmag_bits_of(r) == fmag_bits_of(d)) {
         *out = r;
         return true;
     }
@@ -302,7 +281,7 @@ static bool merge_phi(const sim *s, const fmag_instr *phi, float *out)
         if (!edge_feasible(s, phi->phi_blocks[k], phi->block)) continue;
         float x;
         if (!get(s, phi->ops[k].value, &x)) return false;
-        if (any && fmag_opt_bits(x) != fmag_opt_bits(v)) return false;
+        if (any && fmag_bits_of(x) != fmag_bits_of(v)) return false;
         v = x;
         any = true;
     }
@@ -398,7 +377,7 @@ static void sim_iter(sim *s)
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (!edge_feasible(s, phi->phi_blocks[q], phi->block)) continue;
             float y;
-            if (!get(s, phi->ops[q].value, &y) || (any && fmag_opt_bits(x) != fmag_opt_bits(y)))
+            if (!get(s, phi->ops[q].value, &y) || (any && fmag_bits_of(x) != fmag_bits_of(y)))
                 kn = false;
             x = y;
             any = true;
@@ -412,7 +391,7 @@ static bool state_repeats(const sim *s)
 {
     for (unsigned k = 0; k < s->nphis; k++) {
         if (s->hknown[k] != s->nknown[k]) return false;
-        if (s->hknown[k] && fmag_opt_bits(s->hval[k]) != fmag_opt_bits(s->nval[k])) return false;
+        if (s->hknown[k] && fmag_bits_of(s->hval[k]) != fmag_bits_of(s->nval[k])) return false;
     }
     return true;
 }
@@ -433,7 +412,7 @@ static void state_init(sim *s)
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (in_loop(s, phi->phi_blocks[q])) continue;
             float y;
-            if (!get(s, phi->ops[q].value, &y) || (any && fmag_opt_bits(x) != fmag_opt_bits(y)))
+            if (!get(s, phi->ops[q].value, &y) || (any && fmag_bits_of(x) != fmag_bits_of(y)))
                 kn = false;
             x = y;
             any = true;
@@ -445,17 +424,17 @@ static void state_init(sim *s)
 
 static void sim_free(sim *s)
 {
-    free(s->body);
-    free(s->inner);
-    free(s->known);
-    free(s->val);
-    free(s->feas);
-    free(s->edge);
-    free(s->phis);
-    free(s->hknown);
-    free(s->hval);
-    free(s->nknown);
-    free(s->nval);
+    fmag_tmp_free(s->body);
+    fmag_tmp_free(s->inner);
+    fmag_tmp_free(s->known);
+    fmag_tmp_free(s->val);
+    fmag_tmp_free(s->feas);
+    fmag_tmp_free(s->edge);
+    fmag_tmp_free(s->phis);
+    fmag_tmp_free(s->hknown);
+    fmag_tmp_free(s->hval);
+    fmag_tmp_free(s->nknown);
+    fmag_tmp_free(s->nval);
 }
 
 static bool sim_init(sim *s, const loopinfo *li, const loop *l)
@@ -465,22 +444,23 @@ static bool sim_init(sim *s, const loopinfo *li, const loop *l)
     s->f = f;
     s->li = li;
     s->l = l;
+    fmag_func_assert_valid(f, FMAG_VALID_BLOCK_IDS | FMAG_VALID_VALUE_IDS);
     unsigned nb = li->nb, nv = f->nvalues;
-    s->body = malloc((l->nblocks + 1) * sizeof *s->body);
-    s->inner = calloc(nb + 1, 1);
-    s->known = calloc(nv + 1, 1);
-    s->val = calloc(nv + 1, sizeof *s->val);
-    s->feas = calloc(nb + 1, 1);
-    s->edge = calloc(nb + 1, 1);
+    s->body = fmag_tmp_malloc((l->nblocks + 1) * sizeof *s->body);
+    s->inner = fmag_tmp_calloc(nb + 1, 1);
+    s->known = fmag_tmp_calloc(nv + 1, 1);
+    s->val = fmag_tmp_calloc(nv + 1, sizeof *s->val);
+    s->feas = fmag_tmp_calloc(nb + 1, 1);
+    s->edge = fmag_tmp_calloc(nb + 1, 1);
     unsigned np = 0;
     fmag_foreach_instr (i, l->header) {
         if (i->op == FMAG_OP_PHI) np++;
     }
-    s->phis = malloc((np + 1) * sizeof *s->phis);
-    s->hknown = calloc(np + 1, 1);
-    s->hval = calloc(np + 1, sizeof *s->hval);
-    s->nknown = calloc(np + 1, 1);
-    s->nval = calloc(np + 1, sizeof *s->nval);
+    s->phis = fmag_tmp_malloc((np + 1) * sizeof *s->phis);
+    s->hknown = fmag_tmp_calloc(np + 1, 1);
+    s->hval = fmag_tmp_calloc(np + 1, sizeof *s->hval);
+    s->nknown = fmag_tmp_calloc(np + 1, 1);
+    s->nval = fmag_tmp_calloc(np + 1, sizeof *s->nval);
     if (!s->body || !s->inner || !s->known || !s->val || !s->feas || !s->edge || !s->phis ||
         !s->hknown || !s->hval || !s->nknown || !s->nval)
         return false;
@@ -541,16 +521,17 @@ static fmag_value *phi_at(lcssa *c, fmag_block *x)
     for (unsigned q = 0; q < c->nx; q++)
         if (c->xb[q] == x) return c->xp[q];
     const loopinfo *li = c->s->li;
-    unsigned n0 = li->pstart[x->id], n1 = li->pstart[x->id + 1];
-    if (n0 == n1) {
+    fmag_block *const *px = fmag_preds_of(&li->preds, x);
+    unsigned npx = fmag_preds_count(&li->preds, x);
+    if (npx == 0) {
         c->ok = false;
         return c->v;
     }
     if (c->nx == c->cap) {
         unsigned ncap = c->cap ? 2 * c->cap : 8;
-        fmag_block **nb = realloc(c->xb, ncap * sizeof *nb);
+        fmag_block **nb = fmag_tmp_realloc(c->xb, ncap * sizeof *nb);
         if (nb) c->xb = nb;
-        fmag_value **np = realloc(c->xp, ncap * sizeof *np);
+        fmag_value **np = fmag_tmp_realloc(c->xp, ncap * sizeof *np);
         if (np) c->xp = np;
         if (!nb || !np) {
             c->ok = false;
@@ -565,8 +546,8 @@ static fmag_value *phi_at(lcssa *c, fmag_block *x)
         fmag_block_append(x, phi);
     c->xb[c->nx] = x;
     c->xp[c->nx++] = &phi->results[0];
-    for (unsigned p = n0; p < n1; p++)
-        fmag_phi_add_incoming(phi, value_at_end(c, li->plist[p]), li->plist[p]);
+    for (unsigned p = 0; p < npx; p++)
+        fmag_phi_add_incoming(phi, value_at_end(c, px[p]), px[p]);
     return &phi->results[0];
 }
 
@@ -592,8 +573,8 @@ static bool make_lcssa(sim *s)
             }
         }
     }
-    free(c.xb);
-    free(c.xp);
+    fmag_tmp_free(c.xb);
+    fmag_tmp_free(c.xp);
     return c.ok;
 }
 
@@ -632,7 +613,7 @@ static bool add_fix(cloner *c, fmag_instr *t, unsigned slot)
 {
     if (c->nfix == c->capfix) {
         unsigned ncap = c->capfix ? 2 * c->capfix : 8;
-        fixup *nf = realloc(c->fix, ncap * sizeof *nf);
+        fixup *nf = fmag_tmp_realloc(c->fix, ncap * sizeof *nf);
         if (!nf) return false;
         c->fix = nf;
         c->capfix = ncap;
@@ -654,13 +635,15 @@ static bool clone_iteration(cloner *c, unsigned iter)
 
     /* Entry edges into this copy's header. */
     if (iter == 0) {
-        for (unsigned p = s->li->pstart[h->id]; p < s->li->pstart[h->id + 1]; p++) {
-            fmag_block *pred = s->li->plist[p];
+        fmag_block *const *ph = fmag_preds_of(&s->li->preds, h);
+        for (unsigned p = 0; p < fmag_preds_count(&s->li->preds, h); p++) {
+            fmag_block *pred = ph[p];
             if (in_loop(s, pred)) continue;
             fmag_instr *t = fmag_block_terminator(pred);
             for (unsigned q = 0; q < 2; q++)
                 if (t->targets[q] == h) t->targets[q] = nh;
         }
+        fmag_func_invalidate(f, FMAG_VALID_CFG);
     } else {
         for (unsigned q = 0; q < c->nfix; q++)
             c->fix[q].term->targets[c->fix[q].slot] = nh;
@@ -842,13 +825,13 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
     res = NO_MEMORY;
     unsigned nv = f->nvalues, nb = li->nb;
     c.s = &s;
-    c.map = calloc(nv + 1, sizeof *c.map);
-    c.pmap = calloc(nv + 1, sizeof *c.pmap);
-    c.bmap = calloc(nb + 1, sizeof *c.bmap);
-    c.pbmap = calloc(nb + 1, sizeof *c.pbmap);
-    c.latches = malloc((2 * (size_t)nb + 1) * sizeof *c.latches);
-    c.inv = malloc((2 * (size_t)nb + 1) * sizeof *c.inv);
-    c.inb = malloc((2 * (size_t)nb + 1) * sizeof *c.inb);
+    c.map = fmag_tmp_calloc(nv + 1, sizeof *c.map);
+    c.pmap = fmag_tmp_calloc(nv + 1, sizeof *c.pmap);
+    c.bmap = fmag_tmp_calloc(nb + 1, sizeof *c.bmap);
+    c.pbmap = fmag_tmp_calloc(nb + 1, sizeof *c.pbmap);
+    c.latches = fmag_tmp_malloc((2 * (size_t)nb + 1) * sizeof *c.latches);
+    c.inv = fmag_tmp_malloc((2 * (size_t)nb + 1) * sizeof *c.inv);
+    c.inb = fmag_tmp_malloc((2 * (size_t)nb + 1) * sizeof *c.inb);
     if (!c.map || !c.pmap || !c.bmap || !c.pbmap || !c.latches || !c.inv || !c.inb) goto out;
     c.after = l->header->prev;
     state_init(&s);
@@ -868,7 +851,7 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
         fmag_block *succ[2];
         unsigned ns = edges(s.body[k], succ);
         for (unsigned q = 0; q < ns; q++)
-            if (!in_loop(&s, succ[q])) fmag_opt_phi_drop_block(succ[q], s.body[k]);
+            if (!in_loop(&s, succ[q])) fmag_cfg_phi_drop_block(succ[q], s.body[k]);
     }
     for (unsigned k = 0; k < s.nbody; k++)
         fmag_foreach_instr (i, s.body[k])
@@ -878,14 +861,14 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
         fmag_block_erase(s.body[k]);
     res = UNROLLED;
 out:
-    free(c.map);
-    free(c.pmap);
-    free(c.bmap);
-    free(c.pbmap);
-    free(c.latches);
-    free(c.inv);
-    free(c.inb);
-    free(c.fix);
+    fmag_tmp_free(c.map);
+    fmag_tmp_free(c.pmap);
+    fmag_tmp_free(c.bmap);
+    fmag_tmp_free(c.pbmap);
+    fmag_tmp_free(c.latches);
+    fmag_tmp_free(c.inv);
+    fmag_tmp_free(c.inb);
+    fmag_tmp_free(c.fix);
     sim_free(&s);
     return res;
 }
@@ -894,7 +877,7 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
 {
     char name[80];
     fmag_func_name_values(f);
-    fmag_opt_block_name(h, name, sizeof name);
+    fmag_cfg_block_name(h, name, sizeof name);
     const char *file = f->module->src_file;
     if (file && h->src_line) { /* the loop's own source position, as the frontends' errors */
         if (budget)
@@ -916,21 +899,21 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
         fmag_context_error(f->module->ctx, "error: loop at %s in @%s: %s", name, f->name, what);
 }
 
-bool fmag_opt_loop_unroll(fmag_func *f)
+fmag_pass_status fmag_opt_loop_unroll(fmag_func *f)
 {
-    if (!f->first) return false;
+    if (!f->first) return FMAG_PASS_UNCHANGED;
     fmag_block *from, *to;
-    if (!fmag_opt_find_back_edge(f, &from, &to)) return false;
+    if (!fmag_cfg_find_back_edge(f, &from, &to)) return FMAG_PASS_UNCHANGED;
     size_t budget =
         f->module->max_unroll_instrs ? f->module->max_unroll_instrs : FMAG_UNROLL_DEFAULT_BUDGET;
-    bool changed = fmag_opt_constfold(f);
-    changed |= fmag_opt_remove_unreachable(f);
+    fmag_opt_constfold(f);
+    fmag_cfg_remove_unreachable(f);
     for (;;) {
         loopinfo li;
         if (!loops_find(f, &li)) {
             loopinfo_free(&li);
             fmag_context_error(f->module->ctx, "error: in function @%s: out of memory", f->name);
-            return changed;
+            return FMAG_PASS_FAILED;
         }
         if (li.irreducible) {
             loop_error(f, li.irreducible,
@@ -938,7 +921,7 @@ bool fmag_opt_loop_unroll(fmag_func *f)
                        "than through one header) cannot be unrolled",
                        0);
             loopinfo_free(&li);
-            return changed;
+            return FMAG_PASS_FAILED;
         }
         if (li.nloops == 0) {
             loopinfo_free(&li);
@@ -968,9 +951,8 @@ bool fmag_opt_loop_unroll(fmag_func *f)
             /* What the copies made literal may end other loops or fix their
              * bounds: an enclosing loop whose latch became unreachable, a count
              * computed by an earlier loop. */
-            fmag_opt_remove_unreachable(f);
+            fmag_cfg_remove_unreachable(f);
             fmag_opt_constfold(f);
-            changed = true;
             continue;
         }
         switch (first_fail) {
@@ -990,8 +972,8 @@ bool fmag_opt_loop_unroll(fmag_func *f)
             loop_error(f, fail_header, "trip count is not a constant", 0);
             break;
         }
-        return changed;
+        return FMAG_PASS_FAILED;
     }
-    fmag_opt_simplify_cfg(f);
-    return true;
+    fmag_opt_simplifycfg(f);
+    return FMAG_PASS_CHANGED;
 }

@@ -85,7 +85,7 @@ static bool live_after(const uintptr_t *last, const fmag_value *v, const fmag_in
 /* fmag p, -1.0, q, _, K>0  (that is q - p): sets p and q. */
 static bool is_sub(const fmag_instr *g, fmag_value **p, fmag_value **q)
 {
-    if (!g || !fmag_opt_const_true(g->ops[FMAG_E].value) ||
+    if (!g || !fmag_ou_const_true(g->ops[FMAG_E].value) ||
         !fmag_value_is_imm(g->ops[FMAG_B].value, -1.0f))
         return false;
     *p = g->ops[FMAG_A].value;
@@ -96,10 +96,10 @@ static bool is_sub(const fmag_instr *g, fmag_value **p, fmag_value **q)
 /* fmag x, -1.0, ±0, _, K>0 (that is -x). */
 static bool is_neg_of(const fmag_value *n, const fmag_value *x)
 {
-    fmag_instr *i = fmag_opt_fmag_def(n);
-    return i && fmag_opt_const_true(i->ops[FMAG_E].value) &&
+    fmag_instr *i = fmag_ou_fmag_def(n);
+    return i && fmag_ou_const_true(i->ops[FMAG_E].value) &&
            fmag_value_is_imm(i->ops[FMAG_B].value, -1.0f) &&
-           fmag_opt_is_zero(i->ops[FMAG_C].value) && i->ops[FMAG_A].value == x;
+           fmag_ou_is_zero(i->ops[FMAG_C].value) && i->ops[FMAG_A].value == x;
 }
 
 /* max(x, K) and the like: `fmag t, 1, 0, K, g` with a literal fallback K and
@@ -114,12 +114,12 @@ static bool orient_literal_fallback(fmag_instr *s, fmag_value *t, fmag_value *k,
 {
     if (fmag_value_is_const(t) || !fmag_value_is_const(k) || !fmag_value_num_uses_is(g, 1))
         return false;
-    fmag_instr *gd = fmag_opt_fmag_def(g);
-    if (!gd || gd->ops[FMAG_A].value != t || !fmag_opt_const_true(gd->ops[FMAG_E].value) ||
+    fmag_instr *gd = fmag_ou_fmag_def(g);
+    if (!gd || gd->ops[FMAG_A].value != t || !fmag_ou_const_true(gd->ops[FMAG_E].value) ||
         !fmag_value_is_const(gd->ops[FMAG_C].value))
         return false;
     float c = gd->ops[FMAG_C].value->imm, kv = k->imm;
-    bool t_minus_k = fmag_opt_is_one(gd->ops[FMAG_B].value) && c == -kv;
+    bool t_minus_k = fmag_ou_is_one(gd->ops[FMAG_B].value) && c == -kv;
     bool k_minus_t = fmag_value_is_imm(gd->ops[FMAG_B].value, -1.0f) && c == kv;
     if (!t_minus_k && !k_minus_t) return false;
     fmag_module *m = s->block->func->module;
@@ -133,14 +133,14 @@ static bool orient_literal_fallback(fmag_instr *s, fmag_value *t, fmag_value *k,
 
 static bool orient(fmag_instr *s, const uintptr_t *last)
 {
-    if (!fmag_opt_is_one(s->ops[FMAG_B].value) || !fmag_opt_is_zero(s->ops[FMAG_C].value))
+    if (!fmag_ou_is_one(s->ops[FMAG_B].value) || !fmag_ou_is_zero(s->ops[FMAG_C].value))
         return false;
     fmag_value *t = s->ops[FMAG_A].value, *f = s->ops[FMAG_D].value, *g = s->ops[FMAG_E].value;
     if (fmag_value_is_const(f) && !fmag_value_is_const(g))
         return orient_literal_fallback(s, t, f, g);
     if (t == f || fmag_value_is_const(t) || fmag_value_is_const(f) || fmag_value_is_const(g))
         return false;
-    fmag_instr *gd = fmag_opt_fmag_def(g);
+    fmag_instr *gd = fmag_ou_fmag_def(g);
     fmag_value *p, *q;
     bool minmax = is_sub(gd, &p, &q) && ((p == t && q == f) || (p == f && q == t)) &&
                   fmag_value_num_uses_is(g, 1);
@@ -159,7 +159,7 @@ static bool orient(fmag_instr *s, const uintptr_t *last)
     return true;
 }
 
-bool fmag_opt_minmax(fmag_func *f)
+fmag_pass_status fmag_opt_minmax(fmag_func *f)
 {
     fmag_foreach_block (b, f) {
         uintptr_t n = 0;
@@ -175,8 +175,10 @@ bool fmag_opt_minmax(fmag_func *f)
             }
         }
     fmag_tmp_free(last);
-    fmag_foreach_block (b, f)
-        fmag_foreach_instr (i, b)
-            i->aux = NULL;
-    return changed;
+    fmag_func_clear_aux(f);
+    if (!last) {
+        fmag_context_out_of_memory(f->module->ctx, "minmax");
+        return FMAG_PASS_FAILED;
+    }
+    return fmag_ou_status(changed);
 }

@@ -3,6 +3,7 @@
  * -time-passes. */
 #include "fmag/Transforms.h"
 
+#include <assert.h>
 #include <string.h>
 #include <time.h>
 
@@ -58,13 +59,16 @@ const fmag_pipeline_info *fmag_pipeline_lookup(const char *name)
     return NULL;
 }
 
-bool fmag_pass_run(const fmag_pass_info *p, fmag_module *m)
+fmag_pass_status fmag_pass_run(const fmag_pass_info *p, fmag_module *m)
 {
     if (p->run_module) return p->run_module(m);
-    bool changed = false;
-    fmag_foreach_func (f, m)
-        changed |= p->run_func(f);
-    return changed;
+    bool changed = false, failed = false;
+    fmag_foreach_func (f, m) {
+        fmag_pass_status st = p->run_func(f);
+        changed |= st == FMAG_PASS_CHANGED;
+        failed |= st == FMAG_PASS_FAILED;
+    }
+    return failed ? FMAG_PASS_FAILED : changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }
 
 static double now_ms(void)
@@ -74,10 +78,57 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+bool fmag_pass_verify_each_default(void)
+{
+#ifdef FMAG_VERIFY_EACH_DEFAULT
+    return true;
+#else
+    return false;
+#endif
+}
+
+/* One fmag_run_passes call: its options and how many pass applications -opt-bisect
+ * has counted so far. */
+typedef struct pm_run {
+    const fmag_pass_options *opts;
+    bool verify_each;
+    unsigned long long applications;
+} pm_run;
+
+static bool bisect_allows(pm_run *r, const char *pass, const char *func)
+{
+    unsigned long long n = ++r->applications;
+    bool run = n <= r->opts->opt_bisect_limit;
+    if (r->opts->log) {
+        fprintf(r->opts->log, "BISECT: %s pass (%llu) %s on ", run ? "running" : "NOT running", n,
+                pass);
+        if (func)
+            fprintf(r->opts->log, "function (@%s)\n", func);
+        else
+            fprintf(r->opts->log, "module\n");
+    }
+    return run;
+}
+
+/* fmag_pass_run, one application at a time, under -opt-bisect-limit. */
+static fmag_pass_status run_bisected(const fmag_pass_info *p, fmag_module *m, pm_run *r)
+{
+    if (p->run_module) return bisect_allows(r, p->name, NULL) ? p->run_module(m) : FMAG_PASS_UNCHANGED;
+    bool changed = false, failed = false;
+    fmag_foreach_func (f, m) {
+        if (!bisect_allows(r, p->name, f->name)) continue;
+        fmag_pass_status st = p->run_func(f);
+        changed |= st == FMAG_PASS_CHANGED;
+        failed |= st == FMAG_PASS_FAILED;
+    }
+    return failed ? FMAG_PASS_FAILED : changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
+}
+
 /* Expands pipeline names recursively (bounded depth: a pipeline naming itself is an
  * error, not a hang) and runs each pass. */
-static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *opts, int depth)
+static bool run_list(fmag_module *m, const char *list, pm_run *r, int depth)
 {
+    const fmag_pass_options *opts = r->opts;
     fmag_context *ctx = m->ctx;
     if (depth > 8) {
         fmag_context_error(ctx, "error: pipeline nesting too deep in '%s'", list);
@@ -98,7 +149,7 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
 
         const fmag_pipeline_info *pl = fmag_pipeline_lookup(name);
         if (pl) {
-            if (!run_list(m, pl->passes, opts, depth + 1)) return false;
+            if (!run_list(m, pl->passes, r, depth + 1)) return false;
             continue;
         }
         const fmag_pass_info *p = fmag_pass_lookup(name);
@@ -107,14 +158,26 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
             return false;
         }
         FILE *log = opts ? opts->log : NULL;
-        /* Counting and timing only when asked: a JIT compile is a few hundred µs. */
+        /* Counting and timing only when asked: they are module walks and clock reads
+         * that a JIT compile should not pay (docs/PERFORMANCE.md, bench/slc). */
         bool stats = log && opts->stats, timing = log && opts->time_passes;
         size_t before = stats ? fmag_module_num_instrs(m) : 0;
         size_t diags = fmag_context_diag_count(ctx);
         double t0 = timing ? now_ms() : 0;
-        bool changed = fmag_pass_run(p, m);
+        fmag_pass_status st =
+            opts && opts->opt_bisect ? run_bisected(p, m, r) : fmag_pass_run(p, m);
         double t1 = timing ? now_ms() : 0;
-        if (fmag_context_diag_count(ctx) != diags) return false;
+        /* A pass that records an error fails, and one that fails says why. */
+        assert((st == FMAG_PASS_FAILED) == (fmag_context_diag_count(ctx) != diags));
+        (void)diags;
+        if (st == FMAG_PASS_FAILED) return false;
+        bool changed = st == FMAG_PASS_CHANGED;
+#ifndef NDEBUG
+        /* aux is scratch owned for one call: every pass clears what it set (IR.h). */
+        fmag_foreach_func (f, m)
+            assert(fmag_func_aux_clear(f) && "a pass left an aux field set");
+#endif
+        if (opts && opts->after_pass) opts->after_pass(m, p->name, opts->after_pass_user);
         size_t after = stats ? fmag_module_num_instrs(m) : 0;
         if (stats)
             fprintf(log, "stats: %-12s instrs %zu -> %zu (%+ld)%s\n", p->name, before, after,
@@ -124,7 +187,7 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
             fprintf(log, "; *** IR after %s ***\n", p->name);
             fmag_module_print(m, log, opts->print_flags);
         }
-        if (opts && opts->verify_each && !fmag_verify_module(m)) {
+        if (r->verify_each && !fmag_verify_module(m)) {
             fmag_context_error(ctx, "error: module is invalid after pass '%s'", p->name);
             return false;
         }
@@ -135,9 +198,18 @@ static bool run_list(fmag_module *m, const char *list, const fmag_pass_options *
 static bool fmag_run_passes_unguarded(fmag_module *m, const char *pipeline,
                                       const fmag_pass_options *opts)
 {
+#ifndef NDEBUG
+    /* A frontend may hand over IR with its own aux still set (the SPIR-V reader's
+     * blocks); from here on the pipeline owns them, and checks after each pass. */
+    fmag_foreach_func (f, m)
+        fmag_func_clear_aux(f);
+#endif
     if (opts && opts->max_unroll_instrs) m->max_unroll_instrs = opts->max_unroll_instrs;
     if (opts && opts->inline_budget) fmag_context_set_inline_budget(m->ctx, opts->inline_budget);
-    return run_list(m, pipeline, opts, 0);
+    pm_run r = {opts, opts && opts->verify_each ? opts->verify_each > 0
+                                                : fmag_pass_verify_each_default(),
+                0};
+    return run_list(m, pipeline, &r, 0);
 }
 
 /* The guarded entry point: an allocation failure inside ends in false with a

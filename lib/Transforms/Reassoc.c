@@ -27,8 +27,8 @@
 /* The arithmetic fmag behind v (guard a literal > 0), or NULL. */
 static fmag_instr *arith(const fmag_value *v)
 {
-    fmag_instr *i = fmag_opt_fmag_def(v);
-    return i && fmag_opt_const_true(i->ops[FMAG_E].value) ? i : NULL;
+    fmag_instr *i = fmag_ou_fmag_def(v);
+    return i && fmag_ou_const_true(i->ops[FMAG_E].value) ? i : NULL;
 }
 
 static void set3(fmag_instr *i, fmag_value *a, fmag_value *b, fmag_value *c)
@@ -40,11 +40,11 @@ static void set3(fmag_instr *i, fmag_value *a, fmag_value *b, fmag_value *c)
 
 static bool reassoc(fmag_instr *i)
 {
-    if (!fmag_opt_const_true(i->ops[FMAG_E].value)) return false;
+    if (!fmag_ou_const_true(i->ops[FMAG_E].value)) return false;
     fmag_module *m = i->block->func->module;
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value;
-    if (fmag_opt_is_zero(a) || fmag_opt_is_zero(b)) {
-        fmag_opt_replace_and_erase(i, c);
+    if (fmag_ou_is_zero(a) || fmag_ou_is_zero(b)) {
+        fmag_ou_replace_and_erase(i, c);
         return true;
     }
     if (fmag_value_is_const(a) && !fmag_value_is_const(b)) {
@@ -62,48 +62,48 @@ static bool reassoc(fmag_instr *i)
             x = y;
             y = t;
         }
-        if (fmag_opt_is_one(b) && fmag_opt_is_zero(z)) {
+        if (fmag_ou_is_one(b) && fmag_ou_is_zero(z)) {
             /* (x*y) + c */
             set3(i, x, y, c);
             done = true;
-        } else if (fmag_value_is_const(b) && fmag_value_is_const(y) && fmag_opt_is_zero(z)) {
+        } else if (fmag_value_is_const(b) && fmag_value_is_const(y) && fmag_ou_is_zero(z)) {
             float k = y->imm * b->imm;
-            if (fmag_opt_finite(k)) {
+            if (fmag_ou_finite(k)) {
                 set3(i, x, fmag_module_const(m, k), c);
                 done = true;
             }
         } else if (fmag_value_is_const(b) && fmag_value_is_const(c) && fmag_value_is_const(y) &&
                    fmag_value_is_const(z)) {
             float k = y->imm * b->imm, k0 = fmag_eval(z->imm, b->imm, c->imm, 0.0f, 1.0f);
-            if (fmag_opt_finite(k) && fmag_opt_finite(k0)) {
+            if (fmag_ou_finite(k) && fmag_ou_finite(k0)) {
                 set3(i, x, fmag_module_const(m, k), fmag_module_const(m, k0));
                 done = true;
             }
-        } else if (fmag_opt_is_one(b) && fmag_value_is_const(c) && fmag_value_is_const(z)) {
+        } else if (fmag_ou_is_one(b) && fmag_value_is_const(c) && fmag_value_is_const(z)) {
             float k = z->imm + c->imm;
-            if (fmag_opt_finite(k)) {
+            if (fmag_ou_finite(k)) {
                 set3(i, x, y, fmag_module_const(m, k));
                 done = true;
             }
         }
         if (done) old = p;
     }
-    if (!done && fmag_opt_is_one(b)) {
+    if (!done && fmag_ou_is_one(b)) {
         /* z + (x*y): contraction through the addend. */
         fmag_instr *q = arith(c);
-        if (q && q != i && fmag_opt_is_zero(q->ops[FMAG_C].value)) {
+        if (q && q != i && fmag_ou_is_zero(q->ops[FMAG_C].value)) {
             set3(i, q->ops[FMAG_A].value, q->ops[FMAG_B].value, a);
             old = q;
             done = true;
         }
     }
-    if (old) fmag_opt_erase_if_dead(old);
+    if (old) fmag_ou_erase_if_dead(old);
     return done;
 }
 
-bool fmag_opt_reassoc(fmag_func *f)
+fmag_pass_status fmag_opt_reassoc(fmag_func *f)
 {
-    if (!f->module->fastmath) return false;
+    if (!f->module->fastmath) return FMAG_PASS_UNCHANGED;
     bool any = false, changed;
     unsigned rounds = 0;
     do {
@@ -117,5 +117,5 @@ bool fmag_opt_reassoc(fmag_func *f)
         }
         any |= changed;
     } while (changed && ++rounds < 64); /* every rewrite shortens a chain; bound anyway */
-    return any;
+    return fmag_ou_status(any);
 }

@@ -28,6 +28,7 @@
  * Requires: nothing (any block). Preserves: the CFG; drops the cone's dead
  * instructions itself. Runs to a fixed point, so a second run reports no change.
  */
+#include "fmag/Bits.h"
 #include "fmag/IR.h"
 #include "fmag/PeepholeRules.h"
 #include "fmag/Transforms.h"
@@ -82,7 +83,7 @@ typedef struct match_state {
 
 static bool same_bits(float a, float b)
 {
-    return memcmp(&a, &b, sizeof a) == 0;
+    return fmag_bits_of(a) == fmag_bits_of(b);
 }
 
 static bool match_op(const fmag_superopt_rule *r, unsigned k, fmag_value *v, match_state *s);
@@ -270,12 +271,12 @@ static bool sweep(fmag_func *f, const fmag_superopt_rule *const *order, size_t n
     return changed;
 }
 
-bool fmag_opt_superopt_peephole(fmag_func *f)
+fmag_pass_status fmag_opt_superopt_peephole(fmag_func *f)
 {
     const fmag_superopt_rule *order[sizeof superopt_rules / sizeof superopt_rules[0]];
     size_t nrules = rules_by_size(order);
     bool changed = false;
     while (sweep(f, order, nrules))
         changed = true;
-    return changed;
+    return changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }

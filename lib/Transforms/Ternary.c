@@ -28,6 +28,7 @@
  *
  * Requires: nothing. Preserves: the values; not the CFG.
  */
+#include "CFG.h"
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
 
@@ -61,7 +62,7 @@ static fmag_value *select_before(fmag_instr *pos, fmag_value *t, fmag_value *f, 
 {
     if (t == f) return t;
     fmag_module *m = pos->block->func->module;
-    return fmag_opt_build_before(pos, t, fmag_module_const(m, 1.0f), fmag_module_const(m, 0.0f), f,
+    return fmag_ou_build_before(pos, t, fmag_module_const(m, 1.0f), fmag_module_const(m, 0.0f), f,
                                  g);
 }
 
@@ -95,7 +96,7 @@ static fmag_block *absorb(sweep *sw, fmag_block *a, fmag_block *m)
 {
     if (m == a || m == a->func->first || sw->np[m->id] != 1) return a;
     unsigned na = sw->np[a->id];
-    fmag_block *keep = fmag_opt_join_blocks(a, m);
+    fmag_block *keep = fmag_cfg_join_blocks(a, m);
     sw->erased[(keep == a ? m : a)->id] = true;
     sw->np[keep->id] = na; /* the survivor has a's predecessors */
     return keep;
@@ -116,7 +117,7 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
         hoist(tb, t);
         hoist(fb, t);
         phis_to_selects(m, a, tb, fb, t, g);
-        fmag_opt_make_jmp(t, m);
+        fmag_cfg_make_jmp(t, m);
         erase_block(sw, tb);
         erase_block(sw, fb);
         sw->np[m->id] -= 1;
@@ -125,7 +126,7 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
     if (ts && tt->op == FMAG_OP_JMP && tt->targets[0] == fb) {
         hoist(tb, t);
         phis_to_selects(fb, a, tb, a, t, g);
-        fmag_opt_make_jmp(t, fb);
+        fmag_cfg_make_jmp(t, fb);
         erase_block(sw, tb);
         sw->np[fb->id] -= 1;
         return absorb(sw, a, fb);
@@ -133,7 +134,7 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
     if (fs && ft->op == FMAG_OP_JMP && ft->targets[0] == tb) {
         hoist(fb, t);
         phis_to_selects(tb, a, a, fb, t, g);
-        fmag_opt_make_jmp(t, tb);
+        fmag_cfg_make_jmp(t, tb);
         erase_block(sw, fb);
         sw->np[tb->id] -= 1;
         return absorb(sw, a, tb);
@@ -154,38 +155,44 @@ static fmag_block *try_block(sweep *sw, fmag_block *a)
     return NULL;
 }
 
-/* One sweep over the blocks in reverse postorder; returns whether anything changed.
- * A block keeps absorbing the if/else chain that follows it (the short merge block
- * moves into it, never the other way), so a long sequence costs linear time; an
- * enclosing if/else whose arm held a nested one is caught by the next sweep. */
-static bool sweep_once(fmag_func *f)
+/* One sweep over the blocks in reverse postorder. A block keeps absorbing the
+ * if/else chain that follows it (the short merge block moves into it, never the
+ * other way), so a long sequence costs linear time; an enclosing if/else whose arm
+ * held a nested one is caught by the next sweep. */
+static fmag_pass_status sweep_once(fmag_func *f)
 {
-    fmag_opt_domtree dt;
-    if (!fmag_opt_domtree_build(f, &dt)) {
-        fmag_context_out_of_memory(f->module->ctx, "ternary"); /* a failure, not "no change" */
-        return false;
+    fmag_domtree dt;
+    if (!fmag_domtree_build(f, &dt)) {
+        fmag_context_out_of_memory(f->module->ctx, "ternary");
+        return FMAG_PASS_FAILED;
     }
-    sweep sw = {fmag_opt_pred_counts(f), fmag_tmp_calloc(dt.nblocks + 1, sizeof(bool))};
-    bool changed = false;
+    sweep sw = {fmag_cfg_pred_counts(f), fmag_tmp_calloc(dt.nblocks + 1, sizeof(bool))};
+    fmag_pass_status st = FMAG_PASS_UNCHANGED;
     if (sw.np && sw.erased)
         for (unsigned k = 0; k < dt.n; k++) {
             fmag_block *b = dt.rpo[k];
             while (b && !sw.erased[b->id] && (b = try_block(&sw, b)))
-                changed = true;
+                st = FMAG_PASS_CHANGED;
         }
+    else {
+        fmag_context_out_of_memory(f->module->ctx, "ternary");
+        st = FMAG_PASS_FAILED;
+    }
     fmag_tmp_free(sw.np);
     fmag_tmp_free(sw.erased);
-    fmag_opt_domtree_free(&dt);
-    return changed;
+    fmag_domtree_free(&dt);
+    return st;
 }
 
-bool fmag_opt_ternary(fmag_func *f)
+fmag_pass_status fmag_opt_ternary(fmag_func *f)
 {
     bool any = false, changed;
     do {
-        changed = fmag_opt_simplify_cfg(f);
-        changed |= sweep_once(f);
+        changed = fmag_opt_simplifycfg(f) == FMAG_PASS_CHANGED;
+        fmag_pass_status st = sweep_once(f);
+        if (st == FMAG_PASS_FAILED) return st;
+        changed |= st == FMAG_PASS_CHANGED;
         any |= changed;
     } while (changed);
-    return any;
+    return fmag_ou_status(any);
 }

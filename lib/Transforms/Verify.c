@@ -1,8 +1,7 @@
 /* -verify as a pass: lets a pipeline check the IR at any point. */
 #include "fmag/Transforms.h"
 
-bool fmag_opt_verify(fmag_module *m)
+fmag_pass_status fmag_opt_verify(fmag_module *m)
 {
-    fmag_verify_module(m);
-    return false;
+    return fmag_verify_module(m) ? FMAG_PASS_UNCHANGED : FMAG_PASS_FAILED;
 }

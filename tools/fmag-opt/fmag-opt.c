@@ -3,11 +3,13 @@
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "Options.h"
 #ifdef FMAG_HAVE_CODEGEN
 #include "fmag/Asm.h"
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,35 +17,10 @@
 
 _Static_assert(FMAG_UNROLL_DEFAULT_BUDGET == 100000u, "-unroll-budget's help text says 100000");
 
-static void usage(FILE *out)
+/* --help after the option table: every registered pass and pipeline. */
+static void list_passes(FILE *out)
 {
-    fprintf(out, "usage: fmag-opt [options] <input.fir | ->\n"
-                 "\n"
-                 "Parses and verifies a .fir module, runs the passes in the order given, and\n"
-                 "prints the result (or, with -lower, the FMAG stream).\n"
-                 "\n"
-                 "options:\n"
-                 "  -o FILE            write output to FILE ('-': standard output; with -lower,\n"
-                 "                     a FILE ending in .fmag is written as binary)\n"
-                 "  -passes=a,b,c      run a comma-separated pipeline of passes\n"
-                 "  -O0 -O1 -O2        run a named pipeline\n"
-                 "  -verify-each       run the verifier after every pass\n"
-                 "  -print-after-all   print the module after every pass (to stderr)\n"
-                 "  -print-raw         print every arithmetic instruction as plain fmag\n"
-                 "  -stats             per pass: instructions before/after (to stderr)\n"
-                 "  -time-passes       per pass: wall time (to stderr)\n"
-                 "  -check-roundtrip   check that parse(print(m)) equals m; exit 1 if not\n"
-                 "  -unroll-budget=N   -loop-unroll: a function may grow to at most N\n"
-                 "                     instructions (default 100000)\n"
-                 "  -lower             lower each export to the FMAG stream (prints .fmas)\n"
-                 "  -lowering=fast|full  with -lower: fast = two schedules, no search (JIT\n"
-                 "                     latency); full = the default search\n"
-                 "  -inline-budget=N   most instructions of a function after inlining\n"
-                 "                     (default 200000; beyond it -inline is an error)\n"
-                 "  -ferror-limit=N    stop after N errors (default 20; 0: no limit)\n"
-                 "  --help, --version\n"
-                 "\n"
-                 "passes:\n");
+    fprintf(out, "\npasses:\n");
     for (size_t i = 0; i < fmag_pass_count(); i++) {
         const fmag_pass_info *p = fmag_pass_get(i);
         fprintf(out, "  -%-16s %s\n", p->name, p->desc);
@@ -55,6 +32,66 @@ static void usage(FILE *out)
     }
 }
 
+static const fmag_tool tool = {
+    "fmag-opt",
+    "usage: fmag-opt [options] <input.fir | ->\n"
+    "\n"
+    "Parses and verifies a .fir module, runs the passes in the order given, and\n"
+    "prints the result (or, with -lower, the FMAG stream).\n"
+    "\n"
+    "options:\n",
+    NULL,
+    list_passes,
+};
+
+/* Everything the command line sets. */
+typedef struct cli {
+    const char *input, *output;
+    fmag_pass_options opts;
+    unsigned long long error_limit;
+    bool lower, roundtrip, lowering_given;
+    fmag_codegen_options cg;
+    char *pipeline; /* the pass flags in order, joined with commas */
+    size_t plen, cap;
+} cli;
+
+static bool add_to_pipeline(cli *c, const char *name)
+{
+    size_t n = strlen(name);
+    if (c->plen + n + 2 > c->cap) {
+        size_t cap = (c->plen + n + 2) * 2;
+        char *p = realloc(c->pipeline, cap);
+        if (!p) {
+            fmag_tool_error(&tool, "out of memory");
+            return false;
+        }
+        c->pipeline = p;
+        c->cap = cap;
+    }
+    if (c->plen) c->pipeline[c->plen++] = ',';
+    memcpy(c->pipeline + c->plen, name, n + 1);
+    c->plen += n;
+    return true;
+}
+
+/* -test-break-after: a new instruction at the top of the first function's entry
+ * block reads the entry's last fmag result, which is defined after it. */
+static void break_ir_after(fmag_module *m, const char *pass, void *user)
+{
+    if (strcmp(pass, (const char *)user) || !m->first || !m->first->first) return;
+    fmag_block *entry = m->first->first;
+    fmag_value *later = NULL;
+    fmag_foreach_instr (i, entry) {
+        if (i->op == FMAG_OP_FMAG) later = fmag_instr_result(i);
+    }
+    if (!later) return;
+    fmag_instr *bad = fmag_instr_create(m->first, FMAG_OP_FMAG, 5, 1);
+    static const float rest[4] = {1.0f, 0.0f, 0.0f, 1.0f}; /* later * 1 + 0 */
+    fmag_instr_set_op(bad, FMAG_A, later);
+    for (unsigned k = 1; k < 5; k++)
+        fmag_instr_set_op(bad, k, fmag_module_const(m, rest[k - 1]));
+    fmag_instr_insert_before(entry->first, bad);
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -88,146 +125,209 @@ static bool count_flag(const char *a, const char *value, unsigned long long *out
     errno = 0;
     *out = strtoull(value, &end, 10);
     if (!*value || *end || errno || *value == '-' || *out > 0xFFFFFFFFull) {
-        fprintf(stderr, "fmag-opt: error: '%s' wants a count (0 to 4294967295)\n", a);
+        fmag_tool_error(&tool, "'%s' wants a count (0 to 4294967295)", a);
         return false;
     }
     return true;
 }
 
+/* The option handlers: `dest` is the cli. */
+static bool opt_passes(const fmag_tool *t, void *dest, const char *spelling, const char *value)
+{
+    if (!*value) return fmag_tool_error(t, "empty pipeline in '%s'", spelling), false;
+    return add_to_pipeline(dest, value);
+}
+
+static bool opt_pipeline(const fmag_tool *t, void *dest, const char *spelling, const char *value)
+{
+    (void)t, (void)value;
+    return add_to_pipeline(dest, spelling + 1); /* -O2 -> O2 */
+}
+
+static bool opt_verify_each(const fmag_tool *t, void *dest, const char *spelling,
+                            const char *value)
+{
+    (void)t, (void)value;
+    ((cli *)dest)->opts.verify_each = strstr(spelling, "=0") ? -1 : 1;
+    return true;
+}
+
+static bool opt_print_raw(const fmag_tool *t, void *dest, const char *spelling, const char *value)
+{
+    (void)t, (void)spelling, (void)value;
+    ((cli *)dest)->opts.print_flags |= FMAG_PRINT_RAW;
+    return true;
+}
+
+static bool opt_unroll_budget(const fmag_tool *t, void *dest, const char *spelling,
+                              const char *value)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long n = strtoull(value, &end, 10);
+    if (!*value || *end || errno || n == 0 || *value == '-' || n > SIZE_MAX)
+        return fmag_tool_error(t,
+                               "-unroll-budget wants a positive instruction count, as in "
+                               "-unroll-budget=5000, not '%s'",
+                               spelling),
+               false;
+    ((cli *)dest)->opts.max_unroll_instrs = (size_t)n;
+    return true;
+}
+
+static bool opt_inline_budget(const fmag_tool *t, void *dest, const char *spelling,
+                              const char *value)
+{
+    (void)t;
+    unsigned long long n;
+    if (!count_flag(spelling, value, &n)) return false;
+    ((cli *)dest)->opts.inline_budget = n ? (size_t)n : 1;
+    return true;
+}
+
+static bool opt_error_limit(const fmag_tool *t, void *dest, const char *spelling,
+                            const char *value)
+{
+    (void)t;
+    return count_flag(spelling, value, &((cli *)dest)->error_limit);
+}
+
+static bool opt_lowering(const fmag_tool *t, void *dest, const char *spelling, const char *value)
+{
+    (void)spelling;
+    cli *c = dest;
+    if (strcmp(value, "fast") && strcmp(value, "full"))
+        return fmag_tool_error(t, "-lowering wants 'fast' or 'full', not '%s'", value), false;
+    c->cg.effort = value[1] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
+    c->lowering_given = true;
+    return true;
+}
+
+static bool opt_bisect_limit(const fmag_tool *t, void *dest, const char *spelling,
+                             const char *value)
+{
+    (void)t;
+    cli *c = dest;
+    unsigned long long n = ULLONG_MAX;
+    if (strcmp(value, "-1") && !count_flag(spelling, value, &n)) return false;
+    c->opts.opt_bisect = true;
+    c->opts.opt_bisect_limit = n;
+    return true;
+}
+
+static bool opt_break_after(const fmag_tool *t, void *dest, const char *spelling,
+                            const char *value)
+{
+    (void)t, (void)spelling;
+    cli *c = dest;
+    c->opts.after_pass = break_ir_after;
+    c->opts.after_pass_user = (void *)value;
+    return true;
+}
+
+static bool take_input(const fmag_tool *t, void *user, const char *arg)
+{
+    cli *c = user;
+    if (c->input)
+        return fmag_tool_error(t, "more than one input file ('%s' and '%s')", c->input, arg),
+               false;
+    c->input = arg;
+    return true;
+}
+
+/* -NAME or --NAME of a registered pass or pipeline. */
+static int take_pass(const fmag_tool *t, void *user, const char *arg)
+{
+    (void)t;
+    const char *name = arg + (arg[1] == '-' ? 2 : 1);
+    if (!fmag_pass_lookup(name) && !fmag_pipeline_lookup(name)) return 0;
+    return add_to_pipeline(user, name) ? 1 : -1;
+}
+
 int main(int argc, char **argv)
 {
-    const char *input = NULL, *output = NULL;
-    fmag_pass_options opts = {0};
-    unsigned long long error_limit = FMAG_DEFAULT_ERROR_LIMIT;
-    bool lower = false, roundtrip = false, lowering_given = false;
-    fmag_codegen_options cg = {FMAG_CODEGEN_FULL}; /* the header only: no link needed */
-    /* The pipeline is the flags in order, joined with commas. */
-    size_t cap = 256, plen = 0;
-    char *pipeline = calloc(cap, 1);
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            free(pipeline);
-            return 0;
-        }
-        if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
-            printf("fmag-opt (FMAG) %s\n", FMAG_VERSION_STRING);
-            free(pipeline);
-            return 0;
-        }
-        const char *add = NULL;
-        if (!strcmp(a, "-o")) {
-            if (++i >= argc) {
-                fprintf(stderr, "fmag-opt: error: -o needs a file name\n");
-                return 1;
-            }
-            output = argv[i];
-            continue;
-        } else if (!strcmp(a, "-") || a[0] != '-') {
-            if (input) {
-                fprintf(stderr, "fmag-opt: error: more than one input file ('%s' and '%s')\n",
-                        input, a);
-                return 1;
-            }
-            input = a;
-            continue;
-        } else if (!strncmp(a, "-passes=", 8) || !strncmp(a, "--passes=", 9)) {
-            add = strchr(a, '=') + 1;
-            if (!*add) {
-                fprintf(stderr, "fmag-opt: error: empty pipeline in '%s'\n", a);
-                return 1;
-            }
-        } else {
-            const char *name = a + (a[1] == '-' ? 2 : 1);
-            if (!strcmp(name, "verify-each"))
-                opts.verify_each = true;
-            else if (!strcmp(name, "print-after-all"))
-                opts.print_after_all = true;
-            else if (!strcmp(name, "print-raw"))
-                opts.print_flags |= FMAG_PRINT_RAW;
-            else if (!strcmp(name, "stats"))
-                opts.stats = true;
-            else if (!strcmp(name, "time-passes"))
-                opts.time_passes = true;
-            else if (!strcmp(name, "check-roundtrip"))
-                roundtrip = true;
-            else if (!strncmp(name, "unroll-budget", 13)) {
-                const char *v = name[13] == '=' ? name + 14 : "";
-                char *end = NULL;
-                errno = 0;
-                unsigned long long n = strtoull(v, &end, 10);
-                if (!*v || *end || errno || n == 0 || *v == '-' || n > SIZE_MAX) {
-                    fprintf(stderr,
-                            "fmag-opt: error: -unroll-budget wants a positive instruction "
-                            "count, as in -unroll-budget=5000, not '%s'\n",
-                            a);
-                    free(pipeline);
-                    return 1;
-                }
-                opts.max_unroll_instrs = (size_t)n;
-            } else if (!strcmp(name, "lower"))
-                lower = true;
-            else if (!strncmp(name, "inline-budget=", 14) || !strncmp(name, "ferror-limit=", 13)) {
-                unsigned long long n;
-                if (!count_flag(a, strchr(name, '=') + 1, &n)) {
-                    free(pipeline);
-                    return 1;
-                }
-                if (name[0] == 'i')
-                    opts.inline_budget = n ? (size_t)n : 1;
-                else
-                    error_limit = n;
-            }
-            else if (!strcmp(name, "lowering=fast") || !strcmp(name, "lowering=full")) {
-                cg.effort = name[9] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
-                lowering_given = true;
-            } else if (!strncmp(name, "lowering", 8)) {
-                fprintf(stderr, "fmag-opt: error: -lowering wants 'fast' or 'full', not '%s'\n",
-                    strchr(a, '=') ? strchr(a, '=') + 1 : a);
-                free(pipeline);
-                return 1;
-            }
-            else if (fmag_pass_lookup(name) || fmag_pipeline_lookup(name))
-                add = name;
-            else {
-                fprintf(stderr, "fmag-opt: error: unknown option '%s' (see --help)\n", a);
-                free(pipeline);
-                return 1;
-            }
-        }
-        if (add) {
-            size_t n = strlen(add);
-            if (plen + n + 2 > cap) {
-                cap = (plen + n + 2) * 2;
-                pipeline = realloc(pipeline, cap);
-            }
-            if (plen) pipeline[plen++] = ',';
-            memcpy(pipeline + plen, add, n + 1);
-            plen += n;
-        }
+    cli c = {0};
+    c.error_limit = FMAG_DEFAULT_ERROR_LIMIT;
+    c.cg.effort = FMAG_CODEGEN_FULL; /* the header only: no link needed */
+    char verify_help[200];
+    snprintf(verify_help, sizeof verify_help,
+             "run the verifier after every pass; =0 turns it off\n(default: on in Debug "
+             "builds, off otherwise; this one: %s)",
+             fmag_pass_verify_each_default() ? "on" : "off");
+    const fmag_option table[] = {
+        {"-o", FMAG_OPT_NEXT, FMAG_OPT_STRING, &c.output, NULL, "FILE",
+         "write output to FILE ('-': standard output; with -lower,\na FILE ending in .fmag is "
+         "written as binary)"},
+        {"-passes|--passes", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &c, opt_passes,
+         "a,b,c", "run a comma-separated pipeline of passes"},
+        {"-O0|-O1|-O2", 0, FMAG_OPT_CALL, &c, opt_pipeline, NULL, "run a named pipeline"},
+        {"-verify-each|--verify-each", 0, FMAG_OPT_CALL, &c, opt_verify_each, NULL, verify_help},
+        {"-verify-each=1|--verify-each=1|-verify-each=0|--verify-each=0", 0, FMAG_OPT_CALL, &c,
+         opt_verify_each, NULL, NULL},
+        {"-opt-bisect-limit|--opt-bisect-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_bisect_limit,
+         "N",
+         "run only the first N pass applications (a pass on\none function, or a module pass) "
+         "and log each as\n'BISECT: [NOT ]running pass (K) NAME on ...'\n(to stderr; -1: run "
+         "all, log all)"},
+        {"-print-after-all|--print-after-all", 0, FMAG_OPT_FLAG, &c.opts.print_after_all, NULL,
+         NULL, "print the module after every pass (to stderr)"},
+        {"-print-raw|--print-raw", 0, FMAG_OPT_CALL, &c, opt_print_raw, NULL,
+         "print every arithmetic instruction as plain fmag"},
+        {"-stats|--stats", 0, FMAG_OPT_FLAG, &c.opts.stats, NULL, NULL,
+         "per pass: instructions before/after (to stderr)"},
+        {"-time-passes|--time-passes", 0, FMAG_OPT_FLAG, &c.opts.time_passes, NULL, NULL,
+         "per pass: wall time (to stderr)"},
+        {"-check-roundtrip|--check-roundtrip", 0, FMAG_OPT_FLAG, &c.roundtrip, NULL, NULL,
+         "check that parse(print(m)) equals m; exit 1 if not"},
+        {"-unroll-budget|--unroll-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_unroll_budget, "N",
+         "-loop-unroll: a function may grow to at most N\ninstructions (default 100000)"},
+        {"-lower|--lower", 0, FMAG_OPT_FLAG, &c.lower, NULL, NULL,
+         "lower each export to the FMAG stream (prints .fmas)"},
+        {"-lowering|--lowering", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_lowering, "fast|full",
+         "with -lower: fast = two schedules, no search (JIT\nlatency); full = the default "
+         "search"},
+        {"-inline-budget|--inline-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_inline_budget, "N",
+         "most instructions of a function after inlining\n(default 200000; beyond it -inline "
+         "is an error)"},
+        {"-ferror-limit|--ferror-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_error_limit, "N",
+         "stop after N errors (default 20; 0: no limit)"},
+        {"-test-break-after|--test-break-after", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_break_after,
+         "PASS",
+         "testing: after PASS runs, plant a use before its\ndefinition in the first function "
+         "(for -verify-each's\ntests)"},
+    };
+    fmag_opt_parser parser = {&tool, table, sizeof table / sizeof table[0], take_input, take_pass,
+                              &c};
+    int status = fmag_opt_parse(&parser, argc, argv);
+    if (status != FMAG_OPT_RUN) {
+        free(c.pipeline);
+        return status;
     }
-    if (lowering_given && !lower) {
-        fprintf(stderr, "fmag-opt: error: -lowering=... applies to -lower, which is not given\n");
+    fmag_pass_options opts = c.opts;
+    const char *input = c.input, *output = c.output;
+    char *pipeline = c.pipeline;
+    size_t plen = c.plen;
+    bool lower = c.lower, roundtrip = c.roundtrip;
+    fmag_codegen_options cg = c.cg;
+    if (c.lowering_given && !lower) {
+        fmag_tool_error(&tool, "-lowering=... applies to -lower, which is not given");
         free(pipeline);
         return 1;
     }
     if (!input) {
-        fprintf(stderr, "fmag-opt: error: no input file (use '-' for standard input)\n");
+        fmag_tool_error(&tool, "no input file (use '-' for standard input)");
         free(pipeline);
         return 1;
     }
     size_t len;
     char err[512];
-    char *text = fmag_vm_read_file(input, &len, err, sizeof err);
+    char *text = fmag_tool_read_file(&tool, input, &len);
     if (!text) {
-        fprintf(stderr, "fmag-opt: error: %s\n", err);
         free(pipeline);
         return 1;
     }
     fmag_context *ctx = fmag_context_create();
-    fmag_context_set_error_limit(ctx, (unsigned)error_limit);
+    fmag_context_set_error_limit(ctx, (unsigned)c.error_limit);
     int rc = 0;
     const char *shown = strcmp(input, "-") ? input : "<stdin>";
     if (len >= 4 && !memcmp(text, "FMAG", 4)) {
