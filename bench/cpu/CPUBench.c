@@ -1,8 +1,10 @@
 /* CPU throughput on real programs (.fmag files, first program of each): the reference
- * VM, the batch engine on one thread and on all threads, and the program emitted as C
- * (lib/VM/EmitSource.c) compiled with -O3 -march=native -ffp-contract=off, each checked
- * bit for bit against the reference; then thread scaling and per-lane mixes. Prints
- * markdown tables for docs/PERFORMANCE.md. */
+ * VM, the batch engine on one thread (array-of-structs rows and columns) and on all
+ * threads, and the program emitted as C (lib/VM/EmitSource.c) compiled with -O3
+ * -march=native -ffp-contract=off, each checked bit for bit against the reference; the
+ * batch engine's cost model (TSC cycles, machine instructions counted in its AVX-512
+ * kernel's disassembly, bytes per element-instruction); then per-lane mixes and thread
+ * scaling. Prints markdown tables for docs/PERFORMANCE.md. */
 #define _POSIX_C_SOURCE 200809L
 #include "fmag/VM.h"
 
@@ -31,6 +33,146 @@ static double cpu_now(void)
     return clock_of(CLOCK_PROCESS_CPUTIME_ID);
 }
 
+/* Cycles: the time-stamp counter, which ticks at a constant rate (not the core clock,
+ * which turbo and AVX-512 licences move); its rate is calibrated against the monotonic
+ * clock. Hardware counters (perf) are not available on the machines measured. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <x86intrin.h>
+static uint64_t tsc(void)
+{
+    return __rdtsc();
+}
+#else
+static uint64_t tsc(void)
+{
+    return 0;
+}
+#endif
+static double tsc_hz;
+static void calibrate_tsc(void)
+{
+    double t0 = now();
+    uint64_t c0 = tsc();
+    while (now() - t0 < 0.2) {
+    }
+    tsc_hz = (double)(tsc() - c0) / (now() - t0);
+}
+
+/* Machine instructions of the AVX-512 kernel, counted in its disassembly (objdump of this
+ * binary): per record outside the lane loop, and per 16-lane vector for each operand
+ * shape (guarded or not, 0 to 2 of b and c in registers). */
+typedef struct kernel_model {
+    bool ok;
+    double per_record;
+    double per_vector[2][3];
+} kernel_model;
+static kernel_model model;
+
+typedef struct dis_insn {
+    unsigned long addr, target;
+    char text[160];
+} dis_insn;
+
+static void count_kernel(void)
+{
+    char exe[1024], cmd[1200];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) return;
+    exe[len] = 0;
+    snprintf(cmd, sizeof cmd,
+             "objdump -d --no-show-raw-insn --disassemble=kernel_avx512 '%s' 2>/dev/null", exe);
+    FILE *f = popen(cmd, "r");
+    if (!f) return;
+    static dis_insn ins[4096];
+    size_t n = 0;
+    char line[512];
+    bool in = false;
+    while (fgets(line, sizeof line, f) && n < 4096) {
+        if (strstr(line, "<kernel_avx512>:")) in = true;
+        unsigned long a;
+        char rest[400];
+        if (!in || sscanf(line, " %lx:\t%399[^\n]", &a, rest) != 2) continue;
+        dis_insn *d = &ins[n++];
+        d->addr = a;
+        snprintf(d->text, sizeof d->text, "%.159s", rest);
+        d->target = 0;
+        if (rest[0] == 'j' && strncmp(rest, "jmp", 3))
+            sscanf(strchr(rest, ' ') ? strchr(rest, ' ') : rest, " %lx", &d->target);
+    }
+    pclose(f);
+    /* The record loop's head is the target most back edges jump to (one per operand
+     * shape); every other back edge closes a lane loop. */
+    unsigned long head = 0;
+    int best = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ins[i].target || ins[i].target >= ins[i].addr) continue;
+        int c = 0;
+        for (size_t j = 0; j < n; j++)
+            c += ins[j].target == ins[i].target && ins[j].target < ins[j].addr;
+        if (c > best) best = c, head = ins[i].target;
+    }
+    if (best < 2) return;
+    size_t h = 0, jmp = 0;
+    while (h < n && ins[h].addr != head)
+        h++;
+    for (jmp = h; jmp < n && !strstr(ins[jmp].text, "jmp    *"); jmp++) {
+    }
+    if (jmp >= n) return;
+    /* Dispatch, plus each shape's entry test (3) and exit (3: next record, compare, branch). */
+    model.per_record = (double)(jmp - h + 1) + 6;
+    double sum[2][3] = {{0}};
+    int cnt[2][3] = {{0}};
+    for (size_t i = 0; i < n; i++) {
+        if (!ins[i].target || ins[i].target >= ins[i].addr || ins[i].target == head) continue;
+        size_t b = i;
+        while (b > 0 && ins[b].addr != ins[i].target)
+            b--;
+        int loads = 0, guarded = 0;
+        bool inner = true; /* a lane loop has no other branch (the shared exits jump back too) */
+        for (size_t k = b; k < i; k++)
+            inner = inner && ins[k].text[0] != 'j' && strncmp(ins[k].text, "ret", 3);
+        if (!inner) continue;
+        for (size_t k = b; k <= i; k++) {
+            const char *t = ins[k].text, *mem = strchr(t, '('), *last = NULL;
+            int depth = 0;
+            for (const char *c = t; *c; c++) { /* the last operand starts after this comma */
+                depth += (*c == '(') - (*c == ')');
+                if (*c == ',' && !depth) last = c;
+            }
+            if (strstr(t, "vcmpgt")) guarded = 1;
+            if (mem && last && mem < last) loads++; /* AT&T: a memory source, not the store */
+        }
+        int regs = loads - 1 - guarded; /* a, and the guard when it is a register */
+        if (regs < 0 || regs > 2) continue;
+        sum[guarded][regs] += (double)(i - b + 1);
+        cnt[guarded][regs]++;
+    }
+    for (int g = 0; g < 2; g++)
+        for (int r = 0; r < 3; r++) {
+            if (!cnt[g][r]) return;
+            model.per_vector[g][r] = sum[g][r] / cnt[g][r];
+        }
+    model.ok = true;
+}
+
+/* Per element-instruction of p in the batch engine: machine instructions (the kernel
+ * model, lanes per block L) and bytes loaded and stored from the register file. */
+static void cost_of(const fmag_vm_program *p, unsigned L, double *insns, double *bytes)
+{
+    double mi = 0, by = 0;
+    for (uint32_t i = 0; i < p->ninstr; i++) {
+        fmag_vm_decoded x;
+        fmag_vm_decode(p->code[i], &x);
+        if (!x.g.is_reg && !(x.g.imm > 0.0f)) continue; /* dropped when decoding */
+        int g = x.g.is_reg, r = x.b.is_reg + x.c.is_reg;
+        mi += model.per_record + (double)L / 16.0 * model.per_vector[g][r];
+        by += 4.0 * (1 + g + r) + 4.0; /* a, the register operands, one store */
+    }
+    double ei = (double)L * (p->ninstr ? p->ninstr : 1);
+    *insns = mi / ei;
+    *bytes = by / (p->ninstr ? p->ninstr : 1);
+}
+
 typedef struct bench_prog {
     const char *file;
     fmag_vm_image img;
@@ -41,6 +183,7 @@ typedef struct bench_prog {
 static size_t opt_n = 1000000, opt_ref_n = 0;
 static int opt_reps = 3;
 static unsigned opt_threads = 0, opt_lanes = 0;
+static fmag_vm_isa opt_isa = FMAG_VM_ISA_AUTO;
 static const char *opt_cc = "cc", *opt_tmp = "/tmp";
 /* 512-bit vectors where the CPU has them: GCC's -march=native alone picks 256 on some
  * AVX-512 parts (Zen 4), which made the emitted C 1.6x slower there. */
@@ -56,24 +199,38 @@ static void fill_inputs(float *in, size_t count)
     }
 }
 
-/* Best-of-reps seconds of one engine run of n elements (AoS rows). */
+/* Best-of-reps seconds of one engine run of n elements: AoS rows, or columns when icol is
+ * given (one program). Single-thread runs are timed in process CPU time unless wall is
+ * set; *cycles (if given) gets the best run's TSC cycles. */
+static double time_engine_cols(fmag_vm_engine *e, const fmag_vm_program *const *ps, size_t np,
+                               const uint32_t *idx, const float *in, size_t is, float *out,
+                               size_t os, const float *const *icol, float *const *ocol, size_t n,
+                               bool wall, double *cycles)
+{
+    char err[256];
+    double best = 1e30, bestc = 1e30;
+    double (*clk)(void) = fmag_vm_engine_threads(e) == 1 && !wall ? cpu_now : now;
+    for (int r = 0; r < opt_reps; r++) {
+        double t0 = clk();
+        uint64_t c0 = tsc();
+        bool ok = icol ? fmag_vm_engine_run_columns(e, ps[0], icol, ocol, n, err, sizeof err)
+                       : fmag_vm_engine_run(e, ps, np, idx, in, is, out, os, n, err, sizeof err);
+        double dc = (double)(tsc() - c0), dt = clk() - t0;
+        if (!ok) {
+            fprintf(stderr, "fmag-cpu-bench: %s\n", err);
+            exit(1);
+        }
+        if (dt < best) best = dt;
+        if (dc < bestc) bestc = dc;
+    }
+    if (cycles) *cycles = bestc;
+    return best;
+}
 static double time_engine(fmag_vm_engine *e, const fmag_vm_program *const *ps, size_t np,
                           const uint32_t *idx, const float *in, size_t is, float *out, size_t os,
                           size_t n)
 {
-    char err[256];
-    double best = 1e30;
-    double (*clk)(void) = fmag_vm_engine_threads(e) == 1 ? cpu_now : now;
-    for (int r = 0; r < opt_reps; r++) {
-        double t0 = clk();
-        if (!fmag_vm_engine_run(e, ps, np, idx, in, is, out, os, n, err, sizeof err)) {
-            fprintf(stderr, "fmag-cpu-bench: %s\n", err);
-            exit(1);
-        }
-        double dt = clk() - t0;
-        if (dt < best) best = dt;
-    }
-    return best;
+    return time_engine_cols(e, ps, np, idx, in, is, out, os, NULL, NULL, n, false, NULL);
 }
 
 /* Emits every program as C into one file, compiles it once and loads each _soa loop. */
@@ -134,22 +291,32 @@ static void bench_one(bench_prog *b, fmag_vm_engine *e1, fmag_vm_engine *en)
     for (size_t k = 0; k < rn; k++)
         fmag_vm_run(p, in + k * p->nin, want + k * p->nout, regs);
     double tref = cpu_now() - t0;
-    double t1 = time_engine(e1, &p, 1, NULL, in, p->nin, o1, p->nout, n);
+    double cyc1 = 0;
+    double t1 =
+        time_engine_cols(e1, &p, 1, NULL, in, p->nin, o1, p->nout, NULL, NULL, n, false, &cyc1);
     double tn = time_engine(en, &p, 1, NULL, in, p->nin, on, p->nout, n);
     bool ok = same(want, o1, rn * p->nout) && same(o1, on, n * p->nout);
     double tc = 0;
     bool cok = false;
-    if (b->soa) {
-        const float **ci = malloc(nin * sizeof *ci);
-        float **co = malloc(nout * sizeof *co);
-        float *cin = malloc(n * nin * 4), *cout = calloc(n * nout, 4);
-        for (size_t j = 0; j < p->nin; j++) {
-            for (size_t k = 0; k < n; k++)
-                cin[j * n + k] = in[k * p->nin + j];
-            ci[j] = cin + j * n;
-        }
+    /* Columns: what the emitted C's _soa loop takes, and the batch engine's column entry. */
+    const float **ci = malloc(nin * sizeof *ci);
+    float **co = malloc(nout * sizeof *co);
+    float *cin = malloc(n * nin * 4), *cout = calloc(n * nout, 4), *bout = calloc(n * nout, 4);
+    float **bo = malloc(nout * sizeof *bo);
+    for (size_t j = 0; j < p->nin; j++) {
+        for (size_t k = 0; k < n; k++)
+            cin[j * n + k] = in[k * p->nin + j];
+        ci[j] = cin + j * n;
+    }
+    for (size_t j = 0; j < p->nout; j++) {
+        co[j] = cout + j * n;
+        bo[j] = bout + j * n;
+    }
+    double tcol = time_engine_cols(e1, &p, 1, NULL, NULL, 0, NULL, 0, ci, bo, n, false, NULL);
+    for (size_t k = 0; k < n && ok; k++)
         for (size_t j = 0; j < p->nout; j++)
-            co[j] = cout + j * n;
+            if (memcmp(&bout[j * n + k], &o1[k * p->nout + j], 4)) ok = false;
+    if (b->soa) {
         tc = 1e30;
         for (int r = 0; r < opt_reps; r++) {
             double s = cpu_now();
@@ -161,21 +328,33 @@ static void bench_one(bench_prog *b, fmag_vm_engine *e1, fmag_vm_engine *en)
         for (size_t k = 0; k < n && cok; k++)
             for (size_t j = 0; j < p->nout; j++)
                 if (memcmp(&cout[j * n + k], &o1[k * p->nout + j], 4)) cok = false;
-        free(ci);
-        free(co);
-        free(cin);
-        free(cout);
     }
+    free(ci);
+    free(co);
+    free(bo);
+    free(cin);
+    free(cout);
+    free(bout);
     double ni = (double)p->ninstr;
     double rref = (double)rn / tref, r1 = (double)n / t1, rn_ = (double)n / tn;
-    printf("| %s | %u | %u | %.3g | %.3g | %.3g |", p->name, (unsigned)p->ninstr, (unsigned)p->regs,
-           rref, r1, rn_);
+    unsigned L = fmag_vm_engine_block_lanes(e1, p);
+    printf("| %s | %u | %u | %u | %.3g | %.3g | %.3g | %.3g |", p->name, (unsigned)p->ninstr,
+           (unsigned)p->regs, L, rref, r1, (double)n / tcol, rn_);
     if (b->soa)
-        printf(" %.3g | %.2f |", (double)n / tc, tc > 0 ? t1 / tc : 0);
+        printf(" %.3g | %.2f | %.2f |", (double)n / tc, tc > 0 ? t1 / tc : 0,
+               tc > 0 ? tcol / tc : 0);
+    else
+        printf(" - | - | - |");
+    /* Element-instructions per TSC cycle (one thread, AoS run); the kernel's machine
+     * instructions per element-instruction; their product: instructions per TSC cycle. */
+    double epc = cyc1 > 0 ? (double)n * ni / cyc1 : 0, mi = 0, by = 0;
+    cost_of(p, L, &mi, &by);
+    printf(" %.1f | %.1f | %.2f |", r1 / rref, (double)n / tcol / rref, epc);
+    if (model.ok && !strcmp(fmag_vm_engine_isa(e1), "avx512"))
+        printf(" %.3f | %.2f |", mi, mi * epc);
     else
         printf(" - | - |");
-    printf(" %.1f | %.3g | %.3g | %s |\n", r1 / rref, r1 * ni, rn_ * ni,
-           ok && (cok || !b->soa) ? "yes" : "NO");
+    printf(" %.1f | %s |\n", by, ok && (cok || !b->soa) ? "yes" : "NO");
     if (!ok || (b->soa && !cok)) failures++;
     free(in);
     free(o1);
@@ -184,15 +363,21 @@ static void bench_one(bench_prog *b, fmag_vm_engine *e1, fmag_vm_engine *en)
     free(regs);
 }
 
+/* 1, 2, 4, ... and the largest. */
+static unsigned next_threads(unsigned t, unsigned maxt)
+{
+    return t >= maxt ? 0 : (2 * t < maxt ? 2 * t : maxt);
+}
+
 static void scaling(bench_prog *bp, size_t nb, unsigned maxt)
 {
-    printf("\nThread scaling (%zu elements; elements/s, and efficiency = rate(t) / (t * "
-           "rate(1))):\n\n| program | instr |",
+    printf("\nThread scaling (%zu elements, wall time at every thread count; elements/s, and "
+           "efficiency = rate(t) / (t * rate(1))):\n\n| program | instr |",
            opt_n);
-    for (unsigned t = 1; t <= maxt; t++)
+    for (unsigned t = 1; t; t = next_threads(t, maxt))
         printf(" %u |", t);
     printf("\n|---|---:|");
-    for (unsigned t = 1; t <= maxt; t++)
+    for (unsigned t = 1; t; t = next_threads(t, maxt))
         printf("---:|");
     printf("\n");
     for (size_t i = 0; i < nb; i++) {
@@ -203,11 +388,16 @@ static void scaling(bench_prog *bp, size_t nb, unsigned maxt)
         fill_inputs(in, n * nin);
         printf("| %s | %u |", p->name, (unsigned)p->ninstr);
         double r1 = 0;
-        for (unsigned t = 1; t <= maxt; t++) {
+        for (unsigned t = 1; t; t = next_threads(t, maxt)) {
             char err[256];
-            fmag_vm_engine_options o = {t, FMAG_VM_ISA_AUTO, opt_lanes};
+            fmag_vm_engine_options o = {t, opt_isa, opt_lanes};
             fmag_vm_engine *e = fmag_vm_engine_create(&o, err, sizeof err);
-            double r = (double)n / time_engine(e, &p, 1, NULL, in, p->nin, out, p->nout, n);
+            if (!e) {
+                fprintf(stderr, "fmag-cpu-bench: %s\n", err);
+                exit(1);
+            }
+            double r = (double)n / time_engine_cols(e, &p, 1, NULL, in, p->nin, out, p->nout, NULL,
+                                                    NULL, n, true, NULL);
             if (t == 1) r1 = r;
             printf(" %.3g (%.2f) |", r, r / (t * r1));
             fmag_vm_engine_destroy(e);
@@ -287,6 +477,10 @@ int main(int argc, char **argv)
             opt_threads = (unsigned)atoi(a + 10);
         else if (!strncmp(a, "--lanes=", 8))
             opt_lanes = (unsigned)atoi(a + 8);
+        else if (!strcmp(a, "--isa=avx2"))
+            opt_isa = FMAG_VM_ISA_AVX2;
+        else if (!strcmp(a, "--isa=generic"))
+            opt_isa = FMAG_VM_ISA_GENERIC;
         else if (!strncmp(a, "--cc=", 5))
             opt_cc = a + 5;
         else if (!strncmp(a, "--cflags=", 9))
@@ -299,7 +493,8 @@ int main(int argc, char **argv)
             scale = false;
         else if (a[0] == '-') {
             fprintf(stderr,
-                    "usage: fmag-cpu-bench [--elements=N] [--reps=R] [--threads=T] [--cc=CC] "
+                    "usage: fmag-cpu-bench [--elements=N] [--reps=R] [--threads=T] [--lanes=L] "
+                    "[--isa=avx2|generic] [--cc=CC] "
                     "[--cflags=FLAGS] [--tmp=DIR] [--no-native] [--no-scaling] FILE.fmag...\n");
             return a[1] == 'h' || !strcmp(a, "--help") ? 0 : 1;
         } else {
@@ -318,17 +513,31 @@ int main(int argc, char **argv)
     if (native) load_native(bp, nb);
     char err[256];
     unsigned maxt = opt_threads ? opt_threads : fmag_vm_hardware_threads();
-    fmag_vm_engine_options o1 = {1, FMAG_VM_ISA_AUTO, opt_lanes},
-                           on = {maxt, FMAG_VM_ISA_AUTO, opt_lanes};
+    fmag_vm_engine_options o1 = {1, opt_isa, opt_lanes}, on = {maxt, opt_isa, opt_lanes};
     fmag_vm_engine *e1 = fmag_vm_engine_create(&o1, err, sizeof err);
     fmag_vm_engine *en = fmag_vm_engine_create(&on, err, sizeof err);
     if (!e1 || !en) return fprintf(stderr, "fmag-cpu-bench: %s\n", err), 1;
-    printf("batch kernel %s, %u threads, %zu elements, best of %d\n\n", fmag_vm_engine_isa(e1),
-           fmag_vm_engine_threads(en), opt_n, opt_reps);
-    printf("| program | instr | regs | ref el/s | batch 1T el/s | batch %uT el/s | C -O3 el/s | "
-           "batch1T / C time | batch1T / ref | batch 1T instr/s | batch %uT instr/s | same bits "
-           "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
-           maxt, maxt);
+    calibrate_tsc();
+    count_kernel();
+    printf("batch kernel %s, %u threads, %zu elements, best of %d; TSC %.3f GHz (against "
+           "CLOCK_MONOTONIC)\n",
+           fmag_vm_engine_isa(e1), fmag_vm_engine_threads(en), opt_n, opt_reps, tsc_hz * 1e-9);
+    if (model.ok)
+        printf("AVX-512 kernel (objdump of this binary): %.0f machine instructions per record, "
+               "per 16-lane vector %.0f/%.0f/%.0f (unguarded, 0/1/2 of b, c in registers), "
+               "%.0f/%.0f/%.0f (register guard)\n",
+               model.per_record, model.per_vector[0][0], model.per_vector[0][1],
+               model.per_vector[0][2], model.per_vector[1][0], model.per_vector[1][1],
+               model.per_vector[1][2]);
+    else
+        printf("AVX-512 kernel not counted (no objdump, or the kernel's shape was not found)\n");
+    printf("\n| program | instr | regs | lanes | ref el/s | batch 1T el/s | batch 1T cols el/s | "
+           "batch %uT el/s | C -O3 el/s | batch1T / C time | cols / C time | batch1T / ref | "
+           "cols / ref | el-instr per TSC cycle | machine instr per el-instr | IPC (TSC) | "
+           "bytes per el-instr | same bits |\n"
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+           "---|\n",
+           maxt);
     for (size_t i = 0; i < nb; i++) {
         bench_one(&bp[i], e1, en);
         fflush(stdout);
