@@ -9,6 +9,7 @@
 #include "fmag/VM.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +187,7 @@ static unsigned opt_threads = 0, opt_lanes = 0;
 static fmag_vm_isa opt_isa = FMAG_VM_ISA_AUTO;
 static const char *opt_cc = "cc", *opt_tmp = "/tmp";
 /* 512-bit vectors where the CPU has them: GCC's -march=native alone picks 256 on some
- * AVX-512 parts (Zen 4), which made the emitted C 1.6x slower there. */
+ * AVX-512 parts, and the baseline should be the best the compiler does. */
 static const char *opt_cflags = "-O3 -march=native -mprefer-vector-width=512 -ffp-contract=off";
 static int failures;
 
@@ -233,14 +234,22 @@ static double time_engine(fmag_vm_engine *e, const fmag_vm_program *const *ps, s
     return time_engine_cols(e, ps, np, idx, in, is, out, os, NULL, NULL, n, false, NULL);
 }
 
-/* Emits every program as C into one file, compiles it once and loads each _soa loop. */
+/* Emits each program as C into its own file, compiles them in parallel (one compiler
+ * per file: the thousand-instruction graphs take a compiler tens of seconds), links them
+ * into one shared object and loads each _soa loop. */
 static void load_native(bench_prog *bp, size_t nb)
 {
-    char path[512], so[512], cmd[2048], err[256];
-    snprintf(path, sizeof path, "%s/fmag-cpu-bench-%d.c", opt_tmp, (int)getpid());
-    snprintf(so, sizeof so, "%s/fmag-cpu-bench-%d.so", opt_tmp, (int)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f) return;
+    char dir[512], path[600], so[600], err[256];
+    snprintf(dir, sizeof dir, "%s/fmag-cpu-bench-%d", opt_tmp, (int)getpid());
+    snprintf(so, sizeof so, "%s/all.so", dir);
+    size_t cap = 4096 + nb * 64;
+    char *cmd = malloc(cap + 2 * strlen(opt_cflags) + 4 * sizeof dir);
+    if (!cmd) return;
+    snprintf(cmd, cap, "mkdir -p '%s'", dir);
+    if (system(cmd) != 0) {
+        free(cmd);
+        return;
+    }
     for (size_t i = 0; i < nb; i++) {
         fmag_vm_program q = *bp[i].p;
         q.name = (char *)"p";
@@ -251,24 +260,29 @@ static void load_native(bench_prog *bp, size_t nb)
             fprintf(stderr, "fmag-cpu-bench: emit: %s\n", err);
             exit(1);
         }
+        snprintf(path, sizeof path, "%s/b%zu.c", dir, i);
+        FILE *f = fopen(path, "w");
+        if (!f) exit(1);
         fputs(text, f);
+        fclose(f);
         free(text);
     }
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "%s %s -w -shared -fPIC -o %s %s", opt_cc, opt_cflags, so, path);
-    if (system(cmd) != 0) {
-        fprintf(stderr, "fmag-cpu-bench: '%s' failed: no native column\n", cmd);
-        return;
-    }
-    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return;
-    for (size_t i = 0; i < nb; i++) {
+    /* One shell: every compile in the background, then the link. */
+    size_t len = (size_t)snprintf(cmd, cap,
+                                  "cd '%s' && for f in b*.c; do %s %s -w -fPIC -c \"$f\" "
+                                  "-o \"${f%%.c}.o\" & done; wait; %s -shared -o all.so b*.o",
+                                  dir, opt_cc, opt_cflags, opt_cc);
+    bool ok = len < cap && system(cmd) == 0;
+    void *h = ok ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!h) fprintf(stderr, "fmag-cpu-bench: '%s' failed: no native column\n", cmd);
+    for (size_t i = 0; h && i < nb; i++) {
         char sym[64];
         snprintf(sym, sizeof sym, "b%zu_p_soa", i);
         *(void **)&bp[i].soa = dlsym(h, sym);
     }
-    remove(path);
-    remove(so);
+    snprintf(cmd, cap, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "fmag-cpu-bench: could not remove %s\n", dir);
+    free(cmd);
 }
 
 static bool same(const float *a, const float *b, size_t n)
@@ -347,9 +361,13 @@ static void bench_one(bench_prog *b, fmag_vm_engine *e1, fmag_vm_engine *en)
         printf(" - | - | - |");
     /* Element-instructions per TSC cycle (one thread, AoS run); the kernel's machine
      * instructions per element-instruction; their product: instructions per TSC cycle. */
+    /* On a shared machine the process may be off the CPU during a timed run: then the
+     * cycles are its CPU time at the TSC rate, and the figure is marked '*'. */
+    bool off_cpu = t1 * tsc_hz < 0.9 * cyc1;
+    if (off_cpu) cyc1 = t1 * tsc_hz;
     double epc = cyc1 > 0 ? (double)n * ni / cyc1 : 0, mi = 0, by = 0;
     cost_of(p, L, &mi, &by);
-    printf(" %.1f | %.1f | %.2f |", r1 / rref, (double)n / tcol / rref, epc);
+    printf(" %.1f | %.1f | %.2f%s |", r1 / rref, (double)n / tcol / rref, epc, off_cpu ? "*" : "");
     if (model.ok && !strcmp(fmag_vm_engine_isa(e1), "avx512"))
         printf(" %.3f | %.2f |", mi, mi * epc);
     else
@@ -407,6 +425,95 @@ static void scaling(bench_prog *bp, size_t nb, unsigned maxt)
         free(out);
     }
 }
+
+/* Core clock under load: each of t threads runs a chain of dependent instructions of
+ * known latency (integer multiply: 3 cycles; AVX-512 FMA: 4 cycles on recent Intel cores)
+ * at once, so cycles / seconds is the clock each core keeps with t cores busy: turbo and
+ * the AVX-512 licence lower it as cores are added, which bounds thread scaling below
+ * linear whatever the engine does. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PROBE_ITERS 5000000L
+/* Thread CPU time: a probe thread taken off its core does not count. */
+static double thread_now(void)
+{
+    return clock_of(CLOCK_THREAD_CPUTIME_ID);
+}
+static double probe_add(void)
+{
+    uint64_t x = 1;
+    double t0 = thread_now();
+    /* imul (3 cycles): recent cores fold chains of add-immediate at rename. */
+    for (long i = 0; i < PROBE_ITERS; i++)
+        __asm__ volatile("imul $3, %0, %0\n\timul $3, %0, %0\n\timul $3, %0, %0\n\t"
+                         "imul $3, %0, %0\n\timul $3, %0, %0\n\timul $3, %0, %0\n\t"
+                         "imul $3, %0, %0\n\timul $3, %0, %0"
+                         : "+r"(x));
+    return 24.0 * PROBE_ITERS / (thread_now() - t0);
+}
+__attribute__((target("avx512f"))) static double probe_fma(void)
+{
+    __m512 acc = _mm512_set1_ps(1.0f), z = _mm512_setzero_ps(); /* no denormal, no NaN */
+    double t0 = thread_now();
+    for (long i = 0; i < PROBE_ITERS; i++)
+        __asm__ volatile("vfmadd231ps %1, %1, %0\n\tvfmadd231ps %1, %1, %0\n\t"
+                         "vfmadd231ps %1, %1, %0\n\tvfmadd231ps %1, %1, %0\n\t"
+                         "vfmadd231ps %1, %1, %0\n\tvfmadd231ps %1, %1, %0\n\t"
+                         "vfmadd231ps %1, %1, %0\n\tvfmadd231ps %1, %1, %0"
+                         : "+v"(acc)
+                         : "v"(z));
+    return 32.0 * PROBE_ITERS / (thread_now() - t0);
+}
+typedef struct probe_arg {
+    bool fma;
+    double hz;
+} probe_arg;
+static void *probe_main(void *arg)
+{
+    probe_arg *a = arg;
+    a->hz = a->fma ? probe_fma() : probe_add();
+    return NULL;
+}
+static double probe(unsigned t, bool fma)
+{
+    pthread_t tid[256];
+    probe_arg args[256];
+    unsigned started = 0;
+    for (unsigned i = 0; i < t && i < 256; i++) {
+        args[i] = (probe_arg){fma, 0};
+        if (pthread_create(&tid[i], NULL, probe_main, &args[i]) != 0) break;
+        started++;
+    }
+    double sum = 0;
+    for (unsigned i = 0; i < started; i++) {
+        pthread_join(tid[i], NULL);
+        sum += args[i].hz;
+    }
+    return started ? sum / started : 0;
+}
+static void clocks(unsigned maxt)
+{
+    bool avx512 = __builtin_cpu_supports("avx512f");
+    printf("\nCore clock with t cores busy (GHz per core, mean over the t threads: a chain of "
+           "dependent integer multiplies (3 cycles each), and of dependent AVX-512 FMAs (4)):\n\n| "
+           "threads | imul chain | "
+           "AVX-512 FMA chain |\n|---:|---:|---:|\n");
+    for (unsigned t = 1; t; t = next_threads(t, maxt)) {
+        double a = probe(t, false), f = avx512 ? probe(t, true) : 0;
+        printf("| %u | %.2f | ", t, a * 1e-9);
+        if (avx512)
+            printf("%.2f |\n", f * 1e-9);
+        else
+            printf("- |\n");
+        fflush(stdout);
+    }
+}
+#else
+static void clocks(unsigned maxt)
+{
+    (void)maxt;
+}
+#endif
 
 /* Several programs, elements interleaved (element k runs program k % m), against the
  * same elements run uniformly, one call per program. */
@@ -466,7 +573,7 @@ int main(int argc, char **argv)
 {
     bench_prog *bp = calloc((size_t)argc, sizeof *bp);
     size_t nb = 0;
-    bool native = true, scale = true;
+    bool native = true, scale = true, table = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strncmp(a, "--elements=", 11))
@@ -491,11 +598,14 @@ int main(int argc, char **argv)
             native = false;
         else if (!strcmp(a, "--no-scaling"))
             scale = false;
+        else if (!strcmp(a, "--only-scaling"))
+            table = native = false;
         else if (a[0] == '-') {
             fprintf(stderr,
                     "usage: fmag-cpu-bench [--elements=N] [--reps=R] [--threads=T] [--lanes=L] "
                     "[--isa=avx2|generic] [--cc=CC] "
-                    "[--cflags=FLAGS] [--tmp=DIR] [--no-native] [--no-scaling] FILE.fmag...\n");
+                    "[--cflags=FLAGS] [--tmp=DIR] [--no-native] [--no-scaling] [--only-scaling] "
+                    "FILE.fmag...\n");
             return a[1] == 'h' || !strcmp(a, "--help") ? 0 : 1;
         } else {
             char err[512];
@@ -531,19 +641,24 @@ int main(int argc, char **argv)
                model.per_vector[1][2]);
     else
         printf("AVX-512 kernel not counted (no objdump, or the kernel's shape was not found)\n");
-    printf("\n| program | instr | regs | lanes | ref el/s | batch 1T el/s | batch 1T cols el/s | "
-           "batch %uT el/s | C -O3 el/s | batch1T / C time | cols / C time | batch1T / ref | "
-           "cols / ref | el-instr per TSC cycle | machine instr per el-instr | IPC (TSC) | "
-           "bytes per el-instr | same bits |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-           "---|\n",
-           maxt);
-    for (size_t i = 0; i < nb; i++) {
+    if (table)
+        printf(
+            "\n| program | instr | regs | lanes | ref el/s | batch 1T el/s | batch 1T cols el/s | "
+            "batch %uT el/s | C -O3 el/s | batch1T / C time | cols / C time | batch1T / ref | "
+            "cols / ref | el-instr per TSC cycle | machine instr per el-instr | IPC (TSC) | "
+            "bytes per el-instr | same bits |\n"
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            "---|\n",
+            maxt);
+    for (size_t i = 0; i < nb && table; i++) {
         bench_one(&bp[i], e1, en);
         fflush(stdout);
     }
-    mixes(bp, nb, e1);
-    if (scale && maxt > 1) scaling(bp, nb, maxt);
+    if (table) mixes(bp, nb, e1);
+    if (scale && maxt > 1) {
+        scaling(bp, nb, maxt);
+        clocks(maxt);
+    }
     fmag_vm_engine_destroy(e1);
     fmag_vm_engine_destroy(en);
     for (size_t i = 0; i < nb; i++)

@@ -46,10 +46,8 @@ static void mxcsr_leave(unsigned saved)
 #endif
 
 /* A block has FMAG_BATCH_LANES lanes, fewer only when its register file would pass this
- * many bytes. Each record costs about 25 machine instructions besides its vectors, so more
- * lanes per record pay until the rows leave L2; 256 lanes was the fastest on every program
- * measured, with register files of up to 80 KiB, i.e. in L2 and streamed row by row
- * (docs/PERFORMANCE.md, "Block size"). */
+ * many bytes: a record's fixed cost (decode and dispatch) is spread over more lanes, and a
+ * register file in L2 streamed row by row costs less than that (docs/PERFORMANCE.md). */
 #define FMAG_BATCH_REGFILE_BUDGET (128u * 1024u)
 #define FMAG_BATCH_LANES 256u
 #define FMAG_BATCH_MIN_LANES FMAG_BATCH_VW
@@ -437,9 +435,8 @@ static bool engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, s
     /* Group elements by program (a stable counting sort) so that every block runs one
      * program: the SIMD loops never diverge. The sort is done per window of
      * FMAG_BATCH_WINDOW elements, so a window's input and output rows are read from
-     * memory once and stay in the L2 cache while each of its programs runs over them;
-     * sorted over the whole run, every program would stream through all the rows again
-     * (8 programs interleaved ran 1.95x slower than uniform that way, 16-core Xeon). */
+     * memory once and stay in the L2 cache while each of its programs runs over them
+     * (sorted over the whole run, every program would stream through all the rows). */
     size_t ns = 0, first = 0;
     if (nused == 1) {
         segs = malloc(sizeof(segment));

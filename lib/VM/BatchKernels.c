@@ -3,9 +3,9 @@
  * computes exactly fmaf per lane, stores a NaN result as the canonical NaN and keeps
  * denormals (the caller owns MXCSR), so all three are bit-identical to fmag_vm_run. */
 #include "BatchInternal.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
-#include <string.h>
 
 /* The operand kinds are switched on once per instruction, outside the lane loop, so
  * literals are broadcasts held in a register and a computed guard is the only reason to
@@ -41,9 +41,7 @@
 /* Portable: one lane at a time. A lane reads all its operands before its write. */
 static void kernel_generic(const fmag_batch_rec *ins, uint32_t n, float *R, uint32_t lanes)
 {
-    uint32_t qw = FMAG_VM_CANONICAL_NAN;
-    float qnan;
-    memcpy(&qnan, &qw, sizeof qnan);
+    const float qnan = fmag_float_of(FMAG_VM_CANONICAL_NAN);
     for (uint32_t i = 0; i < n; i++) {
         const fmag_batch_rec *x = &ins[i];
         float *rd = R + x->d;
