@@ -2,8 +2,9 @@
 # CPU throughput table (docs/PERFORMANCE.md, "CPU engines"): builds a Release tree,
 # compiles the SL examples, the thousand-instruction graphs of bench/cpu/graphs and the
 # bench programs (bench/codegen/programs, lowered at -O2), and runs fmag-cpu-bench on all
-# of them: reference VM, batch engine on 1 and on all threads, the emitted C at -O3
-# -march=native, thread scaling and per-lane mixes, every result checked bit for bit.
+# of them: reference VM, batch engine on 1 thread (rows and columns) and on all threads,
+# the emitted C at -O3 -march=native, the engine's cycles and instruction counts, per-lane
+# mixes, thread scaling and a core-clock probe, every result checked bit for bit.
 #
 #   bench/cpu/run.sh [BUILD_DIR] [fmag-cpu-bench options...]
 #   FMAG_BIN=DIR bench/cpu/run.sh - [options...]   (use prebuilt slc, fmag-opt and

@@ -156,8 +156,8 @@ bool fmag_vm_check_lane_args(const fmag_vm_program *const *progs, size_t nprogs,
                              size_t errlen);
 
 /* The most lanes per block in the batch engine: one pre-decoded instruction runs over a
- * block of lanes before the next; blocks are sized per program so that its register file
- * stays in L1 (docs/VM.md), from 16 up to this. */
+ * block of lanes before the next; blocks are sized per program (docs/VM.md), from 16 up to
+ * this (an explicit fmag_vm_engine_options.lanes). */
 #define FMAG_VM_LANES 512
 
 /* fmag_vm_run_per_lane with an explicit thread count (0: one per online CPU; the
@@ -183,7 +183,7 @@ typedef enum fmag_vm_isa {
 typedef struct fmag_vm_engine_options {
     unsigned nthreads; /* 0: one per online CPU; 1: the calling thread only */
     fmag_vm_isa isa;   /* an ISA the CPU lacks is an error at create */
-    unsigned lanes;    /* lanes per block; 0: sized per program to keep its registers in L1 */
+    unsigned lanes;    /* lanes per block; 0: sized per program (its register file) */
 } fmag_vm_engine_options;
 typedef struct fmag_vm_engine fmag_vm_engine;
 /* opt NULL: defaults (all zero). NULL with a reason in err on failure. */
@@ -201,6 +201,15 @@ unsigned fmag_vm_engine_threads(const fmag_vm_engine *e);
 bool fmag_vm_engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, size_t nprogs,
                         const uint32_t *prog_index, const float *in, size_t in_stride, float *out,
                         size_t out_stride, size_t n, char *err, size_t errlen);
+
+/* One program over columns (structure of arrays: planar images, the emitted C's _soa
+ * layout): input r of element k is in[r][k], output r is out[r][k]. The block's rows are
+ * copied whole instead of transposed. Otherwise as fmag_vm_engine_run. */
+bool fmag_vm_engine_run_columns(fmag_vm_engine *e, const fmag_vm_program *p,
+                                const float *const *in, float *const *out, size_t n, char *err,
+                                size_t errlen);
+/* Lanes per block this engine gives p (for benchmarks that model its cost). */
+unsigned fmag_vm_engine_block_lanes(const fmag_vm_engine *e, const fmag_vm_program *p);
 
 /* Online CPUs (at least 1). */
 unsigned fmag_vm_hardware_threads(void);

@@ -2,13 +2,14 @@
  * interpreter. Each program used is pre-decoded once per run (operand kinds resolved,
  * register operands turned into offsets into the block's register file, never-firing
  * instructions dropped); elements are grouped by program and run in blocks of lanes over
- * a structure-of-arrays register file sized to stay in L1, one decode per instruction per
+ * a structure-of-arrays register file sized to stay in cache, one decode per instruction per
  * block (lib/VM/BatchKernels.c has the SIMD loops). Blocks are shared out to a persistent
  * thread pool that lives in the engine object. */
 #define _POSIX_C_SOURCE 200809L
 #include "BatchInternal.h"
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,9 +45,11 @@ static void mxcsr_leave(unsigned saved)
 }
 #endif
 
-/* Register files are sized so that a block's registers fit this many bytes (L1 data
- * caches are 32 KiB or more; the instruction records and the inputs share it). */
-#define FMAG_BATCH_L1_BUDGET (16u * 1024u)
+/* A block has FMAG_BATCH_LANES lanes, fewer only when its register file would pass this
+ * many bytes: a record's fixed cost (decode and dispatch) is spread over more lanes, and a
+ * register file in L2 streamed row by row costs less than that (docs/PERFORMANCE.md). */
+#define FMAG_BATCH_REGFILE_BUDGET (128u * 1024u)
+#define FMAG_BATCH_LANES 256u
 #define FMAG_BATCH_MIN_LANES FMAG_BATCH_VW
 #define FMAG_BATCH_MAX_THREADS 256u
 /* Per-lane runs group elements by program within windows of this many elements. */
@@ -72,15 +75,20 @@ typedef struct job {
     const bprog *progs;
     const segment *segs;
     size_t nsegs, nitems;
-    const uint32_t *perm; /* NULL: identity */
+    const uint32_t *perm; /* NULL: identity; else offsets from the window's first element */
     const float *in;
     size_t in_stride;
     float *out;
     size_t out_stride;
+    const float *const *in_cols; /* non-NULL: one program, input r of element k at in_cols[r][k] */
+    float *const *out_cols;
+    fmag_batch_io load, store;
     size_t regfile; /* floats of the largest register file of the run */
     unsigned want;  /* threads that take part */
-    atomic_size_t next;
     atomic_bool failed;
+    /* Its own cache line: every block's increment would otherwise evict the fields above
+     * from the other threads' caches. */
+    alignas(64) atomic_size_t next;
 } job;
 
 typedef struct scratch {
@@ -91,8 +99,7 @@ typedef struct scratch {
 struct fmag_vm_engine {
     unsigned nthreads;
     unsigned lanes_opt;
-    fmag_batch_kernel kernel;
-    const char *isa;
+    fmag_batch_isa isa;
     pthread_mutex_t call_mu; /* one run at a time */
     pthread_mutex_t mu;
     pthread_cond_t wake, idle;
@@ -118,9 +125,8 @@ unsigned fmag_vm_hardware_threads(void)
 
 const char *fmag_vm_batch_isa(void)
 {
-    const char *name = "generic";
-    fmag_batch_kernel_for(FMAG_VM_ISA_AUTO, &name);
-    return name;
+    fmag_batch_isa isa = {0};
+    return fmag_batch_isa_for(FMAG_VM_ISA_AUTO, &isa) ? isa.name : "generic";
 }
 
 /* ---- decoding ---------------------------------------------------------------------- */
@@ -131,8 +137,8 @@ static uint32_t block_lanes(const fmag_vm_program *p, unsigned lanes_opt)
         uint32_t l = (lanes_opt + FMAG_BATCH_VW - 1) / FMAG_BATCH_VW * FMAG_BATCH_VW;
         return l > FMAG_VM_LANES ? FMAG_VM_LANES : l;
     }
-    uint32_t regs = p->regs ? p->regs : 1, l = FMAG_VM_LANES;
-    while (l > FMAG_BATCH_MIN_LANES && (size_t)regs * l * sizeof(float) > FMAG_BATCH_L1_BUDGET)
+    uint32_t regs = p->regs ? p->regs : 1, l = FMAG_BATCH_LANES;
+    while (l > FMAG_BATCH_MIN_LANES && (size_t)regs * l * sizeof(float) > FMAG_BATCH_REGFILE_BUDGET)
         l /= 2;
     return l;
 }
@@ -227,20 +233,25 @@ static void run_item(const fmag_vm_engine *e, const job *j, size_t item, float *
     uint32_t nl = (count + FMAG_BATCH_VW - 1) / FMAG_BATCH_VW * FMAG_BATCH_VW;
     for (uint32_t z = 0; z < bp->nzero; z++)
         memset(R + (size_t)bp->zero_rows[z] * L, 0, nl * sizeof(float));
-    const uint32_t *perm = j->perm;
-    for (uint32_t k = 0; k < count; k++) {
-        const float *src = j->in + (perm ? perm[pos + k] : pos + k) * j->in_stride;
+    /* Elements at base + (elems ? elems[k] : k): a per-lane block's elements lie in its
+     * window, the permutation holding their offsets from the window's first. */
+    size_t base = j->perm ? pos / FMAG_BATCH_WINDOW * FMAG_BATCH_WINDOW : pos;
+    const uint32_t *elems = j->perm ? j->perm + pos : NULL;
+    if (j->in_cols) {
         for (uint32_t r = 0; r < p->nin; r++)
-            R[(size_t)r * L + k] = src[r];
+            memcpy(R + (size_t)r * L, j->in_cols[r] + pos, count * sizeof(float));
+    } else {
+        j->load(R, L, (float *)(j->in + base * j->in_stride), j->in_stride, p->nin, count, elems);
     }
     if (count < nl)
         for (uint32_t r = 0; r < p->nin; r++)
             memset(R + (size_t)r * L + count, 0, (nl - count) * sizeof(float));
-    e->kernel(bp->ins, bp->n, R, nl);
-    for (uint32_t k = 0; k < count; k++) {
-        float *dst = j->out + (perm ? perm[pos + k] : pos + k) * j->out_stride;
+    e->isa.run(bp->ins, bp->n, R, nl);
+    if (j->out_cols) {
         for (uint32_t r = 0; r < p->nout; r++)
-            dst[r] = R[(size_t)r * L + k];
+            memcpy(j->out_cols[r] + pos, R + (size_t)r * L, count * sizeof(float));
+    } else {
+        j->store(R, L, j->out + base * j->out_stride, j->out_stride, p->nout, count, elems);
     }
 }
 
@@ -292,9 +303,8 @@ fmag_vm_engine *fmag_vm_engine_create(const fmag_vm_engine_options *opt, char *e
 {
     fmag_vm_engine_options o = {0, FMAG_VM_ISA_AUTO, 0};
     if (opt) o = *opt;
-    const char *name = NULL;
-    fmag_batch_kernel k = fmag_batch_kernel_for(o.isa, &name);
-    if (!k) {
+    fmag_batch_isa isa;
+    if (!fmag_batch_isa_for(o.isa, &isa)) {
         snprintf(err, errlen, "this CPU (or this build) cannot run the %s batch kernel",
                  o.isa == FMAG_VM_ISA_AVX512 ? "AVX-512" : "AVX2+FMA");
         return NULL;
@@ -304,8 +314,7 @@ fmag_vm_engine *fmag_vm_engine_create(const fmag_vm_engine_options *opt, char *e
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    e->kernel = k;
-    e->isa = name;
+    e->isa = isa;
     e->lanes_opt = o.lanes;
     e->nthreads = o.nthreads ? o.nthreads : fmag_vm_hardware_threads();
     if (e->nthreads > FMAG_BATCH_MAX_THREADS) e->nthreads = FMAG_BATCH_MAX_THREADS;
@@ -343,7 +352,11 @@ void fmag_vm_engine_destroy(fmag_vm_engine *e)
 
 const char *fmag_vm_engine_isa(const fmag_vm_engine *e)
 {
-    return e->isa;
+    return e->isa.name;
+}
+unsigned fmag_vm_engine_block_lanes(const fmag_vm_engine *e, const fmag_vm_program *p)
+{
+    return block_lanes(p, e->lanes_opt);
 }
 unsigned fmag_vm_engine_threads(const fmag_vm_engine *e)
 {
@@ -377,7 +390,8 @@ static void dispatch(fmag_vm_engine *e, job *j)
 
 static bool engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, size_t nprogs,
                        const uint32_t *prog_index, const float *in, size_t in_stride, float *out,
-                       size_t out_stride, size_t n, char *err, size_t errlen)
+                       size_t out_stride, const float *const *in_cols, float *const *out_cols,
+                       size_t n, char *err, size_t errlen)
 {
     if (n == 0) return true;
     if (nprogs == 0 || nprogs > UINT32_MAX) {
@@ -421,9 +435,8 @@ static bool engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, s
     /* Group elements by program (a stable counting sort) so that every block runs one
      * program: the SIMD loops never diverge. The sort is done per window of
      * FMAG_BATCH_WINDOW elements, so a window's input and output rows are read from
-     * memory once and stay in the L2 cache while each of its programs runs over them;
-     * sorted over the whole run, every program would stream through all the rows again
-     * (8 programs interleaved ran 1.95x slower than uniform that way, 16-core Xeon). */
+     * memory once and stay in the L2 cache while each of its programs runs over them
+     * (sorted over the whole run, every program would stream through all the rows). */
     size_t ns = 0, first = 0;
     if (nused == 1) {
         segs = malloc(sizeof(segment));
@@ -464,7 +477,7 @@ static bool engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, s
                 pos += c;
             }
             for (size_t k = w0; k < w1; k++)
-                perm[wc[prog_index[k]]++] = (uint32_t)k;
+                perm[wc[prog_index[k]]++] = (uint32_t)(k - w0);
             for (size_t u = 0; u < nu; u++)
                 wc[ulist[u]] = 0;
         }
@@ -481,7 +494,20 @@ static bool engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, s
              .in_stride = in_stride,
              .out = out,
              .out_stride = out_stride,
+             .in_cols = in_cols,
+             .out_cols = out_cols,
+             .load = e->isa.load,
+             .store = e->isa.store,
              .regfile = regfile};
+    /* The SIMD moves index with 32-bit offsets: element offsets within a block (or a
+     * window) times the stride. */
+    size_t span = perm ? FMAG_BATCH_WINDOW : FMAG_VM_LANES, wide = (size_t)1 << 31;
+    if (in_stride >= wide / span || out_stride >= wide / span) {
+        fmag_batch_isa generic;
+        fmag_batch_isa_for(FMAG_VM_ISA_GENERIC, &generic);
+        j.load = generic.load;
+        j.store = generic.store;
+    }
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, false);
     size_t want = work_total / FMAG_BATCH_WORK_PER_THREAD;
@@ -513,8 +539,24 @@ bool fmag_vm_engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, 
     /* The caller's thread too: pre-decoding compares literal guards (a denormal guard is
      * > 0 only without denormals-are-zero). */
     unsigned saved = mxcsr_enter();
-    bool ok =
-        engine_run(e, progs, nprogs, prog_index, in, in_stride, out, out_stride, n, err, errlen);
+    bool ok = engine_run(e, progs, nprogs, prog_index, in, in_stride, out, out_stride, NULL, NULL,
+                         n, err, errlen);
+    mxcsr_leave(saved);
+    pthread_mutex_unlock(&e->call_mu);
+    return ok;
+}
+
+bool fmag_vm_engine_run_columns(fmag_vm_engine *e, const fmag_vm_program *p, const float *const *in,
+                                float *const *out, size_t n, char *err, size_t errlen)
+{
+    if (n && ((p && p->nin && !in) || (p && p->nout && !out))) {
+        snprintf(err, errlen, "column run without %s columns", in ? "output" : "input");
+        return false;
+    }
+    pthread_mutex_lock(&e->call_mu);
+    unsigned saved = mxcsr_enter();
+    bool ok = engine_run(e, &p, 1, NULL, NULL, p ? p->nin : 0, NULL, p ? p->nout : 0, in, out, n,
+                         err, errlen);
     mxcsr_leave(saved);
     pthread_mutex_unlock(&e->call_mu);
     return ok;
@@ -535,8 +577,8 @@ bool fmag_vm_run_per_lane_threads(const fmag_vm_program *const *progs, size_t np
     fmag_vm_engine_options o = {nthreads, FMAG_VM_ISA_AUTO, 0};
     fmag_vm_engine *e = fmag_vm_engine_create(&o, err, errlen);
     if (!e) return false;
-    bool ok =
-        engine_run(e, progs, nprogs, prog_index, in, in_stride, out, out_stride, n, err, errlen);
+    bool ok = engine_run(e, progs, nprogs, prog_index, in, in_stride, out, out_stride, NULL, NULL,
+                         n, err, errlen);
     fmag_vm_engine_destroy(e);
     return ok;
 }

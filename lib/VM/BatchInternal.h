@@ -30,8 +30,20 @@ typedef void (*fmag_batch_kernel)(const fmag_batch_rec *ins, uint32_t n, float *
 /* Every kernel works on lanes in multiples of this (the AVX-512 width). */
 #define FMAG_BATCH_VW 16u
 
-/* The kernel for an ISA (FMAG_VM_ISA_AUTO: the best this CPU runs); NULL when the CPU or
- * the compiler lacks it. *name is "avx512", "avx2+fma" or "generic". */
-fmag_batch_kernel fmag_batch_kernel_for(fmag_vm_isa isa, const char **name);
+/* Moves `count` elements between their rows in memory and the block (lane k at
+ * R[r * L + k], r < rows): lane k's element starts at mem[e * stride] with e = elems[k], or
+ * e = k when elems is NULL; elems[k] * stride < 2^31. */
+typedef void (*fmag_batch_io)(float *R, uint32_t L, float *mem, size_t stride, uint32_t rows,
+                              uint32_t count, const uint32_t *elems);
+
+typedef struct fmag_batch_isa {
+    fmag_batch_kernel run;
+    fmag_batch_io load, store; /* load: memory to block; store: block to memory */
+    const char *name;          /* "avx512", "avx2+fma" or "generic" */
+} fmag_batch_isa;
+
+/* The kernels for an ISA (FMAG_VM_ISA_AUTO: the best this CPU runs); false when the CPU or
+ * the compiler lacks it. */
+bool fmag_batch_isa_for(fmag_vm_isa isa, fmag_batch_isa *out);
 
 #endif /* FMAG_VM_BATCH_INTERNAL_H */

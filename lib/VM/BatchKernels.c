@@ -3,9 +3,9 @@
  * computes exactly fmaf per lane, stores a NaN result as the canonical NaN and keeps
  * denormals (the caller owns MXCSR), so all three are bit-identical to fmag_vm_run. */
 #include "BatchInternal.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
-#include <string.h>
 
 /* The operand kinds are switched on once per instruction, outside the lane loop, so
  * literals are broadcasts held in a register and a computed guard is the only reason to
@@ -41,9 +41,7 @@
 /* Portable: one lane at a time. A lane reads all its operands before its write. */
 static void kernel_generic(const fmag_batch_rec *ins, uint32_t n, float *R, uint32_t lanes)
 {
-    uint32_t qw = FMAG_VM_CANONICAL_NAN;
-    float qnan;
-    memcpy(&qnan, &qw, sizeof qnan);
+    const float qnan = fmag_float_of(FMAG_VM_CANONICAL_NAN);
     for (uint32_t i = 0; i < n; i++) {
         const fmag_batch_rec *x = &ins[i];
         float *rd = R + x->d;
@@ -70,6 +68,26 @@ static void kernel_generic(const fmag_batch_rec *ins, uint32_t n, float *R, uint
 #undef LOADC
 #undef IMMB
 #undef IMMC
+    }
+}
+
+/* Element by element: each element's values are adjacent in memory. */
+static void load_generic(float *R, uint32_t L, float *mem, size_t stride, uint32_t rows,
+                         uint32_t count, const uint32_t *elems)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        const float *src = mem + (elems ? elems[k] : k) * stride;
+        for (uint32_t r = 0; r < rows; r++)
+            R[(size_t)r * L + k] = src[r];
+    }
+}
+static void store_generic(float *R, uint32_t L, float *mem, size_t stride, uint32_t rows,
+                          uint32_t count, const uint32_t *elems)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        float *dst = mem + (elems ? elems[k] : k) * stride;
+        for (uint32_t r = 0; r < rows; r++)
+            dst[r] = R[(size_t)r * L + k];
     }
 }
 
@@ -148,27 +166,66 @@ __attribute__((target("avx512f"))) static void kernel_avx512(const fmag_batch_re
 #undef IMMC
     }
 }
+/* A row of 16 lanes at a time with one gather (scatter) per register instead of 16
+ * scalar copies: on small programs the transposition costs as much as the instructions. */
+__attribute__((target("avx512f"))) static inline __m512i lane_offsets(uint32_t k, size_t stride,
+                                                                      const uint32_t *elems)
+{
+    const __m512i s = _mm512_set1_epi32((int)stride);
+    if (elems) return _mm512_mullo_epi32(_mm512_loadu_si512(elems + k), s);
+    return _mm512_mullo_epi32(
+        _mm512_add_epi32(_mm512_set1_epi32((int)k),
+                         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)),
+        s);
+}
+__attribute__((target("avx512f"))) static void load_avx512(float *R, uint32_t L, float *mem,
+                                                           size_t stride, uint32_t rows,
+                                                           uint32_t count, const uint32_t *elems)
+{
+    uint32_t k = 0;
+    for (; k + 16 <= count; k += 16) {
+        const __m512i off = lane_offsets(k, stride, elems);
+        for (uint32_t r = 0; r < rows; r++)
+            _mm512_store_ps(R + (size_t)r * L + k, _mm512_i32gather_ps(off, mem + r, 4));
+    }
+    if (k < count)
+        load_generic(R + k, L, elems ? mem : mem + k * stride, stride, rows, count - k,
+                     elems ? elems + k : NULL);
+}
+__attribute__((target("avx512f"))) static void store_avx512(float *R, uint32_t L, float *mem,
+                                                            size_t stride, uint32_t rows,
+                                                            uint32_t count, const uint32_t *elems)
+{
+    uint32_t k = 0;
+    for (; k + 16 <= count; k += 16) {
+        const __m512i off = lane_offsets(k, stride, elems);
+        for (uint32_t r = 0; r < rows; r++)
+            _mm512_i32scatter_ps(mem + r, off, _mm512_load_ps(R + (size_t)r * L + k), 4);
+    }
+    if (k < count)
+        store_generic(R + k, L, elems ? mem : mem + k * stride, stride, rows, count - k,
+                      elems ? elems + k : NULL);
+}
 #endif
 
-fmag_batch_kernel fmag_batch_kernel_for(fmag_vm_isa isa, const char **name)
+bool fmag_batch_isa_for(fmag_vm_isa isa, fmag_batch_isa *out)
 {
 #ifdef FMAG_BATCH_X86
     __builtin_cpu_init();
     bool has512 = __builtin_cpu_supports("avx512f");
     bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if ((isa == FMAG_VM_ISA_AUTO || isa == FMAG_VM_ISA_AVX512) && has512) {
-        *name = "avx512";
-        return kernel_avx512;
+        *out = (fmag_batch_isa){kernel_avx512, load_avx512, store_avx512, "avx512"};
+        return true;
     }
     if ((isa == FMAG_VM_ISA_AUTO || isa == FMAG_VM_ISA_AVX2) && has2) {
-        *name = "avx2+fma";
-        return kernel_avx2;
+        *out = (fmag_batch_isa){kernel_avx2, load_generic, store_generic, "avx2+fma"};
+        return true;
     }
 #endif
     if (isa == FMAG_VM_ISA_AUTO || isa == FMAG_VM_ISA_GENERIC) {
-        *name = "generic";
-        return kernel_generic;
+        *out = (fmag_batch_isa){kernel_generic, load_generic, store_generic, "generic"};
+        return true;
     }
-    *name = NULL;
-    return NULL;
+    return false;
 }

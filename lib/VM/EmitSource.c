@@ -3,6 +3,7 @@
  * Users bake a finished graph with it; the benchmarks use the C as the native
  * baseline. Each register becomes a local variable; each instruction one line. */
 #include "fmag/VM.h"
+#include "fmag/Bits.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -71,7 +72,7 @@ bool fmag_vm_emit_lang_parse(const char *name, fmag_vm_emit_lang *lang)
  * them), the bits are written out. */
 static void format_literal(char *buf, size_t n, float f, fmag_vm_emit_lang lang)
 {
-    uint32_t w = fmag_vm_float_bits(f);
+    uint32_t w = fmag_bits_of(f);
     bool glsl = lang == FMAG_VM_EMIT_GLSL;
     bool subnormal = f != 0.0f && fabsf(f) < 0x1p-126f;
     if (glsl && (subnormal || w == 0x80000000u)) {
@@ -83,7 +84,7 @@ static void format_literal(char *buf, size_t n, float f, fmag_vm_emit_lang lang)
         snprintf(t, sizeof t, "%.*g", prec, (double)f);
         float a = strtof(t, NULL);
         float b = (float)strtod(t, NULL);
-        if (fmag_vm_float_bits(a) != w || fmag_vm_float_bits(b) != w) continue;
+        if (fmag_bits_of(a) != w || fmag_bits_of(b) != w) continue;
         /* Make it a floating literal: "1" is an integer in C and GLSL. */
         if (!strpbrk(t, ".eEn")) strcat(t, ".0");
         snprintf(buf, n, "%s%s", t, glsl ? "" : "f");
@@ -102,7 +103,7 @@ static void format_operand(char *buf, size_t n, uint32_t word, fmag_vm_emit_lang
     if (fmag_vm_word_is_ref(word))
         snprintf(buf, n, "r%u%s", (unsigned)(word & 0xFFFFu), lane);
     else
-        format_literal(buf, n, fmag_vm_bits_float(word), lang);
+        format_literal(buf, n, fmag_float_of(word), lang);
 }
 
 /* Identifiers: the prefix plus the program name with every character outside
@@ -292,7 +293,7 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
         format_operand(oc, sizeof oc, x.c, lang, lane);
         format_operand(og, sizeof og, x.g, lang, lane);
         if (!fmag_vm_word_is_ref(x.g)) {
-            if (!(fmag_vm_bits_float(x.g) > 0.0f)) {
+            if (!(fmag_float_of(x.g) > 0.0f)) {
                 sb_printf(b, "%s/* %u: guard %s is never > 0 */\n", indent, (unsigned)i, og);
                 continue;
             }

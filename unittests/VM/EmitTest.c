@@ -2,8 +2,10 @@
  * guards, inputs with ±0, denormals, ±inf and NaN) are emitted as C, compiled with the
  * system C compiler (-O2 and -O3 -march=native, both -ffp-contract=off), loaded and
  * checked bit for bit against the reference VM; the CUDA text is compiled as C++ with
- * a few host stand-ins for the CUDA built-ins and checked the same way; the GLSL text is
- * compiled with glslc (run on the Vulkan runner's lavapipe by test/VM/emit-glsl.test). */
+ * a few host stand-ins for the CUDA built-ins and checked the same way; the GLSL text (a
+ * per-lane switch over five programs) is compiled with glslc and run on the Vulkan device
+ * (lavapipe here) through EmitVulkan.c, with the Vulkan runner's rule for fma: software
+ * fma always checked, hardware fma only on a driver that is not a CPU one. */
 #define _POSIX_C_SOURCE 200809L
 #include "fmag/VM.h"
 

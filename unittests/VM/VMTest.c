@@ -564,6 +564,29 @@ static void test_engine(void)
                     CHECK(fmag_vm_engine_run(e, &pp[6], 1, NULL, in, STRIDE, g1, STRIDE, n, err,
                                              sizeof err));
                     CHECK(same_bits(w1, g1, n * STRIDE));
+                    /* The same elements as columns (structure of arrays). */
+                    const fmag_vm_program *q = pp[6];
+                    float *cin = malloc(n * q->nin * sizeof(float));
+                    float *cout = calloc(n * q->nout, sizeof(float));
+                    const float *ic[64];
+                    float *oc[64];
+                    for (uint32_t r = 0; r < q->nin; r++) {
+                        ic[r] = cin + r * n;
+                        for (size_t k = 0; k < n; k++)
+                            cin[r * n + k] = in[k * STRIDE + r];
+                    }
+                    for (uint32_t r = 0; r < q->nout; r++)
+                        oc[r] = cout + r * n;
+                    CHECK(fmag_vm_engine_run_columns(e, q, ic, oc, n, err, sizeof err));
+                    bool cols_same = true;
+                    for (size_t k = 0; k < n; k++)
+                        for (uint32_t r = 0; r < q->nout; r++)
+                            cols_same &= !memcmp(&cout[r * n + k], &w1[k * STRIDE + r], 4);
+                    CHECK(cols_same);
+                    CHECK(!fmag_vm_engine_run_columns(e, q, NULL, oc, n, err, sizeof err));
+                    CHECK(strstr(err, "without input columns") != NULL);
+                    free(cin);
+                    free(cout);
                     free(w1);
                     free(g1);
                 }
