@@ -68,7 +68,7 @@ typedef enum fmag_source_language {
 } fmag_source_language;
 
 typedef struct fmag_shader_spirv {
-    uint32_t *words; /* the legalized module (malloc'd) */
+    uint32_t *words; /* the legalized module (fmag_shader_spirv_free frees it) */
     size_t nwords;
     unsigned nin, nout; /* scalar inputs and outputs of the entry point */
     char *generated;    /* the text glslang compiled: preprocessed source + wrapper */
@@ -85,7 +85,10 @@ const char *fmag_source_language_name(fmag_source_language lang);
  * non-opaque `uniform` variables, outputs the global `out` variables, in declaration
  * order; HLSL: the function named main). A GLSL file needs no #version (450 is used) and
  * no main. On failure records diagnostics (glslang's keep the user's file:line) in ctx
- * and returns false. Free the result with fmag_shader_spirv_free. */
+ * and returns false. Free the result with fmag_shader_spirv_free. An allocation failure
+ * of the library's own memory is an "out of memory" diagnostic and false (glslang's
+ * own C++ allocations are outside the allocation hook); call it outside
+ * fmag_context_guard, since a guard that unwound past it would leak shaderc's objects. */
 bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
                           fmag_source_language lang, const char *entry, fmag_shader_spirv *out);
 void fmag_shader_spirv_free(fmag_shader_spirv *s);

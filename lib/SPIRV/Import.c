@@ -46,7 +46,7 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
     if (!f->nblocks)
         return spv_error(r, f->begin, "function %s has no body (an import)",
                          spv_id_str(r, f->id, nb, sizeof nb));
-    bool *used = calloc(r->ngvars ? r->ngvars : 1, 1);
+    bool *used = fmag_tmp_calloc(r->ngvars ? r->ngvars : 1, 1);
     if (!used) return spv_error(r, f->begin, "out of memory");
     bool ok = true;
     for (uint32_t i = f->begin + 1; i < f->end && ok; i++) {
@@ -81,7 +81,7 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
         for (unsigned k = 0; k < r->ngvars; k++)
             if (used[k]) f->globals[f->nglobals++] = r->gvars[k];
     }
-    free(used);
+    fmag_tmp_free(used);
     if (!ok) return false;
     /* The signature. */
     f->pvars = fmag_context_alloc(r->ctx, (f->nparams ? f->nparams : 1) * sizeof(spv_var *));
@@ -545,8 +545,8 @@ static uint32_t bswap32(uint32_t x)
     return (x >> 24) | ((x >> 8) & 0xFF00u) | ((x << 8) & 0xFF0000u) | (x << 24);
 }
 
-fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t nwords,
-                               const fmag_spirv_options *opts)
+static fmag_module *import_unguarded(fmag_context *ctx, const uint32_t *words, size_t nwords,
+                                     const fmag_spirv_options *opts)
 {
     static const fmag_spirv_options defaults;
     spv_reader rd;
@@ -600,4 +600,27 @@ fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t 
         return NULL;
     }
     return r->m;
+}
+
+/* The guarded entry point: an allocation failure inside ends in NULL with a
+ * diagnostic (fmag_context_guard). */
+struct fmag_spirv_import_args {
+    fmag_context *ctx;
+    const uint32_t *words;
+    size_t nwords;
+    const fmag_spirv_options *opts;
+    fmag_module *result;
+};
+
+static void fmag_spirv_import_thunk(void *arg)
+{
+    struct fmag_spirv_import_args *a = arg;
+    a->result = import_unguarded(a->ctx, a->words, a->nwords, a->opts);
+}
+
+fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t nwords,
+                               const fmag_spirv_options *opts)
+{
+    struct fmag_spirv_import_args a = {ctx, words, nwords, opts, NULL};
+    return fmag_context_guard(ctx, fmag_spirv_import_thunk, &a) ? a.result : NULL;
 }

@@ -47,11 +47,9 @@ static uint32_t *with_user_source(const uint32_t *w, size_t nw, const char *src,
 {
     enum { CHUNK = 60000 }; /* bytes per instruction: well under 65535 words */
     size_t cap = nw + 8 + (len / CHUNK + 1) * (CHUNK / 4 + 8);
-    uint32_t *out = malloc(cap * sizeof *out);
-    if (!out || nw < 5) {
-        free(out);
-        return NULL;
-    }
+    if (nw < 5) return NULL;
+    uint32_t *out = fmag_tmp_malloc(cap * sizeof *out);
+    if (!out) return NULL;
     memcpy(out, w, 5 * sizeof *w);
     size_t at = 5;
     bool replaced = false;
@@ -79,7 +77,7 @@ static uint32_t *with_user_source(const uint32_t *w, size_t nw, const char *src,
         i += wc;
     }
     if (!replaced) {
-        free(out);
+        fmag_tmp_free(out);
         return NULL;
     }
     *nout = at;
@@ -94,7 +92,7 @@ static bool surviving_locations(const uint32_t *w, size_t nw, unsigned dir, unsi
 {
     uint32_t want = dir ? SC_OUTPUT : SC_INPUT;
     *n = 0;
-    bool *seen = calloc(limit + 1, 1);
+    bool *seen = fmag_tmp_calloc(limit + 1, 1);
     if (!seen) return false;
     bool ok = true;
     for (size_t i = 5; i < nw && ok;) {
@@ -122,7 +120,7 @@ static bool surviving_locations(const uint32_t *w, size_t nw, unsigned dir, unsi
     }
     for (unsigned l = 0; l < limit; l++)
         if (seen[l]) locs[(*n)++] = l;
-    free(seen);
+    fmag_tmp_free(seen);
     return ok;
 }
 
@@ -201,13 +199,25 @@ fmag_module *fmag_glsl_import(fmag_context *ctx, const char *filename, const cha
     return fmag_glsl_import_with(NULL, ctx, filename, src, len, lang, opts);
 }
 
-fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
-                                   const char *src, size_t len, fmag_source_language lang,
-                                   const fmag_spirv_options *opts)
+/* Everything after shaderc: the reader, the interface check and the wrapper, inside
+ * one guard (fmag_shader_to_spirv_with holds shaderc's objects and must run outside
+ * any guard). */
+struct glsl_import_args {
+    fmag_context *ctx;
+    const char *filename, *src;
+    size_t len;
+    fmag_source_language lang;
+    const fmag_spirv_options *opts;
+    const fmag_shader_spirv *s;
+    fmag_module *result;
+};
+
+static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const char *src,
+                                 size_t len, fmag_source_language lang,
+                                 const fmag_spirv_options *opts, const fmag_shader_spirv *sp)
 {
     const char *entry = opts ? opts->entry : NULL;
-    fmag_shader_spirv s;
-    if (!fmag_shader_to_spirv_with(c, ctx, filename, src, len, lang, entry, &s)) return NULL;
+    fmag_shader_spirv s = *sp;
     fmag_spirv_options o;
     memset(&o, 0, sizeof o);
     if (opts) o.fastmath = opts->fastmath;
@@ -264,8 +274,7 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
                            nout_s);
         m = NULL;
     }
-    free(w2);
-    fmag_shader_spirv_free(&s);
+    fmag_tmp_free(w2);
     if (!m) return NULL;
     if (nin_s == nin && nout_s == nout) {
         prog->name = fmag_context_strdup(ctx, name, strlen(name));
@@ -279,4 +288,23 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
         return NULL;
     }
     return m;
+}
+
+static void import_spirv_thunk(void *arg)
+{
+    struct glsl_import_args *a = arg;
+    a->result = import_spirv(a->ctx, a->filename, a->src, a->len, a->lang, a->opts, a->s);
+}
+
+fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
+                                   const char *src, size_t len, fmag_source_language lang,
+                                   const fmag_spirv_options *opts)
+{
+    const char *entry = opts ? opts->entry : NULL;
+    fmag_shader_spirv s;
+    if (!fmag_shader_to_spirv_with(c, ctx, filename, src, len, lang, entry, &s)) return NULL;
+    struct glsl_import_args a = {ctx, filename, src, len, lang, opts, &s, NULL};
+    if (!fmag_context_guard(ctx, import_spirv_thunk, &a)) a.result = NULL;
+    fmag_shader_spirv_free(&s);
+    return a.result;
 }

@@ -96,7 +96,7 @@ static void sb_put(strbuf *b, const char *s, size_t n)
         size_t cap = b->cap ? b->cap * 2 : 1024;
         while (cap < b->n + n + 1)
             cap *= 2;
-        char *p = realloc(b->p, cap);
+        char *p = fmag_tmp_realloc(b->p, cap);
         if (!p) {
             b->oom = true;
             return;
@@ -124,7 +124,7 @@ sb_printf(strbuf *b, const char *fmt, ...)
         sb_put(b, tmp, (size_t)n);
         return;
     }
-    char *big = malloc((size_t)n + 1);
+    char *big = fmag_tmp_malloc((size_t)n + 1);
     if (!big) {
         b->oom = true;
         return;
@@ -133,7 +133,7 @@ sb_printf(strbuf *b, const char *fmt, ...)
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
     sb_put(b, big, (size_t)n);
-    free(big);
+    fmag_tmp_free(big);
 }
 
 /* ------------------------------------------------------------- tokenizer */
@@ -209,7 +209,7 @@ static bool tokenize(const char *s, size_t n, toks *out)
         }
         if (out->n == out->cap) {
             size_t cap = out->cap ? out->cap * 2 : 256;
-            tok *v = realloc(out->v, cap * sizeof *v);
+            tok *v = fmag_tmp_realloc(out->v, cap * sizeof *v);
             if (!v) return false;
             out->v = v, out->cap = cap;
         }
@@ -528,7 +528,7 @@ static bool find_signature(front *f, signature *sig)
             else if (tok_punct(f, j, ','))
                 count++;
         }
-        sig->params = calloc(count, sizeof *sig->params);
+        sig->params = fmag_tmp_calloc(count, sizeof *sig->params);
         if (!sig->params) return false;
         size_t start = b;
         for (size_t j = b; j <= e; j++) {
@@ -538,7 +538,7 @@ static bool find_signature(front *f, signature *sig)
             }
             if (j == e || tok_punct(f, j, ',')) {
                 if (!parse_param(f, start, j, &sig->params[sig->nparams], sig->nparams)) {
-                    free(sig->params);
+                    fmag_tmp_free(sig->params);
                     sig->params = NULL;
                     return false;
                 }
@@ -679,7 +679,7 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         global *g = strip_globals(f, &ng);
         if (!g) return false;
         bool used = ng && entry_uses_global(f, g, ng);
-        free(g);
+        fmag_tmp_free(g);
         if (used) return false;
     }
     if (!find_signature(f, &sig)) return false;
@@ -692,7 +692,7 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         front_error(f, sig.line,
                     "entry '%s' has no outputs (it returns void and has no out or inout parameter)",
                     f->entry);
-        free(sig.params);
+        fmag_tmp_free(sig.params);
         return false;
     }
     sb_printf(b, "\n");
@@ -728,7 +728,7 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
     }
     sb_printf(b, "}\n");
     *nin = ni, *nout = no;
-    free(sig.params);
+    fmag_tmp_free(sig.params);
     return true;
 }
 
@@ -848,9 +848,9 @@ static global *strip_globals(front *f, size_t *count)
             }
             if (ng == capg) {
                 capg = capg ? capg * 2 : 16;
-                global *ngv = realloc(g, capg * sizeof *g);
+                global *ngv = fmag_tmp_realloc(g, capg * sizeof *g);
                 if (!ngv) {
-                    free(g);
+                    fmag_tmp_free(g);
                     return NULL;
                 }
                 g = ngv;
@@ -863,11 +863,11 @@ static global *strip_globals(front *f, size_t *count)
         i = k - 1;
     }
     if (f->failed) {
-        free(g);
+        fmag_tmp_free(g);
         return NULL;
     }
     *count = ng;
-    return g ? g : calloc(1, sizeof *g);
+    return g ? g : fmag_tmp_calloc(1, sizeof *g);
 }
 
 /* Whether a function reachable from the entry names one of the stripped globals (a
@@ -892,9 +892,9 @@ static bool entry_uses_global(front *f, const global *g, size_t ng)
         if (!tok_punct(f, k, '{')) continue;
         if (nd == cap) {
             cap = cap ? cap * 2 : 32;
-            fdef *nv = realloc(defs, cap * sizeof *defs);
+            fdef *nv = fmag_tmp_realloc(defs, cap * sizeof *defs);
             if (!nv) {
-                free(defs);
+                fmag_tmp_free(defs);
                 return false;
             }
             defs = nv;
@@ -935,7 +935,7 @@ static bool entry_uses_global(front *f, const global *g, size_t ng)
             }
         }
     }
-    free(defs);
+    fmag_tmp_free(defs);
     return found;
 }
 
@@ -947,7 +947,7 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
     if (!g) return false;
     if (!has_main) {
         front_error(f, 0, "no main() in the file: pass -entry NAME to pick a function");
-        free(g);
+        fmag_tmp_free(g);
         return false;
     }
     unsigned ni = 0, no = 0;
@@ -960,7 +960,7 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
     if (no == 0) {
         front_error(f, 0,
                     "main() has no outputs: declare global 'out' variables, or pass -entry NAME");
-        free(g);
+        fmag_tmp_free(g);
         return false;
     }
     sb_printf(b, "\n");
@@ -994,7 +994,7 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
     }
     sb_printf(b, "}\n");
     *nin = ni, *nout = no;
-    free(g);
+    fmag_tmp_free(g);
     return true;
 }
 
@@ -1131,6 +1131,7 @@ struct fmag_shader_compiler {
     shaderc_compiler_t sc;
 };
 
+/* No context to report to: a failed allocation is the documented NULL. */
 fmag_shader_compiler *fmag_shader_compiler_create(void)
 {
     fmag_shader_compiler *c = calloc(1, sizeof *c);
@@ -1173,6 +1174,80 @@ bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *s
     return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
 }
 
+/* The front's own work between the two shaderc calls: the preprocessed text copied
+ * (it is edited in place), tokenized, the signature scanned, and the text glslang
+ * compiles (the user's text with main renamed, then the wrapper) built in `full`. It
+ * runs inside a guard that holds no shaderc object, so an allocation failure unwinds
+ * only memory the guard frees (docs/Reliability.md). */
+typedef enum { BUILD_OOM, BUILD_DIAGNOSED, BUILD_OK } build_status;
+
+struct front_build {
+    front *f;
+    const char *pp;
+    strbuf text, full;
+    unsigned nin, nout;
+    build_status status;
+};
+
+static void front_build_thunk(void *arg)
+{
+    struct front_build *a = arg;
+    front *f = a->f;
+    a->status = BUILD_OOM;
+    f->pp = fmag_tmp_malloc(f->pplen + 1);
+    if (!f->pp) return;
+    memcpy(f->pp, a->pp, f->pplen);
+    f->pp[f->pplen] = 0;
+    if (!tokenize(f->pp, f->pplen, &f->t)) return;
+    /* GLSL: the user's main() (if any) gives way to the generated one. `-entry main` of a
+     * parameterless main means the same as no -entry. HLSL has no implicit entry: without
+     * -entry a function called main is the entry. */
+    bool ok;
+    if (f->lang == FMAG_SOURCE_GLSL) {
+        bool has_main = find_main(f);
+        if (!f->entry || !strcmp(f->entry, "main")) {
+            f->entry = NULL;
+            ok = wrap_main(f, &a->text, &a->nin, &a->nout, has_main);
+        } else {
+            ok = wrap_entry(f, &a->text, &a->nin, &a->nout);
+        }
+    } else {
+        f->entry = f->entry ? f->entry : "main";
+        ok = wrap_entry(f, &a->text, &a->nin, &a->nout);
+    }
+    if (!ok) {
+        a->status = BUILD_DIAGNOSED;
+        return;
+    }
+    if (f->main_tok != SIZE_MAX) {
+        size_t off = f->t.v[f->main_tok].off;
+        sb_put(&a->full, f->pp, off);
+        sb_put(&a->full, "_fmag_umain", 11);
+        sb_put(&a->full, f->pp + off + 4, f->pplen - off - 4);
+    } else {
+        sb_put(&a->full, f->pp, f->pplen);
+    }
+    sb_put(&a->full, a->text.p, a->text.n);
+    if (!a->full.oom) a->status = BUILD_OK;
+}
+
+/* The result's words, under the allocation policy like every other block. */
+struct copy_words {
+    const void *src;
+    size_t bytes;
+    uint32_t *words;
+};
+
+static void copy_words_thunk(void *arg)
+{
+    struct copy_words *a = arg;
+    a->words = fmag_tmp_malloc(a->bytes ? a->bytes : 4);
+    if (a->words) memcpy(a->words, a->src, a->bytes);
+}
+
+/* shaderc's objects (compiler, options, results) live outside the guards: glslang's
+ * own allocations are C++ and outside the allocation hook, and a guard that unwound
+ * past them would leak them. */
 bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
                                const char *filename, const char *src, size_t len,
                                fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
@@ -1200,9 +1275,11 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
     }
     unsigned user_lines = count_lines(src, len);
     bool ok = false;
-    strbuf text = {0};
+    struct front_build b;
+    memset(&b, 0, sizeof b);
+    b.f = &f;
+    b.pp = src;
     shaderc_compilation_result_t res = NULL;
-    const char *pp = src;
     f.pplen = len;
     if (has_directive(src, len)) {
         res = shaderc_compile_into_preprocessed_text(comp, src, len, shaderc_fragment_shader,
@@ -1211,92 +1288,62 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
             report(&f, shaderc_result_get_error_message(res), user_lines);
             goto done;
         }
-        pp = shaderc_result_get_bytes(res);
+        b.pp = shaderc_result_get_bytes(res);
         f.pplen = shaderc_result_get_length(res);
     }
-    f.pp = malloc(f.pplen + 1);
-    if (!f.pp) goto oom;
-    memcpy(f.pp, pp, f.pplen);
-    f.pp[f.pplen] = 0;
+    if (!fmag_context_guard(ctx, front_build_thunk, &b)) {
+        /* Out of memory, diagnosed; the guard freed every block the front held. */
+        f.pp = NULL;
+        f.t.v = NULL;
+        b.text.p = b.full.p = NULL;
+        goto done;
+    }
     if (res) shaderc_result_release(res);
     res = NULL;
-    if (!tokenize(f.pp, f.pplen, &f.t)) goto oom;
-
-    /* GLSL: the user's main() (if any) gives way to the generated one. `-entry main` of a
-     * parameterless main means the same as no -entry. HLSL has no implicit entry: without
-     * -entry a function called main is the entry. */
-    unsigned nin = 0, nout = 0;
-    if (lang == FMAG_SOURCE_GLSL) {
-        bool has_main = find_main(&f);
-        if (!entry || !strcmp(entry, "main")) {
-            f.entry = NULL;
-            ok = wrap_main(&f, &text, &nin, &nout, has_main);
-        } else {
-            ok = wrap_entry(&f, &text, &nin, &nout);
-        }
-    } else {
-        f.entry = entry ? entry : "main";
-        ok = wrap_entry(&f, &text, &nin, &nout);
-    }
-    if (!ok) goto done;
-    ok = false;
-    {
-        strbuf full = {0};
-        if (f.main_tok != SIZE_MAX) {
-            size_t off = f.t.v[f.main_tok].off;
-            sb_put(&full, f.pp, off);
-            sb_put(&full, "_fmag_umain", 11);
-            sb_put(&full, f.pp + off + 4, f.pplen - off - 4);
-        } else {
-            sb_put(&full, f.pp, f.pplen);
-        }
-        sb_put(&full, text.p, text.n);
-        if (full.oom) {
-            free(full.p);
-            goto oom;
-        }
-        shaderc_compile_options_release(opts);
-        opts = make_options(&f, true);
-        if (!opts) {
-            free(full.p);
-            goto oom;
-        }
-        res = shaderc_compile_into_spv(comp, full.p, full.n, shaderc_fragment_shader, f.filename,
-                                       lang == FMAG_SOURCE_GLSL ? "main" : "_fmag_entry", opts);
-        out->generated = full.p;
-        out->generated_len = full.n;
-    }
+    if (b.status == BUILD_DIAGNOSED) goto done;
+    if (b.status == BUILD_OOM) goto oom;
+    shaderc_compile_options_release(opts);
+    opts = make_options(&f, true);
+    if (!opts) goto oom;
+    res = shaderc_compile_into_spv(comp, b.full.p, b.full.n, shaderc_fragment_shader, f.filename,
+                                   lang == FMAG_SOURCE_GLSL ? "main" : "_fmag_entry", opts);
+    out->generated = b.full.p;
+    out->generated_len = b.full.n;
+    b.full.p = NULL;
     if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
         report(&f, shaderc_result_get_error_message(res), user_lines);
         goto done;
     }
-    size_t bytes = shaderc_result_get_length(res);
-    out->words = malloc(bytes ? bytes : 4);
-    if (!out->words) goto oom;
-    memcpy(out->words, shaderc_result_get_bytes(res), bytes);
-    out->nwords = bytes / 4;
-    out->nin = nin;
-    out->nout = nout;
+    struct copy_words cw = {shaderc_result_get_bytes(res), shaderc_result_get_length(res), NULL};
+    if (!fmag_context_guard(ctx, copy_words_thunk, &cw)) goto done;
+    if (!cw.words) goto oom;
+    out->words = cw.words;
+    out->nwords = cw.bytes / 4;
+    out->nin = b.nin;
+    out->nout = b.nout;
     ok = true;
     goto done;
 oom:
     front_error(&f, 0, "out of memory");
 done:
     if (res) shaderc_result_release(res);
-    shaderc_compile_options_release(opts);
+    if (opts) shaderc_compile_options_release(opts);
     if (!compiler) shaderc_compiler_release(comp);
-    free(text.p);
-    free(f.pp);
-    free(f.t.v);
+    fmag_tmp_free(b.text.p);
+    fmag_tmp_free(b.full.p);
+    fmag_tmp_free(f.pp);
+    fmag_tmp_free(f.t.v);
     if (!ok) fmag_shader_spirv_free(out);
     return ok;
 }
 
 #endif /* FMAG_HAVE_SHADERC */
 
+/* Both blocks come from the library's scratch allocator (Shaderc.c), so that the
+ * allocation policy and its fault-injection hook reach them. */
 void fmag_shader_spirv_free(fmag_shader_spirv *s)
 {
-    free(s->words);
-    free(s->generated);
+    fmag_tmp_free(s->words);
+    fmag_tmp_free(s->generated);
     memset(s, 0, sizeof *s);
 }

@@ -99,14 +99,22 @@ fmag_superopt_target *fmag_superopt_target_from_ir(struct fmag_func *f, char *er
     return t;
 }
 
-struct fmag_func *fmag_superopt_target_to_ir(const fmag_superopt_target *t, struct fmag_module *m,
-                                             const char *name)
+/* Builds the function inside a guard (fmag_context_guard): the IR builders do not
+ * check for a failed allocation, the guard turns one into a diagnostic and NULL. */
+struct to_ir_args {
+    const fmag_superopt_target *t;
+    fmag_module *m;
+    const char *name;
+    fmag_func *result;
+};
+
+static fmag_func *to_ir_unguarded(const fmag_superopt_target *t, fmag_module *m, const char *name)
 {
     fmag_func *f = fmag_func_create(m, name, t->nin, 1, true);
     fmag_block *bb = fmag_block_create(f, "entry");
     fmag_builder b;
     fmag_builder_at_end(&b, bb);
-    fmag_value **vals = calloc(t->nops ? t->nops : 1, sizeof(fmag_value *));
+    fmag_value **vals = fmag_tmp_calloc(t->nops ? t->nops : 1, sizeof(fmag_value *));
     if (!vals) return NULL;
 #define V(r)                                                                                       \
     ((r).kind == FMAG_SO_REF_CONST   ? fmag_module_const(m, (r).imm)                               \
@@ -120,6 +128,19 @@ struct fmag_func *fmag_superopt_target_to_ir(const fmag_superopt_target *t, stru
     fmag_value *res = V(t->result);
 #undef V
     fmag_build_ret(&b, &res, 1);
-    free(vals);
+    fmag_tmp_free(vals);
     return f;
+}
+
+static void to_ir_thunk(void *arg)
+{
+    struct to_ir_args *a = arg;
+    a->result = to_ir_unguarded(a->t, a->m, a->name);
+}
+
+struct fmag_func *fmag_superopt_target_to_ir(const fmag_superopt_target *t, struct fmag_module *m,
+                                             const char *name)
+{
+    struct to_ir_args a = {t, m, name, NULL};
+    return fmag_context_guard(m->ctx, to_ir_thunk, &a) ? a.result : NULL;
 }

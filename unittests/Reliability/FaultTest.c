@@ -131,6 +131,15 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The sample: allocations 1..8, a stride, then the last 8 and total + 1 (which must
+ * succeed); a stride must not jump over the tail. */
+static uint64_t next_n(uint64_t n, uint64_t step, uint64_t total)
+{
+    uint64_t tail = total > 8 ? total - 7 : 1;
+    if (n < 8 || n >= tail) return n + 1;
+    return n + step < tail ? n + step : tail;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : FMAG_EXAMPLES_DIR;
@@ -170,7 +179,7 @@ int main(int argc, char **argv)
             continue;
         }
         uint64_t step = full || total <= per_file ? 1 : (total + per_file - 1) / per_file;
-        for (uint64_t n = 1; n <= total + 1; n += (n < 8 || n + 8 > total) ? 1 : step) {
+        for (uint64_t n = 1; n <= total + 1; n = next_n(n, step, total)) {
             result r = {0};
             rc = compile(names[k], src, len, n, NULL, &r);
             runs++;
