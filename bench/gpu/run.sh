@@ -108,7 +108,9 @@ if [ -n "${FMAG_OPT:-}" ]; then
 fi
 
 echo "== run"
-FMAG_BENCH_CSV="$OUTDIR/bench.csv" $B/fmag_gpu_bench ${SLARGS[@]+"${SLARGS[@]}"} "$@" 2>&1 | tee "$OUTDIR/bench.txt"
+# the driver's internal representations of some pipelines, where it offers them
+mkdir -p "$OUTDIR/ir"
+FMAG_BENCH_IR_DIR="$OUTDIR/ir" FMAG_BENCH_CSV="$OUTDIR/bench.csv" $B/fmag_gpu_bench ${SLARGS[@]+"${SLARGS[@]}"} "$@" 2>&1 | tee "$OUTDIR/bench.txt"
 rc=${PIPESTATUS[0]}
 
 exit $rc
