@@ -84,8 +84,10 @@ void fmag_exec(uvec4 op)
 // fmag_gpu_predecode_sel + fmag_gpu_predecode_bytes with row = FMAG_K * FMAG_FAST_WG): register
 // operands are offsets into the file (index * row), word 3 = d*row | (a*row) << 16 | kind,
 // kind bit 0/1/2 = b/c/g is a register, kind 8-11 = FMAG's select idiom fused with the next
-// record, which then carries 16 (fmag_gpu_mark_fused). Define FMAG_FAST_WG (the workgroup size, a #define) and FMAG_K (elements per
-// invocation, 1, 2, 4 or 8: a #define or a specialization constant) before the #include.
+// record, which then carries 16 (fmag_gpu_mark_fused). Define FMAG_FAST_WG (the workgroup
+// size: a #define, or gl_WorkGroupSize.x when it is a specialization constant) and FMAG_K
+// (elements per invocation, 1, 2, 4 or 8: a #define or a specialization constant) before the
+// #include; FMAG_VEC too for the VEC layout below (what the runner uses up to 4 registers).
 #ifdef FMAG_FAST_WG
 #ifdef FMAG_VEC
 // The VEC layout (define FMAG_VEC = FMAG_K = 2 or 4): the FMAG_K elements of an invocation

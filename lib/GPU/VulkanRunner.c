@@ -458,10 +458,14 @@ void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
  * (automatic choice, the winners of the H200 runs in docs/PERFORMANCE.md); 0: fmag_run.comp
  * instead (uniform rf >= 32: the private array with pre-decoded records is faster there,
  * its file costing no shared memory). A per-lane launch uses k only where the k elements of every
- * invocation share a program, else the largest smaller k that does. */
+ * invocation share a program, else the largest smaller k that does. vec: the VEC layout at
+ * that k (at rf 4 it beat the scalar file on uniform and per-lane P1; at rf 8-16 it was not
+ * measured). */
 static const struct {
     uint32_t max_rf, k_uniform, k_lane;
-} fmag_vk_fast_table[] = {{4, 4, 4}, {16, 2, 2}, {32, 0, 2}, {64, 0, 1}, {256, 0, 1}};
+    bool vec;
+} fmag_vk_fast_table[] = {
+    {4, 4, 4, true}, {16, 2, 2, false}, {32, 0, 2, false}, {64, 0, 1, false}, {256, 0, 1, false}};
 
 /* True when the fast design's register file of rf rows, k elements per invocation and wg
  * invocations fits the device's shared memory and the records' 16-bit offsets. */
@@ -525,11 +529,13 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
     bool hlsl = d == FMAG_GPU_VK_HLSL, o0 = d == FMAG_GPU_VK_FAST_O0;
     if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl || o0)) {
         uint32_t k = vk->fast.k;
+        size_t row = 0;
+        while (fmag_vk_fast_table[row].max_rf < pl.rf)
+            ++row;
+        uint32_t k_table =
+            pl.lanes ? fmag_vk_fast_table[row].k_lane : fmag_vk_fast_table[row].k_uniform;
         if (!k) {
-            size_t i = 0;
-            while (fmag_vk_fast_table[i].max_rf < pl.rf)
-                ++i;
-            k = pl.lanes ? fmag_vk_fast_table[i].k_lane : fmag_vk_fast_table[i].k_uniform;
+            k = k_table;
             /* 0: fmag_run.comp, unless a fast design is forced */
             if (!k) k = d == FMAG_GPU_VK_AUTO ? 0 : 1;
         }
@@ -540,7 +546,8 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
         if (k && fast_fits(vk, pl.rf, k, wg)) {
             pl.fast = true, pl.k = k, pl.wg = wg;
             bool glsl = !hlsl && !o0;
-            bool vec = glsl && vk->fast.vec == 1 && (k == 2 || k == 4);
+            bool vec_auto = vk->fast.vec == -1 && fmag_vk_fast_table[row].vec && k == k_table;
+            bool vec = glsl && (vk->fast.vec == 1 || vec_auto) && (k == 2 || k == 4);
             bool specrec = glsl && !vec && !pl.lanes && vk->fast.spec == 1 &&
                            job->progs[0]->ninstr <= FMAG_VK_SPEC_MAX_RECORDS;
             pl.fuse = vk->fast.fuse != 0; /* fused unless forced off (PERFORMANCE.md) */
