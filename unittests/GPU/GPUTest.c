@@ -799,13 +799,10 @@ int main(void)
                        knobs[k].k, knobs[k].ubo, knobs[k].fuse, knobs[k].bcast);
                 test_backend(r);
             }
-            /* workgroups of 32 and 128, the VEC layout, records as specialization constants
-             * (k, ubo, fuse, bcast, wg, vec, spec) */
+            /* workgroups of 32 and 128 with the VEC layout (k, ubo, fuse, bcast, wg, vec,
+             * spec); fewer combinations than the knobs allow, for CI's time on lavapipe */
             static const fmag_gpu_vk_fast_knobs more[] = {{2, 1, 1, 0, 128, 1, 0},
-                                                          {4, 1, 1, 0, 32, 1, 0},
-                                                          {4, 0, 0, 0, 64, 1, 0},
-                                                          {2, 1, 1, 0, 0, 0, 1},
-                                                          {8, 1, 1, 0, 128, 0, 0}};
+                                                          {4, 0, 0, 0, 32, 1, 0}};
             fmag_gpu_runner_set_capture_ir(r, true);
             for (size_t k = 0; k < sizeof more / sizeof more[0]; ++k) {
                 EXPECT(fmag_gpu_runner_set_vk_fast(r, more[k]), "set fast knobs");
