@@ -687,7 +687,7 @@ __device__ __forceinline__ void fmag_k_selb(const fmag_cuda_args &p)
                 continue;
             }
             /* the kind switches stay written out: one generic-lambda dispatcher for all of
-             * them made these kernels 10-26% slower (docs/PERFORMANCE.md, run 6) */
+             * them made these kernels slower (docs/PERFORMANCE.md) */
             switch (kind & 7u) {
             case 0:
                 fmag_cuda_selb_step<RF, K, T, 0, VEC>(sm, w);

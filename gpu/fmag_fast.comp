@@ -8,18 +8,29 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
-#define FMAG_FAST_WG 64u
-layout(local_size_x = 64) in;
+// invocations per workgroup: specialization constant 6 (32, 64 or 128)
+layout(local_size_x = 64, local_size_x_id = 6) in;
+#define FMAG_FAST_WG gl_WorkGroupSize.x
 layout(constant_id = 0) const uint FMAG_REGS = 16;
 layout(constant_id = 1) const bool FMAG_SOFT_FMA = false;
+#ifdef FMAG_VEC
+// the VEC builds (-DFMAG_VEC=2 or 4): the elements of an invocation as one vector
+#define FMAG_K FMAG_VEC
+#else
 // elements per invocation: 1, 2, 4 or 8
 layout(constant_id = 3) const uint FMAG_K = 1;
+#endif
 // uniform records from the uniform buffer (true) or the storage buffer
 layout(constant_id = 4) const bool FMAG_UBO = true;
 // uniform records passed through subgroupBroadcastFirst, which tells the driver's compiler
 // that they are uniform (scalar registers, uniform branches)
 layout(constant_id = 5) const bool FMAG_BCAST = false;
 #include "fmag_interp.glsl"
+#ifdef FMAG_SPEC_RECORDS
+// -DFMAG_SPEC_RECORDS: a uniform program's records as specialization constants, a pipeline
+// per program; the driver folds each record's kind switch when it compiles the pipeline
+#include "fmag_spec_records.glsl"
+#endif
 
 #define FMAG_UBO_RECORDS 4096u
 layout(std430, binding = 0) readonly buffer Code { uvec4 code[]; };
@@ -46,7 +57,7 @@ uvec4 fetch(uint i)
 void main()
 {
     uint t = gl_LocalInvocationID.x;
-    uint e0 = pc.base + gl_WorkGroupID.x * FMAG_FAST_ROW + t;
+    uint e0 = pc.base + gl_WorkGroupID.x * (FMAG_K * FMAG_FAST_WG) + t;
     uint p = 0u, first = 0u, ninstr = pc.ninstr, nin = pc.nin, nout = pc.nout;
     if (pc.per_lane != 0u) {
         // the host checked that the FMAG_K elements of an invocation share a program
@@ -87,12 +98,16 @@ void main()
                 w = nx;
             }
         } else {
+#ifdef FMAG_SPEC_RECORDS
+            fmag_spec_run();
+#else
             uvec4 w = fetch(0u);
             for (uint i = 0u; i < ninstr; ++i) {
                 uvec4 nx = fetch(i + 1u); // also a fused select's partner
                 fmag_fast_exec(w, nx);
                 w = nx;
             }
+#endif
         }
         for (uint j = 0u; j < FMAG_K; ++j) {
             uint e = e0 + j * FMAG_FAST_WG;

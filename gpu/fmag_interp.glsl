@@ -84,16 +84,31 @@ void fmag_exec(uvec4 op)
 // fmag_gpu_predecode_sel + fmag_gpu_predecode_bytes with row = FMAG_K * FMAG_FAST_WG): register
 // operands are offsets into the file (index * row), word 3 = d*row | (a*row) << 16 | kind,
 // kind bit 0/1/2 = b/c/g is a register, kind 8-11 = FMAG's select idiom fused with the next
-// record, which then carries 16 (fmag_gpu_mark_fused). Define FMAG_FAST_WG (the workgroup size, a #define) and FMAG_K (elements per
-// invocation, 1, 2, 4 or 8: a #define or a specialization constant) before the #include.
+// record, which then carries 16 (fmag_gpu_mark_fused). Define FMAG_FAST_WG (the workgroup
+// size: a #define, or gl_WorkGroupSize.x when it is a specialization constant) and FMAG_K
+// (elements per invocation, 1, 2, 4 or 8: a #define or a specialization constant) before the
+// #include; FMAG_VEC too for the VEC layout below (what the runner uses up to 4 registers).
 #ifdef FMAG_FAST_WG
+#ifdef FMAG_VEC
+// The VEC layout (define FMAG_VEC = FMAG_K = 2 or 4): the FMAG_K elements of an invocation
+// are one vector in the file [reg][invocation], so an operand of all of them is one 64- or
+// 128-bit access; records are pre-decoded with row = FMAG_FAST_WG (offsets in vectors).
+#if FMAG_VEC == 4
+#define FMAG_VT vec4
+#else
+#define FMAG_VT vec2
+#endif
+const uint FMAG_FAST_ROW = FMAG_FAST_WG;
+shared FMAG_VT fmag_smv[FMAG_REGS * FMAG_FAST_WG];
+#define FMAG_SM(r, j) fmag_smv[(r)*FMAG_FAST_WG + gl_LocalInvocationID.x][j]
+#else
 const uint FMAG_FAST_ROW = FMAG_K * FMAG_FAST_WG;
-// offsets are multiples of the row, masked to the file: an untrusted record stays inside it
-const uint FMAG_OFF_MASK = (FMAG_REGS * FMAG_FAST_ROW - 1u) & ~(FMAG_FAST_ROW - 1u);
 shared float fmag_sm[FMAG_REGS * FMAG_FAST_ROW];
-
 // Register r (an index) of element j of the calling invocation.
 #define FMAG_SM(r, j) fmag_sm[(r)*FMAG_FAST_ROW + (j)*FMAG_FAST_WG + gl_LocalInvocationID.x]
+#endif
+// offsets are multiples of the row, masked to the file: an untrusted record stays inside it
+const uint FMAG_OFF_MASK = (FMAG_REGS * FMAG_FAST_ROW - 1u) & ~(FMAG_FAST_ROW - 1u);
 
 float fmag_fma(float a, float b, float c)
 {
@@ -105,6 +120,59 @@ float fmag_fma(float a, float b, float c)
     return isnan(res) ? uintBitsToFloat(0x7FC00000u) : res;
 }
 
+#ifdef FMAG_VEC
+FMAG_VT fmag_fma_v(FMAG_VT a, FMAG_VT b, FMAG_VT c)
+{
+    FMAG_VT r;
+    for (uint j = 0u; j < FMAG_VEC; ++j)
+        r[j] = fmag_fma(a[j], b[j], c[j]);
+    return r;
+}
+
+// As the scalar bodies below, one vector access per operand for all FMAG_K elements; a
+// register guard keeps the old value of the elements whose guard is not > 0.
+void fmag_fast_step(uvec4 w, bool br, bool cr, bool gr)
+{
+    uint t = gl_LocalInvocationID.x;
+    uint ao = ((w.w >> 16) & FMAG_OFF_MASK) + t, bo = (w.x & FMAG_OFF_MASK) + t;
+    uint co = (w.y & FMAG_OFF_MASK) + t, go = (w.z & FMAG_OFF_MASK) + t;
+    uint d = (w.w & FMAG_OFF_MASK) + t;
+    FMAG_VT va = fmag_smv[ao];
+    FMAG_VT vb = br ? fmag_smv[bo] : FMAG_VT(uintBitsToFloat(w.x));
+    FMAG_VT vc = cr ? fmag_smv[co] : FMAG_VT(uintBitsToFloat(w.y));
+    FMAG_VT res = fmag_fma_v(va, vb, vc);
+    if (gr) // uniform records: a literal guard is > 0 (the host dropped the others)
+        res = mix(fmag_smv[d], res, greaterThan(fmag_smv[go], FMAG_VT(0.0)));
+    fmag_smv[d] = res;
+}
+
+void fmag_fast_fused(uvec4 w1, uvec4 w2, bool br, bool cr)
+{
+    uint t = gl_LocalInvocationID.x;
+    uint fo = ((w1.w >> 16) & FMAG_OFF_MASK) + t, d = (w1.w & FMAG_OFF_MASK) + t;
+    uint ao = ((w2.w >> 16) & FMAG_OFF_MASK) + t, bo = (w2.x & FMAG_OFF_MASK) + t;
+    uint co = (w2.y & FMAG_OFF_MASK) + t, go = (w2.z & FMAG_OFF_MASK) + t;
+    FMAG_VT v1 = fmag_fma_v(fmag_smv[fo], FMAG_VT(uintBitsToFloat(w1.x)),
+                            FMAG_VT(uintBitsToFloat(w1.y)));
+    FMAG_VT vb = br ? fmag_smv[bo] : FMAG_VT(uintBitsToFloat(w2.x));
+    FMAG_VT vc = cr ? fmag_smv[co] : FMAG_VT(uintBitsToFloat(w2.y));
+    FMAG_VT v2 = fmag_fma_v(fmag_smv[ao], vb, vc);
+    fmag_smv[d] = mix(v1, v2, greaterThan(fmag_smv[go], FMAG_VT(0.0)));
+}
+
+void fmag_fast_exec_lane(uvec4 w)
+{
+    uint t = gl_LocalInvocationID.x, kind = w.w & 7u;
+    uint ao = ((w.w >> 16) & FMAG_OFF_MASK) + t, bo = (w.x & FMAG_OFF_MASK) + t;
+    uint co = (w.y & FMAG_OFF_MASK) + t, go = (w.z & FMAG_OFF_MASK) + t;
+    uint d = (w.w & FMAG_OFF_MASK) + t;
+    FMAG_VT vb = (kind & 1u) != 0u ? fmag_smv[bo] : FMAG_VT(uintBitsToFloat(w.x));
+    FMAG_VT vc = (kind & 2u) != 0u ? fmag_smv[co] : FMAG_VT(uintBitsToFloat(w.y));
+    FMAG_VT vg = (kind & 4u) != 0u ? fmag_smv[go] : FMAG_VT(uintBitsToFloat(w.z));
+    FMAG_VT res = fmag_fma_v(fmag_smv[ao], vb, vc);
+    fmag_smv[d] = mix(fmag_smv[d], res, greaterThan(vg, FMAG_VT(0.0)));
+}
+#else
 // One record whose operand kinds are known (constant arguments: the callers below pass
 // literals, so each call site compiles to code without the other kinds' loads).
 void fmag_fast_step(uvec4 w, bool br, bool cr, bool gr)
@@ -150,6 +218,8 @@ void fmag_fast_fused(uvec4 w1, uvec4 w2, bool br, bool cr)
     }
 }
 
+#endif // FMAG_VEC
+
 // Runs record w (w2: the record after it, read only when w is a fused select). Call it on
 // every record in order, with a dynamically uniform record (every invocation of the
 // subgroup at the same one, e.g. fetched from a uniform buffer at a uniform index): the
@@ -182,6 +252,7 @@ void fmag_fast_exec(uvec4 w, uvec4 w2)
     }
 }
 
+#ifndef FMAG_VEC
 // Per-lane records (fmag_gpu_predecode_lane with row = FMAG_K * FMAG_FAST_WG: no-ops kept, a
 // literal guard keeps its bits): the kinds differ between invocations, so every operand is a
 // select over a predicated load; the FMAG_K elements of the invocation share the program.
@@ -205,6 +276,7 @@ void fmag_fast_exec_lane(uvec4 w)
             fmag_sm[d + j * FMAG_FAST_WG] = res;
     }
 }
+#endif
 #endif // FMAG_FAST_WG
 
 #endif

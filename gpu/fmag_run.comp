@@ -15,7 +15,7 @@ layout(constant_id = 0) const uint FMAG_REGS = 16;
 // True on drivers whose fma() is not a single rounding (probed at runner start-up).
 layout(constant_id = 1) const bool FMAG_SOFT_FMA = false;
 // Pre-decoded code only: true where literal guards can be <= 0 (per-lane code keeps its
-// no-ops); uniform code has none, and the test cost 2-4% there on the H200.
+// no-ops); uniform code has none and skips the test (measurably faster: PERFORMANCE.md).
 layout(constant_id = 2) const bool FMAG_LITERAL_GUARDS = true;
 
 #ifdef FMAG_WORKGROUP_RF

@@ -15,12 +15,12 @@
 #include <vector>
 
 #define FMAG_CUDA_DEFINE_CONSTANT
-#include "../../gpu/fmag_cuda.cuh"
-#include "../../lib/GPU/fmag_gpu_host.h"
+#include "fmag_cuda.cuh" // gpu/ (run.sh: -Igpu)
+#include "fmag_gpu_host.h" // lib/GPU (run.sh: -Ilib/GPU)
 
 #ifdef FMAG_BENCH_VULKAN
 #include "fmag/GPU.h"
-#include "../../lib/GPU/GPUBench.h"
+#include "GPUBench.h"
 #endif
 
 #define CK(x)                                                                                      \
@@ -54,17 +54,14 @@ static const int T = 128;
 static const int RF = 16;
 
 typedef fmag_gpu_word4 W4;
+// float <-> bits: include/fmag/Bits.h (through fmag_gpu_host.h)
 static uint32_t fbits(float f)
 {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
+    return fmag_bits_of(f);
 }
 static float bitsf(uint32_t u)
 {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return fmag_float_of(u);
 }
 
 // ---------------------------------------------------------------- programs
@@ -584,7 +581,11 @@ static Native native_compile(const std::string &src)
     Native nv;
     auto t0 = std::chrono::steady_clock::now();
     nvrtcProgram prog;
-    CKR(nvrtcCreateProgram(&prog, src.c_str(), "fmag_native.cu", 0, nullptr, nullptr));
+    // the emitter's source includes these two; NVRTC has no C library headers
+    const char *hdr[] = {"typedef decltype(sizeof(0)) size_t;\n",
+                         "typedef unsigned int uint32_t;\n"};
+    const char *hdrname[] = {"stddef.h", "stdint.h"};
+    CKR(nvrtcCreateProgram(&prog, src.c_str(), "fmag_native.cu", 2, hdr, hdrname));
     const char *opts[] = {"--gpu-architecture=sm_90", "-fmad=false"};
     nvrtcResult rc = nvrtcCompileProgram(prog, 2, opts);
     if (rc != NVRTC_SUCCESS) {
@@ -606,6 +607,53 @@ static Native native_compile(const std::string &src)
     CKD(cuModuleGetFunction(&nv.fn, nv.mod, "k"));
     return nv;
 }
+
+#ifdef FMAG_BENCH_VULKAN
+static fmag_vm_program vm_prog(const Prog &p);
+// The native rows' source: the library's emitter (fmag_vm_emit_source, what `fmag-as
+// --emit=cuda` writes: one __device__ function per program, registers as locals, a switch
+// over the programs) inside the benchmark's kernel, which adds the evaluation offsets and
+// sums the outputs in order as every other row does.
+static std::string native_source(const std::vector<Prog> &progs, bool perlane)
+{
+    std::vector<fmag_vm_program> vp;
+    std::vector<const fmag_vm_program *> pp;
+    for (auto &p : progs)
+        vp.push_back(vm_prog(p));
+    for (auto &v : vp)
+        pp.push_back(&v);
+    char *text = nullptr, err[256];
+    size_t len = 0;
+    if (!fmag_vm_emit_source(pp.data(), pp.size(), FMAG_VM_EMIT_CUDA, "fn_", &text, &len, err,
+                             sizeof err)) {
+        fprintf(stderr, "fmag_vm_emit_source: %s\n", err);
+        exit(1);
+    }
+    std::string src(text, len);
+    free(text);
+    unsigned nin = 1, nout = 1;
+    std::string nouts;
+    for (auto &p : progs) {
+        nin = std::max(nin, (unsigned)p.nin), nout = std::max(nout, (unsigned)p.nout);
+        nouts += std::to_string(p.nout) + "u, ";
+    }
+    src += "__constant__ unsigned fn_nout[] = {" + nouts + "};\n" + native_head;
+    src += "  unsigned p = " + std::string(perlane ? "pi[e]" : "0u") + ", no = fn_nout[p];\n";
+    src += "  float x[" + std::to_string(nin) + "], y[" + std::to_string(nout) + "];\n";
+    src += "  for (unsigned ev = 0; ev < evals; ++ev) {\n"
+           "    for (unsigned i = 0; i < " + std::to_string(nin) + "u; ++i) {\n"
+           "      float v = in[(size_t)e * is + i];\n"
+           "      x[i] = ev ? __fadd_rn(v, (float)ev * 0.0625f) : v;\n"
+           "    }\n"
+           "    fn_eval(p, x, y);\n"
+           "    for (unsigned i = 0; i < no; ++i) {\n"
+           "      float *o = &out[(size_t)e * os + i];\n"
+           "      *o = ev ? __fadd_rn(*o, y[i]) : y[i];\n"
+           "    }\n"
+           "  }\n}\n";
+    return src;
+}
+#endif
 
 // ---------------------------------------------------------------- harness
 struct Workload {
@@ -871,8 +919,24 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
     uint4 *d_f = upload_code(fc, &nf), *d_s = upload_code(sc, &ns);
     printf("  zero-init needed: %s\n", zero ? "yes" : "no");
 
-    // native
+#ifdef FMAG_BENCH_VULKAN
+    // native: the library's emitter
     {
+        Native nv = native_compile(native_source(w.progs, w.perlane));
+        compile_log.push_back({w.name, nv.compile_ms});
+        unsigned n = N, is = IS, os = OS, ev = EVALS;
+        void *args[] = {&d_in, &d_out, &d_pi, &n, &is, &os, &ev};
+        poison();
+        double ms = time_ms(
+            [&] { CKD(cuLaunchKernel(nv.fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, 0, args, 0)); });
+        record(w, w.perlane ? "native-switch" : "native", ms, check(w, EVALS, "native"));
+        cuModuleUnload(nv.mod);
+    }
+#else
+    printf("  native: needs the library (fmag_vm_emit_source): skipped\n");
+#endif
+    // the bench's former hand-written generator, for the before/after of issue 17
+    if (!QUICK || getenv("FMAG_BENCH_OLD_NATIVE")) {
         std::string src = native_head;
         if (!w.perlane) {
             src += native_body(w.progs[0]);
@@ -885,13 +949,12 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         }
         src += "}\n";
         Native nv = native_compile(src);
-        compile_log.push_back({w.name, nv.compile_ms});
         unsigned n = N, is = IS, os = OS, ev = EVALS;
         void *args[] = {&d_in, &d_out, &d_pi, &n, &is, &os, &ev};
         poison();
         double ms = time_ms(
             [&] { CKD(cuLaunchKernel(nv.fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, 0, args, 0)); });
-        record(w, w.perlane ? "native-switch" : "native", ms, check(w, EVALS, "native"));
+        record(w, "native-old", ms, check(w, EVALS, "native-old"));
         cuModuleUnload(nv.mod);
     }
     // switch interpreter
@@ -1158,15 +1221,27 @@ void bench_runners(const Workload &w)
                    {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "vk-private-il", 1, true, {0, -1, -1, -1}},
                    {FMAG_GPU_VK_WORKGROUP, "vk-wg", 0, true, {0, -1, -1, -1}},
                    {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "vk-wg-il", 1, true, {0, -1, -1, -1}},
-                   {FMAG_GPU_VK_PRIVATE_PREDECODED, "vk-private-pd", 2, false, {0, -1, -1, -1}},
-                   {FMAG_GPU_VK_WORKGROUP_PREDECODED, "vk-wg-pd", 0, false, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_PRIVATE_PREDECODED, "vk-private-pd", 2, true, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_WORKGROUP_PREDECODED, "vk-wg-pd", 0, true, {0, -1, -1, -1}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k1", 0, true, {1, 1, 1, 0}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k2", 0, false, {2, 1, 1, 0}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k4", 0, false, {4, 1, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k2", 0, true, {2, 1, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4", 0, true, {4, 1, 1, 0}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k8", 0, true, {8, 1, 1, 0}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k2-bcast", 2, false, {2, 1, 1, 1}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k4-bcast", 2, false, {4, 1, 1, 1}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k2-ssbo-bcast", 2, false, {2, 0, 1, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k2-bcast", 2, true, {2, 1, 1, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4-bcast", 2, true, {4, 1, 1, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k2-ssbo-bcast", 2, true, {2, 0, 1, 1}},
+                   // (k, ubo, fuse, bcast, wg, vec, spec): workgroups of 32 / 128, the VEC
+                   // layout, records as specialization constants (a pipeline per program)
+                   {FMAG_GPU_VK_FAST, "vk-fast-k2-wg32", 0, true, {2, 1, 1, 0, 32, 0, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-fast-k2-wg128", 0, true, {2, 1, 1, 0, 128, 0, 0}},
+
+                   {FMAG_GPU_VK_FAST, "vk-vec-k2", 0, true, {2, 1, 1, 0, 64, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-vec-k4", 0, true, {4, 1, 1, 0, 64, 1, 0}},
+
+
+                   {FMAG_GPU_VK_FAST, "vk-specrec-k2", 2, false, {2, 1, 1, 0, 64, 0, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-specrec-k4", 2, true, {4, 1, 1, 0, 64, 0, 1}},
+
                    {FMAG_GPU_VK_FAST, "vk-fast-k4-ssbo", 2, true, {4, 0, 1, 0}},
                    // uniform: no select fusion; per lane: no branch on agreeing kinds
                    {FMAG_GPU_VK_FAST, "vk-fast-k4-nofuse", 0, true, {4, 1, 0, 0}},
@@ -1174,17 +1249,33 @@ void bench_runners(const Workload &w)
                    {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k2", 0, true, {2, 1, 1, 0}},
                    {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k4", 0, true, {4, 1, 1, 0}},
                    {FMAG_GPU_VK_HLSL, "vk-hlsl-k1", 0, true, {1, 1, 1, 0}},
-                   {FMAG_GPU_VK_HLSL, "vk-hlsl", 0, false, {0, -1, -1, -1}},
+                   {FMAG_GPU_VK_HLSL, "vk-hlsl", 0, true, {0, -1, -1, -1}},
                    {FMAG_GPU_VK_HLSL, "vk-hlsl-k4", 0, true, {4, 1, 1, 0}}};
     for (auto &d : designs) {
         if ((QUICK && d.old) || (d.only == 1 && !w.perlane) || (d.only == 2 && w.perlane))
             continue;
+        // --quick: past 16 registers the fast design loses (PERFORMANCE.md); records as
+        // specialization constants only where a program has at most 64
+        unsigned maxregs = 0, maxlen = 0;
+        for (auto &p : w.progs)
+            maxregs = std::max(maxregs, (unsigned)p.regs),
+            maxlen = std::max(maxlen, (unsigned)p.code.size());
+        if (QUICK && (maxregs > 16 || (d.knobs.spec == 1 && maxlen > 64))) continue;
+        // records as specialization constants: the driver compiles a pipeline per program;
+        // once one took over 5 s the remaining rows are skipped
+        static bool spec_slow;
+        if (d.knobs.spec == 1 && (spec_slow || (d.knobs.k == 4 && maxregs > 4))) continue;
         fmag_gpu_runner_set_vk_design(vk, d.d);
         fmag_gpu_runner_set_vk_fast(vk, d.knobs);
         bench_runner(w, vk, d.name);
+        const char *cm = strstr(fmag_gpu_runner_last_launch(vk), "pipeline_create_ms=");
+        if (d.knobs.spec == 1 && cm && atof(cm + 19) > 5000) {
+            printf("  %s: pipeline creation over 5 s: the other such rows are skipped\n", d.name);
+            spec_slow = true;
+        }
     }
     fmag_gpu_runner_set_vk_design(vk, FMAG_GPU_VK_AUTO);
-    fmag_gpu_runner_set_vk_fast(vk, fmag_gpu_vk_fast_knobs{0, -1, -1, -1});
+    fmag_gpu_runner_set_vk_fast(vk, fmag_gpu_vk_fast_knobs{0, -1, -1, -1, 0, -1, -1});
     bench_runner(w, vk, "runner-vulkan");
 }
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label)
@@ -1208,6 +1299,24 @@ static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *labe
     record(w, label, ms, check(w, EVALS, label, r == vk && vk_flushes));
     // what ran, with the driver's statistics of the Vulkan pipeline (registers, shared memory)
     printf("  launch %s %s: %s\n", w.name.c_str(), label, fmag_gpu_runner_last_launch(r));
+    // FMAG_BENCH_IR_DIR: the driver's internal representations of the pipeline, where it
+    // offers any (VK_KHR_pipeline_executable_properties)
+    const char *irdir = getenv("FMAG_BENCH_IR_DIR");
+    if (r == vk && irdir) {
+        std::vector<char> ir(1 << 20);
+        size_t len = fmag_gpu_runner_last_ir(r, ir.data(), ir.size());
+        printf("  internal representations %s %s: %zu bytes\n", w.name.c_str(), label, len);
+        // the files of three designs only (what comes back from the device is limited)
+        bool keep = !strcmp(label, "runner-vulkan") || !strcmp(label, "vk-specrec-k2") ||
+                    !strcmp(label, "vk-vec-k4");
+        if (len && keep) {
+            std::string f = std::string(irdir) + "/" + w.name + "-" + label + ".txt";
+            if (FILE *o = fopen(f.c_str(), "w")) {
+                fputs(ir.data(), o);
+                fclose(o);
+            }
+        }
+    }
 }
 
 // An SL example compiled by slc: the first program of the .fmag image.
@@ -1289,6 +1398,7 @@ int main(int argc, char **argv)
         vk = fmag_gpu_runner_create(FMAG_GPU_VULKAN, err, sizeof err);
         printf("runner: %s\n", vk ? fmag_gpu_runner_describe(vk) : err);
         vk_flushes = vk && strstr(fmag_gpu_runner_describe(vk), "flushed");
+        if (vk && getenv("FMAG_BENCH_IR_DIR")) fmag_gpu_runner_set_capture_ir(vk, true);
         cu = fmag_gpu_runner_create(FMAG_GPU_CUDA, err, sizeof err);
         printf("runner: %s\n", cu ? fmag_gpu_runner_describe(cu) : err);
     }
@@ -1389,7 +1499,7 @@ int main(int argc, char **argv)
     for (auto &w : wls) {
         double tn = 0, ts = 0;
         for (auto &r : rows)
-            if (r.wl == w.name && r.impl.rfind("native", 0) == 0)
+            if (r.wl == w.name && (r.impl == "native" || r.impl == "native-switch"))
                 tn = r.ms;
             else if (r.wl == w.name && r.impl.rfind("switch", 0) == 0 && (ts == 0 || r.ms < ts))
                 ts = r.ms;

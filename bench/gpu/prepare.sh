@@ -15,6 +15,9 @@ glslc $V -DFMAG_PREDECODED -o .spv/fmag_run_pd.spv
 glslc $V -DFMAG_WORKGROUP_RF -DFMAG_PREDECODED -o .spv/fmag_run_wg_pd.spv
 glslc -O --target-env=vulkan1.1 -I gpu gpu/fmag_fast.comp -o .spv/fmag_fast.spv
 glslc -O0 --target-env=vulkan1.1 -I gpu gpu/fmag_fast.comp -o .spv/fmag_fast_o0.spv
+glslc -O --target-env=vulkan1.1 -I gpu -DFMAG_VEC=2 gpu/fmag_fast.comp -o .spv/fmag_fast_v2.spv
+glslc -O --target-env=vulkan1.1 -I gpu -DFMAG_VEC=4 gpu/fmag_fast.comp -o .spv/fmag_fast_v4.spv
+glslc -O0 --target-env=vulkan1.1 -I gpu -DFMAG_SPEC_RECORDS gpu/fmag_fast.comp -o .spv/fmag_fast_spec.spv
 glslangValidator -D -V -S comp -e main -DFMAG_HLSL_SPEC -Igpu gpu/fmag_run.hlsl -o .spv/fmag_hlsl.spv
 mkdir -p .spv/include/vulkan && cp /usr/include/vulkan/*.h .spv/include/vulkan/
 [ -d /usr/include/vk_video ] && cp -r /usr/include/vk_video .spv/include/

@@ -3,7 +3,10 @@
 # records the compiler's resource report and SASS, runs the suite (bit-exact checks on
 # sampled elements) and, where NVIDIA's Vulkan driver loads, the Vulkan runner too.
 #   bench/gpu/run.sh [bench args: --n=N --evals=E --quick]   (results in $OUT, else
-#   ./build-gpu-bench; --quick skips the design variants that lost in earlier runs)
+#   ./build-gpu-bench; --quick skips the design variants that lost in earlier runs;
+#   FMAG_BENCH_OLD_NATIVE=1 adds the bench's former CUDA generator as the `native-old` row
+#   beside the library emitter's `native`; the driver's internal representations of some
+#   Vulkan pipelines, where it offers any, land in $OUT/ir)
 # Carry `.gl` (Vulkan loader .debs, see docs/GPU.md) and `.spv` (SPIR-V, Vulkan headers and
 # fallback SL .fmag files, made here by `bash bench/gpu/prepare.sh BUILD`).
 set -u
@@ -29,7 +32,7 @@ if ls .gl/*.deb >/dev/null 2>&1; then
     fi
 fi
 # The benchmark compiles (about a minute) while the library builds.
-NVFLAGS="-O3 -std=c++17 -arch=sm_90 -Iinclude"
+NVFLAGS="-O3 -std=c++17 -arch=sm_90 -Iinclude -Igpu -Ilib/GPU"
 (nvcc $NVFLAGS -Xptxas -v -DFMAG_BENCH_VULKAN -c -o $B/bench.o bench/gpu/fmag_gpu_bench.cu \
     >"$OUTDIR/ptxas.txt" 2>&1; echo $? >$B/bench.rc) &
 BPID=$!
@@ -108,7 +111,9 @@ if [ -n "${FMAG_OPT:-}" ]; then
 fi
 
 echo "== run"
-FMAG_BENCH_CSV="$OUTDIR/bench.csv" $B/fmag_gpu_bench ${SLARGS[@]+"${SLARGS[@]}"} "$@" 2>&1 | tee "$OUTDIR/bench.txt"
+# the driver's internal representations of some pipelines, where it offers them
+mkdir -p "$OUTDIR/ir"
+FMAG_BENCH_IR_DIR="$OUTDIR/ir" FMAG_BENCH_CSV="$OUTDIR/bench.csv" $B/fmag_gpu_bench ${SLARGS[@]+"${SLARGS[@]}"} "$@" 2>&1 | tee "$OUTDIR/bench.txt"
 rc=${PIPESTATUS[0]}
 
 exit $rc

@@ -309,8 +309,7 @@ static bool nan_substitute(const float *in, size_t nwords, uint32_t *subst, char
     uint64_t used[2] = {0, 0}; /* candidates 0x7FFFFF80 + k, k < 127 */
     bool need = false;
     for (size_t w = 0; w < nwords; ++w) {
-        uint32_t b;
-        memcpy(&b, &in[w], 4);
+        uint32_t b = fmag_bits_of(in[w]);
         if (b == 0x7FFFFFFFu)
             need = true;
         else if ((b & ~0x7Fu) == 0x7FFFFF80u)

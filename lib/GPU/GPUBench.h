@@ -44,10 +44,15 @@ bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d);
 
 /* Knobs of the FAST design; 0 or -1 leaves one to the runner's table. */
 typedef struct fmag_gpu_vk_fast_knobs {
-    unsigned k; /* elements per invocation: 1, 2, 4 or 8; 0: automatic */
-    int ubo;    /* uniform records: 1 uniform buffer, 0 storage buffer, -1 automatic */
-    int fuse;   /* select idiom fused: 1 / 0, -1 automatic */
-    int bcast;  /* uniform records through subgroupBroadcastFirst: 1 / 0, -1 automatic */
+    unsigned k;  /* elements per invocation: 1, 2, 4 or 8; 0: automatic */
+    int ubo;     /* uniform records: 1 uniform buffer, 0 storage buffer, -1 automatic */
+    int fuse;    /* select idiom fused: 1 / 0, -1 automatic */
+    int bcast;   /* uniform records through subgroupBroadcastFirst: 1 / 0, -1 automatic */
+    unsigned wg; /* invocations a workgroup: 32, 64 or 128 (GLSL builds); 0: automatic */
+    int vec;     /* the VEC layout at k 2 and 4 (one vector access for the k elements): 1 / 0,
+                    -1 automatic */
+    int spec;    /* uniform records as specialization constants, a pipeline per program (at
+                    most 64 records): 1 / 0, -1 automatic */
 } fmag_gpu_vk_fast_knobs;
 /* False when r is not a Vulkan runner or a knob is out of range. */
 bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs knobs);
@@ -66,6 +71,13 @@ bool fmag_gpu_time_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *pr
  * (VK_KHR_pipeline_executable_properties: registers, shared memory, ... as the driver names
  * them, "name=value" separated by "; "), or the CUDA kernel's name. Empty before a launch. */
 const char *fmag_gpu_runner_last_launch(const fmag_gpu_runner *r);
+
+/* Vulkan: pipelines created from now on keep the driver's internal representations
+ * (VK_KHR_pipeline_executable_properties), which fmag_gpu_runner_last_ir returns as text:
+ * the length of the whole text, of which buf receives at most len - 1 bytes; 0 when the
+ * driver offers none (or r is not a Vulkan runner). */
+void fmag_gpu_runner_set_capture_ir(fmag_gpu_runner *r, bool on);
+size_t fmag_gpu_runner_last_ir(const fmag_gpu_runner *r, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

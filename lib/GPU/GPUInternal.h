@@ -47,6 +47,8 @@ bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t
 void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d);
 void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k);
 void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len);
+void fmag_gpu_vk_set_capture_ir(fmag_gpu_vk *vk, bool on);
+size_t fmag_gpu_vk_last_ir(fmag_gpu_vk *vk, char *buf, size_t len);
 
 fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_t errlen);
 void fmag_gpu_cuda_destroy(fmag_gpu_cuda *c);

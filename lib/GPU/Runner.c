@@ -47,7 +47,9 @@ bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d)
 bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs k)
 {
     if (!r || !r->vk || (k.k != 0 && k.k != 1 && k.k != 2 && k.k != 4 && k.k != 8) || k.ubo < -1 ||
-        k.ubo > 1 || k.fuse < -1 || k.fuse > 1 || k.bcast < -1 || k.bcast > 1)
+        k.ubo > 1 || k.fuse < -1 || k.fuse > 1 || k.bcast < -1 || k.bcast > 1 ||
+        (k.wg != 0 && k.wg != 32 && k.wg != 64 && k.wg != 128) || k.vec < -1 || k.vec > 1 ||
+        k.spec < -1 || k.spec > 1)
         return false;
     fmag_gpu_vk_set_fast(r->vk, k);
     return true;
@@ -62,6 +64,17 @@ const char *fmag_gpu_runner_last_launch(const fmag_gpu_runner *r)
     else
         snprintf(m->last, sizeof m->last, "%s", fmag_gpu_cuda_last_kernel(r->cuda));
     return r->last;
+}
+
+void fmag_gpu_runner_set_capture_ir(fmag_gpu_runner *r, bool on)
+{
+    if (r && r->vk) fmag_gpu_vk_set_capture_ir(r->vk, on);
+}
+
+size_t fmag_gpu_runner_last_ir(const fmag_gpu_runner *r, char *buf, size_t len)
+{
+    if (len) buf[0] = 0;
+    return r && r->vk ? fmag_gpu_vk_last_ir(r->vk, buf, len) : 0;
 }
 
 void fmag_gpu_copy_outputs(const fmag_gpu_job *job, const float *src)

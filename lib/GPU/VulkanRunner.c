@@ -45,6 +45,16 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
     (void)vk;
     if (len) buf[0] = 0;
 }
+void fmag_gpu_vk_set_capture_ir(fmag_gpu_vk *vk, bool on)
+{
+    (void)vk, (void)on;
+}
+size_t fmag_gpu_vk_last_ir(fmag_gpu_vk *vk, char *buf, size_t len)
+{
+    (void)vk;
+    if (len) buf[0] = 0;
+    return 0;
+}
 
 #else
 
@@ -65,6 +75,11 @@ extern const size_t fmag_spirv_fmag_fast_o0_size;
 /* gpu/fmag_run.hlsl through glslang's HLSL front end (size 0 when not built) */
 extern const unsigned char fmag_spirv_fmag_hlsl[];
 extern const size_t fmag_spirv_fmag_hlsl_size;
+/* fmag_fast.comp -DFMAG_VEC=2 / 4 (the VEC layout) and -DFMAG_SPEC_RECORDS (-O0) */
+extern const unsigned char fmag_spirv_fmag_fast_v2[], fmag_spirv_fmag_fast_v4[],
+    fmag_spirv_fmag_fast_spec[];
+extern const size_t fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size,
+    fmag_spirv_fmag_fast_spec_size;
 #define FMAG_VK_VARIANT_WG 1u       /* workgroup register file */
 #define FMAG_VK_VARIANT_PD 2u       /* pre-decoded records */
 #define FMAG_VK_VARIANT_LITGUARD 4u /* pre-decoded code may hold literal guards <= 0 */
@@ -73,9 +88,13 @@ extern const size_t fmag_spirv_fmag_hlsl_size;
 #define FMAG_VK_VARIANT_HLSL 32u    /* fast, from gpu/fmag_run.hlsl */
 #define FMAG_VK_VARIANT_O0 64u      /* fast, glslc -O0 */
 #define FMAG_VK_VARIANT_BCAST 128u  /* fast, uniform: records through subgroupBroadcastFirst */
-/* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl, fmag_fast -O0 */
-#define FMAG_VK_NSHADERS 7
-#define FMAG_VK_UBO_BYTES 65536u /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
+#define FMAG_VK_VARIANT_VEC 256u    /* fast, the VEC layout (k 2 or 4) */
+#define FMAG_VK_VARIANT_SPEC 512u   /* fast, uniform: records as specialization constants */
+/* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl, fmag_fast -O0, fmag_fast VEC 2
+ * and 4, fmag_fast with specialization-constant records */
+#define FMAG_VK_NSHADERS 10
+#define FMAG_VK_SPEC_MAX_RECORDS 64u /* gpu/fmag_spec_records.glsl */
+#define FMAG_VK_UBO_BYTES 65536u     /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
     X(vkDestroyInstance)                                                                           \
@@ -132,8 +151,9 @@ extern const size_t fmag_spirv_fmag_hlsl_size;
 #define FMAG_VK_MAX_GROUPS 65535u
 
 typedef struct fmag_vk_pipeline {
-    uint32_t rf, variant, k;
+    uint32_t rf, variant, k, wg;
     bool soft;
+    uint64_t records; /* SPEC: hash of the records (with their count), else 0 */
     VkPipeline pipe;
 } fmag_vk_pipeline;
 
@@ -158,8 +178,12 @@ struct fmag_gpu_vk {
     /* VK_KHR_pipeline_executable_properties: the driver's statistics of each pipeline */
     bool has_stats;
     PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
+    PFN_vkGetPipelineExecutableInternalRepresentationsKHR
+        vkGetPipelineExecutableInternalRepresentationsKHR;
+    bool capture_ir;      /* pipelines keep the driver's internal representations */
     VkPipeline last_pipe; /* the pipeline of the last launch */
-    uint32_t last_k, last_variant;
+    uint32_t last_k, last_variant, last_wg;
+    double last_create_ms; /* vkCreateComputePipelines of the last launch (0: cached) */
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
     VkDescriptorPool dpool;
@@ -227,36 +251,64 @@ static int device_rank(VkPhysicalDeviceType t)
     }
 }
 
-static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t variant,
-                               uint32_t k, char *err, size_t errlen)
+static double now_ms(void);
+
+/* FNV-1a over a SPEC launch's records: the pipeline cache's key for them. */
+static uint64_t records_hash(const fmag_gpu_word4 *rec, uint32_t n)
 {
+    uint64_t h = 1469598103934665603ull ^ n;
+    const unsigned char *b = (const unsigned char *)rec;
+    for (size_t i = 0; i < (size_t)n * 16; ++i)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* rec/nrec: the records of a SPEC pipeline (specialization constants 16..), else unused. */
+static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t variant,
+                               uint32_t k, uint32_t wg, const fmag_gpu_word4 *rec, uint32_t nrec,
+                               char *err, size_t errlen)
+{
+    bool specrec = (variant & FMAG_VK_VARIANT_SPEC) != 0;
+    uint64_t hash = specrec ? records_hash(rec, nrec) : 0;
+    vk->last_create_ms = 0;
     for (unsigned i = 0; i < vk->npipes; ++i)
         if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].variant == variant &&
-            vk->pipes[i].k == k)
+            vk->pipes[i].k == k && vk->pipes[i].wg == wg && vk->pipes[i].records == hash)
             return vk->pipes[i].pipe;
-    VkSpecializationMapEntry ent[6] = {{0, 0, 4},  {1, 4, 4},  {2, 8, 4},
-                                       {3, 12, 4}, {4, 16, 4}, {5, 20, 4}};
-    uint32_t data[6] = {rf,
-                        soft ? 1u : 0u,
-                        (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u,
-                        k,
-                        (variant & FMAG_VK_VARIANT_UBO) ? 1u : 0u,
-                        (variant & FMAG_VK_VARIANT_BCAST) ? 1u : 0u};
+    /* constant ids 0-6, then (SPEC) 16 = the record count and 17 + 4 i + c = word c of
+     * record i */
+    enum { NBASE = 7, NSPEC = 1 + 4 * FMAG_VK_SPEC_MAX_RECORDS };
+    VkSpecializationMapEntry ent[NBASE + NSPEC];
+    uint32_t data[NBASE + NSPEC];
+    for (uint32_t i = 0; i < NBASE + NSPEC; ++i)
+        ent[i] = (VkSpecializationMapEntry){i < NBASE ? i : 16 + (i - NBASE), 4 * i, 4};
+    data[0] = rf, data[1] = soft ? 1u : 0u;
+    data[2] = (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u;
+    data[3] = k, data[4] = (variant & FMAG_VK_VARIANT_UBO) ? 1u : 0u;
+    data[5] = (variant & FMAG_VK_VARIANT_BCAST) ? 1u : 0u, data[6] = wg;
+    uint32_t nent = NBASE;
+    if (specrec) {
+        memset(data + NBASE, 0, sizeof data - NBASE * 4);
+        data[NBASE] = nrec;
+        memcpy(data + NBASE + 1, rec, (size_t)nrec * 16);
+        nent = NBASE + NSPEC;
+    }
     bool fast = (variant & FMAG_VK_VARIANT_FAST) != 0;
-    /* constant_id 2 exists only in fmag_run.comp, 3 and 4 only in fmag_fast.comp */
-    VkSpecializationMapEntry fent[5] = {ent[0], ent[1], ent[3], ent[4], ent[5]};
-    /* constant_id 5 exists only in fmag_fast.comp's GLSL builds */
-    uint32_t nfent = variant & FMAG_VK_VARIANT_HLSL ? 4 : 5;
-    VkSpecializationInfo spec = fast ? (VkSpecializationInfo){nfent, fent, sizeof data, data}
-                                     : (VkSpecializationInfo){3, ent, sizeof data, data};
+    /* ids absent from a shader (2 in fmag_fast.comp, 3-6 in fmag_run.comp, 5-6 in the HLSL
+     * build) do not affect it (Vulkan spec, VkSpecializationInfo) */
+    VkSpecializationInfo spec = {fast ? nent : 3, ent, nent * 4, data};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    if (vk->has_stats && vk->capture_ir)
+        ci.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = vk->shader[variant & FMAG_VK_VARIANT_HLSL ? 5
-                                 : variant & FMAG_VK_VARIANT_O0 ? 6
-                                 : fast                         ? 4
-                                                                : variant & 3u];
+    ci.stage.module = vk->shader[variant & FMAG_VK_VARIANT_HLSL  ? 5
+                                 : variant & FMAG_VK_VARIANT_O0  ? 6
+                                 : variant & FMAG_VK_VARIANT_VEC ? (k == 2 ? 7 : 8)
+                                 : specrec                       ? 9
+                                 : fast                          ? 4
+                                                                 : variant & 3u];
     if (!ci.stage.module) {
         fmag_gpu_err(err, errlen, "Vulkan: the HLSL shader was not built (glslangValidator)");
         return VK_NULL_HANDLE;
@@ -265,15 +317,17 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t
     ci.stage.pSpecializationInfo = &spec;
     ci.layout = vk->layout;
     VkPipeline pipe = VK_NULL_HANDLE;
+    double t0 = now_ms();
     if (!vk_ok(vk->vkCreateComputePipelines(vk->dev, VK_NULL_HANDLE, 1, &ci, NULL, &pipe),
                "vkCreateComputePipelines", err, errlen))
         return VK_NULL_HANDLE;
+    vk->last_create_ms = now_ms() - t0;
     if (vk->npipes == FMAG_VK_MAX_PIPELINES) {
         vk->vkDestroyPipeline(vk->dev, vk->pipes[0].pipe, NULL);
         memmove(&vk->pipes[0], &vk->pipes[1], (FMAG_VK_MAX_PIPELINES - 1) * sizeof vk->pipes[0]);
         --vk->npipes;
     }
-    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, variant, k, soft, pipe};
+    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, variant, k, wg, soft, hash, pipe};
     return pipe;
 }
 
@@ -359,13 +413,14 @@ static bool begin(fmag_gpu_vk *vk, char *err, size_t errlen)
            vk_ok(vk->vkBeginCommandBuffer(vk->cmd, &bi), "vkBeginCommandBuffer", err, errlen);
 }
 
-/* k: elements per invocation (the fast design; 1 otherwise) */
-static void record_dispatch(fmag_gpu_vk *vk, VkPipeline pipe, fmag_vk_pc pc, uint32_t k)
+/* k: elements per invocation and wg invocations a workgroup (the fast design; else 1, 64) */
+static void record_dispatch(fmag_gpu_vk *vk, VkPipeline pipe, fmag_vk_pc pc, uint32_t k,
+                            uint32_t wg)
 {
     vk->vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     vk->vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1,
                                 &vk->dset, 0, NULL);
-    uint32_t group = FMAG_VK_LOCAL_SIZE * k;
+    uint32_t group = wg * k;
     uint64_t per = (uint64_t)group * FMAG_VK_MAX_GROUPS;
     for (uint64_t base = 0; base < pc.n; base += per) {
         pc.base = (uint32_t)base;
@@ -401,29 +456,33 @@ void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
 
 /* The fast design's elements per invocation by register-file size, uniform and per lane
  * (automatic choice, the winners of the H200 runs in docs/PERFORMANCE.md); 0: fmag_run.comp
- * instead (uniform rf >= 32: the fast design was 20% slower than even the workgroup
- * pre-decoded build there). A per-lane launch uses k only where the k elements of every
- * invocation share a program, else the largest smaller k that does. */
+ * instead (uniform rf >= 32: the private array with pre-decoded records is faster there,
+ * its file costing no shared memory). A per-lane launch uses k only where the k elements of every
+ * invocation share a program, else the largest smaller k that does. vec: the VEC layout at
+ * that k (at rf 4 it beat the scalar file on uniform and per-lane P1; at rf 8-16 it was not
+ * measured). */
 static const struct {
     uint32_t max_rf, k_uniform, k_lane;
-} fmag_vk_fast_table[] = {{4, 4, 4}, {16, 2, 2}, {32, 0, 2}, {64, 0, 1}, {256, 0, 1}};
+    bool vec;
+} fmag_vk_fast_table[] = {
+    {4, 4, 4, true}, {16, 2, 2, false}, {32, 0, 2, false}, {64, 0, 1, false}, {256, 0, 1, false}};
 
-/* True when the fast design's register file of rf rows and k elements per invocation fits
- * the device's shared memory and the records' 16-bit offsets. */
-static bool fast_fits(const fmag_gpu_vk *vk, uint32_t rf, uint32_t k)
+/* True when the fast design's register file of rf rows, k elements per invocation and wg
+ * invocations fits the device's shared memory and the records' 16-bit offsets. */
+static bool fast_fits(const fmag_gpu_vk *vk, uint32_t rf, uint32_t k, uint32_t wg)
 {
-    uint64_t row = (uint64_t)k * FMAG_VK_LOCAL_SIZE;
+    uint64_t row = (uint64_t)k * wg;
     return rf <= 256 && rf * row <= 65536 &&
            rf * row * 4 <= vk->props.limits.maxComputeSharedMemorySize;
 }
 
 /* True when element e runs the same program as the first element of its invocation for k
- * elements per invocation (element (g*k + j)*64 + t is slot j of invocation t of group g). */
-static bool lanes_share(const fmag_gpu_job *job, uint32_t k)
+ * elements per invocation (element (g*k + j)*wg + t is slot j of invocation t of group g). */
+static bool lanes_share(const fmag_gpu_job *job, uint32_t k, uint32_t wg)
 {
-    uint64_t row = (uint64_t)k * FMAG_VK_LOCAL_SIZE;
+    uint64_t row = (uint64_t)k * wg;
     for (size_t e = 0; e < job->n; ++e) {
-        size_t e0 = (size_t)(e / row * row + e % FMAG_VK_LOCAL_SIZE);
+        size_t e0 = (size_t)(e / row * row + e % wg);
         if (job->prog_index[e] != job->prog_index[e0]) return false;
     }
     return true;
@@ -431,7 +490,7 @@ static bool lanes_share(const fmag_gpu_job *job, uint32_t k)
 
 /* One launch's plan: which shader build, register file, code layout. */
 typedef struct vk_plan {
-    uint32_t rf, variant, k;
+    uint32_t rf, variant, k, wg;
     bool lanes, pd, il, fast, ubo, fuse, kinds;
 } vk_plan;
 
@@ -448,7 +507,7 @@ static bool lane_kinds_agree(const fmag_gpu_job *job, size_t maxlen)
             if (i >= p->ninstr) continue;
             fmag_vm_instr w = p->code[i];
             bool gr = fmag_gpu_is_ref(w.g);
-            if (!gr && !(fmag_gpu_bits_float(w.g) > 0.0f)) return false;
+            if (!gr && !(fmag_float_of(w.g) > 0.0f)) return false;
             int kk = (int)fmag_gpu_is_ref(w.b) | (int)fmag_gpu_is_ref(w.c) << 1 | (int)gr << 2;
             if (kind >= 0 && kk != kind) return false;
             kind = kk;
@@ -463,25 +522,34 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
     vk_plan pl;
     memset(&pl, 0, sizeof pl);
     pl.rf = fmag_gpu_pow2_regs(job->max_regs < 4 ? 4 : job->max_regs);
-    pl.k = 1;
+    pl.k = 1, pl.wg = FMAG_VK_LOCAL_SIZE;
     fmag_gpu_vk_design d = vk->design;
     pl.lanes = job->prog_index && job->nprogs > 1;
     /* the fast design wherever it fits, unless another design is forced */
     bool hlsl = d == FMAG_GPU_VK_HLSL, o0 = d == FMAG_GPU_VK_FAST_O0;
     if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl || o0)) {
         uint32_t k = vk->fast.k;
+        size_t row = 0;
+        while (fmag_vk_fast_table[row].max_rf < pl.rf)
+            ++row;
+        uint32_t k_table =
+            pl.lanes ? fmag_vk_fast_table[row].k_lane : fmag_vk_fast_table[row].k_uniform;
         if (!k) {
-            size_t i = 0;
-            while (fmag_vk_fast_table[i].max_rf < pl.rf)
-                ++i;
-            k = pl.lanes ? fmag_vk_fast_table[i].k_lane : fmag_vk_fast_table[i].k_uniform;
+            k = k_table;
             /* 0: fmag_run.comp, unless a fast design is forced */
             if (!k) k = d == FMAG_GPU_VK_AUTO ? 0 : 1;
         }
-        while (k > 1 && (!fast_fits(vk, pl.rf, k) || (pl.lanes && !lanes_share(job, k))))
+        /* the HLSL build has 64 invocations a workgroup */
+        uint32_t wg = vk->fast.wg && !hlsl ? vk->fast.wg : FMAG_VK_LOCAL_SIZE;
+        while (k > 1 && (!fast_fits(vk, pl.rf, k, wg) || (pl.lanes && !lanes_share(job, k, wg))))
             k /= 2;
-        if (k && fast_fits(vk, pl.rf, k)) {
-            pl.fast = true, pl.k = k;
+        if (k && fast_fits(vk, pl.rf, k, wg)) {
+            pl.fast = true, pl.k = k, pl.wg = wg;
+            bool glsl = !hlsl && !o0;
+            bool vec_auto = vk->fast.vec == -1 && fmag_vk_fast_table[row].vec && k == k_table;
+            bool vec = glsl && (vk->fast.vec == 1 || vec_auto) && (k == 2 || k == 4);
+            bool specrec = glsl && !vec && !pl.lanes && vk->fast.spec == 1 &&
+                           job->progs[0]->ninstr <= FMAG_VK_SPEC_MAX_RECORDS;
             pl.fuse = vk->fast.fuse != 0; /* fused unless forced off (PERFORMANCE.md) */
             pl.ubo = !pl.lanes && vk->fast.ubo != 0 &&
                      vk->props.limits.maxUniformBufferRange >= FMAG_VK_UBO_BYTES &&
@@ -490,7 +558,8 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
             pl.kinds = pl.lanes && vk->fast.fuse != 0 && lane_kinds_agree(job, maxlen);
             pl.variant = FMAG_VK_VARIANT_FAST | (pl.ubo ? FMAG_VK_VARIANT_UBO : 0u) |
                          (hlsl ? FMAG_VK_VARIANT_HLSL : 0u) | (o0 ? FMAG_VK_VARIANT_O0 : 0u) |
-                         (!pl.lanes && !hlsl && vk->fast.bcast == 1 ? FMAG_VK_VARIANT_BCAST : 0u);
+                         (!pl.lanes && !hlsl && vk->fast.bcast == 1 ? FMAG_VK_VARIANT_BCAST : 0u) |
+                         (vec ? FMAG_VK_VARIANT_VEC : 0u) | (specrec ? FMAG_VK_VARIANT_SPEC : 0u);
             return pl;
         }
     }
@@ -524,7 +593,8 @@ static fmag_gpu_word4 *build_code(const fmag_gpu_job *job, const vk_plan *pl, si
      * record after the last reads */
     fmag_gpu_word4 *code = calloc(n + job->nprogs + 1, sizeof *code);
     if (!code) return NULL;
-    uint32_t row = pl->k * FMAG_VK_LOCAL_SIZE;
+    /* the VEC layout addresses vectors of k elements: a row of wg */
+    uint32_t row = pl->variant & FMAG_VK_VARIANT_VEC ? pl->wg : pl->k * pl->wg;
     if ((pl->pd || pl->fast) && !pl->lanes) {
         /* uniform: only progs[0] runs; no-ops dropped */
         const fmag_vm_program *p = job->progs[0];
@@ -568,11 +638,18 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
     }
     vk_plan pl = plan_launch(vk, job, ncode, maxlen);
     uint32_t rf = pl.rf;
-    VkPipeline pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, err, errlen);
-    if (!pipe) return false;
-    vk->last_pipe = pipe, vk->last_variant = pl.variant, vk->last_k = pl.k;
     uint32_t nrec = 0;
     fmag_gpu_word4 *code = build_code(job, &pl, ncode, maxlen, &nrec);
+    if (!code) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return false;
+    }
+    VkPipeline pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, pl.wg, code, nrec, err, errlen);
+    if (!pipe) {
+        free(code);
+        return false;
+    }
+    vk->last_pipe = pipe, vk->last_variant = pl.variant, vk->last_k = pl.k, vk->last_wg = pl.wg;
     /* Zero-initialisation only where a register may be read before it is written. */
     uint8_t *scratch = malloc(rf);
     if (!code || !scratch) {
@@ -672,7 +749,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         barrier(vk, VK_ACCESS_TRANSFER_WRITE_BIT,
                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT,
                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-        record_dispatch(vk, pipe, pc, pl.k);
+        record_dispatch(vk, pipe, pc, pl.k, pl.wg);
         barrier(vk, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
         VkBufferCopy c = {0, off[4], sz[4]};
@@ -688,7 +765,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         for (unsigned r = 0; ok && r < job->reps + 1; ++r) {
             ok = begin(vk, err, errlen);
             if (!ok) break;
-            record_dispatch(vk, pipe, pc, pl.k);
+            record_dispatch(vk, pipe, pc, pl.k, pl.wg);
             ok = vk_ok(vk->vkEndCommandBuffer(vk->cmd), "vkEndCommandBuffer", err, errlen);
             double t0 = now_ms();
             ok = ok && submit_wait(vk, err, errlen);
@@ -712,17 +789,32 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
     if (!len) return;
     buf[0] = 0;
     if (!vk->last_pipe) return;
+    /* the design's name: the first row whose bits the variant has */
+    static const struct {
+        uint32_t bits;
+        const char *name;
+    } names[] = {{FMAG_VK_VARIANT_HLSL, "hlsl"},
+                 {FMAG_VK_VARIANT_O0, "fast-O0"},
+                 {FMAG_VK_VARIANT_BCAST, "fast-bcast"},
+                 {FMAG_VK_VARIANT_VEC, "fast-vec"},
+                 {FMAG_VK_VARIANT_SPEC, "fast-specrec"},
+                 {FMAG_VK_VARIANT_FAST, "fast"},
+                 {FMAG_VK_VARIANT_WG | FMAG_VK_VARIANT_PD, "wg-pd"},
+                 {FMAG_VK_VARIANT_WG, "wg"},
+                 {FMAG_VK_VARIANT_PD, "private-pd"},
+                 {0, "private"}};
     uint32_t v = vk->last_variant;
-    size_t at = (size_t)snprintf(
-        buf, len, "%s k%u%s",
-        v & FMAG_VK_VARIANT_HLSL ? (v & FMAG_VK_VARIANT_UBO ? "hlsl-ubo" : "hlsl-ssbo")
-        : v & FMAG_VK_VARIANT_O0 ? (v & FMAG_VK_VARIANT_UBO ? "fast-O0-ubo" : "fast-O0-ssbo")
-        : v & FMAG_VK_VARIANT_BCAST
-            ? (v & FMAG_VK_VARIANT_UBO ? "fast-bcast-ubo" : "fast-bcast-ssbo")
-        : v & FMAG_VK_VARIANT_FAST ? (v & FMAG_VK_VARIANT_UBO ? "fast-ubo" : "fast-ssbo")
-        : v & FMAG_VK_VARIANT_WG   ? (v & FMAG_VK_VARIANT_PD ? "wg-pd" : "wg")
-                                   : (v & FMAG_VK_VARIANT_PD ? "private-pd" : "private"),
-        (unsigned)vk->last_k, vk->has_stats ? ":" : " (no pipeline statistics)");
+    size_t nm = 0;
+    while ((v & names[nm].bits) != names[nm].bits)
+        ++nm;
+    bool fast = (v & FMAG_VK_VARIANT_FAST) != 0;
+    size_t at =
+        (size_t)snprintf(buf, len, "%s%s k%u wg%u pipeline_create_ms=%.1f%s", names[nm].name,
+                         !fast                     ? ""
+                         : v & FMAG_VK_VARIANT_UBO ? "-ubo"
+                                                   : "-ssbo",
+                         (unsigned)vk->last_k, (unsigned)vk->last_wg, vk->last_create_ms,
+                         vk->has_stats ? ":" : " (no pipeline statistics)");
     if (!vk->has_stats || at >= len) return;
     VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
     ei.pipeline = vk->last_pipe;
@@ -755,16 +847,60 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
     }
 }
 
+void fmag_gpu_vk_set_capture_ir(fmag_gpu_vk *vk, bool on)
+{
+    vk->capture_ir = on;
+}
+
+/* The driver's internal representations of the last launch's pipeline (captured when
+ * capture_ir was on at its creation): "== name (description)" then the text, each in turn;
+ * returns the length of the whole text (buf holds at most len - 1 bytes of it). */
+size_t fmag_gpu_vk_last_ir(fmag_gpu_vk *vk, char *buf, size_t len)
+{
+    if (len) buf[0] = 0;
+    if (!vk->last_pipe || !vk->has_stats || !vk->vkGetPipelineExecutableInternalRepresentationsKHR)
+        return 0;
+    VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    ei.pipeline = vk->last_pipe;
+    uint32_t n = 0;
+    if (vk->vkGetPipelineExecutableInternalRepresentationsKHR(vk->dev, &ei, &n, NULL) !=
+            VK_SUCCESS ||
+        n == 0)
+        return 0;
+    VkPipelineExecutableInternalRepresentationKHR *ir = calloc(n, sizeof *ir);
+    if (!ir) return 0;
+    for (uint32_t i = 0; i < n; ++i)
+        ir[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR;
+    /* first the sizes, then the data */
+    size_t total = 0;
+    if (vk->vkGetPipelineExecutableInternalRepresentationsKHR(vk->dev, &ei, &n, ir) >= 0) {
+        for (uint32_t i = 0; i < n; ++i)
+            ir[i].pData = ir[i].dataSize ? malloc(ir[i].dataSize) : NULL;
+        vk->vkGetPipelineExecutableInternalRepresentationsKHR(vk->dev, &ei, &n, ir);
+        for (uint32_t i = 0; i < n; ++i) {
+            char head[600];
+            int h = snprintf(head, sizeof head, "== %s (%s)%s\n", ir[i].name, ir[i].description,
+                             ir[i].isText ? "" : " [binary, not shown]");
+            const char *parts[2] = {head, ir[i].isText && ir[i].pData ? ir[i].pData : ""};
+            size_t plen[2] = {(size_t)h, strnlen(parts[1], ir[i].dataSize)};
+            for (int q = 0; q < 2; ++q) {
+                if (total + 1 < len) {
+                    size_t c = plen[q] < len - 1 - total ? plen[q] : len - 1 - total;
+                    memcpy(buf + total, parts[q], c);
+                    buf[total + c] = 0;
+                }
+                total += plen[q];
+            }
+            free(ir[i].pData);
+        }
+    }
+    free(ir);
+    return total;
+}
+
 bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t errlen)
 {
     return vk_run_mode(vk, job, vk->soft_fma, err, errlen);
-}
-
-static uint32_t f2u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
 }
 
 /* Start-up probe: runs r0 = fma(r0, r1, r2) on products whose rounding error a fused fma
@@ -806,7 +942,7 @@ static bool vk_probe(fmag_gpu_vk *vk, bool soft, int *fma_bad, int *denorm_bad, 
     *fma_bad = 0, *denorm_bad = 0;
     for (int k = 0; ok && k < PROBE_N + 2; ++k) {
         float want = fmaf(in[3 * k], in[3 * k + 1], in[3 * k + 2]);
-        if (f2u(want) != f2u(out[k])) ++*(k < PROBE_N ? fma_bad : denorm_bad);
+        if (fmag_bits_of(want) != fmag_bits_of(out[k])) ++*(k < PROBE_N ? fma_bad : denorm_bad);
     }
     free(in);
     free(out);
@@ -820,7 +956,7 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
         fmag_gpu_err(err, errlen, "out of memory");
         return NULL;
     }
-    vk->fast = (fmag_gpu_vk_fast_knobs){0, -1, -1, -1};
+    vk->fast = (fmag_gpu_vk_fast_knobs){0, -1, -1, -1, 0, -1, -1};
     vk->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!vk->lib) vk->lib = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
     if (!vk->lib) {
@@ -921,6 +1057,8 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
             vk->vkGetPhysicalDeviceFeatures2(vk->phys, &f2);
             *(void **)&vk->vkGetPipelineExecutableStatisticsKHR =
                 (void *)vk->gipa(vk->inst, "vkGetPipelineExecutableStatisticsKHR");
+            *(void **)&vk->vkGetPipelineExecutableInternalRepresentationsKHR =
+                (void *)vk->gipa(vk->inst, "vkGetPipelineExecutableInternalRepresentationsKHR");
             vk->has_stats = pexf.pipelineExecutableInfo && vk->vkGetPipelineExecutableStatisticsKHR;
         }
         if (vk->has_stats) {
@@ -936,14 +1074,16 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     vk->vkGetDeviceQueue(vk->dev, vk->qfam, 0, &vk->queue);
 
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    const unsigned char *spv[FMAG_VK_NSHADERS] = {fmag_spirv_fmag_run,    fmag_spirv_fmag_run_wg,
-                                                  fmag_spirv_fmag_run_pd, fmag_spirv_fmag_run_wg_pd,
-                                                  fmag_spirv_fmag_fast,   fmag_spirv_fmag_hlsl,
-                                                  fmag_spirv_fmag_fast_o0};
+    const unsigned char *spv[FMAG_VK_NSHADERS] = {
+        fmag_spirv_fmag_run,       fmag_spirv_fmag_run_wg,  fmag_spirv_fmag_run_pd,
+        fmag_spirv_fmag_run_wg_pd, fmag_spirv_fmag_fast,    fmag_spirv_fmag_hlsl,
+        fmag_spirv_fmag_fast_o0,   fmag_spirv_fmag_fast_v2, fmag_spirv_fmag_fast_v4,
+        fmag_spirv_fmag_fast_spec};
     const size_t spv_size[FMAG_VK_NSHADERS] = {
-        fmag_spirv_fmag_run_size,       fmag_spirv_fmag_run_wg_size, fmag_spirv_fmag_run_pd_size,
-        fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size,   fmag_spirv_fmag_hlsl_size,
-        fmag_spirv_fmag_fast_o0_size};
+        fmag_spirv_fmag_run_size,       fmag_spirv_fmag_run_wg_size,  fmag_spirv_fmag_run_pd_size,
+        fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size,    fmag_spirv_fmag_hlsl_size,
+        fmag_spirv_fmag_fast_o0_size,   fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size,
+        fmag_spirv_fmag_fast_spec_size};
     for (int i = 0; i < FMAG_VK_NSHADERS; ++i) {
         if (!spv_size[i]) continue; /* the HLSL build, where glslangValidator was missing */
         smi.codeSize = spv_size[i];

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include "fmag/Bits.h"
 #include "fmag/VM.h"
 
 /* One instruction's four words; pre-decoded records reuse the layout with other meanings. */
@@ -14,13 +15,6 @@ typedef fmag_vm_instr fmag_gpu_word4;
 static inline bool fmag_gpu_is_ref(uint32_t w)
 {
     return fmag_vm_word_is_ref(w);
-}
-
-static inline float fmag_gpu_bits_float(uint32_t w)
-{
-    float f;
-    memcpy(&f, &w, sizeof f);
-    return f;
 }
 
 /* The smallest power of two >= regs (at least 1). */
@@ -53,7 +47,7 @@ static inline bool fmag_gpu_needs_zero_init(const fmag_gpu_word4 *code, uint32_t
         bool greg = fmag_gpu_is_ref(w->g);
         if (greg)
             src[ns++] = w->g & (rf - 1);
-        else if (!(fmag_gpu_bits_float(w->g) > 0.0f))
+        else if (!(fmag_float_of(w->g) > 0.0f))
             continue; /* a no-op: reads nothing, writes nothing */
         for (int s = 0; s < ns; ++s)
             if (!scratch[src[s]]) return true;
@@ -81,7 +75,7 @@ static inline uint32_t fmag_gpu_predecode(const fmag_gpu_word4 *code, uint32_t n
         if (fmag_gpu_is_ref(w->c)) kind |= 2u, o.c = w->c & (rf - 1);
         if (fmag_gpu_is_ref(w->g))
             kind |= 4u, o.g = w->g & (rf - 1);
-        else if (!(fmag_gpu_bits_float(w->g) > 0.0f))
+        else if (!(fmag_float_of(w->g) > 0.0f))
             continue;
         o.da = (w->da & (rf - 1)) | (((w->da >> 16) & (rf - 1)) << 8) | (kind << 16);
         out[n++] = o;
@@ -253,7 +247,7 @@ static inline bool fmag_gpu_lane_kinds_agree(const fmag_gpu_word4 *code, size_t 
         int kinds = -1;
         for (size_t k = 0; k < nprogs; ++k) {
             const fmag_gpu_word4 *w = &row[k];
-            if (!fmag_gpu_is_ref(w->g) && !(fmag_gpu_bits_float(w->g) > 0.0f)) continue;
+            if (!fmag_gpu_is_ref(w->g) && !(fmag_float_of(w->g) > 0.0f)) continue;
             int kk =
                 fmag_gpu_is_ref(w->b) | fmag_gpu_is_ref(w->c) << 1 | fmag_gpu_is_ref(w->g) << 2;
             if (kinds >= 0 && kk != kinds) return false;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fmag/Bits.h"
 #include "fmag/GPU.h"
 #include "../../lib/GPU/GPUBench.h"
 #include "../../lib/GPU/fmag_gpu_host.h"
@@ -31,15 +32,11 @@ static uint32_t rnd(void)
 }
 static float bits(uint32_t u)
 {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return fmag_float_of(u);
 }
 static uint32_t fbits(float f)
 {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
+    return fmag_bits_of(f);
 }
 
 /* A literal that is neither NaN nor infinite, from a spread of magnitudes and signs. */
@@ -439,6 +436,26 @@ static void test_backend(fmag_gpu_runner *r)
 
 /* fmag_vm_check_lane_args (lib/VM/LaneArgs.c), which the GPU runners share with the CPU
  * engines: each refusal once, worked out by hand. */
+/* Short uniform programs (at most 64 records: the runner's limit for records as
+ * specialization constants), random and full of select idioms, at 3 to 16 registers. */
+static void test_spec_records(fmag_gpu_runner *r)
+{
+    bool flushes = strstr(fmag_gpu_runner_describe(r), "flushed") != NULL;
+    static const uint16_t sizes[] = {3, 16};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        fmag_vm_instr code[64];
+        fmag_vm_program p;
+        random_program(&p, code, 64, sizes[s], 3, 2);
+        if (s > 0) plant_selects(&p, code);
+        const fmag_vm_program *pp = &p;
+        char what[64];
+        snprintf(what, sizeof what, "uniform short regs=%u", sizes[s]);
+        compare(r, &pp, 1, NULL, 2000, flushes, what);
+        EXPECT(strstr(fmag_gpu_runner_last_launch(r), "specrec") != NULL, "%s ran %s", what,
+               fmag_gpu_runner_last_launch(r));
+    }
+}
+
 static void test_lane_args(void)
 {
     fmag_vm_instr code[1] = {{fbits(1.0f), fbits(2.0f), fbits(1.0f), 0}};
@@ -772,9 +789,9 @@ int main(void)
                 test_backend(r);
             }
             /* the fast design at every K, with records from either buffer, fused or not */
-            static const fmag_gpu_vk_fast_knobs knobs[] = {{1, 1, 1, 1}, {2, 0, 0, 0},
-                                                           {4, 1, 0, 1}, {8, 0, 1, 1},
-                                                           {8, 1, 1, 0}, {0, -1, -1, -1}};
+            static const fmag_gpu_vk_fast_knobs knobs[] = {
+                {1, 1, 1, 1, 0, 0, 0}, {2, 0, 0, 0, 0, 0, 0}, {4, 1, 0, 1, 0, 0, 0},
+                {8, 0, 1, 1, 0, 0, 0}, {8, 1, 1, 0, 0, 0, 0}, {0, -1, -1, -1, 0, -1, -1}};
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST), "set design fast");
             for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; ++k) {
                 EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
@@ -782,6 +799,42 @@ int main(void)
                        knobs[k].k, knobs[k].ubo, knobs[k].fuse, knobs[k].bcast);
                 test_backend(r);
             }
+            /* workgroups of 32 and 128 with the VEC layout (k, ubo, fuse, bcast, wg, vec,
+             * spec); fewer combinations than the knobs allow, for CI's time on lavapipe */
+            static const fmag_gpu_vk_fast_knobs more[] = {{2, 1, 1, 0, 128, 1, 0},
+                                                          {4, 0, 0, 0, 32, 1, 0}};
+            fmag_gpu_runner_set_capture_ir(r, true);
+            for (size_t k = 0; k < sizeof more / sizeof more[0]; ++k) {
+                EXPECT(fmag_gpu_runner_set_vk_fast(r, more[k]), "set fast knobs");
+                printf("%s: design fast, k %u, ubo %d, fuse %d, wg %u, vec %d, spec %d\n",
+                       apis[i].name, more[k].k, more[k].ubo, more[k].fuse, more[k].wg, more[k].vec,
+                       more[k].spec);
+                test_backend(r);
+            }
+            /* records as specialization constants: a pipeline per program, so a few short
+             * programs (test_backend's long ones take the records from a buffer) */
+            static const fmag_gpu_vk_fast_knobs spec[] = {{4, 1, 1, 0, 128, 0, 1}};
+            for (size_t k = 0; k < sizeof spec / sizeof spec[0]; ++k) {
+                EXPECT(fmag_gpu_runner_set_vk_fast(r, spec[k]), "set fast knobs");
+                printf("%s: design fast, records as specialization constants, k %u, wg %u, "
+                       "vec %d\n",
+                       apis[i].name, spec[k].k, spec[k].wg, spec[k].vec);
+                test_spec_records(r);
+            }
+            EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[5]), "set fast knobs");
+            /* whatever the driver offers: the text's length, and a buffer of 1 stays a string */
+            char one[1] = {'x'};
+            size_t irlen = fmag_gpu_runner_last_ir(r, one, sizeof one);
+            EXPECT(one[0] == 0, "last_ir must terminate its buffer");
+            printf("%s: internal representations of the last pipeline: %zu bytes\n", apis[i].name,
+                   irlen);
+            fmag_gpu_runner_set_capture_ir(r, false);
+            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){2, 0, 0, 0, 48, 0, 0}),
+                   "a workgroup of 48 must be refused");
+            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){2, 0, 0, 0, 0, 2, 0}),
+                   "vec 2 must be refused");
+            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){2, 0, 0, 0, 0, 0, -2}),
+                   "spec -2 must be refused");
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST_O0), "set design fast -O0");
             EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[3]), "set fast knobs");
             printf("%s: design fast -O0, k 8\n", apis[i].name);
@@ -794,7 +847,7 @@ int main(void)
                        knobs[k].ubo, knobs[k].fuse);
                 test_backend(r);
             }
-            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0, 0}),
+            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0, 0, 0, 0, 0}),
                    "k 3 must be refused");
             EXPECT(!fmag_gpu_runner_set_vk_design(r, (fmag_gpu_vk_design)99),
                    "an unknown design must be refused");
