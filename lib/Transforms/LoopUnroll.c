@@ -238,7 +238,7 @@ static void set(sim *s, fmag_value *v, bool known, float f)
 /* The machine instruction on the known/unknown lattice, exactly. */
 static bool eval_fmag(const sim *s, const fmag_instr *i, float *out)
 {
-    float a, b, c, d, e;
+    float a = 0.0f, b = 0.0f, c = 0.0f, d = 0.0f, e = 0.0f; /* get() may leave them unset */
     bool ka = get(s, i->ops[FMAG_A].value, &a), kb = get(s, i->ops[FMAG_B].value, &b),
          kc = get(s, i->ops[FMAG_C].value, &c), kd = get(s, i->ops[FMAG_D].value, &d),
          ke = get(s, i->ops[FMAG_E].value, &e);
@@ -376,7 +376,7 @@ static void sim_iter(sim *s)
         fmag_instr *phi = s->phis[k];
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (!edge_feasible(s, phi->phi_blocks[q], phi->block)) continue;
-            float y;
+            float y = 0.0f; /* get() leaves it unset when it fails */
             if (!get(s, phi->ops[q].value, &y) || (any && fmag_bits_of(x) != fmag_bits_of(y)))
                 kn = false;
             x = y;
@@ -411,7 +411,7 @@ static void state_init(sim *s)
         float x = 0.0f;
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (in_loop(s, phi->phi_blocks[q])) continue;
-            float y;
+            float y = 0.0f; /* get() leaves it unset when it fails */
             if (!get(s, phi->ops[q].value, &y) || (any && fmag_bits_of(x) != fmag_bits_of(y)))
                 kn = false;
             x = y;
