@@ -7,6 +7,13 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#ifdef FMAG_SPEC_RECORDS
+// records known when the pipeline is built: the driver must fold them as IEEE (inf*0 = NaN),
+// which SPV_KHR_float_controls' SignedZeroInfNanPreserve asks of it; the runner uses this
+// build only on devices that grant it
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 32);
+#endif
 
 // invocations per workgroup: specialization constant 6 (32, 64 or 128)
 layout(local_size_x = 64, local_size_x_id = 6) in;

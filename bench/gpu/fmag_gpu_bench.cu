@@ -1235,8 +1235,8 @@ void bench_runners(const Workload &w)
                    {FMAG_GPU_VK_FAST, "vk-fast-k2-wg32", 0, true, {2, 1, 1, 0, 32, 0, 0}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k2-wg128", 0, true, {2, 1, 1, 0, 128, 0, 0}},
 
-                   {FMAG_GPU_VK_FAST, "vk-vec-k2", 0, true, {2, 1, 1, 0, 64, 1, 0}},
-                   {FMAG_GPU_VK_FAST, "vk-vec-k4", 0, true, {4, 1, 1, 0, 64, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-vec-k2", 0, false, {2, 1, 1, 0, 64, 1, 0}},
+                   {FMAG_GPU_VK_FAST, "vk-vec-k4", 0, false, {4, 1, 1, 0, 64, 1, 0}},
 
 
                    {FMAG_GPU_VK_FAST, "vk-specrec-k2", 2, false, {2, 1, 1, 0, 64, 0, 1}},

@@ -102,6 +102,7 @@ extern const size_t fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size,
     X(vkGetPhysicalDeviceProperties)                                                               \
     X(vkGetPhysicalDeviceFeatures)                                                                 \
     X(vkGetPhysicalDeviceFeatures2)                                                                \
+    X(vkGetPhysicalDeviceProperties2)                                                              \
     X(vkEnumerateDeviceExtensionProperties)                                                        \
     X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
     X(vkGetPhysicalDeviceMemoryProperties)                                                         \
@@ -177,6 +178,9 @@ struct fmag_gpu_vk {
     fmag_gpu_vk_fast_knobs fast; /* forced knobs of the fast design (0 / -1: automatic) */
     /* VK_KHR_pipeline_executable_properties: the driver's statistics of each pipeline */
     bool has_stats;
+    /* VK_KHR_shader_float_controls with SignedZeroInfNanPreserve for float32: the records-as-
+     * specialization-constants build needs it, or the driver folds inf*0 as 0 */
+    bool has_ieee_consts;
     PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
     PFN_vkGetPipelineExecutableInternalRepresentationsKHR
         vkGetPipelineExecutableInternalRepresentationsKHR;
@@ -548,7 +552,7 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
             bool glsl = !hlsl && !o0;
             bool vec_auto = vk->fast.vec == -1 && fmag_vk_fast_table[row].vec && k == k_table;
             bool vec = glsl && (vk->fast.vec == 1 || vec_auto) && (k == 2 || k == 4);
-            bool specrec = glsl && !vec && !pl.lanes && vk->fast.spec == 1 &&
+            bool specrec = glsl && !vec && !pl.lanes && vk->fast.spec == 1 && vk->has_ieee_consts &&
                            job->progs[0]->ninstr <= FMAG_VK_SPEC_MAX_RECORDS;
             pl.fuse = vk->fast.fuse != 0; /* fused unless forced off (PERFORMANCE.md) */
             pl.ubo = !pl.lanes && vk->fast.ubo != 0 &&
@@ -1041,6 +1045,9 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pexf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     const char *ext_stats = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+    const char *ext_fc = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
+    const char *exts[2];
+    uint32_t nexts = 0;
     {
         uint32_t next = 0;
         vk->vkEnumerateDeviceExtensionProperties(vk->phys, NULL, &next, NULL);
@@ -1050,7 +1057,19 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
             vk->vkEnumerateDeviceExtensionProperties(vk->phys, NULL, &next, ext) == VK_SUCCESS)
             for (uint32_t i = 0; i < next; ++i)
                 have = have || !strcmp(ext[i].extensionName, ext_stats);
+        bool have_fc = false;
+        if (ext && next)
+            for (uint32_t i = 0; i < next; ++i)
+                have_fc = have_fc || !strcmp(ext[i].extensionName, ext_fc);
         free(ext);
+        if (have_fc) {
+            VkPhysicalDeviceFloatControlsPropertiesKHR fc = {
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
+            VkPhysicalDeviceProperties2 p2 = {
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &fc};
+            vk->vkGetPhysicalDeviceProperties2(vk->phys, &p2);
+            vk->has_ieee_consts = fc.shaderSignedZeroInfNanPreserveFloat32 == VK_TRUE;
+        }
         if (have) {
             VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
             f2.pNext = &pexf;
@@ -1065,9 +1084,11 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
             pexf.pNext = NULL;
             pexf.pipelineExecutableInfo = VK_TRUE;
             dci.pNext = &pexf;
-            dci.enabledExtensionCount = 1;
-            dci.ppEnabledExtensionNames = &ext_stats;
+            exts[nexts++] = ext_stats;
         }
+        if (vk->has_ieee_consts) exts[nexts++] = ext_fc;
+        dci.enabledExtensionCount = nexts;
+        dci.ppEnabledExtensionNames = nexts ? exts : NULL;
     }
     if (!vk_ok(vk->vkCreateDevice(vk->phys, &dci, NULL, &vk->dev), "vkCreateDevice", err, errlen))
         goto fail;
@@ -1086,6 +1107,7 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
         fmag_spirv_fmag_fast_spec_size};
     for (int i = 0; i < FMAG_VK_NSHADERS; ++i) {
         if (!spv_size[i]) continue; /* the HLSL build, where glslangValidator was missing */
+        if (spv[i] == fmag_spirv_fmag_fast_spec && !vk->has_ieee_consts) continue;
         smi.codeSize = spv_size[i];
         smi.pCode = (const uint32_t *)(const void *)spv[i];
         if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader[i]),
