@@ -43,16 +43,6 @@ static const float logr_poly[8] = {0.200000435f, -0.166677505f, 0.142847359f, -0
 #define LOG2E 1.44269502f
 #define LOG2E_LO 1.92596299e-08f /* log2(e) - LOG2E */
 
-static float p2(int k)
-{
-    float r = 1.0f;
-    for (; k > 0; k--)
-        r *= 2.0f;
-    for (; k < 0; k++)
-        r *= 0.5f;
-    return r;
-}
-
 /* p * 2^n for integer-valued n in [-150, 128] (33 instructions). The ladder walks
  * |n| from 128 down to 1; each step multiplies by 2^k or 2^-k as n's sign says
  * (2^128 as two steps of 2^64). Multiplying by powers of two is exact while the
@@ -96,7 +86,7 @@ fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fm)
     /* a literal integer n: the constant 2^n (what the sequence computes, exactly) */
     float c;
     if (fmag_math_literal(x, &c) && c == floorf(c) && c >= -149.0f && c <= 127.0f)
-        return K(b, ldexpf(1.0f, (int)c));
+        return K(b, p2((int)c));
     x = clampk(b, x, -150.0f, 128.0f);
     fmag_value *n = fmag_math_round_magic(b, x, NULL);
     fmag_value *f = fmag_build_sub(b, x, n);
