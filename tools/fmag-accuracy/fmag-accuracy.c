@@ -74,6 +74,11 @@ static double r_div(double x, double y)
     return x / y;
 }
 
+static double r_step(double edge, double x)
+{
+    return x < edge ? 0 : 1;
+}
+
 static double r_radians(double x)
 {
     return x * (3.14159265358979323846 / 180);
@@ -197,6 +202,9 @@ static const fn_desc fns[] = {
     {"div", 2, NULL, r_div, NULL, "x, y normal, x/y normal", 1, 2.5, FAST_ULP, 0, 0.56, 1.89},
     {"ldexp", 2, NULL, r_ldexp, NULL, "x finite, n integer, x*2^n finite", 1, 1, FAST_ULP, 0, 0.8,
      0.8},
+    {"min", 2, NULL, fmin, NULL, "all finite", 0, 0, FAST_ULP, 0, 0, 0},
+    {"max", 2, NULL, fmax, NULL, "all finite", 0, 0, FAST_ULP, 0, 0, 0},
+    {"step", 2, NULL, r_step, NULL, "all finite", 0, 0, FAST_ULP, 0, 0, 0},
     {"atan2", 2, NULL, atan2, NULL, "x, y finite, not both 0", 3, 4096, FAST_ULP, 0, 1.45, 10.9},
     {"pow", 2, NULL, pow, NULL, "x > 0 normal, x^y normal", 4, 4096, FAST_ULP, 0, 1.73, 460},
 };
