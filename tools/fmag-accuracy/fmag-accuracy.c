@@ -621,6 +621,42 @@ static int mix_ends(uint64_t n, bool fast)
     return rc || bad ? 1 : 0;
 }
 
+/* The builtins of lib/Math's table that have no row above, and why: their results
+ * are exact by construction or defined by GLSL as a formula of other operations
+ * (docs/Builtins.md, "Coverage"). Every builtin has a special-value row as well
+ * (special.c). A builtin in neither list fails the run: a new builtin needs a row. */
+static const struct {
+    const char *name, *why;
+} no_row[] = {
+    {"isnan", "comparisons only: exact (special-value rows, unittests/Math)"},
+    {"isinf", "comparisons only: exact (special-value rows, unittests/Math)"},
+    {"fma", "the instruction itself: exact (special-value rows)"},
+    {"clamp", "max then min, selects: exact (special-value rows)"},
+    {"select", "selects: exact (special-value rows)"},
+    {"mod", "GLSL's float formula x - y*floor(x/y) (special-value rows)"},
+    {"mix", "exact at t = 0 and 1 (--mix-ends); GLSL's inherited precision elsewhere"},
+    {"smoothstep", "GLSL's formula t*t*(3 - 2t), inherited precision (special-value rows)"},
+};
+
+/* 0 when every builtin of lib/Math's table has a row here or in no_row. */
+static int check_coverage(void)
+{
+    int rc = 0;
+    for (size_t i = 0; i < fmag_math_builtin_count(); i++) {
+        const char *name = fmag_math_builtin_get(i)->name;
+        bool found = false;
+        for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++)
+            found |= !strcmp(fns[k].name, name);
+        for (size_t k = 0; k < sizeof no_row / sizeof no_row[0]; k++)
+            found |= !strcmp(no_row[k].name, name);
+        if (!found) {
+            fprintf(stderr, "fmag-accuracy: error: builtin '%s' has no accuracy row\n", name);
+            rc = 1;
+        }
+    }
+    return rc;
+}
+
 /* The instruction count of the fast-math sequence (the default-mode table shows both). */
 static unsigned fast_instrs(const char *name)
 {
@@ -712,6 +748,7 @@ int main(int argc, char **argv)
         }
     }
     if (mix_n) return mix_ends(mix_n, fast);
+    if (nonly == 0 && check_coverage()) return 1;
     if (nthreads == 0) nthreads = fmag_vm_hardware_threads();
     if (nthreads > 64) nthreads = 64;
     /* --markdown: the rows of docs/Builtins.md's tables (default mode: both instruction

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fmag/Bits.h"
+#include "fmag/Math.h"
 #include "accuracy.h"
 
 #define INF ((float)INFINITY)
@@ -411,6 +412,17 @@ int acc_special(bool fast, bool markdown, const char *const *only, unsigned nonl
         }
     }
     int rc = 0;
+    /* every builtin of lib/Math's table has rows here */
+    for (size_t i = 0; i < fmag_math_builtin_count() && nonly == 0; i++) {
+        const char *name = fmag_math_builtin_get(i)->name;
+        bool listed = false;
+        for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++)
+            listed |= !strcmp(name, specials[k].name);
+        if (!listed) {
+            fprintf(stderr, "fmag-accuracy: error: builtin '%s' has no special-value rows\n", name);
+            rc = 1;
+        }
+    }
     if (markdown)
         printf("| builtin | arguments | FMAG | C (double, to float) | note |\n"
                "|---|---|---|---|---|\n");
