@@ -21,16 +21,6 @@ static void up_step(fmag_builder *b, fmag_value **m, fmag_value **s, float thres
     *s = F(b, *s, K(b, sf), K(b, 0.0f), *s, g);
 }
 
-static float p2(int k)
-{
-    float r = 1.0f;
-    for (; k > 0; k--)
-        r *= 2.0f;
-    for (; k < 0; k++)
-        r *= 0.5f;
-    return r;
-}
-
 /* |x| -> m in [1, 2], with 1/x = s * (1/m); s carries the sign of x. 27 instrs. */
 static void reduce_rcp(fmag_builder *b, fmag_value *x, fmag_value **m_out, fmag_value **s_out,
                        fmag_value **ax)

@@ -43,16 +43,6 @@ static const float logr_poly[8] = {0.200000435f, -0.166677505f, 0.142847359f, -0
 #define LOG2E 1.44269502f
 #define LOG2E_LO 1.92596299e-08f /* log2(e) - LOG2E */
 
-static float p2(int k)
-{
-    float r = 1.0f;
-    for (; k > 0; k--)
-        r *= 2.0f;
-    for (; k < 0; k++)
-        r *= 0.5f;
-    return r;
-}
-
 /* p * 2^n for integer-valued n in [-150, 128] (33 instructions). The ladder walks
  * |n| from 128 down to 1; each step multiplies by 2^k or 2^-k as n's sign says
  * (2^128 as two steps of 2^64). Multiplying by powers of two is exact while the
@@ -96,7 +86,7 @@ fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fm)
     /* a literal integer n: the constant 2^n (what the sequence computes, exactly) */
     float c;
     if (fmag_math_literal(x, &c) && c == floorf(c) && c >= -149.0f && c <= 127.0f)
-        return K(b, ldexpf(1.0f, (int)c));
+        return K(b, p2((int)c));
     x = clampk(b, x, -150.0f, 128.0f);
     fmag_value *n = fmag_math_round_magic(b, x, NULL);
     fmag_value *f = fmag_build_sub(b, x, n);
@@ -310,6 +300,25 @@ static fmag_value *ipow(fmag_builder *b, fmag_value *x, unsigned n, bool comp, f
     return F(b, l, K(b, 1.0f), h, h, finite_guard(b, h));
 }
 
+/* x^n for 4 <= n <= 16, strict: the compensated chain up to x^m (m = n - 1 for odd n,
+ * whose last step multiplies by x; m = n / 2 for even n, whose last step squares),
+ * then that last product fused with the low part: h*x + l*x or h*h + 2h*l in one fma,
+ * rounded once (within ~0.5 ulp, as the chain rounded at the end; 12 instructions for
+ * n = 5 where the separate rounding of h*x and h + l took 16). The low part is finite
+ * only while x^m is: where x*x >= T the result is the plain last product instead,
+ * which is +-inf there (T = 2^k with x^n > FLT_MAX whenever x*x >= T, and x^m finite
+ * whenever x*x < T; such a k exists for every n: 256/n < k < 256/m). */
+static fmag_value *ipow_fused(fmag_builder *b, fmag_value *x, unsigned n)
+{
+    unsigned m = n & 1 ? n - 1 : n / 2;
+    int k = (int)ceil(256.0 / n + 0.05);
+    fmag_value *l;
+    fmag_value *h = ipow(b, x, m, true, &l);
+    fmag_value *g = FMA(b, MUL(b, x, x), K(b, -1.0f), K(b, p2(k)));
+    if (n & 1) return F(b, h, x, MUL(b, l, x), MUL(b, h, x), g);
+    return F(b, h, h, MUL(b, MUL(b, h, K(b, 2.0f)), l), MUL(b, h, h), g);
+}
+
 /* pow(x, c) for a literal c in {0, +-1 .. +-16, 0.5, 1.5 .. 16.5, -0.5 .. -16.5} as
  * multiplications, sqrt, inversesqrt and rcp (docs/Builtins.md: "Literal
  * exponents"). Strict mode takes a form only where its error bound is at most the
@@ -322,7 +331,8 @@ static fmag_value *pow_literal(fmag_builder *b, fmag_value *x, float c, bool fm)
     bool half = twice != 2 * (float)n;
     if (a == 0) return K(b, 1.0f);
     if (!half) {
-        if (c > 0) return n == 1 ? x : ipow(b, x, n, !fm && n >= 4, NULL);
+        if (c > 0)
+            return n == 1 ? x : !fm && n >= 4 ? ipow_fused(b, x, n) : ipow(b, x, n, false, NULL);
         if (n == 1) return fmag_build_rcp(b, x, fm);
         if (fm) return fmag_build_rcp(b, ipow(b, x, n, false, NULL), fm);
         /* 1/(h + l) = r - r*r*l with r = rcp(h): within ~1 ulp */

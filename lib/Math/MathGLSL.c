@@ -33,11 +33,6 @@ fmag_value *fmag_build_fma_builtin(fmag_builder *b, fmag_value *x, fmag_value *y
     return FMA(b, x, y, z);
 }
 
-static float pow2i(int k)
-{
-    return ldexpf(1.0f, k);
-}
-
 /* ldexp(x, n) for an integer-valued n: a literal n in [-126, 127] is one exact
  * multiply (rounded once if the result is denormal). Otherwise (50): n is clamped
  * to [-300, 300] (beyond, every finite x over- or underflows anyway), one step
@@ -48,13 +43,13 @@ fmag_value *fmag_build_ldexp(fmag_builder *b, fmag_value *x, fmag_value *n, bool
     (void)fm;
     float c;
     if (fmag_math_literal(n, &c) && c == floorf(c) && c >= -126.0f && c <= 127.0f)
-        return MUL(b, x, K(b, pow2i((int)c)));
+        return MUL(b, x, K(b, p2((int)c)));
     n = fmag_build_min(b, fmag_build_max(b, n, K(b, -300.0f)), K(b, 300.0f));
     fmag_value *gp = FMA(b, n, K(b, 1.0f), K(b, -127.5f));
-    x = F(b, x, K(b, pow2i(127)), K(b, 0.0f), x, gp);
+    x = F(b, x, K(b, p2(127)), K(b, 0.0f), x, gp);
     n = F(b, n, K(b, 1.0f), K(b, -127.0f), n, gp);
     fmag_value *gn = FMA(b, n, K(b, -1.0f), K(b, -126.5f));
-    x = F(b, x, K(b, pow2i(-126)), K(b, 0.0f), x, gn);
+    x = F(b, x, K(b, p2(-126)), K(b, 0.0f), x, gn);
     n = F(b, n, K(b, 1.0f), K(b, 126.0f), n, gn);
     return fmag_math_ldexp(b, x, n);
 }
@@ -67,16 +62,16 @@ fmag_value *fmag_build_frexp(fmag_builder *b, fmag_value *x, fmag_value **expo, 
     (void)fm;
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *a = SEL(b, nx, x, nx);
-    fmag_value *gd = FMA(b, a, K(b, -1.0f), K(b, pow2i(-100)));
-    fmag_value *m = F(b, a, K(b, pow2i(48)), K(b, 0.0f), a, gd);
+    fmag_value *gd = FMA(b, a, K(b, -1.0f), K(b, p2(-100)));
+    fmag_value *m = F(b, a, K(b, p2(48)), K(b, 0.0f), a, gd);
     fmag_value *e = SEL(b, K(b, -48.0f), K(b, 0.0f), gd);
     fmag_value *g0 = FMA(b, m, K(b, -1.0f), K(b, 1.0f));
-    m = F(b, m, K(b, pow2i(126)), K(b, 0.0f), m, g0);
+    m = F(b, m, K(b, p2(126)), K(b, 0.0f), m, g0);
     e = F(b, e, K(b, 1.0f), K(b, -126.0f), e, g0);
     for (int k = 64; k >= 1; k /= 2) {
-        float below = nextafterf(pow2i(k), 0.0f);
+        float below = nextafterf(p2(k), 0.0f);
         fmag_value *g = FMA(b, m, K(b, 1.0f), K(b, -below));
-        m = F(b, m, K(b, pow2i(-k)), K(b, 0.0f), m, g);
+        m = F(b, m, K(b, p2(-k)), K(b, 0.0f), m, g);
         e = F(b, e, K(b, 1.0f), K(b, (float)k), e, g);
     }
     /* m in [1, 2): halve it into [1/2, 1), restore the sign; zero keeps x and e = 0 */

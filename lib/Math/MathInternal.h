@@ -4,6 +4,7 @@
 #ifndef FMAG_MATH_INTERNAL_H
 #define FMAG_MATH_INTERNAL_H
 
+#include <math.h>
 #include "fmag/IR.h"
 #include "fmag/Math.h"
 
@@ -71,5 +72,11 @@ fmag_value *fmag_math_log1p(fmag_builder *b, fmag_value *u, fmag_value *u_lo, bo
 bool fmag_math_literal(const fmag_value *v, float *out);
 
 #define FMAG_MAGIC 12582912.0f /* 1.5 * 2^23 */
+
+/* 2^k as a float for a build-time constant k in [-149, 127] (ldexpf, exact). */
+static inline float p2(int k)
+{
+    return ldexpf(1.0f, k);
+}
 
 #endif

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "fmag/Bits.h"
+#include "fmag/Math.h"
 #include "accuracy.h"
 
 #define INF ((float)INFINITY)
@@ -253,17 +255,11 @@ static const known_diff known[] = {
 /* A row with an infinite or NaN argument lies outside the strict contract (SPEC
  * section 2); where it differs from C the table shows FMAG's value with this note. */
 #define NOT_FINITE "input not finite: outside the strict contract"
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
 
 static bool same_input(const float *a, const float *b, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        if (!(isnan(a[i]) && isnan(b[i])) && fbits(a[i]) != fbits(b[i])) return false;
+        if (!(isnan(a[i]) && isnan(b[i])) && fmag_bits_of(a[i]) != fmag_bits_of(b[i])) return false;
     return true;
 }
 
@@ -288,7 +284,7 @@ static const char *agree(float got, double want, double ulps)
 {
     float w = (float)want;
     if (isnan(got) && isnan(w)) return "exact";
-    if (fbits(got) == fbits(w)) return "exact";
+    if (fmag_bits_of(got) == fmag_bits_of(w)) return "exact";
     if (got == 0 && w == 0) return "+-0"; /* SPEC section 2 counts +0 and -0 equal */
     if (!isfinite(got) || !isfinite(w) || special_value(w)) return NULL;
     double a = fabs(want);
@@ -369,8 +365,8 @@ static int special_rows(const special_fn *sf, bool fast, bool markdown)
         /* The lowered program must agree with the IR wherever the strict contract
          * holds (finite inputs); with an infinite or NaN input CodeGen may read the
          * input as a finite zero source (docs/CodeGen.md), and the row says so. */
-        bool same = fbits(vm[i]) == fbits(out[i]) || (isnan(vm[i]) && isnan(out[i])) ||
-                    (vm[i] == 0 && out[i] == 0);
+        bool same = fmag_bits_of(vm[i]) == fmag_bits_of(out[i]) ||
+                    (isnan(vm[i]) && isnan(out[i])) || (vm[i] == 0 && out[i] == 0);
         if (!ok && !why) bad++;
         if (!ok && why) diff++;
         if (!same && finite_in) bad++;
@@ -416,6 +412,17 @@ int acc_special(bool fast, bool markdown, const char *const *only, unsigned nonl
         }
     }
     int rc = 0;
+    /* every builtin of lib/Math's table has rows here */
+    for (size_t i = 0; i < fmag_math_builtin_count() && nonly == 0; i++) {
+        const char *name = fmag_math_builtin_get(i)->name;
+        bool listed = false;
+        for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++)
+            listed |= !strcmp(name, specials[k].name);
+        if (!listed) {
+            fprintf(stderr, "fmag-accuracy: error: builtin '%s' has no special-value rows\n", name);
+            rc = 1;
+        }
+    }
     if (markdown)
         printf("| builtin | arguments | FMAG | C (double, to float) | note |\n"
                "|---|---|---|---|---|\n");
