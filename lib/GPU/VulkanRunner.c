@@ -462,14 +462,17 @@ void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
  * (automatic choice, the winners of the H200 runs in docs/PERFORMANCE.md); 0: fmag_run.comp
  * instead (uniform rf >= 32: the private array with pre-decoded records is faster there,
  * its file costing no shared memory). A per-lane launch uses k only where the k elements of every
- * invocation share a program, else the largest smaller k that does. vec: the VEC layout at
- * that k (at rf 4 it beat the scalar file on uniform and per-lane P1; at rf 8-16 it was not
- * measured). */
+ * invocation share a program, else the largest smaller k that does. vec_uniform / vec_lane:
+ * the VEC layout at that k (rf 4: faster uniform and per lane; rf 8-16: 0-7% faster uniform,
+ * 8-12% slower per lane, run V7). */
 static const struct {
     uint32_t max_rf, k_uniform, k_lane;
-    bool vec;
-} fmag_vk_fast_table[] = {
-    {4, 4, 4, true}, {16, 2, 2, false}, {32, 0, 2, false}, {64, 0, 1, false}, {256, 0, 1, false}};
+    bool vec_uniform, vec_lane;
+} fmag_vk_fast_table[] = {{4, 4, 4, true, true},
+                          {16, 2, 2, true, false},
+                          {32, 0, 2, false, false},
+                          {64, 0, 1, false, false},
+                          {256, 0, 1, false, false}};
 
 /* True when the fast design's register file of rf rows, k elements per invocation and wg
  * invocations fits the device's shared memory and the records' 16-bit offsets. */
@@ -550,7 +553,9 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
         if (k && fast_fits(vk, pl.rf, k, wg)) {
             pl.fast = true, pl.k = k, pl.wg = wg;
             bool glsl = !hlsl && !o0;
-            bool vec_auto = vk->fast.vec == -1 && fmag_vk_fast_table[row].vec && k == k_table;
+            bool vec_auto =
+                vk->fast.vec == -1 && k == k_table &&
+                (pl.lanes ? fmag_vk_fast_table[row].vec_lane : fmag_vk_fast_table[row].vec_uniform);
             bool vec = glsl && (vk->fast.vec == 1 || vec_auto) && (k == 2 || k == 4);
             bool specrec = glsl && !vec && !pl.lanes && vk->fast.spec == 1 && vk->has_ieee_consts &&
                            job->progs[0]->ninstr <= FMAG_VK_SPEC_MAX_RECORDS;
