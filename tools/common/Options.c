@@ -1,0 +1,211 @@
+/* The table-driven option parser and --help every tool shares (Options.h). */
+#include "Options.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: error: ", tool->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+/* Whether `names` ('|'-separated) contains the spelling s[0..n). */
+static bool names_have(const char *names, const char *s, size_t n)
+{
+    while (*names) {
+        const char *bar = strchr(names, '|');
+        size_t len = bar ? (size_t)(bar - names) : strlen(names);
+        if (len == n && !strncmp(names, s, n)) return true;
+        if (!bar) break;
+        names = bar + 1;
+    }
+    return false;
+}
+
+/* The length of the spelling in `names` that starts s and leaves a non-empty
+ * rest (for glued values, -oFILE), or 0. */
+static size_t names_prefix(const char *names, const char *s)
+{
+    while (*names) {
+        const char *bar = strchr(names, '|');
+        size_t len = bar ? (size_t)(bar - names) : strlen(names);
+        if (len < strlen(s) && !strncmp(names, s, len)) return len;
+        if (!bar) break;
+        names = bar + 1;
+    }
+    return 0;
+}
+
+static bool is_help(const char *a)
+{
+    return !strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "-h");
+}
+
+static bool is_version(const char *a)
+{
+    return !strcmp(a, "--version") || !strcmp(a, "-version");
+}
+
+/* Gives the option its value; false after printing an error. */
+static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *spelling,
+                  const char *value)
+{
+    if (value && !*value && !(o->value & FMAG_OPT_EMPTY_OK)) {
+        fmag_tool_error(p->tool, "empty value in '%s'", spelling);
+        return false;
+    }
+    switch (o->kind) {
+    case FMAG_OPT_FLAG:
+        *(bool *)o->dest = true;
+        return true;
+    case FMAG_OPT_STRING:
+        *(const char **)o->dest = value;
+        return true;
+    case FMAG_OPT_CALL:
+        return o->fn(p->tool, o->dest, spelling, value);
+    case FMAG_OPT_SECTION:
+        break;
+    }
+    return false;
+}
+
+int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fmag_opt_print_help(p, stdout);
+            return 0;
+        }
+        if (is_version(a)) {
+            printf("%s (FMAG) %s\n", p->tool->name, FMAG_VERSION_STRING);
+            return 0;
+        }
+        if (a[0] != '-' || !a[1]) {
+            if (!p->positional) {
+                fmag_tool_error(p->tool, "unexpected argument '%s' (see --help)", a);
+                return 1;
+            }
+            if (!p->positional(p->tool, p->user, a)) return 1;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        const fmag_option *hit = NULL;
+        const char *value = NULL;
+        bool need_next = false;
+        /* Exact spellings first, then -flag=VALUE, then glued -flagVALUE. */
+        for (size_t k = 0; k < p->nopts && !hit; k++) {
+            const fmag_option *o = &p->opts[k];
+            if (o->kind == FMAG_OPT_SECTION) continue;
+            if (names_have(o->names, a, strlen(a))) {
+                hit = o;
+                need_next = o->value & FMAG_OPT_NEXT;
+                if (!need_next && (o->value & (FMAG_OPT_EQ | FMAG_OPT_GLUED))) {
+                    fmag_tool_error(p->tool, "%s needs a value (%s=%s)", a, a,
+                                    o->meta ? o->meta : "VALUE");
+                    return 1;
+                }
+            }
+        }
+        for (size_t k = 0; k < p->nopts && !hit && eq; k++) {
+            const fmag_option *o = &p->opts[k];
+            if (o->kind == FMAG_OPT_SECTION) continue;
+            if (names_have(o->names, a, (size_t)(eq - a))) {
+                if (!(o->value & FMAG_OPT_EQ)) {
+                    fmag_tool_error(p->tool, "%.*s takes no value", (int)(eq - a), a);
+                    return 1;
+                }
+                hit = o;
+                value = eq + 1;
+            }
+        }
+        for (size_t k = 0; k < p->nopts && !hit; k++) {
+            const fmag_option *o = &p->opts[k];
+            if (o->kind == FMAG_OPT_SECTION || !(o->value & FMAG_OPT_GLUED)) continue;
+            size_t n = names_prefix(o->names, a);
+            if (n) {
+                hit = o;
+                value = a + n;
+            }
+        }
+        if (!hit) {
+            int took = p->unknown ? p->unknown(p->tool, p->user, a) : 0;
+            if (took < 0) return 1;
+            if (took) continue;
+            fmag_tool_error(p->tool, "unknown option '%s' (see --help)", a);
+            return 1;
+        }
+        if (need_next) {
+            if (i + 1 >= argc) {
+                fmag_tool_error(p->tool, "%s needs a value", a);
+                return 1;
+            }
+            value = argv[++i];
+        }
+        if (!apply(p, hit, a, value)) return 1;
+    }
+    return FMAG_OPT_RUN;
+}
+
+/* The column where help text starts, as LLVM tools and the old hand-written texts. */
+enum { HELP_COLUMN = 21 };
+
+static void print_lines(FILE *out, const char *text, int column, bool first_indented)
+{
+    bool first = true;
+    while (*text) {
+        const char *nl = strchr(text, '\n');
+        size_t len = nl ? (size_t)(nl - text) : strlen(text);
+        if (!first || first_indented) fprintf(out, "%*s", column, "");
+        fprintf(out, "%.*s\n", (int)len, text);
+        first = false;
+        text += len + (nl ? 1 : 0);
+    }
+}
+
+void fmag_opt_print_help(const fmag_opt_parser *p, FILE *out)
+{
+    fputs(p->tool->usage, out);
+    for (size_t k = 0; k < p->nopts; k++) {
+        const fmag_option *o = &p->opts[k];
+        if (o->kind == FMAG_OPT_SECTION) {
+            fprintf(out, "\n%s\n", o->help);
+            continue;
+        }
+        if (!o->help) continue;
+        /* "-a, --b VALUE": every spelling, then the value as the option takes it. */
+        char left[160];
+        size_t n = 0;
+        for (const char *s = o->names; *s && n + 3 < sizeof left; s++)
+            if (*s == '|') {
+                left[n++] = ',';
+                left[n++] = ' ';
+            } else {
+                left[n++] = *s;
+            }
+        left[n] = 0;
+        if (o->meta)
+            snprintf(left + n, sizeof left - n, "%s%s",
+                     (o->value & FMAG_OPT_NEXT) ? " "
+                     : (o->value & FMAG_OPT_EQ) ? "="
+                                                : "",
+                     o->meta);
+        int w = fprintf(out, "  %s", left);
+        if (w + 1 >= HELP_COLUMN) {
+            fputc('\n', out);
+            print_lines(out, o->help, HELP_COLUMN, true);
+        } else {
+            fprintf(out, "%*s", HELP_COLUMN - w, "");
+            print_lines(out, o->help, HELP_COLUMN, false);
+        }
+    }
+    fprintf(out, "  --help, --version\n");
+    if (p->tool->notes) fprintf(out, "\n%s", p->tool->notes);
+    if (p->tool->more_help) p->tool->more_help(out);
+}

@@ -1,0 +1,100 @@
+/* The command-line prologue every tool shares: one table of options drives the
+ * parser and --help; --help, --version, the "<tool>: error: " prefix and reading a
+ * whole input file live here once. docs/Tools.md says which spellings each tool
+ * accepts and why. */
+#ifndef FMAG_TOOLS_COMMON_OPTIONS_H
+#define FMAG_TOOLS_COMMON_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct fmag_context fmag_context;
+
+/* What a tool is: its name prefixes every error and starts --version's line. */
+typedef struct fmag_tool {
+    const char *name;  /* "fmag-run" */
+    const char *usage; /* --help's first lines: "usage: ...\n\nWhat it does.\n" */
+    const char *notes; /* printed after the option list, or NULL */
+    /* More help after the notes (fmag-opt lists its passes), or NULL. */
+    void (*more_help)(FILE *out);
+} fmag_tool;
+
+/* How an option takes its value (bits). A value given with '=' or as the next
+ * argument is taken as is, even when it starts with '-' (--in -1,2 is a value). */
+enum {
+    FMAG_OPT_NO_VALUE = 0,
+    FMAG_OPT_EQ = 1,       /* -flag=VALUE */
+    FMAG_OPT_NEXT = 2,     /* -flag VALUE */
+    FMAG_OPT_GLUED = 4,    /* -flagVALUE (as in -oFILE) */
+    FMAG_OPT_EMPTY_OK = 8, /* an empty VALUE is meaningful (otherwise an error) */
+    FMAG_OPT_EQ_OR_NEXT = FMAG_OPT_EQ | FMAG_OPT_NEXT,
+};
+
+typedef enum fmag_opt_kind {
+    FMAG_OPT_FLAG,    /* sets *(bool *)dest */
+    FMAG_OPT_STRING,  /* sets *(const char **)dest to the value */
+    FMAG_OPT_CALL,    /* calls fn(tool, dest, spelling, value) */
+    FMAG_OPT_SECTION, /* no option: a heading in --help (help is its text) */
+} fmag_opt_kind;
+
+/* A handler: `spelling` is the argument as given (for messages), `value` is NULL for
+ * an option without one. On a bad value it prints one line with fmag_tool_error
+ * and returns false. */
+typedef bool (*fmag_opt_fn)(const fmag_tool *tool, void *dest, const char *spelling,
+                            const char *value);
+
+typedef struct fmag_option {
+    const char *names; /* exact spellings with their dashes, '|' between: "-o", "--in|-in" */
+    unsigned value;    /* FMAG_OPT_* bits */
+    fmag_opt_kind kind;
+    void *dest;
+    fmag_opt_fn fn;
+    const char *meta; /* the value's name in --help ("FILE"), or NULL */
+    const char *help; /* lines separated by '\n'; NULL keeps an alias out of --help */
+} fmag_option;
+
+/* One argument that is not an option ("-" alone is one). Returns false after
+ * printing an error. */
+typedef bool (*fmag_opt_positional_fn)(const fmag_tool *tool, void *user, const char *arg);
+/* An option the table does not list (fmag-opt's pass names): returns 1 when it took
+ * it, 0 when it is unknown, -1 after printing an error. */
+typedef int (*fmag_opt_unknown_fn)(const fmag_tool *tool, void *user, const char *arg);
+
+typedef struct fmag_opt_parser {
+    const fmag_tool *tool;
+    const fmag_option *opts;
+    size_t nopts;
+    fmag_opt_positional_fn positional; /* NULL: a positional argument is an error */
+    fmag_opt_unknown_fn unknown;       /* NULL: an unlisted option is an error */
+    void *user;                        /* passed to positional and unknown */
+} fmag_opt_parser;
+
+/* What fmag_opt_parse tells main to do. */
+enum { FMAG_OPT_RUN = -1 }; /* otherwise: return this exit status (0 after --help) */
+
+/* Parses argv[1..argc). --help (-help, -h) and --version (-version) are answered
+ * here. Returns FMAG_OPT_RUN, or the status main returns: 0 after --help or
+ * --version, 1 after an error (already printed as "<tool>: error: ..."). */
+int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv);
+
+/* --help: the usage, the table, the notes. */
+void fmag_opt_print_help(const fmag_opt_parser *p, FILE *out);
+
+/* "<tool>: error: <message>\n" on stderr; returns 1 (the exit status). */
+int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Reads a whole input file ("-": standard input) with a NUL after the last byte;
+ * NULL after printing "<tool>: error: cannot open ..." (ReadFile.c, links lib/VM). */
+char *fmag_tool_read_file(const fmag_tool *tool, const char *path, size_t *len);
+
+/* Prints a context's diagnostics to stderr; one without a source location
+ * ("error: ...") gets the tool's prefix, as clang prints its own errors, while
+ * "file:line:col: error: ..." stays as it is (Diag.c, links lib/IR). */
+void fmag_tool_print_diags(const fmag_tool *tool, const fmag_context *ctx);
+
+#endif
