@@ -15,13 +15,31 @@ int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
     return 1;
 }
 
+/* The name after its dashes, and whether the dashes may vary: a name of more than
+ * one letter is the same option with one dash or two (-passes, --passes), as in
+ * LLVM's tools; a one-letter name keeps its one dash (-o, -d). */
+static const char *bare(const char *s, size_t n, size_t *len)
+{
+    size_t d = n >= 2 && s[0] == '-' && s[1] == '-' ? 2 : n >= 1 && s[0] == '-' ? 1 : 0;
+    *len = n - d;
+    return s + d;
+}
+
+static bool same_spelling(const char *name, size_t nlen, const char *s, size_t slen)
+{
+    if (nlen == slen && !strncmp(name, s, slen)) return true;
+    size_t bn, bs;
+    const char *a = bare(name, nlen, &bn), *b = bare(s, slen, &bs);
+    return a != name && b != s && bn > 1 && bn == bs && !strncmp(a, b, bn);
+}
+
 /* Whether `names` ('|'-separated) contains the spelling s[0..n). */
 static bool names_have(const char *names, const char *s, size_t n)
 {
     while (*names) {
         const char *bar = strchr(names, '|');
         size_t len = bar ? (size_t)(bar - names) : strlen(names);
-        if (len == n && !strncmp(names, s, n)) return true;
+        if (same_spelling(names, len, s, n)) return true;
         if (!bar) break;
         names = bar + 1;
     }
@@ -29,7 +47,7 @@ static bool names_have(const char *names, const char *s, size_t n)
 }
 
 /* The length of the spelling in `names` that starts s and leaves a non-empty
- * rest (for glued values, -oFILE), or 0. */
+ * rest (for glued values, -oFILE), or 0. Glued values keep the exact spelling. */
 static size_t names_prefix(const char *names, const char *s)
 {
     while (*names) {
@@ -57,7 +75,8 @@ static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *sp
                   const char *value)
 {
     if (value && !*value && !(o->value & FMAG_OPT_EMPTY_OK)) {
-        fmag_tool_error(p->tool, "empty value in '%s'", spelling);
+        fmag_tool_error(p->tool, "%.*s needs a non-empty value", (int)strcspn(spelling, "="),
+                        spelling);
         return false;
     }
     switch (o->kind) {

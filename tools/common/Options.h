@@ -45,7 +45,10 @@ typedef bool (*fmag_opt_fn)(const fmag_tool *tool, void *dest, const char *spell
                             const char *value);
 
 typedef struct fmag_option {
-    const char *names; /* exact spellings with their dashes, '|' between: "-o", "--in|-in" */
+    /* Spellings with their dashes, '|' between: "-o", "-v|--verbose". A name of more
+     * than one letter also matches with the other number of dashes (--passes is
+     * -passes); a one-letter name only as written. */
+    const char *names;
     unsigned value;    /* FMAG_OPT_* bits */
     fmag_opt_kind kind;
     void *dest;

@@ -81,6 +81,11 @@ int main(void)
     EXPECT(parse(&s, (const char *const[]){"--in=", NULL}) == FMAG_OPT_RUN && s.in && !*s.in);
     EXPECT(parse(&s, (const char *const[]){"-name=ab", "-name=cd", NULL}) == FMAG_OPT_RUN);
     EXPECT(s.ncalls == 2 && !strcmp(s.name, "cd"));
+    /* A name of more than one letter takes one dash or two; a one-letter name one. */
+    EXPECT(parse(&s, (const char *const[]){"-verbose", "--name=ab", NULL}) == FMAG_OPT_RUN);
+    EXPECT(s.verbose && !strcmp(s.name, "ab"));
+    EXPECT(parse(&s, (const char *const[]){"--v", NULL}) == 1);
+    EXPECT(parse(&s, (const char *const[]){"--o", "x", NULL}) == 1);
     /* An unlisted option the tool takes itself, and one it rejects. */
     EXPECT(parse(&s, (const char *const[]){"-dce", NULL}) == FMAG_OPT_RUN);
     EXPECT(parse(&s, (const char *const[]){"-broken", NULL}) == 1);
