@@ -125,7 +125,8 @@ int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
             if (names_have(o->names, a, strlen(a))) {
                 hit = o;
                 need_next = o->value & FMAG_OPT_NEXT;
-                if (!need_next && (o->value & (FMAG_OPT_EQ | FMAG_OPT_GLUED))) {
+                if (!need_next && !(o->value & FMAG_OPT_OPTIONAL) &&
+                    (o->value & (FMAG_OPT_EQ | FMAG_OPT_GLUED))) {
                     fmag_tool_error(p->tool, "%s needs a value (%s=%s)", a, a,
                                     o->meta ? o->meta : "VALUE");
                     return 1;
@@ -210,11 +211,12 @@ void fmag_opt_print_help(const fmag_opt_parser *p, FILE *out)
             }
         left[n] = 0;
         if (o->meta)
-            snprintf(left + n, sizeof left - n, "%s%s",
-                     (o->value & FMAG_OPT_NEXT) ? " "
-                     : (o->value & FMAG_OPT_EQ) ? "="
-                                                : "",
-                     o->meta);
+            snprintf(left + n, sizeof left - n, "%s%s%s",
+                     (o->value & FMAG_OPT_NEXT)       ? " "
+                     : (o->value & FMAG_OPT_OPTIONAL) ? "[="
+                     : (o->value & FMAG_OPT_EQ)       ? "="
+                                                      : "",
+                     o->meta, (o->value & FMAG_OPT_OPTIONAL) ? "]" : "");
         int w = fprintf(out, "  %s", left);
         if (w + 1 >= HELP_COLUMN) {
             fputc('\n', out);

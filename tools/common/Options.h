@@ -24,10 +24,11 @@ typedef struct fmag_tool {
  * argument is taken as is, even when it starts with '-' (--in -1,2 is a value). */
 enum {
     FMAG_OPT_NO_VALUE = 0,
-    FMAG_OPT_EQ = 1,       /* -flag=VALUE */
-    FMAG_OPT_NEXT = 2,     /* -flag VALUE */
-    FMAG_OPT_GLUED = 4,    /* -flagVALUE (as in -oFILE) */
-    FMAG_OPT_EMPTY_OK = 8, /* an empty VALUE is meaningful (otherwise an error) */
+    FMAG_OPT_EQ = 1,        /* -flag=VALUE */
+    FMAG_OPT_NEXT = 2,      /* -flag VALUE */
+    FMAG_OPT_GLUED = 4,     /* -flagVALUE (as in -oFILE) */
+    FMAG_OPT_EMPTY_OK = 8,  /* an empty VALUE is meaningful (otherwise an error) */
+    FMAG_OPT_OPTIONAL = 16, /* with FMAG_OPT_EQ: -flag alone is allowed (value NULL) */
     FMAG_OPT_EQ_OR_NEXT = FMAG_OPT_EQ | FMAG_OPT_NEXT,
 };
 
@@ -49,7 +50,7 @@ typedef struct fmag_option {
      * than one letter also matches with the other number of dashes (--passes is
      * -passes); a one-letter name only as written. */
     const char *names;
-    unsigned value;    /* FMAG_OPT_* bits */
+    unsigned value; /* FMAG_OPT_* bits */
     fmag_opt_kind kind;
     void *dest;
     fmag_opt_fn fn;

@@ -8,6 +8,7 @@
 
 typedef struct seen {
     bool verbose;
+    const char *level;
     const char *out, *in, *name;
     int ncalls, npos;
     const char *last_pos;
@@ -56,6 +57,8 @@ static int parse(seen *s, const char *const *args)
         {"--in|-in", FMAG_OPT_EQ_OR_NEXT | FMAG_OPT_EMPTY_OK, FMAG_OPT_STRING, &s->in, NULL, "V,V",
          "inputs\nsecond line"},
         {"-name", FMAG_OPT_EQ, FMAG_OPT_CALL, s, take_name, "N", "a name"},
+        {"-level", FMAG_OPT_EQ | FMAG_OPT_OPTIONAL, FMAG_OPT_STRING, &s->level, NULL, "0|1",
+         "a level"},
     };
     fmag_opt_parser p = {&tool, opts, sizeof opts / sizeof *opts, take_pos, take_dynamic, s};
     char *argv[16];
@@ -86,6 +89,10 @@ int main(void)
     EXPECT(s.verbose && !strcmp(s.name, "ab"));
     EXPECT(parse(&s, (const char *const[]){"--v", NULL}) == 1);
     EXPECT(parse(&s, (const char *const[]){"--o", "x", NULL}) == 1);
+    /* An optional value: -level alone leaves NULL (the default); -level=1 gives "1". */
+    EXPECT(parse(&s, (const char *const[]){"-level", NULL}) == FMAG_OPT_RUN && !s.level);
+    EXPECT(parse(&s, (const char *const[]){"-level=1", NULL}) == FMAG_OPT_RUN &&
+           !strcmp(s.level, "1"));
     /* An unlisted option the tool takes itself, and one it rejects. */
     EXPECT(parse(&s, (const char *const[]){"-dce", NULL}) == FMAG_OPT_RUN);
     EXPECT(parse(&s, (const char *const[]){"-broken", NULL}) == 1);
@@ -108,6 +115,8 @@ int main(void)
         {"-v|--verbose", 0, FMAG_OPT_FLAG, &s.verbose, NULL, NULL, "talk"},
         {"--in", FMAG_OPT_EQ_OR_NEXT, FMAG_OPT_STRING, &s.in, NULL, "V,V", "inputs\nmore"},
         {"-name", FMAG_OPT_EQ, FMAG_OPT_CALL, &s, take_name, "N", "a name"},
+        {"-level", FMAG_OPT_EQ | FMAG_OPT_OPTIONAL, FMAG_OPT_STRING, &s.level, NULL, "0|1",
+         "a level"},
         {"-alias", 0, FMAG_OPT_FLAG, &s.verbose, NULL, NULL, NULL},
         {NULL, 0, FMAG_OPT_SECTION, NULL, NULL, NULL, "more:"},
         {"--a-very-long-option-name", 0, FMAG_OPT_FLAG, &s.verbose, NULL, NULL, "long"},
@@ -120,6 +129,7 @@ int main(void)
                        "  --in V,V           inputs\n"
                        "                     more\n"
                        "  -name=N            a name\n"
+                       "  -level[=0|1]       a level\n"
                        "\nmore:\n"
                        "  --a-very-long-option-name\n"
                        "                     long\n"
