@@ -2,6 +2,7 @@
 #include "Options.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
@@ -88,9 +89,30 @@ static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *sp
         return true;
     case FMAG_OPT_CALL:
         return o->fn(p->tool, o->dest, spelling, value);
-    case FMAG_OPT_SECTION:
-        break;
+    case FMAG_OPT_UINT: {
+        unsigned long long v = 0;
+        const char *s = value;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            unsigned long long d = (unsigned long long)(*s - '0');
+            if (v > (~0ull - d) / 10) break; /* v * 10 + d would wrap */
+            v = v * 10 + d;
+        }
+        if (*s || s == value) break;
+        *(unsigned long long *)o->dest = v;
+        return true;
     }
+    case FMAG_OPT_DOUBLE: {
+        char *end;
+        double v = strtod(value, &end);
+        if (*end || end == value) break;
+        *(double *)o->dest = v;
+        return true;
+    }
+    case FMAG_OPT_SECTION:
+        return false;
+    }
+    fmag_tool_error(p->tool, "bad number '%s' for %.*s", value, (int)strcspn(spelling, "="),
+                    spelling);
     return false;
 }
 

@@ -36,6 +36,8 @@ typedef enum fmag_opt_kind {
     FMAG_OPT_FLAG,    /* sets *(bool *)dest */
     FMAG_OPT_STRING,  /* sets *(const char **)dest to the value */
     FMAG_OPT_CALL,    /* calls fn(tool, dest, spelling, value) */
+    FMAG_OPT_UINT,    /* sets *(unsigned long long *)dest: decimal digits only */
+    FMAG_OPT_DOUBLE,  /* sets *(double *)dest: all of the value as strtod reads it */
     FMAG_OPT_SECTION, /* no option: a heading in --help (help is its text) */
 } fmag_opt_kind;
 

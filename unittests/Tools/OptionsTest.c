@@ -9,6 +9,8 @@
 typedef struct seen {
     bool verbose;
     const char *level;
+    unsigned long long count;
+    double tol;
     const char *out, *in, *name;
     int ncalls, npos;
     const char *last_pos;
@@ -59,6 +61,8 @@ static int parse(seen *s, const char *const *args)
         {"-name", FMAG_OPT_EQ, FMAG_OPT_CALL, s, take_name, "N", "a name"},
         {"-level", FMAG_OPT_EQ | FMAG_OPT_OPTIONAL, FMAG_OPT_STRING, &s->level, NULL, "0|1",
          "a level"},
+        {"--count", FMAG_OPT_EQ_OR_NEXT, FMAG_OPT_UINT, &s->count, NULL, "N", "a count"},
+        {"--tol", FMAG_OPT_EQ_OR_NEXT, FMAG_OPT_DOUBLE, &s->tol, NULL, "T", "a tolerance"},
     };
     fmag_opt_parser p = {&tool, opts, sizeof opts / sizeof *opts, take_pos, take_dynamic, s};
     char *argv[16];
@@ -93,6 +97,14 @@ int main(void)
     EXPECT(parse(&s, (const char *const[]){"-level", NULL}) == FMAG_OPT_RUN && !s.level);
     EXPECT(parse(&s, (const char *const[]){"-level=1", NULL}) == FMAG_OPT_RUN &&
            !strcmp(s.level, "1"));
+    /* Numbers: all of the value, or an error. */
+    EXPECT(parse(&s, (const char *const[]){"--count", "18446744073709551615", "--tol=2.5e-3",
+                                           NULL}) == FMAG_OPT_RUN);
+    EXPECT(s.count == 18446744073709551615ull && s.tol == 2.5e-3);
+    EXPECT(parse(&s, (const char *const[]){"--count", "18446744073709551616", NULL}) == 1);
+    EXPECT(parse(&s, (const char *const[]){"--count", "-1", NULL}) == 1);
+    EXPECT(parse(&s, (const char *const[]){"--count", "12x", NULL}) == 1);
+    EXPECT(parse(&s, (const char *const[]){"--tol", "1e-3x", NULL}) == 1);
     /* An unlisted option the tool takes itself, and one it rejects. */
     EXPECT(parse(&s, (const char *const[]){"-dce", NULL}) == FMAG_OPT_RUN);
     EXPECT(parse(&s, (const char *const[]){"-broken", NULL}) == 1);
