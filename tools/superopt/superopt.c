@@ -6,6 +6,7 @@
 #include "Options.h"
 #include "fmag/Superopt.h"
 #include "fmag/SuperoptRules.h"
+#include "RuleCheck.h"
 #ifdef FMAG_SUPEROPT_HAVE_SL
 #include "fmag/SL.h"
 #endif
@@ -264,7 +265,7 @@ static fmag_module *sl_compile_expr(fmag_context *ctx, const char *expr)
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
 /* Every rule: the program is proved against the pattern itself (the obligation the
  * pass relies on), and -O2 + lowering of the pattern is no longer than the program. */
-static int run_verify_rules(const fmag_superopt_options *o, bool prove)
+static int run_verify_rules(const fmag_superopt_options *o, bool prove, unsigned long long spot)
 {
     int rc = 0;
     for (size_t i = 0; i < fmag_superopt_rule_count(); i++) {
@@ -285,7 +286,28 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
         p.regs = fmag_superopt_program_regs_used(&p);
         fmag_superopt_proof pr;
         memset(&pr, 0, sizeof pr);
-        bool proved = !prove || fmag_superopt_prove(t, &p, o->threads, o->prove_samples, &pr);
+        /* --spot-check: the recorded proof stands for the full one (rules.test checks
+         * the record against the fingerprint printed below); this re-runs the program on
+         * the reference VM on a sample, an independent check that still fails. */
+        spot_result spr;
+        char spot_text[160] = "";
+        bool proved = true;
+        if (prove && spot) {
+            if (!rule_spot_check(rule, t, spot, &spr))
+                snprintf(spot_text, sizeof spot_text, "SPOT CHECK FAILED: not a valid program");
+            else if (spr.failed)
+                snprintf(spot_text, sizeof spot_text,
+                         "SPOT CHECK FAILED at x = %.9g, y = %.9g: pattern %.9g, program %.9g",
+                         (double)spr.cex[0], (double)spr.cex[1], (double)spr.want, (double)spr.got);
+            else
+                snprintf(spot_text, sizeof spot_text,
+                         "spot-checked %llu inputs on the reference VM (%llu outside the "
+                         "contract)",
+                         (unsigned long long)spr.checked, (unsigned long long)spr.skipped);
+            proved = spot_text[0] == 's';
+        } else if (prove) {
+            proved = fmag_superopt_prove(t, &p, o->threads, o->prove_samples, &pr);
+        }
         fmag_context *ctx = fmag_context_create();
         fmag_superopt_program compiled;
         bool have = compile_target(ctx, t, &compiled);
@@ -306,12 +328,14 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
         }
         fmag_vm_image_free(&img);
 #endif
-        printf("%-12s %-26s pattern %u, rule %u, -O2 %s%u%s: %s, %s\n", rule->name, rule->expr,
-               rule->npattern, rule->length, have ? "" : "FAILED ", have ? compiled.len : 0, sl,
+        printf("%-12s %-26s pattern %u, rule %u, -O2 %s%u%s: %s, %s #%08x\n", rule->name,
+               rule->expr, rule->npattern, rule->length, have ? "" : "FAILED ",
+               have ? compiled.len : 0, sl,
                !prove   ? "proof skipped"
+               : spot   ? spot_text
                : proved ? fmag_superopt_proof_status_name(pr.status)
                         : "PROOF FAILED",
-               short_enough ? "ok" : "COMPILER LONGER THAN THE RULE");
+               short_enough ? "ok" : "COMPILER LONGER THAN THE RULE", rule_fingerprint(rule));
         if (!proved || !short_enough) rc = 1;
         fmag_context_destroy(ctx);
         fmag_superopt_target_free(t);
@@ -319,10 +343,11 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
     return rc;
 }
 #else
-static int run_verify_rules(const fmag_superopt_options *o, bool prove)
+static int run_verify_rules(const fmag_superopt_options *o, bool prove, unsigned long long spot)
 {
     (void)o;
     (void)prove;
+    (void)spot;
     return fmag_tool_error(&so_tool, "--verify-rules needs the compiler (built without it)");
 }
 #endif
@@ -331,6 +356,7 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
 typedef struct so_args {
     const char *expr, *file, *fname, *outpath, *check, *rule_name;
     bool verify_rules, no_proof, seed_without_rules, stochastic, builtin, no_compare;
+    unsigned long long spot_check;
     fmag_superopt_options o;
     float pool[FMAG_SUPEROPT_MAX_POOL];
 } so_args;
@@ -494,6 +520,11 @@ int main(int argc, char **argv)
                       "and check that -O2 is no longer than each rule's program")},
         {"--no-proof", 0, FMAG_OPT_FLAG, &a.no_proof, NULL, NULL,
          CODEGEN_HELP("with --verify-rules: check the lengths only")},
+        {"--spot-check", NEXT, FMAG_OPT_UINT, &a.spot_check, NULL, "N",
+         CODEGEN_HELP("with --verify-rules: instead of the proof, run each rule on the\n"
+                      "reference VM against its pattern on edge cases and N random\n"
+                      "inputs (rules.test; the proof is recorded, scripts/superopt-\n"
+                      "reprove.sh re-runs it)")},
         {"-o", NEXT, FMAG_OPT_CALL, &a.outpath, opt_once, "FILE",
          "write the .fmas to FILE instead of standard output"},
     };
@@ -508,7 +539,7 @@ int main(int argc, char **argv)
     fmag_superopt_options o = a.o;
     (void)builtin;            /* only meaningful with the SL frontend */
     (void)seed_without_rules; /* only meaningful with the compiler */
-    if (verify_rules) return run_verify_rules(&o, !no_proof);
+    if (verify_rules) return run_verify_rules(&o, !no_proof, a.spot_check);
     if (!!expr == !!file) {
         return fmag_tool_error(&so_tool, "give exactly one target, -e EXPR or -f FILE.fir");
     }
