@@ -24,11 +24,10 @@ static uint32_t fnv_ref(uint32_t h, const fmag_so_ref *r)
     return fnv(h, r->kind == FMAG_SO_REF_CONST ? fmag_bits_of(r->imm) : 0);
 }
 
-static uint32_t fnv_operand(uint32_t h, const fmag_vm_operand *o)
-{
-    h = fnv(h, o->is_reg);
-    return fnv(h, o->is_reg ? o->reg : fmag_bits_of(o->imm));
-}
+/* A rule operand or instruction is read by field name only: the rule table's own
+ * types (VM.h's decoded instruction, or a Transforms-owned copy with the same
+ * fields) may change without this file noticing. */
+#define FNV_OPERAND(h, o) fnv(fnv(h, (o).is_reg), (o).is_reg ? (o).reg : fmag_bits_of((o).imm))
 
 uint32_t rule_fingerprint(const fmag_superopt_rule *rule)
 {
@@ -40,15 +39,21 @@ uint32_t rule_fingerprint(const fmag_superopt_rule *rule)
             h = fnv_ref(h, &rule->pattern[k].s[s]);
     h = fnv(h, rule->length);
     for (unsigned k = 0; k < rule->length; k++) {
-        const fmag_vm_decoded *c = &rule->code[k];
-        h = fnv(h, c->d);
-        h = fnv(h, c->a);
-        h = fnv_operand(h, &c->b);
-        h = fnv_operand(h, &c->c);
-        h = fnv_operand(h, &c->g);
+        h = fnv(h, rule->code[k].d);
+        h = fnv(h, rule->code[k].a);
+        h = FNV_OPERAND(h, rule->code[k].b);
+        h = FNV_OPERAND(h, rule->code[k].c);
+        h = FNV_OPERAND(h, rule->code[k].g);
     }
     return h;
 }
+
+static fmag_vm_operand vm_operand(bool is_reg, uint16_t reg, float imm)
+{
+    fmag_vm_operand o = {is_reg, reg, imm};
+    return o;
+}
+#define VM_OPERAND(o) vm_operand((o).is_reg, (o).reg, (o).imm)
 
 /* The edge-case grid: fixed values plus each pattern literal, its float neighbours
  * and its negation (where comparisons and selects change their answer). */
@@ -124,8 +129,11 @@ bool rule_spot_check(const fmag_superopt_rule *rule, const fmag_superopt_target 
     fmag_vm_instr code[FMAG_SUPEROPT_MAX_LEN];
     char err[128];
     if (rule->length > FMAG_SUPEROPT_MAX_LEN || rule->regs > FMAG_SUPEROPT_MAX_REGS) return false;
-    for (unsigned k = 0; k < rule->length; k++)
-        if (!fmag_vm_encode(&rule->code[k], &code[k], err, sizeof err)) return false;
+    for (unsigned k = 0; k < rule->length; k++) {
+        fmag_vm_decoded dec = {rule->code[k].d, rule->code[k].a, VM_OPERAND(rule->code[k].b),
+                               VM_OPERAND(rule->code[k].c), VM_OPERAND(rule->code[k].g)};
+        if (!fmag_vm_encode(&dec, &code[k], err, sizeof err)) return false;
+    }
     runner u = {
         t,
         {(char *)rule->name, 0, (uint16_t)rule->regs, (uint16_t)rule->nin, 1, rule->length, code},
