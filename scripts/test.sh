@@ -32,7 +32,7 @@ if [ "$mode" = --clang ]; then
   # and the suites that run compiled programs (compiler, VM, assembler, tools).
   (cd "$dir" && ctest --output-on-failure -j"$(nproc)")
   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv \
-    "$dir"/test/{IR,Transforms,CodeGen,SL,VM,Asm,tools,Package}
+    "$dir"/test/{IR,Transforms,CodeGen,SL,VM,AsmParser,tools,Package}
   prefix=$(mktemp -d)
   trap 'rm -rf "$prefix"' EXIT
   cmake --install "$dir" --prefix "$prefix" >/dev/null

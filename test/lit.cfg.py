@@ -15,6 +15,11 @@ config.environment["PATH"] = os.pathsep.join(path)
 config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:exitcode=99"
 config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1:exitcode=99"
 
+# The long run (scripts/test-long.sh, CI): tests that trim their work in the default
+# suite do all of it (docs/Testing.md).
+if os.environ.get("FMAG_TEST_LONG") == "1":
+    config.environment["FMAG_TEST_LONG"] = "1"
+
 config.substitutions.append(("%fmag_src", config.fmag_src_root))
 config.substitutions.append(("%fmag_obj", config.fmag_obj_root))
 config.substitutions.append(("%inputs", os.path.join(config.fmag_src_root, "test", "Inputs")))

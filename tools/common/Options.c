@@ -2,6 +2,7 @@
 #include "Options.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
@@ -15,13 +16,31 @@ int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
     return 1;
 }
 
+/* The name after its dashes, and whether the dashes may vary: a name of more than
+ * one letter is the same option with one dash or two (-passes, --passes), as in
+ * LLVM's tools; a one-letter name keeps its one dash (-o, -d). */
+static const char *bare(const char *s, size_t n, size_t *len)
+{
+    size_t d = n >= 2 && s[0] == '-' && s[1] == '-' ? 2 : n >= 1 && s[0] == '-' ? 1 : 0;
+    *len = n - d;
+    return s + d;
+}
+
+static bool same_spelling(const char *name, size_t nlen, const char *s, size_t slen)
+{
+    if (nlen == slen && !strncmp(name, s, slen)) return true;
+    size_t bn, bs;
+    const char *a = bare(name, nlen, &bn), *b = bare(s, slen, &bs);
+    return a != name && b != s && bn > 1 && bn == bs && !strncmp(a, b, bn);
+}
+
 /* Whether `names` ('|'-separated) contains the spelling s[0..n). */
 static bool names_have(const char *names, const char *s, size_t n)
 {
     while (*names) {
         const char *bar = strchr(names, '|');
         size_t len = bar ? (size_t)(bar - names) : strlen(names);
-        if (len == n && !strncmp(names, s, n)) return true;
+        if (same_spelling(names, len, s, n)) return true;
         if (!bar) break;
         names = bar + 1;
     }
@@ -29,7 +48,7 @@ static bool names_have(const char *names, const char *s, size_t n)
 }
 
 /* The length of the spelling in `names` that starts s and leaves a non-empty
- * rest (for glued values, -oFILE), or 0. */
+ * rest (for glued values, -oFILE), or 0. Glued values keep the exact spelling. */
 static size_t names_prefix(const char *names, const char *s)
 {
     while (*names) {
@@ -57,7 +76,8 @@ static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *sp
                   const char *value)
 {
     if (value && !*value && !(o->value & FMAG_OPT_EMPTY_OK)) {
-        fmag_tool_error(p->tool, "empty value in '%s'", spelling);
+        fmag_tool_error(p->tool, "%.*s needs a non-empty value", (int)strcspn(spelling, "="),
+                        spelling);
         return false;
     }
     switch (o->kind) {
@@ -69,9 +89,30 @@ static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *sp
         return true;
     case FMAG_OPT_CALL:
         return o->fn(p->tool, o->dest, spelling, value);
-    case FMAG_OPT_SECTION:
-        break;
+    case FMAG_OPT_UINT: {
+        unsigned long long v = 0;
+        const char *s = value;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            unsigned long long d = (unsigned long long)(*s - '0');
+            if (v > (~0ull - d) / 10) break; /* v * 10 + d would wrap */
+            v = v * 10 + d;
+        }
+        if (*s || s == value) break;
+        *(unsigned long long *)o->dest = v;
+        return true;
     }
+    case FMAG_OPT_DOUBLE: {
+        char *end;
+        double v = strtod(value, &end);
+        if (*end || end == value) break;
+        *(double *)o->dest = v;
+        return true;
+    }
+    case FMAG_OPT_SECTION:
+        return false;
+    }
+    fmag_tool_error(p->tool, "bad number '%s' for %.*s", value, (int)strcspn(spelling, "="),
+                    spelling);
     return false;
 }
 
@@ -106,7 +147,8 @@ int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
             if (names_have(o->names, a, strlen(a))) {
                 hit = o;
                 need_next = o->value & FMAG_OPT_NEXT;
-                if (!need_next && (o->value & (FMAG_OPT_EQ | FMAG_OPT_GLUED))) {
+                if (!need_next && !(o->value & FMAG_OPT_OPTIONAL) &&
+                    (o->value & (FMAG_OPT_EQ | FMAG_OPT_GLUED))) {
                     fmag_tool_error(p->tool, "%s needs a value (%s=%s)", a, a,
                                     o->meta ? o->meta : "VALUE");
                     return 1;
@@ -191,11 +233,12 @@ void fmag_opt_print_help(const fmag_opt_parser *p, FILE *out)
             }
         left[n] = 0;
         if (o->meta)
-            snprintf(left + n, sizeof left - n, "%s%s",
-                     (o->value & FMAG_OPT_NEXT) ? " "
-                     : (o->value & FMAG_OPT_EQ) ? "="
-                                                : "",
-                     o->meta);
+            snprintf(left + n, sizeof left - n, "%s%s%s",
+                     (o->value & FMAG_OPT_NEXT)       ? " "
+                     : (o->value & FMAG_OPT_OPTIONAL) ? "[="
+                     : (o->value & FMAG_OPT_EQ)       ? "="
+                                                      : "",
+                     o->meta, (o->value & FMAG_OPT_OPTIONAL) ? "]" : "");
         int w = fprintf(out, "  %s", left);
         if (w + 1 >= HELP_COLUMN) {
             fputc('\n', out);

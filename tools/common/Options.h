@@ -24,10 +24,11 @@ typedef struct fmag_tool {
  * argument is taken as is, even when it starts with '-' (--in -1,2 is a value). */
 enum {
     FMAG_OPT_NO_VALUE = 0,
-    FMAG_OPT_EQ = 1,       /* -flag=VALUE */
-    FMAG_OPT_NEXT = 2,     /* -flag VALUE */
-    FMAG_OPT_GLUED = 4,    /* -flagVALUE (as in -oFILE) */
-    FMAG_OPT_EMPTY_OK = 8, /* an empty VALUE is meaningful (otherwise an error) */
+    FMAG_OPT_EQ = 1,        /* -flag=VALUE */
+    FMAG_OPT_NEXT = 2,      /* -flag VALUE */
+    FMAG_OPT_GLUED = 4,     /* -flagVALUE (as in -oFILE) */
+    FMAG_OPT_EMPTY_OK = 8,  /* an empty VALUE is meaningful (otherwise an error) */
+    FMAG_OPT_OPTIONAL = 16, /* with FMAG_OPT_EQ: -flag alone is allowed (value NULL) */
     FMAG_OPT_EQ_OR_NEXT = FMAG_OPT_EQ | FMAG_OPT_NEXT,
 };
 
@@ -35,6 +36,8 @@ typedef enum fmag_opt_kind {
     FMAG_OPT_FLAG,    /* sets *(bool *)dest */
     FMAG_OPT_STRING,  /* sets *(const char **)dest to the value */
     FMAG_OPT_CALL,    /* calls fn(tool, dest, spelling, value) */
+    FMAG_OPT_UINT,    /* sets *(unsigned long long *)dest: decimal digits only */
+    FMAG_OPT_DOUBLE,  /* sets *(double *)dest: all of the value as strtod reads it */
     FMAG_OPT_SECTION, /* no option: a heading in --help (help is its text) */
 } fmag_opt_kind;
 
@@ -45,8 +48,11 @@ typedef bool (*fmag_opt_fn)(const fmag_tool *tool, void *dest, const char *spell
                             const char *value);
 
 typedef struct fmag_option {
-    const char *names; /* exact spellings with their dashes, '|' between: "-o", "--in|-in" */
-    unsigned value;    /* FMAG_OPT_* bits */
+    /* Spellings with their dashes, '|' between: "-o", "-v|--verbose". A name of more
+     * than one letter also matches with the other number of dashes (--passes is
+     * -passes); a one-letter name only as written. */
+    const char *names;
+    unsigned value; /* FMAG_OPT_* bits */
     fmag_opt_kind kind;
     void *dest;
     fmag_opt_fn fn;

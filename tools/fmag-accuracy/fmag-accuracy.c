@@ -18,6 +18,7 @@
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 #include "accuracy.h"
+#include "Options.h"
 
 /* How the fast-math bound is given (the Vulkan / GLSL minimum precision): in ulps, or
  * one of the forms that depend on the point and are converted to ulps there. */
@@ -668,28 +669,31 @@ static unsigned fast_instrs(const char *name)
     return n;
 }
 
-static void usage(FILE *out)
+static const fmag_tool acc_tool = {
+    "fmag-accuracy",
+    "usage: fmag-accuracy [options] [builtin...]\n"
+    "\n"
+    "Measures the math library's builtins against libm in double precision:\n"
+    "each builtin is built through lib/Math, run with -O2 and lowering on the\n"
+    "batch VM engine, and its worst error reported in ulps. A builtin\n"
+    "named pow@C is pow with the literal exponent C (the strength\n"
+    "reduction), swept over x > 0 with 2^-120 <= x^C <= 2^120.\n"
+    "\n"
+    "options:\n",
+    NULL, NULL};
+
+/* The builtins named on the command line (all when none). */
+typedef struct only_list {
+    const char *name[64];
+    unsigned n;
+} only_list;
+
+static bool take_builtin(const fmag_tool *tool, void *user, const char *arg)
 {
-    fprintf(out, "usage: fmag-accuracy [options] [builtin...]\n"
-                 "\n"
-                 "Measures the math library's builtins against libm in double precision:\n"
-                 "each builtin is built through lib/Math, run with -O2 and lowering on the\n"
-                 "batch VM engine, and its worst error reported in ulps. A builtin\n"
-                 "named pow@C is pow with the literal exponent C (the strength\n"
-                 "reduction), swept over x > 0 with 2^-120 <= x^C <= 2^120.\n"
-                 "\n"
-                 "options:\n"
-                 "  --exhaustive     every float32 of the domain (one-input builtins)\n"
-                 "  --samples N      random samples otherwise (default 10000000), plus edge cases\n"
-                 "  --fast           the fast-math sequences\n"
-                 "  --threads N      worker threads (default: all CPUs)\n"
-                 "  --pow-limit L    pow samples only where |y log2 x| <= L (default 127)\n"
-                 "  --trig-range R   sin/cos/tan over |x| <= R (default 1e5)\n"
-                 "  --mix-ends N     check mix(x,y,0) == x and mix(x,y,1) == y on N pairs\n"
-                 "  --markdown       print a table row per builtin\n"
-                 "  --special        the special-value table: every builtin on zeros,\n"
-                 "                   infinities, NaN and its domain's ends, against C\n"
-                 "  --help, --version\n");
+    (void)tool;
+    only_list *o = user;
+    if (o->n < 64) o->name[o->n++] = arg;
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -698,40 +702,36 @@ int main(int argc, char **argv)
     uint64_t samples = 10000000, mix_n = 0;
     double pow_limit = 127;
     unsigned nthreads = 0;
-    const char *only[64];
-    unsigned nonly = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--version")) {
-            printf("fmag-accuracy (FMAG) %s\n", FMAG_VERSION_STRING);
-            return 0;
-        } else if (!strcmp(argv[i], "--exhaustive")) {
-            exhaustive = true;
-        } else if (!strcmp(argv[i], "--fast")) {
-            fast = true;
-        } else if (!strcmp(argv[i], "--special")) {
-            special = true;
-        } else if (!strcmp(argv[i], "--markdown")) {
-            markdown = true;
-        } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
-            samples = strtoull(argv[++i], NULL, 10);
-        } else if (!strcmp(argv[i], "--mix-ends") && i + 1 < argc) {
-            mix_n = strtoull(argv[++i], NULL, 10);
-        } else if (!strcmp(argv[i], "--trig-range") && i + 1 < argc) {
-            trig_range = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "--pow-limit") && i + 1 < argc) {
-            pow_limit = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-            nthreads = (unsigned)atoi(argv[++i]);
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "fmag-accuracy: error: unknown option '%s'\n", argv[i]);
-            return 1;
-        } else if (nonly < 64) {
-            only[nonly++] = argv[i];
-        }
-    }
+    unsigned long long samples_n = samples, mix_ends_n = 0, threads_n = 0;
+    only_list only_args = {{NULL}, 0};
+    const fmag_option table[] = {
+        {"--exhaustive", 0, FMAG_OPT_FLAG, &exhaustive, NULL, NULL,
+         "every float32 of the domain (one-input builtins)"},
+        {"--samples", FMAG_OPT_NEXT, FMAG_OPT_UINT, &samples_n, NULL, "N",
+         "random samples otherwise (default 10000000), plus edge cases"},
+        {"--fast", 0, FMAG_OPT_FLAG, &fast, NULL, NULL, "the fast-math sequences"},
+        {"--threads", FMAG_OPT_NEXT, FMAG_OPT_UINT, &threads_n, NULL, "N",
+         "worker threads (default: all CPUs)"},
+        {"--pow-limit", FMAG_OPT_NEXT, FMAG_OPT_DOUBLE, &pow_limit, NULL, "L",
+         "pow samples only where |y log2 x| <= L (default 127)"},
+        {"--trig-range", FMAG_OPT_NEXT, FMAG_OPT_DOUBLE, &trig_range, NULL, "R",
+         "sin/cos/tan over |x| <= R (default 1e5)"},
+        {"--mix-ends", FMAG_OPT_NEXT, FMAG_OPT_UINT, &mix_ends_n, NULL, "N",
+         "check mix(x,y,0) == x and mix(x,y,1) == y on N pairs"},
+        {"--markdown", 0, FMAG_OPT_FLAG, &markdown, NULL, NULL, "print a table row per builtin"},
+        {"--special", 0, FMAG_OPT_FLAG, &special, NULL, NULL,
+         "the special-value table: every builtin on zeros,\n"
+         "infinities, NaN and its domain's ends, against C"},
+    };
+    const fmag_opt_parser parser = {&acc_tool,    table, sizeof table / sizeof *table,
+                                    take_builtin, NULL,  &only_args};
+    int prc = fmag_opt_parse(&parser, argc, argv);
+    if (prc != FMAG_OPT_RUN) return prc;
+    samples = samples_n;
+    mix_n = mix_ends_n;
+    nthreads = threads_n > 64 ? 64 : (unsigned)threads_n;
+    const char *const *only = only_args.name;
+    unsigned nonly = only_args.n;
     if (special) return acc_special(fast, markdown, only, nonly);
     for (unsigned i = 0; i < nonly; i++) {
         bool known = false;

@@ -2,40 +2,21 @@
  * over lib/AsmParser and lib/VM. */
 #include "fmag/Asm.h"
 #include "fmag/VM.h"
+#include "Options.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *usage =
+static const fmag_tool as_tool = {
+    "fmag-as",
     "usage: fmag-as [options] FILE\n"
     "\n"
     "Assembles FILE.fmas into FILE.fmag (one record per .def), or inspects a .fmag.\n"
     "FILE may be '-' for standard input.\n"
-    "\n"
-    "  -o FILE      write the output to FILE ('-' for standard output)\n"
-    "  -d           disassemble a .fmag to .fmas text (re-assembles to the same bits)\n"
-    "  -i           print each record's header of a .fmag: name, instructions, regs,\n"
-    "               inputs, outputs, flags\n"
-    "  --emit=c|glsl|cuda  write the programs of a .fmas or .fmag as straight-line source\n"
-    "               (standard output unless -o); docs/VM.md, \"Baking a program to source\"\n"
-    "  --prefix=P   identifier prefix of the emitted source (default fmag_baked_)\n"
-    "  --help       show this help\n"
-    "  --version    show the version\n";
-
-static int fail(const char *fmt, const char *a, const char *b)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 0)))
-#endif
-    ;
-static int fail(const char *fmt, const char *a, const char *b)
-{
-    fputs("fmag-as: error: ", stderr);
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
-    return 1;
-}
+    "\n",
+    NULL, NULL};
 
 static bool read_image(const char *path, fmag_vm_image *img, char *err, size_t errlen)
 {
@@ -77,24 +58,35 @@ static int emit_source(fmag_vm_image *img, fmag_vm_emit_lang lang, const char *p
     const fmag_vm_program **ps = malloc((img->nprograms ? img->nprograms : 1) * sizeof *ps);
     if (!ps) {
         fmag_vm_image_free(img);
-        return fail("out of memory%s%s", "", "");
+        return fmag_tool_error(&as_tool, "out of memory");
     }
     for (size_t i = 0; i < img->nprograms; i++)
         ps[i] = &img->programs[i];
     bool ok = fmag_vm_emit_source(ps, img->nprograms, lang, prefix, &src, &slen, err, sizeof err);
     free(ps);
     fmag_vm_image_free(img);
-    if (!ok) return fail("%s%s", err, "");
+    if (!ok) return fmag_tool_error(&as_tool, "%s", err);
     FILE *out = open_out(output, "w");
     if (!out) {
         int e = errno;
         free(src);
-        return fail("%s: cannot open for writing: %s", output, strerror(e));
+        return fmag_tool_error(&as_tool, "%s: cannot open for writing: %s", output, strerror(e));
     }
     ok = fwrite(src, 1, slen, out) == slen;
     ok = (out != stdout ? fclose(out) == 0 : fflush(out) == 0) && ok;
     free(src);
-    return ok ? 0 : fail("%s: write failed%s", output ? output : "<stdout>", "");
+    return ok ? 0 : fmag_tool_error(&as_tool, "%s: write failed", output ? output : "<stdout>");
+}
+
+static bool take_input(const fmag_tool *tool, void *user, const char *arg)
+{
+    const char **input = user;
+    if (*input) {
+        fmag_tool_error(tool, "more than one input file ('%s' and '%s')", *input, arg);
+        return false;
+    }
+    *input = arg;
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -103,52 +95,45 @@ int main(int argc, char **argv)
     bool disasm = false, info = false, emit = false;
     const char *prefix = NULL;
     fmag_vm_emit_lang lang = FMAG_VM_EMIT_C;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--version")) {
-            printf("fmag-as %s\n", FMAG_VERSION_STRING);
-            return 0;
-        }
-        if (!strcmp(a, "-d"))
-            disasm = true;
-        else if (!strncmp(a, "--emit=", 7)) {
-            if (!fmag_vm_emit_lang_parse(a + 7, &lang))
-                return fail("--emit wants c, glsl or cuda, not '%s'%s", a + 7, "");
-            emit = true;
-        } else if (!strncmp(a, "--prefix=", 9))
-            prefix = a + 9;
-        else if (!strcmp(a, "-i"))
-            info = true;
-        else if (!strcmp(a, "-o")) {
-            if (i + 1 >= argc) return fail("-o needs a file name%s%s", "", "");
-            output = argv[++i];
-        } else if (!strncmp(a, "-o", 2) && a[2])
-            output = a + 2;
-        else if (a[0] == '-' && a[1])
-            return fail("unknown option '%s'%s (see --help)", a, "");
-        else if (input)
-            return fail("more than one input file ('%s' and '%s')", input, a);
-        else
-            input = a;
+    const char *emit_name = NULL;
+    const fmag_option opts[] = {
+        {"-o", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_STRING, &output, NULL, "FILE",
+         "write the output to FILE ('-' for standard output)"},
+        {"-d", 0, FMAG_OPT_FLAG, &disasm, NULL, NULL,
+         "disassemble a .fmag to .fmas text (re-assembles to the same bits)"},
+        {"-i", 0, FMAG_OPT_FLAG, &info, NULL, NULL,
+         "print each record's header of a .fmag: name, instructions, regs,\n"
+         "inputs, outputs, flags"},
+        {"--emit", FMAG_OPT_EQ, FMAG_OPT_STRING, &emit_name, NULL, "c|glsl|cuda",
+         "write the programs of a .fmas or .fmag as straight-line source\n"
+         "(standard output unless -o); docs/VM.md, \"Baking a program to source\""},
+        {"--prefix", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_STRING, &prefix, NULL, "P",
+         "identifier prefix of the emitted source (default fmag_baked_)"},
+    };
+    const fmag_opt_parser parser = {&as_tool,   opts, sizeof opts / sizeof *opts,
+                                    take_input, NULL, &input};
+    int prc = fmag_opt_parse(&parser, argc, argv);
+    if (prc != FMAG_OPT_RUN) return prc;
+    if (emit_name) {
+        if (!fmag_vm_emit_lang_parse(emit_name, &lang))
+            return fmag_tool_error(&as_tool, "--emit wants c, glsl or cuda, not '%s'", emit_name);
+        emit = true;
     }
-    if (!input) return fail("no input file%s%s (see --help)", "", "");
-    if (disasm && info) return fail("-d and -i cannot be combined%s%s", "", "");
+    if (!input) return fmag_tool_error(&as_tool, "no input file (see --help)");
+    if (disasm && info) return fmag_tool_error(&as_tool, "-d and -i cannot be combined");
     if (emit && (disasm || info))
-        return fail("--emit cannot be combined with -d or -i%s%s", "", "");
+        return fmag_tool_error(&as_tool, "--emit cannot be combined with -d or -i");
 
     char err[600];
     fmag_vm_image img;
     fmag_vm_image_init(&img);
     if (disasm || info) {
-        if (!read_image(input, &img, err, sizeof err)) return fail("%s%s", err, "");
+        if (!read_image(input, &img, err, sizeof err)) return fmag_tool_error(&as_tool, "%s", err);
         FILE *out = open_out(output, "w");
         if (!out) {
             fmag_vm_image_free(&img);
-            return fail("%s: cannot open for writing: %s", output, strerror(errno));
+            return fmag_tool_error(&as_tool, "%s: cannot open for writing: %s", output,
+                                   strerror(errno));
         }
         if (disasm) {
             fmag_asm_print_image(&img, out);
@@ -169,30 +154,31 @@ int main(int argc, char **argv)
         bool ok = !ferror(out);
         if (out != stdout) ok = fclose(out) == 0 && ok;
         fmag_vm_image_free(&img);
-        return ok ? 0 : fail("%s: write failed%s", output ? output : "<stdout>", "");
+        return ok ? 0 : fmag_tool_error(&as_tool, "%s: write failed", output ? output : "<stdout>");
     }
 
     size_t len;
-    char *text = fmag_vm_read_file(input, &len, err, sizeof err);
-    if (!text) return fail("%s%s", err, "");
+    char *text = fmag_tool_read_file(&as_tool, input, &len);
+    if (!text) return 1;
     bool binary = len >= 4 && !memcmp(text, "FMAG", 4);
     if (binary && !emit) {
         free(text);
-        return fail("%s: this is a binary .fmag file (use -d to disassemble, -i to inspect)", input,
-                    "");
+        return fmag_tool_error(
+            &as_tool, "%s: this is a binary .fmag file (use -d to disassemble, -i to inspect)",
+            input);
     }
     bool ok;
     if (binary) {
         char why[400];
         ok = fmag_vm_image_read(&img, text, len, why, sizeof why);
         free(text);
-        if (!ok) return fail("%s: %s", input, why);
+        if (!ok) return fmag_tool_error(&as_tool, "%s: %s", input, why);
     } else {
         fmag_context *ctx = fmag_context_create();
         ok = fmag_asm_parse(ctx, strcmp(input, "-") ? input : "<stdin>", text, len, &img);
         free(text);
         if (!ok) {
-            fmag_context_diag_print(ctx, stderr);
+            fmag_tool_print_diags(&as_tool, ctx);
             fmag_context_destroy(ctx);
             return 1;
         }
@@ -205,7 +191,7 @@ int main(int argc, char **argv)
             output = "-";
         else if (!(output = def_out = default_output(input))) {
             fmag_vm_image_free(&img);
-            return fail("out of memory%s%s", "", "");
+            return fmag_tool_error(&as_tool, "out of memory");
         }
     }
     void *data;
@@ -214,13 +200,13 @@ int main(int argc, char **argv)
     fmag_vm_image_free(&img);
     if (!ok) {
         free(def_out);
-        return fail("%s%s", err, "");
+        return fmag_tool_error(&as_tool, "%s", err);
     }
     FILE *out = open_out(output, "wb");
     if (!out) {
         int e = errno;
         free(data);
-        fail("%s: cannot open for writing: %s", output, strerror(e));
+        fmag_tool_error(&as_tool, "%s: cannot open for writing: %s", output, strerror(e));
         free(def_out);
         return 1;
     }
@@ -230,7 +216,7 @@ int main(int argc, char **argv)
     else
         ok = fflush(out) == 0 && ok;
     free(data);
-    if (!ok) fail("%s: write failed%s", output, "");
+    if (!ok) fmag_tool_error(&as_tool, "%s: write failed", output);
     free(def_out);
     return ok ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "Options.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -971,7 +972,8 @@ static fmag_module *reduce(fmag_module *m, const char *pass, float (*inputs)[MAX
 
 /* ------------------------------------------------------------------ main */
 
-static const char *usage =
+static const fmag_tool difftest_tool = {
+    "fmag-difftest",
     "usage: fmag-difftest [--count N] [--seed S] [--inputs K] [--passes a,b,...]\n"
     "                     [--fastmath] [--loops] [--lower] [--tol T]\n"
     "                     [--self-test-broken] [-v]\n\n"
@@ -990,58 +992,39 @@ static const char *usage =
     "checked after -loop-unroll. --lower also lowers the -O2 result of each export\n"
     "and runs it on the reference VM, held to the same contract.\n"
     "--self-test-broken adds a deliberately wrong pass named `broken` (the tester\n"
-    "must catch it).\n";
+    "must catch it).\n\noptions:\n",
+    NULL, NULL};
 
 int main(int argc, char **argv)
 {
     options opt = {.count = 200, .seed = 1, .ninputs = 12, .tol = 1e-3};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--version")) {
-            printf("fmag-difftest %s\n", FMAG_VERSION_STRING);
-            return 0;
-        }
-        bool has = i + 1 < argc;
-        char *end = NULL;
-        if (!strcmp(a, "--count") && has)
-            opt.count = strtoul(argv[++i], &end, 10);
-        else if (!strcmp(a, "--seed") && has)
-            opt.seed = strtoull(argv[++i], &end, 10);
-        else if (!strcmp(a, "--inputs") && has)
-            opt.ninputs = (unsigned)strtoul(argv[++i], &end, 10);
-        else if (!strcmp(a, "--passes") && has)
-            opt.passes = argv[++i];
-        else if (!strcmp(a, "--tol") && has)
-            opt.tol = strtod(argv[++i], &end);
-        else if (!strcmp(a, "--fastmath"))
-            opt.fastmath = true;
-        else if (!strcmp(a, "--loops"))
-            opt.loops = true;
-        else if (!strcmp(a, "--lower"))
-            opt.lower = true;
-        else if (!strcmp(a, "--self-test-broken"))
-            opt.broken = true;
-        else if (!strcmp(a, "--print-modules"))
-            opt.print = true;
-        else if (!strcmp(a, "-v"))
-            opt.verbose = true;
-        else {
-            fprintf(stderr,
-                    "fmag-difftest: error: unknown or incomplete option '%s' (see --help)\n", a);
-            return 1;
-        }
-        if (end && *end) {
-            fprintf(stderr, "fmag-difftest: error: bad number '%s' for %s\n", argv[i], a);
-            return 1;
-        }
-    }
+    unsigned long long count = opt.count, seed = opt.seed, ninputs = opt.ninputs;
+    enum { EQN = FMAG_OPT_EQ_OR_NEXT };
+    const fmag_option table[] = {
+        {"--count", EQN, FMAG_OPT_UINT, &count, NULL, "N", "modules to generate (default 200)"},
+        {"--seed", EQN, FMAG_OPT_UINT, &seed, NULL, "S", "random seed (default 1)"},
+        {"--inputs", EQN, FMAG_OPT_UINT, &ninputs, NULL, "K",
+         "random inputs per export (default 12)"},
+        {"--passes", EQN, FMAG_OPT_STRING, &opt.passes, NULL, "a,b,...",
+         "passes or pipelines to check (default: each pass, O1, O2)"},
+        {"--tol", EQN, FMAG_OPT_DOUBLE, &opt.tol, NULL, "T", "fast-math tolerance (default 1e-3)"},
+        {"--fastmath", 0, FMAG_OPT_FLAG, &opt.fastmath, NULL, NULL, "fast-math modules"},
+        {"--loops", 0, FMAG_OPT_FLAG, &opt.loops, NULL, NULL, "add counted loops"},
+        {"--lower", 0, FMAG_OPT_FLAG, &opt.lower, NULL, NULL, "lower -O2 and run it on the VM too"},
+        {"--self-test-broken", 0, FMAG_OPT_FLAG, &opt.broken, NULL, NULL,
+         "add the wrong pass `broken`"},
+        {"--print-modules", 0, FMAG_OPT_FLAG, &opt.print, NULL, NULL, "print each module"},
+        {"-v", 0, FMAG_OPT_FLAG, &opt.verbose, NULL, NULL, "progress every 1000 modules"},
+    };
+    const fmag_opt_parser parser = {&difftest_tool, table, sizeof table / sizeof *table,
+                                    NULL,           NULL,  NULL};
+    int prc = fmag_opt_parse(&parser, argc, argv);
+    if (prc != FMAG_OPT_RUN) return prc;
+    opt.count = (unsigned long)count;
+    opt.seed = seed;
+    opt.ninputs = ninputs > MAX_INPUTS ? 0 : (unsigned)ninputs;
     if (opt.ninputs == 0 || opt.ninputs > MAX_INPUTS) {
-        fprintf(stderr, "fmag-difftest: error: --inputs must be 1..%d\n", MAX_INPUTS);
-        return 1;
+        return fmag_tool_error(&difftest_tool, "--inputs must be 1..%d", MAX_INPUTS);
     }
 
     /* The passes to check. */
@@ -1052,7 +1035,7 @@ int main(int argc, char **argv)
         list = strdup(opt.passes);
         for (char *s = strtok(list, ","); s && nnames < 64; s = strtok(NULL, ",")) {
             if (!fmag_pass_lookup(s) && !fmag_pipeline_lookup(s) && strcmp(s, "broken")) {
-                fprintf(stderr, "fmag-difftest: error: unknown pass '%s'\n", s);
+                fmag_tool_error(&difftest_tool, "unknown pass '%s'", s);
                 free(list);
                 return 1;
             }

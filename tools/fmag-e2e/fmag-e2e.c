@@ -5,10 +5,12 @@
  * The lowered programs are then run side by side through the per-lane engine,
  * each lane a different program, and must give each program's own results. */
 #include "fmag/Asm.h"
+#include "fmag/Bits.h"
 #include "fmag/CodeGen.h"
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "Options.h"
 #include "../common/Rng.h"
 
 #include <errno.h>
@@ -352,10 +354,7 @@ typedef struct lane_set {
 static bool same_result(float a, float b)
 {
     if (a == 0.0f && b == 0.0f) return true;
-    uint32_t x, y;
-    memcpy(&x, &a, 4);
-    memcpy(&y, &b, 4);
-    return x == y;
+    return fmag_bits_of(a) == fmag_bits_of(b);
 }
 
 static bool run_lanes(lane_set *ls, rng *r, counts *c, bool verbose)
@@ -618,81 +617,58 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
     return ok;
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: fmag-e2e [--count N] [--seed S] [--size K] [--no-control-flow] [--keep-going] "
-            "[--show-bound] [--fast-lowering] [-v]\n"
-            "\n"
-            "End-to-end differential test: N random modules (seeds S..S+N-1) are run by the\n"
-            "IR interpreter unoptimized and, after -O2 and lowering, by the reference VM;\n"
-            "outputs must agree under the strict contract (SPEC 2). Straight-line exports are\n"
-            "also lowered without -O2. Lowered programs then run side by side through the\n"
-            "per-lane engine and must match the reference VM bit for bit.\n"
-            "--size K: up to K instructions per straight-line region (default 12).\n"
-            "--show-bound prints every program whose regs exceed max(max-live + 1, nin, nout)\n"
-            "(other than by a free +0.0 register above the inputs).\n"
-            "--fast-lowering lowers with FMAG_CODEGEN_FAST (the JIT path) instead of the\n"
-            "full search.\n"
-            "Exit 0 when nothing mismatched, 1 otherwise.\n");
-}
+static const fmag_tool e2e_tool = {
+    "fmag-e2e",
+    "usage: fmag-e2e [--count N] [--seed S] [--size K] [--no-control-flow] [--keep-going] "
+    "[--show-bound] [--fast-lowering] [-v]\n"
+    "\n"
+    "End-to-end differential test: N random modules (seeds S..S+N-1) are run by the\n"
+    "IR interpreter unoptimized and, after -O2 and lowering, by the reference VM;\n"
+    "outputs must agree under the strict contract (SPEC 2). Straight-line exports are\n"
+    "also lowered without -O2. Lowered programs then run side by side through the\n"
+    "per-lane engine and must match the reference VM bit for bit.\n"
+    "Exit 0 when nothing mismatched, 1 otherwise.\n"
+    "\n"
+    "options:\n",
+    NULL, NULL};
 
 int main(int argc, char **argv)
 {
-    unsigned long count = 200, size = 12;
-    uint64_t seed = 1;
-    bool control_flow = true, keep_going = false, verbose = false, show_bound = false;
+    unsigned long long count = 200, size = 12, seed = 1;
+    bool no_control_flow = false, keep_going = false, verbose = false, show_bound = false;
     bool fast_lowering = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--version")) {
-            printf("fmag-e2e %s\n", FMAG_VERSION_STRING);
-            return 0;
-        } else if (!strcmp(a, "--count") || !strcmp(a, "--seed") || !strcmp(a, "--size")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "fmag-e2e: error: %s needs a value\n", a);
-                return 1;
-            }
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(argv[++i], &end, 10);
-            /* strtoull would take "-5" as a huge count */
-            if (*end || !*argv[i] || argv[i][0] == '-' || errno) {
-                fprintf(stderr, "fmag-e2e: error: '%s' is not a number\n", argv[i]);
-                return 1;
-            }
-            if (a[2] == 'c')
-                count = (unsigned long)v;
-            else if (a[3] == 'i')
-                size = v < 1 ? 1 : v > 5000 ? 5000 : (unsigned long)v;
-            else
-                seed = v;
-        } else if (!strcmp(a, "--no-control-flow")) {
-            control_flow = false;
-        } else if (!strcmp(a, "--keep-going")) {
-            keep_going = true;
-        } else if (!strcmp(a, "--show-bound")) {
-            show_bound = true;
-        } else if (!strcmp(a, "--fast-lowering")) {
-            fast_lowering = true;
-        } else if (!strcmp(a, "-v")) {
-            verbose = true;
-        } else {
-            fprintf(stderr, "fmag-e2e: error: unknown argument '%s' (see --help)\n", a);
-            return 1;
-        }
-    }
+    enum { EQN = FMAG_OPT_EQ_OR_NEXT };
+    const fmag_option table[] = {
+        {"--count", EQN, FMAG_OPT_UINT, &count, NULL, "N", "modules (default 200)"},
+        {"--seed", EQN, FMAG_OPT_UINT, &seed, NULL, "S", "first module seed (default 1)"},
+        {"--size", EQN, FMAG_OPT_UINT, &size, NULL, "K",
+         "up to K instructions per straight-line region (default 12;\n"
+         "1 to 5000)"},
+        {"--no-control-flow", 0, FMAG_OPT_FLAG, &no_control_flow, NULL, NULL,
+         "straight-line modules only"},
+        {"--keep-going", 0, FMAG_OPT_FLAG, &keep_going, NULL, NULL, "go on after a mismatch"},
+        {"--show-bound", 0, FMAG_OPT_FLAG, &show_bound, NULL, NULL,
+         "print every program whose regs exceed max(max-live + 1,\n"
+         "nin, nout) (other than by a free +0.0 register above the\n"
+         "inputs)"},
+        {"--fast-lowering", 0, FMAG_OPT_FLAG, &fast_lowering, NULL, NULL,
+         "lower with FMAG_CODEGEN_FAST (the JIT path) instead of the\n"
+         "full search"},
+        {"-v", 0, FMAG_OPT_FLAG, &verbose, NULL, NULL, "print progress"},
+    };
+    const fmag_opt_parser parser = {&e2e_tool, table, sizeof table / sizeof *table,
+                                    NULL,      NULL,  NULL};
+    int prc = fmag_opt_parse(&parser, argc, argv);
+    if (prc != FMAG_OPT_RUN) return prc;
+    size = size < 1 ? 1 : size > 5000 ? 5000 : size;
+    bool control_flow = !no_control_flow;
     counts c;
     memset(&c, 0, sizeof c);
     c.show_bound = show_bound;
     c.effort = fast_lowering ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
     lane_set *ls = calloc(1, sizeof *ls);
     if (!ls) {
-        fprintf(stderr, "fmag-e2e: error: out of memory\n");
-        return 1;
+        return fmag_tool_error(&e2e_tool, "out of memory");
     }
     fmag_vm_image_init(&ls->img);
     rng lane_rng = {seed ^ 0xA5A5A5A5ull};

@@ -5,6 +5,8 @@
  *
  *   fmag-remez TARGET DEGREE [A B]     e.g.  fmag-remez exp2 6
  */
+#include "Options.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,30 +209,69 @@ static int solve(ld *m, int n, ld *x)
 
 #define GRID 40000
 
+static void list_targets(FILE *out)
+{
+    fprintf(out, "\ntargets:\n");
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        fprintf(out, "  %-8s %s\n", targets[i].name, targets[i].desc);
+}
+
+static const fmag_tool remez_tool = {
+    "fmag-remez",
+    "usage: fmag-remez TARGET DEGREE [A B]\n"
+    "\n"
+    "Prints the float coefficients of the minimax polynomial of DEGREE (0 to 16) for\n"
+    "TARGET on [A, B] (default: the target's interval), found by the Remez exchange.\n"
+    "\n",
+    NULL, list_targets};
+
+/* TARGET DEGREE [A B]. */
+typedef struct remez_args {
+    const char *pos[4];
+    int npos;
+} remez_args;
+
+static bool take_pos(const fmag_tool *tool, void *user, const char *arg)
+{
+    remez_args *r = user;
+    if (r->npos == 4) {
+        fmag_tool_error(tool, "unexpected argument '%s' (see --help)", arg);
+        return false;
+    }
+    r->pos[r->npos++] = arg;
+    return true;
+}
+
+/* A and B may be negative: "-1" is a number, not an option. */
+static int take_number(const fmag_tool *tool, void *user, const char *arg)
+{
+    char *end;
+    (void)strtold(arg, &end);
+    if (*end || end == arg) return 0;
+    return take_pos(tool, user, arg) ? 1 : -1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "--version")) {
-        printf("fmag-remez (FMAG) %s\n", FMAG_VERSION_STRING);
-        return 0;
-    }
-    if (argc < 3 || !strcmp(argv[1], "--help")) {
-        printf("usage: fmag-remez TARGET DEGREE [A B]\ntargets:\n");
-        for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-            printf("  %-8s %s\n", targets[i].name, targets[i].desc);
-        return argc < 3 ? 1 : 0;
-    }
+    remez_args args = {{NULL}, 0};
+    const fmag_opt_parser parser = {&remez_tool, NULL, 0, take_pos, take_number, &args};
+    int prc = fmag_opt_parse(&parser, argc, argv);
+    if (prc != FMAG_OPT_RUN) return prc;
+    if (args.npos != 2 && args.npos != 4)
+        return fmag_tool_error(&remez_tool, "wants TARGET DEGREE [A B] (see --help)");
     const target *tg = NULL;
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-        if (!strcmp(targets[i].name, argv[1])) tg = &targets[i];
-    int n = atoi(argv[2]);
-    if (!tg || n < 0 || n > 16) {
-        fprintf(stderr, "fmag-remez: unknown target or bad degree\n");
-        return 1;
-    }
+        if (!strcmp(targets[i].name, args.pos[0])) tg = &targets[i];
+    char *end;
+    long degree = strtol(args.pos[1], &end, 10);
+    if (!tg) return fmag_tool_error(&remez_tool, "unknown target '%s' (see --help)", args.pos[0]);
+    if (*end || end == args.pos[1] || degree < 0 || degree > 16)
+        return fmag_tool_error(&remez_tool, "DEGREE wants 0..16, not '%s'", args.pos[1]);
+    int n = (int)degree;
     ld a = tg->a, b = tg->b;
-    if (argc >= 5) {
-        a = strtold(argv[3], NULL);
-        b = strtold(argv[4], NULL);
+    if (args.npos == 4) {
+        a = strtold(args.pos[2], NULL);
+        b = strtold(args.pos[3], NULL);
     }
     int np = n + 2;
     ld ref[20], c[20], m[20 * 21], sol[21];
@@ -247,8 +288,7 @@ int main(int argc, char **argv)
             m[j * (np + 1) + np] = tg->g(t);
         }
         if (!solve(m, np, sol)) {
-            fprintf(stderr, "fmag-remez: singular system\n");
-            return 1;
+            return fmag_tool_error(&remez_tool, "singular system");
         }
         memcpy(c, sol, (size_t)(n + 1) * sizeof *c);
         E = sol[n + 1];

@@ -2,8 +2,10 @@
  * a file, on a chosen engine; a thin driver over lib/VM, lib/AsmParser and lib/IR. */
 #define _POSIX_C_SOURCE 200809L
 #include "fmag/Asm.h"
+#include "fmag/Bits.h"
 #include "fmag/IR.h"
 #include "fmag/VM.h"
+#include "Options.h"
 #ifdef FMAG_HAVE_GPU
 #include "fmag/GPU.h"
 #endif
@@ -16,46 +18,21 @@
 #include <string.h>
 #include <time.h>
 
-static const char *usage =
-    "usage: fmag-run [options] FILE.{fmag,fmas,fir}\n"
-    "\n"
-    "Runs the first program of FILE (or --program NAME) and prints one line per\n"
-    "element: its outputs, space-separated, as %.9g (reads back to the same float32).\n"
-    "\n"
-    "  --in V,V,...        one element's inputs (repeat for more elements); a leading\n"
-    "                      minus is a value: --in -1,2\n"
-    "  --in-file FILE      many elements: CSV text, one element per line (values\n"
-    "                      separated by commas or blanks; empty lines and lines\n"
-    "                      starting with # are skipped), or raw little-endian float32\n"
-    "                      (element after element) with --in-format=raw or a .bin/.f32\n"
-    "                      file name. '-' reads standard input.\n"
-    "  --in-format=csv|raw force the --in-file format\n"
-    "  --program NAME      run the program (or .fir function) of that name\n"
-    "  --per-lane          each element names its program: the first value of every\n"
-    "                      --in / CSV line is a program index (0-based, file order) or\n"
-    "                      name; the rest are that program's inputs (.fmag/.fmas only)\n"
-    "  --backend=B         ref (default; the reference interpreter), batch (the SIMD\n"
-    "                      multi-threaded CPU engine), vulkan, cuda\n"
-    "  --threads N         batch engine threads (default: one per CPU)\n"
-    "  --bench N           run N generated elements and print the throughput\n"
-    "                      (elements/s and FMAG instructions/s) instead of outputs;\n"
-    "                      a .fir prints elements/s only (lower it for instr/s)\n"
-    "  --help, --version\n";
-
 static int fail(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+static const fmag_tool run_tool;
+
 static int fail(const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("fmag-run: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return 1;
+    return fmag_tool_error(&run_tool, "%s", msg);
 }
 
 typedef enum backend { BK_REF, BK_BATCH, BK_VULKAN, BK_CUDA } backend;
@@ -299,7 +276,7 @@ static bool parse_raw(const target *t, const char *data, size_t len, rows *r, co
             const unsigned char *b = (const unsigned char *)data + off + 4 * k;
             uint32_t w = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
                          ((uint32_t)b[3] << 24);
-            memcpy(&vals[k], &w, 4);
+            vals[k] = fmag_float_of(w);
         }
         if (!rows_push(r, vals, nin, (uint32_t)t->prog)) {
             snprintf(err, errlen, "out of memory");
@@ -526,112 +503,164 @@ static bool run_rows(target *t, backend bk, unsigned threads, const rows *in, fl
     return ok;
 }
 
+/* What the command line asks for. */
+typedef struct run_args {
+    const char *file, *in_file, *prog_name, *in_format;
+    const char **in_lists;
+    size_t n_in_lists;
+    bool per_lane, have_bench;
+    backend bk;
+    unsigned long long bench, threads;
+} run_args;
+
+static bool opt_in(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)tool, (void)spelling;
+    run_args *r = dest;
+    r->in_lists[r->n_in_lists++] = value;
+    return true;
+}
+
+/* An option that may be given once: --in-file, --program. */
+static bool opt_once(const fmag_tool *tool, const char **dest, const char *spelling,
+                     const char *value)
+{
+    if (*dest) {
+        size_t n = strcspn(spelling, "=");
+        fmag_tool_error(tool, "%.*s given twice", (int)n, spelling);
+        return false;
+    }
+    *dest = value;
+    return true;
+}
+
+static bool opt_in_file(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    return opt_once(tool, &((run_args *)dest)->in_file, spelling, value);
+}
+
+static bool opt_program(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    return opt_once(tool, &((run_args *)dest)->prog_name, spelling, value);
+}
+
+static bool opt_in_format(const fmag_tool *tool, void *dest, const char *spelling,
+                          const char *value)
+{
+    (void)spelling;
+    if (strcmp(value, "csv") && strcmp(value, "raw")) {
+        fmag_tool_error(tool, "--in-format must be csv or raw, not '%s'", value);
+        return false;
+    }
+    ((run_args *)dest)->in_format = value;
+    return true;
+}
+
+static bool opt_backend(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)spelling;
+    size_t k = 0;
+    while (k < 4 && strcmp(value, backend_names[k]))
+        k++;
+    if (k == 4) {
+        fmag_tool_error(tool, "unknown backend '%s' (ref, batch, vulkan, cuda)", value);
+        return false;
+    }
+    ((run_args *)dest)->bk = (backend)k;
+    return true;
+}
+
+static bool opt_threads(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)spelling;
+    if (!parse_uint_arg(value, 256, &((run_args *)dest)->threads)) {
+        fmag_tool_error(tool, "--threads needs a number from 0 to 256, not '%s'", value);
+        return false;
+    }
+    return true;
+}
+
+static bool opt_bench(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)spelling;
+    run_args *r = dest;
+    if (!parse_uint_arg(value, 1ull << 32, &r->bench) || r->bench == 0) {
+        fmag_tool_error(tool, "--bench needs an element count from 1 to 2^32, not '%s'", value);
+        return false;
+    }
+    r->have_bench = true;
+    return true;
+}
+
+static bool take_file(const fmag_tool *tool, void *user, const char *arg)
+{
+    run_args *r = user;
+    if (r->file) {
+        fmag_tool_error(tool, "more than one program file ('%s' and '%s')", r->file, arg);
+        return false;
+    }
+    r->file = arg;
+    return true;
+}
+
+static const fmag_tool run_tool = {
+    "fmag-run",
+    "usage: fmag-run [options] FILE.{fmag,fmas,fir}\n"
+    "\n"
+    "Runs the first program of FILE (or --program NAME) and prints one line per\n"
+    "element: its outputs, space-separated, as %.9g (reads back to the same float32).\n"
+    "\n",
+    NULL, NULL};
+
 int main(int argc, char **argv)
 {
-    const char *file = NULL, *in_file = NULL, *prog_name = NULL, *in_format = NULL;
-    const char **in_lists = NULL;
-    size_t n_in_lists = 0;
-    bool per_lane = false;
-    backend bk = BK_REF;
-    unsigned long long bench = 0, threads = 0;
-    bool have_bench = false;
+    run_args r = {0};
     int rc = 1;
     char err[1024];
 
-    in_lists = calloc((size_t)argc, sizeof(char *));
-    if (!in_lists) return fail("out of memory");
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        /* --opt VALUE and --opt=VALUE; VALUE is taken as is, even when it starts
-         * with '-' (so --in -1,2 is a value). */
-        const char *val = NULL;
-        const char *eq = strchr(a, '=');
-        size_t name_len = eq && !strncmp(a, "--", 2) ? (size_t)(eq - a) : strlen(a);
-#define OPT(s) (name_len == strlen(s) && !strncmp(a, s, name_len))
-#define NEED_VAL()                                                                                 \
-    do {                                                                                           \
-        if (eq && !strncmp(a, "--", 2))                                                            \
-            val = eq + 1;                                                                          \
-        else if (i + 1 < argc)                                                                     \
-            val = argv[++i];                                                                       \
-        else {                                                                                     \
-            fail("%.*s needs a value", (int)name_len, a);                                          \
-            goto out;                                                                              \
-        }                                                                                          \
-    } while (0)
-        if (OPT("--help") || OPT("-h")) {
-            fputs(usage, stdout);
-            rc = 0;
-            goto out;
-        } else if (OPT("--version")) {
-            printf("fmag-run %s\n", FMAG_VERSION_STRING);
-            rc = 0;
-            goto out;
-        } else if (OPT("--in")) {
-            NEED_VAL();
-            in_lists[n_in_lists++] = val;
-        } else if (OPT("--in-file")) {
-            NEED_VAL();
-            if (in_file) {
-                fail("--in-file given twice");
-                goto out;
-            }
-            in_file = val;
-        } else if (OPT("--in-format")) {
-            NEED_VAL();
-            if (strcmp(val, "csv") && strcmp(val, "raw")) {
-                fail("--in-format must be csv or raw, not '%s'", val);
-                goto out;
-            }
-            in_format = val;
-        } else if (OPT("--program")) {
-            NEED_VAL();
-            if (prog_name) {
-                fail("--program given twice");
-                goto out;
-            }
-            prog_name = val;
-        } else if (OPT("--per-lane")) {
-            if (eq) {
-                fail("--per-lane takes no value");
-                goto out;
-            }
-            per_lane = true;
-        } else if (OPT("--backend")) {
-            NEED_VAL();
-            size_t k = 0;
-            while (k < 4 && strcmp(val, backend_names[k]))
-                k++;
-            if (k == 4) {
-                fail("unknown backend '%s' (ref, batch, vulkan, cuda)", val);
-                goto out;
-            }
-            bk = (backend)k;
-        } else if (OPT("--threads")) {
-            NEED_VAL();
-            if (!parse_uint_arg(val, 256, &threads)) {
-                fail("--threads needs a number from 0 to 256, not '%s'", val);
-                goto out;
-            }
-        } else if (OPT("--bench")) {
-            NEED_VAL();
-            if (!parse_uint_arg(val, 1ull << 32, &bench) || bench == 0) {
-                fail("--bench needs an element count from 1 to 2^32, not '%s'", val);
-                goto out;
-            }
-            have_bench = true;
-        } else if (a[0] == '-' && a[1]) {
-            fail("unknown option '%s' (see --help)", a);
-            goto out;
-        } else if (file) {
-            fail("more than one program file ('%s' and '%s')", file, a);
-            goto out;
-        } else {
-            file = a;
-        }
-#undef OPT
-#undef NEED_VAL
-    }
+    r.in_lists = calloc((size_t)argc, sizeof(char *));
+    if (!r.in_lists) return fail("out of memory");
+    enum { EQN = FMAG_OPT_EQ_OR_NEXT };
+    const fmag_option opts[] = {
+        {"--in", EQN | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &r, opt_in, "V,V,...",
+         "one element's inputs (repeat for more elements); a leading\n"
+         "minus is a value: --in -1,2"},
+        {"--in-file", EQN, FMAG_OPT_CALL, &r, opt_in_file, "FILE",
+         "many elements: CSV text, one element per line (values\n"
+         "separated by commas or blanks; empty lines and lines\n"
+         "starting with # are skipped), or raw little-endian float32\n"
+         "(element after element) with --in-format=raw or a .bin/.f32\n"
+         "file name. '-' reads standard input."},
+        {"--in-format", EQN, FMAG_OPT_CALL, &r, opt_in_format, "csv|raw",
+         "force the --in-file format"},
+        {"--program", EQN, FMAG_OPT_CALL, &r, opt_program, "NAME",
+         "run the program (or .fir function) of that name"},
+        {"--per-lane", FMAG_OPT_NO_VALUE, FMAG_OPT_FLAG, &r.per_lane, NULL, NULL,
+         "each element names its program: the first value of every\n"
+         "--in / CSV line is a program index (0-based, file order) or\n"
+         "name; the rest are that program's inputs (.fmag/.fmas only)"},
+        {"--backend", EQN, FMAG_OPT_CALL, &r, opt_backend, "B",
+         "ref (default; the reference interpreter), batch (the SIMD\n"
+         "multi-threaded CPU engine), vulkan, cuda"},
+        {"--threads", EQN, FMAG_OPT_CALL, &r, opt_threads, "N",
+         "batch engine threads (default: one per CPU)"},
+        {"--bench", EQN, FMAG_OPT_CALL, &r, opt_bench, "N",
+         "run N generated elements and print the throughput\n"
+         "(elements/s and FMAG instructions/s) instead of outputs;\n"
+         "a .fir prints elements/s only (lower it for instr/s)"},
+    };
+    const fmag_opt_parser parser = {&run_tool, opts, sizeof opts / sizeof *opts,
+                                    take_file, NULL, &r};
+    rc = fmag_opt_parse(&parser, argc, argv);
+    if (rc != FMAG_OPT_RUN) goto out;
+    rc = 1;
+    const char *file = r.file, *in_file = r.in_file, *prog_name = r.prog_name;
+    const char *in_format = r.in_format;
+    const char **in_lists = r.in_lists;
+    size_t n_in_lists = r.n_in_lists;
+    bool per_lane = r.per_lane, have_bench = r.have_bench;
+    backend bk = r.bk;
+    unsigned long long bench = r.bench, threads = r.threads;
     if (!file) {
         fail("no program file (see --help)");
         goto out;
@@ -697,9 +726,7 @@ int main(int argc, char **argv)
         if (dt <= 0) dt = 1e-9;
         uint64_t sum = 0;
         for (size_t k = 0; k < (size_t)bench * max_out; k++) {
-            uint32_t w;
-            memcpy(&w, &outv[k], 4);
-            sum = sum * 1000003u + w;
+            sum = sum * 1000003u + fmag_bits_of(outv[k]);
         }
         if (t.is_fir) {
             /* The IR interpreter runs IR, not machine instructions, and does not count
@@ -798,6 +825,6 @@ done:
     fmag_vm_image_free(&t.img);
     if (t.ctx) fmag_context_destroy(t.ctx);
 out:
-    free(in_lists);
+    free(r.in_lists);
     return rc;
 }

@@ -11,8 +11,10 @@
  * with hostile register indices and counts) go through the GPU runners: they must
  * end in a result or a refusal, never a crash, a hang or (under the validation
  * layers / compute-sanitizer) an access outside the buffers. */
+#include "fmag/Bits.h"
 #include "fmag/VM.h"
 #include "../common/Rng.h"
+#include "Options.h"
 #ifdef FMAG_HAVE_GPU
 #include "fmag/GPU.h"
 #endif
@@ -27,19 +29,6 @@
 enum { MAX_IO = 8, MAX_REGS = 24, MAX_INSTR = 40 };
 
 
-static float bits_float(uint32_t w)
-{
-    float f;
-    memcpy(&f, &w, 4);
-    return f;
-}
-static uint32_t float_bits(float f)
-{
-    uint32_t w;
-    memcpy(&w, &f, 4);
-    return w;
-}
-
 /* A finite value, biased toward the special ones. */
 static float special_finite(rng *r)
 {
@@ -49,7 +38,7 @@ static float special_finite(rng *r)
     case 1:
         return -0.0f;
     case 2:
-        return bits_float(1u + rndn(r, 0x7FFFFFu)) * (rndn(r, 2) ? 1.0f : -1.0f); /* denormal */
+        return fmag_float_of(1u + rndn(r, 0x7FFFFFu)) * (rndn(r, 2) ? 1.0f : -1.0f); /* denormal */
     case 3:
         return FLT_MIN * (rndn(r, 2) ? 1.0f : -1.0f);
     case 4:
@@ -89,7 +78,7 @@ static float special_input(rng *r)
 static uint32_t operand_word(rng *r, unsigned regs)
 {
     if (rndn(r, 2)) return fmag_vm_ref_word((uint16_t)rndn(r, regs));
-    return float_bits(special_finite(r));
+    return fmag_bits_of(special_finite(r));
 }
 
 /* A valid random program. */
@@ -125,16 +114,16 @@ static void eval(const fmag_vm_program *p, const float *in, float *out, bool *de
     }
     for (uint32_t i = 0; i < p->ninstr; i++) {
         fmag_vm_instr w = p->code[i];
-        float b = fmag_vm_word_is_ref(w.b) ? r[w.b & 0xFFFF] : bits_float(w.b);
-        float c = fmag_vm_word_is_ref(w.c) ? r[w.c & 0xFFFF] : bits_float(w.c);
-        float g = fmag_vm_word_is_ref(w.g) ? r[w.g & 0xFFFF] : bits_float(w.g);
+        float b = fmag_vm_word_is_ref(w.b) ? r[w.b & 0xFFFF] : fmag_float_of(w.b);
+        float c = fmag_vm_word_is_ref(w.c) ? r[w.c & 0xFFFF] : fmag_float_of(w.c);
+        float g = fmag_vm_word_is_ref(w.g) ? r[w.g & 0xFFFF] : fmag_float_of(w.g);
         unsigned d = w.da & 0xFFFF, a = w.da >> 16;
         *denormal |= fpclassify(g) == FP_SUBNORMAL;
         if (g > 0) {
             float v = fmaf(r[a], b, c);
             *denormal |= fpclassify(r[a]) == FP_SUBNORMAL || fpclassify(b) == FP_SUBNORMAL ||
                          fpclassify(c) == FP_SUBNORMAL || fpclassify(v) == FP_SUBNORMAL;
-            r[d] = isnan(v) ? bits_float(FMAG_VM_CANONICAL_NAN) : v;
+            r[d] = isnan(v) ? fmag_float_of(FMAG_VM_CANONICAL_NAN) : v;
         }
     }
     for (unsigned k = 0; k < p->nout; k++)
@@ -163,20 +152,20 @@ static bool run_engine(engine *e, const fmag_vm_program *const *progs, size_t np
                                         !strcmp(e->name, "batch1") ? 1 : 0, err, errlen);
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: fmag-xdiff [--count N] [--seed S] [--lanes L] [--programs K]\n"
-                 "                  [--engines batch,vulkan,cuda] [--untrusted] [-v]\n"
-                 "\n"
-                 "Runs N random per-lane images (K random programs, L elements, special values\n"
-                 "in literals and inputs; seeds S..S+N-1) on the reference VM and on each engine\n"
-                 "named (default: batch and every GPU runner that starts) and reports every\n"
-                 "output that is not bit-identical to the reference, with its seed. On a driver\n"
-                 "that flushes denormals, elements that touch one are counted apart.\n"
-                 "--untrusted: unvalidated streams (random words; hostile register indices and\n"
-                 "counts behind valid headers) through the GPU runners: no crash, no hang.\n"
-                 "Exit 0 when nothing mismatched.\n");
-}
+static const fmag_tool xdiff_tool = {
+    "fmag-xdiff",
+    "usage: fmag-xdiff [--count N] [--seed S] [--lanes L] [--programs K]\n"
+    "                  [--engines batch,vulkan,cuda] [--untrusted] [-v]\n"
+    "\n"
+    "Runs N random per-lane images (K random programs, L elements, special values\n"
+    "in literals and inputs; seeds S..S+N-1) on the reference VM and on each engine\n"
+    "named (default: batch and every GPU runner that starts) and reports every\n"
+    "output that is not bit-identical to the reference, with its seed. On a driver\n"
+    "that flushes denormals, elements that touch one are counted apart.\n"
+    "Exit 0 when nothing mismatched.\n"
+    "\n"
+    "options:\n",
+    NULL, NULL};
 
 static bool want_engine(const char *list, const char *name)
 {
@@ -189,18 +178,6 @@ static bool want_engine(const char *list, const char *name)
         s += len + (e ? 1 : 0);
     }
     return false;
-}
-
-static bool parse_count(const char *flag, const char *v, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtoull(v, &end, 10);
-    if (!*v || *end || errno || *v == '-') {
-        fprintf(stderr, "fmag-xdiff: error: %s wants a number, not '%s'\n", flag, v);
-        return false;
-    }
-    return true;
 }
 
 /* Untrusted streams through one GPU runner. Returns the number of launches that
@@ -236,9 +213,9 @@ static void untrusted(engine *e, unsigned long long count, uint64_t seed, unsign
                     code[q][i].da = (uint32_t)rnd64(&r);
                 } else { /* plausible words, hostile indices: anything up to 0xFFFF */
                     code[q][i].b = rndn(&r, 2) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536)
-                                               : float_bits(special_finite(&r));
+                                               : fmag_bits_of(special_finite(&r));
                     code[q][i].c = rndn(&r, 2) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536)
-                                               : float_bits(special_finite(&r));
+                                               : fmag_bits_of(special_finite(&r));
                     code[q][i].g = rndn(&r, 8) ? FMAG_VM_REF_TAG | (uint32_t)rndn(&r, 65536)
                                                : 0x7F800000u; /* inf word */
                     code[q][i].da = (uint32_t)rnd64(&r);
@@ -277,36 +254,29 @@ int main(int argc, char **argv)
     unsigned long long count = 100, seed = 1, lanes = 256, nprogs = 16;
     const char *engines = NULL;
     bool verbose = false, untrusted_mode = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--version")) {
-            printf("fmag-xdiff %s\n", FMAG_VERSION_STRING);
-            return 0;
-        } else if (!strcmp(a, "-v")) {
-            verbose = true;
-        } else if (!strcmp(a, "--untrusted")) {
-            untrusted_mode = true;
-        } else if (i + 1 < argc && (!strcmp(a, "--count") || !strcmp(a, "--seed") ||
-                                    !strcmp(a, "--lanes") || !strcmp(a, "--programs"))) {
-            unsigned long long *dst = a[2] == 'c'   ? &count
-                                      : a[2] == 's' ? &seed
-                                      : a[2] == 'l' ? &lanes
-                                                    : &nprogs;
-            if (!parse_count(a, argv[++i], dst)) return 1;
-        } else if (i + 1 < argc && !strcmp(a, "--engines")) {
-            engines = argv[++i];
-        } else {
-            fprintf(stderr, "fmag-xdiff: error: unknown or incomplete option '%s' (see --help)\n",
-                    a);
-            return 1;
-        }
-    }
+    enum { EQN = FMAG_OPT_EQ_OR_NEXT };
+    const fmag_option table[] = {
+        {"--count", EQN, FMAG_OPT_UINT, &count, NULL, "N", "images (default 100)"},
+        {"--seed", EQN, FMAG_OPT_UINT, &seed, NULL, "S", "first seed (default 1)"},
+        {"--lanes", EQN, FMAG_OPT_UINT, &lanes, NULL, "L",
+         "elements per image (default 256; 1 to 1048576)"},
+        {"--programs", EQN, FMAG_OPT_UINT, &nprogs, NULL, "K",
+         "programs per image (default 16; 1 to 4096)"},
+        {"--engines", EQN, FMAG_OPT_STRING, &engines, NULL, "LIST",
+         "comma-separated: batch, batch1, vulkan, cuda (one named\n"
+         "but not started is a failure)"},
+        {"--untrusted", 0, FMAG_OPT_FLAG, &untrusted_mode, NULL, NULL,
+         "unvalidated streams (random words; hostile register indices\n"
+         "and counts behind valid headers) through the GPU runners: no\n"
+         "crash, no hang"},
+        {"-v", 0, FMAG_OPT_FLAG, &verbose, NULL, NULL, "print each refusal"},
+    };
+    const fmag_opt_parser parser = {&xdiff_tool, table, sizeof table / sizeof *table,
+                                    NULL,        NULL,  NULL};
+    int prc = fmag_opt_parse(&parser, argc, argv);
+    if (prc != FMAG_OPT_RUN) return prc;
     if (lanes == 0 || lanes > 1u << 20 || nprogs == 0 || nprogs > 4096) {
-        fprintf(stderr, "fmag-xdiff: error: --lanes wants 1..1048576 and --programs 1..4096\n");
-        return 1;
+        return fmag_tool_error(&xdiff_tool, "--lanes wants 1..1048576 and --programs 1..4096");
     }
     engine eng[4];
     unsigned neng = 0;
@@ -350,8 +320,7 @@ int main(int argc, char **argv)
         }
         return any ? 0 : 1;
 #else
-        fprintf(stderr, "fmag-xdiff: error: --untrusted needs the GPU runners (not built)\n");
-        return 1;
+        return fmag_tool_error(&xdiff_tool, "--untrusted needs the GPU runners (not built)");
 #endif
     }
 
@@ -364,8 +333,7 @@ int main(int argc, char **argv)
     float *want = calloc(lanes * MAX_IO, sizeof(float));
     float *got = calloc(lanes * MAX_IO, sizeof(float));
     if (!progs || !pp || !code || !names || !idx || !in || !want || !got) {
-        fprintf(stderr, "fmag-xdiff: error: out of memory\n");
-        return 1;
+        return fmag_tool_error(&xdiff_tool, "out of memory");
     }
     unsigned long long elements = 0, oracle_bad = 0, failed_runs = 0;
     for (unsigned long long k = 0; k < count; k++) {
@@ -394,13 +362,13 @@ int main(int argc, char **argv)
             const fmag_vm_program *p = pp[idx[j]];
             eval(p, in + j * MAX_IO, o, &touched[j]);
             for (unsigned q = 0; q < p->nout; q++)
-                if (float_bits(o[q]) != float_bits(want[j * MAX_IO + q])) {
+                if (fmag_bits_of(o[q]) != fmag_bits_of(want[j * MAX_IO + q])) {
                     oracle_bad++;
                     fprintf(stderr,
                             "fmag-xdiff: seed %llu element %zu output %u: reference VM %08x, "
                             "independent evaluator %08x\n",
-                            (unsigned long long)s, j, q, float_bits(want[j * MAX_IO + q]),
-                            float_bits(o[q]));
+                            (unsigned long long)s, j, q, fmag_bits_of(want[j * MAX_IO + q]),
+                            fmag_bits_of(o[q]));
                 }
         }
         elements += lanes;
@@ -417,7 +385,7 @@ int main(int argc, char **argv)
                 const fmag_vm_program *p = pp[idx[j]];
                 bool same = true;
                 for (unsigned q = 0; q < p->nout; q++)
-                    same &= float_bits(got[j * MAX_IO + q]) == float_bits(want[j * MAX_IO + q]);
+                    same &= fmag_bits_of(got[j * MAX_IO + q]) == fmag_bits_of(want[j * MAX_IO + q]);
                 if (same) continue;
                 if (eng[e].flushes_denormals && touched && touched[j]) {
                     eng[e].excused++;
@@ -428,7 +396,7 @@ int main(int argc, char **argv)
                             "fmag-xdiff: MISMATCH %s seed %llu element %zu (program %u): "
                             "output 0 %08x, reference %08x\n",
                             eng[e].name, (unsigned long long)s, j, idx[j],
-                            float_bits(got[j * MAX_IO]), float_bits(want[j * MAX_IO]));
+                            fmag_bits_of(got[j * MAX_IO]), fmag_bits_of(want[j * MAX_IO]));
             }
         }
         free(touched);

@@ -13,46 +13,23 @@
 #endif
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "Options.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: slc [options] <input.sl | input.glsl/.frag/.vert/.comp | input.hlsl |\n"
-                 "                      input.spv | ->\n"
-                 "\n"
-                 "Compiles a shading-language file. Each export function becomes one program;\n"
-                 "by default the .fmag binary is written beside the input (x.sl -> x.fmag).\n"
-                 "A SPIR-V binary (.spv) becomes one program: its entry point main, or the\n"
-                 "function -entry names (docs/SPIRV.md). GLSL and HLSL files are compiled\n"
-                 "unchanged through shaderc: the program is -entry NAME (its in/inout\n"
-                 "parameters are the inputs; its result and out/inout parameters the\n"
-                 "outputs) or main() with the global in/uniform and out variables.\n"
-                 "\n"
-                 "options:\n"
-                 "  -o FILE       write the output to FILE ('-' = standard output)\n"
-                 "  -S            print the FMAG assembly (.fmas) instead of the binary\n"
-                 "  --emit=c|glsl|cuda  print the stream as straight-line source instead\n"
-                 "  --prefix=P    identifier prefix of that source (default fmag_baked_)\n"
-                 "  -emit-ir      print the IR (.fir) before optimization\n"
-                 "  -O0 -O1 -O2   optimization level (default -O2; lowering always inlines\n"
-                 "                and if-converts)\n"
-                 "  -ffast-math   allow contraction and reassociation; shorter builtins\n"
-                 "  -entry NAME   compile only the export NAME (SPIR-V, GLSL, HLSL: the\n"
-                 "                function NAME)\n"
-                 "  -x LANG       the input language: sl, glsl, hlsl or spirv (default: from\n"
-                 "                the extension: .glsl .frag .vert .comp GLSL, .hlsl HLSL,\n"
-                 "                .spv SPIR-V, anything else SL)\n"
-                 "  -emit-spirv   GLSL/HLSL: write the SPIR-V glslang produced (with the\n"
-                 "                generated entry point) instead of compiling it\n"
-                 "  -lowering=fast|full\n"
-                 "                register allocation effort (default full: the fewest\n"
-                 "                instructions, then registers; fast: two schedules, no\n"
-                 "                search, for compile latency, as a JIT would use it)\n"
-                 "  -inline-budget=N  most instructions of a function after inlining\n"
-                 "                (default 200000; beyond it the compile is an error)\n"
-                 "  -ferror-limit=N  stop after N errors (default 20; 0: no limit)\n"
-                 "  --help, --version\n");
-}
-
+static const fmag_tool slc_tool = {
+    "slc",
+    "usage: slc [options] <input.sl | input.glsl/.frag/.vert/.comp | input.hlsl |\n"
+    "                      input.spv | ->\n"
+    "\n"
+    "Compiles a shading-language file. Each export function becomes one program;\n"
+    "by default the .fmag binary is written beside the input (x.sl -> x.fmag).\n"
+    "A SPIR-V binary (.spv) becomes one program: its entry point main, or the\n"
+    "function -entry names (docs/SPIRV.md). GLSL and HLSL files are compiled\n"
+    "unchanged through shaderc: the program is -entry NAME (its in/inout\n"
+    "parameters are the inputs; its result and out/inout parameters the\n"
+    "outputs) or main() with the global in/uniform and out variables.\n"
+    "\n"
+    "options:\n",
+    NULL, NULL};
 
 /* The input languages and the one place that tells them apart. */
 typedef enum input_kind { INPUT_SL, INPUT_SPIRV, INPUT_GLSL, INPUT_HLSL, INPUT_UNKNOWN } input_kind;
@@ -96,8 +73,9 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
                                 kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL, &so);
     }
     if (len % 4) {
-        fmag_context_error(ctx, "%s: error: not a SPIR-V binary (%zu bytes is not a whole number "
-                                "of 32-bit words)",
+        fmag_context_error(ctx,
+                           "%s: error: not a SPIR-V binary (%zu bytes is not a whole number "
+                           "of 32-bit words)",
                            shown, len);
         return NULL;
     }
@@ -127,106 +105,148 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
 /* True when every export is one block without calls (what codegen accepts). */
 static bool lowerable(fmag_module *m)
 {
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m) {
         if (!f->is_export) return false;
         if (f->first != f->last) return false;
-        fmag_foreach_instr(i, f->first)
-        {
+        fmag_foreach_instr (i, f->first) {
             if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
         }
     }
     return true;
 }
 
+/* What the command line asks for. */
+typedef struct slc_args {
+    unsigned long long inline_budget, error_limit;
+    const char *input, *output, *level, *lang, *emit_prefix, *emit_name;
+    bool emit_asm, emit_ir, emit_spirv, fastmath;
+    const char *entry;
+    fmag_codegen_options cg;
+} slc_args;
+
 /* "-name=N" with N a decimal count below 2^32; false (and a message) otherwise. */
-static bool count_flag(const char *a, unsigned long long *out)
+static bool count_value(const fmag_tool *tool, const char *spelling, const char *value,
+                        unsigned long long *out)
 {
-    const char *value = strchr(a, '=') + 1;
     char *end;
     errno = 0;
     *out = strtoull(value, &end, 10);
     if (!*value || *end || errno || *value == '-' || *out > 0xFFFFFFFFull) {
-        fprintf(stderr, "slc: error: '%s' wants a count (0 to 4294967295)\n", a);
+        fmag_tool_error(tool, "'%s' wants a count (0 to 4294967295)", spelling);
         return false;
     }
     return true;
 }
 
+static bool opt_inline_budget(const fmag_tool *tool, void *dest, const char *spelling,
+                              const char *value)
+{
+    slc_args *a = dest;
+    if (!count_value(tool, spelling, value, &a->inline_budget)) return false;
+    if (!a->inline_budget) a->inline_budget = 1;
+    return true;
+}
+
+static bool opt_error_limit(const fmag_tool *tool, void *dest, const char *spelling,
+                            const char *value)
+{
+    return count_value(tool, spelling, value, &((slc_args *)dest)->error_limit);
+}
+
+static bool opt_lowering(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)spelling;
+    if (strcmp(value, "fast") && strcmp(value, "full")) {
+        fmag_tool_error(tool, "-lowering wants 'fast' or 'full', not '%s'", value);
+        return false;
+    }
+    ((slc_args *)dest)->cg.effort = value[1] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
+    return true;
+}
+
+/* -O0, -O1, -O2: the pipeline of that name. */
+static bool opt_level(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)tool, (void)value;
+    ((slc_args *)dest)->level = spelling + strspn(spelling, "-");
+    return true;
+}
+
+static bool take_input(const fmag_tool *tool, void *user, const char *arg)
+{
+    slc_args *a = user;
+    if (a->input) {
+        fmag_tool_error(tool, "more than one input file ('%s' and '%s')", a->input, arg);
+        return false;
+    }
+    a->input = arg;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
-    unsigned long long inline_budget = 0, error_limit = FMAG_DEFAULT_ERROR_LIMIT;
-    const char *input = NULL, *output = NULL, *level = "O2", *lang = NULL;
-    bool emit_asm = false, emit_ir = false, emit_spirv = false, emit_src = false;
-    const char *emit_prefix = NULL;
+    slc_args a = {0};
+    a.error_limit = FMAG_DEFAULT_ERROR_LIMIT;
+    a.level = "O2";
+    a.cg.effort = FMAG_CODEGEN_FULL;
+    const fmag_option table[] = {
+        {"-o", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.output, NULL, "FILE",
+         "write the output to FILE ('-' = standard output)"},
+        {"-S", 0, FMAG_OPT_FLAG, &a.emit_asm, NULL, NULL,
+         "print the FMAG assembly (.fmas) instead of the binary"},
+        {"--emit", FMAG_OPT_EQ, FMAG_OPT_STRING, &a.emit_name, NULL, "c|glsl|cuda",
+         "print the stream as straight-line source instead"},
+        {"--prefix", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_STRING, &a.emit_prefix, NULL, "P",
+         "identifier prefix of that source (default fmag_baked_)"},
+        {"-emit-ir", 0, FMAG_OPT_FLAG, &a.emit_ir, NULL, NULL,
+         "print the IR (.fir) before optimization"},
+        {"-O0|-O1|-O2", 0, FMAG_OPT_CALL, &a, opt_level, NULL,
+         "optimization level (default -O2; lowering always inlines\n"
+         "and if-converts)"},
+        {"-ffast-math", 0, FMAG_OPT_FLAG, &a.fastmath, NULL, NULL,
+         "allow contraction and reassociation; shorter builtins"},
+        {"-entry", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.entry, NULL, "NAME",
+         "compile only the export NAME (SPIR-V, GLSL, HLSL: the\n"
+         "function NAME)"},
+        {"-x", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.lang, NULL, "LANG",
+         "the input language: sl, glsl, hlsl or spirv (default: from\n"
+         "the extension: .glsl .frag .vert .comp GLSL, .hlsl HLSL,\n"
+         ".spv SPIR-V, anything else SL)"},
+        {"-emit-spirv", 0, FMAG_OPT_FLAG, &a.emit_spirv, NULL, NULL,
+         "GLSL/HLSL: write the SPIR-V glslang produced (with the\n"
+         "generated entry point) instead of compiling it"},
+        {"-lowering", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &a, opt_lowering, "fast|full",
+         "register allocation effort (default full: the fewest\n"
+         "instructions, then registers; fast: two schedules, no\n"
+         "search, for compile latency, as a JIT would use it)"},
+        {"-inline-budget", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &a, opt_inline_budget,
+         "N",
+         "most instructions of a function after inlining\n"
+         "(default 200000; beyond it the compile is an error)"},
+        {"-ferror-limit", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &a, opt_error_limit, "N",
+         "stop after N errors (default 20; 0: no limit)"},
+    };
+    const fmag_opt_parser parser = {&slc_tool,  table, sizeof table / sizeof *table,
+                                    take_input, NULL,  &a};
+    int prc = fmag_opt_parse(&parser, argc, argv);
+    if (prc != FMAG_OPT_RUN) return prc;
+    const char *input = a.input, *output = a.output, *level = a.level, *lang = a.lang;
+    bool emit_asm = a.emit_asm, emit_ir = a.emit_ir, emit_spirv = a.emit_spirv;
+    bool emit_src = a.emit_name != NULL;
+    const char *emit_prefix = a.emit_prefix;
+    unsigned long long inline_budget = a.inline_budget, error_limit = a.error_limit;
     fmag_vm_emit_lang emit_lang = FMAG_VM_EMIT_C;
-    fmag_sl_options opts = {false, NULL};
-    fmag_codegen_options cg = {FMAG_CODEGEN_FULL};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--version")) {
-            printf("slc (FMAG) %s\n", FMAG_VERSION_STRING);
-            return 0;
-        } else if (!strcmp(a, "-S")) {
-            emit_asm = true;
-        } else if (!strncmp(a, "--prefix=", 9)) {
-            emit_prefix = a + 9;
-        } else if (!strncmp(a, "--emit=", 7)) {
-            if (!fmag_vm_emit_lang_parse(a + 7, &emit_lang)) {
-                fprintf(stderr, "slc: error: --emit wants c, glsl or cuda, not '%s'\n", a + 7);
-                return 1;
-            }
-            emit_src = true;
-        } else if (!strcmp(a, "-emit-ir")) {
-            emit_ir = true;
-        } else if (!strcmp(a, "-emit-spirv")) {
-            emit_spirv = true;
-        } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
-            level = a + 1;
-        } else if (!strcmp(a, "-ffast-math")) {
-            opts.fastmath = true;
-        } else if (!strcmp(a, "-lowering=fast") || !strcmp(a, "-lowering=full")) {
-            cg.effort = a[10] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
-        } else if (!strncmp(a, "-lowering", 9) || !strncmp(a, "--lowering", 10)) {
-            fprintf(stderr, "slc: error: -lowering wants 'fast' or 'full', not '%s'\n",
-                    strchr(a, '=') ? strchr(a, '=') + 1 : a);
-            return 1;
-        } else if (!strncmp(a, "-inline-budget=", 15)) {
-            if (!count_flag(a, &inline_budget)) return 1;
-            if (!inline_budget) inline_budget = 1;
-        } else if (!strncmp(a, "-ferror-limit=", 14)) {
-            if (!count_flag(a, &error_limit)) return 1;
-        } else if (!strcmp(a, "-entry") || !strcmp(a, "-o") || !strcmp(a, "-x")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "slc: error: %s needs an argument\n", a);
-                return 1;
-            }
-            if (a[1] == 'e')
-                opts.entry = argv[++i];
-            else if (a[1] == 'x')
-                lang = argv[++i];
-            else
-                output = argv[++i];
-        } else if (a[0] == '-' && a[1] != 0) {
-            fprintf(stderr, "slc: error: unknown option '%s' (see --help)\n", a);
-            return 1;
-        } else if (input) {
-            fprintf(stderr, "slc: error: more than one input file ('%s' and '%s')\n", input, a);
-            return 1;
-        } else {
-            input = a;
-        }
-    }
+    if (emit_src && !fmag_vm_emit_lang_parse(a.emit_name, &emit_lang))
+        return fmag_tool_error(&slc_tool, "--emit wants c, glsl or cuda, not '%s'", a.emit_name);
+    fmag_sl_options opts = {a.fastmath, a.entry};
+    fmag_codegen_options cg = a.cg;
     if (!input) {
-        fprintf(stderr, "slc: error: no input file (see --help)\n");
+        fmag_tool_error(&slc_tool, "no input file (see --help)");
         return 1;
     }
     input_kind kind = input_kind_of(input, lang);
     if (kind == INPUT_UNKNOWN) {
-        fprintf(stderr, "slc: error: unknown language '%s' for -x (sl, glsl, hlsl, spirv)\n", lang);
+        fmag_tool_error(&slc_tool, "unknown language '%s' for -x (sl, glsl, hlsl, spirv)", lang);
         return 1;
     }
     bool shader = kind == INPUT_GLSL || kind == INPUT_HLSL;
@@ -236,21 +256,16 @@ int main(int argc, char **argv)
     bool have_shader = false;
 #endif
     if (shader && !have_shader) {
-        fprintf(stderr, "slc: built without GLSL/HLSL input (install libshaderc-dev and "
-                        "spirv-tools)\n");
-        return 1;
+        return fmag_tool_error(&slc_tool, "built without GLSL/HLSL input (install "
+                                          "libshaderc-dev and spirv-tools)");
     }
     if (emit_spirv && !shader) {
-        fprintf(stderr, "slc: error: -emit-spirv needs GLSL or HLSL input\n");
+        fmag_tool_error(&slc_tool, "-emit-spirv needs GLSL or HLSL input");
         return 1;
     }
     size_t len;
-    char readerr[512];
-    char *src = fmag_vm_read_file(input, &len, readerr, sizeof readerr);
-    if (!src) {
-        fprintf(stderr, "slc: error: %s\n", readerr);
-        return 1;
-    }
+    char *src = fmag_tool_read_file(&slc_tool, input, &len);
+    if (!src) return 1;
     const char *shown = strcmp(input, "-") ? input : "<stdin>";
     fmag_context *ctx = fmag_context_create();
     fmag_context_set_error_limit(ctx, (unsigned)error_limit);
@@ -265,14 +280,14 @@ int main(int argc, char **argv)
         if (!fmag_shader_to_spirv(ctx, shown, src, len,
                                   kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL,
                                   opts.entry, &spv)) {
-            fmag_context_diag_print(ctx, stderr);
+            fmag_tool_print_diags(&slc_tool, ctx);
             goto done;
         }
         out = output && strcmp(output, "-") ? fopen(output, "wb") : stdout;
         if (!out)
-            fprintf(stderr, "slc: error: cannot write '%s'\n", output);
+            fmag_tool_error(&slc_tool, "cannot write '%s'", output);
         else if (fwrite(spv.words, 4, spv.nwords, out) != spv.nwords)
-            fprintf(stderr, "slc: error: cannot write the SPIR-V\n");
+            fmag_tool_error(&slc_tool, "cannot write the SPIR-V");
         else
             rc = 0;
         fmag_shader_spirv_free(&spv);
@@ -281,11 +296,12 @@ int main(int argc, char **argv)
 #endif
     fmag_module *m = compile_input(ctx, kind, shown, src, len, &opts);
     if (!m) {
-        fmag_context_diag_print(ctx, stderr);
+        fmag_tool_print_diags(&slc_tool, ctx);
         goto done;
     }
     bool any_export = false;
-    fmag_foreach_func(f, m) any_export |= f->is_export;
+    fmag_foreach_func (f, m)
+        any_export |= f->is_export;
     if (!any_export) {
         fprintf(stderr, "%s: error: no export function: nothing to compile\n", shown);
         goto done;
@@ -293,7 +309,7 @@ int main(int argc, char **argv)
     if (emit_ir) {
         out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
         if (!out) {
-            fprintf(stderr, "slc: error: cannot write '%s'\n", output);
+            fmag_tool_error(&slc_tool, "cannot write '%s'", output);
             goto done;
         }
         fmag_module_print(m, out, FMAG_PRINT_DEFAULT);
@@ -304,11 +320,11 @@ int main(int argc, char **argv)
     memset(&po, 0, sizeof po);
     if (!fmag_run_passes(m, level, &po) ||
         (!lowerable(m) && !fmag_run_passes(m, "inline,loop-unroll,ternary,ifconvert,dce", &po))) {
-        fmag_context_diag_print(ctx, stderr);
+        fmag_tool_print_diags(&slc_tool, ctx);
         goto done;
     }
     if (!fmag_codegen_module_with(m, &img, &cg)) {
-        fmag_context_diag_print(ctx, stderr);
+        fmag_tool_print_diags(&slc_tool, ctx);
         goto done;
     }
     char err[256];
@@ -322,8 +338,10 @@ int main(int argc, char **argv)
         if (!ps || !out ||
             !fmag_vm_emit_source(ps, img.nprograms, emit_lang, emit_prefix, &txt, &tlen, err,
                                  sizeof err))
-            fprintf(stderr, "slc: error: %s\n",
-                    !ps ? "out of memory" : out ? err : "cannot write the output file");
+            fmag_tool_error(&slc_tool, "%s",
+                            !ps   ? "out of memory"
+                            : out ? err
+                                  : "cannot write the output file");
         else
             rc = fwrite(txt, 1, tlen, out) == tlen ? 0 : 1;
         free(ps);
@@ -333,7 +351,7 @@ int main(int argc, char **argv)
     if (emit_asm) {
         out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
         if (!out) {
-            fprintf(stderr, "slc: error: cannot write '%s'\n", output);
+            fmag_tool_error(&slc_tool, "cannot write '%s'", output);
             goto done;
         }
         fmag_asm_print_image(&img, out);
@@ -347,7 +365,7 @@ int main(int argc, char **argv)
         if (path) memcpy(path, output, n + 1);
     } else {
         if (!strcmp(input, "-")) {
-            fprintf(stderr, "slc: error: reading standard input needs -o FILE (or -S)\n");
+            fmag_tool_error(&slc_tool, "reading standard input needs -o FILE (or -S)");
             goto done;
         }
         size_t n = strlen(input);
@@ -370,10 +388,10 @@ int main(int argc, char **argv)
             rc = fwrite(data, 1, dlen, stdout) == dlen ? 0 : 1;
             free(data);
         } else {
-            fprintf(stderr, "slc: error: %s\n", err);
+            fmag_tool_error(&slc_tool, "%s", err);
         }
     } else if (!path || !fmag_vm_image_save(&img, path, err, sizeof err)) {
-        fprintf(stderr, "slc: error: %s\n", path ? err : "out of memory");
+        fmag_tool_error(&slc_tool, "%s", path ? err : "out of memory");
     } else {
         rc = 0;
     }

@@ -3,8 +3,10 @@
 #include "fmag/Asm.h"
 #include "fmag/FloatText.h"
 #include "fmag/IR.h"
+#include "Options.h"
 #include "fmag/Superopt.h"
 #include "fmag/SuperoptRules.h"
+#include "RuleCheck.h"
 #ifdef FMAG_SUPEROPT_HAVE_SL
 #include "fmag/SL.h"
 #endif
@@ -19,47 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: superopt (-e EXPR | -f TARGET.fir) [options]\n"
-                 "\n"
-                 "Finds the shortest FMAG program computing the target under the calling\n"
-                 "convention (inputs in r0 and r1, other registers +0.0, result in r0), proves it\n"
-                 "(exhaustively for one input, by dense sampling for two) and prints it as .fmas.\n"
-                 "\n"
-                 "target (exactly one per run; -e or -f given twice is an error):\n"
-                 "  -e EXPR            an expression of x (and y), as in SL; it is compiled as\n"
-                 "                     `export f32 target(f32 x[, f32 y]) { return EXPR; }`\n"
-                 "  -f FILE.fir        the first export function of a .fir module (one or two\n"
-                 "                     params, one result); --func NAME picks another\n"
-                 "  --builtin          parse -e with the built-in expression language even when\n"
-                 "                     the SL frontend is available\n"
-                 "search:\n"
-                 "  --bfs              exact iterative-deepening search (the default)\n"
-                 "  --stochastic       STOKE-style search seeded from the compiler's output\n"
-                 "  --seed-without-rules  stochastic: seed from -O2 without superopt-peephole\n"
-                 "  --max-len N        longest program the exact search tries (default 3)\n"
-                 "  --regs N           registers (default: all a program of that length can use)\n"
-                 "  --consts a,b,...   the literal pool (default 0,1,-1,0.5,2 plus the target's\n"
-                 "                     constants and their negations)\n"
-                 "  --seed N           random seed (default 1)\n"
-                 "  --time-limit S     seconds for the search (default 60)\n"
-                 "  --threads N        threads for the proof (default: all CPUs)\n"
-                 "  --samples N        random pairs for a two-input proof (default 16777216)\n"
-                 "other:\n"
-                 "  --check FILE.fmas  do not search: prove the first program of FILE against the\n"
-                 "                     target (exit 1 on a counterexample)\n"
-                 "  --no-compare       do not lower the target with the compiler for comparison\n"
-                 "  --emit-rule NAME   also print the result as a peephole rule (C, for\n"
-                 "                     lib/Transforms/SuperoptRules.inc)\n"
-#ifdef FMAG_SUPEROPT_HAVE_CODEGEN
-                 "  --verify-rules     re-prove every superopt-peephole rule against its pattern\n"
-                 "                     and check that -O2 is no longer than each rule's program\n"
-                 "  --no-proof         with --verify-rules: check the lengths only\n"
-#endif
-                 "  -o FILE            write the .fmas to FILE instead of standard output\n"
-                 "  --help, --version\n");
-}
+static const fmag_tool so_tool = {
+    "superopt",
+    "usage: superopt (-e EXPR | -f TARGET.fir) [options]\n"
+    "\n"
+    "Finds the shortest FMAG program computing the target under the calling\n"
+    "convention (inputs in r0 and r1, other registers +0.0, result in r0), proves it\n"
+    "(exhaustively for one input, by dense sampling for two) and prints it as .fmas.\n",
+    NULL, NULL};
 
 static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
@@ -77,7 +46,7 @@ static bool parse_count(const char *opt, const char *v, unsigned long long max,
                         unsigned long long *out)
 {
     if (parse_uint(v, max, out) && *out > 0) return true;
-    fprintf(stderr, "superopt: error: %s wants 1..%llu, not '%s'\n", opt, max, v);
+    fmag_tool_error(&so_tool, "%s wants 1..%llu, not '%s'", opt, max, v);
     return false;
 }
 
@@ -102,7 +71,7 @@ static bool parse_pool(const char *s, float *pool, unsigned *n)
 
 static void diag_print(fmag_context *ctx)
 {
-    fmag_context_diag_print(ctx, stderr);
+    fmag_tool_print_diags(&so_tool, ctx);
 }
 
 /* The target's IR function from a module: the named one or the first export. */
@@ -296,7 +265,7 @@ static fmag_module *sl_compile_expr(fmag_context *ctx, const char *expr)
 #ifdef FMAG_SUPEROPT_HAVE_CODEGEN
 /* Every rule: the program is proved against the pattern itself (the obligation the
  * pass relies on), and -O2 + lowering of the pattern is no longer than the program. */
-static int run_verify_rules(const fmag_superopt_options *o, bool prove)
+static int run_verify_rules(const fmag_superopt_options *o, bool prove, unsigned long long spot)
 {
     int rc = 0;
     for (size_t i = 0; i < fmag_superopt_rule_count(); i++) {
@@ -313,7 +282,28 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
         fmag_superopt_rule_program(rule, &p);
         fmag_superopt_proof pr;
         memset(&pr, 0, sizeof pr);
-        bool proved = !prove || fmag_superopt_prove(t, &p, o->threads, o->prove_samples, &pr);
+        /* --spot-check: the recorded proof stands for the full one (rules.test checks
+         * the record against the fingerprint printed below); this re-runs the program on
+         * the reference VM on a sample, an independent check that still fails. */
+        spot_result spr;
+        char spot_text[160] = "";
+        bool proved = true;
+        if (prove && spot) {
+            if (!rule_spot_check(rule, t, spot, &spr))
+                snprintf(spot_text, sizeof spot_text, "SPOT CHECK FAILED: not a valid program");
+            else if (spr.failed)
+                snprintf(spot_text, sizeof spot_text,
+                         "SPOT CHECK FAILED at x = %.9g, y = %.9g: pattern %.9g, program %.9g",
+                         (double)spr.cex[0], (double)spr.cex[1], (double)spr.want, (double)spr.got);
+            else
+                snprintf(spot_text, sizeof spot_text,
+                         "spot-checked %llu inputs on the reference VM (%llu outside the "
+                         "contract)",
+                         (unsigned long long)spr.checked, (unsigned long long)spr.skipped);
+            proved = spot_text[0] == 's';
+        } else if (prove) {
+            proved = fmag_superopt_prove(t, &p, o->threads, o->prove_samples, &pr);
+        }
         fmag_context *ctx = fmag_context_create();
         fmag_superopt_program compiled;
         bool have = compile_target(ctx, t, &compiled);
@@ -334,12 +324,14 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
         }
         fmag_vm_image_free(&img);
 #endif
-        printf("%-12s %-26s pattern %u, rule %u, -O2 %s%u%s: %s, %s\n", rule->name, rule->expr,
-               rule->npattern, rule->length, have ? "" : "FAILED ", have ? compiled.len : 0, sl,
+        printf("%-12s %-26s pattern %u, rule %u, -O2 %s%u%s: %s, %s #%08x\n", rule->name,
+               rule->expr, rule->npattern, rule->length, have ? "" : "FAILED ",
+               have ? compiled.len : 0, sl,
                !prove   ? "proof skipped"
+               : spot   ? spot_text
                : proved ? fmag_superopt_proof_status_name(pr.status)
                         : "PROOF FAILED",
-               short_enough ? "ok" : "COMPILER LONGER THAN THE RULE");
+               short_enough ? "ok" : "COMPILER LONGER THAN THE RULE", rule_fingerprint(rule));
         if (!proved || !short_enough) rc = 1;
         fmag_context_destroy(ctx);
         fmag_superopt_target_free(t);
@@ -347,136 +339,205 @@ static int run_verify_rules(const fmag_superopt_options *o, bool prove)
     return rc;
 }
 #else
-static int run_verify_rules(const fmag_superopt_options *o, bool prove)
+static int run_verify_rules(const fmag_superopt_options *o, bool prove, unsigned long long spot)
 {
     (void)o;
     (void)prove;
-    fprintf(stderr, "superopt: error: --verify-rules needs the compiler (built without it)\n");
-    return 1;
+    (void)spot;
+    return fmag_tool_error(&so_tool, "--verify-rules needs the compiler (built without it)");
 }
+#endif
+
+/* What the command line asks for. */
+typedef struct so_args {
+    const char *expr, *file, *fname, *outpath, *check, *rule_name;
+    bool verify_rules, no_proof, seed_without_rules, stochastic, builtin, no_compare;
+    unsigned long long spot_check;
+    fmag_superopt_options o;
+    float pool[FMAG_SUPEROPT_MAX_POOL];
+} so_args;
+
+/* A single-valued option given twice is an error, as in LLVM's tools: silently keeping
+ * the last -e would search one target while the user expects several. */
+static bool opt_once(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    const char **slot = dest;
+    if (*slot) {
+        fmag_tool_error(tool, "%s may be given only once%s", spelling,
+                        spelling[1] == 'e' || spelling[1] == 'f' ? " (one target per run)" : "");
+        return false;
+    }
+    *slot = value;
+    return true;
+}
+
+static bool opt_count(unsigned long long max, const char *spelling, const char *value,
+                      unsigned *out)
+{
+    unsigned long long n;
+    if (!parse_count(spelling, value, max, &n)) return false;
+    *out = (unsigned)n;
+    return true;
+}
+
+static bool opt_max_len(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)tool;
+    return opt_count(FMAG_SUPEROPT_MAX_LEN, spelling, value, &((so_args *)dest)->o.max_len);
+}
+
+static bool opt_regs(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)tool;
+    return opt_count(FMAG_SUPEROPT_MAX_REGS, spelling, value, &((so_args *)dest)->o.regs);
+}
+
+static bool opt_threads(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)tool;
+    return opt_count(64, spelling, value, &((so_args *)dest)->o.threads);
+}
+
+static bool opt_samples(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)tool;
+    unsigned long long n;
+    if (!parse_count(spelling, value, 1ull << 40, &n)) return false;
+    ((so_args *)dest)->o.prove_samples = n;
+    return true;
+}
+
+static bool opt_consts(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)spelling;
+    so_args *a = dest;
+    if (!parse_pool(value, a->pool, &a->o.npool)) {
+        fmag_tool_error(tool,
+                        "--consts wants a comma-separated list of at most %d finite floats "
+                        "(none rounding to zero from non-zero), not '%s'",
+                        FMAG_SUPEROPT_MAX_POOL, value);
+        return false;
+    }
+    a->o.pool = a->pool;
+    return true;
+}
+
+static bool opt_seed(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)spelling;
+    unsigned long long n;
+    if (!parse_uint(value, ~0ull, &n)) {
+        fmag_tool_error(tool, "--seed wants an unsigned integer");
+        return false;
+    }
+    ((so_args *)dest)->o.seed = n;
+    return true;
+}
+
+static bool opt_time_limit(const fmag_tool *tool, void *dest, const char *spelling,
+                           const char *value)
+{
+    (void)spelling;
+    char *end;
+    double s = strtod(value, &end);
+    if (*end || !(s > 0) || s > 86400) {
+        fmag_tool_error(tool, "--time-limit wants seconds (0 < S <= 86400)");
+        return false;
+    }
+    ((so_args *)dest)->o.time_limit = s;
+    return true;
+}
+
+/* --bfs and --stochastic: the last one given wins. */
+static bool opt_search(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)tool, (void)value;
+    ((so_args *)dest)->stochastic = !strcmp(spelling, "--stochastic");
+    return true;
+}
+
+#ifdef FMAG_SUPEROPT_HAVE_CODEGEN
+#define CODEGEN_HELP(text) text
+#else
+#define CODEGEN_HELP(text) NULL
 #endif
 
 int main(int argc, char **argv)
 {
-    const char *expr = NULL, *file = NULL, *fname = NULL, *outpath = NULL, *check = NULL;
-    const char *rule_name = NULL;
-    bool verify_rules = false, no_proof = false, seed_without_rules = false;
-    bool stochastic = false, builtin = false, compare = true;
-    fmag_superopt_options o;
-    memset(&o, 0, sizeof o);
-    o.seed = 1;
-    float pool[FMAG_SUPEROPT_MAX_POOL];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned long long n;
-#define NEED_ARG()                                                                                 \
-    do {                                                                                           \
-        if (!v) {                                                                                  \
-            fprintf(stderr, "superopt: error: %s needs an argument\n", a);                         \
-            return 1;                                                                              \
-        }                                                                                          \
-        i++;                                                                                       \
-    } while (0)
-/* A single-valued option given twice is an error, as in LLVM's tools: silently keeping
- * the last -e would search one target while the user expects several. */
-#define NEED_ONCE(var)                                                                             \
-    do {                                                                                           \
-        if (var) {                                                                                 \
-            fprintf(stderr, "superopt: error: %s may be given only once%s\n", a,                   \
-                    a[1] == 'e' || a[1] == 'f' ? " (one target per run)" : "");                    \
-            return 1;                                                                              \
-        }                                                                                          \
-        NEED_ARG();                                                                                \
-        var = v;                                                                                   \
-    } while (0)
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--version")) {
-            printf("superopt (FMAG) %s\n", FMAG_VERSION_STRING);
-            return 0;
-        } else if (!strcmp(a, "-e")) {
-            NEED_ONCE(expr);
-        } else if (!strcmp(a, "-f")) {
-            NEED_ONCE(file);
-        } else if (!strcmp(a, "--func")) {
-            NEED_ONCE(fname);
-        } else if (!strcmp(a, "-o")) {
-            NEED_ONCE(outpath);
-        } else if (!strcmp(a, "--check")) {
-            NEED_ONCE(check);
-        } else if (!strcmp(a, "--emit-rule")) {
-            NEED_ONCE(rule_name);
-        } else if (!strcmp(a, "--verify-rules")) {
-            verify_rules = true;
-        } else if (!strcmp(a, "--seed-without-rules")) {
-            seed_without_rules = true;
-        } else if (!strcmp(a, "--no-proof")) {
-            no_proof = true;
-        } else if (!strcmp(a, "--builtin")) {
-            builtin = true;
-        } else if (!strcmp(a, "--no-compare")) {
-            compare = false;
-        } else if (!strcmp(a, "--bfs")) {
-            stochastic = false;
-        } else if (!strcmp(a, "--stochastic")) {
-            stochastic = true;
-        } else if (!strcmp(a, "--max-len")) {
-            NEED_ARG();
-            if (!parse_count(a, v, FMAG_SUPEROPT_MAX_LEN, &n)) return 1;
-            o.max_len = (unsigned)n;
-        } else if (!strcmp(a, "--regs")) {
-            NEED_ARG();
-            if (!parse_count(a, v, FMAG_SUPEROPT_MAX_REGS, &n)) return 1;
-            o.regs = (unsigned)n;
-        } else if (!strcmp(a, "--consts")) {
-            NEED_ARG();
-            if (!parse_pool(v, pool, &o.npool)) {
-                fprintf(stderr,
-                        "superopt: error: --consts wants a comma-separated list of at most %d "
-                        "finite floats (none rounding to zero from non-zero), not '%s'\n",
-                        FMAG_SUPEROPT_MAX_POOL, v);
-                return 1;
-            }
-            o.pool = pool;
-        } else if (!strcmp(a, "--seed")) {
-            NEED_ARG();
-            if (!parse_uint(v, ~0ull, &n)) {
-                fprintf(stderr, "superopt: error: --seed wants an unsigned integer\n");
-                return 1;
-            }
-            o.seed = n;
-        } else if (!strcmp(a, "--time-limit")) {
-            NEED_ARG();
-            char *end;
-            double s = strtod(v, &end);
-            if (*end || !(s > 0) || s > 86400) {
-                fprintf(stderr, "superopt: error: --time-limit wants seconds (0 < S <= 86400)\n");
-                return 1;
-            }
-            o.time_limit = s;
-        } else if (!strcmp(a, "--threads")) {
-            NEED_ARG();
-            if (!parse_count(a, v, 64, &n)) return 1;
-            o.threads = (unsigned)n;
-        } else if (!strcmp(a, "--samples")) {
-            NEED_ARG();
-            if (!parse_count(a, v, 1ull << 40, &n)) return 1;
-            o.prove_samples = n;
-        } else {
-            fprintf(stderr, "superopt: error: unknown option '%s' (see --help)\n", a);
-            return 1;
-        }
-#undef NEED_ONCE
-#undef NEED_ARG
-    }
+    so_args a;
+    memset(&a, 0, sizeof a);
+    a.o.seed = 1;
+    enum { NEXT = FMAG_OPT_NEXT };
+    const fmag_option opts[] = {
+        {NULL, 0, FMAG_OPT_SECTION, NULL, NULL, NULL,
+         "target (exactly one per run; -e or -f given twice is an error):"},
+        {"-e", NEXT, FMAG_OPT_CALL, &a.expr, opt_once, "EXPR",
+         "an expression of x (and y), as in SL; it is compiled as\n"
+         "`export f32 target(f32 x[, f32 y]) { return EXPR; }`"},
+        {"-f", NEXT, FMAG_OPT_CALL, &a.file, opt_once, "FILE.fir",
+         "the first export function of a .fir module (one or two\n"
+         "params, one result); --func NAME picks another"},
+        {"--func", NEXT, FMAG_OPT_CALL, &a.fname, opt_once, "NAME", NULL},
+        {"--builtin", 0, FMAG_OPT_FLAG, &a.builtin, NULL, NULL,
+         "parse -e with the built-in expression language even when\n"
+         "the SL frontend is available"},
+        {NULL, 0, FMAG_OPT_SECTION, NULL, NULL, NULL, "search:"},
+        {"--bfs", 0, FMAG_OPT_CALL, &a, opt_search, NULL,
+         "exact iterative-deepening search (the default)"},
+        {"--stochastic", 0, FMAG_OPT_CALL, &a, opt_search, NULL,
+         "STOKE-style search seeded from the compiler's output"},
+        {"--seed-without-rules", 0, FMAG_OPT_FLAG, &a.seed_without_rules, NULL, NULL,
+         "stochastic: seed from -O2 without superopt-peephole"},
+        {"--max-len", NEXT, FMAG_OPT_CALL, &a, opt_max_len, "N",
+         "longest program the exact search tries (default 3)"},
+        {"--regs", NEXT, FMAG_OPT_CALL, &a, opt_regs, "N",
+         "registers (default: all a program of that length can use)"},
+        {"--consts", NEXT, FMAG_OPT_CALL, &a, opt_consts, "a,b,...",
+         "the literal pool (default 0,1,-1,0.5,2 plus the target's\n"
+         "constants and their negations)"},
+        {"--seed", NEXT, FMAG_OPT_CALL, &a, opt_seed, "N", "random seed (default 1)"},
+        {"--time-limit", NEXT, FMAG_OPT_CALL, &a, opt_time_limit, "S",
+         "seconds for the search (default 60)"},
+        {"--threads", NEXT, FMAG_OPT_CALL, &a, opt_threads, "N",
+         "threads for the proof (default: all CPUs)"},
+        {"--samples", NEXT, FMAG_OPT_CALL, &a, opt_samples, "N",
+         "random pairs for a two-input proof (default 16777216)"},
+        {NULL, 0, FMAG_OPT_SECTION, NULL, NULL, NULL, "other:"},
+        {"--check", NEXT, FMAG_OPT_CALL, &a.check, opt_once, "FILE.fmas",
+         "do not search: prove the first program of FILE against the\n"
+         "target (exit 1 on a counterexample)"},
+        {"--no-compare", 0, FMAG_OPT_FLAG, &a.no_compare, NULL, NULL,
+         "do not lower the target with the compiler for comparison"},
+        {"--emit-rule", NEXT, FMAG_OPT_CALL, &a.rule_name, opt_once, "NAME",
+         "also print the result as a peephole rule (C, for\n"
+         "lib/Transforms/SuperoptRules.inc)"},
+        {"--verify-rules", 0, FMAG_OPT_FLAG, &a.verify_rules, NULL, NULL,
+         CODEGEN_HELP("re-prove every superopt-peephole rule against its pattern\n"
+                      "and check that -O2 is no longer than each rule's program")},
+        {"--no-proof", 0, FMAG_OPT_FLAG, &a.no_proof, NULL, NULL,
+         CODEGEN_HELP("with --verify-rules: check the lengths only")},
+        {"--spot-check", NEXT, FMAG_OPT_UINT, &a.spot_check, NULL, "N",
+         CODEGEN_HELP("with --verify-rules: instead of the proof, run each rule on the\n"
+                      "reference VM against its pattern on edge cases and N random\n"
+                      "inputs (rules.test; the proof is recorded, scripts/superopt-\n"
+                      "reprove.sh re-runs it)")},
+        {"-o", NEXT, FMAG_OPT_CALL, &a.outpath, opt_once, "FILE",
+         "write the .fmas to FILE instead of standard output"},
+    };
+    const fmag_opt_parser parser = {&so_tool, opts, sizeof opts / sizeof *opts, NULL, NULL, NULL};
+    int prc = fmag_opt_parse(&parser, argc, argv);
+    if (prc != FMAG_OPT_RUN) return prc;
+    const char *expr = a.expr, *file = a.file, *fname = a.fname, *outpath = a.outpath;
+    const char *check = a.check, *rule_name = a.rule_name;
+    bool verify_rules = a.verify_rules, no_proof = a.no_proof;
+    bool seed_without_rules = a.seed_without_rules, stochastic = a.stochastic;
+    bool builtin = a.builtin, compare = !a.no_compare;
+    fmag_superopt_options o = a.o;
     (void)builtin;            /* only meaningful with the SL frontend */
     (void)seed_without_rules; /* only meaningful with the compiler */
-    if (verify_rules) return run_verify_rules(&o, !no_proof);
+    if (verify_rules) return run_verify_rules(&o, !no_proof, a.spot_check);
     if (!!expr == !!file) {
-        fprintf(stderr, "superopt: error: give exactly one target, -e EXPR or -f FILE.fir\n");
-        return 1;
+        return fmag_tool_error(&so_tool, "give exactly one target, -e EXPR or -f FILE.fir");
     }
 
     char err[2048];
@@ -501,10 +562,8 @@ int main(int argc, char **argv)
     } else {
         how = "IR function";
         size_t len;
-        char readerr[512];
-        char *text = fmag_vm_read_file(file, &len, readerr, sizeof readerr);
+        char *text = fmag_tool_read_file(&so_tool, file, &len);
         if (!text) {
-            fprintf(stderr, "superopt: error: %s\n", readerr);
             fmag_context_destroy(ctx);
             return 1;
         }
@@ -526,7 +585,7 @@ int main(int argc, char **argv)
 
     FILE *out = stdout;
     if (outpath && !(out = fopen(outpath, "w"))) {
-        fprintf(stderr, "superopt: error: cannot write '%s': %s\n", outpath, strerror(errno));
+        fmag_tool_error(&so_tool, "cannot write '%s': %s", outpath, strerror(errno));
         fmag_superopt_target_free(t);
         fmag_context_destroy(ctx);
         return 1;
@@ -536,23 +595,21 @@ int main(int argc, char **argv)
 
     if (check) {
         size_t len;
-        char readerr[512];
-        char *text = fmag_vm_read_file(check, &len, readerr, sizeof readerr);
+        char *text = fmag_tool_read_file(&so_tool, check, &len);
         fmag_vm_image img;
         fmag_vm_image_init(&img);
         fmag_superopt_program p;
         if (!text) {
-            fprintf(stderr, "superopt: error: %s\n", readerr);
             rc = 1;
         } else if (!fmag_asm_parse(ctx, check, text, len, &img)) {
             diag_print(ctx);
             rc = 1;
         } else if (img.nprograms == 0 || !fmag_superopt_program_from_vm(&img.programs[0], &p) ||
                    p.nin != t->nin) {
-            fprintf(stderr,
-                    "superopt: error: '%s' must hold a program with %u input(s), one output, at "
-                    "most %d instructions and %d registers\n",
-                    check, t->nin, FMAG_SUPEROPT_MAX_LEN, FMAG_SUPEROPT_MAX_REGS);
+            fmag_tool_error(&so_tool,
+                            "'%s' must hold a program with %u input(s), one output, at most %d "
+                            "instructions and %d registers",
+                            check, t->nin, FMAG_SUPEROPT_MAX_LEN, FMAG_SUPEROPT_MAX_REGS);
             rc = 1;
         } else {
             fmag_superopt_proof pr;
@@ -611,8 +668,7 @@ int main(int argc, char **argv)
         ok = fmag_superopt_bfs(t, &o, &r, err, sizeof err);
     }
     if (!ok) {
-        fprintf(stderr, "superopt: error: %s\n", err);
-        rc = 1;
+        rc = fmag_tool_error(&so_tool, "%s", err);
         goto done;
     }
 

@@ -8,6 +8,9 @@
 
 typedef struct seen {
     bool verbose;
+    const char *level;
+    unsigned long long count;
+    double tol;
     const char *out, *in, *name;
     int ncalls, npos;
     const char *last_pos;
@@ -56,6 +59,10 @@ static int parse(seen *s, const char *const *args)
         {"--in|-in", FMAG_OPT_EQ_OR_NEXT | FMAG_OPT_EMPTY_OK, FMAG_OPT_STRING, &s->in, NULL, "V,V",
          "inputs\nsecond line"},
         {"-name", FMAG_OPT_EQ, FMAG_OPT_CALL, s, take_name, "N", "a name"},
+        {"-level", FMAG_OPT_EQ | FMAG_OPT_OPTIONAL, FMAG_OPT_STRING, &s->level, NULL, "0|1",
+         "a level"},
+        {"--count", FMAG_OPT_EQ_OR_NEXT, FMAG_OPT_UINT, &s->count, NULL, "N", "a count"},
+        {"--tol", FMAG_OPT_EQ_OR_NEXT, FMAG_OPT_DOUBLE, &s->tol, NULL, "T", "a tolerance"},
     };
     fmag_opt_parser p = {&tool, opts, sizeof opts / sizeof *opts, take_pos, take_dynamic, s};
     char *argv[16];
@@ -81,6 +88,23 @@ int main(void)
     EXPECT(parse(&s, (const char *const[]){"--in=", NULL}) == FMAG_OPT_RUN && s.in && !*s.in);
     EXPECT(parse(&s, (const char *const[]){"-name=ab", "-name=cd", NULL}) == FMAG_OPT_RUN);
     EXPECT(s.ncalls == 2 && !strcmp(s.name, "cd"));
+    /* A name of more than one letter takes one dash or two; a one-letter name one. */
+    EXPECT(parse(&s, (const char *const[]){"-verbose", "--name=ab", NULL}) == FMAG_OPT_RUN);
+    EXPECT(s.verbose && !strcmp(s.name, "ab"));
+    EXPECT(parse(&s, (const char *const[]){"--v", NULL}) == 1);
+    EXPECT(parse(&s, (const char *const[]){"--o", "x", NULL}) == 1);
+    /* An optional value: -level alone leaves NULL (the default); -level=1 gives "1". */
+    EXPECT(parse(&s, (const char *const[]){"-level", NULL}) == FMAG_OPT_RUN && !s.level);
+    EXPECT(parse(&s, (const char *const[]){"-level=1", NULL}) == FMAG_OPT_RUN &&
+           !strcmp(s.level, "1"));
+    /* Numbers: all of the value, or an error. */
+    EXPECT(parse(&s, (const char *const[]){"--count", "18446744073709551615", "--tol=2.5e-3",
+                                           NULL}) == FMAG_OPT_RUN);
+    EXPECT(s.count == 18446744073709551615ull && s.tol == 2.5e-3);
+    EXPECT(parse(&s, (const char *const[]){"--count", "18446744073709551616", NULL}) == 1);
+    EXPECT(parse(&s, (const char *const[]){"--count", "-1", NULL}) == 1);
+    EXPECT(parse(&s, (const char *const[]){"--count", "12x", NULL}) == 1);
+    EXPECT(parse(&s, (const char *const[]){"--tol", "1e-3x", NULL}) == 1);
     /* An unlisted option the tool takes itself, and one it rejects. */
     EXPECT(parse(&s, (const char *const[]){"-dce", NULL}) == FMAG_OPT_RUN);
     EXPECT(parse(&s, (const char *const[]){"-broken", NULL}) == 1);
@@ -103,6 +127,8 @@ int main(void)
         {"-v|--verbose", 0, FMAG_OPT_FLAG, &s.verbose, NULL, NULL, "talk"},
         {"--in", FMAG_OPT_EQ_OR_NEXT, FMAG_OPT_STRING, &s.in, NULL, "V,V", "inputs\nmore"},
         {"-name", FMAG_OPT_EQ, FMAG_OPT_CALL, &s, take_name, "N", "a name"},
+        {"-level", FMAG_OPT_EQ | FMAG_OPT_OPTIONAL, FMAG_OPT_STRING, &s.level, NULL, "0|1",
+         "a level"},
         {"-alias", 0, FMAG_OPT_FLAG, &s.verbose, NULL, NULL, NULL},
         {NULL, 0, FMAG_OPT_SECTION, NULL, NULL, NULL, "more:"},
         {"--a-very-long-option-name", 0, FMAG_OPT_FLAG, &s.verbose, NULL, NULL, "long"},
@@ -115,6 +141,7 @@ int main(void)
                        "  --in V,V           inputs\n"
                        "                     more\n"
                        "  -name=N            a name\n"
+                       "  -level[=0|1]       a level\n"
                        "\nmore:\n"
                        "  --a-very-long-option-name\n"
                        "                     long\n"

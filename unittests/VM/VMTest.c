@@ -1,35 +1,14 @@
 /* Unit tests of lib/VM. The oracle is C's fmaf applied by hand to the same
  * operands (never the VM's own output); the batch and per-lane engines are then
  * checked bit for bit against the reference interpreter on random programs. */
+#include "../Expect.h"
+#include "fmag/Bits.h"
 #include "fmag/VM.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-static uint32_t bits(float f)
-{
-    uint32_t w;
-    memcpy(&w, &f, 4);
-    return w;
-}
-static float fl(uint32_t w)
-{
-    float f;
-    memcpy(&f, &w, 4);
-    return f;
-}
 
 /* Instruction builders: an operand is a register (R(n)) or a literal (L(x)). */
 typedef struct opnd {
@@ -47,7 +26,7 @@ static opnd L(float x)
 }
 static uint32_t word(opnd o)
 {
-    return o.reg ? (0x7FC00000u | o.r) : bits(o.x);
+    return o.reg ? (0x7FC00000u | o.r) : fmag_bits_of(o.x);
 }
 static fmag_vm_instr I(uint16_t d, uint16_t a, opnd b, opnd c, opnd g)
 {
@@ -66,34 +45,34 @@ static void test_encode_decode(void)
     fmag_vm_decoded d = {
         .d = 7, .a = 65534, .b = {true, 3, 0}, .c = {false, 0, -2.5f}, .g = {false, 0, 1e-45f}};
     fmag_vm_instr in;
-    CHECK(fmag_vm_encode(&d, &in, err, sizeof err));
-    CHECK(in.b == 0x7FC00003u);
-    CHECK(in.c == bits(-2.5f));
-    CHECK(in.g == 1u); /* the smallest denormal */
-    CHECK(in.da == (7u | (65534u << 16)));
+    EXPECT(fmag_vm_encode(&d, &in, err, sizeof err));
+    EXPECT(in.b == 0x7FC00003u);
+    EXPECT(in.c == fmag_bits_of(-2.5f));
+    EXPECT(in.g == 1u); /* the smallest denormal */
+    EXPECT(in.da == (7u | (65534u << 16)));
     fmag_vm_decoded back;
     fmag_vm_decode(in, &back);
-    CHECK(back.d == 7 && back.a == 65534);
-    CHECK(back.b.is_reg && back.b.reg == 3);
-    CHECK(!back.c.is_reg && bits(back.c.imm) == bits(-2.5f));
-    CHECK(!back.g.is_reg && bits(back.g.imm) == 1u);
+    EXPECT(back.d == 7 && back.a == 65534);
+    EXPECT(back.b.is_reg && back.b.reg == 3);
+    EXPECT(!back.c.is_reg && fmag_bits_of(back.c.imm) == fmag_bits_of(-2.5f));
+    EXPECT(!back.g.is_reg && fmag_bits_of(back.g.imm) == 1u);
 
     /* Every NaN word is a reference, whatever its sign or payload. */
     fmag_vm_decode((fmag_vm_instr){0xFFC00005u, 0x7F800001u, 0x7FFFFFFFu, 0}, &back);
-    CHECK(back.b.is_reg && back.b.reg == 5);
-    CHECK(back.c.is_reg && back.c.reg == 1);
-    CHECK(back.g.is_reg && back.g.reg == 0xFFFF);
+    EXPECT(back.b.is_reg && back.b.reg == 5);
+    EXPECT(back.c.is_reg && back.c.reg == 1);
+    EXPECT(back.g.is_reg && back.g.reg == 0xFFFF);
     /* -0 and denormals are literals. */
-    CHECK(!fmag_vm_word_is_ref(0x80000000u) && !fmag_vm_word_is_ref(0x007FFFFFu));
-    CHECK(fmag_vm_word_is_inf(0x7F800000u) && fmag_vm_word_is_inf(0xFF800000u));
-    CHECK(!fmag_vm_word_is_inf(0x7F800001u));
+    EXPECT(!fmag_vm_word_is_ref(0x80000000u) && !fmag_vm_word_is_ref(0x007FFFFFu));
+    EXPECT(fmag_vm_word_is_inf(0x7F800000u) && fmag_vm_word_is_inf(0xFF800000u));
+    EXPECT(!fmag_vm_word_is_inf(0x7F800001u));
 
     d.c = (fmag_vm_operand){false, 0, NAN};
-    CHECK(!fmag_vm_encode(&d, &in, err, sizeof err));
-    CHECK(strstr(err, "NaN") != NULL);
+    EXPECT(!fmag_vm_encode(&d, &in, err, sizeof err));
+    EXPECT(strstr(err, "NaN") != NULL);
     d.c = (fmag_vm_operand){false, 0, -INFINITY};
-    CHECK(!fmag_vm_encode(&d, &in, err, sizeof err));
-    CHECK(strstr(err, "infinity") != NULL);
+    EXPECT(!fmag_vm_encode(&d, &in, err, sizeof err));
+    EXPECT(strstr(err, "infinity") != NULL);
 }
 
 static const float specials[] = {0.0f,          -0.0f,          1.0f,           -1.0f,
@@ -122,14 +101,15 @@ static void test_one_instruction_oracle(void)
                     fmag_vm_run(&p, in, &out, regs);
                     float want = in[3] > 0 ? fmaf(in[0], in[1], in[2]) : in[0];
                     if (isnan(want) && in[3] > 0)
-                        CHECK(bits(out) == FMAG_VM_CANONICAL_NAN); /* a NaN result */
+                        EXPECT(fmag_bits_of(out) == FMAG_VM_CANONICAL_NAN); /* a NaN result */
                     else if (isnan(want))
-                        CHECK(bits(out) == bits(in[0])); /* no write: the input NaN */
+                        EXPECT(fmag_bits_of(out) ==
+                               fmag_bits_of(in[0])); /* no write: the input NaN */
                     else
-                        CHECK(bits(out) == bits(want));
+                        EXPECT(fmag_bits_of(out) == fmag_bits_of(want));
                     checked++;
                 }
-    CHECK(checked == NSPECIAL * NSPECIAL * NSPECIAL * NSPECIAL);
+    EXPECT(checked == NSPECIAL * NSPECIAL * NSPECIAL * NSPECIAL);
 }
 
 /* Literal operands in each slot, checked against hand-computed constants. */
@@ -146,10 +126,10 @@ static void test_literals_by_hand(void)
     fmag_vm_program p = prog("lit", 4, 1, 4, code, 4);
     float in[1] = {3.0f};
     fmag_vm_run(&p, in, out, regs);
-    CHECK(out[0] == 3.0f);
-    CHECK(out[1] == 6.5f);
-    CHECK(out[2] == 3.5f);
-    CHECK(bits(out[3]) == 0u); /* +0, not -0 */
+    EXPECT(out[0] == 3.0f);
+    EXPECT(out[1] == 6.5f);
+    EXPECT(out[2] == 3.5f);
+    EXPECT(fmag_bits_of(out[3]) == 0u); /* +0, not -0 */
 
     /* Single rounding: (1+2^-23)*(1-2^-23) + -1 = -2^-46 exactly under fma; a
      * separately rounded multiply would give 0. */
@@ -157,7 +137,7 @@ static void test_literals_by_hand(void)
     fmag_vm_program pf = prog("fused", 1, 1, 1, fused, 1);
     float x = 1.00000012f;
     fmag_vm_run(&pf, &x, out, regs);
-    CHECK(out[0] == -ldexpf(1.0f, -46));
+    EXPECT(out[0] == -ldexpf(1.0f, -46));
 
     /* inf * 0 at run time is NaN; the NaN is then a guard (never fires) and a value. */
     fmag_vm_instr nan_code[] = {
@@ -168,9 +148,9 @@ static void test_literals_by_hand(void)
     fmag_vm_program pn = prog("nan", 4, 2, 4, nan_code, 3);
     float nin[2] = {INFINITY, 0.0f};
     fmag_vm_run(&pn, nin, out, regs);
-    CHECK(out[0] == INFINITY);
-    CHECK(isnan(out[1]) && isnan(out[2]));
-    CHECK(bits(out[3]) == 0u);
+    EXPECT(out[0] == INFINITY);
+    EXPECT(isnan(out[1]) && isnan(out[2]));
+    EXPECT(fmag_bits_of(out[3]) == 0u);
 
     /* Every NaN an instruction makes is the canonical +qNaN, whatever the
      * operands' NaN signs and payloads; a NaN that is never written keeps its bits. */
@@ -180,27 +160,27 @@ static void test_literals_by_hand(void)
         I(3, 4, R(3), R(4), L(1.0f)),
     };
     fmag_vm_program pc = prog("canon", 5, 5, 5, canon, 3);
-    float cin[5] = {INFINITY, 0, 0, fl(0xFFC00123u), fl(0x7FC00456u)};
+    float cin[5] = {INFINITY, 0, 0, fmag_float_of(0xFFC00123u), fmag_float_of(0x7FC00456u)};
     fmag_vm_run(&pc, cin, out, regs);
-    CHECK(bits(out[0]) == 0x7F800000u);
-    CHECK(bits(out[1]) == FMAG_VM_CANONICAL_NAN);
-    CHECK(bits(out[2]) == FMAG_VM_CANONICAL_NAN);
-    CHECK(bits(out[3]) == FMAG_VM_CANONICAL_NAN);
+    EXPECT(fmag_bits_of(out[0]) == 0x7F800000u);
+    EXPECT(fmag_bits_of(out[1]) == FMAG_VM_CANONICAL_NAN);
+    EXPECT(fmag_bits_of(out[2]) == FMAG_VM_CANONICAL_NAN);
+    EXPECT(fmag_bits_of(out[3]) == FMAG_VM_CANONICAL_NAN);
     float cout5[5];
     fmag_vm_run(&pc, cin, cout5, regs);
-    CHECK(bits(cout5[4]) == 0x7FC00456u); /* r4 never written */
+    EXPECT(fmag_bits_of(cout5[4]) == 0x7FC00456u); /* r4 never written */
     const fmag_vm_program *pcp = &pc;
     float bout[5];
     char err[256];
-    CHECK(fmag_vm_run_per_lane_threads(&pcp, 1, NULL, cin, 5, bout, 5, 1, 1, err, sizeof err));
-    CHECK(memcmp(bout, cout5, sizeof bout) == 0);
+    EXPECT(fmag_vm_run_per_lane_threads(&pcp, 1, NULL, cin, 5, bout, 5, 1, 1, err, sizeof err));
+    EXPECT(memcmp(bout, cout5, sizeof bout) == 0);
 
     /* Denormal results are kept, not flushed: 2^-126 * 0.5 = 2^-127. */
     fmag_vm_instr den[] = {I(0, 0, L(0.5f), L(0.0f), L(1.0f))};
     fmag_vm_program pd = prog("den", 1, 1, 1, den, 1);
     float dn = 1.17549435e-38f;
     fmag_vm_run(&pd, &dn, out, regs);
-    CHECK(bits(out[0]) == 0x00400000u);
+    EXPECT(fmag_bits_of(out[0]) == 0x00400000u);
 }
 
 /* The SPEC's lerp example: r1 = b - a; r0 = r1*t + a. */
@@ -217,10 +197,10 @@ static void test_lerp(void)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         fmag_vm_run(&p, cases[k], &out, regs);
         float a = cases[k][0], b = cases[k][1], t = cases[k][2];
-        CHECK(bits(out) == bits(fmaf(fmaf(a, -1.0f, b), t, a)));
+        EXPECT(fmag_bits_of(out) == fmag_bits_of(fmaf(fmaf(a, -1.0f, b), t, a)));
     }
     fmag_vm_run(&p, cases[0], &out, regs);
-    CHECK(out == 2.5f);
+    EXPECT(out == 2.5f);
 }
 
 /* Inputs land in r[0..nin-1]; every other register starts at +0; a program with
@@ -231,9 +211,9 @@ static void test_initial_state(void)
     float regs[5] = {9, 9, 9, 9, 9}, out[4];
     float in[2] = {-0.0f, 4.0f};
     fmag_vm_run(&p, in, out, regs);
-    CHECK(bits(out[0]) == 0x80000000u);
-    CHECK(out[1] == 4.0f);
-    CHECK(bits(out[2]) == 0u && bits(out[3]) == 0u);
+    EXPECT(fmag_bits_of(out[0]) == 0x80000000u);
+    EXPECT(out[1] == 4.0f);
+    EXPECT(fmag_bits_of(out[2]) == 0u && fmag_bits_of(out[3]) == 0u);
 }
 
 static void test_validate(void)
@@ -241,24 +221,24 @@ static void test_validate(void)
     char err[256];
     fmag_vm_instr code[] = {I(0, 0, R(1), R(2), R(3))};
     fmag_vm_program p = prog("v", 4, 4, 1, code, 1);
-    CHECK(fmag_vm_program_validate(&p, err, sizeof err));
+    EXPECT(fmag_vm_program_validate(&p, err, sizeof err));
     p.regs = 3;
     p.nin = 3;
-    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
-    CHECK(strstr(err, "instruction 0") && strstr(err, "guard"));
+    EXPECT(!fmag_vm_program_validate(&p, err, sizeof err));
+    EXPECT(strstr(err, "instruction 0") && strstr(err, "guard"));
     p.nin = 4;
-    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
-    CHECK(strstr(err, "inputs"));
+    EXPECT(!fmag_vm_program_validate(&p, err, sizeof err));
+    EXPECT(strstr(err, "inputs"));
     code[0] = I(0, 9, L(1), L(1), L(1));
     p = prog("v", 4, 1, 1, code, 1);
-    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
-    CHECK(strstr(err, "operand a"));
+    EXPECT(!fmag_vm_program_validate(&p, err, sizeof err));
+    EXPECT(strstr(err, "operand a"));
     code[0] = I(4, 0, L(1), L(1), L(1));
-    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
-    CHECK(strstr(err, "destination"));
+    EXPECT(!fmag_vm_program_validate(&p, err, sizeof err));
+    EXPECT(strstr(err, "destination"));
     code[0] = (fmag_vm_instr){0xFF800000u, 0, 0, 0};
-    CHECK(!fmag_vm_program_validate(&p, err, sizeof err));
-    CHECK(strstr(err, "infinity"));
+    EXPECT(!fmag_vm_program_validate(&p, err, sizeof err));
+    EXPECT(strstr(err, "infinity"));
 }
 
 static void test_image_round_trip(void)
@@ -267,34 +247,34 @@ static void test_image_round_trip(void)
     fmag_vm_instr c1[] = {I(1, 0, L(-1.0f), R(1), L(1.0f)), I(0, 1, R(2), R(0), L(1.0f))};
     fmag_vm_image img;
     fmag_vm_image_init(&img);
-    CHECK(fmag_vm_image_add(&img, "lerp", FMAG_VM_FLAG_FASTMATH, 3, 3, 1, c1, 2));
-    CHECK(fmag_vm_image_add(&img, "seventeen_chars__", 0, 2, 1, 2, NULL, 0));
+    EXPECT(fmag_vm_image_add(&img, "lerp", FMAG_VM_FLAG_FASTMATH, 3, 3, 1, c1, 2));
+    EXPECT(fmag_vm_image_add(&img, "seventeen_chars__", 0, 2, 1, 2, NULL, 0));
     void *data;
     size_t len;
-    CHECK(fmag_vm_image_write(&img, &data, &len, err, sizeof err));
+    EXPECT(fmag_vm_image_write(&img, &data, &len, err, sizeof err));
     /* 32 + 16 (name) + 32 code, then 32 + 32 (17-byte name padded) + 0 code. */
-    CHECK(len == 32 + 16 + 32 + 32 + 32);
+    EXPECT(len == 32 + 16 + 32 + 32 + 32);
     const unsigned char *b = data;
-    CHECK(memcmp(b, "FMAG", 4) == 0 && b[4] == 1 && b[5] == 0 && b[6] == 1);
-    CHECK(b[8] == 2 && b[12] == 3 && b[14] == 3 && b[16] == 1 && b[18] == 4);
-    CHECK(memcmp(b + 32, "lerp", 4) == 0 && b[36] == 0);
+    EXPECT(memcmp(b, "FMAG", 4) == 0 && b[4] == 1 && b[5] == 0 && b[6] == 1);
+    EXPECT(b[8] == 2 && b[12] == 3 && b[14] == 3 && b[16] == 1 && b[18] == 4);
+    EXPECT(memcmp(b + 32, "lerp", 4) == 0 && b[36] == 0);
     /* word 0 of instruction 0 is -1.0f = 0xBF800000, little-endian */
-    CHECK(b[48] == 0x00 && b[49] == 0x00 && b[50] == 0x80 && b[51] == 0xBF);
-    CHECK(b[60] == 1 && b[61] == 0 && b[62] == 0 && b[63] == 0); /* d=1, a=0 */
+    EXPECT(b[48] == 0x00 && b[49] == 0x00 && b[50] == 0x80 && b[51] == 0xBF);
+    EXPECT(b[60] == 1 && b[61] == 0 && b[62] == 0 && b[63] == 0); /* d=1, a=0 */
 
     fmag_vm_image back;
     fmag_vm_image_init(&back);
-    CHECK(fmag_vm_image_read(&back, data, len, err, sizeof err));
-    CHECK(back.nprograms == 2);
+    EXPECT(fmag_vm_image_read(&back, data, len, err, sizeof err));
+    EXPECT(back.nprograms == 2);
     if (back.nprograms == 2) {
-        CHECK(strcmp(back.programs[0].name, "lerp") == 0);
-        CHECK(back.programs[0].flags == 1 && back.programs[0].ninstr == 2);
-        CHECK(memcmp(back.programs[0].code, c1, sizeof c1) == 0);
-        CHECK(((uintptr_t)back.programs[0].code & 15) == 0);
-        CHECK(strcmp(back.programs[1].name, "seventeen_chars__") == 0);
-        CHECK(back.programs[1].ninstr == 0 && back.programs[1].nout == 2);
-        CHECK(fmag_vm_image_find(&back, "lerp") == &back.programs[0]);
-        CHECK(fmag_vm_image_find(&back, "nope") == NULL);
+        EXPECT(strcmp(back.programs[0].name, "lerp") == 0);
+        EXPECT(back.programs[0].flags == 1 && back.programs[0].ninstr == 2);
+        EXPECT(memcmp(back.programs[0].code, c1, sizeof c1) == 0);
+        EXPECT(((uintptr_t)back.programs[0].code & 15) == 0);
+        EXPECT(strcmp(back.programs[1].name, "seventeen_chars__") == 0);
+        EXPECT(back.programs[1].ninstr == 0 && back.programs[1].nout == 2);
+        EXPECT(fmag_vm_image_find(&back, "lerp") == &back.programs[0]);
+        EXPECT(fmag_vm_image_find(&back, "nope") == NULL);
     }
 
     /* Corruptions, each with its message and the byte offset it names. */
@@ -329,15 +309,15 @@ static void test_image_round_trip(void)
         bool ok = fmag_vm_image_read(&tmp, bad, cases[k].len, err, sizeof err);
         if (ok || !strstr(err, cases[k].want))
             fprintf(stderr, "corrupt case %zu: got '%s', want '%s'\n", k, err, cases[k].want);
-        CHECK(!ok && strstr(err, cases[k].want));
-        CHECK(tmp.nprograms == 0);
+        EXPECT(!ok && strstr(err, cases[k].want));
+        EXPECT(tmp.nprograms == 0);
         fmag_vm_image_free(&tmp);
     }
     /* An infinity word in the guard slot of instruction 1 (offset 48+16+8). */
     memcpy(bad, data, len);
     bad[72] = 0, bad[73] = 0, bad[74] = 0x80, bad[75] = 0x7F;
-    CHECK(!fmag_vm_image_read(&back, bad, len, err, sizeof err));
-    CHECK(strstr(err, "byte offset 72: instruction 1: literal +infinity in operand guard"));
+    EXPECT(!fmag_vm_image_read(&back, bad, len, err, sizeof err));
+    EXPECT(strstr(err, "byte offset 72: instruction 1: literal +infinity in operand guard"));
     free(bad);
     free(data);
     fmag_vm_image_free(&back);
@@ -361,7 +341,7 @@ static float rnd_value(void)
     case 1:
         return (float)((int)(rnd() % 21) - 10) * 0.25f;
     case 2: {
-        float f = fl(rnd());
+        float f = fmag_float_of(rnd());
         return isnan(f) ? 1.5f : f;
     }
     default:
@@ -412,14 +392,14 @@ static void test_batch_vs_reference(void)
             in[k] = rnd_value();
         for (size_t k = 0; k < n; k++)
             fmag_vm_run(&p, in + k * p.nin, want + k * p.nout, regs);
-        CHECK(fmag_vm_run_batch(&p, in, got, n, err, sizeof err));
-        CHECK(same_bits(want, got, n * p.nout));
+        EXPECT(fmag_vm_run_batch(&p, in, got, n, err, sizeof err));
+        EXPECT(same_bits(want, got, n * p.nout));
         const fmag_vm_program *pp = &p;
         for (unsigned th = 1; th <= 3; th++) {
             memset(got, 0, n * nout * sizeof(float));
-            CHECK(fmag_vm_run_per_lane_threads(&pp, 1, NULL, in, p.nin, got, p.nout, n, th, err,
-                                               sizeof err));
-            CHECK(same_bits(want, got, n * p.nout));
+            EXPECT(fmag_vm_run_per_lane_threads(&pp, 1, NULL, in, p.nin, got, p.nout, n, th, err,
+                                                sizeof err));
+            EXPECT(same_bits(want, got, n * p.nout));
         }
         free(in);
         free(want);
@@ -452,24 +432,24 @@ static void test_per_lane(void)
         fmag_vm_run(pp[idx[k]], in + k * STRIDE, want + k * STRIDE, regs);
     for (unsigned th = 0; th <= 4; th++) {
         memset(got, 0, N * STRIDE * sizeof(float));
-        CHECK(fmag_vm_run_per_lane_threads(pp, NP, idx, in, STRIDE, got, STRIDE, N, th, err,
-                                           sizeof err));
-        CHECK(same_bits(want, got, N * STRIDE));
+        EXPECT(fmag_vm_run_per_lane_threads(pp, NP, idx, in, STRIDE, got, STRIDE, N, th, err,
+                                            sizeof err));
+        EXPECT(same_bits(want, got, N * STRIDE));
     }
-    CHECK(fmag_vm_run_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
-    CHECK(same_bits(want, got, N * STRIDE));
-    CHECK(fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, ref, STRIDE, N, err, sizeof err));
-    CHECK(same_bits(want, ref, N * STRIDE));
+    EXPECT(fmag_vm_run_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
+    EXPECT(same_bits(want, got, N * STRIDE));
+    EXPECT(fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, ref, STRIDE, N, err, sizeof err));
+    EXPECT(same_bits(want, ref, N * STRIDE));
 
     idx[17] = NP;
-    CHECK(!fmag_vm_run_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
-    CHECK(strstr(err, "element 17: program index 5 out of range"));
-    CHECK(!fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
-    CHECK(strstr(err, "element 17"));
+    EXPECT(!fmag_vm_run_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
+    EXPECT(strstr(err, "element 17: program index 5 out of range"));
+    EXPECT(!fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
+    EXPECT(strstr(err, "element 17"));
     fmag_vm_program three = prog("three", 3, 3, 1, NULL, 0);
     const fmag_vm_program *tp = &three;
-    CHECK(!fmag_vm_run_per_lane(&tp, 1, NULL, in, 2, got, 1, 4, err, sizeof err));
-    CHECK(strstr(err, "strides are 2 and 1"));
+    EXPECT(!fmag_vm_run_per_lane(&tp, 1, NULL, in, 2, got, 1, 4, err, sizeof err));
+    EXPECT(strstr(err, "strides are 2 and 1"));
     free(idx);
     free(in);
     free(want);
@@ -497,14 +477,14 @@ static void test_engine_denormal_guard(void)
     const fmag_vm_program *pp = &p;
     float in[1] = {3.0f}, out[1] = {0.0f};
     fmag_vm_engine *e = fmag_vm_engine_create(NULL, err, sizeof err);
-    CHECK(e != NULL);
+    EXPECT(e != NULL);
     if (!e) return;
     unsigned before = __builtin_ia32_stmxcsr();
     __builtin_ia32_ldmxcsr(0x1F80u | 0x8000u | 0x0040u); /* FTZ | DAZ */
     bool ran = fmag_vm_engine_run(e, &pp, 1, NULL, in, 1, out, 1, 1, err, sizeof err);
     __builtin_ia32_ldmxcsr(before);
-    CHECK(ran);
-    CHECK(out[0] == 7.0f);
+    EXPECT(ran);
+    EXPECT(out[0] == 7.0f);
     fmag_vm_engine_destroy(e);
 #endif
 }
@@ -536,7 +516,7 @@ static void test_engine(void)
         idx[k] = k < 3000 ? (uint32_t)(k % NP) : (k < 3005 ? 4u : (uint32_t)(rnd() % NP));
     for (size_t k = 0; k < N * STRIDE; k++)
         in[k] = rnd_value();
-    CHECK(fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, want, STRIDE, N, err, sizeof err));
+    EXPECT(fmag_vm_run_ref_per_lane(pp, NP, idx, in, STRIDE, want, STRIDE, N, err, sizeof err));
     static const fmag_vm_isa isas[] = {FMAG_VM_ISA_GENERIC, FMAG_VM_ISA_AVX2, FMAG_VM_ISA_AVX512};
     for (int ii = 0; ii < 3; ii++)
         for (unsigned th = 1; th <= 4; th += 3)
@@ -544,26 +524,26 @@ static void test_engine(void)
                 fmag_vm_engine_options o = {th, isas[ii], lanes};
                 fmag_vm_engine *e = fmag_vm_engine_create(&o, err, sizeof err);
                 if (!e) {
-                    CHECK(isas[ii] != FMAG_VM_ISA_GENERIC);
-                    CHECK(strstr(err, "cannot run") != NULL);
+                    EXPECT(isas[ii] != FMAG_VM_ISA_GENERIC);
+                    EXPECT(strstr(err, "cannot run") != NULL);
                     continue;
                 }
-                CHECK(fmag_vm_engine_threads(e) == th);
+                EXPECT(fmag_vm_engine_threads(e) == th);
                 for (int rep = 0; rep < 2; rep++) { /* the pool is reused */
                     memset(got, 0, N * STRIDE * sizeof(float));
-                    CHECK(fmag_vm_engine_run(e, pp, NP, idx, in, STRIDE, got, STRIDE, N, err,
-                                             sizeof err));
-                    CHECK(same_bits(want, got, N * STRIDE));
+                    EXPECT(fmag_vm_engine_run(e, pp, NP, idx, in, STRIDE, got, STRIDE, N, err,
+                                              sizeof err));
+                    EXPECT(same_bits(want, got, N * STRIDE));
                 }
                 /* Uniform, and a handful of elements. */
                 for (size_t n = 1; n <= N; n += N - 1) {
                     float *w1 = calloc(n * STRIDE, sizeof(float));
                     float *g1 = calloc(n * STRIDE, sizeof(float));
-                    CHECK(fmag_vm_run_ref_per_lane(&pp[6], 1, NULL, in, STRIDE, w1, STRIDE, n, err,
-                                                   sizeof err));
-                    CHECK(fmag_vm_engine_run(e, &pp[6], 1, NULL, in, STRIDE, g1, STRIDE, n, err,
-                                             sizeof err));
-                    CHECK(same_bits(w1, g1, n * STRIDE));
+                    EXPECT(fmag_vm_run_ref_per_lane(&pp[6], 1, NULL, in, STRIDE, w1, STRIDE, n, err,
+                                                    sizeof err));
+                    EXPECT(fmag_vm_engine_run(e, &pp[6], 1, NULL, in, STRIDE, g1, STRIDE, n, err,
+                                              sizeof err));
+                    EXPECT(same_bits(w1, g1, n * STRIDE));
                     /* The same elements as columns (structure of arrays). */
                     const fmag_vm_program *q = pp[6];
                     float *cin = malloc(n * q->nin * sizeof(float));
@@ -577,14 +557,14 @@ static void test_engine(void)
                     }
                     for (uint32_t r = 0; r < q->nout; r++)
                         oc[r] = cout + r * n;
-                    CHECK(fmag_vm_engine_run_columns(e, q, ic, oc, n, err, sizeof err));
+                    EXPECT(fmag_vm_engine_run_columns(e, q, ic, oc, n, err, sizeof err));
                     bool cols_same = true;
                     for (size_t k = 0; k < n; k++)
                         for (uint32_t r = 0; r < q->nout; r++)
                             cols_same &= !memcmp(&cout[r * n + k], &w1[k * STRIDE + r], 4);
-                    CHECK(cols_same);
-                    CHECK(!fmag_vm_engine_run_columns(e, q, NULL, oc, n, err, sizeof err));
-                    CHECK(strstr(err, "without input columns") != NULL);
+                    EXPECT(cols_same);
+                    EXPECT(!fmag_vm_engine_run_columns(e, q, NULL, oc, n, err, sizeof err));
+                    EXPECT(strstr(err, "without input columns") != NULL);
                     free(cin);
                     free(cout);
                     free(w1);
@@ -600,17 +580,17 @@ static void test_engine(void)
                     fmag_vm_engine_run(e, pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err);
                 unsigned after = __builtin_ia32_stmxcsr();
                 __builtin_ia32_ldmxcsr(before);
-                CHECK(ran);
-                CHECK((after & 0xFFC0u) == (mine & 0xFFC0u));
-                CHECK(same_bits(want, got, N * STRIDE));
+                EXPECT(ran);
+                EXPECT((after & 0xFFC0u) == (mine & 0xFFC0u));
+                EXPECT(same_bits(want, got, N * STRIDE));
 #endif
                 fmag_vm_engine_destroy(e);
             }
     idx[17] = NP;
     fmag_vm_engine *e = fmag_vm_engine_create(NULL, err, sizeof err);
-    CHECK(e != NULL);
-    CHECK(!fmag_vm_engine_run(e, pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
-    CHECK(strstr(err, "element 17: program index 7 out of range"));
+    EXPECT(e != NULL);
+    EXPECT(!fmag_vm_engine_run(e, pp, NP, idx, in, STRIDE, got, STRIDE, N, err, sizeof err));
+    EXPECT(strstr(err, "element 17: program index 7 out of range"));
     fmag_vm_engine_destroy(e);
     free(idx);
     free(in);
