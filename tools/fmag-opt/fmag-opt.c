@@ -144,8 +144,7 @@ static bool opt_pipeline(const fmag_tool *t, void *dest, const char *spelling, c
     return add_to_pipeline(dest, spelling + 1); /* -O2 -> O2 */
 }
 
-static bool opt_verify_each(const fmag_tool *t, void *dest, const char *spelling,
-                            const char *value)
+static bool opt_verify_each(const fmag_tool *t, void *dest, const char *spelling, const char *value)
 {
     (void)t, (void)value;
     ((cli *)dest)->opts.verify_each = strstr(spelling, "=0") ? -1 : 1;
@@ -185,8 +184,7 @@ static bool opt_inline_budget(const fmag_tool *t, void *dest, const char *spelli
     return true;
 }
 
-static bool opt_error_limit(const fmag_tool *t, void *dest, const char *spelling,
-                            const char *value)
+static bool opt_error_limit(const fmag_tool *t, void *dest, const char *spelling, const char *value)
 {
     (void)t;
     return count_flag(spelling, value, &((cli *)dest)->error_limit);
@@ -215,8 +213,7 @@ static bool opt_bisect_limit(const fmag_tool *t, void *dest, const char *spellin
     return true;
 }
 
-static bool opt_break_after(const fmag_tool *t, void *dest, const char *spelling,
-                            const char *value)
+static bool opt_break_after(const fmag_tool *t, void *dest, const char *spelling, const char *value)
 {
     (void)t, (void)spelling;
     cli *c = dest;
@@ -229,8 +226,7 @@ static bool take_input(const fmag_tool *t, void *user, const char *arg)
 {
     cli *c = user;
     if (c->input)
-        return fmag_tool_error(t, "more than one input file ('%s' and '%s')", c->input, arg),
-               false;
+        return fmag_tool_error(t, "more than one input file ('%s' and '%s')", c->input, arg), false;
     c->input = arg;
     return true;
 }
@@ -258,46 +254,43 @@ int main(int argc, char **argv)
         {"-o", FMAG_OPT_NEXT, FMAG_OPT_STRING, &c.output, NULL, "FILE",
          "write output to FILE ('-': standard output; with -lower,\na FILE ending in .fmag is "
          "written as binary)"},
-        {"-passes|--passes", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &c, opt_passes,
-         "a,b,c", "run a comma-separated pipeline of passes"},
+        {"-passes", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &c, opt_passes, "a,b,c",
+         "run a comma-separated pipeline of passes"},
         {"-O0|-O1|-O2", 0, FMAG_OPT_CALL, &c, opt_pipeline, NULL, "run a named pipeline"},
-        {"-verify-each|--verify-each", 0, FMAG_OPT_CALL, &c, opt_verify_each, NULL, verify_help},
-        {"-verify-each=1|--verify-each=1|-verify-each=0|--verify-each=0", 0, FMAG_OPT_CALL, &c,
-         opt_verify_each, NULL, NULL},
-        {"-opt-bisect-limit|--opt-bisect-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_bisect_limit,
-         "N",
+        {"-verify-each", 0, FMAG_OPT_CALL, &c, opt_verify_each, NULL, verify_help},
+        {"-verify-each=1|-verify-each=0", 0, FMAG_OPT_CALL, &c, opt_verify_each, NULL, NULL},
+        {"-opt-bisect-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_bisect_limit, "N",
          "run only the first N pass applications (a pass on\none function, or a module pass) "
          "and log each as\n'BISECT: [NOT ]running pass (K) NAME on ...'\n(to stderr; -1: run "
          "all, log all)"},
-        {"-print-after-all|--print-after-all", 0, FMAG_OPT_FLAG, &c.opts.print_after_all, NULL,
-         NULL, "print the module after every pass (to stderr)"},
-        {"-print-raw|--print-raw", 0, FMAG_OPT_CALL, &c, opt_print_raw, NULL,
+        {"-print-after-all", 0, FMAG_OPT_FLAG, &c.opts.print_after_all, NULL, NULL,
+         "print the module after every pass (to stderr)"},
+        {"-print-raw", 0, FMAG_OPT_CALL, &c, opt_print_raw, NULL,
          "print every arithmetic instruction as plain fmag"},
-        {"-stats|--stats", 0, FMAG_OPT_FLAG, &c.opts.stats, NULL, NULL,
+        {"-stats", 0, FMAG_OPT_FLAG, &c.opts.stats, NULL, NULL,
          "per pass: instructions before/after (to stderr)"},
-        {"-time-passes|--time-passes", 0, FMAG_OPT_FLAG, &c.opts.time_passes, NULL, NULL,
+        {"-time-passes", 0, FMAG_OPT_FLAG, &c.opts.time_passes, NULL, NULL,
          "per pass: wall time (to stderr)"},
-        {"-check-roundtrip|--check-roundtrip", 0, FMAG_OPT_FLAG, &c.roundtrip, NULL, NULL,
+        {"-check-roundtrip", 0, FMAG_OPT_FLAG, &c.roundtrip, NULL, NULL,
          "check that parse(print(m)) equals m; exit 1 if not"},
-        {"-unroll-budget|--unroll-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_unroll_budget, "N",
+        {"-unroll-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_unroll_budget, "N",
          "-loop-unroll: a function may grow to at most N\ninstructions (default 100000)"},
-        {"-lower|--lower", 0, FMAG_OPT_FLAG, &c.lower, NULL, NULL,
+        {"-lower", 0, FMAG_OPT_FLAG, &c.lower, NULL, NULL,
          "lower each export to the FMAG stream (prints .fmas)"},
-        {"-lowering|--lowering", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_lowering, "fast|full",
+        {"-lowering", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_lowering, "fast|full",
          "with -lower: fast = two schedules, no search (JIT\nlatency); full = the default "
          "search"},
-        {"-inline-budget|--inline-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_inline_budget, "N",
+        {"-inline-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_inline_budget, "N",
          "most instructions of a function after inlining\n(default 200000; beyond it -inline "
          "is an error)"},
-        {"-ferror-limit|--ferror-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_error_limit, "N",
+        {"-ferror-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_error_limit, "N",
          "stop after N errors (default 20; 0: no limit)"},
-        {"-test-break-after|--test-break-after", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_break_after,
-         "PASS",
+        {"-test-break-after", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_break_after, "PASS",
          "testing: after PASS runs, plant a use before its\ndefinition in the first function "
          "(for -verify-each's\ntests)"},
     };
-    fmag_opt_parser parser = {&tool, table, sizeof table / sizeof table[0], take_input, take_pass,
-                              &c};
+    fmag_opt_parser parser = {&tool,      table,     sizeof table / sizeof table[0],
+                              take_input, take_pass, &c};
     int status = fmag_opt_parse(&parser, argc, argv);
     if (status != FMAG_OPT_RUN) {
         free(c.pipeline);
