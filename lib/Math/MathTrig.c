@@ -50,7 +50,10 @@ static fmag_value *halve(fmag_builder *b, fmag_value *v, fmag_value *pos, fmag_v
     return h;
 }
 
-static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, bool want_hi, trig_parts *tp)
+/* words: 3 for the three-word pi/2 (strict, and fast tan: near its poles the result
+ * divides by the reduced argument's error); fast sin/cos take 2. */
+static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, int words, bool want_hi,
+                        trig_parts *tp)
 {
     if (fm) {
         /* fast-math: reassociation would fold an affine producer of x into the
@@ -65,7 +68,7 @@ static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, bool want_hi, t
     fmag_value *k = F(b, t, K(b, 1.0f), K(b, -FMAG_MAGIC), t, t);
     fmag_value *r = FMA(b, k, K(b, -PIO2_1), x);
     r = F(b, k, K(b, -PIO2_2), r, r, t);
-    if (!fm) r = F(b, k, K(b, -PIO2_3), r, r, t);
+    if (words == 3) r = F(b, k, K(b, -PIO2_3), r, r, t);
     /* (A fourth word would reduce the error of pi/2 below 1e-17 at |x| = 2e6, far
      * under a float ulp of the smallest r there, ~2^-29: three words suffice.)
      * From |x| ~ 3e6 the rounded k can miss by more than the polynomials' reach,
@@ -98,7 +101,7 @@ static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, bool want_hi, t
 fmag_value *fmag_build_sin(fmag_builder *b, fmag_value *x, bool fm)
 {
     trig_parts tp;
-    trig_reduce(b, x, fm, true, &tp);
+    trig_reduce(b, x, fm, fm ? 2 : 3, true, &tp);
     fmag_value *v = SEL(b, tp.c, tp.s, tp.odd);
     return F(b, v, K(b, -1.0f), K(b, 0.0f), v, tp.hi);
 }
@@ -107,7 +110,7 @@ fmag_value *fmag_build_sin(fmag_builder *b, fmag_value *x, bool fm)
 fmag_value *fmag_build_cos(fmag_builder *b, fmag_value *x, bool fm)
 {
     trig_parts tp;
-    trig_reduce(b, x, fm, true, &tp);
+    trig_reduce(b, x, fm, fm ? 2 : 3, true, &tp);
     fmag_value *v = SEL(b, tp.s, tp.c, tp.odd);
     fmag_value *d = fmag_build_sub(b, tp.odd, tp.hi);
     fmag_value *dd = MUL(b, d, d);
@@ -118,7 +121,7 @@ fmag_value *fmag_build_cos(fmag_builder *b, fmag_value *x, bool fm)
 fmag_value *fmag_build_tan(fmag_builder *b, fmag_value *x, bool fm)
 {
     trig_parts tp;
-    trig_reduce(b, x, fm, false, &tp);
+    trig_reduce(b, x, fm, 3, false, &tp);
     fmag_value *num = SEL(b, fmag_build_neg(b, tp.c), tp.s, tp.odd);
     fmag_value *den = SEL(b, tp.s, tp.c, tp.odd);
     return fmag_build_div(b, num, den, fm);
