@@ -4,6 +4,7 @@
  * either succeed with exactly the bits of the unhindered compile, or fail with an
  * "out of memory" diagnostic; a crash or (under ASan) a leak fails the test. */
 #include "../Expect.h"
+#include "FaultHook.h"
 #include "fmag/CodeGen.h"
 #include "fmag/IR.h"
 #include "fmag/SL.h"
@@ -16,28 +17,6 @@
 #include <string.h>
 
 enum { NELEMS = 4, MAXIO = 256 };
-
-typedef struct fail_nth {
-    uint64_t n, seen;
-} fail_nth;
-
-static bool hook(void *user, size_t size)
-{
-    (void)size;
-    fail_nth *f = user;
-    return ++f->seen != f->n;
-}
-
-/* True when every export is one block without calls (what codegen accepts); as slc. */
-static bool lowerable(fmag_module *m)
-{
-    fmag_foreach_func (f, m) {
-        if (!f->is_export || f->first != f->last) return false;
-        fmag_foreach_instr (i, f->first)
-            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
-    }
-    return true;
-}
 
 /* Outputs of every program on NELEMS fixed inputs, concatenated as bits. */
 typedef struct result {

@@ -7,6 +7,7 @@
  * outside the hook (docs/Reliability.md): the sweep covers every allocation the
  * library makes around it. */
 #include "../Expect.h"
+#include "FaultHook.h"
 #include "fmag/CodeGen.h"
 #include "fmag/IR.h"
 #include "fmag/SPIRV.h"
@@ -71,27 +72,6 @@ static void oracle(unsigned s, const float in[2], float out[MAXOUT])
         float d = a - b;
         out[0] = (d < 0 ? -d : d) + (a < b ? a : b);
     }
-}
-
-typedef struct fail_nth {
-    uint64_t n, seen;
-} fail_nth;
-
-static bool hook(void *user, size_t size)
-{
-    (void)size;
-    fail_nth *f = user;
-    return ++f->seen != f->n;
-}
-
-static bool lowerable(fmag_module *m)
-{
-    fmag_foreach_func (f, m) {
-        if (!f->is_export || f->first != f->last) return false;
-        fmag_foreach_instr (i, f->first)
-            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
-    }
-    return true;
 }
 
 /* The one program's outputs on the NELEMS inputs, as bits. */
