@@ -118,16 +118,19 @@ static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *sp
 
 int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
 {
+    /* --help and --version answer before anything else on the line is checked. */
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (is_help(a)) {
+        if (is_help(argv[i])) {
             fmag_opt_print_help(p, stdout);
             return 0;
         }
-        if (is_version(a)) {
+        if (is_version(argv[i])) {
             printf("%s (FMAG) %s\n", p->tool->name, FMAG_VERSION_STRING);
             return 0;
         }
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
         if (a[0] != '-' || !a[1]) {
             if (!p->positional) {
                 fmag_tool_error(p->tool, "unexpected argument '%s' (see --help)", a);
@@ -160,7 +163,12 @@ int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
             if (o->kind == FMAG_OPT_SECTION) continue;
             if (names_have(o->names, a, (size_t)(eq - a))) {
                 if (!(o->value & FMAG_OPT_EQ)) {
-                    fmag_tool_error(p->tool, "%.*s takes no value", (int)(eq - a), a);
+                    if (o->value & FMAG_OPT_NEXT)
+                        fmag_tool_error(
+                            p->tool, "%.*s takes its value as the next argument (%.*s %s)",
+                            (int)(eq - a), a, (int)(eq - a), a, o->meta ? o->meta : "VALUE");
+                    else
+                        fmag_tool_error(p->tool, "%.*s takes no value", (int)(eq - a), a);
                     return 1;
                 }
                 hit = o;

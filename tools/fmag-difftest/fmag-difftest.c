@@ -620,15 +620,16 @@ typedef struct failure {
 static bool broken_pass(fmag_module *m)
 {
     bool changed = false;
-    fmag_foreach_func(f, m) fmag_foreach_block(b, f) fmag_foreach_instr(
-        i, b) if (i->op == FMAG_OP_FMAG && fmag_value_is_imm(i->ops[1].value, 1.0f) &&
-                  i->ops[4].value->kind == FMAG_VALUE_PARAM)
-    {
-        fmag_value *t = i->ops[0].value, *d = i->ops[3].value;
-        fmag_instr_set_op(i, 0, d);
-        fmag_instr_set_op(i, 3, t);
-        changed = true;
-    }
+    fmag_foreach_func (f, m)
+        fmag_foreach_block (b, f)
+            fmag_foreach_instr (i, b)
+                if (i->op == FMAG_OP_FMAG && fmag_value_is_imm(i->ops[1].value, 1.0f) &&
+                    i->ops[4].value->kind == FMAG_VALUE_PARAM) {
+                    fmag_value *t = i->ops[0].value, *d = i->ops[3].value;
+                    fmag_instr_set_op(i, 0, d);
+                    fmag_instr_set_op(i, 3, t);
+                    changed = true;
+                }
     return changed;
 }
 
@@ -681,10 +682,11 @@ static verdict check(fmag_module *m, const char *pass, float (*inputs)[MAX_IO], 
         }
     }
     if (!strcmp(pass, "O2")) {
-        fmag_foreach_func(f, o)
-        {
+        fmag_foreach_func (f, o) {
             bool call = false;
-            fmag_foreach_block(b, f) fmag_foreach_instr(i, b) call |= i->op == FMAG_OP_CALL;
+            fmag_foreach_block (b, f)
+                fmag_foreach_instr (i, b)
+                    call |= i->op == FMAG_OP_CALL;
             if (f->is_export && (!f->first || f->first->next || call)) {
                 snprintf(fail->what, sizeof fail->what,
                          "-O2 left @%s with more than one block or a call", f->name);
@@ -693,9 +695,9 @@ static verdict check(fmag_module *m, const char *pass, float (*inputs)[MAX_IO], 
             }
         }
     }
-    fmag_foreach_func(f, m) fmag_func_renumber(f);
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m)
+        fmag_func_renumber(f);
+    fmag_foreach_func (f, m) {
         if (!f->is_export) continue;
         fmag_func *of = fmag_module_get_func(o, f->name);
         if (!of) {
@@ -724,7 +726,8 @@ static verdict check(fmag_module *m, const char *pass, float (*inputs)[MAX_IO], 
         for (unsigned t = 0; t < ninputs; t++) {
             float ref[MAX_IO], ref2[MAX_IO], got[MAX_IO];
             refrun rr = {false, 0.0, INFINITY, 0};
-            fmag_foreach_func(g, m) fmag_func_renumber(g);
+            fmag_foreach_func (g, m)
+                fmag_func_renumber(g);
             bool rok = ref_eval(f, inputs[t], ref, &rr, 0);
             if (!rok || rr.nonfinite) {
                 st->skipped++;
@@ -795,20 +798,22 @@ static verdict check(fmag_module *m, const char *pass, float (*inputs)[MAX_IO], 
 
 static fmag_instr *nth_instr(fmag_module *m, unsigned n, fmag_opcode op)
 {
-    fmag_foreach_func(f, m) fmag_foreach_block(b, f)
-        fmag_foreach_instr(i, b) if (i->op == op && n-- == 0) return i;
+    fmag_foreach_func (f, m)
+        fmag_foreach_block (b, f)
+            fmag_foreach_instr (i, b)
+                if (i->op == op && n-- == 0) return i;
     return NULL;
 }
 
 static void drop_unreachable(fmag_func *f)
 {
-    fmag_foreach_block(b, f) b->aux = NULL;
+    fmag_foreach_block (b, f)
+        b->aux = NULL;
     bool grew = true;
     f->first->aux = f->first;
     while (grew) {
         grew = false;
-        fmag_foreach_block(b, f)
-        {
+        fmag_foreach_block (b, f) {
             if (!b->aux) continue;
             fmag_block *s[2];
             unsigned ns = fmag_block_succs(b, s);
@@ -820,23 +825,24 @@ static void drop_unreachable(fmag_func *f)
         }
     }
     fmag_value *zero = fmag_module_const(f->module, 0.0f);
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         if (b->aux) continue;
         fmag_block *s[2];
         unsigned ns = fmag_block_succs(b, s);
         for (unsigned k = 0; k < ns; k++)
-            fmag_foreach_instr(p, s[k])
-            {
+            fmag_foreach_instr (p, s[k]) {
                 if (p->op != FMAG_OP_PHI) break;
                 for (unsigned j = p->nops; j-- > 0;)
                     if (p->phi_blocks[j] == b) fmag_phi_remove_incoming(p, j);
             }
-        fmag_foreach_instr(i, b) for (unsigned k = 0; k < i->nresults; k++)
-            fmag_value_replace_all_uses(&i->results[k], zero);
+        fmag_foreach_instr (i, b)
+            for (unsigned k = 0; k < i->nresults; k++)
+                fmag_value_replace_all_uses(&i->results[k], zero);
     }
-    fmag_foreach_block(b, f) if (!b->aux) fmag_block_erase(b);
-    fmag_foreach_block(b, f) b->aux = NULL;
+    fmag_foreach_block (b, f)
+        if (!b->aux) fmag_block_erase(b);
+    fmag_foreach_block (b, f)
+        b->aux = NULL;
 }
 
 /* Applies mutation number `n` to m; false when there is no such mutation. */
@@ -873,8 +879,8 @@ static bool mutate(fmag_module *m, unsigned n)
         if (!i) return false;
         fmag_block *keep = i->targets[n % 2], *drop = i->targets[1 - n % 2];
         fmag_block *b = i->block;
-        if (drop != keep) fmag_foreach_instr(p, drop)
-            {
+        if (drop != keep)
+            fmag_foreach_instr (p, drop) {
                 if (p->op != FMAG_OP_PHI) break;
                 for (unsigned j = p->nops; j-- > 0;)
                     if (p->phi_blocks[j] == b) fmag_phi_remove_incoming(p, j);
@@ -905,13 +911,15 @@ static bool mutate(fmag_module *m, unsigned n)
     n -= 5;
     /* 6: a function nobody calls goes (exports too, while one export stays). */
     unsigned k = 0, nexp = 0;
-    fmag_foreach_func(f, m) nexp += f->is_export;
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m)
+        nexp += f->is_export;
+    fmag_foreach_func (f, m) {
         if (k++ != n) continue;
         bool called = false;
-        fmag_foreach_func(g, m) fmag_foreach_block(b, g) fmag_foreach_instr(i, b) called |=
-            i->op == FMAG_OP_CALL && i->callee == f;
+        fmag_foreach_func (g, m)
+            fmag_foreach_block (b, g)
+                fmag_foreach_instr (i, b)
+                    called |= i->op == FMAG_OP_CALL && i->callee == f;
         if (called || (f->is_export && nexp < 2)) return false;
         fmag_func_erase(f);
         return true;
@@ -1061,7 +1069,7 @@ int main(int argc, char **argv)
         if (!fmag_verify_module(m)) {
             fprintf(stderr, "fmag-difftest: internal error: generated module %lu is invalid:\n",
                     it);
-            fmag_context_diag_print(ctx, stderr);
+            fmag_tool_print_diags(&difftest_tool, ctx);
             fmag_module_print(m, stderr, 0);
             fmag_context_destroy(ctx);
             status = 2;

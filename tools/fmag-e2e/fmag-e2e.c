@@ -11,6 +11,8 @@
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 #include "Options.h"
+
+static const fmag_tool e2e_tool;
 #include "../common/Rng.h"
 
 #include <errno.h>
@@ -272,8 +274,7 @@ static bool track_eval(fmag_func *f, const float *in, float *out, bool *nonfinit
         /* Phis read their operands simultaneously. */
         unsigned nphi = 0;
         float phiv[64];
-        fmag_foreach_instr(i, blk)
-        {
+        fmag_foreach_instr (i, blk) {
             if (i->op != FMAG_OP_PHI) break;
             fmag_value *v = fmag_phi_value_for(i, prev);
             if (!v || nphi >= 64) {
@@ -283,8 +284,7 @@ static bool track_eval(fmag_func *f, const float *in, float *out, bool *nonfinit
             phiv[nphi++] = fmag_value_is_const(v) ? v->imm : val[v->id];
         }
         nphi = 0;
-        fmag_foreach_instr(i, blk)
-        {
+        fmag_foreach_instr (i, blk) {
             if (!ok) break;
             if (++*steps > 1000000) {
                 ok = false;
@@ -546,7 +546,7 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
     if (!fmag_verify_module(m)) {
         fprintf(stderr, "fmag-e2e: generator made an invalid module (seed %llu):\n",
                 (unsigned long long)seed);
-        fmag_context_diag_print(ctx, stderr);
+        fmag_tool_print_diags(&e2e_tool, ctx);
         fmag_module_print(m, stderr, 0);
         fmag_context_destroy(ctx);
         c->mismatches++;
@@ -560,14 +560,13 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
     if (!opt_ok) {
         fprintf(stderr, "fmag-e2e: -O2 failed or broke the IR (seed %llu):\n",
                 (unsigned long long)seed);
-        fmag_context_diag_print(ctx, stderr);
+        fmag_tool_print_diags(&e2e_tool, ctx);
         fmag_module_print(m, stderr, 0);
         c->mismatches++;
         ok = false;
     }
     c->modules++;
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m) {
         if (!ok || !f->is_export) continue;
         c->exports++;
         float in[E2E_VECTORS][E2E_MAX_IO], want[E2E_VECTORS][E2E_MAX_IO];
@@ -599,7 +598,8 @@ static bool run_module(uint64_t seed, bool control_flow, unsigned size, counts *
         }
         if (f->first == f->last) {
             bool has_call = false;
-            fmag_foreach_instr(i, f->first) has_call |= i->op == FMAG_OP_CALL;
+            fmag_foreach_instr (i, f->first)
+                has_call |= i->op == FMAG_OP_CALL;
             if (!has_call) {
                 c->lowered_direct++;
                 ok &= check_lowered("lowered without -O2", seed, m, f, f, in, want, valid, c, ls,

@@ -141,7 +141,9 @@ static bool opt_passes(const fmag_tool *t, void *dest, const char *spelling, con
 static bool opt_pipeline(const fmag_tool *t, void *dest, const char *spelling, const char *value)
 {
     (void)t, (void)value;
-    return add_to_pipeline(dest, spelling + 1); /* -O2 -> O2 */
+    while (*spelling == '-')
+        spelling++; /* -O2 and --O2 -> O2 */
+    return add_to_pipeline(dest, spelling);
 }
 
 static bool opt_verify_each(const fmag_tool *t, void *dest, const char *spelling, const char *value)
@@ -207,7 +209,15 @@ static bool opt_bisect_limit(const fmag_tool *t, void *dest, const char *spellin
     (void)t;
     cli *c = dest;
     unsigned long long n = ULLONG_MAX;
-    if (strcmp(value, "-1") && !count_flag(spelling, value, &n)) return false;
+    char *end;
+    errno = 0;
+    if (strcmp(value, "-1")) {
+        n = strtoull(value, &end, 10);
+        if (!*value || *end || errno || *value == '-' || n > 0xFFFFFFFFull)
+            return fmag_tool_error(&tool, "'%s' wants -1 (no limit) or a count (0 to 4294967295)",
+                                   spelling),
+                   false;
+    }
     c->opts.opt_bisect = true;
     c->opts.opt_bisect_limit = n;
     return true;
@@ -215,8 +225,10 @@ static bool opt_bisect_limit(const fmag_tool *t, void *dest, const char *spellin
 
 static bool opt_break_after(const fmag_tool *t, void *dest, const char *spelling, const char *value)
 {
-    (void)t, (void)spelling;
+    (void)spelling;
     cli *c = dest;
+    if (!fmag_pass_lookup(value))
+        return fmag_tool_error(t, "-test-break-after: unknown pass '%s'", value), false;
     c->opts.after_pass = break_ir_after;
     c->opts.after_pass_user = (void *)value;
     return true;
@@ -333,18 +345,18 @@ int main(int argc, char **argv)
     }
     fmag_module *m = fmag_parse_module(ctx, shown, text, len);
     if (!m || !fmag_verify_module(m)) {
-        fmag_context_diag_print(ctx, stderr);
+        fmag_tool_print_diags(&tool, ctx);
         rc = 1;
         goto out;
     }
     opts.log = stderr;
     if (plen && !fmag_run_passes(m, pipeline, &opts)) {
-        fmag_context_diag_print(ctx, stderr);
+        fmag_tool_print_diags(&tool, ctx);
         rc = 1;
         goto out;
     }
     if (roundtrip && !check_roundtrip(ctx, m, opts.print_flags)) {
-        fmag_context_diag_print(ctx, stderr);
+        fmag_tool_print_diags(&tool, ctx);
         rc = 1;
         goto out;
     }
@@ -377,7 +389,7 @@ int main(int argc, char **argv)
                         f->name, st.instrs, st.regs, st.max_live, st.moves);
         }
         if (!ok) {
-            fmag_context_diag_print(ctx, stderr);
+            fmag_tool_print_diags(&tool, ctx);
             rc = 1;
         } else if (binary) {
             if (!fmag_vm_image_save(&img, output, err, sizeof err)) {

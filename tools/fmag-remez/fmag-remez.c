@@ -270,8 +270,13 @@ int main(int argc, char **argv)
     int n = (int)degree;
     ld a = tg->a, b = tg->b;
     if (args.npos == 4) {
-        a = strtold(args.pos[2], NULL);
-        b = strtold(args.pos[3], NULL);
+        char *ea, *eb;
+        a = strtold(args.pos[2], &ea);
+        b = strtold(args.pos[3], &eb);
+        if (*ea || ea == args.pos[2] || *eb || eb == args.pos[3] || !isfinite(a) || !isfinite(b) ||
+            !(a < b))
+            return fmag_tool_error(&remez_tool, "A B want finite numbers with A < B, not '%s' '%s'",
+                                   args.pos[2], args.pos[3]);
     }
     int np = n + 2;
     ld ref[20], c[20], m[20 * 21], sol[21];
@@ -335,9 +340,11 @@ int main(int argc, char **argv)
         if (e1 > maxe) maxe = e1;
         if (e2 > maxf) maxf = e2;
     }
-    printf("/* fmag-remez %s %d: %s; levelled error %.3Le (%.1f bits), with float "
+    char span[96] = "";
+    if (args.npos == 4) snprintf(span, sizeof span, " (here on [%.9Lg, %.9Lg])", a, b);
+    printf("/* fmag-remez %s %d: %s%s; levelled error %.3Le (%.1f bits), with float "
            "coefficients %.3Le */\n",
-           tg->name, n, tg->desc, fabsl(E), (double)-log2l(maxe), maxf);
+           tg->name, n, tg->desc, span, fabsl(E), (double)-log2l(maxe), maxf);
     for (int i = 0; i <= n; i++) {
         printf("    %.9gf, /* %a */\n", (double)cf[i], (double)cf[i]);
     }

@@ -385,7 +385,7 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
         }
         if (!ok) {
             /* Multi-line text diagnostics (source line and caret) go out as they are. */
-            fmag_context_diag_print(t->ctx, stderr);
+            fmag_tool_print_diags(&run_tool, t->ctx);
             snprintf(err, errlen, "%s: %s", path, t->is_fir ? "invalid module" : "assembly failed");
             free(data);
             return false;
@@ -453,8 +453,11 @@ static bool run_rows(target *t, backend bk, unsigned threads, const rows *in, fl
         }
         for (size_t k = 0; k < in->n; k++)
             if (!fmag_interp_func(t->fn, in->v + k * iw, out + k * ow)) {
-                fmag_context_diag_print(t->ctx, stderr);
-                snprintf(err, errlen, "element %zu: the IR interpreter failed", k + 1);
+                size_t nd = fmag_context_diag_count(t->ctx);
+                const char *d =
+                    nd ? fmag_context_diag(t->ctx, nd - 1) : "the IR interpreter failed";
+                if (!strncmp(d, "error: ", 7)) d += 7;
+                snprintf(err, errlen, "element %zu: %.*s", k + 1, (int)strcspn(d, "\n"), d);
                 return false;
             }
         return true;
