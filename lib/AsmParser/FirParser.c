@@ -882,9 +882,19 @@ static fmag_module *fmag_parse_module_unguarded(fmag_context *ctx, const char *f
     p.src = text;
     p.len = len;
     p.m = fmag_module_create(ctx);
-    if (memchr(text, 0, len)) {
-        error_at(&p, (size_t)((const char *)memchr(text, 0, len) - text),
-                 "invalid NUL byte in input");
+    /* Text never holds a NUL byte: name the file once instead of echoing its bytes. */
+    const char *nul = memchr(text, 0, len);
+    if (nul) {
+        if (len >= 4 && !memcmp(text, "FMAG", 4))
+            fmag_context_error(ctx,
+                               "%s: error: this is a binary .fmag file, not .fir text (run it "
+                               "with fmag-run, disassemble it with fmag-as -d)",
+                               p.file);
+        else
+            fmag_context_error(ctx,
+                               "%s: error: this is a binary file, not .fir text (a NUL byte at "
+                               "offset %zu)",
+                               p.file, (size_t)(nul - text));
         return NULL;
     }
     bool ok = scan_headers(&p);
