@@ -49,7 +49,8 @@ e2e_cov=""
 [ "${FMAG_FUZZ_MODE:-asan}" = fast ] && e2e_cov="-fno-sanitize-coverage=trace-cmp"
 # shellcheck disable=SC2086
 build e2e-fuzz $e2e_cov "$root/fuzz/e2e_fuzz.c" "$root"/lib/CodeGen/*.c "$root"/lib/Transforms/*.c \
-    "$root"/lib/IR/*.c "$root"/lib/VM/*.c "$root"/lib/AsmParser/fmas*.c -I"$root/lib/CodeGen"
+    "$root"/lib/IR/*.c "$root"/lib/VM/*.c "$root"/lib/AsmParser/fmas*.c -I"$root/lib/CodeGen" \
+    "$root"/tools/common/*.c -I"$root/tools/common" -DFMAG_VERSION_STRING='"fuzz"'
 if [ -f "$root/fuzz/slc_fuzz.c" ]; then
     build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \
         "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c
