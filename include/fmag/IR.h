@@ -263,7 +263,7 @@ unsigned fmag_block_preds(fmag_block *b, fmag_block ***preds);
  * Returns false when out of memory (outside a guard; inside one it unwinds). */
 typedef struct fmag_preds {
     unsigned nblocks;
-    unsigned *start;    /* nblocks + 1: block id b's preds are list[start[b]..start[b+1]) */
+    unsigned *start; /* nblocks + 1: block id b's preds are list[start[b]..start[b+1]) */
     fmag_block **list;
 } fmag_preds;
 bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fmag_preds *p);
@@ -515,11 +515,11 @@ bool fmag_module_has_recursion(fmag_module *m);
 #define FMAG_DOM_UNREACHABLE UINT32_MAX
 typedef struct fmag_domtree {
     fmag_func *f;
-    unsigned n;          /* reachable blocks */
-    unsigned nblocks;    /* all blocks (the ids it gave) */
-    fmag_block **rpo;    /* n blocks in reverse postorder from the entry */
-    unsigned *rpo_index; /* by block id: index in rpo, or FMAG_DOM_UNREACHABLE */
-    unsigned *idom;      /* by rpo index: the immediate dominator's rpo index (entry: 0) */
+    unsigned n;           /* reachable blocks */
+    unsigned nblocks;     /* all blocks (the ids it gave) */
+    fmag_block **rpo;     /* n blocks in reverse postorder from the entry */
+    unsigned *rpo_index;  /* by block id: index in rpo, or FMAG_DOM_UNREACHABLE */
+    unsigned *idom;       /* by rpo index: the immediate dominator's rpo index (entry: 0) */
     unsigned *tin, *tout; /* by rpo index: the dominator tree's DFS interval */
 } fmag_domtree;
 /* Gives every block of f a dense id in list order (f->nblocks), then builds the

@@ -60,14 +60,26 @@ typedef struct fmag_vm_decoded {
 uint32_t fmag_vm_float_bits(float f);
 float fmag_vm_bits_float(uint32_t w);
 
-static inline uint32_t fmag_vm_ref_word(uint16_t reg) { return FMAG_VM_REF_TAG | reg; }
+static inline uint32_t fmag_vm_ref_word(uint16_t reg)
+{
+    return FMAG_VM_REF_TAG | reg;
+}
 static inline bool fmag_vm_word_is_ref(uint32_t w)
 {
     return (w & 0x7F800000u) == 0x7F800000u && (w & 0x007FFFFFu) != 0;
 }
-static inline bool fmag_vm_word_is_inf(uint32_t w) { return (w & 0x7FFFFFFFu) == 0x7F800000u; }
-static inline uint16_t fmag_vm_instr_d(fmag_vm_instr i) { return (uint16_t)(i.da & 0xFFFFu); }
-static inline uint16_t fmag_vm_instr_a(fmag_vm_instr i) { return (uint16_t)(i.da >> 16); }
+static inline bool fmag_vm_word_is_inf(uint32_t w)
+{
+    return (w & 0x7FFFFFFFu) == 0x7F800000u;
+}
+static inline uint16_t fmag_vm_instr_d(fmag_vm_instr i)
+{
+    return (uint16_t)(i.da & 0xFFFFu);
+}
+static inline uint16_t fmag_vm_instr_a(fmag_vm_instr i)
+{
+    return (uint16_t)(i.da >> 16);
+}
 
 /* Encodes; returns false (with a message in err) for a NaN or infinite literal. */
 bool fmag_vm_encode(const fmag_vm_decoded *in, fmag_vm_instr *out, char *err, size_t errlen);
@@ -75,8 +87,8 @@ void fmag_vm_decode(fmag_vm_instr in, fmag_vm_decoded *out);
 
 /* One program: a record of a .fmag file. `code` is 16-byte aligned. */
 typedef struct fmag_vm_program {
-    char *name;         /* NUL-terminated copy */
-    uint16_t flags;     /* FMAG_VM_FLAG_* */
+    char *name;     /* NUL-terminated copy */
+    uint16_t flags; /* FMAG_VM_FLAG_* */
     uint16_t regs, nin, nout;
     uint32_t ninstr;
     fmag_vm_instr *code;
@@ -126,16 +138,16 @@ bool fmag_vm_image_save(const fmag_vm_image *img, const char *path, char *err, s
 void fmag_vm_run(const fmag_vm_program *p, const float *in, float *out, float *regs);
 
 /* Many elements, one program: in is [n][nin], out is [n][nout] (array of structs). */
-bool fmag_vm_run_batch(const fmag_vm_program *p, const float *in, float *out, size_t n,
-                       char *err, size_t errlen);
+bool fmag_vm_run_batch(const fmag_vm_program *p, const float *in, float *out, size_t n, char *err,
+                       size_t errlen);
 
 /* Many elements, each with its own program: element k runs
  * progs[prog_index[k]]; in is [n][in_stride], out is [n][out_stride]; strides must
  * cover the largest nin / nout used (slots past a program's nout are not written).
  * Indices, strides and the programs used are checked before anything runs. */
 bool fmag_vm_run_per_lane(const fmag_vm_program *const *progs, size_t nprogs,
-                          const uint32_t *prog_index, const float *in, size_t in_stride,
-                          float *out, size_t out_stride, size_t n, char *err, size_t errlen);
+                          const uint32_t *prog_index, const float *in, size_t in_stride, float *out,
+                          size_t out_stride, size_t n, char *err, size_t errlen);
 
 /* The reference interpreter over many elements with a program per element, for
  * checking the other engines: same contract as fmag_vm_run_per_lane (prog_index
@@ -187,8 +199,7 @@ typedef struct fmag_vm_engine_options {
 } fmag_vm_engine_options;
 typedef struct fmag_vm_engine fmag_vm_engine;
 /* opt NULL: defaults (all zero). NULL with a reason in err on failure. */
-fmag_vm_engine *fmag_vm_engine_create(const fmag_vm_engine_options *opt, char *err,
-                                      size_t errlen);
+fmag_vm_engine *fmag_vm_engine_create(const fmag_vm_engine_options *opt, char *err, size_t errlen);
 void fmag_vm_engine_destroy(fmag_vm_engine *e);
 /* "avx512", "avx2+fma" or "generic". */
 const char *fmag_vm_engine_isa(const fmag_vm_engine *e);
@@ -205,9 +216,8 @@ bool fmag_vm_engine_run(fmag_vm_engine *e, const fmag_vm_program *const *progs, 
 /* One program over columns (structure of arrays: planar images, the emitted C's _soa
  * layout): input r of element k is in[r][k], output r is out[r][k]. The block's rows are
  * copied whole instead of transposed. Otherwise as fmag_vm_engine_run. */
-bool fmag_vm_engine_run_columns(fmag_vm_engine *e, const fmag_vm_program *p,
-                                const float *const *in, float *const *out, size_t n, char *err,
-                                size_t errlen);
+bool fmag_vm_engine_run_columns(fmag_vm_engine *e, const fmag_vm_program *p, const float *const *in,
+                                float *const *out, size_t n, char *err, size_t errlen);
 /* Lanes per block this engine gives p (for benchmarks that model its cost). */
 unsigned fmag_vm_engine_block_lanes(const fmag_vm_engine *e, const fmag_vm_program *p);
 
@@ -215,7 +225,6 @@ unsigned fmag_vm_engine_block_lanes(const fmag_vm_engine *e, const fmag_vm_progr
 unsigned fmag_vm_hardware_threads(void);
 /* Which inner loop the batch engine picks on this CPU: "avx512", "avx2+fma" or "generic". */
 const char *fmag_vm_batch_isa(void);
-
 
 /* Source emitters (lib/VM/EmitSource.c, docs/VM.md "Baking a program to source"): the
  * programs written as straight-line source, one local variable per register and one line
@@ -241,9 +250,8 @@ typedef enum fmag_vm_emit_lang {
 } fmag_vm_emit_lang;
 /* "c", "glsl" or "cuda"; false for anything else. */
 bool fmag_vm_emit_lang_parse(const char *name, fmag_vm_emit_lang *lang);
-bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs,
-                         fmag_vm_emit_lang lang, const char *prefix, char **text, size_t *len,
-                         char *err, size_t errlen);
+bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs, fmag_vm_emit_lang lang,
+                         const char *prefix, char **text, size_t *len, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -147,8 +147,9 @@ static fmag_module *import_shader(fmag_context *ctx, const char *filename, const
     so.fastmath = opts->fastmath;
     if (lang == FMAG_LANG_SPIRV) {
         if (len % 4 != 0) {
-            fmag_context_error(ctx, "%s: error: a SPIR-V binary is a whole number of 32-bit "
-                                    "words; this one has %zu bytes",
+            fmag_context_error(ctx,
+                               "%s: error: a SPIR-V binary is a whole number of 32-bit "
+                               "words; this one has %zu bytes",
                                filename, len);
             return NULL;
         }

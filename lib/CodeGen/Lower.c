@@ -101,7 +101,8 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
     memset(g, 0, sizeof *g);
     if (!f->first || f->first != f->last) {
         unsigned nb = 0;
-        fmag_foreach_block(b, f) nb++;
+        fmag_foreach_block (b, f)
+            nb++;
         fmag_context_error(ctx,
                            "error: in function @%s: codegen: %u blocks; lowering needs a single "
                            "block (run -O2 first)",
@@ -116,7 +117,8 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
     fmag_func_renumber(f);
     fmag_block *blk = f->first;
     unsigned ninstr = 0;
-    fmag_foreach_instr(i, blk) ninstr++;
+    fmag_foreach_instr (i, blk)
+        ninstr++;
     cg_ref *map = fmag_tmp_malloc(sizeof *map * (f->nvalues + 1));
     g->nodes = fmag_tmp_calloc(ninstr + 1, sizeof *g->nodes);
     g->outs = fmag_tmp_calloc(f->nresults + 1, sizeof *g->outs);
@@ -133,8 +135,7 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
     for (unsigned i = 0; i < f->nparams; i++)
         map[f->params[i].id] = cg_val((int)i);
     bool ok = true, have_ret = false;
-    fmag_foreach_instr(i, blk)
-    {
+    fmag_foreach_instr (i, blk) {
         if (have_ret) {
             fmag_context_error(ctx, "error: in function @%s: codegen: instruction after ret",
                                f->name);

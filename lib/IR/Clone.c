@@ -39,8 +39,7 @@ fmag_block *fmag_clone_body(fmag_func *dst, fmag_block *after, fmag_func *src,
                 c = fmag_instr_create(dst, FMAG_OP_JMP, 0, 0);
                 c->targets[0] = o->ret_to;
             } else {
-                c = fmag_instr_create(dst, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops,
-                                      i->nresults);
+                c = fmag_instr_create(dst, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
                 for (unsigned k = 0; k < 2; k++)
                     c->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
                 c->callee = i->callee && o->map_callees ? i->callee->aux : i->callee;

@@ -457,7 +457,7 @@ static void diag_push(fmag_context *ctx, char *msg)
 bool fmag_context_diag_record(const fmag_context *ctx, size_t i, fmag_diagnostic *out)
 {
     if (i == ctx->ndiags && ctx->oom_unrecorded) { /* the one that could not be stored */
-        static const fmag_diagnostic oom = {FMAG_DIAG_ERROR, NULL, 0, 0, "out of memory",
+        static const fmag_diagnostic oom = {FMAG_DIAG_ERROR,       NULL, 0, 0, "out of memory",
                                             "error: out of memory"};
         *out = oom;
         return true;

@@ -54,8 +54,8 @@ bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
     dt->idom = fmag_tmp_malloc((nb + 1) * sizeof(*dt->idom));
     dt->tin = fmag_tmp_malloc((nb + 1) * sizeof(*dt->tin));
     dt->tout = fmag_tmp_malloc((nb + 1) * sizeof(*dt->tout));
-    bool ok = blocks && state && stack && next && istack && cstart && child &&
-              dt->rpo && dt->rpo_index && dt->idom && dt->tin && dt->tout;
+    bool ok = blocks && state && stack && next && istack && cstart && child && dt->rpo &&
+              dt->rpo_index && dt->idom && dt->tin && dt->tout;
     if (!ok) goto out;
     {
         unsigned id = 0;

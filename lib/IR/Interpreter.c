@@ -182,7 +182,8 @@ done:
 static bool fmag_interp_func_unguarded(fmag_func *f, const float *in, float *out)
 {
     /* Dense ids for every function that may be called; passes may have left gaps. */
-    fmag_foreach_func(g, f->module) fmag_func_renumber(g);
+    fmag_foreach_func (g, f->module)
+        fmag_func_renumber(g);
     interp st = {.ctx = f->module->ctx};
     return run(&st, f, in, out);
 }

@@ -193,7 +193,8 @@ static bool block_in_func(const vstate *st, const fmag_block *b)
 
 static bool callee_in_module(const fmag_module *m, const fmag_func *callee)
 {
-    fmag_foreach_func(g, m) if (g == callee) return true;
+    fmag_foreach_func (g, m)
+        if (g == callee) return true;
     return false;
 }
 
@@ -545,15 +546,13 @@ static void check_structure(vstate *st)
     for (unsigned p = 0; p < f->nparams; p++)
         if (f->params[p].id < st->nvalues) st->vals[f->params[p].id] = &f->params[p];
     fmag_block *prevb = NULL;
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         if (b->id < st->nblocks) st->blocks[b->id] = b;
         if (b->func != f) report(st, b, NULL, "block's owner is another function");
         if (b->prev != prevb) report(st, b, NULL, "block list is broken (prev link)");
         prevb = b;
         unsigned k = 0;
-        fmag_foreach_instr(i, b)
-        {
+        fmag_foreach_instr (i, b) {
             for (unsigned r = 0; i->results && r < i->nresults; r++) {
                 fmag_value *v = &i->results[r];
                 if (v->id < st->nvalues) {
@@ -567,13 +566,11 @@ static void check_structure(vstate *st)
     if (f->last != prevb)
         report(st, NULL, NULL, "function's last block is not the end of its block list");
 
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         bool seen_non_phi = false;
         fmag_instr *previ = NULL;
         if (!b->first) report(st, b, NULL, "block is empty (it needs a terminator)");
-        fmag_foreach_instr(i, b)
-        {
+        fmag_foreach_instr (i, b) {
             if (i->block != b) report(st, b, i, "instruction's owner is another block");
             if (i->prev != previ) report(st, b, i, "instruction list is broken (prev link)");
             previ = i;
@@ -673,8 +670,7 @@ static void check_phis(vstate *st, fmag_block *b)
     fmag_block *const *preds = fmag_preds_of(&st->preds, b);
     unsigned npreds = fmag_preds_count(&st->preds, b);
     namebuf nb;
-    fmag_foreach_instr(i, b)
-    {
+    fmag_foreach_instr (i, b) {
         if (i->op != FMAG_OP_PHI) continue;
         if (!i->phi_blocks && i->nops) continue; /* reported by check_structure */
         for (unsigned k = 0; k < i->nops; k++) {
@@ -710,8 +706,7 @@ static void check_dominance(vstate *st, fmag_block *b)
     if (!reachable(st, b->id)) return; /* everything dominates an unreachable use */
     unsigned k = 0;
     namebuf vn, bn;
-    fmag_foreach_instr(i, b)
-    {
+    fmag_foreach_instr (i, b) {
         for (unsigned o = 0; o < i->nops; o++) {
             fmag_value *v = i->ops[o].value;
             if (!v || v->kind != FMAG_VALUE_RESULT || !value_in_func(st, v)) continue;
@@ -757,8 +752,9 @@ static bool verify_func(fmag_func *f, bool module_checked)
     st.printable = true;
     st.cfg_ok = true;
     st.nameable = true;
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) if (i->nresults && !i->results) st.nameable =
-        st.printable = false;
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
+            if (i->nresults && !i->results) st.nameable = st.printable = false;
 
     if (f->nresults < 1) report(&st, NULL, NULL, "a function has at least one result");
     if (!f->first) {
@@ -786,18 +782,21 @@ static bool verify_func(fmag_func *f, bool module_checked)
     check_structure(&st);
 
     size_t nuses = 0;
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) for (unsigned o = 0; o < i->nops; o++)
-    {
-        fmag_value *v = i->ops[o].value;
-        if (v && value_in_func(&st, v)) nuses++;
-    }
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
+            for (unsigned o = 0; o < i->nops; o++) {
+                fmag_value *v = i->ops[o].value;
+                if (v && value_in_func(&st, v)) nuses++;
+            }
     if (st.nerrs == 0) check_use_lists(&st, nuses);
 
     if (!fmag_preds_build(f, NULL, 0, &st.preds) || !fmag_domtree_build(f, &st.dt)) {
         st.oom = true;
     } else {
-        fmag_foreach_block(b, f) check_phis(&st, b);
-        fmag_foreach_block(b, f) check_dominance(&st, b);
+        fmag_foreach_block (b, f)
+            check_phis(&st, b);
+        fmag_foreach_block (b, f)
+            check_dominance(&st, b);
     }
     bool ok = flush_errors(&st);
     vstate_free(&st);
@@ -813,8 +812,7 @@ static bool fmag_verify_module_unguarded(fmag_module *m)
 {
     bool ok = true;
     bool any_export = false, any_func = false;
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m) {
         any_func = true;
         any_export |= f->is_export;
         if (f->module != m) {
@@ -838,19 +836,21 @@ static bool fmag_verify_module_unguarded(fmag_module *m)
     /* Calls may only name functions of this module: a call into an erased or foreign
      * function would dangle. One scan of the module per call is cheap next to the
      * rest, but do it once here so fmag_verify_func need not. */
-    fmag_foreach_func(f, m) fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
-    {
-        if (i->op == FMAG_OP_CALL && i->callee && i->callee->module == m &&
-            !callee_in_module(m, i->callee)) {
-            fmag_context_error(m->ctx,
-                               "error: in function @%s: call to @%s, which is not in the module "
-                               "(erased?)",
-                               f->name ? f->name : "<null>",
-                               i->callee->name ? i->callee->name : "<null>");
-            ok = false;
-        }
-    }
-    fmag_foreach_func(f, m) if (f->module == m) ok &= verify_func(f, true);
+    fmag_foreach_func (f, m)
+        fmag_foreach_block (b, f)
+            fmag_foreach_instr (i, b) {
+                if (i->op == FMAG_OP_CALL && i->callee && i->callee->module == m &&
+                    !callee_in_module(m, i->callee)) {
+                    fmag_context_error(
+                        m->ctx,
+                        "error: in function @%s: call to @%s, which is not in the module "
+                        "(erased?)",
+                        f->name ? f->name : "<null>", i->callee->name ? i->callee->name : "<null>");
+                    ok = false;
+                }
+            }
+    fmag_foreach_func (f, m)
+        if (f->module == m) ok &= verify_func(f, true);
     if (any_func && !any_export) {
         fmag_context_error(m->ctx, "error: module has no export function (an export is a "
                                    "program's entry point)");
@@ -886,7 +886,8 @@ bool fmag_verify_module(fmag_module *m)
 bool fmag_module_has_recursion(fmag_module *m)
 {
     unsigned n = 0;
-    fmag_foreach_func(f, m) n++;
+    fmag_foreach_func (f, m)
+        n++;
     if (n == 0) return false;
     fmag_func **funcs = fmag_tmp_malloc(n * sizeof *funcs);
     void **saved = fmag_tmp_malloc(n * sizeof *saved);
@@ -901,8 +902,7 @@ bool fmag_module_has_recursion(fmag_module *m)
         goto out;
     }
     unsigned k = 0;
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m) {
         funcs[k] = f;
         saved[k] = f->aux;
         f->aux = (void *)(uintptr_t)k;

@@ -432,8 +432,9 @@ static int check_call(checker *c, sl_expr *e)
     }
     if (e->nargs != want) {
         if (!strcmp(b->name, "atan")) /* atan(x) and GLSL's atan(y, x) */
-            sl_error(s, e->pos, "builtin 'atan' takes 1 argument (atan(x)) or 2 (atan(y, x)), "
-                                "got %u",
+            sl_error(s, e->pos,
+                     "builtin 'atan' takes 1 argument (atan(x)) or 2 (atan(y, x)), "
+                     "got %u",
                      e->nargs);
         else
             sl_error(s, e->pos, "builtin '%s' takes %u argument%s, got %u", b->name, want,

@@ -906,8 +906,8 @@ static void loop_position(spv_reader *r, const spv_block *b, fmag_block *ir)
         ir->src_line = (unsigned)in->line;
         ir->src_col = (unsigned)in->col;
         if (!r->m->src_file)
-            r->m->src_file = fmag_context_strdup(r->ctx, r->ids[in->file].text,
-                                                 strlen(r->ids[in->file].text));
+            r->m->src_file =
+                fmag_context_strdup(r->ctx, r->ids[in->file].text, strlen(r->ids[in->file].text));
         return;
     }
 }

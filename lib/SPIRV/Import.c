@@ -389,8 +389,7 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
 static bool really_read(fmag_value *v, unsigned lo, unsigned hi, fmag_instr **seen, unsigned *nseen,
                         unsigned cap)
 {
-    fmag_foreach_use(u, v)
-    {
+    fmag_foreach_use (u, v) {
         fmag_instr *i = u->user;
         if (i->op == FMAG_OP_RET) {
             if (u->index < lo || u->index >= hi) return true;

@@ -49,12 +49,10 @@ fmag_superopt_target *fmag_superopt_target_from_ir(struct fmag_func *f, char *er
         return NULL;
     }
     bool ok = true, returned = false;
-    fmag_foreach_instr(i, f->first)
-    {
+    fmag_foreach_instr (i, f->first) {
         i->aux = NULL;
     }
-    fmag_foreach_instr(i, f->first)
-    {
+    fmag_foreach_instr (i, f->first) {
         if (!ok) break;
         if (i->op == FMAG_OP_FMAG) {
             if (t->nops >= FMAG_SUPEROPT_MAX_TAPE) {
@@ -83,8 +81,7 @@ fmag_superopt_target *fmag_superopt_target_from_ir(struct fmag_func *f, char *er
             ok = false;
         }
     }
-    fmag_foreach_instr(i, f->first)
-    {
+    fmag_foreach_instr (i, f->first) {
         i->aux = NULL;
     }
     if (ok && !returned) {

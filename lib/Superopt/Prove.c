@@ -133,8 +133,8 @@ check_chunk_avx2(const prove_shared *sh, prove_local *l, uint64_t *ch, uint64_t 
 #define FMAG_AVX512_TARGET                                                                         \
     __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,fma,prefer-vector-width=512")))
 #endif
-FMAG_AVX512_TARGET static int
-check_chunk_avx512(const prove_shared *sh, prove_local *l, uint64_t *ch, uint64_t *sk)
+FMAG_AVX512_TARGET static int check_chunk_avx512(const prove_shared *sh, prove_local *l,
+                                                 uint64_t *ch, uint64_t *sk)
 {
     return check_chunk_body(sh, l, ch, sk);
 }

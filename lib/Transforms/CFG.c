@@ -6,8 +6,7 @@
 
 void fmag_cfg_phi_rename_block(fmag_block *succ, fmag_block *from, fmag_block *to)
 {
-    fmag_foreach_instr(i, succ)
-    {
+    fmag_foreach_instr (i, succ) {
         if (i->op != FMAG_OP_PHI) break;
         for (unsigned k = 0; k < i->nops; k++)
             if (i->phi_blocks[k] == from) i->phi_blocks[k] = to;
@@ -16,8 +15,7 @@ void fmag_cfg_phi_rename_block(fmag_block *succ, fmag_block *from, fmag_block *t
 
 void fmag_cfg_phi_drop_block(fmag_block *succ, fmag_block *from)
 {
-    fmag_foreach_instr(i, succ)
-    {
+    fmag_foreach_instr (i, succ) {
         if (i->op != FMAG_OP_PHI) break;
         for (unsigned k = i->nops; k-- > 0;)
             if (i->phi_blocks[k] == from) fmag_phi_remove_incoming(i, k);

@@ -121,8 +121,7 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
     bool changed = false;
     for (unsigned bi = 0; bi < dt.n; bi++) {
         fmag_block *b = dt.rpo[bi];
-        fmag_foreach_instr(i, b)
-        {
+        fmag_foreach_instr (i, b) {
             if (!i->block || (i->op != FMAG_OP_FMAG && i->op != FMAG_OP_CALL)) continue;
             key k = make_key(i);
             uint64_t h = key_hash(&k);

@@ -54,10 +54,8 @@ static bool canon_fmag(fmag_instr *i)
 fmag_pass_status fmag_opt_canon(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f)
-    {
-        fmag_foreach_instr(i, b)
-        {
+    fmag_foreach_block (b, f) {
+        fmag_foreach_instr (i, b) {
             if (i->op == FMAG_OP_FMAG) changed |= canon_fmag(i);
         }
     }

@@ -113,13 +113,13 @@ fmag_pass_status fmag_opt_constfold(fmag_func *f)
     bool any = false, changed;
     do {
         changed = false;
-        fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
-        {
-            /* Operands that die with a folded instruction are erased too; they
-             * dominate it, so they are never still ahead in this walk. */
-            if (!i->block) continue;
-            if (i->op == FMAG_OP_FMAG && fold_fmag(i)) changed = true;
-        }
+        fmag_foreach_block (b, f)
+            fmag_foreach_instr (i, b) {
+                /* Operands that die with a folded instruction are erased too; they
+                 * dominate it, so they are never still ahead in this walk. */
+                if (!i->block) continue;
+                if (i->op == FMAG_OP_FMAG && fold_fmag(i)) changed = true;
+            }
         if (fmag_cfg_fold_branches(f)) {
             changed = true;
             fmag_cfg_remove_unreachable(f);

@@ -35,14 +35,14 @@ static fmag_value *move_source(const fmag_instr *i)
 fmag_pass_status fmag_opt_fuse(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
-    {
-        if (!i->block) continue;
-        fmag_value *src = move_source(i);
-        if (!src || src == &i->results[0]) continue;
-        fmag_value_replace_all_uses(&i->results[0], src);
-        fmag_instr_erase(i);
-        changed = true;
-    }
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b) {
+            if (!i->block) continue;
+            fmag_value *src = move_source(i);
+            if (!src || src == &i->results[0]) continue;
+            fmag_value_replace_all_uses(&i->results[0], src);
+            fmag_instr_erase(i);
+            changed = true;
+        }
     return fmag_ou_status(changed);
 }

@@ -149,12 +149,13 @@ static bool is_select_form(const fmag_instr *i)
  * guards too. Repeated to a fixpoint (uses may sit in later blocks). */
 static void mark_sign_only(fmag_func *f)
 {
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b) i->aux = NULL;
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
+            i->aux = NULL;
     bool changed = true;
     while (changed) {
         changed = false;
-        fmag_foreach_block(b, f)
-        {
+        fmag_foreach_block (b, f) {
             for (fmag_instr *i = b->last; i; i = i->prev) {
                 if (i->op != FMAG_OP_FMAG || i->aux || !i->results[0].uses) continue;
                 bool only = true;
@@ -196,8 +197,7 @@ fmag_pass_status fmag_opt_guardstrip(fmag_func *f)
 {
     mark_sign_only(f);
     bool changed = false;
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         for (fmag_instr *i = b->last, *prev; i; i = prev) {
             prev = i->prev;
             if (i->op == FMAG_OP_FMAG && !fmag_value_is_const(i->ops[FMAG_E].value)) {

@@ -60,10 +60,8 @@ static fmag_value *sel(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value
 
 static bool has_calls(fmag_func *f)
 {
-    fmag_foreach_block(b, f)
-    {
-        fmag_foreach_instr(i, b)
-        {
+    fmag_foreach_block (b, f) {
+        fmag_foreach_instr (i, b) {
             if (i->op == FMAG_OP_CALL) return true;
         }
     }
@@ -138,8 +136,7 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
             if (!p) p = zero;
         }
         st[bi].pred = p;
-        fmag_foreach_instr(i, b)
-        {
+        fmag_foreach_instr (i, b) {
             if (i->op != FMAG_OP_PHI) break;
             fmag_value *r = i->ops[i->nops - 1].value;
             for (unsigned k = i->nops - 1; k-- > 0;)
@@ -147,8 +144,8 @@ fmag_pass_status fmag_opt_ifconvert(fmag_func *f)
             fmag_value_replace_all_uses(&i->results[0], r);
             fmag_instr_erase(i);
         }
-        if (b != entry) fmag_foreach_instr(i, b)
-            {
+        if (b != entry)
+            fmag_foreach_instr (i, b) {
                 fmag_instr_remove(i);
                 fmag_block_append(entry, i);
             }

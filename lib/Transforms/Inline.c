@@ -78,10 +78,10 @@ static bool inline_call(fmag_instr *call)
     fmag_clone_opts o = {args, cont, false, false};
     fmag_block *entry = fmag_clone_body(f, cb, g, &o);
     unsigned nr = 0;
-    fmag_foreach_block(b, g) fmag_foreach_instr(i, b)
-    {
-        if (i->op == FMAG_OP_RET) rets[nr++] = i;
-    }
+    fmag_foreach_block (b, g)
+        fmag_foreach_instr (i, b) {
+            if (i->op == FMAG_OP_RET) rets[nr++] = i;
+        }
 
     fmag_instr *last_phi = NULL;
     for (unsigned r = 0; r < call->nresults; r++) {
@@ -111,10 +111,10 @@ static bool inline_call(fmag_instr *call)
     fmag_instr *j = fmag_instr_create(f, FMAG_OP_JMP, 0, 0);
     j->targets[0] = entry;
     fmag_block_append(cb, j);
-    fmag_foreach_block(b, g)
-    {
+    fmag_foreach_block (b, g) {
         b->aux = NULL;
-        fmag_foreach_instr(i, b) i->aux = NULL;
+        fmag_foreach_instr (i, b)
+            i->aux = NULL;
     }
     return true;
 }
@@ -124,10 +124,8 @@ static void post_order(fmag_func *f, fmag_func **out, size_t *n)
 {
     if (f->aux) return;
     f->aux = f;
-    fmag_foreach_block(b, f)
-    {
-        fmag_foreach_instr(i, b)
-        {
+    fmag_foreach_block (b, f) {
+        fmag_foreach_instr (i, b) {
             if (i->op == FMAG_OP_CALL && i->callee) post_order(i->callee, out, n);
         }
     }
@@ -139,8 +137,7 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
     if (fmag_module_has_recursion(m)) return FMAG_PASS_FAILED;
     size_t nf = 0;
     bool has_export = false;
-    fmag_foreach_func(f, m)
-    {
+    fmag_foreach_func (f, m) {
         f->aux = NULL;
         nf++;
         has_export |= f->is_export;
@@ -182,10 +179,8 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
             break;
         }
         size_t c = 0;
-        fmag_foreach_block(b, f)
-        {
-            fmag_foreach_instr(i, b)
-            {
+        fmag_foreach_block (b, f) {
+            fmag_foreach_instr (i, b) {
                 if (i->op == FMAG_OP_CALL) calls[c++] = i;
             }
         }
@@ -215,8 +210,7 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
     fmag_tmp_free(sizes);
     if (failed) return FMAG_PASS_FAILED;
     if (has_export) {
-        fmag_foreach_func(f, m)
-        {
+        fmag_foreach_func (f, m) {
             if (!f->is_export) {
                 fmag_func_erase(f);
                 changed = true;

@@ -886,8 +886,8 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
                                "budget of %zu instructions",
                                file, h->src_line, h->src_col ? h->src_col : 1, f->name, budget);
         else
-            fmag_context_error(f->module->ctx, "%s:%u:%u: error: loop in %s: %s", file,
-                               h->src_line, h->src_col ? h->src_col : 1, f->name, what);
+            fmag_context_error(f->module->ctx, "%s:%u:%u: error: loop in %s: %s", file, h->src_line,
+                               h->src_col ? h->src_col : 1, f->name, what);
         return;
     }
     if (budget)

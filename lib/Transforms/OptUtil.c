@@ -45,7 +45,7 @@ void fmag_ou_replace_and_erase(fmag_instr *i, fmag_value *v)
 }
 
 fmag_value *fmag_ou_build_before(fmag_instr *pos, fmag_value *a, fmag_value *b, fmag_value *c,
-                                  fmag_value *d, fmag_value *e)
+                                 fmag_value *d, fmag_value *e)
 {
     fmag_builder bld;
     bld.module = pos->block->func->module;

@@ -53,5 +53,5 @@ unsigned fmag_ou_erase_if_dead(fmag_instr *i);
 void fmag_ou_replace_and_erase(fmag_instr *i, fmag_value *v);
 /* Makes a new fmag instruction before `pos`. */
 fmag_value *fmag_ou_build_before(fmag_instr *pos, fmag_value *a, fmag_value *b, fmag_value *c,
-                                  fmag_value *d, fmag_value *e);
+                                 fmag_value *d, fmag_value *e);
 #endif /* FMAG_OPTUTIL_H */

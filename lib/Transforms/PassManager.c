@@ -113,7 +113,8 @@ static bool bisect_allows(pm_run *r, const char *pass, const char *func)
 /* fmag_pass_run, one application at a time, under -opt-bisect-limit. */
 static fmag_pass_status run_bisected(const fmag_pass_info *p, fmag_module *m, pm_run *r)
 {
-    if (p->run_module) return bisect_allows(r, p->name, NULL) ? p->run_module(m) : FMAG_PASS_UNCHANGED;
+    if (p->run_module)
+        return bisect_allows(r, p->name, NULL) ? p->run_module(m) : FMAG_PASS_UNCHANGED;
     bool changed = false, failed = false;
     fmag_foreach_func (f, m) {
         if (!bisect_allows(r, p->name, f->name)) continue;
@@ -206,8 +207,8 @@ static bool fmag_run_passes_unguarded(fmag_module *m, const char *pipeline,
 #endif
     if (opts && opts->max_unroll_instrs) m->max_unroll_instrs = opts->max_unroll_instrs;
     if (opts && opts->inline_budget) fmag_context_set_inline_budget(m->ctx, opts->inline_budget);
-    pm_run r = {opts, opts && opts->verify_each ? opts->verify_each > 0
-                                                : fmag_pass_verify_each_default(),
+    pm_run r = {opts,
+                opts && opts->verify_each ? opts->verify_each > 0 : fmag_pass_verify_each_default(),
                 0};
     return run_list(m, pipeline, &r, 0);
 }

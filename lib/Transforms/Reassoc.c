@@ -108,10 +108,8 @@ fmag_pass_status fmag_opt_reassoc(fmag_func *f)
     unsigned rounds = 0;
     do {
         changed = false;
-        fmag_foreach_block(b, f)
-        {
-            fmag_foreach_instr(i, b)
-            {
+        fmag_foreach_block (b, f) {
+            fmag_foreach_instr (i, b) {
                 if (i->block && i->op == FMAG_OP_FMAG && reassoc(i)) changed = true;
             }
         }

@@ -42,15 +42,15 @@
 static void mark_reachable(fmag_func *f)
 {
     size_t nb = 0;
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         b->aux = NULL;
         nb++;
     }
     if (!f->first) return;
     fmag_block **stack = fmag_tmp_malloc((2 * nb + 1) * sizeof(*stack));
     if (!stack) {
-        fmag_foreach_block(b, f) b->aux = b; /* conservative: everything is live */
+        fmag_foreach_block (b, f)
+            b->aux = b; /* conservative: everything is live */
         return;
     }
     size_t top = 0;
@@ -73,8 +73,7 @@ bool fmag_cfg_remove_unreachable(fmag_func *f)
 {
     mark_reachable(f);
     bool any = false;
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         if (b->aux) continue;
         any = true;
         fmag_block *s[2];
@@ -83,23 +82,24 @@ bool fmag_cfg_remove_unreachable(fmag_func *f)
             fmag_cfg_phi_drop_block(s[k], b);
     }
     if (!any) {
-        fmag_foreach_block(b, f) b->aux = NULL;
+        fmag_foreach_block (b, f)
+            b->aux = NULL;
         return false;
     }
     /* Values of dead blocks are only used inside dead blocks (dominance); point those
      * uses at a literal so every instruction can be erased in any order. */
     fmag_value *zero = fmag_module_const(f->module, 0.0f);
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         if (b->aux) continue;
-        fmag_foreach_instr(i, b) for (unsigned k = 0; k < i->nresults; k++)
-            fmag_value_replace_all_uses(&i->results[k], zero);
+        fmag_foreach_instr (i, b)
+            for (unsigned k = 0; k < i->nresults; k++)
+                fmag_value_replace_all_uses(&i->results[k], zero);
     }
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         if (!b->aux) fmag_block_erase(b);
     }
-    fmag_foreach_block(b, f) b->aux = NULL;
+    fmag_foreach_block (b, f)
+        b->aux = NULL;
     return true;
 }
 
@@ -108,8 +108,7 @@ bool fmag_cfg_remove_unreachable(fmag_func *f)
 bool fmag_cfg_fold_branches(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f)
-    {
+    fmag_foreach_block (b, f) {
         fmag_instr *t = fmag_block_terminator(b);
         if (!t || t->op != FMAG_OP_BR) continue;
         fmag_value *g = t->ops[0].value;
@@ -132,23 +131,23 @@ bool fmag_cfg_fold_branches(fmag_func *f)
 bool fmag_cfg_simplify_phis(fmag_func *f)
 {
     bool changed = false;
-    fmag_foreach_block(b, f) fmag_foreach_instr(i, b)
-    {
-        if (i->op != FMAG_OP_PHI) break;
-        fmag_value *same = NULL, *self = &i->results[0];
-        bool unique = true;
-        for (unsigned k = 0; k < i->nops && unique; k++) {
-            fmag_value *v = i->ops[k].value;
-            if (v == self || v == same) continue;
-            if (same) unique = false;
-            same = v;
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b) {
+            if (i->op != FMAG_OP_PHI) break;
+            fmag_value *same = NULL, *self = &i->results[0];
+            bool unique = true;
+            for (unsigned k = 0; k < i->nops && unique; k++) {
+                fmag_value *v = i->ops[k].value;
+                if (v == self || v == same) continue;
+                if (same) unique = false;
+                same = v;
+            }
+            if (unique && same) {
+                fmag_value_replace_all_uses(self, same);
+                fmag_instr_erase(i);
+                changed = true;
+            }
         }
-        if (unique && same) {
-            fmag_value_replace_all_uses(self, same);
-            fmag_instr_erase(i);
-            changed = true;
-        }
-    }
     return changed;
 }
 
@@ -167,8 +166,7 @@ unsigned *fmag_cfg_pred_counts(fmag_func *f)
 fmag_block *fmag_cfg_join_blocks(fmag_block *a, fmag_block *m)
 {
     fmag_func *f = a->func;
-    fmag_foreach_instr(i, m)
-    {
+    fmag_foreach_instr (i, m) {
         if (i->op != FMAG_OP_PHI) break;
         fmag_value *v = i->nops ? i->ops[0].value : fmag_module_const(f->module, 0.0f);
         fmag_value_replace_all_uses(&i->results[0], v);
@@ -184,8 +182,7 @@ fmag_block *fmag_cfg_join_blocks(fmag_block *a, fmag_block *m)
     for (fmag_instr *x = a->first; x && la <= lm; x = x->next)
         la++;
     if (lm <= bound || lm <= la + f->nblocks) {
-        fmag_foreach_instr(i, m)
-        {
+        fmag_foreach_instr (i, m) {
             fmag_instr_remove(i);
             fmag_block_append(a, i);
         }
@@ -196,16 +193,14 @@ fmag_block *fmag_cfg_join_blocks(fmag_block *a, fmag_block *m)
         fmag_block_erase(m);
         return a;
     }
-    fmag_foreach_instr_rev(i, a)
-    {
+    fmag_foreach_instr_rev (i, a) {
         fmag_instr_remove(i);
         if (m->first)
             fmag_instr_insert_before(m->first, i);
         else
             fmag_block_append(m, i);
     }
-    fmag_foreach_block(p, f)
-    {
+    fmag_foreach_block (p, f) {
         fmag_instr *t = fmag_block_terminator(p);
         if (t && (t->op == FMAG_OP_BR || t->op == FMAG_OP_JMP))
             for (unsigned k = 0; k < 2; k++)
@@ -281,8 +276,7 @@ static bool splice_forwarders(fmag_func *f)
         for (unsigned p = 0; p < np && ok; p++) {
             if (dirty[preds[p]->id]) ok = false;
             if (preds[p] == s || !targets(preds[p], s)) continue;
-            fmag_foreach_instr(i, s)
-            {
+            fmag_foreach_instr (i, s) {
                 if (i->op != FMAG_OP_PHI) break;
                 if (fmag_phi_value_for(i, preds[p]) != fmag_phi_value_for(i, fb)) ok = false;
             }
@@ -292,8 +286,7 @@ static bool splice_forwarders(fmag_func *f)
         if (!already) continue;
         for (unsigned p = 0; p < np; p++)
             already[p] = targets(preds[p], s);
-        fmag_foreach_instr(i, s)
-        {
+        fmag_foreach_instr (i, s) {
             if (i->op != FMAG_OP_PHI) break;
             fmag_value *v = fmag_phi_value_for(i, fb);
             for (unsigned k = i->nops; k-- > 0;)
@@ -331,4 +324,3 @@ fmag_pass_status fmag_opt_simplifycfg(fmag_func *f)
     } while (changed);
     return fmag_ou_status(any);
 }
-

@@ -63,7 +63,7 @@ static fmag_value *select_before(fmag_instr *pos, fmag_value *t, fmag_value *f, 
     if (t == f) return t;
     fmag_module *m = pos->block->func->module;
     return fmag_ou_build_before(pos, t, fmag_module_const(m, 1.0f), fmag_module_const(m, 0.0f), f,
-                                 g);
+                                g);
 }
 
 /* Rewrites the phis of m: the incoming values from `from_t` (taken when g > 0) and
@@ -71,8 +71,7 @@ static fmag_value *select_before(fmag_instr *pos, fmag_value *t, fmag_value *f, 
 static void phis_to_selects(fmag_block *m, fmag_block *a, fmag_block *from_t, fmag_block *from_f,
                             fmag_instr *pos, fmag_value *g)
 {
-    fmag_foreach_instr(p, m)
-    {
+    fmag_foreach_instr (p, m) {
         if (p->op != FMAG_OP_PHI) break;
         fmag_value *vt = fmag_phi_value_for(p, from_t), *vf = fmag_phi_value_for(p, from_f);
         fmag_value *sel = select_before(pos, vt, vf, g);

@@ -28,7 +28,6 @@
 
 enum { MAX_IO = 8, MAX_REGS = 24, MAX_INSTR = 40 };
 
-
 /* A finite value, biased toward the special ones. */
 static float special_finite(rng *r)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t fmag_baked_run_per_lane(size_t n, const uint32_t *prog_index, const float *in, size_t in_stride,
-                         float *out, size_t out_stride);
+size_t fmag_baked_run_per_lane(size_t n, const uint32_t *prog_index, const float *in,
+                               size_t in_stride, float *out, size_t out_stride);
 
 enum { STRIDE = 256 };
 static const unsigned nouts[] = FMAG_NOUTS;
@@ -23,7 +23,8 @@ int main(void)
         unsigned long prog = strtoul(p, &end, 10);
         size_t n = 0;
         for (p = end; *p && *p != '\n' && n < STRIDE;) {
-            while (*p == ',' || *p == ' ') p++;
+            while (*p == ',' || *p == ' ')
+                p++;
             if (!*p || *p == '\n') break;
             in[n++] = strtof(p, &end);
             if (end == p) return 2;
