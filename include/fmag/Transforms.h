@@ -97,6 +97,12 @@ bool fmag_pass_verify_each_default(void);
  * Returns false with diagnostics in the module's context when a name is unknown, a
  * pass reports an error, or -verify-each finds the IR broken. */
 bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_options *opts);
+/* Brings a module into the form codegen accepts (every function an export of one
+ * block without calls or phis) by running inline,loop-unroll,ternary,ifconvert,dce,
+ * unless it is in that form already (as after -O2 on most programs). Returns false
+ * with diagnostics in the module's context when a pass fails. */
+bool fmag_prepare_codegen(fmag_module *m, const fmag_pass_options *opts);
+
 /* Runs one registered pass on the whole module (a function pass on every function,
  * even after one failed, so that each function's diagnostics are reported).
  * FAILED when it failed on any function, else CHANGED when it changed any. */

@@ -85,19 +85,6 @@ fmag_image *fmag_api_image_new(fmag_context *ctx)
     return img;
 }
 
-/* True when every function is an export of one block without calls or phis: what
- * codegen accepts. */
-static bool lowerable(fmag_module *m)
-{
-    fmag_foreach_func (f, m) {
-        if (!f->is_export || f->first != f->last) return false;
-        fmag_foreach_instr (i, f->first) {
-            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
-        }
-    }
-    return true;
-}
-
 fmag_image *fmag_compile_module(fmag_module *m, const fmag_compile_options *opts)
 {
     fmag_compile_options defaults;
@@ -117,11 +104,9 @@ fmag_image *fmag_compile_module(fmag_module *m, const fmag_compile_options *opts
     fmag_pass_options po;
     memset(&po, 0, sizeof po);
     const char *pipeline = opts->pipeline ? opts->pipeline : "O2";
-    /* Whatever the pipeline, lowering needs every export inlined and if-converted
-     * (as slc does for -O0). */
-    if (!fmag_run_passes(m, pipeline, &po) ||
-        (!lowerable(m) && !fmag_run_passes(m, "inline,ternary,ifconvert,dce", &po)))
-        return NULL;
+    /* Whatever the pipeline, lowering needs every export inlined, unrolled and
+     * if-converted (as slc does for -O0). */
+    if (!fmag_run_passes(m, pipeline, &po) || !fmag_prepare_codegen(m, &po)) return NULL;
     fmag_image *img = fmag_api_image_new(ctx);
     if (!img) return NULL;
     fmag_codegen_options cg = {opts->fast_codegen ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL};

@@ -233,3 +233,18 @@ bool fmag_run_passes(fmag_module *m, const char *pipeline, const fmag_pass_optio
     struct fmag_run_passes_args a = {m, pipeline, opts, false};
     return fmag_context_guard(m->ctx, fmag_run_passes_thunk, &a) ? a.result : false;
 }
+
+static bool codegen_ready(fmag_module *m)
+{
+    fmag_foreach_func (f, m) {
+        if (!f->is_export || f->first != f->last) return false;
+        fmag_foreach_instr (i, f->first)
+            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
+    }
+    return true;
+}
+
+bool fmag_prepare_codegen(fmag_module *m, const fmag_pass_options *opts)
+{
+    return codegen_ready(m) || fmag_run_passes(m, "inline,loop-unroll,ternary,ifconvert,dce", opts);
+}

@@ -102,19 +102,6 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
 #endif
 }
 
-/* True when every export is one block without calls (what codegen accepts). */
-static bool lowerable(fmag_module *m)
-{
-    fmag_foreach_func (f, m) {
-        if (!f->is_export) return false;
-        if (f->first != f->last) return false;
-        fmag_foreach_instr (i, f->first) {
-            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
-        }
-    }
-    return true;
-}
-
 /* What the command line asks for. */
 typedef struct slc_args {
     unsigned long long inline_budget, error_limit;
@@ -318,8 +305,7 @@ int main(int argc, char **argv)
     }
     fmag_pass_options po;
     memset(&po, 0, sizeof po);
-    if (!fmag_run_passes(m, level, &po) ||
-        (!lowerable(m) && !fmag_run_passes(m, "inline,loop-unroll,ternary,ifconvert,dce", &po))) {
+    if (!fmag_run_passes(m, level, &po) || !fmag_prepare_codegen(m, &po)) {
         fmag_tool_print_diags(&slc_tool, ctx);
         goto done;
     }

@@ -67,8 +67,7 @@ static int compile(const char *name, const char *src, size_t len, uint64_t fails
     memset(&po, 0, sizeof po);
     int rc = 0;
     fmag_module *m = fmag_sl_compile(ctx, name, src, len, NULL);
-    if (m && fmag_run_passes(m, "O2", &po) &&
-        (lowerable(m) || fmag_run_passes(m, "inline,ternary,ifconvert,dce", &po)) &&
+    if (m && fmag_run_passes(m, "O2", &po) && fmag_prepare_codegen(m, &po) &&
         fmag_codegen_module(m, &img))
         rc = run_image(&img, r) ? 1 : -1;
     if (rc == 0) {

@@ -107,8 +107,7 @@ static int compile(fmag_shader_compiler *sc, const shader *s, uint64_t fails_at,
     memset(&po, 0, sizeof po);
     int rc = 0;
     fmag_module *m = fmag_glsl_import_with(sc, ctx, s->name, s->src, strlen(s->src), s->lang, NULL);
-    if (m && fmag_run_passes(m, "O2", &po) &&
-        (lowerable(m) || fmag_run_passes(m, "inline,loop-unroll,ternary,ifconvert,dce", &po)) &&
+    if (m && fmag_run_passes(m, "O2", &po) && fmag_prepare_codegen(m, &po) &&
         fmag_codegen_module(m, &img))
         rc = run_image(&img, bits, s->nout) ? 1 : -1;
     if (rc == 0) {
