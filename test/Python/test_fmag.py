@@ -84,6 +84,15 @@ class CompileAndRun(unittest.TestCase):
             img = fmag.compile(fir, filename="f.fir", pipeline=pipeline)
             self.assertEqual(fmag.run(img[0], [[1.5], [-3.0]]), [[3.0], [-6.0]])
 
+    def test_loop_at_every_pipeline(self):
+        # A loop left rolled by the pipeline (O0) is unrolled before lowering, as slc does:
+        # four additions of x*x, worked by hand (1.5 -> 9, -2 -> 16).
+        sl = ("export f32 f(f32 x) {\n    f32 s = 0.0;\n"
+              "    for (f32 i = 0; i < 4; i++) { s = s + x * x; }\n    return s;\n}\n")
+        for pipeline in ("O0", "O2"):
+            img = fmag.compile(sl, pipeline=pipeline)
+            self.assertEqual(fmag.run(img[0], [[1.5], [-2.0]]), [[9.0], [16.0]])
+
     def test_per_lane(self):
         img = fmag.compile("export f32 a(f32 x) { return x + 1.0; }\n"
                            "export f32 b(f32 x) { return x * 3.0; }\n")
