@@ -570,10 +570,14 @@ bool fmag_vm_run_per_lane_threads(const fmag_vm_program *const *progs, size_t np
                                   char *err, size_t errlen)
 {
     if (n == 0) return true;
-    if (nthreads == 0) nthreads = fmag_vm_hardware_threads();
-    /* A thread pays for itself only with a few blocks of work. */
+    /* A thread pays for itself only with a few blocks of work; a small call never asks
+     * the system how many CPUs it has (a sysfs read on Linux, per call). */
     size_t blocks = (n + 63) / 64;
-    if (nthreads > blocks / 4) nthreads = (unsigned)(blocks / 4 ? blocks / 4 : 1);
+    unsigned most = blocks / 4 > FMAG_BATCH_MAX_THREADS ? FMAG_BATCH_MAX_THREADS
+                    : blocks / 4                        ? (unsigned)(blocks / 4)
+                                                        : 1u;
+    if (nthreads == 0) nthreads = most == 1 ? 1 : fmag_vm_hardware_threads();
+    if (nthreads > most) nthreads = most;
     fmag_vm_engine_options o = {nthreads, FMAG_VM_ISA_AUTO, 0};
     fmag_vm_engine *e = fmag_vm_engine_create(&o, err, errlen);
     if (!e) return false;
