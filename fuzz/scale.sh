@@ -7,7 +7,8 @@
 # bin/A/<harness> (ASan + UBSan) and corpus/<harness>/ (the seeds), as made by
 #   FMAG_FUZZ_BUILD_ONLY=1 [FMAG_FUZZ_MODE=fast] fuzz/run.sh 1 BUILD
 # PLAN has one line per harness and build: "harness F|A processes"; every process
-# runs SECONDS with -seed=<base + its index> (base 1000 * line number), its own
+# runs SECONDS with -seed=<base + its index> (base 1000 * line number, plus
+# FMAG_FUZZ_SEED_BASE when set, so that later campaigns differ), its own
 # output corpus and the seeds. OUT receives one log per process, any crash, leak
 # or timeout input (crash-*, leak-*, timeout-*) and summary.txt; the logs are
 # gzipped at the end. The exit status
@@ -37,7 +38,7 @@ while read -r h mode procs; do
     [ "$h" = e2e-fuzz ] && extra="-max_len=11 -entropic=0"
     i=0
     while [ "$i" -lt "$procs" ]; do
-        seed=$((1000 * line + i))
+        seed=$((${FMAG_FUZZ_SEED_BASE:-0} + 1000 * line + i))
         tag=$h-$mode-$i
         mkdir -p "$out/work/$tag"
         echo "$bin -seed=$seed -max_total_time=$secs -timeout=60 -print_final_stats=1 $extra" \
