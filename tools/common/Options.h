@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fmag/VM.h"
+
 typedef struct fmag_context fmag_context;
 
 /* What a tool is: its name prefixes every error and starts --version's line. */
@@ -97,6 +99,16 @@ int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
 /* Reads a whole input file ("-": standard input) with a NUL after the last byte;
  * NULL after printing "<tool>: error: cannot open ..." (ReadFile.c, links lib/VM). */
 char *fmag_tool_read_file(const fmag_tool *tool, const char *path, size_t *len);
+
+/* A file of the wrong kind, in one line that says what it is and which tool takes it:
+ * "x.fir is FMAG IR text: optimize it with fmag-opt, run it with fmag-run" ("looks
+ * like" when only a guess from the text decided; path "-" is "<stdin>"). The message
+ * alone, or printed as an error (returns 1). FileKind.c; the detection is lib/VM's
+ * fmag_vm_file_kind_of. */
+void fmag_tool_wrong_kind_message(char *buf, size_t n, const char *path, fmag_vm_file_kind kind,
+                                  fmag_vm_file_evidence evidence);
+int fmag_tool_wrong_kind(const fmag_tool *tool, const char *path, fmag_vm_file_kind kind,
+                         fmag_vm_file_evidence evidence);
 
 /* Prints a context's diagnostics to stderr; one without a source location
  * ("error: ...") gets the tool's prefix, as clang prints its own errors, while

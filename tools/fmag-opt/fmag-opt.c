@@ -335,12 +335,12 @@ int main(int argc, char **argv)
     fmag_context_set_error_limit(ctx, (unsigned)c.error_limit);
     int rc = 0;
     const char *shown = strcmp(input, "-") ? input : "<stdin>";
-    if (len >= 4 && !memcmp(text, "FMAG", 4)) {
-        fprintf(stderr,
-                "fmag-opt: error: '%s' is a binary .fmag file; fmag-opt reads .fir text "
-                "(fmag-as -d disassembles a .fmag)\n",
-                shown);
-        rc = 1;
+    /* .fir text, or text and data of no known kind (the parser names what is wrong);
+     * any other kind is named with the tool that takes it. */
+    fmag_vm_file_evidence ev;
+    fmag_vm_file_kind kind = fmag_vm_file_kind_of(input, text, len, &ev);
+    if (kind != FMAG_VM_FILE_FIR && kind != FMAG_VM_FILE_TEXT && kind != FMAG_VM_FILE_UNKNOWN) {
+        rc = fmag_tool_wrong_kind(&tool, input, kind, ev);
         goto out;
     }
     fmag_module *m = fmag_parse_module(ctx, shown, text, len);

@@ -600,6 +600,55 @@ static void test_engine(void)
         free(ps[i].code);
 }
 
+/* fmag_vm_file_kind_of: content first, name second, a guess from the text last; each
+ * case worked by hand from the rules in VM.h. */
+static void test_file_kind(void)
+{
+    static const char fir[] = "; a module\nexport func @f(%x) -> 1 {\n^e:\n  ret %x\n}\n";
+    static const char fmas[] = "  .def f, 1, 1\n  %r0 = fmag %r0, 1, 1, 1\n";
+    static const char sl[] = "// shade\nexport f32 f(f32 x) { return x; }\n";
+    static const unsigned char spv_le[] = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0};
+    static const unsigned char spv_be[] = {0x07, 0x23, 0x02, 0x03, 0, 1, 0, 0};
+    static const unsigned char elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+    fmag_vm_file_evidence ev;
+#define KIND(path, data, len, want, want_ev)                                                       \
+    do {                                                                                           \
+        EXPECT(fmag_vm_file_kind_of(path, data, len, &ev) == (want));                              \
+        EXPECT(ev == (want_ev));                                                                   \
+    } while (0)
+    /* Content beats any name. */
+    KIND("x.sl", "FMAG\1\0", 6, FMAG_VM_FILE_FMAG, FMAG_VM_FILE_BY_CONTENT);
+    KIND("x.fmag", spv_le, sizeof spv_le, FMAG_VM_FILE_SPIRV, FMAG_VM_FILE_BY_CONTENT);
+    KIND(NULL, spv_be, sizeof spv_be, FMAG_VM_FILE_SPIRV, FMAG_VM_FILE_BY_CONTENT);
+    KIND("x.sl", fir, strlen(fir), FMAG_VM_FILE_FIR, FMAG_VM_FILE_BY_CONTENT);
+    KIND("x.txt", fir, strlen(fir), FMAG_VM_FILE_FIR, FMAG_VM_FILE_BY_CONTENT);
+    KIND("x.fir", fmas, strlen(fmas), FMAG_VM_FILE_FMAS, FMAG_VM_FILE_BY_CONTENT);
+    /* `.define` is not `.def`; `funcs @` is not `func @`. */
+    KIND("x.txt", ".define\nfuncs @f\n", 16, FMAG_VM_FILE_TEXT, FMAG_VM_FILE_BY_GUESS);
+    /* Then the name: text kinds for text only, binary kinds for anything. */
+    KIND("x.sl", "float f;", 8, FMAG_VM_FILE_SL, FMAG_VM_FILE_BY_NAME);
+    KIND("a/b.frag", "void main(){}", 13, FMAG_VM_FILE_GLSL, FMAG_VM_FILE_BY_NAME);
+    KIND("b.hlsl", sl, strlen(sl), FMAG_VM_FILE_HLSL, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fir", "garbage", 7, FMAG_VM_FILE_FIR, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fmag", elf, sizeof elf, FMAG_VM_FILE_FMAG, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fmag", "", 0, FMAG_VM_FILE_FMAG, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fir", "", 0, FMAG_VM_FILE_FIR, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fir", elf, sizeof elf, FMAG_VM_FILE_UNKNOWN, FMAG_VM_FILE_BY_GUESS);
+    KIND("b.spv", "text", 4, FMAG_VM_FILE_SPIRV, FMAG_VM_FILE_BY_NAME); /* a damaged binary */
+    KIND("b.fmag", "FMA", 3, FMAG_VM_FILE_FMAG, FMAG_VM_FILE_BY_NAME);
+    KIND(".sl", "x", 1, FMAG_VM_FILE_TEXT, FMAG_VM_FILE_BY_GUESS); /* no name before it */
+    /* Last, a guess from the text. */
+    KIND("-", sl, strlen(sl), FMAG_VM_FILE_SL, FMAG_VM_FILE_BY_GUESS);
+    KIND(NULL, "#version 450\nvoid main(){}\n", 26, FMAG_VM_FILE_GLSL, FMAG_VM_FILE_BY_GUESS);
+    KIND(NULL, "hello\n", 6, FMAG_VM_FILE_TEXT, FMAG_VM_FILE_BY_GUESS);
+    KIND(NULL, elf, sizeof elf, FMAG_VM_FILE_UNKNOWN, FMAG_VM_FILE_BY_GUESS);
+    KIND(NULL, "", 0, FMAG_VM_FILE_UNKNOWN, FMAG_VM_FILE_BY_GUESS);
+#undef KIND
+    EXPECT(fmag_vm_file_kind_of("x.fir", "", 0, NULL) == FMAG_VM_FILE_FIR);
+    EXPECT(!strcmp(fmag_vm_file_kind_name(FMAG_VM_FILE_FIR), "FMAG IR text"));
+    EXPECT(!strcmp(fmag_vm_file_kind_name(FMAG_VM_FILE_UNKNOWN), "binary data"));
+}
+
 int main(void)
 {
     test_encode_decode();
@@ -613,6 +662,7 @@ int main(void)
     test_per_lane();
     test_engine();
     test_engine_denormal_guard();
+    test_file_kind();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
