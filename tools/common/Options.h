@@ -35,7 +35,7 @@ enum {
 };
 
 typedef enum fmag_opt_kind {
-    FMAG_OPT_FLAG,    /* sets *(bool *)dest */
+    FMAG_OPT_FLAG,    /* sets *(bool *)dest; a value is an error ("takes no value") */
     FMAG_OPT_STRING,  /* sets *(const char **)dest to the value */
     FMAG_OPT_CALL,    /* calls fn(tool, dest, spelling, value) */
     FMAG_OPT_UINT,    /* sets *(unsigned long long *)dest: decimal digits only */
@@ -85,6 +85,15 @@ enum { FMAG_OPT_RUN = -1 }; /* otherwise: return this exit status (0 after --hel
  * here. Returns FMAG_OPT_RUN, or the status main returns: 0 after --help or
  * --version, 1 after an error (already printed as "<tool>: error: ..."). */
 int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv);
+
+/* A switch that may be spelled out (a FMAG_OPT_CALL row with FMAG_OPT_EQ |
+ * FMAG_OPT_OPTIONAL and meta "0|1", as fmag-opt's -verify-each): its handler reads the
+ * value here. NULL (the flag alone), "1" and "true" are true, "0" and "false" false;
+ * anything else prints "invalid value 'V' for -flag (expected 0 or 1)" and returns
+ * false. Every tool's =0/=1 options read their value here, so they all take the same
+ * spellings and say the same thing about a bad one. */
+bool fmag_opt_switch_value(const fmag_tool *tool, const char *spelling, const char *value,
+                           bool *on);
 
 /* --help: the usage, the table, the notes. */
 void fmag_opt_print_help(const fmag_opt_parser *p, FILE *out);
