@@ -295,12 +295,15 @@ bool fmag_glslang_message(const char *msg, size_t n, bool hlsl, bool earlier_err
     if (t && tn && !gd_starts(m, mn, "cannot convert")) {
         gd_puts(&b, "'");
         gd_put(&b, t, tn);
-        gd_puts(&b, "': ");
+        gd_puts(&b, mn ? "': " : "'");
         if (tok) snprintf(tok, toklen, "%.*s", (int)tn, t);
     } else if (t && tn && tok) {
         snprintf(tok, toklen, "%.*s", (int)tn, t);
     }
     gd_types(&b, m, mn, hlsl);
+    if (!b.n) /* nothing left to say in other words: glslang's, as it is */
+        gd_put(&b, msg, n);
+    if (!b.n) gd_puts(&b, "glslang failed without a message");
     return true;
 }
 

@@ -1063,11 +1063,12 @@ static void report_at_line(front *f, unsigned line, const char *msg, const char 
     while (end < f->len && f->src[end] != '\n')
         end++;
     unsigned col = *about ? fmag_glslang_token_column(f->src + start, end - start, about) : 0;
-    if (col)
-        fmag_context_source_error(f->ctx, f->filename, f->src, f->len, start + col - 1, "%s", msg),
-            f->failed = true;
-    else
+    if (!col) {
         front_error_line(f, line, msg);
+        return;
+    }
+    f->failed = true;
+    fmag_context_source_error(f->ctx, f->filename, f->src, f->len, start + col - 1, "%s", msg);
 }
 
 /* glslang's messages are "file:line: error: msg" (or "file: error: msg"), one a line, and
