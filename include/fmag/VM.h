@@ -128,6 +128,37 @@ size_t fmag_vm_utf8_invalid_at(const unsigned char *s, size_t len);
  * the last byte (the caller frees it); NULL with "cannot open 'path': reason" or
  * "cannot read ..." in err. Shared by the loader and every tool. */
 char *fmag_vm_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* What a file holds, so that every tool (and an embedder) can name a file of the
+ * wrong kind ("x.fir is FMAG IR text") instead of failing as a bad .fmag or with a
+ * parse error on its first line (lib/VM/FileKind.c). The content decides first: the
+ * "FMAG" and SPIR-V magics, a line that starts with `.def` (.fmas) or `func @` /
+ * `export func @` (.fir). Then the name's extension: .fmag .spv, and for text only
+ * .fmas .fir .sl, .glsl .frag .vert .comp (GLSL), .hlsl. Last, a guess from the text
+ * (a line that starts with `export `: SL; `#version`: GLSL). Text is data without a
+ * NUL byte; an empty buffer is text for the name, and unknown without one. */
+typedef enum fmag_vm_file_kind {
+    FMAG_VM_FILE_UNKNOWN, /* binary data of no kind FMAG reads */
+    FMAG_VM_FILE_TEXT,    /* text of no kind FMAG recognizes */
+    FMAG_VM_FILE_FMAG,    /* .fmag binary */
+    FMAG_VM_FILE_SPIRV,   /* SPIR-V binary */
+    FMAG_VM_FILE_FMAS,    /* FMAG assembly text */
+    FMAG_VM_FILE_FIR,     /* FMAG IR text */
+    FMAG_VM_FILE_SL,      /* shading-language source */
+    FMAG_VM_FILE_GLSL,    /* GLSL source */
+    FMAG_VM_FILE_HLSL     /* HLSL source */
+} fmag_vm_file_kind;
+/* What decided: the content, the name, or a guess from the text. */
+typedef enum fmag_vm_file_evidence {
+    FMAG_VM_FILE_BY_CONTENT,
+    FMAG_VM_FILE_BY_NAME,
+    FMAG_VM_FILE_BY_GUESS
+} fmag_vm_file_evidence;
+/* path may be NULL (no name to go by); evidence may be NULL. */
+fmag_vm_file_kind fmag_vm_file_kind_of(const char *path, const void *data, size_t len,
+                                       fmag_vm_file_evidence *evidence);
+/* "a .fmag binary", "a SPIR-V binary", "FMAG assembly text", "FMAG IR text", "SL
+ * source", "GLSL source", "HLSL source", "text", "binary data". */
+const char *fmag_vm_file_kind_name(fmag_vm_file_kind kind);
 /* File helpers. */
 bool fmag_vm_image_load(fmag_vm_image *img, const char *path, char *err, size_t errlen);
 bool fmag_vm_image_save(const fmag_vm_image *img, const char *path, char *err, size_t errlen);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmag/SPIRV.h"
+#include "GlslangDiag.h"
 
 #ifdef FMAG_HAVE_SHADERC
 #include <shaderc/shaderc.h>
@@ -275,6 +276,26 @@ front_error(front *f, unsigned line, const char *fmt, ...)
                                   msg);
     else
         fmag_context_error(f->ctx, "%s: error: %s", f->filename, msg);
+}
+
+/* At a line without a column (glslang gives none): "file:line: error: msg" and the
+ * source line, no caret, rather than a caret under a column nobody computed. */
+static void front_error_line(front *f, unsigned line, const char *msg)
+{
+    size_t start = 0;
+    for (unsigned l = 1; l < line && start < f->len; start++)
+        if (f->src[start] == '\n') l++;
+    size_t end = start;
+    while (end < f->len && f->src[end] != '\n' && f->src[end] != '\r' && end - start < 200)
+        end++;
+    char shown[201];
+    for (size_t i = start; i < end; i++) { /* control bytes must not reach the terminal */
+        unsigned char c = (unsigned char)f->src[i];
+        shown[i - start] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
+    }
+    shown[end - start] = 0;
+    f->failed = true;
+    fmag_context_error(f->ctx, "%s:%u: error: %s\n%s", f->filename, line, msg, shown);
 }
 
 /* The same at a column of the line (1-based; clamped to the line's end). */
@@ -1031,13 +1052,35 @@ static const char *shadertoy_hint(const char *msg, size_t n)
     return NULL;
 }
 
+/* A glslang message that belongs to a line of the user's file: at the column of the
+ * token it is about when the line holds that token once, else at the line alone. */
+static void report_at_line(front *f, unsigned line, const char *msg, const char *about)
+{
+    size_t start = 0;
+    for (unsigned l = 1; l < line && start < f->len; start++)
+        if (f->src[start] == '\n') l++;
+    size_t end = start;
+    while (end < f->len && f->src[end] != '\n')
+        end++;
+    unsigned col = *about ? fmag_glslang_token_column(f->src + start, end - start, about) : 0;
+    if (!col) {
+        front_error_line(f, line, msg);
+        return;
+    }
+    f->failed = true;
+    fmag_context_source_error(f->ctx, f->filename, f->src, f->len, start + col - 1, "%s", msg);
+}
+
 /* glslang's messages are "file:line: error: msg" (or "file: error: msg"), one a line, and
- * a count at the end. Errors on the user's lines are re-recorded at that line with the
- * source line and caret; errors in the generated wrapper say so. */
+ * a count at the end; its HLSL parser adds "file(line): error at column C, msg". Each
+ * becomes one FMAG diagnostic in SL's words (GlslangDiag.c): on the user's lines with
+ * the source line, and a caret where the column is known; errors in the generated
+ * wrapper say so; an error that only follows from an earlier one is left out. */
 static void report(front *f, const char *log, unsigned user_lines)
 {
-    bool any = false;
+    bool any = false, hlsl = f->lang == FMAG_SOURCE_HLSL;
     size_t flen = strlen(f->filename);
+    char clean[512], about[64];
     for (const char *p = log; *p;) {
         const char *eol = strchr(p, '\n');
         size_t n = eol ? (size_t)(eol - p) : strlen(p);
@@ -1064,30 +1107,39 @@ static void report(front *f, const char *log, unsigned user_lines)
         if (hn > flen && !memcmp(h, f->filename, flen) &&
             sscanf(h + flen, "(%u): error at column %u, %n", &hl_line, &hl_col, &used) == 2 &&
             used > 0 && hl_line && hl_line <= user_lines) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "%.*s", (int)(hn - flen - (size_t)used), h + flen + used);
-            front_error_col(f, hl_line, hl_col, msg);
-            any = true;
+            if (fmag_glslang_message(h + flen + used, hn - flen - (size_t)used, hlsl, any, clean,
+                                     sizeof clean, about, sizeof about)) {
+                front_error_col(f, hl_line, hl_col, clean);
+                any = true;
+            }
             p = eol ? eol + 1 : p + n;
             continue;
         }
         size_t rest = n - (size_t)(q - p);
         if (rest > 7 && !memcmp(q, "error: ", 7)) {
             q += 7, rest -= 7;
+            if (!fmag_glslang_message(q, rest, hlsl, any, clean, sizeof clean, about,
+                                      sizeof about)) {
+                p = eol ? eol + 1 : p + n;
+                continue;
+            }
             any = true;
             const char *hint = shadertoy_hint(q, rest);
-            if (line && line <= user_lines && hint)
-                front_error(f, line,
-                            "%.*s (a Shadertoy uniform: declare it, e.g. %s, or pass it "
-                            "as a parameter of the entry)",
-                            (int)rest, q, hint);
-            else if (line && line <= user_lines)
-                front_error(f, line, "%.*s", (int)rest, q);
-            else if (line)
-                front_error(f, 0, "in the entry point slc generated%s%s: %.*s",
-                            f->entry ? " for " : "", f->entry ? f->entry : "", (int)rest, q);
-            else
-                front_error(f, 0, "%.*s", (int)rest, q);
+            if (line && line <= user_lines && hint) {
+                char with[800];
+                snprintf(with, sizeof with,
+                         "%s (a Shadertoy uniform: declare it, e.g. %s, or pass it as a "
+                         "parameter of the entry)",
+                         clean, hint);
+                report_at_line(f, line, with, about);
+            } else if (line && line <= user_lines) {
+                report_at_line(f, line, clean, about);
+            } else if (line) {
+                front_error(f, 0, "in the entry point slc generated%s%s: %s",
+                            f->entry ? " for " : "", f->entry ? f->entry : "", clean);
+            } else {
+                front_error(f, 0, "%s", clean);
+            }
         }
         p = eol ? eol + 1 : p + n;
     }
@@ -1174,6 +1226,34 @@ bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *s
     return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
 }
 
+/* A '{' the user's text leaves open would swallow the wrapper slc appends, and glslang
+ * would then report the wrapper's lines ("'in' : not allowed in nested scope"); the
+ * open brace is the error, at the brace (its column when the text was not
+ * preprocessed, so that offsets in f->pp are offsets in the user's text). */
+static bool braces_closed(front *f)
+{
+    size_t open[64], depth = 0;
+    for (size_t i = 0; i < f->t.n; i++) {
+        if (tok_punct(f, i, '{')) {
+            if (depth < sizeof open / sizeof open[0]) open[depth] = i;
+            depth++;
+        } else if (tok_punct(f, i, '}') && depth) {
+            depth--;
+        }
+    }
+    if (!depth) return true;
+    /* The innermost brace still open (past 64 levels, the 64th). */
+    const tok *t = &f->t.v[open[depth <= 64 ? depth - 1 : 63]];
+    const char *msg = "this '{' is not closed: expected '}' before the end of the input";
+    if (f->pplen == f->len && !memcmp(f->pp, f->src, f->len)) {
+        f->failed = true;
+        fmag_context_source_error(f->ctx, f->filename, f->src, f->len, t->off, "%s", msg);
+    } else {
+        front_error_line(f, t->line, msg);
+    }
+    return false;
+}
+
 /* The front's own work between the two shaderc calls: the preprocessed text copied
  * (it is edited in place), tokenized, the signature scanned, and the text glslang
  * compiles (the user's text with main renamed, then the wrapper) built in `full`. It
@@ -1199,6 +1279,10 @@ static void front_build_thunk(void *arg)
     memcpy(f->pp, a->pp, f->pplen);
     f->pp[f->pplen] = 0;
     if (!tokenize(f->pp, f->pplen, &f->t)) return;
+    if (!braces_closed(f)) {
+        a->status = BUILD_DIAGNOSED;
+        return;
+    }
     /* GLSL: the user's main() (if any) gives way to the generated one. `-entry main` of a
      * parameterless main means the same as no -entry. HLSL has no implicit entry: without
      * -entry a function called main is the entry. */

@@ -71,6 +71,21 @@ static bool is_version(const char *a)
     return !strcmp(a, "--version") || !strcmp(a, "-version");
 }
 
+bool fmag_opt_switch_value(const fmag_tool *tool, const char *spelling, const char *value, bool *on)
+{
+    if (!value || !strcmp(value, "1") || !strcmp(value, "true")) {
+        *on = true;
+        return true;
+    }
+    if (!strcmp(value, "0") || !strcmp(value, "false")) {
+        *on = false;
+        return true;
+    }
+    fmag_tool_error(tool, "invalid value '%s' for %.*s (expected 0 or 1)", value,
+                    (int)strcspn(spelling, "="), spelling);
+    return false;
+}
+
 /* Gives the option its value; false after printing an error. */
 static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *spelling,
                   const char *value)

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fmag/VM.h"
+
 typedef struct fmag_context fmag_context;
 
 /* What a tool is: its name prefixes every error and starts --version's line. */
@@ -33,7 +35,7 @@ enum {
 };
 
 typedef enum fmag_opt_kind {
-    FMAG_OPT_FLAG,    /* sets *(bool *)dest */
+    FMAG_OPT_FLAG,    /* sets *(bool *)dest; a value is an error ("takes no value") */
     FMAG_OPT_STRING,  /* sets *(const char **)dest to the value */
     FMAG_OPT_CALL,    /* calls fn(tool, dest, spelling, value) */
     FMAG_OPT_UINT,    /* sets *(unsigned long long *)dest: decimal digits only */
@@ -84,6 +86,15 @@ enum { FMAG_OPT_RUN = -1 }; /* otherwise: return this exit status (0 after --hel
  * --version, 1 after an error (already printed as "<tool>: error: ..."). */
 int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv);
 
+/* A switch that may be spelled out (a FMAG_OPT_CALL row with FMAG_OPT_EQ |
+ * FMAG_OPT_OPTIONAL and meta "0|1", as fmag-opt's -verify-each): its handler reads the
+ * value here. NULL (the flag alone), "1" and "true" are true, "0" and "false" false;
+ * anything else prints "invalid value 'V' for -flag (expected 0 or 1)" and returns
+ * false. Every tool's =0/=1 options read their value here, so they all take the same
+ * spellings and say the same thing about a bad one. */
+bool fmag_opt_switch_value(const fmag_tool *tool, const char *spelling, const char *value,
+                           bool *on);
+
 /* --help: the usage, the table, the notes. */
 void fmag_opt_print_help(const fmag_opt_parser *p, FILE *out);
 
@@ -97,6 +108,16 @@ int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
 /* Reads a whole input file ("-": standard input) with a NUL after the last byte;
  * NULL after printing "<tool>: error: cannot open ..." (ReadFile.c, links lib/VM). */
 char *fmag_tool_read_file(const fmag_tool *tool, const char *path, size_t *len);
+
+/* A file of the wrong kind, in one line that says what it is and which tool takes it:
+ * "x.fir is FMAG IR text: optimize it with fmag-opt, run it with fmag-run" ("looks
+ * like" when only a guess from the text decided; path "-" is "<stdin>"). The message
+ * alone, or printed as an error (returns 1). FileKind.c; the detection is lib/VM's
+ * fmag_vm_file_kind_of. */
+void fmag_tool_wrong_kind_message(char *buf, size_t n, const char *path, fmag_vm_file_kind kind,
+                                  fmag_vm_file_evidence evidence);
+int fmag_tool_wrong_kind(const fmag_tool *tool, const char *path, fmag_vm_file_kind kind,
+                         fmag_vm_file_evidence evidence);
 
 /* Prints a context's diagnostics to stderr; one without a source location
  * ("error: ...") gets the tool's prefix, as clang prints its own errors, while

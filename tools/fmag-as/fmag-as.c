@@ -23,6 +23,15 @@ static bool read_image(const char *path, fmag_vm_image *img, char *err, size_t e
     size_t len;
     char *data = fmag_vm_read_file(path, &len, err, errlen);
     if (!data) return false;
+    /* Anything FMAG knows that is not a .fmag is named; data of no known kind goes to
+     * the reader, which says what is wrong with it as a .fmag. */
+    fmag_vm_file_evidence ev;
+    fmag_vm_file_kind kind = fmag_vm_file_kind_of(path, data, len, &ev);
+    if (kind != FMAG_VM_FILE_FMAG && kind != FMAG_VM_FILE_UNKNOWN && kind != FMAG_VM_FILE_TEXT) {
+        fmag_tool_wrong_kind_message(err, errlen, path, kind, ev);
+        free(data);
+        return false;
+    }
     char why[400];
     bool ok = fmag_vm_image_read(img, data, len, why, sizeof why);
     if (!ok) snprintf(err, errlen, "%s: %s", path, why);
@@ -160,12 +169,22 @@ int main(int argc, char **argv)
     size_t len;
     char *text = fmag_tool_read_file(&as_tool, input, &len);
     if (!text) return 1;
-    bool binary = len >= 4 && !memcmp(text, "FMAG", 4);
+    /* .fmas text, or text and data of no known kind (the assembler names what is wrong);
+     * --emit also takes a .fmag. Any other kind is named with the tool that takes it. */
+    fmag_vm_file_evidence ev;
+    fmag_vm_file_kind kind = fmag_vm_file_kind_of(input, text, len, &ev);
+    bool binary = kind == FMAG_VM_FILE_FMAG;
     if (binary && !emit) {
         free(text);
-        return fmag_tool_error(
-            &as_tool, "%s: this is a binary .fmag file (use -d to disassemble, -i to inspect)",
-            input);
+        return fmag_tool_error(&as_tool,
+                               "%s is a .fmag binary: disassemble it with fmag-as -d, inspect it "
+                               "with fmag-as -i, run it with fmag-run",
+                               strcmp(input, "-") ? input : "<stdin>");
+    }
+    if (kind != FMAG_VM_FILE_FMAS && kind != FMAG_VM_FILE_TEXT && kind != FMAG_VM_FILE_UNKNOWN &&
+        !binary) {
+        free(text);
+        return fmag_tool_wrong_kind(&as_tool, input, kind, ev);
     }
     bool ok;
     if (binary) {

@@ -148,8 +148,9 @@ static bool opt_pipeline(const fmag_tool *t, void *dest, const char *spelling, c
 
 static bool opt_verify_each(const fmag_tool *t, void *dest, const char *spelling, const char *value)
 {
-    (void)t, (void)value;
-    ((cli *)dest)->opts.verify_each = strstr(spelling, "=0") ? -1 : 1;
+    bool on;
+    if (!fmag_opt_switch_value(t, spelling, value, &on)) return false;
+    ((cli *)dest)->opts.verify_each = on ? 1 : -1; /* 0 is the build's default */
     return true;
 }
 
@@ -269,8 +270,8 @@ int main(int argc, char **argv)
         {"-passes", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &c, opt_passes, "a,b,c",
          "run a comma-separated pipeline of passes"},
         {"-O0|-O1|-O2", 0, FMAG_OPT_CALL, &c, opt_pipeline, NULL, "run a named pipeline"},
-        {"-verify-each", 0, FMAG_OPT_CALL, &c, opt_verify_each, NULL, verify_help},
-        {"-verify-each=1|-verify-each=0", 0, FMAG_OPT_CALL, &c, opt_verify_each, NULL, NULL},
+        {"-verify-each", FMAG_OPT_EQ | FMAG_OPT_OPTIONAL, FMAG_OPT_CALL, &c, opt_verify_each, "0|1",
+         verify_help},
         {"-opt-bisect-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_bisect_limit, "N",
          "run only the first N pass applications (a pass on\none function, or a module pass) "
          "and log each as\n'BISECT: [NOT ]running pass (K) NAME on ...'\n(to stderr; -1: run "
@@ -335,12 +336,12 @@ int main(int argc, char **argv)
     fmag_context_set_error_limit(ctx, (unsigned)c.error_limit);
     int rc = 0;
     const char *shown = strcmp(input, "-") ? input : "<stdin>";
-    if (len >= 4 && !memcmp(text, "FMAG", 4)) {
-        fprintf(stderr,
-                "fmag-opt: error: '%s' is a binary .fmag file; fmag-opt reads .fir text "
-                "(fmag-as -d disassembles a .fmag)\n",
-                shown);
-        rc = 1;
+    /* .fir text, or text and data of no known kind (the parser names what is wrong);
+     * any other kind is named with the tool that takes it. */
+    fmag_vm_file_evidence ev;
+    fmag_vm_file_kind kind = fmag_vm_file_kind_of(input, text, len, &ev);
+    if (kind != FMAG_VM_FILE_FIR && kind != FMAG_VM_FILE_TEXT && kind != FMAG_VM_FILE_UNKNOWN) {
+        rc = fmag_tool_wrong_kind(&tool, input, kind, ev);
         goto out;
     }
     fmag_module *m = fmag_parse_module(ctx, shown, text, len);

@@ -288,62 +288,33 @@ static bool parse_raw(const target *t, const char *data, size_t len, rows *r, co
     return true;
 }
 
-/* What a file holds, from its content first and its name second, so that a file
- * of the wrong kind is named as such ("x.sl is SL source: compile it with slc")
- * instead of failing as a bad binary. */
+/* What fmag-run does with a file (lib/VM's fmag_vm_file_kind_of decides what it
+ * holds, content first and name second), so that a file of the wrong kind is named as
+ * such ("x.sl is SL source: compile it with slc") instead of failing as a bad binary. */
 typedef enum { KIND_FMAG, KIND_FMAS, KIND_FIR, KIND_OTHER } file_kind;
-
-static bool text_has_line_starting(const char *data, size_t len, const char *word)
-{
-    size_t wl = strlen(word);
-    for (size_t i = 0; i + wl <= len; i++) {
-        if (i > 0 && data[i - 1] != '\n') continue;
-        size_t j = i;
-        while (j < len && (data[j] == ' ' || data[j] == '\t'))
-            j++;
-        if (j + wl <= len && !memcmp(data + j, word, wl)) return true;
-    }
-    return false;
-}
 
 static file_kind classify(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
-    if (len >= 4 && !memcmp(data, "FMAG", 4)) return KIND_FMAG;
-    if (len >= 4 && !memcmp(data, "\x03\x02\x23\x07", 4)) {
-        snprintf(err, errlen, "%s is a SPIR-V binary: compile it with slc -entry NAME", path);
-        return KIND_OTHER;
-    }
-    static const struct {
-        const char *ext, *what;
-    } sources[] = {{".sl", "SL"},     {".glsl", "GLSL"}, {".frag", "GLSL"},
-                   {".vert", "GLSL"}, {".comp", "GLSL"}, {".hlsl", "HLSL"}};
-    for (size_t k = 0; k < sizeof sources / sizeof sources[0]; k++)
-        if (ends_with(path, sources[k].ext)) {
-            snprintf(err, errlen, "%s is %s source: compile it with slc (slc %s -o OUT.fmag)", path,
-                     sources[k].what, path);
-            return KIND_OTHER;
-        }
-    if (ends_with(path, ".fir")) return KIND_FIR;
-    if (ends_with(path, ".fmas")) return KIND_FMAS;
-    /* No telling extension: look at the text. */
-    bool text = len > 0 && !memchr(data, 0, len);
-    if (text && text_has_line_starting(data, len, ".def")) return KIND_FMAS;
-    if (text && (text_has_line_starting(data, len, "func @") ||
-                 text_has_line_starting(data, len, "export func @")))
+    fmag_vm_file_evidence why;
+    fmag_vm_file_kind kind = fmag_vm_file_kind_of(path, data, len, &why);
+    switch (kind) {
+    case FMAG_VM_FILE_FMAG:
+    case FMAG_VM_FILE_UNKNOWN:
+        return KIND_FMAG; /* the binary reader names what is wrong */
+    case FMAG_VM_FILE_FMAS:
+        return KIND_FMAS;
+    case FMAG_VM_FILE_FIR:
         return KIND_FIR;
-    if (text && text_has_line_starting(data, len, "export ")) {
-        snprintf(err, errlen, "%s looks like SL source: compile it with slc (slc %s -o OUT.fmag)",
-                 path, path);
-        return KIND_OTHER;
-    }
-    if (text && !ends_with(path, ".fmag")) {
+    case FMAG_VM_FILE_TEXT:
         snprintf(err, errlen,
                  "%s is text but not .fmas (no .def) or .fir (no func @): fmag-run runs .fmag, "
                  ".fmas and .fir files",
                  path);
         return KIND_OTHER;
+    default:
+        fmag_tool_wrong_kind_message(err, errlen, path, kind, why);
+        return KIND_OTHER;
     }
-    return KIND_FMAG; /* the binary reader names what is wrong with it */
 }
 
 static bool load_target(target *t, const char *path, const char *prog_name, bool per_lane,

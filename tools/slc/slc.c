@@ -236,6 +236,21 @@ int main(int argc, char **argv)
         fmag_tool_error(&slc_tool, "unknown language '%s' for -x (sl, glsl, hlsl, spirv)", lang);
         return 1;
     }
+    size_t len;
+    char *src = fmag_tool_read_file(&slc_tool, input, &len);
+    if (!src) return 1;
+    const char *shown = strcmp(input, "-") ? input : "<stdin>";
+    /* A .fir, .fmas or .fmag file is named with the tool that takes it (with -x, only
+     * when its content says so); a SPIR-V binary is SPIR-V by its magic whatever its
+     * name, unless -x says otherwise. */
+    fmag_vm_file_evidence ev;
+    fmag_vm_file_kind fk = fmag_vm_file_kind_of(input, src, len, &ev);
+    if ((fk == FMAG_VM_FILE_FIR || fk == FMAG_VM_FILE_FMAS || fk == FMAG_VM_FILE_FMAG) &&
+        (!lang || ev == FMAG_VM_FILE_BY_CONTENT)) {
+        free(src);
+        return fmag_tool_wrong_kind(&slc_tool, input, fk, ev);
+    }
+    if (!lang && fk == FMAG_VM_FILE_SPIRV && ev == FMAG_VM_FILE_BY_CONTENT) kind = INPUT_SPIRV;
     bool shader = kind == INPUT_GLSL || kind == INPUT_HLSL;
 #ifdef FMAG_HAVE_SPIRV
     bool have_shader = fmag_shader_input_available();
@@ -243,17 +258,15 @@ int main(int argc, char **argv)
     bool have_shader = false;
 #endif
     if (shader && !have_shader) {
+        free(src);
         return fmag_tool_error(&slc_tool, "built without GLSL/HLSL input (install "
                                           "libshaderc-dev and spirv-tools)");
     }
     if (emit_spirv && !shader) {
+        free(src);
         fmag_tool_error(&slc_tool, "-emit-spirv needs GLSL or HLSL input");
         return 1;
     }
-    size_t len;
-    char *src = fmag_tool_read_file(&slc_tool, input, &len);
-    if (!src) return 1;
-    const char *shown = strcmp(input, "-") ? input : "<stdin>";
     fmag_context *ctx = fmag_context_create();
     fmag_context_set_error_limit(ctx, (unsigned)error_limit);
     fmag_context_set_inline_budget(ctx, (size_t)inline_budget);

@@ -5,6 +5,7 @@
 #include "fmag/SPIRV.h"
 
 #include "../Expect.h"
+#include "../../lib/SPIRV/GlslangDiag.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +120,72 @@ static void test_hostile(void)
     fmag_context_destroy(ctx);
 }
 
+/* glslang's message text in SL's words (GlslangDiag.c), each expected string written by
+ * hand from glslang's own output for the mistake (test/SPIRV/glsl-messages.test runs the
+ * real compiler); and degenerate text never gives an empty message or reads past it. */
+static void test_glslang_messages(void)
+{
+    static const struct {
+        const char *in;
+        bool hlsl, earlier, kept;
+        const char *out, *tok;
+    } cases[] = {
+        {"'' :  syntax error, unexpected RETURN, expecting COMMA or SEMICOLON", false, false, true,
+         "expected ',' or ';' before 'return'", "return"},
+        {"'' :  syntax error, unexpected SEMICOLON", false, false, true, "unexpected ';'", ";"},
+        {"'' : syntax error, unexpected $end", false, false, true, "unexpected end of input", ""},
+        {"'zzz' : undeclared identifier", false, false, true, "use of undeclared identifier 'zzz'",
+         "zzz"},
+        {"'zzz' : unknown variable", true, false, true, "use of undeclared identifier 'zzz'",
+         "zzz"},
+        {"'=' :  cannot convert from ' in highp float' to ' temp highp 3-component vector of "
+         "float'",
+         false, false, true, "cannot convert from 'float' to 'vec3'", "="},
+        {"'=' :  cannot convert from ' const int' to ' temp 2-component vector of float'", true,
+         false, true, "cannot convert from 'int' to 'float2'", "="},
+        {"';' : Expected", true, false, true, "expected ';'", ""},
+        {"'expression' : Expected", true, false, true, "expected expression", ""},
+        {"'' : function does not return a value: @f", true, false, true,
+         "function 'f' does not return a value", ""},
+        {"'' : function does not return a value: @f", true, true, false, "", ""},
+        {"'' : Could not perform requested binary operation", true, true, false, "", ""},
+        {"HLSL parsing failed.", true, false, true, "syntax error", ""},
+        {"HLSL parsing failed.", true, true, false, "", ""},
+        {"'sin' : no matching overloaded function found", false, false, true,
+         "'sin': no matching overloaded function found", "sin"},
+        {"#version: Desktop shaders for Vulkan SPIR-V require version 140 or higher", false, false,
+         true, "#version: Desktop shaders for Vulkan SPIR-V require version 140 or higher", ""},
+        {"", false, false, true, "glslang failed without a message", ""},
+        {"'' :", false, false, true, "'' :", ""},
+        {"'a' : ", false, false, true, "'a'", "a"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[256], tok[64];
+        bool kept = fmag_glslang_message(cases[i].in, strlen(cases[i].in), cases[i].hlsl,
+                                         cases[i].earlier, out, sizeof out, tok, sizeof tok);
+        EXPECT(kept == cases[i].kept);
+        if (kept && (strcmp(out, cases[i].out) || strcmp(tok, cases[i].tok))) {
+            fprintf(stderr, "case %zu: got '%s' (token '%s')\n", i, out, tok);
+            EXPECT(!"glslang message");
+        }
+    }
+    /* A small buffer truncates, never overflows. */
+    char small[8], tok[2];
+    EXPECT(fmag_glslang_message(cases[0].in, strlen(cases[0].in), false, false, small, sizeof small,
+                                tok, sizeof tok));
+    EXPECT(strlen(small) == sizeof small - 1 && strlen(tok) <= 1);
+    /* Columns: a token once on the line, whole; none when twice or inside another. */
+    EXPECT(fmag_glslang_token_column("  return x * zzz;", 17, "zzz") == 14);
+    EXPECT(fmag_glslang_token_column("  vec3 v = x;", 13, "=") == 10);
+    EXPECT(fmag_glslang_token_column("a == b = c", 10, "=") == 8);
+    EXPECT(fmag_glslang_token_column("y = x +; z = 1.0;", 17, ";") == 0);
+    EXPECT(fmag_glslang_token_column("zzz + zz", 8, "z") == 0);
+    EXPECT(fmag_glslang_token_column("", 0, "x") == 0);
+}
+
 int main(void)
 {
+    test_glslang_messages();
     if (!fmag_shader_input_available()) {
         test_stub();
         return failures != 0;

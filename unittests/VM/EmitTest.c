@@ -11,6 +11,7 @@
 
 #include "../Expect.h"
 #include "EmitVulkan.h"
+#include "RandomProgram.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -21,84 +22,22 @@
 
 #define CHECK EXPECT
 
-static const float specials[] = {0.0f,
-                                 -0.0f,
-                                 1.0f,
-                                 -1.0f,
-                                 0.5f,
-                                 3.0f,
-                                 -7.25f,
-                                 1e-45f,
-                                 -1e-45f,
-                                 1e-40f,
-                                 0.1f,
-                                 1.17549435e-38f,
-                                 3.4028235e38f,
-                                 -3.4028235e38f,
-                                 INFINITY,
-                                 -INFINITY,
-                                 NAN,
-                                 1.0000001f,
-                                 0.99999994f,
-                                 16777216.0f,
-                                 1e20f,
-                                 -1e-20f,
-                                 0x1.fffffep-127f};
-#define NSPECIAL (sizeof specials / sizeof specials[0])
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
+/* The programs and inputs: RandomProgram.h, shared with VMTest.c. */
+static fmag_test_rng rng = {0x9E3779B97F4A7C15ull};
 static uint32_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
+    return fmag_test_rnd(&rng);
 }
 static float rnd_value(void)
 {
-    switch (rnd() % 4) {
-    case 0:
-        return specials[rnd() % NSPECIAL];
-    case 1:
-        return (float)((int)(rnd() % 21) - 10) * 0.25f;
-    case 2: {
-        uint32_t w = rnd() ^ (rnd() << 21);
-        float f;
-        memcpy(&f, &w, 4);
-        return f;
-    }
-    default:
-        return ((float)(rnd() % 2000) - 1000.0f) / 37.0f;
-    }
-}
-static uint32_t rnd_word(uint16_t regs, bool guard)
-{
-    if (rnd() % (guard ? 3 : 2) != 0) return fmag_vm_ref_word((uint16_t)(rnd() % regs));
-    float f = rnd_value();
-    if (isnan(f) || isinf(f)) f = -0.0f;
-    return fmag_vm_float_bits(f);
+    return fmag_test_rnd_value(&rng);
 }
 
 static fmag_vm_program rnd_prog(unsigned id)
 {
-    fmag_vm_program p;
-    memset(&p, 0, sizeof p);
-    p.regs = (uint16_t)(1 + rnd() % 40);
-    p.nin = (uint16_t)(rnd() % (p.regs + 1u));
-    p.nout = (uint16_t)(rnd() % (p.regs + 1u));
-    p.ninstr = rnd() % 150;
-    p.code = p.ninstr ? aligned_alloc(16, p.ninstr * sizeof(fmag_vm_instr)) : NULL;
-    for (uint32_t i = 0; i < p.ninstr; i++) {
-        uint32_t d = rnd() % p.regs, a = rnd() % p.regs;
-        p.code[i] = (fmag_vm_instr){rnd_word(p.regs, false), rnd_word(p.regs, false),
-                                    rnd_word(p.regs, true), d | (a << 16)};
-    }
     /* Names that need sanitizing and that clash after it. */
     static const char *const names[] = {"rnd", "a b", "a-b", "", "eval", "x_soa", "\xc3\xa9*/"};
-    const char *nm = names[id % (sizeof names / sizeof names[0])];
-    p.name = malloc(strlen(nm) + 1);
-    strcpy(p.name, nm);
-    return p;
+    return fmag_test_rnd_program(&rng, 150, names[id % (sizeof names / sizeof names[0])]);
 }
 
 static bool write_file(const char *path, const char *text)
@@ -354,8 +293,7 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!failures && system(cmd) != 0) fprintf(stderr, "note: could not remove %s\n", dir);
     for (unsigned i = 0; i < NP; i++) {
-        free(ps[i].code);
-        free(ps[i].name);
+        fmag_test_program_free(&ps[i]);
     }
     free(idx);
     free(in);

@@ -2,6 +2,7 @@
  * operands (never the VM's own output); the batch and per-lane engines are then
  * checked bit for bit against the reference interpreter on random programs. */
 #include "../Expect.h"
+#include "RandomProgram.h"
 #include "fmag/Bits.h"
 #include "fmag/VM.h"
 
@@ -75,13 +76,8 @@ static void test_encode_decode(void)
     EXPECT(strstr(err, "infinity") != NULL);
 }
 
-static const float specials[] = {0.0f,          -0.0f,          1.0f,           -1.0f,
-                                 0.5f,          3.0f,           -7.25f,         1e-45f,
-                                 -1e-45f,       1e-40f,         1.1754942e-38f, 1.17549435e-38f,
-                                 3.4028235e38f, -3.4028235e38f, INFINITY,       -INFINITY,
-                                 NAN,           1.0000001f,     0.99999994f,    16777216.0f,
-                                 1e20f,         -1e-20f};
-#define NSPECIAL (sizeof specials / sizeof specials[0])
+/* The special values: fmag_test_specials (RandomProgram.h, shared with EmitTest.c). */
+#define NSPECIAL ((size_t)fmag_test_nspecials)
 
 /* r0 = fmag r0, r1, r2, r3 against the oracle g > 0 ? fmaf(a, b, c) : a, over
  * every combination of special values in all four slots (inputs at run time, so
@@ -96,7 +92,8 @@ static void test_one_instruction_oracle(void)
         for (size_t ib = 0; ib < NSPECIAL; ib++)
             for (size_t ic = 0; ic < NSPECIAL; ic++)
                 for (size_t ig = 0; ig < NSPECIAL; ig++) {
-                    float in[4] = {specials[ia], specials[ib], specials[ic], specials[ig]};
+                    float in[4] = {fmag_test_specials[ia], fmag_test_specials[ib],
+                                   fmag_test_specials[ic], fmag_test_specials[ig]};
                     float out;
                     fmag_vm_run(&p, in, &out, regs);
                     float want = in[3] > 0 ? fmaf(in[0], in[1], in[2]) : in[0];
@@ -324,52 +321,19 @@ static void test_image_round_trip(void)
     fmag_vm_image_free(&img);
 }
 
-/* xorshift: deterministic random programs and inputs. */
-static uint64_t rng = 88172645463325252ull;
+/* Deterministic random programs and inputs: RandomProgram.h, shared with EmitTest.c. */
+static fmag_test_rng rng = {88172645463325252ull};
 static uint32_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
+    return fmag_test_rnd(&rng);
 }
 static float rnd_value(void)
 {
-    switch (rnd() % 4) {
-    case 0:
-        return specials[rnd() % NSPECIAL];
-    case 1:
-        return (float)((int)(rnd() % 21) - 10) * 0.25f;
-    case 2: {
-        float f = fmag_float_of(rnd());
-        return isnan(f) ? 1.5f : f;
-    }
-    default:
-        return ((float)(rnd() % 2000) - 1000.0f) / 37.0f;
-    }
+    return fmag_test_rnd_value(&rng);
 }
-static float rnd_literal(void)
-{
-    float f = rnd_value();
-    return (isnan(f) || isinf(f)) ? -0.0f : f;
-}
-static opnd rnd_opnd(uint16_t regs)
-{
-    return rnd() % 2 ? R((uint16_t)(rnd() % regs)) : L(rnd_literal());
-}
-
 static fmag_vm_program rnd_prog(void)
 {
-    uint16_t regs = (uint16_t)(1 + rnd() % 40);
-    uint16_t nin = (uint16_t)(rnd() % (regs + 1u)), nout = (uint16_t)(rnd() % (regs + 1u));
-    uint32_t n = rnd() % 120;
-    fmag_vm_instr *code = n ? aligned_alloc(16, n * sizeof(fmag_vm_instr)) : NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        opnd g = rnd() % 3 ? R((uint16_t)(rnd() % regs)) : L(rnd_literal());
-        code[i] = I((uint16_t)(rnd() % regs), (uint16_t)(rnd() % regs), rnd_opnd(regs),
-                    rnd_opnd(regs), g);
-    }
-    return prog("rnd", regs, nin, nout, code, n);
+    return fmag_test_rnd_program(&rng, 120, "rnd");
 }
 
 static bool same_bits(const float *a, const float *b, size_t n)
@@ -404,7 +368,7 @@ static void test_batch_vs_reference(void)
         free(in);
         free(want);
         free(got);
-        free(p.code);
+        fmag_test_program_free(&p);
     }
 }
 
@@ -456,7 +420,7 @@ static void test_per_lane(void)
     free(got);
     free(ref);
     for (int i = 0; i < NP; i++)
-        free(ps[i].code);
+        fmag_test_program_free(&ps[i]);
 }
 
 /* The engine object: every ISA this CPU runs, fixed and per-program block sizes, 1 to 4
@@ -504,9 +468,7 @@ static void test_engine(void)
     ps[6].regs = 700;
     ps[6].ninstr = 300;
     ps[6].code = aligned_alloc(16, 300 * sizeof(fmag_vm_instr));
-    for (uint32_t i = 0; i < 300; i++)
-        ps[6].code[i] = I((uint16_t)(rnd() % 700), (uint16_t)(rnd() % 700), rnd_opnd(700),
-                          rnd_opnd(700), rnd() % 3 ? R((uint16_t)(rnd() % 700)) : L(rnd_literal()));
+    fmag_test_rnd_code(&rng, ps[6].code, 300, 700);
     ps[6].nin = 40, ps[6].nout = 30;
     uint32_t *idx = malloc(N * sizeof(uint32_t));
     float *in = malloc(N * STRIDE * sizeof(float));
@@ -597,7 +559,56 @@ static void test_engine(void)
     free(want);
     free(got);
     for (int i = 0; i < NP; i++)
-        free(ps[i].code);
+        fmag_test_program_free(&ps[i]);
+}
+
+/* fmag_vm_file_kind_of: content first, name second, a guess from the text last; each
+ * case worked by hand from the rules in VM.h. */
+static void test_file_kind(void)
+{
+    static const char fir[] = "; a module\nexport func @f(%x) -> 1 {\n^e:\n  ret %x\n}\n";
+    static const char fmas[] = "  .def f, 1, 1\n  %r0 = fmag %r0, 1, 1, 1\n";
+    static const char sl[] = "// shade\nexport f32 f(f32 x) { return x; }\n";
+    static const unsigned char spv_le[] = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0};
+    static const unsigned char spv_be[] = {0x07, 0x23, 0x02, 0x03, 0, 1, 0, 0};
+    static const unsigned char elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+    fmag_vm_file_evidence ev;
+#define KIND(path, data, len, want, want_ev)                                                       \
+    do {                                                                                           \
+        EXPECT(fmag_vm_file_kind_of(path, data, len, &ev) == (want));                              \
+        EXPECT(ev == (want_ev));                                                                   \
+    } while (0)
+    /* Content beats any name. */
+    KIND("x.sl", "FMAG\1\0", 6, FMAG_VM_FILE_FMAG, FMAG_VM_FILE_BY_CONTENT);
+    KIND("x.fmag", spv_le, sizeof spv_le, FMAG_VM_FILE_SPIRV, FMAG_VM_FILE_BY_CONTENT);
+    KIND(NULL, spv_be, sizeof spv_be, FMAG_VM_FILE_SPIRV, FMAG_VM_FILE_BY_CONTENT);
+    KIND("x.sl", fir, strlen(fir), FMAG_VM_FILE_FIR, FMAG_VM_FILE_BY_CONTENT);
+    KIND("x.txt", fir, strlen(fir), FMAG_VM_FILE_FIR, FMAG_VM_FILE_BY_CONTENT);
+    KIND("x.fir", fmas, strlen(fmas), FMAG_VM_FILE_FMAS, FMAG_VM_FILE_BY_CONTENT);
+    /* `.define` is not `.def`; `funcs @` is not `func @`. */
+    KIND("x.txt", ".define\nfuncs @f\n", 16, FMAG_VM_FILE_TEXT, FMAG_VM_FILE_BY_GUESS);
+    /* Then the name: text kinds for text only, binary kinds for anything. */
+    KIND("x.sl", "float f;", 8, FMAG_VM_FILE_SL, FMAG_VM_FILE_BY_NAME);
+    KIND("a/b.frag", "void main(){}", 13, FMAG_VM_FILE_GLSL, FMAG_VM_FILE_BY_NAME);
+    KIND("b.hlsl", sl, strlen(sl), FMAG_VM_FILE_HLSL, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fir", "garbage", 7, FMAG_VM_FILE_FIR, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fmag", elf, sizeof elf, FMAG_VM_FILE_FMAG, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fmag", "", 0, FMAG_VM_FILE_FMAG, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fir", "", 0, FMAG_VM_FILE_FIR, FMAG_VM_FILE_BY_NAME);
+    KIND("b.fir", elf, sizeof elf, FMAG_VM_FILE_UNKNOWN, FMAG_VM_FILE_BY_GUESS);
+    KIND("b.spv", "text", 4, FMAG_VM_FILE_SPIRV, FMAG_VM_FILE_BY_NAME); /* a damaged binary */
+    KIND("b.fmag", "FMA", 3, FMAG_VM_FILE_FMAG, FMAG_VM_FILE_BY_NAME);
+    KIND(".sl", "x", 1, FMAG_VM_FILE_TEXT, FMAG_VM_FILE_BY_GUESS); /* no name before it */
+    /* Last, a guess from the text. */
+    KIND("-", sl, strlen(sl), FMAG_VM_FILE_SL, FMAG_VM_FILE_BY_GUESS);
+    KIND(NULL, "#version 450\nvoid main(){}\n", 26, FMAG_VM_FILE_GLSL, FMAG_VM_FILE_BY_GUESS);
+    KIND(NULL, "hello\n", 6, FMAG_VM_FILE_TEXT, FMAG_VM_FILE_BY_GUESS);
+    KIND(NULL, elf, sizeof elf, FMAG_VM_FILE_UNKNOWN, FMAG_VM_FILE_BY_GUESS);
+    KIND(NULL, "", 0, FMAG_VM_FILE_UNKNOWN, FMAG_VM_FILE_BY_GUESS);
+#undef KIND
+    EXPECT(fmag_vm_file_kind_of("x.fir", "", 0, NULL) == FMAG_VM_FILE_FIR);
+    EXPECT(!strcmp(fmag_vm_file_kind_name(FMAG_VM_FILE_FIR), "FMAG IR text"));
+    EXPECT(!strcmp(fmag_vm_file_kind_name(FMAG_VM_FILE_UNKNOWN), "binary data"));
 }
 
 int main(void)
@@ -613,6 +624,7 @@ int main(void)
     test_per_lane();
     test_engine();
     test_engine_denormal_guard();
+    test_file_kind();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
