@@ -58,7 +58,7 @@ unsigned fmag_version_number(void);
 /* ----------------------------------------------------------------- compile */
 
 typedef enum fmag_language {
-    FMAG_LANG_AUTO,  /* from the file name's extension; SL when there is none */
+    FMAG_LANG_AUTO,  /* from the content, then the name (fmag_vm_file_kind_of); else SL */
     FMAG_LANG_SL,    /* .sl: the shading language (docs/SL.md) */
     FMAG_LANG_FIR,   /* .fir: the IR text (docs/LangRef.md) */
     FMAG_LANG_FMAS,  /* .fmas: FMAG assembly, assembled as written (no optimization) */
@@ -84,8 +84,10 @@ bool fmag_have_language(fmag_language lang);
 typedef struct fmag_image fmag_image;
 
 /* Compiles source text (not NUL-terminated: len bytes) to an image with one program
- * per export, in source order. `filename` names the source in diagnostics and picks
- * the language under FMAG_LANG_AUTO. opts may be NULL (defaults). Returns NULL with
+ * per export, in source order. `filename` names the source in diagnostics; under
+ * FMAG_LANG_AUTO the content picks the language, then the name's extension (a SPIR-V
+ * binary or .fir text is read as such whatever its name; a .fmag image is refused:
+ * fmag_image_read loads it). opts may be NULL (defaults). Returns NULL with
  * diagnostics in ctx. The IR made on the way stays in ctx until fmag_context_reset. */
 fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
                          const fmag_compile_options *opts);

@@ -6,6 +6,7 @@
 #include "fmag/Asm.h"
 #include "fmag/CodeGen.h"
 #include "fmag/SL.h"
+#include "fmag/VM.h"
 #include "fmag/Transforms.h"
 #if defined(FMAG_API_HAVE_SPIRV)
 #include "fmag/SPIRV.h"
@@ -52,26 +53,34 @@ bool fmag_have_language(fmag_language lang)
     return false;
 }
 
-static bool ends_with(const char *s, const char *suffix)
+/* FMAG_LANG_AUTO: the content first (a SPIR-V binary, .fmas or .fir text are told by
+ * what they hold, whatever their name), then the name's extension, then SL; the same
+ * rule as the tools (fmag_vm_file_kind_of). A compiled .fmag is not source: false. */
+static bool language_of(const char *filename, const char *src, size_t len, fmag_language *lang)
 {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
-static fmag_language language_of(const char *filename)
-{
-    static const struct {
-        const char *ext;
-        fmag_language lang;
-    } exts[] = {
-        {".sl", FMAG_LANG_SL},     {".fir", FMAG_LANG_FIR},   {".fmas", FMAG_LANG_FMAS},
-        {".glsl", FMAG_LANG_GLSL}, {".frag", FMAG_LANG_GLSL}, {".vert", FMAG_LANG_GLSL},
-        {".comp", FMAG_LANG_GLSL}, {".hlsl", FMAG_LANG_HLSL}, {".spv", FMAG_LANG_SPIRV},
-    };
-    if (filename)
-        for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
-            if (ends_with(filename, exts[i].ext)) return exts[i].lang;
-    return FMAG_LANG_SL;
+    switch (fmag_vm_file_kind_of(filename, src, len, NULL)) {
+    case FMAG_VM_FILE_FMAG:
+        return false;
+    case FMAG_VM_FILE_SPIRV:
+        *lang = FMAG_LANG_SPIRV;
+        break;
+    case FMAG_VM_FILE_FMAS:
+        *lang = FMAG_LANG_FMAS;
+        break;
+    case FMAG_VM_FILE_FIR:
+        *lang = FMAG_LANG_FIR;
+        break;
+    case FMAG_VM_FILE_GLSL:
+        *lang = FMAG_LANG_GLSL;
+        break;
+    case FMAG_VM_FILE_HLSL:
+        *lang = FMAG_LANG_HLSL;
+        break;
+    default: /* SL, and text or data of no kind: the SL front end says what is wrong */
+        *lang = FMAG_LANG_SL;
+        break;
+    }
+    return true;
 }
 
 fmag_image *fmag_api_image_new(fmag_context *ctx)
@@ -177,7 +186,14 @@ fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *sr
         opts = &defaults;
     }
     const char *shown = filename ? filename : "<input>";
-    fmag_language lang = opts->language == FMAG_LANG_AUTO ? language_of(filename) : opts->language;
+    fmag_language lang = opts->language;
+    if (lang == FMAG_LANG_AUTO && !language_of(filename, src, len, &lang)) {
+        fmag_context_error(ctx,
+                           "%s: error: this is a compiled .fmag image, not source: load it with "
+                           "fmag_image_read",
+                           shown);
+        return NULL;
+    }
     fmag_module *m = NULL;
     switch (lang) {
     case FMAG_LANG_FMAS: {

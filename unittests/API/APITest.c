@@ -126,6 +126,22 @@ static void test_languages(void)
     EXPECT(!fmag_run_per_lane(ctx, ref, img, idx, &in[0][0], 2, out, 1, 4));
     fmag_image_destroy(img);
 
+    /* FMAG_LANG_AUTO: the content first, then the name. .fir and .fmas text under no
+     * name or a wrong one is read as what it is; a .fmag image is refused by name. */
+    img = compile(ctx, NULL, fir);
+    EXPECT(img && fmag_image_program_count(img) == 2);
+    EXPECT(img && fmag_run(ctx, ref, fmag_image_program(img, 0), &x, &y, 1) && y == 3.75f);
+    fmag_image_destroy(img);
+    img = compile(ctx, "notes.sl", fmas);
+    EXPECT(img && fmag_run(ctx, ref, fmag_image_program(img, 0), &x, &y, 1) && y == 2.5f);
+    fmag_image_destroy(img);
+    const char fmag_bytes[] = "FMAG\1\0\0\0";
+    fmag_context_diag_clear(ctx);
+    EXPECT(!fmag_compile(ctx, "x.sl", fmag_bytes, sizeof fmag_bytes - 1, NULL));
+    EXPECT(fmag_context_diag_count(ctx) == 1 &&
+           strstr(fmag_context_diag(ctx, 0), "x.sl: error: this is a compiled .fmag image"));
+    fmag_context_diag_clear(ctx);
+
     EXPECT(fmag_have_language(FMAG_LANG_SL) && fmag_have_language(FMAG_LANG_FMAS));
     fmag_runner_destroy(ref);
     fmag_context_destroy(ctx);
