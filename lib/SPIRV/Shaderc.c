@@ -1086,6 +1086,9 @@ static void report(front *f, const char *log, unsigned user_lines)
     /* HLSL's parser follows a missing ';' with "'declaration' : Expected" on the same
      * line: a follow-on of the first, left out. */
     unsigned semi_line = 0;
+    /* glslang gives an undeclared name type float, so a swizzle of it on the same line
+     * (iResolution.xy) is "out of range": a follow-on too. */
+    unsigned undeclared_line = 0;
     size_t flen = strlen(f->filename);
     char clean[512], about[64];
     for (const char *p = log; *p;) {
@@ -1134,7 +1137,12 @@ static void report(front *f, const char *log, unsigned user_lines)
                 p = eol ? eol + 1 : p + n;
                 continue;
             }
+            if (line && line == undeclared_line && strstr(clean, "vector swizzle selection")) {
+                p = eol ? eol + 1 : p + n;
+                continue;
+            }
             semi_line = !strcmp(clean, "expected ';'") ? line : 0;
+            if (!strncmp(clean, "use of undeclared identifier", 28)) undeclared_line = line;
             any = true;
             const char *hint = shadertoy_hint(q, rest);
             if (line && line <= user_lines && hint) {
