@@ -303,7 +303,7 @@ def compile(source, filename=None, language=None, entry=None, pipeline=None,
             k for k in LANGUAGES if k)))
     src = source.encode("utf-8") if isinstance(source, str) else bytes(source)
     shown = filename if filename is not None else "<input>"
-    if language is None and src[:4] == b"FMAG":
+    if LANGUAGES[language] == 0 and src[:4] == b"FMAG":  # None or "auto"
         # The library's message names its C function; here the Python one.
         raise CompileError("%s: error: this is a compiled .fmag image, not source: load it "
                            "with fmag.load (or fmag.Image.from_bytes)" % shown)
