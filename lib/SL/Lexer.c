@@ -240,6 +240,14 @@ bool sl_lex(sl_session *s)
             break;
         }
         if (k == TK_EOF) {
+            if (c == '#' && s->len - i > 8 && !memcmp(s->src + i, "#version", 8)) {
+                /* GLSL given as SL (a .sl name, or -x sl): say which language it is. */
+                lex_error(s, i, 8,
+                          "unexpected '#version' (GLSL source? compile it with -x glsl, or "
+                          "FMAG_LANG_GLSL)");
+                i += 8;
+                continue;
+            }
             if (c >= 0x20 && c < 0x7f)
                 lex_error(s, i, 1, "unexpected character '%c'", c);
             else {

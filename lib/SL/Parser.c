@@ -741,10 +741,40 @@ static void sync_func(sl_session *s)
     }
 }
 
+/* A GLSL or HLSL word that starts a declaration at file scope (a type or a
+ * qualifier): SL source does not, so the text is likely a shader given as SL. */
+static bool shader_decl_word(const sl_session *s, const sl_token *t)
+{
+    static const char *const words[] = {
+        "float",     "int",  "uint",   "double", "half",    "bool",      "vec",
+        "ivec",      "uvec", "bvec",   "dvec",   "mat",     "uniform",   "layout",
+        "precision", "in",   "struct", "static", "cbuffer", "Texture2D", "sampler2D"};
+    if (t->kind != TK_IDENT) return false;
+    const char *p = s->src + t->pos;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t n = strlen(words[i]);
+        if (t->len < n || memcmp(p, words[i], n)) continue;
+        /* The word itself, or a vector/matrix spelling: vec3, mat4, float3, float4x4. */
+        size_t k = n;
+        while (k < t->len && ((p[k] >= '1' && p[k] <= '4') || p[k] == 'x'))
+            k++;
+        if (k == t->len && (k == n || (p[n] >= '2' && p[n] <= '4'))) return true;
+    }
+    return false;
+}
+
 static sl_func *parse_func(sl_session *s)
 {
     bool is_export = accept(s, TK_EXPORT);
     sl_token *ty = peek(s);
+    if (!is_export && shader_decl_word(s, ty)) {
+        sl_error(s, ty->pos,
+                 "expected a function definition, found '%.*s' (GLSL or HLSL source? compile it "
+                 "with -x glsl / -x hlsl, or FMAG_LANG_GLSL / FMAG_LANG_HLSL)",
+                 (int)(ty->len > 40 ? 40 : ty->len), s->src + ty->pos);
+        s->shader_source = true;
+        return NULL;
+    }
     if (ty->kind != TK_TYPE) {
         err_expected(s, is_export ? "a return type after 'export'" : "a function definition");
         return NULL;
@@ -829,7 +859,9 @@ static bool parse_global(sl_session *s)
 
 void sl_parse(sl_session *s)
 {
-    while (peek(s)->kind != TK_EOF && !s->too_many) {
+    /* After the hint that the text is GLSL or HLSL, the rest would be that language's
+     * errors in SL's words: left out. */
+    while (peek(s)->kind != TK_EOF && !s->too_many && !s->shader_source) {
         size_t before = s->p;
         if (peek(s)->kind == TK_CONST) {
             unsigned nerr = s->nerrors;
@@ -849,6 +881,7 @@ void sl_parse(sl_session *s)
         }
         sl_func *f = parse_func(s);
         if (!f) {
+            if (s->shader_source) break;
             if (s->p == before) next(s);
             sync_func(s);
             continue;

@@ -164,6 +164,7 @@ typedef struct sl_session {
     fmag_sl_options opts;
     unsigned nerrors;
     bool too_many;
+    bool shader_source; /* the text looks like GLSL/HLSL: one error, then stop */
     /* lexer */
     sl_token *toks;
     size_t ntoks, cap_toks;

@@ -58,8 +58,7 @@ static bool source_line(const spv_id *f, uint32_t line, const char **start, size
 }
 
 /* "\n<source line>\n<caret>" into buf, or "" when the text is not there. The
- * caret goes under column col, or under the first non-blank character when the
- * module gives no column (glslang). */
+ * caret goes under column col; without a column (glslang) there is no caret. */
 static void source_excerpt(const spv_reader *r, const spv_inst *in, char *buf, size_t cap)
 {
     buf[0] = 0;
@@ -75,9 +74,12 @@ static void source_excerpt(const spv_reader *r, const spv_inst *in, char *buf, s
         line[i] = (c == '\t' || c >= 0x20) ? (char)c : ' ';
     }
     line[n] = 0;
-    if (!in->col)
-        while (col < n && (ls[col] == ' ' || ls[col] == '\t'))
-            col++;
+    if (!in->col) {
+        /* No column (glslang writes none): the line alone, no caret under a column
+         * nobody computed. */
+        snprintf(buf, cap, "\n%s", line);
+        return;
+    }
     if (col > n) col = n;
     for (size_t i = 0; i < col && k < 400; i++)
         caret[k++] = ls[i] == '\t' ? '\t' : ' ';
@@ -115,6 +117,18 @@ bool spv_error(spv_reader *r, uint32_t inst, const char *fmt, ...)
     verror(r, inst, "", fmt, ap);
     va_end(ap);
     return false;
+}
+
+bool spv_error_feature(spv_reader *r, const char *glsl, const char *hlsl, const char *spirv)
+{
+    if (r->source == SPV_SOURCE_SPIRV) return spv_error_op(r, "%s", spirv);
+    char nb[32];
+    const char *name = r->insts && r->cur_inst < r->ninsts
+                           ? spv_op_name(r->insts[r->cur_inst].op, nb, sizeof nb)
+                           : NULL;
+    const char *text = r->source == SPV_SOURCE_GLSL ? glsl : hlsl;
+    if (name) return spv_error(r, r->cur_inst, "%s (SPIR-V %s)", text, name);
+    return spv_error(r, r->cur_inst, "%s", text);
 }
 
 bool spv_error_op(spv_reader *r, const char *fmt, ...)

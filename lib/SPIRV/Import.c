@@ -545,13 +545,14 @@ static uint32_t bswap32(uint32_t x)
 }
 
 static fmag_module *import_unguarded(fmag_context *ctx, const uint32_t *words, size_t nwords,
-                                     const fmag_spirv_options *opts)
+                                     const fmag_spirv_options *opts, spv_source source)
 {
     static const fmag_spirv_options defaults;
     spv_reader rd;
     spv_reader *r = &rd;
     memset(r, 0, sizeof *r);
     r->ctx = ctx;
+    r->source = source;
     r->opts = opts ? opts : &defaults;
     r->filename = r->opts->filename ? r->opts->filename : "<spirv>";
     r->cur_inst = UINT32_MAX;
@@ -608,18 +609,25 @@ struct fmag_spirv_import_args {
     const uint32_t *words;
     size_t nwords;
     const fmag_spirv_options *opts;
+    spv_source source;
     fmag_module *result;
 };
 
 static void fmag_spirv_import_thunk(void *arg)
 {
     struct fmag_spirv_import_args *a = arg;
-    a->result = import_unguarded(a->ctx, a->words, a->nwords, a->opts);
+    a->result = import_unguarded(a->ctx, a->words, a->nwords, a->opts, a->source);
+}
+
+fmag_module *spv_import_from_source(fmag_context *ctx, const uint32_t *words, size_t nwords,
+                                    const fmag_spirv_options *opts, spv_source source)
+{
+    struct fmag_spirv_import_args a = {ctx, words, nwords, opts, source, NULL};
+    return fmag_context_guard(ctx, fmag_spirv_import_thunk, &a) ? a.result : NULL;
 }
 
 fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t nwords,
                                const fmag_spirv_options *opts)
 {
-    struct fmag_spirv_import_args a = {ctx, words, nwords, opts, NULL};
-    return fmag_context_guard(ctx, fmag_spirv_import_thunk, &a) ? a.result : NULL;
+    return spv_import_from_source(ctx, words, nwords, opts, SPV_SOURCE_SPIRV);
 }

@@ -654,8 +654,14 @@ static bool int_op(spv_reader *r, const spv_inst *in)
                     : fmag_build_floor(B, fmag_build_mul(B, a[j], K(r, 1.0f / p)), false);
         }
         if (!f)
-            return spv_error_op(r, "integer operation on a value that is not a compile-time "
-                                   "constant: FMAG has no integer arithmetic");
+            return spv_error_feature(
+                r,
+                "integer arithmetic on a value that is not a compile-time constant is not "
+                "supported: FMAG has no integer arithmetic",
+                "integer arithmetic on a value that is not a compile-time constant is not "
+                "supported: FMAG has no integer arithmetic",
+                "integer operation on a value that is not a compile-time constant: FMAG has no "
+                "integer arithmetic");
         out[j] = f;
     }
     return true;
@@ -707,8 +713,16 @@ static bool convert(spv_reader *r, const spv_inst *in)
         case SpvOpConvertFToS:
         case SpvOpConvertFToU: {
             if (!fmag_value_is_const(a[j]))
-                return spv_error_op(r, "converts a float that is not a compile-time constant to "
-                                       "an integer: FMAG computes integers only at compile time");
+                return spv_error_feature(
+                    r,
+                    "conversion to an integer type (int(), uint()) of a float that is not a "
+                    "compile-time constant is not supported: FMAG computes integers only at "
+                    "compile time",
+                    "conversion to an integer type ((int), (uint), int()) of a float that is not "
+                    "a compile-time constant is not supported: FMAG computes integers only at "
+                    "compile time",
+                    "converts a float that is not a compile-time constant to an integer: FMAG "
+                    "computes integers only at compile time");
             float f = truncf(a[j]->imm);
             if (!(f > -2147483649.0f && f < 4294967296.0f))
                 return spv_error_op(r, "the constant does not fit the integer type");
@@ -719,8 +733,13 @@ static bool convert(spv_reader *r, const spv_inst *in)
         }
         case SpvOpBitcast: {
             if (!fmag_value_is_const(a[j]))
-                return spv_error_op(r, "reinterprets the bits of a value that is not a "
-                                       "compile-time constant");
+                return spv_error_feature(
+                    r,
+                    "reinterpreting the bits (floatBitsToUint(), uintBitsToFloat()) of a value "
+                    "that is not a compile-time constant is not supported",
+                    "reinterpreting the bits (asuint(), asfloat()) of a value that is not a "
+                    "compile-time constant is not supported",
+                    "reinterprets the bits of a value that is not a compile-time constant");
             uint32_t bits;
             if (spv_type_is_float(r, from)) {
                 bits = fmag_bits_of(a[j]->imm);
@@ -752,28 +771,52 @@ static bool convert(spv_reader *r, const spv_inst *in)
 static bool unsupported(spv_reader *r, const spv_inst *in)
 {
     uint32_t op = in->op;
-    if (op >= SpvOpSampledImage && op <= SpvOpImageWrite)
-        return spv_error_op(r, "texture and image access is not supported");
-    if ((op >= SpvOpImageSparseSampleImplicitLod && op <= SpvOpImageSparseRead) ||
+    if ((op >= SpvOpSampledImage && op <= SpvOpImageWrite) ||
+        (op >= SpvOpImageSparseSampleImplicitLod && op <= SpvOpImageSparseRead) ||
         op == SpvOpImage || op == SpvOpImageQueryFormat || op == SpvOpImageQueryOrder ||
         (op >= SpvOpImageQuerySizeLod && op <= SpvOpImageQuerySamples))
-        return spv_error_op(r, "texture and image access is not supported");
+        return spv_error_feature(
+            r,
+            "texture sampling and image access (texture(), texelFetch(), imageLoad()) is not "
+            "supported",
+            "texture sampling and image access (Sample(), Load(), GetDimensions()) is not "
+            "supported",
+            "texture and image access is not supported");
     if (op >= SpvOpDPdx && op <= SpvOpFwidthCoarse)
-        return spv_error_op(r, "derivatives are not supported: an FMAG program sees one element");
+        return spv_error_feature(
+            r,
+            "derivatives (dFdx(), dFdy(), fwidth()) are not supported: an FMAG program sees "
+            "one element",
+            "derivatives (ddx(), ddy(), fwidth()) are not supported: an FMAG program sees one "
+            "element",
+            "derivatives are not supported: an FMAG program sees one element");
     if (op >= SpvOpAtomicLoad && op <= SpvOpAtomicXor)
-        return spv_error_op(r, "atomics are not supported");
+        return spv_error_feature(r, "atomic operations are not supported",
+                                 "atomic operations (Interlocked*) are not supported",
+                                 "atomics are not supported");
     if (op == SpvOpControlBarrier || op == SpvOpMemoryBarrier)
-        return spv_error_op(r, "barriers are not supported");
+        return spv_error_feature(r, "barriers (barrier(), memoryBarrier()) are not supported",
+                                 "barriers (GroupMemoryBarrier() ...) are not supported",
+                                 "barriers are not supported");
     if (op == SpvOpEmitVertex || op == SpvOpEndPrimitive || op == SpvOpEmitStreamVertex ||
         op == SpvOpEndStreamPrimitive)
-        return spv_error_op(r, "geometry shader output is not supported");
+        return spv_error_feature(r, "geometry shader output (EmitVertex()) is not supported",
+                                 "geometry shader output (Append()) is not supported",
+                                 "geometry shader output is not supported");
     if (op >= SpvOpGroupNonUniformElect && op <= SpvOpGroupNonUniformQuadSwap)
-        return spv_error_op(r, "subgroup operations are not supported");
+        return spv_error_feature(r, "subgroup operations (subgroup*()) are not supported",
+                                 "wave operations (Wave*()) are not supported",
+                                 "subgroup operations are not supported");
     if (op == SpvOpDemoteToHelperInvocation || op == SpvOpKill || op == SpvOpTerminateInvocation)
-        return spv_error_op(r, "discarding a fragment is not supported");
+        return spv_error_feature(r, "discard is not supported",
+                                 "discard and clip() are not supported",
+                                 "discarding a fragment is not supported");
     if (op == SpvOpPtrAccessChain || op == SpvOpArrayLength)
-        return spv_error_op(r, "pointer arithmetic and runtime arrays are not supported");
-    return spv_error_op(r, "is not supported");
+        return spv_error_feature(r, "runtime-sized arrays (.length()) are not supported",
+                                 "runtime-sized buffers are not supported",
+                                 "pointer arithmetic and runtime arrays are not supported");
+    return spv_error_feature(r, "this operation is not supported",
+                             "this operation is not supported", "is not supported");
 }
 
 bool spv_translate_op(spv_reader *r, const spv_inst *in)

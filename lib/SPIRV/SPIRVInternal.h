@@ -168,6 +168,8 @@ typedef struct ssa_block {
     ssa_phi *incomplete;
 } ssa_block;
 
+typedef enum { SPV_SOURCE_SPIRV, SPV_SOURCE_GLSL, SPV_SOURCE_HLSL } spv_source;
+
 typedef struct spv_reader {
     fmag_context *ctx;
     const fmag_spirv_options *opts;
@@ -195,6 +197,9 @@ typedef struct spv_reader {
     fmag_value *zero, *one;
     uint64_t dyn_cost; /* select-chain steps made for non-constant indices */
     uint64_t work;     /* scalars computed or stored: a bound on the IR's size */
+    /* The module came from slc's GLSL or HLSL front end: what FMAG cannot run is
+     * named in that language's words, the SPIR-V opcode as a trailing detail. */
+    spv_source source;
 } spv_reader;
 
 /* Diag.c */
@@ -212,7 +217,13 @@ bool spv_error_op(spv_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* An unsupported-feature error about the current instruction: with GLSL or HLSL
+ * source, "<glsl or hlsl text> (SPIR-V OpXxx)"; for raw SPIR-V, "OpXxx: <spirv>". */
+bool spv_error_feature(spv_reader *r, const char *glsl, const char *hlsl, const char *spirv);
 const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len);
+/* Import.c: fmag_spirv_import of a module that slc's front end made from `source`. */
+fmag_module *spv_import_from_source(fmag_context *ctx, const uint32_t *words, size_t nwords,
+                                    const fmag_spirv_options *opts, spv_source source);
 
 /* Parse.c */
 bool spv_parse(spv_reader *r);

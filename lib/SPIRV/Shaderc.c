@@ -229,7 +229,8 @@ typedef struct front {
     size_t len;
     fmag_source_language lang;
     const char *entry;
-    char *pp; /* preprocessed text, edited in place (same length) */
+    bool entry_implied; /* HLSL without -entry: "main" was not the user's word */
+    char *pp;           /* preprocessed text, edited in place (same length) */
     size_t pplen;
     toks t;
     size_t main_tok; /* the user's main (renamed), or SIZE_MAX */
@@ -569,7 +570,10 @@ static bool find_signature(front *f, signature *sig)
         }
         return true;
     }
-    front_error(f, 0, "no function '%s' defined in the file (-entry)", f->entry);
+    if (f->entry_implied)
+        front_error(f, 0, "no main() in the file: pass -entry NAME to pick a function");
+    else
+        front_error(f, 0, "no function '%s' defined in the file (-entry)", f->entry);
     return false;
 }
 
@@ -1079,6 +1083,12 @@ static void report_at_line(front *f, unsigned line, const char *msg, const char 
 static void report(front *f, const char *log, unsigned user_lines)
 {
     bool any = false, hlsl = f->lang == FMAG_SOURCE_HLSL;
+    /* HLSL's parser follows a missing ';' with "'declaration' : Expected" on the same
+     * line: a follow-on of the first, left out. */
+    unsigned semi_line = 0;
+    /* glslang gives an undeclared name type float, so a swizzle of it on the same line
+     * (iResolution.xy) is "out of range": a follow-on too. */
+    unsigned undeclared_line = 0;
     size_t flen = strlen(f->filename);
     char clean[512], about[64];
     for (const char *p = log; *p;) {
@@ -1123,6 +1133,16 @@ static void report(front *f, const char *log, unsigned user_lines)
                 p = eol ? eol + 1 : p + n;
                 continue;
             }
+            if (line && line == semi_line && !strcmp(clean, "expected declaration")) {
+                p = eol ? eol + 1 : p + n;
+                continue;
+            }
+            if (line && line == undeclared_line && strstr(clean, "vector swizzle selection")) {
+                p = eol ? eol + 1 : p + n;
+                continue;
+            }
+            semi_line = !strcmp(clean, "expected ';'") ? line : 0;
+            if (!strncmp(clean, "use of undeclared identifier", 28)) undeclared_line = line;
             any = true;
             const char *hint = shadertoy_hint(q, rest);
             if (line && line <= user_lines && hint) {
@@ -1296,6 +1316,7 @@ static void front_build_thunk(void *arg)
             ok = wrap_entry(f, &a->text, &a->nin, &a->nout);
         }
     } else {
+        f->entry_implied = !f->entry;
         f->entry = f->entry ? f->entry : "main";
         ok = wrap_entry(f, &a->text, &a->nin, &a->nout);
     }

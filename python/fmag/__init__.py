@@ -14,6 +14,7 @@ library path.
 """
 import ctypes
 import ctypes.util
+import math
 import os
 
 __all__ = ["Error", "CompileError", "EngineUnavailable", "Diagnostic", "Image", "Program",
@@ -290,15 +291,22 @@ def load(path):
     return Image(p)
 
 
-def compile(source, filename="<input>.sl", language=None, entry=None, pipeline=None,
+def compile(source, filename=None, language=None, entry=None, pipeline=None,
             fastmath=False, fast_codegen=False):
-    """Compiles source text (str or bytes) to an Image: SL by default; language "fir"
-    or "fmas" (or a filename ending so) for the other texts. pipeline: "O0", "O1",
-    "O2" (default) or a pass list. Raises CompileError with .diagnostics."""
+    """Compiles source text (str or bytes) to an Image. Without language, the library
+    decides as slc does: the content (.fir, .fmas, SPIR-V), then filename's extension,
+    then a guess (`#version`: GLSL), else SL; diagnostics name the source filename, or
+    <input>. pipeline: "O0", "O1", "O2" (default) or a pass list. Raises CompileError
+    with .diagnostics."""
     if language not in LANGUAGES:
         raise ValueError("fmag: unknown language %r (%s)" % (language, ", ".join(
             k for k in LANGUAGES if k)))
     src = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+    shown = filename if filename is not None else "<input>"
+    if LANGUAGES[language] == 0 and src[:4] == b"FMAG":  # None or "auto"
+        # The library's message names its C function; here the Python one.
+        raise CompileError("%s: error: this is a compiled .fmag image, not source: load it "
+                           "with fmag.load (or fmag.Image.from_bytes)" % shown)
     opts = _Options()
     _lib.fmag_compile_options_init(ctypes.byref(opts))
     opts.language = LANGUAGES[language]
@@ -307,9 +315,10 @@ def compile(source, filename="<input>.sl", language=None, entry=None, pipeline=N
     opts.fastmath = bool(fastmath)
     opts.fast_codegen = bool(fast_codegen)
     with _Context() as c:
-        p = _lib.fmag_compile(c.p, os.fsencode(filename), src, len(src), ctypes.byref(opts))
+        name = os.fsencode(filename) if filename is not None else None
+        p = _lib.fmag_compile(c.p, name, src, len(src), ctypes.byref(opts))
         if not p:
-            c.fail(CompileError, "fmag: %s: compilation failed" % filename)
+            c.fail(CompileError, "fmag: %s: compilation failed" % shown)
     return Image(p)
 
 
@@ -321,10 +330,34 @@ def compile_file(path, **kw):
 
 # ------------------------------------------------------------------ running
 
+_RANGE_HINT = {True: "too large for float32; write inf if meant",
+               False: "too small for float32: it rounds to zero; write 0 if meant"}
+
+
+def _range_error(x):
+    """As fmag-run --in: a finite value that overflows float32, or a non-zero one that
+    rounds to zero, is an error rather than a silent inf or 0."""
+    big = abs(x) > 1.0
+    return ValueError("fmag: input %r is out of float range (%s)" % (x, _RANGE_HINT[big]))
+
+
+def _check_f32(x):
+    f = ctypes.c_float(x).value
+    if (math.isinf(f) and math.isfinite(x)) or (f == 0.0 and x != 0.0):
+        raise _range_error(x)
+
+
 def _as_rows(inputs, width):
     """(flat float32 buffer, n, numpy?) from a NumPy array or a sequence of rows (or one
     flat row for a single element)."""
     if _np is not None and isinstance(inputs, _np.ndarray):
+        if inputs.dtype != _np.float32 and inputs.size:
+            wide = _np.asarray(inputs, dtype=_np.float64)
+            with _np.errstate(over="ignore", under="ignore"):
+                narrow = wide.astype(_np.float32)
+            bad = (_np.isinf(narrow) & _np.isfinite(wide)) | ((narrow == 0) & (wide != 0))
+            if bad.any():
+                raise _range_error(float(wide[bad][0]))
         a = _np.ascontiguousarray(inputs, dtype=_np.float32)
         if a.ndim == 1:
             a = a.reshape(-1, width) if width else a.reshape(len(a), 0)
@@ -340,6 +373,8 @@ def _as_rows(inputs, width):
         if len(r) != width:
             raise ValueError("fmag: each element needs %d inputs, got %d" % (width, len(r)))
         flat.extend(float(x) for x in r)
+    for x in flat:
+        _check_f32(x)
     buf = (ctypes.c_float * max(len(flat), 1))(*flat)
     return buf, len(rows), False
 

@@ -140,5 +140,72 @@ class CompileAndRun(unittest.TestCase):
             self.assertEqual(bits(r.run(p, rows)), bits(fmag.run(p, rows, "ref")), engine)
 
 
+def glsl_available():
+    try:
+        fmag.compile("float f(float x) { return x; }", language="glsl", entry="f")
+        return True
+    except fmag.CompileError:
+        return False
+
+
+class NewUserReview(unittest.TestCase):
+    """The content decides the language, C names stay out of Python's messages, and an
+    input float32 cannot hold is refused as fmag-run --in refuses it."""
+
+    @unittest.skipUnless(glsl_available(), "built without GLSL input")
+    def test_glsl_text_without_a_name_is_glsl(self):
+        src = "#version 450\nfloat g(float x) { return x * 2.0 + 1.0; }\n"
+        p = fmag.compile(src, entry="g")[0]
+        self.assertEqual(fmag.run(p, [[3.0], [-0.5]]), [[7.0], [0.0]])  # 3*2+1, -0.5*2+1
+
+    def test_shader_snippet_as_sl_gets_a_hint(self):
+        with self.assertRaises(fmag.CompileError) as cm:
+            fmag.compile("float f(float x) { return x * 2.0; }")
+        self.assertEqual(len(cm.exception.diagnostics), 1)
+        self.assertIn("<input>:1:1: error: expected a function definition, found 'float' "
+                      "(GLSL or HLSL source?", str(cm.exception))
+
+    def test_errors_name_input(self):
+        with self.assertRaises(fmag.CompileError) as cm:
+            fmag.compile("export f32 f(f32 x) { return x +; }")
+        self.assertEqual(cm.exception.diagnostics[0].file, "<input>")
+        self.assertIn("<input>:1:", str(cm.exception))
+
+    def test_fmag_image_names_fmag_load(self):
+        data = fmag.compile("export f32 f(f32 x) { return x; }").to_bytes()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "node.fmag")
+            with open(path, "wb") as f:
+                f.write(data)
+            with self.assertRaises(fmag.CompileError) as cm:
+                fmag.compile_file(path)
+            self.assertIn("fmag.load", str(cm.exception))
+            self.assertNotIn("fmag_image_read", str(cm.exception))
+            self.assertEqual(len(fmag.load(path)), 1)
+
+    def test_inputs_out_of_float32_range(self):
+        p = fmag.compile("export f32 f(f32 x, f32 y, f32 z) { return x; }")[0]
+        # FLT_MAX is 3.4028234664e38: 1e39 and -3.5e38 overflow; 1e-50 is below half
+        # of the smallest denormal (2^-149 = 1.4e-45) and would round to zero.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.fmag")
+            fmag.compile("export f32 f(f32 x, f32 y, f32 z) { return x; }").save(path)
+            for bad in (1e39, -3.5e38, 1e-50):
+                with self.assertRaises(ValueError) as cm:
+                    fmag.run(p, [bad, 1, 1])
+                self.assertIn(repr(bad), str(cm.exception))
+                self.assertIn("out of float range", str(cm.exception))
+                # the oracle: fmag-run refuses the same value
+                r = subprocess.run([os.path.join(BIN, "fmag-run"), path, "--in",
+                                    "%r,1,1" % bad], capture_output=True, text=True)
+                self.assertIn("out of float range", r.stderr)
+        # inf, a denormal and 3.4e38 are values, and run as given
+        out = fmag.run(p, [[float("inf"), 0, 0], [1e-40, 0, 0], [3.4e38, 0, 0]])
+        self.assertEqual(out, [[float("inf")], [f32(1e-40)], [f32(3.4e38)]])
+        if fmag._np is not None:
+            with self.assertRaises(ValueError):
+                fmag.run(p, fmag._np.array([[1.0, 1e39, 1.0]]))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2 if "-v" in sys.argv else 1)

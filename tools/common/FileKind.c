@@ -28,10 +28,14 @@ void fmag_tool_wrong_kind_message(char *buf, size_t n, const char *path, fmag_vm
                  what);
         return;
     case FMAG_VM_FILE_SL:
-    case FMAG_VM_FILE_GLSL:
-    case FMAG_VM_FILE_HLSL:
         snprintf(buf, n, "%s %s %s: compile it with slc (slc %s -o OUT.fmag)", path, is, what,
                  cmd_path);
+        return;
+    case FMAG_VM_FILE_GLSL:
+    case FMAG_VM_FILE_HLSL:
+        /* A shader's program is main() unless -entry names another function. */
+        snprintf(buf, n, "%s %s %s: compile it with slc (slc %s [-entry NAME] -o OUT.fmag)", path,
+                 is, what, cmd_path);
         return;
     case FMAG_VM_FILE_TEXT:
     case FMAG_VM_FILE_UNKNOWN:

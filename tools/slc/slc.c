@@ -250,7 +250,12 @@ int main(int argc, char **argv)
         free(src);
         return fmag_tool_wrong_kind(&slc_tool, input, fk, ev);
     }
+    /* Without -x the language is the library's answer (as fmag_compile's FMAG_LANG_AUTO):
+     * the content, the extension, then a guess, so that `#version` text under any name
+     * or on standard input is GLSL; text of no known kind is SL. */
     if (!lang && fk == FMAG_VM_FILE_SPIRV && ev == FMAG_VM_FILE_BY_CONTENT) kind = INPUT_SPIRV;
+    if (!lang && fk == FMAG_VM_FILE_GLSL) kind = INPUT_GLSL;
+    if (!lang && fk == FMAG_VM_FILE_HLSL) kind = INPUT_HLSL;
     bool shader = kind == INPUT_GLSL || kind == INPUT_HLSL;
 #ifdef FMAG_HAVE_SPIRV
     bool have_shader = fmag_shader_input_available();
