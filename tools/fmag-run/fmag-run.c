@@ -355,9 +355,15 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
             }
         }
         if (!ok) {
-            /* Multi-line text diagnostics (source line and caret) go out as they are. */
+            /* The diagnostics say what is wrong (multi-line ones, with the source line
+             * and a caret, go out as they are), so nothing follows them, as in fmag-as
+             * and fmag-opt; the generic line only where the library left none. */
             fmag_tool_print_diags(&run_tool, t->ctx);
-            snprintf(err, errlen, "%s: %s", path, t->is_fir ? "invalid module" : "assembly failed");
+            if (fmag_context_diag_count(t->ctx))
+                err[0] = 0;
+            else
+                snprintf(err, errlen, "%s: %s", path,
+                         t->is_fir ? "invalid module" : "assembly failed");
             free(data);
             return false;
         }
@@ -657,7 +663,7 @@ int main(int argc, char **argv)
     rows in = {0};
     float *outv = NULL;
     if (!load_target(&t, file, prog_name, per_lane, err, sizeof err)) {
-        fail("%s", err);
+        if (err[0]) fail("%s", err); /* empty: the diagnostics are printed already */
         goto done;
     }
     size_t max_in = 0, max_out = 0;
