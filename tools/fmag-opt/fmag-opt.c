@@ -376,9 +376,19 @@ int main(int argc, char **argv)
 #ifdef FMAG_HAVE_CODEGEN
         fmag_vm_image img;
         fmag_vm_image_init(&img);
-        bool ok = true;
+        bool ok = true, any_export = false;
+        fmag_foreach_func (f, m)
+            any_export |= f->is_export;
+        /* An empty module passes the verifier (it has no function to check) but has no
+         * program either: refused with the verifier's words for a module of non-export
+         * functions, on every output (.fmas to stdout or a file, .fmag). */
+        if (!any_export) {
+            fmag_context_error(ctx, "error: module has no export function (an export is a "
+                                    "program's entry point)");
+            ok = false;
+        }
         fmag_foreach_func (f, m) {
-            if (!f->is_export) continue;
+            if (!ok || !f->is_export) continue;
             fmag_codegen_stats st = {0};
             if (!fmag_codegen_func_with(f, &img, &st, &cg)) {
                 ok = false;
