@@ -66,6 +66,21 @@ static bool is_help(const char *a)
     return !strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "-h");
 }
 
+/* -O<digits>, with one dash or two (--O3 as the tools' other spellings). */
+static bool is_opt_level(const char *a)
+{
+    a += a[1] == '-' ? 2 : 1;
+    return a[0] == 'O' && a[1] && strspn(a + 1, "0123456789") == strlen(a + 1);
+}
+
+static bool takes_levels(const fmag_opt_parser *p)
+{
+    for (size_t k = 0; k < p->nopts; k++)
+        if (p->opts[k].kind != FMAG_OPT_SECTION && names_have(p->opts[k].names, "-O0", 3))
+            return true;
+    return false;
+}
+
 static bool is_version(const char *a)
 {
     return !strcmp(a, "--version") || !strcmp(a, "-version");
@@ -203,7 +218,13 @@ int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
             int took = p->unknown ? p->unknown(p->tool, p->user, a) : 0;
             if (took < 0) return 1;
             if (took) continue;
-            fmag_tool_error(p->tool, "unknown option '%s' (see --help)", a);
+            /* An -O<n> the tool does not list, in a tool that takes levels (-O0 in
+             * its table): name the ones there are, the pipelines of lib/Transforms. */
+            if (is_opt_level(a) && takes_levels(p))
+                fmag_tool_error(p->tool, "unknown option '%s' (optimization levels: -O0, -O1, -O2)",
+                                a);
+            else
+                fmag_tool_error(p->tool, "unknown option '%s' (see --help)", a);
             return 1;
         }
         if (need_next) {
