@@ -395,19 +395,6 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
     return true;
 }
 
-static bool parse_uint_arg(const char *s, unsigned long long max, unsigned long long *out)
-{
-    if (!*s) return false;
-    unsigned long long v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return false;
-        v = v * 10 + (unsigned long long)(*s - '0');
-        if (v > max) return false;
-    }
-    *out = v;
-    return true;
-}
-
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -552,22 +539,13 @@ static bool opt_backend(const fmag_tool *tool, void *dest, const char *spelling,
 
 static bool opt_threads(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
 {
-    (void)spelling;
-    if (!parse_uint_arg(value, 256, &((run_args *)dest)->threads)) {
-        fmag_tool_error(tool, "--threads needs a number from 0 to 256, not '%s'", value);
-        return false;
-    }
-    return true;
+    return fmag_opt_uint_value(tool, spelling, value, 0, 256, &((run_args *)dest)->threads);
 }
 
 static bool opt_bench(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
 {
-    (void)spelling;
     run_args *r = dest;
-    if (!parse_uint_arg(value, 1ull << 32, &r->bench) || r->bench == 0) {
-        fmag_tool_error(tool, "--bench needs an element count from 1 to 2^32, not '%s'", value);
-        return false;
-    }
+    if (!fmag_opt_uint_value(tool, spelling, value, 1, 1ull << 32, &r->bench)) return false;
     r->have_bench = true;
     return true;
 }
@@ -589,7 +567,8 @@ static const fmag_tool run_tool = {
     "\n"
     "Runs the first program of FILE (or --program NAME) and prints one line per\n"
     "element: its outputs, space-separated, as %.9g (reads back to the same float32).\n"
-    "\n",
+    "\n"
+    "options:\n",
     NULL, NULL};
 
 int main(int argc, char **argv)
