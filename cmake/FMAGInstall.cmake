@@ -1,5 +1,5 @@
 # Installation and export: `cmake --install build --prefix P` installs the public headers,
-# the layer libraries, libfmag.so, the tools, the CMake package (lib/cmake/FMAG, targets
+# the layer libraries, libfmag.so and libfmag.a, the user tools, the CMake package (lib/cmake/FMAG, targets
 # FMAG::fmag and FMAG::<Layer>) and lib/pkgconfig/fmag.pc. docs/API.md, "Installing".
 #
 # Layout decision: every lib/ folder stays one static library (FMAG::IR, FMAG::VM, ...),
@@ -88,28 +88,61 @@ function(fmag_install_package)
       LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   endif()
 
+  # libfmag.a: the same layers as one archive, so that the conventional `-lfmag` of
+  # fmag.pc links statically too (`pkg-config --static`, with -static or where only the
+  # archive is present). Third-party archives stay out: fmag.pc's Requires.private and
+  # Libs.private name them.
+  if(shared_ok)
+    set(objects)
+    foreach(l ${ordered})
+      list(APPEND objects $<TARGET_OBJECTS:${l}>)
+    endforeach()
+    add_library(fmag_static STATIC ${objects})
+    set_target_properties(fmag_static PROPERTIES
+      OUTPUT_NAME fmag ARCHIVE_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib)
+    install(TARGETS fmag_static ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endif()
+
   add_library(fmag INTERFACE)
   set_target_properties(fmag PROPERTIES EXPORT_NAME fmag)
   if(BUILD_SHARED_LIBS AND shared_ok)
     target_link_libraries(fmag INTERFACE fmag_shared)
-    set(pc_libs "-Wl,-rpath,\${libdir} -lfmag") # found at run time without LD_LIBRARY_PATH
-    set(pc_private "-lm -lpthread -l${CMAKE_DL_LIBS}")
   else()
     target_link_libraries(fmag INTERFACE ${ordered})
-    set(pc_libs "")
-    foreach(l ${ordered})
-      string(APPEND pc_libs "-l${l} ")
+  endif()
+  # fmag.pc, the conventional way whatever BUILD_SHARED_LIBS says: `Libs: -lfmag` finds
+  # libfmag.so (which carries shaderc inside, its symbols hidden); what the static
+  # libfmag.a needs besides comes with --static, from Libs.private as -l names: no
+  # absolute paths and no linker-specific flags, so the file moves with its prefix
+  # (pkg-config --define-prefix) and works with any linker. The third-party archives
+  # are named there rather than through Requires.private (Debian ships
+  # shaderc_combined.pc and spirv.pc): pkg-config prints Libs.private before the
+  # required packages' libraries, which would put -lstdc++ before the C++ archives that
+  # need it and break a static link; and spirv.pc requires glslang and SPIRV-Tools for a
+  # plain shared link too, which libfmag.so does not need.
+  set(pc_libs "-lfmag")
+  set(pc_private "")
+  get_property(extra GLOBAL PROPERTY FMAG_SHARED_EXTRA_LIBS)
+  if(extra) # shaderc's archives, for lib/SPIRV's GLSL/HLSL input (C++: libstdc++)
+    # A static link has no --start-group: each archive before the ones it calls.
+    set(dep_order shaderc_combined SPIRV SPIRV-Tools-opt SPIRV-Tools glslang
+                  MachineIndependent OSDependent HLSL OGLCompiler GenericCodeGen)
+    set(found)
+    foreach(a ${extra})
+      get_filename_component(n ${a} NAME_WE)
+      string(REGEX REPLACE "^lib" "" n ${n})
+      list(APPEND found ${n})
     endforeach()
-    get_property(extra GLOBAL PROPERTY FMAG_SHARED_EXTRA_LIBS)
-    if(extra) # shaderc's archives, for lib/SPIRV's GLSL/HLSL input (C++: libstdc++)
-      string(REPLACE ";" " " extra_s "${extra}")
-      string(APPEND pc_libs "-Wl,--start-group ${extra_s} -Wl,--end-group -lstdc++ ")
-    endif()
-    string(APPEND pc_libs "-lm -lpthread")
-    if(CMAKE_DL_LIBS)
-      string(APPEND pc_libs " -l${CMAKE_DL_LIBS}")
-    endif()
-    set(pc_private "")
+    foreach(n ${dep_order} ${found}) # known ones in dependency order, others after
+      if(n IN_LIST found AND NOT pc_private MATCHES "-l${n} ")
+        string(APPEND pc_private "-l${n} ")
+      endif()
+    endforeach()
+    string(APPEND pc_private "-lstdc++ ")
+  endif()
+  string(APPEND pc_private "-lm -lpthread")
+  if(CMAKE_DL_LIBS)
+    string(APPEND pc_private " -l${CMAKE_DL_LIBS}")
   endif()
   install(TARGETS fmag EXPORT FMAGTargets)
 
@@ -118,14 +151,18 @@ function(fmag_install_package)
   install(FILES ${PROJECT_BINARY_DIR}/include/fmag/Version.h
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fmag)
 
-  # Tools: every executable defined under tools/.
+  # Tools: the user tools of SPEC §6 always; the test drivers (every other executable
+  # under tools/: fmag-difftest, fmag-e2e, fmag-xdiff, fmag-accuracy, fmag-remez) are
+  # built for the test suite and installed only with -DFMAG_INSTALL_DEV_TOOLS=ON, so
+  # an embedder's bin/ holds what the README documents.
+  set(user_tools slc fmag-opt fmag-as fmag-run superopt)
   file(GLOB dirs LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/tools/*)
   foreach(d ${dirs})
     if(IS_DIRECTORY ${d} AND EXISTS ${d}/CMakeLists.txt)
       get_property(ts DIRECTORY ${d} PROPERTY BUILDSYSTEM_TARGETS)
       foreach(t ${ts})
         get_target_property(type ${t} TYPE)
-        if(type STREQUAL "EXECUTABLE")
+        if(type STREQUAL "EXECUTABLE" AND (t IN_LIST user_tools OR FMAG_INSTALL_DEV_TOOLS))
           install(TARGETS ${t} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
         endif()
       endforeach()

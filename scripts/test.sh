@@ -40,7 +40,8 @@ if [ "$mode" = --clang ]; then
     -DCMAKE_C_COMPILER="$clang" >/dev/null
   cmake --build "$prefix/embed" >/dev/null
   "$clang" -std=c11 -O2 examples/embed/embed.c \
-    $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs fmag) -lm -o "$prefix/embed-pc"
+    $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs fmag) -lm \
+    -Wl,-rpath,"$prefix/lib" -o "$prefix/embed-pc"
   for e in "$prefix/embed/embed" "$prefix/embed-pc"; do
     ldd "$e" | grep -q 'libfmag\.so' || { echo "test.sh: $e does not use libfmag.so" >&2; exit 1; }
     "$e" | tail -1 | grep -qx 'all results match' || { "$e" >&2; exit 1; }

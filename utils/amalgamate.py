@@ -466,6 +466,7 @@ def main():
  *   #include "fmag.h"               the API, in any number of files
  *   #define FMAG_IMPLEMENTATION      in exactly one C file, before the #include, which
  *   #include "fmag.h"               should come before any system header there
+ *                                   (C only: from C++ include it without the define)
  *
  * Link that program with -lm -lpthread. In: IR, passes, codegen, VM, SL, Math, the
  * embedding API (fmag/fmag.h: compile, inspect, run on the CPU engines)%s. Out:
@@ -484,7 +485,13 @@ def main():
 """ % (ver, ", the SPIR-V front end" if any(d == "SPIRV" for d, _ in sources) else ""))
     out.extend(api)
     out.append("#endif /* FMAG_SINGLE_HEADER_H */\n")
-    out.append("#if defined(FMAG_IMPLEMENTATION) && !defined(FMAG_IMPLEMENTATION_DONE)")
+    # The implementation is C11 (void * conversions, compound literals, designated
+    # initializers): C++ gets the declarations above, which are extern "C", and one
+    # clear error instead of hundreds from compiling the C as C++.
+    out.append("""#if defined(FMAG_IMPLEMENTATION) && defined(__cplusplus)
+#error "FMAG_IMPLEMENTATION must be defined in a C (C11) file; include fmag.h without it from C++"
+#endif""")
+    out.append("#if defined(FMAG_IMPLEMENTATION) && !defined(FMAG_IMPLEMENTATION_DONE) && !defined(__cplusplus)")
     out.append("#define FMAG_IMPLEMENTATION_DONE")
     out.append("#undef FMAG_HAVE_SHADERC /* shaderc is a link-time library: not in one header */")
     if any(d == "SPIRV" for d, _ in sources):

@@ -2,8 +2,9 @@
 # Runs the README's embedding recipe exactly as written there (the shell block after
 # "<!-- ci: embed-recipe -->"), in a fresh temporary PREFIX, with the C compiler $CC
 # (default cc) standing for `cc` and for CMake's compiler, then checks that the three
-# builds of examples/embed (find_package, pkg-config, single header) print the same
-# programs and results. scripts/test.sh runs it with gcc and with clang.
+# builds of examples/embed (find_package, pkg-config shared and static, single header)
+# print the same programs and results, that bin/ holds the user tools only and that
+# fmag.pc is conventional. scripts/test.sh runs it with gcc and with clang.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CC=${CC:-cc}
@@ -25,7 +26,32 @@ PREFIX=$PREFIX bash -euo pipefail -c "$recipe" >"$PREFIX/recipe.log" 2>&1 || {
   echo "readme-recipe: the recipe failed (CC=$CC)" >&2
   exit 1
 }
-outs=("$PREFIX/embed-cmake.txt" "$PREFIX/embed-pkg-config.txt" "$PREFIX/embed-single.txt")
+# What the install holds: the user tools of SPEC §6 in bin/, no test driver
+# (FMAG_INSTALL_DEV_TOOLS is off by default).
+tools=$(cd "$PREFIX/bin" && ls | tr '\n' ' ')
+if [ "$tools" != "fmag-as fmag-opt fmag-run slc superopt " ]; then
+  echo "readme-recipe: bin/ holds '$tools', expected the user tools only" >&2
+  exit 1
+fi
+# fmag.pc is conventional: -lfmag, the rest private, no absolute paths (it moves with
+# its prefix) and no linker-specific flags.
+pc="$PREFIX/lib/pkgconfig/fmag.pc"
+if ! grep -qx 'Libs: -L${libdir} -lfmag' "$pc" || grep -E '^Libs' "$pc" | grep -q -E ' /|-Wl,'; then
+  echo "readme-recipe: fmag.pc is not conventional:" >&2
+  cat "$pc" >&2
+  exit 1
+fi
+# The pkg-config builds: the shared one runs on libfmag.so, the static one without it.
+ldd "$PREFIX/embed-pc" | grep -q 'libfmag\.so' || {
+  echo "readme-recipe: embed-pc does not use libfmag.so" >&2
+  exit 1
+}
+if ldd "$PREFIX/embed-pc-static" | grep -q 'libfmag\.so'; then
+  echo "readme-recipe: embed-pc-static uses libfmag.so" >&2
+  exit 1
+fi
+outs=("$PREFIX/embed-cmake.txt" "$PREFIX/embed-pkg-config.txt"
+      "$PREFIX/embed-pkg-config-static.txt" "$PREFIX/embed-single.txt")
 for f in "${outs[@]}"; do
   tail -1 "$f" | grep -qx 'all results match' || {
     echo "readme-recipe: $f did not pass:" >&2
@@ -40,4 +66,4 @@ for f in "${outs[@]:1}"; do
     exit 1
   fi
 done
-echo "readme-recipe ($CC): find_package, pkg-config and single header agree ($((SECONDS - start)) s)"
+echo "readme-recipe ($CC): find_package, pkg-config (shared and static) and single header agree ($((SECONDS - start)) s)"

@@ -66,9 +66,58 @@ static bool is_help(const char *a)
     return !strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "-h");
 }
 
+/* -O<digits>, with one dash or two (--O3 as the tools' other spellings). */
+static bool is_opt_level(const char *a)
+{
+    a += a[1] == '-' ? 2 : 1;
+    return a[0] == 'O' && a[1] && strspn(a + 1, "0123456789") == strlen(a + 1);
+}
+
+static bool takes_levels(const fmag_opt_parser *p)
+{
+    for (size_t k = 0; k < p->nopts; k++)
+        if (p->opts[k].kind != FMAG_OPT_SECTION && names_have(p->opts[k].names, "-O0", 3))
+            return true;
+    return false;
+}
+
 static bool is_version(const char *a)
 {
     return !strcmp(a, "--version") || !strcmp(a, "-version");
+}
+
+bool fmag_opt_invalid_value(const fmag_tool *tool, const char *spelling, const char *value,
+                            const char *expected, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, expected);
+    vsnprintf(what, sizeof what, expected, ap);
+    va_end(ap);
+    fmag_tool_error(tool, "invalid value '%s' for %.*s (expected %s)", value,
+                    (int)strcspn(spelling, "="), spelling, what);
+    return false;
+}
+
+bool fmag_opt_uint_value(const fmag_tool *tool, const char *spelling, const char *value,
+                         unsigned long long min, unsigned long long max, unsigned long long *out)
+{
+    unsigned long long v = 0;
+    const char *s = value;
+    bool wraps = false;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned long long d = (unsigned long long)(*s - '0');
+        if (v > (~0ull - d) / 10) wraps = true; /* v * 10 + d would wrap */
+        v = v * 10 + d;
+    }
+    if (!*s && s != value && !wraps && v >= min && v <= max) {
+        *out = v;
+        return true;
+    }
+    if (max != ~0ull)
+        return fmag_opt_invalid_value(tool, spelling, value, "%llu to %llu", min, max);
+    if (min) return fmag_opt_invalid_value(tool, spelling, value, "%llu or more", min);
+    return fmag_opt_invalid_value(tool, spelling, value, "an unsigned integer");
 }
 
 bool fmag_opt_switch_value(const fmag_tool *tool, const char *spelling, const char *value, bool *on)
@@ -81,9 +130,7 @@ bool fmag_opt_switch_value(const fmag_tool *tool, const char *spelling, const ch
         *on = false;
         return true;
     }
-    fmag_tool_error(tool, "invalid value '%s' for %.*s (expected 0 or 1)", value,
-                    (int)strcspn(spelling, "="), spelling);
-    return false;
+    return fmag_opt_invalid_value(tool, spelling, value, "0 or 1");
 }
 
 /* Gives the option its value; false after printing an error. */
@@ -104,30 +151,20 @@ static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *sp
         return true;
     case FMAG_OPT_CALL:
         return o->fn(p->tool, o->dest, spelling, value);
-    case FMAG_OPT_UINT: {
-        unsigned long long v = 0;
-        const char *s = value;
-        for (; *s >= '0' && *s <= '9'; s++) {
-            unsigned long long d = (unsigned long long)(*s - '0');
-            if (v > (~0ull - d) / 10) break; /* v * 10 + d would wrap */
-            v = v * 10 + d;
-        }
-        if (*s || s == value) break;
-        *(unsigned long long *)o->dest = v;
-        return true;
-    }
+    case FMAG_OPT_UINT:
+        return fmag_opt_uint_value(p->tool, spelling, value, 0, ~0ull,
+                                   (unsigned long long *)o->dest);
     case FMAG_OPT_DOUBLE: {
         char *end;
         double v = strtod(value, &end);
-        if (*end || end == value) break;
+        if (*end || end == value)
+            return fmag_opt_invalid_value(p->tool, spelling, value, "a number");
         *(double *)o->dest = v;
         return true;
     }
     case FMAG_OPT_SECTION:
-        return false;
+        break;
     }
-    fmag_tool_error(p->tool, "bad number '%s' for %.*s", value, (int)strcspn(spelling, "="),
-                    spelling);
     return false;
 }
 
@@ -203,7 +240,13 @@ int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
             int took = p->unknown ? p->unknown(p->tool, p->user, a) : 0;
             if (took < 0) return 1;
             if (took) continue;
-            fmag_tool_error(p->tool, "unknown option '%s' (see --help)", a);
+            /* An -O<n> the tool does not list, in a tool that takes levels (-O0 in
+             * its table): name the ones there are, the pipelines of lib/Transforms. */
+            if (is_opt_level(a) && takes_levels(p))
+                fmag_tool_error(p->tool, "unknown option '%s' (optimization levels: -O0, -O1, -O2)",
+                                a);
+            else
+                fmag_tool_error(p->tool, "unknown option '%s' (see --help)", a);
             return 1;
         }
         if (need_next) {

@@ -86,12 +86,31 @@ enum { FMAG_OPT_RUN = -1 }; /* otherwise: return this exit status (0 after --hel
  * --version, 1 after an error (already printed as "<tool>: error: ..."). */
 int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv);
 
+/* A bad option value, in the one form every tool prints for any value it refuses:
+ * "invalid value 'V' for FLAG (expected WHAT)", FLAG being the spelling up to any '='
+ * (a positional's name, "DEGREE", works too) and WHAT the printf-formatted rest:
+ * "0 to 256", "0 or 1", "fast or full". Returns false, for `return
+ * fmag_opt_invalid_value(...)` in a handler. */
+bool fmag_opt_invalid_value(const fmag_tool *tool, const char *spelling, const char *value,
+                            const char *expected, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* A whole decimal count from min to max (digits only: no sign, space or suffix), the
+ * reader of every count option (FMAG_OPT_UINT rows use it with 0 to ULLONG_MAX).
+ * Anything else prints "invalid value 'V' for FLAG (expected MIN to MAX)" ("an
+ * unsigned integer" or "MIN or more" when max is ULLONG_MAX) and returns false. */
+bool fmag_opt_uint_value(const fmag_tool *tool, const char *spelling, const char *value,
+                         unsigned long long min, unsigned long long max, unsigned long long *out);
+
 /* A switch that may be spelled out (a FMAG_OPT_CALL row with FMAG_OPT_EQ |
  * FMAG_OPT_OPTIONAL and meta "0|1", as fmag-opt's -verify-each): its handler reads the
  * value here. NULL (the flag alone), "1" and "true" are true, "0" and "false" false;
- * anything else prints "invalid value 'V' for -flag (expected 0 or 1)" and returns
- * false. Every tool's =0/=1 options read their value here, so they all take the same
- * spellings and say the same thing about a bad one. */
+ * anything else prints "invalid value 'V' for -flag (expected 0 or 1)"
+ * (fmag_opt_invalid_value) and returns false. Every tool's =0/=1 options read their value here, so
+ * they all take the same spellings and say the same thing about a bad one. */
 bool fmag_opt_switch_value(const fmag_tool *tool, const char *spelling, const char *value,
                            bool *on);
 

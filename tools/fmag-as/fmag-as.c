@@ -15,7 +15,8 @@ static const fmag_tool as_tool = {
     "\n"
     "Assembles FILE.fmas into FILE.fmag (one record per .def), or inspects a .fmag.\n"
     "FILE may be '-' for standard input.\n"
-    "\n",
+    "\n"
+    "options:\n",
     NULL, NULL};
 
 static bool read_image(const char *path, fmag_vm_image *img, char *err, size_t errlen)

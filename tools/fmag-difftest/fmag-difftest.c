@@ -1032,7 +1032,9 @@ int main(int argc, char **argv)
     opt.seed = seed;
     opt.ninputs = ninputs > MAX_INPUTS ? 0 : (unsigned)ninputs;
     if (opt.ninputs == 0 || opt.ninputs > MAX_INPUTS) {
-        return fmag_tool_error(&difftest_tool, "--inputs must be 1..%d", MAX_INPUTS);
+        char v[24];
+        snprintf(v, sizeof v, "%llu", (unsigned long long)ninputs);
+        return !fmag_opt_invalid_value(&difftest_tool, "--inputs", v, "1 to %d", MAX_INPUTS);
     }
 
     /* The passes to check. */

@@ -121,14 +121,7 @@ static bool check_roundtrip(fmag_context *ctx, fmag_module *m, unsigned flags)
 /* "-name=N" with N a decimal count below 2^32; false (and a message) otherwise. */
 static bool count_flag(const char *a, const char *value, unsigned long long *out)
 {
-    char *end;
-    errno = 0;
-    *out = strtoull(value, &end, 10);
-    if (!*value || *end || errno || *value == '-' || *out > 0xFFFFFFFFull) {
-        fmag_tool_error(&tool, "'%s' wants a count (0 to 4294967295)", a);
-        return false;
-    }
-    return true;
+    return fmag_opt_uint_value(&tool, a, value, 0, 0xFFFFFFFFull, out);
 }
 
 /* The option handlers: `dest` is the cli. */
@@ -164,15 +157,8 @@ static bool opt_print_raw(const fmag_tool *t, void *dest, const char *spelling, 
 static bool opt_unroll_budget(const fmag_tool *t, void *dest, const char *spelling,
                               const char *value)
 {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long n = strtoull(value, &end, 10);
-    if (!*value || *end || errno || n == 0 || *value == '-' || n > SIZE_MAX)
-        return fmag_tool_error(t,
-                               "-unroll-budget wants a positive instruction count, as in "
-                               "-unroll-budget=5000, not '%s'",
-                               spelling),
-               false;
+    unsigned long long n;
+    if (!fmag_opt_uint_value(t, spelling, value, 1, SIZE_MAX, &n)) return false;
     ((cli *)dest)->opts.max_unroll_instrs = (size_t)n;
     return true;
 }
@@ -214,10 +200,9 @@ static bool opt_bisect_limit(const fmag_tool *t, void *dest, const char *spellin
     errno = 0;
     if (strcmp(value, "-1")) {
         n = strtoull(value, &end, 10);
-        if (!*value || *end || errno || *value == '-' || n > 0xFFFFFFFFull)
-            return fmag_tool_error(&tool, "'%s' wants -1 (no limit) or a count (0 to 4294967295)",
-                                   spelling),
-                   false;
+        if (!*value || *end || errno || *value < '0' || *value > '9' || n > 0xFFFFFFFFull)
+            return fmag_opt_invalid_value(&tool, spelling, value,
+                                          "-1 (no limit) or 0 to 4294967295");
     }
     c->opts.opt_bisect = true;
     c->opts.opt_bisect_limit = n;
@@ -376,9 +361,19 @@ int main(int argc, char **argv)
 #ifdef FMAG_HAVE_CODEGEN
         fmag_vm_image img;
         fmag_vm_image_init(&img);
-        bool ok = true;
+        bool ok = true, any_export = false;
+        fmag_foreach_func (f, m)
+            any_export |= f->is_export;
+        /* An empty module passes the verifier (it has no function to check) but has no
+         * program either: refused with the verifier's words for a module of non-export
+         * functions, on every output (.fmas to stdout or a file, .fmag). */
+        if (!any_export) {
+            fmag_context_error(ctx, "error: module has no export function (an export is a "
+                                    "program's entry point)");
+            ok = false;
+        }
         fmag_foreach_func (f, m) {
-            if (!f->is_export) continue;
+            if (!ok || !f->is_export) continue;
             fmag_codegen_stats st = {0};
             if (!fmag_codegen_func_with(f, &img, &st, &cg)) {
                 ok = false;

@@ -266,7 +266,7 @@ int main(int argc, char **argv)
     long degree = strtol(args.pos[1], &end, 10);
     if (!tg) return fmag_tool_error(&remez_tool, "unknown target '%s' (see --help)", args.pos[0]);
     if (*end || end == args.pos[1] || degree < 0 || degree > 16)
-        return fmag_tool_error(&remez_tool, "DEGREE wants 0..16, not '%s'", args.pos[1]);
+        return !fmag_opt_invalid_value(&remez_tool, "DEGREE", args.pos[1], "0 to 16");
     int n = (int)degree;
     ld a = tg->a, b = tg->b;
     if (args.npos == 4) {

@@ -355,9 +355,15 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
             }
         }
         if (!ok) {
-            /* Multi-line text diagnostics (source line and caret) go out as they are. */
+            /* The diagnostics say what is wrong (multi-line ones, with the source line
+             * and a caret, go out as they are), so nothing follows them, as in fmag-as
+             * and fmag-opt; the generic line only where the library left none. */
             fmag_tool_print_diags(&run_tool, t->ctx);
-            snprintf(err, errlen, "%s: %s", path, t->is_fir ? "invalid module" : "assembly failed");
+            if (fmag_context_diag_count(t->ctx))
+                err[0] = 0;
+            else
+                snprintf(err, errlen, "%s: %s", path,
+                         t->is_fir ? "invalid module" : "assembly failed");
             free(data);
             return false;
         }
@@ -386,19 +392,6 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
         }
         t->prog = (size_t)(p - t->img.programs);
     }
-    return true;
-}
-
-static bool parse_uint_arg(const char *s, unsigned long long max, unsigned long long *out)
-{
-    if (!*s) return false;
-    unsigned long long v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return false;
-        v = v * 10 + (unsigned long long)(*s - '0');
-        if (v > max) return false;
-    }
-    *out = v;
     return true;
 }
 
@@ -546,22 +539,13 @@ static bool opt_backend(const fmag_tool *tool, void *dest, const char *spelling,
 
 static bool opt_threads(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
 {
-    (void)spelling;
-    if (!parse_uint_arg(value, 256, &((run_args *)dest)->threads)) {
-        fmag_tool_error(tool, "--threads needs a number from 0 to 256, not '%s'", value);
-        return false;
-    }
-    return true;
+    return fmag_opt_uint_value(tool, spelling, value, 0, 256, &((run_args *)dest)->threads);
 }
 
 static bool opt_bench(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
 {
-    (void)spelling;
     run_args *r = dest;
-    if (!parse_uint_arg(value, 1ull << 32, &r->bench) || r->bench == 0) {
-        fmag_tool_error(tool, "--bench needs an element count from 1 to 2^32, not '%s'", value);
-        return false;
-    }
+    if (!fmag_opt_uint_value(tool, spelling, value, 1, 1ull << 32, &r->bench)) return false;
     r->have_bench = true;
     return true;
 }
@@ -583,7 +567,8 @@ static const fmag_tool run_tool = {
     "\n"
     "Runs the first program of FILE (or --program NAME) and prints one line per\n"
     "element: its outputs, space-separated, as %.9g (reads back to the same float32).\n"
-    "\n",
+    "\n"
+    "options:\n",
     NULL, NULL};
 
 int main(int argc, char **argv)
@@ -657,7 +642,7 @@ int main(int argc, char **argv)
     rows in = {0};
     float *outv = NULL;
     if (!load_target(&t, file, prog_name, per_lane, err, sizeof err)) {
-        fail("%s", err);
+        if (err[0]) fail("%s", err); /* empty: the diagnostics are printed already */
         goto done;
     }
     size_t max_in = 0, max_out = 0;

@@ -274,8 +274,14 @@ int main(int argc, char **argv)
                                     NULL,        NULL,  NULL};
     int prc = fmag_opt_parse(&parser, argc, argv);
     if (prc != FMAG_OPT_RUN) return prc;
-    if (lanes == 0 || lanes > 1u << 20 || nprogs == 0 || nprogs > 4096) {
-        return fmag_tool_error(&xdiff_tool, "--lanes wants 1..1048576 and --programs 1..4096");
+    char v[24];
+    if (lanes == 0 || lanes > 1u << 20) {
+        snprintf(v, sizeof v, "%llu", (unsigned long long)lanes);
+        return !fmag_opt_invalid_value(&xdiff_tool, "--lanes", v, "1 to 1048576");
+    }
+    if (nprogs == 0 || nprogs > 4096) {
+        snprintf(v, sizeof v, "%llu", (unsigned long long)nprogs);
+        return !fmag_opt_invalid_value(&xdiff_tool, "--programs", v, "1 to 4096");
     }
     engine eng[4];
     unsigned neng = 0;

@@ -30,24 +30,11 @@ static const fmag_tool so_tool = {
     "(exhaustively for one input, by dense sampling for two) and prints it as .fmas.\n",
     NULL, NULL};
 
-static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-') return false;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > max) return false;
-    *out = v;
-    return true;
-}
-
 /* A count option's value, 1..max; prints the one-line error itself. */
 static bool parse_count(const char *opt, const char *v, unsigned long long max,
                         unsigned long long *out)
 {
-    if (parse_uint(v, max, out) && *out > 0) return true;
-    fmag_tool_error(&so_tool, "%s wants 1..%llu, not '%s'", opt, max, v);
-    return false;
+    return fmag_opt_uint_value(&so_tool, opt, v, 1, max, out);
 }
 
 static bool parse_pool(const char *s, float *pool, unsigned *n)
@@ -424,12 +411,8 @@ static bool opt_consts(const fmag_tool *tool, void *dest, const char *spelling, 
 
 static bool opt_seed(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
 {
-    (void)spelling;
     unsigned long long n;
-    if (!parse_uint(value, ~0ull, &n)) {
-        fmag_tool_error(tool, "--seed wants an unsigned integer");
-        return false;
-    }
+    if (!fmag_opt_uint_value(tool, spelling, value, 0, ~0ull, &n)) return false;
     ((so_args *)dest)->o.seed = n;
     return true;
 }
@@ -437,13 +420,10 @@ static bool opt_seed(const fmag_tool *tool, void *dest, const char *spelling, co
 static bool opt_time_limit(const fmag_tool *tool, void *dest, const char *spelling,
                            const char *value)
 {
-    (void)spelling;
     char *end;
     double s = strtod(value, &end);
-    if (*end || !(s > 0) || s > 86400) {
-        fmag_tool_error(tool, "--time-limit wants seconds (0 < S <= 86400)");
-        return false;
-    }
+    if (*end || !(s > 0) || s > 86400)
+        return fmag_opt_invalid_value(tool, spelling, value, "seconds, 0 < S <= 86400");
     ((so_args *)dest)->o.time_limit = s;
     return true;
 }
@@ -618,9 +598,10 @@ int main(int argc, char **argv)
                     check, p.len, p.regs);
             fprintf(out,
                     "; proof: %s\n; proof-checked: %llu inputs (%llu outside the contract) in "
-                    "%.2f s on %u threads\n",
+                    "%.2f s on %u thread%s\n",
                     fmag_superopt_proof_status_name(pr.status), (unsigned long long)pr.checked,
-                    (unsigned long long)pr.skipped, pr.seconds, pr.threads);
+                    (unsigned long long)pr.skipped, pr.seconds, pr.threads,
+                    pr.threads == 1 ? "" : "s");
             if (!ok) {
                 fprintf(out, "; counterexample: x = %.9g", (double)pr.cex[0]);
                 if (t->nin > 1) fprintf(out, ", y = %.9g", (double)pr.cex[1]);
@@ -710,9 +691,10 @@ int main(int argc, char **argv)
                           : "no");
     fprintf(out,
             "; proof: %s\n; proof-checked: %llu inputs (%llu outside the contract) in %.2f s "
-            "on %u threads\n",
+            "on %u thread%s\n",
             fmag_superopt_proof_status_name(r.proof.status), (unsigned long long)r.proof.checked,
-            (unsigned long long)r.proof.skipped, r.proof.seconds, r.proof.threads);
+            (unsigned long long)r.proof.skipped, r.proof.seconds, r.proof.threads,
+            r.proof.threads == 1 ? "" : "s");
     fmag_superopt_program_print(&r.prog, "target", NULL, out);
     if (rule_name)
         emit_rule(out, rule_name, label, t, &r,
