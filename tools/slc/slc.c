@@ -115,14 +115,7 @@ typedef struct slc_args {
 static bool count_value(const fmag_tool *tool, const char *spelling, const char *value,
                         unsigned long long *out)
 {
-    char *end;
-    errno = 0;
-    *out = strtoull(value, &end, 10);
-    if (!*value || *end || errno || *value == '-' || *out > 0xFFFFFFFFull) {
-        fmag_tool_error(tool, "'%s' wants a count (0 to 4294967295)", spelling);
-        return false;
-    }
-    return true;
+    return fmag_opt_uint_value(tool, spelling, value, 0, 0xFFFFFFFFull, out);
 }
 
 static bool opt_inline_budget(const fmag_tool *tool, void *dest, const char *spelling,
