@@ -87,9 +87,9 @@ build() { # name, [flags...] sources...
 }
 
 build fmag-read-fuzz "$root/fuzz/fmag_read_fuzz.c" "$root"/lib/VM/*.c
-build fmas-asm-fuzz "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c \
+build fmas-asm-fuzz "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c "$root/lib/AsmParser/TextInput.c" \
     "$root"/lib/IR/*.c "$root"/lib/VM/*.c
-build fir-parse-fuzz "$root/fuzz/fir_parse_fuzz.c" "$root/lib/AsmParser/FirParser.c" \
+build fir-parse-fuzz "$root/fuzz/fir_parse_fuzz.c" "$root/lib/AsmParser/FirParser.c" "$root/lib/AsmParser/TextInput.c" \
     "$root"/lib/IR/*.c "$root/lib/Transforms/DCE.c"
 # Compile and run: the generator of tools/fmag-e2e, every layer from the IR down. Its
 # 11 input bytes are a generator seed and three choices, nothing comparison tracing can
@@ -99,7 +99,7 @@ e2e_cov=""
 [ "${FMAG_FUZZ_MODE:-asan}" = fast ] && e2e_cov="-fno-sanitize-coverage=trace-cmp"
 # shellcheck disable=SC2086
 build e2e-fuzz $e2e_cov "$root/fuzz/e2e_fuzz.c" "$root"/lib/CodeGen/*.c "$root"/lib/Transforms/*.c \
-    "$root"/lib/IR/*.c "$root"/lib/VM/*.c "$root"/lib/AsmParser/fmas*.c -I"$root/lib/CodeGen" \
+    "$root"/lib/IR/*.c "$root"/lib/VM/*.c "$root"/lib/AsmParser/fmas*.c "$root/lib/AsmParser/TextInput.c" -I"$root/lib/CodeGen" \
     "$root"/tools/common/*.c -I"$root/tools/common" -DFMAG_VERSION_STRING='"fuzz"'
 if [ -f "$root/fuzz/slc_fuzz.c" ]; then
     build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \

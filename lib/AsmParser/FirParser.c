@@ -2,6 +2,7 @@
  * a small lexer. Function signatures are read in a first pass so calls may name a
  * function defined later; values and blocks may be used before their definition
  * (phis, dominance across blocks) and are resolved at the end of each function. */
+#include "AsmParserInternal.h"
 #include "fmag/IR.h"
 #include "fmag/FloatText.h"
 
@@ -882,21 +883,9 @@ static fmag_module *fmag_parse_module_unguarded(fmag_context *ctx, const char *f
     p.src = text;
     p.len = len;
     p.m = fmag_module_create(ctx);
-    /* Text never holds a NUL byte: name the file once instead of echoing its bytes. */
-    const char *nul = memchr(text, 0, len);
-    if (nul) {
-        if (len >= 4 && !memcmp(text, "FMAG", 4))
-            fmag_context_error(ctx,
-                               "%s: error: this is a binary .fmag file, not .fir text (run it "
-                               "with fmag-run, disassemble it with fmag-as -d)",
-                               p.file);
-        else
-            fmag_context_error(ctx,
-                               "%s: error: this is a binary file, not .fir text (a NUL byte at "
-                               "offset %zu)",
-                               p.file, (size_t)(nul - text));
+    if (fmag_asm_refuse_binary(ctx, p.file, text, len, ".fir",
+                               "run it with fmag-run, disassemble it with fmag-as -d"))
         return NULL;
-    }
     bool ok = scan_headers(&p);
     if (ok) {
         p.pos = 0;

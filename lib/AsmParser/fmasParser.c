@@ -1,6 +1,7 @@
 /* The .fmas assembler: line-oriented text (SPEC §1) to programs of a fmag_vm_image.
  * Errors are reported per line (the rest of the line is skipped), so one run shows
  * every bad line, each as "file:line:col: error: msg", the line and a caret. */
+#include "AsmParserInternal.h"
 #include "fmag/Asm.h"
 #include "fmag/FloatText.h"
 
@@ -494,21 +495,9 @@ static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, co
     s.filename = filename ? filename : "<input>";
     s.regs_directive = -1;
     size_t first_program = img->nprograms;
-    /* Text never holds a NUL byte: name the file once instead of echoing its bytes. */
-    const char *nul = memchr(text, 0, len);
-    if (nul) {
-        if (len >= 4 && !memcmp(text, "FMAG", 4))
-            fmag_context_error(ctx,
-                               "%s: error: this is a binary .fmag file, not .fmas text "
-                               "(disassemble it with fmag-as -d)",
-                               s.filename);
-        else
-            fmag_context_error(ctx,
-                               "%s: error: this is a binary file, not .fmas text (a NUL byte "
-                               "at offset %zu)",
-                               s.filename, (size_t)(nul - text));
+    if (fmag_asm_refuse_binary(ctx, s.filename, text, len, ".fmas",
+                               "disassemble it with fmag-as -d"))
         return false;
-    }
     const char *cur = text, *text_end = text + len;
     while (cur < text_end) {
         const char *nl = memchr(cur, '\n', (size_t)(text_end - cur));

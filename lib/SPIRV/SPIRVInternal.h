@@ -218,7 +218,9 @@ bool spv_error_op(spv_reader *r, const char *fmt, ...)
 #endif
     ;
 /* An unsupported-feature error about the current instruction: with GLSL or HLSL
- * source, "<glsl or hlsl text> (SPIR-V OpXxx)"; for raw SPIR-V, "OpXxx: <spirv>". */
+ * source, the glsl or hlsl wording followed by the opcode's name in parentheses (as in
+ * "derivatives (dFdx, dFdy, fwidth) are not supported (SPIR-V OpDPdx)"); for raw
+ * SPIR-V, the opcode's name, a colon and the spirv wording. */
 bool spv_error_feature(spv_reader *r, const char *glsl, const char *hlsl, const char *spirv);
 const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len);
 /* Import.c: fmag_spirv_import of a module that slc's front end made from `source`. */

@@ -1,0 +1,19 @@
+/* Input checks the .fir parser and the .fmas assembler share. */
+#include <string.h>
+#include "AsmParserInternal.h"
+
+bool fmag_asm_refuse_binary(fmag_context *ctx, const char *file, const char *text, size_t len,
+                            const char *what, const char *fmag_hint)
+{
+    const char *nul = memchr(text, 0, len);
+    if (!nul) return false;
+    if (len >= 4 && !memcmp(text, "FMAG", 4))
+        fmag_context_error(ctx, "%s: error: this is a binary .fmag file, not %s text (%s)", file,
+                           what, fmag_hint);
+    else
+        fmag_context_error(ctx,
+                           "%s: error: this is a binary file, not %s text (a NUL byte at "
+                           "offset %zu)",
+                           file, what, (size_t)(nul - text));
+    return true;
+}
