@@ -105,13 +105,6 @@ typedef enum cg_schedule_kind {
 int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order);
 
 /* RegAlloc.c: allocates registers along `order` and emits the stream. */
-typedef struct cg_result {
-    fmag_vm_decoded *code;
-    unsigned ncode;
-    unsigned regs;
-    unsigned moves;  /* fallback copies and output shuffle moves */
-    unsigned consts; /* literal materializations */
-} cg_result;
 /* A register-allocation policy: a set of these bits (none: the default). */
 typedef enum cg_policy_bit {
     /* among free registers, lowest index first (clear: stale before literal before
@@ -124,11 +117,33 @@ typedef enum cg_policy_bit {
                                                that writes it before the final shuffle
                                                (refines the reservations: useless with
                                                CG_POLICY_NO_RESERVE) */
+    CG_POLICY_BITS = 4,
+    /* the bits that act through the choice of a free register (pick()) */
+    CG_POLICY_PICK_BITS =
+        CG_POLICY_LOWEST_INDEX | CG_POLICY_NO_RESERVE | CG_POLICY_SHUFFLE_UNRESERVED,
 } cg_policy_bit;
 typedef unsigned cg_policy;
-/* Returns false on allocation failure (out of memory or more than 65535 registers). */
-bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
-                 cg_result *res);
+typedef struct cg_result {
+    fmag_vm_decoded *code;
+    unsigned ncode;
+    unsigned regs;
+    unsigned moves;  /* fallback copies and output shuffle moves */
+    unsigned consts; /* literal materializations */
+    /* Of the `track` bits given to cg_regalloc, those that would have changed one of
+     * its decisions had they been set (valid unless CG_RA_FAILED). A bit outside this
+     * set, added to the policy, gives the very same allocation. */
+    cg_policy sensitive;
+} cg_result;
+typedef enum cg_ra_status {
+    CG_RA_DONE,   /* *res holds the stream */
+    CG_RA_PRUNED, /* stopped: the stream could not be better than *bound */
+    CG_RA_FAILED, /* out of memory, or more than 65535 registers needed */
+} cg_ra_status;
+/* `bound` (may be NULL): stop as soon as the result cannot be better than *bound
+ * (fewer instructions, or as many and fewer registers), so that the search's
+ * trials end early instead of being allocated to the end and thrown away. */
+cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
+                         cg_policy track, const cg_result *bound, cg_result *res);
 void cg_result_free(cg_result *res);
 /* Live-register maximum of an emitted stream (registers whose current content is
  * read later, counted at every point, program start included). */

@@ -3,7 +3,10 @@
  * the fewest instructions, then the fewest registers (the first found on ties, so
  * the result is deterministic), then improves the winner's schedule by local
  * search. Each try is one linear scan, so this stays cheap; big programs get a
- * reduced set. */
+ * reduced set. Two shortcuts keep the result exactly that of trying everything: a
+ * try stops once it cannot beat the best so far (cg_regalloc's bound), and a
+ * policy is skipped when it differs from one already run on the same order only by
+ * a bit that none of that run's decisions depended on (cg_result.sensitive). */
 #include "CGInternal.h"
 
 #include <stdlib.h>
@@ -43,6 +46,25 @@ typedef struct cg_shape {
 #define CG_POLICY_BITS_FULL 4u
 #define CG_POLICY_BITS_MEDIUM 2u
 #define CG_POLICY_BITS_BIG 1u
+
+static bool policy_is_useless(cg_policy policy)
+{
+    /* refines reservations that NO_RESERVE drops */
+    return (policy & CG_POLICY_SHUFFLE_UNRESERVED) && (policy & CG_POLICY_NO_RESERVE);
+}
+
+/* Whether `policy` allocates exactly as a smaller one already run on the same order:
+ * policy minus one bit that none of that run's decisions depended on. Policies run
+ * in increasing order, so sensitive[] holds every smaller one (all bits set for one
+ * that was skipped or failed). */
+static bool same_as_smaller(cg_policy policy, const cg_policy *sensitive)
+{
+    for (unsigned b = 0; b < CG_POLICY_BITS; b++) {
+        cg_policy bit = 1u << b;
+        if ((policy & bit) && !(sensitive[policy & ~bit] & bit)) return true;
+    }
+    return false;
+}
 
 static bool uses_value(const cg_node *n, int v)
 {
@@ -84,7 +106,7 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, cg_policy 
                 if (w == j) trial[w++] = node;
                 cg_result r;
                 tries++;
-                if (!cg_regalloc(g, trial, n, policy, &r)) continue;
+                if (cg_regalloc(g, trial, n, policy, 0, best, &r) != CG_RA_DONE) continue;
                 if (better(&r, best)) {
                     cg_result_free(best);
                     *best = r;
@@ -163,14 +185,19 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
                 if (n == nprev && !memcmp(order, prev, sizeof *order * (unsigned)n)) continue;
                 memcpy(prev, order, sizeof *order * (unsigned)n);
                 nprev = n;
+                /* Per policy run on this order: the bits its decisions depended on
+                 * (all when it failed). */
+                cg_policy sensitive[1u << CG_POLICY_BITS_FULL];
                 for (cg_policy policy = 0; policy < npolicies; policy++) {
-                    if ((policy & CG_POLICY_SHUFFLE_UNRESERVED) && (policy & CG_POLICY_NO_RESERVE))
-                        continue; /* refines reservations that NO_RESERVE drops */
+                    sensitive[policy] = npolicies - 1;
+                    if (policy_is_useless(policy) || same_as_smaller(policy, sensitive)) continue;
                     cg_result r;
                     variants++;
-                    if (!cg_regalloc(&g, order, (unsigned)n, policy, &r)) {
-                        continue;
-                    }
+                    cg_ra_status st =
+                        cg_regalloc(&g, order, (unsigned)n, policy, (npolicies - 1) & ~policy,
+                                    have ? &best : NULL, &r);
+                    if (st != CG_RA_FAILED) sensitive[policy] = r.sensitive;
+                    if (st != CG_RA_DONE) continue;
                     if (!have || better(&r, &best)) {
                         cg_result_free(&best);
                         best = r;

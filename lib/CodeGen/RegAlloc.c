@@ -43,6 +43,8 @@ typedef struct ra {
     const unsigned *order;
     unsigned norder;
     cg_policy policy;
+    cg_policy track;     /* policy bits (clear in `policy`) whose influence is watched */
+    cg_policy sensitive; /* of those, the ones that would have changed a decision */
     unsigned nv, maxregs, used;
     int *vreg;      /* per value: its register or -1 */
     unsigned *left; /* per value: operand reads still to come */
@@ -183,16 +185,6 @@ static bool known_finite(const ra *s, unsigned r)
            (s->rkind[r] == R_VALUE && s->rval[r] >= 0 && s->rval[r] < (int)s->g->nin);
 }
 
-static bool conflicts(const ra *s, int x, unsigned r)
-{
-    if ((s->policy & CG_POLICY_NO_RESERVE) || x < 0 || r >= s->g->nout || s->hint[x] == (int)r)
-        return false;
-    /* A register wanted only by the final shuffle is not reserved (the parallel copy
-     * sorts it out, at worst through the scratch). */
-    if ((s->policy & CG_POLICY_SHUFFLE_UNRESERVED) && s->res_start[r] >= s->norder) return false;
-    return s->last[x] > s->res_start[r];
-}
-
 /* How good taking a free register is (pick_key's fourth field), lower better. */
 typedef enum pick_reuse {
     REUSE_DYING,   /* an operand register this very instruction frees */
@@ -223,25 +215,49 @@ _Static_assert((uint64_t)FMAG_VM_MAX_REGS < (UINT64_C(1) << PICK_REG_BITS),
 _Static_assert(REUSE_PRISTINE < (1u << PICK_REUSE_BITS), "the reuse rank fits its field");
 _Static_assert(PICK_HINT_SHIFT < 63, "a packed key stays below UINT64_MAX");
 
-/* pick()'s order for register r (lower is better; UINT64_MAX: not eligible). */
-static uint64_t pick_key(const ra *s, int x, unsigned r, const int *dying, unsigned ndying,
-                         bool zero_only, int cycle)
+/* What pick() knows of candidate register r for value x, whatever the policy. */
+typedef struct pick_cand {
+    bool eligible;     /* free, or an operand register this instruction frees */
+    bool dies;         /* the latter */
+    bool reserved;     /* output register of another value x would still be live at */
+    bool shuffle_only; /* ... which wants it only for the final shuffle */
+    pick_reuse reuse;  /* the reuse rank by content (without CG_POLICY_LOWEST_INDEX) */
+} pick_cand;
+
+static pick_cand pick_cand_of(const ra *s, int x, unsigned r, const int *dying, unsigned ndying,
+                              bool zero_only)
 {
-    bool dies = false;
+    pick_cand c = {false, false, false, false, REUSE_STALE};
     for (unsigned k = 0; k < ndying; k++)
-        dies |= dying[k] == (int)r;
-    if (!dies && s->rkind[r] == R_VALUE) return UINT64_MAX;
-    if (zero_only &&
-        (dies || !(s->rkind[r] == R_PRISTINE || (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
-        return UINT64_MAX;
-    uint64_t off_hint = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
-    uint64_t conflict = conflicts(s, x, r) || (int)r == cycle ? 1 : 0;
-    uint64_t is_new = r >= s->used ? 1 : 0;
-    pick_reuse reuse = dies ? REUSE_DYING : REUSE_STALE;
-    if (!dies && !(s->policy & CG_POLICY_LOWEST_INDEX))
-        reuse = s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? REUSE_STALE
-                : s->rkind[r] == R_CONST                         ? REUSE_CONST
+        c.dies |= dying[k] == (int)r;
+    if (!c.dies && s->rkind[r] == R_VALUE) return c;
+    if (zero_only && (c.dies || !(s->rkind[r] == R_PRISTINE ||
+                                  (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
+        return c;
+    c.eligible = true;
+    c.reserved = x >= 0 && r < s->g->nout && s->hint[x] != (int)r && s->last[x] > s->res_start[r];
+    c.shuffle_only = s->res_start[r] >= s->norder;
+    c.reuse = c.dies                                             ? REUSE_DYING
+              : s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? REUSE_STALE
+              : s->rkind[r] == R_CONST                           ? REUSE_CONST
                                                                  : REUSE_PRISTINE;
+    return c;
+}
+
+/* pick()'s order for candidate c = register r under `policy` (lower is better;
+ * UINT64_MAX: not eligible). */
+static uint64_t pick_key(const ra *s, cg_policy policy, int x, unsigned r, pick_cand c, int cycle)
+{
+    if (!c.eligible) return UINT64_MAX;
+    uint64_t off_hint = (x >= 0 && s->hint[x] == (int)r) ? 0 : 1;
+    /* A register wanted only by the final shuffle is not reserved under
+     * CG_POLICY_SHUFFLE_UNRESERVED (the parallel copy sorts it out, at worst through
+     * the scratch). */
+    bool conflicts = c.reserved && !(policy & CG_POLICY_NO_RESERVE) &&
+                     !((policy & CG_POLICY_SHUFFLE_UNRESERVED) && c.shuffle_only);
+    uint64_t conflict = conflicts || (int)r == cycle ? 1 : 0;
+    uint64_t is_new = r >= s->used ? 1 : 0;
+    pick_reuse reuse = !c.dies && (policy & CG_POLICY_LOWEST_INDEX) ? REUSE_STALE : c.reuse;
     return off_hint << PICK_HINT_SHIFT | conflict << PICK_CONFLICT_SHIFT |
            is_new << PICK_NEW_SHIFT | (uint64_t)reuse << PICK_REUSE_SHIFT | r;
 }
@@ -250,7 +266,7 @@ static uint64_t pick_key(const ra *s, int x, unsigned r, const int *dying, unsig
  * of operands read by this very instruction that may be overwritten by it.
  * The order is pick_key's over every register below `used` + 1; only these can be
  * the minimum: the hint, the dying registers, the cycle register, the output
- * registers (the only ones conflicts() can mark), register `used`, and per class
+ * registers (the only ones a reservation can mark), register `used`, and per class
  * of free registers the lowest two at or above nout (one of them is not `cycle`). */
 static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
 {
@@ -276,15 +292,34 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
         cand[nc++] = r1;
         cand[nc++] = r1 >= 0 ? class_first(s, c, (unsigned)r1 + 1, limit) : -1;
     }
+    /* The choice each watched policy bit would have made, set (pick_bit_order). */
+    cg_policy watch = s->track & ~s->sensitive & CG_POLICY_PICK_BITS;
+    uint64_t alt_key[CG_POLICY_BITS];
+    int alt[CG_POLICY_BITS];
+    for (unsigned b = 0; b < CG_POLICY_BITS; b++) {
+        alt_key[b] = UINT64_MAX;
+        alt[b] = -1;
+    }
     for (unsigned i = 0; i < nc + nout; i++) {
         int r = i < nc ? cand[i] : (int)(i - nc);
         if (r < 0 || (unsigned)r >= limit) continue;
-        uint64_t key = pick_key(s, x, (unsigned)r, dying, ndying, zero_only, cycle);
+        pick_cand pc = pick_cand_of(s, x, (unsigned)r, dying, ndying, zero_only);
+        uint64_t key = pick_key(s, s->policy, x, (unsigned)r, pc, cycle);
         if (key < best_key) {
             best_key = key;
             best = r;
         }
+        for (unsigned b = 0; watch >> b; b++) {
+            if (!(watch & 1u << b)) continue;
+            uint64_t k = pick_key(s, s->policy | 1u << b, x, (unsigned)r, pc, cycle);
+            if (k < alt_key[b]) {
+                alt_key[b] = k;
+                alt[b] = r;
+            }
+        }
     }
+    for (unsigned b = 0; watch >> b; b++)
+        if ((watch & 1u << b) && alt[b] != best) s->sensitive |= 1u << b;
     if (best < 0) s->fail = true;
     return best;
 }
@@ -444,8 +479,9 @@ static void lower_node(ra *s, unsigned pos)
     /* Policy bit 2: an output that missed its register moves there as soon as the
      * register is free, instead of at the end (same count, shorter life). */
     int h = s->hint[x];
-    if ((s->policy & CG_POLICY_EARLY_OUTPUT) && s->is_out[x] && h >= 0 && h != d &&
-        s->rkind[h] != R_VALUE) {
+    bool early = s->is_out[x] && h >= 0 && h != d && s->rkind[h] != R_VALUE;
+    if (early && !(s->policy & CG_POLICY_EARLY_OUTPUT)) s->sensitive |= CG_POLICY_EARLY_OUTPUT;
+    if ((s->policy & CG_POLICY_EARLY_OUTPUT) && early) {
         emit_move(s, (unsigned)h, (unsigned)d);
         set_kind(s, d, R_STALE);
         s->rval[d] = -1;
@@ -526,8 +562,52 @@ static void shuffle_outputs(ra *s)
     }
 }
 
-bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
-                 cg_result *res)
+/* The next n elements of `size` bytes from *p. */
+static void *carve(char **p, size_t n, size_t size)
+{
+    void *at = *p;
+    *p += n * size;
+    return at;
+}
+
+/* Every per-value and per-register array of one allocation in one zeroed block
+ * (the search calls this hundreds of times per function: one allocation instead
+ * of ten). Returns the block, NULL when out of memory. */
+static void *ra_alloc(ra *s, unsigned nout)
+{
+    size_t nv = (size_t)s->nv + 1, nr = (size_t)s->maxregs + 1;
+    s->nwords = (s->maxregs + 64) / 64;
+    /* 8-byte words first, then the 4-byte arrays, then the bytes: all aligned */
+    size_t words = (size_t)NCLASS * s->nwords;
+    size_t bytes = words * sizeof(uint64_t) + 4 * nv * sizeof(int) + nr * sizeof(int) +
+                   nr * sizeof(float) + (nout + 1u) * sizeof(unsigned) + nv + nr;
+    char *b = fmag_tmp_calloc(bytes, 1), *p = b;
+    if (!b) return NULL;
+    for (unsigned c = 0; c < NCLASS; c++)
+        s->free_set[c] = carve(&p, s->nwords, sizeof(uint64_t));
+    s->vreg = carve(&p, nv, sizeof *s->vreg);
+    s->left = carve(&p, nv, sizeof *s->left);
+    s->last = carve(&p, nv, sizeof *s->last);
+    s->hint = carve(&p, nv, sizeof *s->hint);
+    s->rval = carve(&p, nr, sizeof *s->rval);
+    s->rconst = carve(&p, nr, sizeof *s->rconst);
+    s->res_start = carve(&p, nout + 1u, sizeof *s->res_start);
+    s->is_out = carve(&p, nv, sizeof *s->is_out);
+    s->rkind = carve(&p, nr, sizeof *s->rkind);
+    return b;
+}
+
+/* After `done` nodes: can the stream still beat *bound? Every remaining node emits one
+ * instruction and both counts only grow, so ncode + the remaining nodes and `used`
+ * are lower bounds of the final instruction and register counts. */
+static bool can_beat(const ra *s, unsigned done, const cg_result *bound)
+{
+    unsigned long least = (unsigned long)s->res->ncode + (s->norder - done);
+    return least < bound->ncode || (least == bound->ncode && s->used < bound->regs);
+}
+
+cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
+                         cg_policy track, const cg_result *bound, cg_result *res)
 {
     memset(res, 0, sizeof *res);
     ra s;
@@ -536,36 +616,29 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_pol
     s.order = order;
     s.norder = norder;
     s.policy = policy;
+    s.track = track & ~policy;
     s.res = res;
     s.nv = g->nin + g->nnodes;
     unsigned base = g->nin > g->nout ? g->nin : g->nout;
     unsigned long maxregs = (unsigned long)base + 3ul * norder + g->nout + 4;
     s.maxregs = maxregs > FMAG_VM_MAX_REGS ? FMAG_VM_MAX_REGS : (unsigned)maxregs;
     s.used = base;
-    s.vreg = fmag_tmp_malloc(sizeof *s.vreg * (s.nv + 1));
-    s.left = fmag_tmp_calloc(s.nv + 1, sizeof *s.left);
-    s.is_out = fmag_tmp_calloc(s.nv + 1, sizeof *s.is_out);
-    s.last = fmag_tmp_calloc(s.nv + 1, sizeof *s.last);
-    s.hint = fmag_tmp_malloc(sizeof *s.hint * (s.nv + 1));
-    s.rkind = fmag_tmp_malloc(s.maxregs + 1);
-    s.rval = fmag_tmp_malloc(sizeof *s.rval * (s.maxregs + 1));
-    s.rconst = fmag_tmp_calloc(s.maxregs + 1, sizeof *s.rconst);
-    s.res_start = fmag_tmp_calloc(g->nout + 1, sizeof *s.res_start);
-    s.nwords = (s.maxregs + 64) / 64;
-    uint64_t *sets = fmag_tmp_calloc((size_t)NCLASS * s.nwords, sizeof *sets);
-    for (unsigned c = 0; c < NCLASS && sets; c++)
-        s.free_set[c] = sets + (size_t)c * s.nwords;
-    bool ok = s.vreg && s.left && s.is_out && s.last && s.hint && s.rkind && s.rval && s.rconst &&
-              s.res_start && sets && base <= FMAG_VM_MAX_REGS;
+    void *block = ra_alloc(&s, g->nout);
+    bool ok = block && base <= FMAG_VM_MAX_REGS, pruned = false;
     if (ok) {
-        for (unsigned v = 0; v < s.nv; v++) {
-            s.vreg[v] = -1;
-            s.hint[v] = -1;
-        }
-        for (unsigned r = 0; r < s.maxregs; r++) {
-            s.rkind[r] = r < g->nin ? R_INPUT : R_PRISTINE;
-            s.rval[r] = -1;
-            class_add(&s, r);
+        memset(s.vreg, 0xFF, sizeof *s.vreg * s.nv); /* -1: no register, no hint */
+        memset(s.hint, 0xFF, sizeof *s.hint * s.nv);
+        memset(s.rval, 0xFF, sizeof *s.rval * s.maxregs);
+        /* Registers below nin hold the inputs, the others are pristine (R_PRISTINE
+         * is 0: the block is zeroed); the class sets are filled a word at a time. */
+        unsigned nin = g->nin < s.maxregs ? g->nin : s.maxregs;
+        memset(s.rkind, R_INPUT, nin);
+        for (unsigned w = 0; w < s.nwords; w++) {
+            unsigned lo = w * 64, hi = lo + 64 < s.maxregs ? lo + 64 : s.maxregs;
+            uint64_t below_hi = hi <= lo ? 0 : hi - lo == 64 ? ~0ull : (1ull << (hi - lo)) - 1;
+            uint64_t below_nin = nin <= lo ? 0 : nin - lo >= 64 ? ~0ull : (1ull << (nin - lo)) - 1;
+            s.free_set[C_INPUT][w] = below_hi & below_nin;
+            s.free_set[C_PRISTINE][w] = below_hi & ~below_nin;
         }
         for (unsigned p = 0; p < norder; p++) {
             const cg_node *n = &g->nodes[order[p]];
@@ -619,24 +692,20 @@ bool cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_pol
                 s.vreg[p] = (int)p;
             }
         }
-        for (unsigned p = 0; ok && p < norder && !s.fail; p++)
+        for (unsigned p = 0; ok && p < norder && !s.fail && !pruned; p++) {
             lower_node(&s, p);
-        if (ok && !s.fail) shuffle_outputs(&s);
+            pruned = bound && !s.fail && !can_beat(&s, p + 1, bound);
+        }
+        if (ok && !s.fail && !pruned) shuffle_outputs(&s);
+        pruned = pruned || (bound && !s.fail && !can_beat(&s, norder, bound));
         ok = ok && !s.fail;
     }
-    if (ok) res->regs = s.used;
-    fmag_tmp_free(s.vreg);
-    fmag_tmp_free(s.left);
-    fmag_tmp_free(s.is_out);
-    fmag_tmp_free(s.last);
-    fmag_tmp_free(s.hint);
-    fmag_tmp_free(s.rkind);
-    fmag_tmp_free(s.rval);
-    fmag_tmp_free(s.rconst);
-    fmag_tmp_free(s.res_start);
-    fmag_tmp_free(sets);
-    if (!ok) cg_result_free(res);
-    return ok;
+    cg_ra_status st = !ok ? CG_RA_FAILED : pruned ? CG_RA_PRUNED : CG_RA_DONE;
+    if (st == CG_RA_DONE) res->regs = s.used;
+    fmag_tmp_free(block);
+    if (st != CG_RA_DONE) cg_result_free(res);
+    res->sensitive = s.sensitive;
+    return st;
 }
 
 void cg_result_free(cg_result *res)
