@@ -292,7 +292,7 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
         cand[nc++] = r1;
         cand[nc++] = r1 >= 0 ? class_first(s, c, (unsigned)r1 + 1, limit) : -1;
     }
-    /* The choice each watched policy bit would have made, set (pick_bit_order). */
+    /* The choice each watched policy bit would have made, set. */
     cg_policy watch = s->track & ~s->sensitive & CG_POLICY_PICK_BITS;
     uint64_t alt_key[CG_POLICY_BITS];
     int alt[CG_POLICY_BITS];
