@@ -13,7 +13,9 @@ fi
 cmake --build "$dir" -j"$(nproc)" --target fmag-fault-unittests
 FMAG_FAULT_FULL=1 "$dir/unittests/Reliability/fmag-fault-unittests"
 # The GLSL/HLSL front door (a test only when shaderc is found).
-if (cd "$dir" && ctest -N) | grep -q shader-fault-unittests; then
+# (captured first: `ctest -N | grep -q` under pipefail fails when grep quits early)
+tests=$(cd "$dir" && ctest -N)
+if grep -q shader-fault-unittests <<<"$tests"; then
   cmake --build "$dir" -j"$(nproc)" --target fmag-shader-fault-unittests
   FMAG_FAULT_FULL=1 "$dir/unittests/Reliability/fmag-shader-fault-unittests"
 fi

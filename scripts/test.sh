@@ -43,7 +43,10 @@ if [ "$mode" = --clang ]; then
     $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs fmag) -lm \
     -Wl,-rpath,"$prefix/lib" -o "$prefix/embed-pc"
   for e in "$prefix/embed/embed" "$prefix/embed-pc"; do
-    ldd "$e" | grep -q 'libfmag\.so' || { echo "test.sh: $e does not use libfmag.so" >&2; exit 1; }
+    # grep reads a captured string: `ldd | grep -q` under pipefail fails when grep
+    # quits at the match before ldd has written its last line (SIGPIPE).
+    libs=$(ldd "$e")
+    grep -q 'libfmag\.so' <<<"$libs" || { echo "test.sh: $e does not use libfmag.so" >&2; exit 1; }
     "$e" | tail -1 | grep -qx 'all results match' || { "$e" >&2; exit 1; }
   done
   echo "test.sh --clang: unit tests, lit subset and the shared-library install passed"

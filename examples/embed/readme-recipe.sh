@@ -36,17 +36,21 @@ fi
 # fmag.pc is conventional: -lfmag, the rest private, no absolute paths (it moves with
 # its prefix) and no linker-specific flags.
 pc="$PREFIX/lib/pkgconfig/fmag.pc"
-if ! grep -qx 'Libs: -L${libdir} -lfmag' "$pc" || grep -E '^Libs' "$pc" | grep -q -E ' /|-Wl,'; then
+if ! grep -qx 'Libs: -L${libdir} -lfmag' "$pc" || grep -E '^Libs' "$pc" | grep -E -c ' /|-Wl,' >/dev/null; then
   echo "readme-recipe: fmag.pc is not conventional:" >&2
   cat "$pc" >&2
   exit 1
 fi
 # The pkg-config builds: the shared one runs on libfmag.so, the static one without it.
-ldd "$PREFIX/embed-pc" | grep -q 'libfmag\.so' || {
+# (ldd's output is captured first: `ldd | grep -q` under pipefail fails when grep
+# quits at the match before ldd has written its last line.)
+libs=$(ldd "$PREFIX/embed-pc")
+grep -q 'libfmag\.so' <<<"$libs" || {
   echo "readme-recipe: embed-pc does not use libfmag.so" >&2
   exit 1
 }
-if ldd "$PREFIX/embed-pc-static" | grep -q 'libfmag\.so'; then
+libs=$(ldd "$PREFIX/embed-pc-static")
+if grep -q 'libfmag\.so' <<<"$libs"; then
   echo "readme-recipe: embed-pc-static uses libfmag.so" >&2
   exit 1
 fi
