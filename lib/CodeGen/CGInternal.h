@@ -145,6 +145,11 @@ typedef enum cg_ra_status {
 cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
                          cg_policy track, const cg_result *bound, cg_result *res);
 void cg_result_free(cg_result *res);
+/* The search's order: fewer instructions, then fewer registers. */
+static inline bool cg_result_better(const cg_result *a, const cg_result *b)
+{
+    return a->ncode < b->ncode || (a->ncode == b->ncode && a->regs < b->regs);
+}
 /* Live-register maximum of an emitted stream (registers whose current content is
  * read later, counted at every point, program start included). */
 unsigned cg_stream_max_live(const fmag_vm_decoded *code, unsigned n, unsigned nout);

@@ -12,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool better(const cg_result *a, const cg_result *b)
-{
-    if (a->ncode != b->ncode) return a->ncode < b->ncode;
-    return a->regs < b->regs;
-}
-
 /* Local search on the winning schedule: move one node to each other legal
  * position and keep the move when it strictly improves (instructions, then
  * registers). Bounded so that lowering stays linear-ish on big programs. */
@@ -107,7 +101,7 @@ static unsigned improve(const cg_dag *g, unsigned *order, unsigned n, cg_policy 
                 cg_result r;
                 tries++;
                 if (cg_regalloc(g, trial, n, policy, 0, best, &r) != CG_RA_DONE) continue;
-                if (better(&r, best)) {
+                if (cg_result_better(&r, best)) {
                     cg_result_free(best);
                     *best = r;
                     memcpy(order, trial, sizeof *order * n);
@@ -198,7 +192,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
                                     have ? &best : NULL, &r);
                     if (st != CG_RA_FAILED) sensitive[policy] = r.sensitive;
                     if (st != CG_RA_DONE) continue;
-                    if (!have || better(&r, &best)) {
+                    if (!have || cg_result_better(&r, &best)) {
                         cg_result_free(&best);
                         best = r;
                         have = true;

@@ -100,11 +100,6 @@ static bool same_stream(const cg_result *a, const cg_result *b)
     return true;
 }
 
-static bool better(const cg_result *a, const cg_result *b)
-{
-    return a->ncode < b->ncode || (a->ncode == b->ncode && a->regs < b->regs);
-}
-
 enum { NPOL = 1u << CG_POLICY_BITS };
 
 typedef struct tally {
@@ -136,7 +131,7 @@ static void check_order(const cg_dag *g, const unsigned *order, unsigned n, tall
             if (!ok[q]) continue;
             cg_result r;
             cg_ra_status st = cg_regalloc(g, order, n, p, 0, &res[q], &r);
-            EXPECT(st == (better(&res[p], &res[q]) ? CG_RA_DONE : CG_RA_PRUNED));
+            EXPECT(st == (cg_result_better(&res[p], &res[q]) ? CG_RA_DONE : CG_RA_PRUNED));
             if (st == CG_RA_DONE) {
                 t->kept++;
                 EXPECT(same_stream(&r, &res[p]));
