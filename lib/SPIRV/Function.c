@@ -104,14 +104,14 @@ static spv_ptr *get_ptr(spv_reader *r, uint32_t id)
     spv_var *v = x->ptr->var;
     if (v->slot == UINT32_MAX) {
         spv_id *vid = id_at(r, v->id);
-        const char *what =
-            v->storage == SpvStorageClassStorageBuffer ? "storage buffers are not supported"
-            : v->storage == SpvStorageClassWorkgroup   ? "workgroup memory is not supported"
-            : v->storage == SpvStorageClassUniformConstant
-                ? "opaque uniforms (textures, samplers) are not supported"
-            : vid && spv_type_get(r, v->type) && spv_type_get(r, v->type)->bad
-                ? spv_type_get(r, v->type)->bad
-                : "this variable's storage class is not supported";
+        const char *what = spv_is_storage_buffer(r, v) ? "storage buffers are not supported"
+                           : v->storage == SpvStorageClassWorkgroup
+                               ? "workgroup memory is not supported"
+                           : v->storage == SpvStorageClassUniformConstant
+                               ? "opaque uniforms (textures, samplers) are not supported"
+                           : vid && spv_type_get(r, v->type) && spv_type_get(r, v->type)->bad
+                               ? spv_type_get(r, v->type)->bad
+                               : "this variable's storage class is not supported";
         spv_error_op(r, "variable %s: %s", spv_id_str(r, v->id, nb, sizeof nb), what);
         return NULL;
     }

@@ -24,11 +24,19 @@ bool is_builtin(spv_reader *r, const spv_var *v)
     return r->ids[v->id].is_builtin || (v->type < r->bound && r->ids[v->type].is_builtin);
 }
 
+bool spv_is_storage_buffer(spv_reader *r, const spv_var *v)
+{
+    return v->storage == SpvStorageClassStorageBuffer ||
+           (v->storage == SpvStorageClassUniform && v->type < r->bound &&
+            r->ids[v->type].is_buffer_block);
+}
+
 /* A module variable a function may hold in SSA slots. */
 static bool holdable(spv_reader *r, spv_var *v)
 {
     spv_type *t = spv_type_get(r, v->type);
-    return is_interface_storage(v->storage) && t && !t->bad && t->nleaves;
+    return is_interface_storage(v->storage) && !spv_is_storage_buffer(r, v) && t && !t->bad &&
+           t->nleaves;
 }
 
 /* ------------------------------------------------------- the call graph */

@@ -464,8 +464,11 @@ static void parse_decoration(spv_reader *r, uint32_t i)
     case SpvDecorationBuiltIn:
         id->is_builtin = true;
         break;
+    case SpvDecorationBufferBlock: /* a storage buffer before SPIR-V 1.3 */
+        id->is_buffer_block = true;
+        id->is_block = true;
+        break;
     case SpvDecorationBlock:
-    case SpvDecorationBufferBlock:
         id->is_block = true;
         break;
     default:

@@ -100,7 +100,7 @@ typedef struct spv_id {
     size_t srclen;
     uint32_t ext; /* ID_EXTIMPORT: 1 = GLSL.std.450 */
     /* decorations */
-    bool has_location, has_binding, is_builtin, is_block, is_spec;
+    bool has_location, has_binding, is_builtin, is_block, is_buffer_block, is_spec;
     uint32_t location, component, binding, set;
 } spv_id;
 
@@ -244,6 +244,8 @@ fmag_value *spv_int_const(spv_reader *r, uint32_t type, int64_t v, const char **
 /* Import.c */
 /* A built-in variable (gl_FragCoord, gl_PerVertex, ...): never program data. */
 bool is_builtin(spv_reader *r, const spv_var *v);
+/* A storage buffer: class StorageBuffer, or (before SPIR-V 1.3) a Uniform BufferBlock. */
+bool spv_is_storage_buffer(spv_reader *r, const spv_var *v);
 
 /* Function.c */
 bool spv_translate_func(spv_reader *r, spv_func *f);
