@@ -247,14 +247,13 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
     char names[256];
     if (m && !ok && prog && lang == FMAG_SOURCE_GLSL &&
         uniform_names(words, nwords, names, sizeof names)) {
-        /* The GLSL front makes plain global in/out/uniform variables private; what is
-         * left is a uniform block or push-constant block, whose members it does not
-         * map to inputs yet (docs/SPIRV.md). */
+        /* The GLSL front makes global in/out/uniform variables and blocks of float types
+         * private (docs/SPIRV.md); what is left is uniform data of other types, or a
+         * storage buffer. */
         fmag_context_error(ctx,
-                           "%s: error: '%s' reads %s, member(s) of a uniform or push-constant "
-                           "block: blocks are not program inputs yet; declare each as a plain "
-                           "`uniform` variable (an input, in declaration order) or pass it as "
-                           "a parameter with -entry",
+                           "%s: error: '%s' reads the uniform or buffer data %s: program "
+                           "inputs are float types (float, vectors, matrices and arrays of "
+                           "them, alone or as the members of a uniform or push-constant block)",
                            filename, name, names);
         m = NULL;
     } else if (m && !ok && prog && uniform_names(words, nwords, names, sizeof names)) {

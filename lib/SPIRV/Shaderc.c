@@ -233,9 +233,19 @@ typedef struct front {
     char *pp;           /* preprocessed text, edited in place (same length) */
     size_t pplen;
     toks t;
-    size_t main_tok; /* the user's main (renamed), or SIZE_MAX */
+    size_t main_tok;    /* the user's main (renamed), or SIZE_MAX */
+    struct edit *edits; /* insertions made when the text is put together, by offset */
+    size_t nedits, capedits;
     bool failed;
 } front;
+
+/* Text put before pp[off] when the text glslang compiles is put together: `struct` before
+ * a block that becomes a private struct variable. Edits never add a line, so glslang's
+ * line numbers stay the user's. */
+typedef struct edit {
+    size_t off;
+    const char *text;
+} edit;
 
 static bool tok_is(const front *f, size_t i, const char *s)
 {
@@ -581,6 +591,9 @@ static bool find_signature(front *f, signature *sig)
 
 static const char *in_name = "_fmag_in", *out_name = "_fmag_out";
 
+/* The longest name of an interface variable or block member the wrapper spells out. */
+enum { FRONT_MAX_NAME = 256 };
+
 static void type_name(const front *f, strbuf *b, ftype t)
 {
     bool glsl = f->lang == FMAG_SOURCE_GLSL;
@@ -638,7 +651,7 @@ static void assign_to_outputs(const front *f, strbuf *b, const char *var, ftype 
 {
     bool glsl = f->lang == FMAG_SOURCE_GLSL;
     for (unsigned a = 0; a < (t.array ? t.array : 1); a++) {
-        char elem[128];
+        char elem[3 * FRONT_MAX_NAME + 16];
         if (t.array)
             snprintf(elem, sizeof elem, "%s[%u]", var, a);
         else
@@ -770,11 +783,68 @@ static void blank_range(front *f, size_t b, size_t e)
         blank_tok(f, i);
 }
 
+/* Inserts `text` (a static string) before token i when the text is put together. */
+static bool add_edit(front *f, size_t i, const char *text)
+{
+    if (f->nedits == f->capedits) {
+        size_t cap = f->capedits ? f->capedits * 2 : 8;
+        edit *v = fmag_tmp_realloc(f->edits, cap * sizeof *v);
+        if (!v) return false;
+        f->edits = v, f->capedits = cap;
+    }
+    f->edits[f->nedits++] = (edit){f->t.v[i].off, text};
+    return true;
+}
+
+static int edit_cmp(const void *a, const void *b)
+{
+    size_t x = ((const edit *)a)->off, y = ((const edit *)b)->off;
+    return (x > y) - (x < y);
+}
+
+/* One interface variable. `name` is the token a use names: the variable, a member of an
+ * anonymous block, or the instance of a named block, whose member is then `member`
+ * (element `index` when the instance is an array). */
 struct global {
-    size_t name; /* token index */
+    size_t name, member; /* token indices; member SIZE_MAX when not in a named block */
+    unsigned index;
+    bool indexed;
     ftype ty;
     bool out;
 };
+
+/* The expression the wrapper reads or writes: `x`, `inst.x` or `inst[i].x`. False (with
+ * a diagnostic) when it does not fit in buf (3 * FRONT_MAX_NAME bytes). */
+static bool global_expr(front *f, const global *g, char *buf, size_t cap)
+{
+    const tok *t = &f->t.v[g->name];
+    const tok *m = g->member == SIZE_MAX ? NULL : &f->t.v[g->member];
+    if (t->len > FRONT_MAX_NAME || (m && m->len > FRONT_MAX_NAME)) {
+        const tok *l = t->len > FRONT_MAX_NAME ? t : m;
+        front_error(f, l->line, "the name '%.32s...' is longer than %d characters", f->pp + l->off,
+                    FRONT_MAX_NAME);
+        return false;
+    }
+    int n = snprintf(buf, cap, "%.*s", (int)t->len, f->pp + t->off);
+    if (!m) return true;
+    if (g->indexed)
+        snprintf(buf + n, cap - (size_t)n, "[%u].%.*s", g->index, (int)m->len, f->pp + m->off);
+    else
+        snprintf(buf + n, cap - (size_t)n, ".%.*s", (int)m->len, f->pp + m->off);
+    return true;
+}
+
+static bool push_global(global **g, size_t *ng, size_t *cap, global gl)
+{
+    if (*ng == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        global *v = fmag_tmp_realloc(*g, c * sizeof *v);
+        if (!v) return false;
+        *g = v, *cap = c;
+    }
+    (*g)[(*ng)++] = gl;
+    return true;
+}
 
 static bool is_interp_qualifier(const front *f, size_t i)
 {
@@ -800,6 +870,132 @@ static bool find_main(front *f)
         }
     }
     return false;
+}
+
+/* The members of a block, `{` at token b: float types only. Each becomes a global whose
+ * name is the member (`member` SIZE_MAX), in declaration order, appended to *m. Returns
+ * false with *bad at the first member that is not a float type (or not a declaration
+ * this reader knows), or with *bad untouched when out of memory. */
+static bool block_members(front *f, size_t b, bool out, global **m, size_t *nm, size_t *cap,
+                          size_t *bad)
+{
+    size_t close = skip_group(f, b) - 1; /* the '}' */
+    for (size_t q = b + 1; q < close;) {
+        size_t start = q;
+        while (q < close) {
+            if (tok_is(f, q, "layout") && tok_punct(f, q + 1, '('))
+                q = skip_group(f, q + 1);
+            else if (is_interp_qualifier(f, q))
+                q++;
+            else
+                break;
+        }
+        ftype ty;
+        if (!parse_type_name(f, q, &ty)) {
+            *bad = q < close ? q : start;
+            return false;
+        }
+        q++;
+        for (;;) {
+            if (q >= close || f->t.v[q].kind != TK_IDENT) {
+                *bad = start;
+                return false;
+            }
+            global gl = {q, SIZE_MAX, 0, false, ty, out};
+            q++;
+            if (tok_punct(f, q, '[')) {
+                gl.ty.array = array_size(f, q + 1);
+                if (!gl.ty.array || !tok_punct(f, q + 2, ']')) {
+                    *bad = start;
+                    return false;
+                }
+                q += 3;
+            }
+            if (!push_global(m, nm, cap, gl)) return false;
+            if (tok_punct(f, q, ';')) break;
+            if (!tok_punct(f, q, ',')) {
+                *bad = start;
+                return false;
+            }
+            q++;
+        }
+        q++;
+    }
+    return true;
+}
+
+/* A block at file scope, `[layout(...)] [qualifiers] in|out|uniform NAME { members }
+ * [inst [N]] ;`, statement from token i, NAME at token k. Its members become interface
+ * variables in declaration order (of an instance array, element by element): a named
+ * block turns into a private struct variable (`struct NAME { members } inst;`), the
+ * members of an anonymous one into private globals. A built-in block (gl_PerVertex) and
+ * a uniform block with a member that is not a float type are left as they are (reading
+ * the latter is the reader's error, as for a plain uniform int). Returns the index of
+ * the token after the block, the next statement's first when *ended. */
+static size_t strip_block(front *f, size_t i, size_t k, int storage, global **g, size_t *ng,
+                          size_t *capg, bool *ended)
+{
+    *ended = false;
+    size_t close = skip_group(f, k + 1), end = close, inst = SIZE_MAX;
+    unsigned count = 0;
+    if (close < f->t.n && f->t.v[close].kind == TK_IDENT) {
+        inst = end++;
+        if (tok_punct(f, end, '[')) {
+            count = array_size(f, end + 1);
+            if (!count || !tok_punct(f, end + 2, ']')) return close;
+            end += 3;
+        }
+    }
+    if (!tok_punct(f, end, ';')) return close;
+    *ended = true;
+    if (f->t.v[k].len >= 3 && !memcmp(f->pp + f->t.v[k].off, "gl_", 3)) return end + 1;
+    global *m = NULL;
+    size_t nm = 0, capm = 0, bad = SIZE_MAX;
+    if (!block_members(f, k + 1, storage == 1, &m, &nm, &capm, &bad)) {
+        fmag_tmp_free(m);
+        if (bad == SIZE_MAX) { /* out of memory */
+            f->failed = true;
+            return end + 1;
+        }
+        if (storage != 2)
+            front_error(f, f->t.v[bad].line,
+                        "block '%.*s' has a member of type '%.*s': FMAG inputs and outputs are "
+                        "floats",
+                        (int)f->t.v[k].len, f->pp + f->t.v[k].off, (int)f->t.v[bad].len,
+                        f->pp + f->t.v[bad].off);
+        return end + 1;
+    }
+    /* A struct member or a global takes no layout or interpolation qualifier. */
+    for (size_t q = k + 2; q < close; q++) {
+        if (tok_is(f, q, "layout") && tok_punct(f, q + 1, '(')) {
+            size_t e = skip_group(f, q + 1);
+            blank_range(f, q, e);
+            q = e - 1;
+        } else if (is_interp_qualifier(f, q)) {
+            blank_tok(f, q);
+        }
+    }
+    for (unsigned a = 0; a < (count ? count : 1); a++) {
+        for (size_t j = 0; j < nm; j++) {
+            global gl = m[j];
+            if (inst != SIZE_MAX) gl = (global){inst, m[j].name, a, count > 0, m[j].ty, m[j].out};
+            if (!push_global(g, ng, capg, gl)) {
+                fmag_tmp_free(m);
+                f->failed = true;
+                return end + 1;
+            }
+        }
+    }
+    fmag_tmp_free(m);
+    blank_range(f, i, k);
+    if (inst != SIZE_MAX) {
+        if (!add_edit(f, k, "struct ")) f->failed = true;
+    } else {
+        blank_range(f, k, k + 2);
+        blank_tok(f, close - 1);
+        blank_tok(f, end);
+    }
+    return end + 1;
 }
 
 /* Global in/out/non-opaque uniform variables lose their storage qualifier (they become
@@ -843,9 +1039,13 @@ static global *strip_globals(front *f, size_t *count)
         }
         if (storage < 0 || k >= f->t.n) continue;
         if (tok_punct(f, k, ';')) continue; /* `layout(...) in;` */
+        if (f->t.v[k].kind == TK_IDENT && tok_punct(f, k + 1, '{')) {
+            i = strip_block(f, i, k, storage, &g, &ng, &capg, &stmt_start) - 1;
+            continue;
+        }
         ftype ty;
         if (!parse_type_name(f, k, &ty)) {
-            if (f->t.v[k].kind != TK_IDENT || tok_punct(f, k + 1, '{')) continue; /* a block */
+            if (f->t.v[k].kind != TK_IDENT) continue;
             if (storage == 2) continue; /* an opaque uniform: the reader rejects its uses */
             front_error(f, f->t.v[k].line,
                         "global '%s' variable of type '%.*s': FMAG inputs and outputs are floats",
@@ -855,7 +1055,7 @@ static global *strip_globals(front *f, size_t *count)
         size_t type_tok = k++;
         /* Declarators: name [ '[' N ']' ] [ '=' init ] { ',' ... } ';' */
         while (k < f->t.n && f->t.v[k].kind == TK_IDENT) {
-            global gl = {k, ty, storage == 1};
+            global gl = {k, SIZE_MAX, 0, false, ty, storage == 1};
             k++;
             if (tok_punct(f, k, '[')) {
                 gl.ty.array = array_size(f, k + 1);
@@ -871,16 +1071,10 @@ static global *strip_globals(front *f, size_t *count)
                     k++;
                 }
             }
-            if (ng == capg) {
-                capg = capg ? capg * 2 : 16;
-                global *ngv = fmag_tmp_realloc(g, capg * sizeof *g);
-                if (!ngv) {
-                    fmag_tmp_free(g);
-                    return NULL;
-                }
-                g = ngv;
+            if (!push_global(&g, &ng, &capg, gl)) {
+                fmag_tmp_free(g);
+                return NULL;
             }
-            g[ng++] = gl;
             if (!tok_punct(f, k, ',')) break;
             k++;
         }
@@ -992,10 +1186,12 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
     interface_glsl(b, ni, no);
     sb_printf(b, "void main()\n{\n");
     unsigned next = 0;
-    char var[128];
+    char var[3 * FRONT_MAX_NAME];
     for (size_t k = 0; k < ng; k++) {
-        const tok *t = &f->t.v[g[k].name];
-        snprintf(var, sizeof var, "%.*s", (int)t->len, f->pp + t->off);
+        if (!global_expr(f, &g[k], var, sizeof var)) {
+            fmag_tmp_free(g);
+            return false;
+        }
         if (!g[k].out) {
             assign_from_inputs(f, b, var, g[k].ty, &next);
         } else {
@@ -1013,8 +1209,7 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
     next = 0;
     for (size_t k = 0; k < ng; k++) {
         if (!g[k].out) continue;
-        const tok *t = &f->t.v[g[k].name];
-        snprintf(var, sizeof var, "%.*s", (int)t->len, f->pp + t->off);
+        global_expr(f, &g[k], var, sizeof var);
         assign_to_outputs(f, b, var, g[k].ty, &next);
     }
     sb_printf(b, "}\n");
@@ -1325,13 +1520,17 @@ static void front_build_thunk(void *arg)
         return;
     }
     if (f->main_tok != SIZE_MAX) {
-        size_t off = f->t.v[f->main_tok].off;
-        sb_put(&a->full, f->pp, off);
-        sb_put(&a->full, "_fmag_umain", 11);
-        sb_put(&a->full, f->pp + off + 4, f->pplen - off - 4);
-    } else {
-        sb_put(&a->full, f->pp, f->pplen);
+        blank_tok(f, f->main_tok);
+        if (!add_edit(f, f->main_tok, "_fmag_umain")) return;
     }
+    qsort(f->edits, f->nedits, sizeof *f->edits, edit_cmp);
+    size_t at = 0;
+    for (size_t e = 0; e < f->nedits; e++) {
+        sb_put(&a->full, f->pp + at, f->edits[e].off - at);
+        sb_put(&a->full, f->edits[e].text, strlen(f->edits[e].text));
+        at = f->edits[e].off;
+    }
+    sb_put(&a->full, f->pp + at, f->pplen - at);
     sb_put(&a->full, a->text.p, a->text.n);
     if (!a->full.oom) a->status = BUILD_OK;
 }
@@ -1400,6 +1599,7 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
         /* Out of memory, diagnosed; the guard freed every block the front held. */
         f.pp = NULL;
         f.t.v = NULL;
+        f.edits = NULL;
         b.text.p = b.full.p = NULL;
         goto done;
     }
@@ -1438,6 +1638,7 @@ done:
     fmag_tmp_free(b.full.p);
     fmag_tmp_free(f.pp);
     fmag_tmp_free(f.t.v);
+    fmag_tmp_free(f.edits);
     if (!ok) fmag_shader_spirv_free(out);
     return ok;
 }

@@ -20,17 +20,18 @@
 
 enum { NELEMS = 5, MAXOUT = 2 };
 
-/* A loop (unrolled), a call (inlined), a select. Inputs a, b; outputs sum, big. */
+/* A loop (unrolled), a call (inlined), a select, an input from a uniform block (the
+ * front's rewrite). Inputs a, p.b; outputs sum, big. */
 static const char glsl_src[] = "in float a;\n"
-                               "in float b;\n"
+                               "layout(std140) uniform Params { float b; } p;\n"
                                "out float sum;\n"
                                "out float big;\n"
                                "float twice(float x) { return x + x; }\n"
                                "void main() {\n"
                                "    float s = 0.0;\n"
                                "    for (int i = 0; i < 4; i++) s += a;\n"
-                               "    sum = s + twice(b);\n"
-                               "    big = a > b ? a : b;\n"
+                               "    sum = s + twice(p.b);\n"
+                               "    big = a > p.b ? a : p.b;\n"
                                "}\n";
 
 /* A helper function and two intrinsics. Inputs x, y; output the result. */
