@@ -236,6 +236,10 @@ typedef struct front {
     size_t main_tok;    /* the user's main (renamed), or SIZE_MAX */
     struct edit *edits; /* insertions made when the text is put together, by offset */
     size_t nedits, capedits;
+    struct fstruct *structs; /* file-scope structs of float types, in definition order */
+    size_t nstructs, capstructs;
+    struct smember *members; /* their members, each struct's contiguous */
+    size_t nmembers, capmembers;
     bool failed;
 } front;
 
@@ -319,29 +323,58 @@ static void front_error_col(front *f, unsigned line, unsigned col, const char *m
     fmag_context_source_error(f->ctx, f->filename, f->src, f->len, off, "%s", msg);
 }
 
-/* A float type the interface can scalarize: rows x cols floats, times an array length.
- * cols counts GLSL columns (matCxR) and HLSL columns (floatRxC) alike; scalarization is
- * column by column in both languages (element [row][col] of the mathematical matrix). */
+/* A float type the interface can scalarize: rows x cols floats, or a struct of such
+ * types (strct: 1 + its index in f->structs), times an array length. cols counts GLSL
+ * columns (matCxR) and HLSL columns (floatRxC) alike; scalarization is column by column
+ * in both languages (element [row][col] of the mathematical matrix), a struct member
+ * by member. */
 typedef struct ftype {
     unsigned rows, cols, array; /* array 0: not an array */
+    unsigned strct;
 } ftype;
 
-static unsigned ftype_size(ftype t)
+/* A struct the interface can scalarize (all members float types), and its members. */
+typedef struct smember {
+    size_t name; /* token */
+    ftype ty;
+} smember;
+
+typedef struct fstruct {
+    size_t name;         /* token */
+    size_t first, count; /* members: f->members[first .. first + count - 1] */
+    unsigned size;       /* scalars */
+    unsigned depth;      /* 1 + the deepest struct member's depth */
+} fstruct;
+
+/* Limits that keep the wrapper's expressions (`a[3].b.c[1].d`) and size bounded; the
+ * SPIR-V reader takes at most 65536 scalars per variable too. */
+enum { FRONT_MAX_NAME = 256, FRONT_MAX_DEPTH = 4, FRONT_MAX_SCALARS = 65536 };
+
+static unsigned ftype_size(const front *f, ftype t)
 {
-    return t.rows * t.cols * (t.array ? t.array : 1);
+    unsigned one = t.strct ? f->structs[t.strct - 1].size : t.rows * t.cols;
+    return one * (t.array ? t.array : 1);
 }
 
 /* Reads a type name: float vecN matN matCxR (GLSL), float floatN floatRxC and the half
- * spellings (HLSL; glslang makes half a 32-bit float by default). */
+ * and minimum-precision spellings (HLSL; glslang makes them 32-bit floats by default),
+ * or a struct of them defined earlier in the file. */
 static bool parse_type_name(const front *f, size_t i, ftype *ty)
 {
     if (i >= f->t.n || f->t.v[i].kind != TK_IDENT) return false;
     const char *s = f->pp + f->t.v[i].off;
     size_t n = f->t.v[i].len;
+    memset(ty, 0, sizeof *ty);
+    for (size_t k = 0; k < f->nstructs; k++) {
+        const tok *t = &f->t.v[f->structs[k].name];
+        if (t->len == n && !memcmp(f->pp + t->off, s, n)) {
+            ty->strct = (unsigned)k + 1;
+            return true;
+        }
+    }
     char name[32];
     if (n >= sizeof name) return false;
     memcpy(name, s, n), name[n] = 0;
-    memset(ty, 0, sizeof *ty);
     unsigned a, b;
     char extra;
     if (!strcmp(name, "float") || (f->lang == FMAG_SOURCE_HLSL && !strcmp(name, "half"))) {
@@ -364,10 +397,17 @@ static bool parse_type_name(const front *f, size_t i, ftype *ty)
         }
         return false;
     }
+    /* min16float and min10float are minimum precisions: glslang gives them 32 bits. */
     const char *base = !strncmp(name, "float", 5) ? name + 5
                        : !strncmp(name, "half", 4) ? name + 4
-                                                   : NULL;
+                       : !strncmp(name, "min16float", 10) ? name + 10
+                       : !strncmp(name, "min10float", 10) ? name + 10
+                                                          : NULL;
     if (!base) return false;
+    if (!*base) {
+        ty->rows = ty->cols = 1;
+        return true;
+    }
     if (sscanf(base, "%ux%u%c", &a, &b, &extra) == 2 && a >= 1 && a <= 4 && b >= 1 && b <= 4 &&
         strlen(base) == 3) {
         ty->rows = a, ty->cols = b;
@@ -454,8 +494,8 @@ static size_t parse_type(front *f, size_t i, ftype *ty, const char *what)
     if (!parse_type_name(f, i, ty)) {
         if (i < f->t.n)
             front_error(f, f->t.v[i].line,
-                        "%s has type '%.*s'; -entry takes float scalars, vectors, matrices and "
-                        "arrays of them",
+                        "%s has type '%.*s'; -entry takes float scalars, vectors, matrices, "
+                        "structs of them and arrays of these",
                         what, (int)f->t.v[i].len, f->pp + f->t.v[i].off);
         else
             front_error(f, 0, "%s: cannot read its type", what);
@@ -591,13 +631,13 @@ static bool find_signature(front *f, signature *sig)
 
 static const char *in_name = "_fmag_in", *out_name = "_fmag_out";
 
-/* The longest name of an interface variable or block member the wrapper spells out. */
-enum { FRONT_MAX_NAME = 256 };
-
 static void type_name(const front *f, strbuf *b, ftype t)
 {
     bool glsl = f->lang == FMAG_SOURCE_GLSL;
-    if (t.rows == 1 && t.cols == 1)
+    if (t.strct) {
+        const tok *n = &f->t.v[f->structs[t.strct - 1].name];
+        sb_put(b, f->pp + n->off, n->len);
+    } else if (t.rows == 1 && t.cols == 1)
         sb_put(b, "float", 5);
     else if (t.cols == 1)
         sb_printf(b, glsl ? "vec%u" : "float%u", t.rows);
@@ -630,41 +670,72 @@ static void element_from_inputs(const front *f, strbuf *b, ftype t, unsigned bas
 }
 
 /* Assigns variable `var` (of type t) from the inputs starting at *next. */
-static void assign_from_inputs(const front *f, strbuf *b, const char *var, ftype t, unsigned *next)
+/* Writes outputs *next, ... from `elem`, one value of a float type t (no array, no
+ * struct): vectors by component, matrices column by column. */
+static void element_to_outputs(const front *f, strbuf *b, const char *elem, ftype t, unsigned *next)
 {
-    ftype el = t;
-    el.array = 0;
-    unsigned per = el.rows * el.cols;
-    for (unsigned a = 0; a < (t.array ? t.array : 1); a++) {
-        if (t.array)
-            sb_printf(b, "    %s[%u] = ", var, a);
-        else
-            sb_printf(b, "    %s = ", var);
-        element_from_inputs(f, b, el, *next);
-        *next += per;
-        sb_put(b, ";\n", 2);
+    bool glsl = f->lang == FMAG_SOURCE_GLSL;
+    for (unsigned c = 0; c < t.cols; c++) {
+        for (unsigned r = 0; r < t.rows; r++) {
+            sb_printf(b, "    %s%u = %s", out_name, (*next)++, elem);
+            if (t.cols > 1)
+                sb_printf(b, "[%u][%u]", glsl ? c : r, glsl ? r : c);
+            else if (t.rows > 1)
+                sb_printf(b, "[%u]", r);
+            sb_put(b, ";\n", 2);
+        }
     }
 }
 
-/* Writes outputs *next, ... from variable `var` of type t. */
-static void assign_to_outputs(const front *f, strbuf *b, const char *var, ftype t, unsigned *next)
+/* The longest expression the wrapper spells for one value: a variable (or a block
+ * instance, its element and member) and a path of FRONT_MAX_DEPTH struct members, each
+ * a name and an index. */
+enum { FRONT_MAX_EXPR = (FRONT_MAX_DEPTH + 3) * (FRONT_MAX_NAME + 16) };
+
+/* `var[a]` (when t is an array) or `var`, then `.member` when m is a member token. */
+static void sub_expr(const front *f, char *out, const char *var, ftype t, unsigned a, size_t m)
 {
-    bool glsl = f->lang == FMAG_SOURCE_GLSL;
+    int n = t.array ? snprintf(out, FRONT_MAX_EXPR, "%s[%u]", var, a)
+                    : snprintf(out, FRONT_MAX_EXPR, "%s", var);
+    if (m != SIZE_MAX && n >= 0 && n < FRONT_MAX_EXPR)
+        snprintf(out + n, FRONT_MAX_EXPR - (size_t)n, ".%.*s", (int)f->t.v[m].len,
+                 f->pp + f->t.v[m].off);
+}
+
+/* The wrapper's three walks over a value of type t named `var`, in the interface's order
+ * (array elements, struct members, then columns and rows): read it from the inputs
+ * starting at *next, write it to the outputs starting at *next, or set it to zero. */
+typedef enum { WALK_IN, WALK_OUT, WALK_ZERO } walk_kind;
+
+static void walk_value(const front *f, strbuf *b, const char *var, ftype t, unsigned *next,
+                       walk_kind kind)
+{
+    char elem[FRONT_MAX_EXPR];
+    ftype el = t;
+    el.array = 0;
     for (unsigned a = 0; a < (t.array ? t.array : 1); a++) {
-        char elem[3 * FRONT_MAX_NAME + 16];
-        if (t.array)
-            snprintf(elem, sizeof elem, "%s[%u]", var, a);
-        else
-            snprintf(elem, sizeof elem, "%s", var);
-        for (unsigned c = 0; c < t.cols; c++) {
-            for (unsigned r = 0; r < t.rows; r++) {
-                sb_printf(b, "    %s%u = %s", out_name, (*next)++, elem);
-                if (t.cols > 1)
-                    sb_printf(b, "[%u][%u]", glsl ? c : r, glsl ? r : c);
-                else if (t.rows > 1)
-                    sb_printf(b, "[%u]", r);
-                sb_put(b, ";\n", 2);
+        if (t.strct) {
+            const fstruct *st = &f->structs[t.strct - 1];
+            for (size_t k = 0; k < st->count; k++) {
+                const smember *m = &f->members[st->first + k];
+                sub_expr(f, elem, var, t, a, m->name);
+                walk_value(f, b, elem, m->ty, next, kind);
             }
+            continue;
+        }
+        sub_expr(f, elem, var, t, a, SIZE_MAX);
+        if (kind == WALK_IN) {
+            sb_printf(b, "    %s = ", elem);
+            element_from_inputs(f, b, el, *next);
+            *next += el.rows * el.cols;
+            sb_put(b, ";\n", 2);
+        } else if (kind == WALK_ZERO) {
+            /* Outputs start at zero (as in SL), so an unwritten one reads 0. */
+            sb_printf(b, "    %s = ", elem);
+            type_name(f, b, el);
+            sb_put(b, "(0.0);\n", 7);
+        } else {
+            element_to_outputs(f, b, elem, el, next);
         }
     }
 }
@@ -702,6 +773,16 @@ static void interface_hlsl(strbuf *b, unsigned nin, unsigned nout)
     sb_printf(b, ")\n");
 }
 
+/* The wrapper spells out one line per scalar; the SPIR-V reader's bound per variable
+ * bounds the whole interface too. */
+static bool interface_fits(front *f, uint64_t nin, uint64_t nout, unsigned line)
+{
+    if (nin <= FRONT_MAX_SCALARS && nout <= FRONT_MAX_SCALARS) return true;
+    front_error(f, line, "the program would have %llu inputs and %llu outputs: at most %d each",
+                (unsigned long long)nin, (unsigned long long)nout, FRONT_MAX_SCALARS);
+    return false;
+}
+
 typedef struct global global;
 static global *strip_globals(front *f, size_t *count);
 static bool entry_uses_global(front *f, const global *g, size_t ng);
@@ -721,10 +802,14 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         if (used) return false;
     }
     if (!find_signature(f, &sig)) return false;
-    unsigned ni = 0, no = sig.has_result ? ftype_size(sig.result) : 0;
+    uint64_t ni = 0, no = sig.has_result ? ftype_size(f, sig.result) : 0;
     for (unsigned p = 0; p < sig.nparams; p++) {
-        if (sig.params[p].dir != DIR_OUT) ni += ftype_size(sig.params[p].ty);
-        if (sig.params[p].dir != DIR_IN) no += ftype_size(sig.params[p].ty);
+        if (sig.params[p].dir != DIR_OUT) ni += ftype_size(f, sig.params[p].ty);
+        if (sig.params[p].dir != DIR_IN) no += ftype_size(f, sig.params[p].ty);
+    }
+    if (!interface_fits(f, ni, no, sig.line)) {
+        fmag_tmp_free(sig.params);
+        return false;
     }
     if (no == 0) {
         front_error(f, sig.line,
@@ -746,7 +831,7 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
     for (unsigned p = 0; p < sig.nparams; p++) {
         snprintf(var, sizeof var, "_fmag_p%u", p);
         declare_var(f, b, var, sig.params[p].ty);
-        if (sig.params[p].dir != DIR_OUT) assign_from_inputs(f, b, var, sig.params[p].ty, &next);
+        if (sig.params[p].dir != DIR_OUT) walk_value(f, b, var, sig.params[p].ty, &next, WALK_IN);
     }
     if (sig.has_result) {
         declare_var(f, b, "_fmag_r", sig.result);
@@ -759,13 +844,13 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         sb_printf(b, "%s_fmag_p%u", p ? ", " : "", p);
     sb_printf(b, ");\n");
     next = 0;
-    if (sig.has_result) assign_to_outputs(f, b, "_fmag_r", sig.result, &next);
+    if (sig.has_result) walk_value(f, b, "_fmag_r", sig.result, &next, WALK_OUT);
     for (unsigned p = 0; p < sig.nparams; p++) {
         snprintf(var, sizeof var, "_fmag_p%u", p);
-        if (sig.params[p].dir != DIR_IN) assign_to_outputs(f, b, var, sig.params[p].ty, &next);
+        if (sig.params[p].dir != DIR_IN) walk_value(f, b, var, sig.params[p].ty, &next, WALK_OUT);
     }
     sb_printf(b, "}\n");
-    *nin = ni, *nout = no;
+    *nin = (unsigned)ni, *nout = (unsigned)no;
     fmag_tmp_free(sig.params);
     return true;
 }
@@ -814,7 +899,7 @@ struct global {
 };
 
 /* The expression the wrapper reads or writes: `x`, `inst.x` or `inst[i].x`. False (with
- * a diagnostic) when it does not fit in buf (3 * FRONT_MAX_NAME bytes). */
+ * a diagnostic) when it does not fit in buf (FRONT_MAX_EXPR bytes). */
 static bool global_expr(front *f, const global *g, char *buf, size_t cap)
 {
     const tok *t = &f->t.v[g->name];
@@ -870,6 +955,76 @@ static bool find_main(front *f)
         }
     }
     return false;
+}
+
+/* Registers each file-scope `struct NAME { members };` whose members are all float
+ * types or structs registered before it (GLSL and HLSL define a struct before its
+ * use), so that it can be an interface type. One that cannot (an int member, too
+ * deep, too large) is not registered, and using it is the error any other type gets.
+ * HLSL semantics (`float2 uv : TEXCOORD0;`) and interpolation modifiers are skipped.
+ * False when out of memory. */
+static bool collect_structs(front *f)
+{
+    int depth = 0;
+    for (size_t i = 0; i + 2 < f->t.n; i++) {
+        if (tok_punct(f, i, '{')) depth++;
+        if (tok_punct(f, i, '}')) depth--;
+        if (depth != 0 || !tok_is(f, i, "struct") || f->t.v[i + 1].kind != TK_IDENT ||
+            !tok_punct(f, i + 2, '{'))
+            continue;
+        size_t close = skip_group(f, i + 2) - 1; /* the '}' */
+        if (close + 1 >= f->t.n) break;
+        fstruct st = {i + 1, f->nmembers, 0, 0, 1};
+        uint64_t size = 0;
+        bool ok = f->t.v[i + 1].len <= FRONT_MAX_NAME;
+        for (size_t q = i + 3; q < close && ok; q++) {
+            while (is_interp_qualifier(f, q) ||
+                   (f->lang == FMAG_SOURCE_HLSL &&
+                    (tok_is(f, q, "linear") || tok_is(f, q, "nointerpolation"))))
+                q++;
+            ftype ty;
+            ok = parse_type_name(f, q, &ty);
+            for (q++; ok; q++) {
+                ok = q < close && f->t.v[q].kind == TK_IDENT && f->t.v[q].len <= FRONT_MAX_NAME;
+                if (!ok) break;
+                smember m = {q++, ty};
+                if (tok_punct(f, q, '[')) {
+                    m.ty.array = array_size(f, q + 1);
+                    ok = m.ty.array && tok_punct(f, q + 2, ']');
+                    q += 3;
+                }
+                if (tok_punct(f, q, ':')) q += 2; /* an HLSL semantic */
+                if (!ok) break;
+                if (f->nmembers == f->capmembers) {
+                    size_t cap = f->capmembers ? f->capmembers * 2 : 32;
+                    smember *v = fmag_tmp_realloc(f->members, cap * sizeof *v);
+                    if (!v) return false;
+                    f->members = v, f->capmembers = cap;
+                }
+                f->members[f->nmembers++] = m;
+                st.count++;
+                size += ftype_size(f, m.ty);
+                if (m.ty.strct && f->structs[m.ty.strct - 1].depth + 1 > st.depth)
+                    st.depth = f->structs[m.ty.strct - 1].depth + 1;
+                if (tok_punct(f, q, ';')) break;
+                ok = tok_punct(f, q, ',');
+            }
+        }
+        if (ok && st.count && size <= FRONT_MAX_SCALARS && st.depth <= FRONT_MAX_DEPTH) {
+            st.size = (unsigned)size;
+            if (f->nstructs == f->capstructs) {
+                size_t cap = f->capstructs ? f->capstructs * 2 : 8;
+                fstruct *v = fmag_tmp_realloc(f->structs, cap * sizeof *v);
+                if (!v) return false;
+                f->structs = v, f->capstructs = cap;
+            }
+            f->structs[f->nstructs++] = st;
+        } else {
+            f->nmembers = st.first;
+        }
+        i = close;
+    }
+    return true;
 }
 
 /* The members of a block, `{` at token b: float types only. Each becomes a global whose
@@ -1169,12 +1324,16 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
         fmag_tmp_free(g);
         return false;
     }
-    unsigned ni = 0, no = 0;
+    uint64_t ni = 0, no = 0;
     for (size_t k = 0; k < ng; k++) {
         if (g[k].out)
-            no += ftype_size(g[k].ty);
+            no += ftype_size(f, g[k].ty);
         else
-            ni += ftype_size(g[k].ty);
+            ni += ftype_size(f, g[k].ty);
+    }
+    if (!interface_fits(f, ni, no, 0)) {
+        fmag_tmp_free(g);
+        return false;
     }
     if (no == 0) {
         front_error(f, 0,
@@ -1186,34 +1345,23 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
     interface_glsl(b, ni, no);
     sb_printf(b, "void main()\n{\n");
     unsigned next = 0;
-    char var[3 * FRONT_MAX_NAME];
+    char var[FRONT_MAX_EXPR];
     for (size_t k = 0; k < ng; k++) {
         if (!global_expr(f, &g[k], var, sizeof var)) {
             fmag_tmp_free(g);
             return false;
         }
-        if (!g[k].out) {
-            assign_from_inputs(f, b, var, g[k].ty, &next);
-        } else {
-            /* Outputs start at zero (as in SL), so an unwritten one reads 0. */
-            ftype el = g[k].ty;
-            el.array = 0;
-            for (unsigned a = 0; a < (g[k].ty.array ? g[k].ty.array : 1); a++) {
-                sb_printf(b, g[k].ty.array ? "    %s[%u] = " : "    %s = ", var, a);
-                type_name(f, b, el);
-                sb_printf(b, "(0.0);\n");
-            }
-        }
+        walk_value(f, b, var, g[k].ty, &next, g[k].out ? WALK_ZERO : WALK_IN);
     }
     sb_printf(b, "    _fmag_umain();\n");
     next = 0;
     for (size_t k = 0; k < ng; k++) {
         if (!g[k].out) continue;
         global_expr(f, &g[k], var, sizeof var);
-        assign_to_outputs(f, b, var, g[k].ty, &next);
+        walk_value(f, b, var, g[k].ty, &next, WALK_OUT);
     }
     sb_printf(b, "}\n");
-    *nin = ni, *nout = no;
+    *nin = (unsigned)ni, *nout = (unsigned)no;
     fmag_tmp_free(g);
     return true;
 }
@@ -1498,6 +1646,7 @@ static void front_build_thunk(void *arg)
         a->status = BUILD_DIAGNOSED;
         return;
     }
+    if (!collect_structs(f)) return;
     /* GLSL: the user's main() (if any) gives way to the generated one. `-entry main` of a
      * parameterless main means the same as no -entry. HLSL has no implicit entry: without
      * -entry a function called main is the entry. */
@@ -1600,6 +1749,8 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
         f.pp = NULL;
         f.t.v = NULL;
         f.edits = NULL;
+        f.structs = NULL;
+        f.members = NULL;
         b.text.p = b.full.p = NULL;
         goto done;
     }
@@ -1639,6 +1790,8 @@ done:
     fmag_tmp_free(f.pp);
     fmag_tmp_free(f.t.v);
     fmag_tmp_free(f.edits);
+    fmag_tmp_free(f.structs);
+    fmag_tmp_free(f.members);
     if (!ok) fmag_shader_spirv_free(out);
     return ok;
 }

@@ -20,18 +20,19 @@
 
 enum { NELEMS = 5, MAXOUT = 2 };
 
-/* A loop (unrolled), a call (inlined), a select, an input from a uniform block (the
- * front's rewrite). Inputs a, p.b; outputs sum, big. */
+/* A loop (unrolled), a call (inlined), a select, an input from a struct in a uniform
+ * block (the front's rewrites). Inputs a, p.q.b; outputs sum, big. */
 static const char glsl_src[] = "in float a;\n"
-                               "layout(std140) uniform Params { float b; } p;\n"
+                               "struct Q { float b; };\n"
+                               "layout(std140) uniform Params { Q q; } p;\n"
                                "out float sum;\n"
                                "out float big;\n"
                                "float twice(float x) { return x + x; }\n"
                                "void main() {\n"
                                "    float s = 0.0;\n"
                                "    for (int i = 0; i < 4; i++) s += a;\n"
-                               "    sum = s + twice(p.b);\n"
-                               "    big = a > p.b ? a : p.b;\n"
+                               "    sum = s + twice(p.q.b);\n"
+                               "    big = a > p.q.b ? a : p.q.b;\n"
                                "}\n";
 
 /* A helper function and two intrinsics. Inputs x, y; output the result. */
