@@ -156,7 +156,9 @@ const char *fmag_runner_describe(const fmag_runner *r);
 /* Threads for the batch engine (0, the default: one per CPU). Ignored by the others. */
 void fmag_runner_set_threads(fmag_runner *r, unsigned nthreads);
 
-/* Runs n elements of program p: in is [n][nin] floats, out is [n][nout]. */
+/* Runs n elements of program p: in is [n][nin] floats, out is [n][nout]. A NULL runner,
+ * program (fmag_image_find's answer for a name the image lacks) or, for n > 0, array is
+ * false with a diagnostic, in both functions. */
 bool fmag_run(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p, const float *in,
               float *out, size_t n);
 /* Runs n elements, element k running program prog_index[k] of img (prog_index NULL:

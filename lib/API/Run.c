@@ -143,9 +143,24 @@ static bool run_lanes(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *
     return ok;
 }
 
+/* NULL where a pointer is needed is a diagnostic, not a crash: the program most often
+ * comes from fmag_image_find, whose answer for a name the image lacks is NULL. */
+static bool have_args(fmag_context *ctx, const char *fn, const fmag_runner *r, const void *what,
+                      const char *what_name, const float *in, const float *out, size_t n)
+{
+    const char *missing = !r          ? "runner"
+                          : !what     ? what_name
+                          : n && !in  ? "input array"
+                          : n && !out ? "output array"
+                                      : NULL;
+    if (missing && ctx) fmag_context_error(ctx, "error: %s: the %s is NULL", fn, missing);
+    return !missing;
+}
+
 bool fmag_run(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p, const float *in,
               float *out, size_t n)
 {
+    if (!have_args(ctx, "fmag_run", r, p, "program", in, out, n)) return false;
     return run_lanes(ctx, r, &p, 1, NULL, in, p->nin, out, p->nout, n);
 }
 
@@ -153,6 +168,7 @@ bool fmag_run_per_lane(fmag_context *ctx, fmag_runner *r, const fmag_image *img,
                        const uint32_t *prog_index, const float *in, size_t in_stride, float *out,
                        size_t out_stride, size_t n)
 {
+    if (!have_args(ctx, "fmag_run_per_lane", r, img, "image", in, out, n)) return false;
     size_t np = img->vm.nprograms;
     if (np == 0) {
         if (ctx) fmag_context_error(ctx, "error: the image has no programs");
