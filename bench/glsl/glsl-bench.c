@@ -1,14 +1,18 @@
 /* glsl-bench: compile latency of the GLSL front door next to the SL front on the same
  * program, through the library API (docs/PERFORMANCE.md, "GLSL/HLSL compile latency").
  *
- *   glsl-bench [--min-ms N] NAME FILE.sl FILE.glsl [NAME FILE.sl FILE.glsl ...]
+ *   glsl-bench [--min-ms N] [--compiler own|context|fresh] NAME FILE.sl FILE.glsl [...]
  *
  * NAME is the function (the SL export, the GLSL -entry). Phases, medians in µs:
  *   SL:   fmag_sl_compile | O2 | lowering (fast effort, one context reset between runs)
  *   GLSL: shaderc (preprocess, wrapper, glslang, SPIRV-Tools) | SPIR-V import | O2 |
  *         lowering.
  * The ratio printed last is (import + O2 + lowering) / SL total: the part of the GLSL
- * path that is FMAG's own, which should stay within 2x of the SL path. */
+ * path that is FMAG's own, which should stay within 2x of the SL path.
+ * --compiler: which shaderc compiler the GLSL compiles use: `own` (default) one made with
+ * fmag_shader_compiler_create and passed to the _with call; `context` NULL, the one the
+ * context keeps (what fmag_compile and the plain calls use); `fresh` NULL with a new
+ * context per compile, so a compiler made and released each time. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,10 +86,13 @@ static bool run_sl(fmag_context *ctx, const char *name, const char *path, const 
 }
 
 static fmag_shader_compiler *compiler;
+static bool fresh_context;
 
 static bool run_glsl(fmag_context *ctx, const char *name, const char *path, const char *src,
                      size_t len, samples *s, unsigned *ninstr)
 {
+    fmag_context *kept = ctx;
+    if (fresh_context && !(ctx = fmag_context_create())) return false;
     fmag_shader_spirv spv;
     double t0 = now_us();
     if (!fmag_shader_to_spirv_with(compiler, ctx, path, src, len, FMAG_SOURCE_GLSL, name, &spv)) {
@@ -102,27 +109,41 @@ static bool run_glsl(fmag_context *ctx, const char *name, const char *path, cons
     if (!finish(ctx, m, t, ninstr)) return false;
     s->v[0][s->n] = t1 - t0, s->v[1][s->n] = t2 - t1, s->v[2][s->n] = t[0], s->v[3][s->n] = t[1];
     s->n++;
-    fmag_context_reset(ctx);
+    if (ctx != kept)
+        fmag_context_destroy(ctx);
+    else
+        fmag_context_reset(ctx);
     return true;
 }
 
 int main(int argc, char **argv)
 {
     double min_ms = 300;
+    const char *mode = "own";
     int i = 1;
-    if (i + 1 < argc && !strcmp(argv[i], "--min-ms")) {
-        min_ms = atof(argv[i + 1]);
-        i += 2;
+    for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+        if (!strcmp(argv[i], "--min-ms"))
+            min_ms = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--compiler"))
+            mode = argv[i + 1];
+        else
+            break;
     }
+    if (strcmp(mode, "own") && strcmp(mode, "context") && strcmp(mode, "fresh")) {
+        fprintf(stderr, "glsl-bench: --compiler takes own, context or fresh\n");
+        return 1;
+    }
+    fresh_context = !strcmp(mode, "fresh");
     if ((argc - i) % 3 != 0 || argc == i) {
-        fprintf(stderr, "usage: glsl-bench [--min-ms N] NAME FILE.sl FILE.glsl ...\n");
+        fprintf(stderr, "usage: glsl-bench [--min-ms N] [--compiler own|context|fresh] NAME "
+                        "FILE.sl FILE.glsl ...\n");
         return 1;
     }
     printf("| program | SL instrs | SL total | SL front | SL O2 | SL lowering | GLSL instrs | "
            "shaderc | import | O2 | lowering | GLSL total | (import+O2+lowering) / SL |\n"
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     fmag_context *ctx = fmag_context_create();
-    compiler = fmag_shader_compiler_create();
+    compiler = strcmp(mode, "own") ? NULL : fmag_shader_compiler_create();
     static samples sl, gl;
     for (; i < argc; i += 3) {
         const char *name = argv[i];

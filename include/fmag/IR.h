@@ -45,6 +45,16 @@ void fmag_context_destroy(fmag_context *ctx);
  * destroying and creating a context each time (docs/PERFORMANCE.md, bench/slc). */
 void fmag_context_reset(fmag_context *ctx);
 
+/* Objects a higher layer keeps for the life of the context, through resets: the
+ * GLSL/HLSL front keeps its shaderc compiler here, whose setup costs about 100 ms
+ * (glslang's built-in tables), so that compiling shader after shader in one context
+ * pays it once. One object per slot, destroyed with the context (destroy may be
+ * NULL); setting a slot destroys what it held. */
+typedef enum { FMAG_CONTEXT_SLOT_SHADER_COMPILER, FMAG_CONTEXT_NSLOTS } fmag_context_slot;
+void *fmag_context_slot_get(const fmag_context *ctx, fmag_context_slot slot);
+void fmag_context_slot_set(fmag_context *ctx, fmag_context_slot slot, void *obj,
+                           void (*destroy)(void *obj));
+
 /* Arena allocation owned by the context: zeroed, 16-byte aligned, freed with it. */
 void *fmag_context_alloc(fmag_context *ctx, size_t size);
 char *fmag_context_strdup(fmag_context *ctx, const char *s, size_t len);

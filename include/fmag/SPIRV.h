@@ -94,10 +94,11 @@ bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *s
 void fmag_shader_spirv_free(fmag_shader_spirv *s);
 
 /* A shaderc compiler kept between compiles. Releasing glslang's last compiler tears
- * down its process-wide built-in tables (about 100 ms to set up again), so a program
- * that compiles many shaders creates one and passes it to the _with calls; NULL (or the
- * calls without _with) uses a temporary one. Not shared between threads. NULL when
- * built without shaderc. */
+ * down its process-wide built-in tables (about 100 ms to set up again), so the calls
+ * without _with (and the _with calls given NULL) use one that the context keeps
+ * through fmag_context_reset (IR.h's slots), made on the context's first GLSL/HLSL
+ * compile. Passing one of your own to the _with calls shares it between contexts of
+ * one thread. Not shared between threads. NULL when built without shaderc. */
 typedef struct fmag_shader_compiler fmag_shader_compiler;
 fmag_shader_compiler *fmag_shader_compiler_create(void);
 void fmag_shader_compiler_destroy(fmag_shader_compiler *c);

@@ -57,6 +57,8 @@ static void free_chunks(struct fmag_arena_chunk *c)
 void fmag_context_destroy(fmag_context *ctx)
 {
     if (!ctx) return;
+    for (int s = 0; s < FMAG_CONTEXT_NSLOTS; s++)
+        fmag_context_slot_set(ctx, (fmag_context_slot)s, NULL, NULL);
     free_chunks(ctx->chunks);
     free_chunks(ctx->spare);
     free_tmps(ctx);
@@ -91,6 +93,21 @@ void fmag_context_reset(fmag_context *ctx)
     }
     ctx->chunks = NULL;
     fmag_context_diag_clear(ctx);
+}
+
+void *fmag_context_slot_get(const fmag_context *ctx, fmag_context_slot slot)
+{
+    return (unsigned)slot < FMAG_CONTEXT_NSLOTS ? ctx->slots[slot].obj : NULL;
+}
+
+void fmag_context_slot_set(fmag_context *ctx, fmag_context_slot slot, void *obj,
+                           void (*destroy)(void *obj))
+{
+    if ((unsigned)slot >= FMAG_CONTEXT_NSLOTS) return;
+    if (ctx->slots[slot].obj && ctx->slots[slot].destroy)
+        ctx->slots[slot].destroy(ctx->slots[slot].obj);
+    ctx->slots[slot].obj = obj;
+    ctx->slots[slot].destroy = destroy;
 }
 
 void fmag_context_out_of_memory(fmag_context *ctx, const char *what)

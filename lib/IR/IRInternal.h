@@ -30,6 +30,10 @@ struct fmag_context {
     unsigned error_limit;
     bool error_limit_set;
     size_t nerrors; /* stored diagnostics that are not notes, for the limit */
+    struct {
+        void *obj;
+        void (*destroy)(void *obj);
+    } slots[FMAG_CONTEXT_NSLOTS];
 };
 
 /* The module's constant pool: open addressing on the literal's bits. */

@@ -1698,6 +1698,21 @@ static void copy_words_thunk(void *arg)
     if (a->words) memcpy(a->words, a->src, a->bytes);
 }
 
+static void destroy_compiler(void *c)
+{
+    fmag_shader_compiler_destroy(c);
+}
+
+/* The compiler the context keeps through resets, made on first use (NULL when it
+ * cannot be made: the compile then uses a temporary one). */
+static fmag_shader_compiler *kept_compiler(fmag_context *ctx)
+{
+    fmag_shader_compiler *c = fmag_context_slot_get(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER);
+    if (!c && (c = fmag_shader_compiler_create()))
+        fmag_context_slot_set(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER, c, destroy_compiler);
+    return c;
+}
+
 /* shaderc's objects (compiler, options, results) live outside the guards: glslang's
  * own allocations are C++ and outside the allocation hook, and a guard that unwound
  * past them would leak them. */
@@ -1706,6 +1721,7 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
                                fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
 {
     memset(out, 0, sizeof *out);
+    if (!compiler) compiler = kept_compiler(ctx);
     front f;
     memset(&f, 0, sizeof f);
     f.ctx = ctx;

@@ -59,6 +59,17 @@ static void test_compile_run(void)
     fmag_runner_set_threads(batch, 3);
     EXPECT(fmag_run(ctx, ref, p, &in[0][0], &out[0][0], N));
     EXPECT(fmag_run(ctx, batch, p, &in[0][0], &out2[0][0], N));
+    /* NULL where a pointer is needed: a diagnostic each, no crash */
+    size_t nd = fmag_context_diag_count(ctx);
+    EXPECT(!fmag_run(ctx, ref, fmag_image_find(img, "typo"), &in[0][0], &out[0][0], N));
+    EXPECT(fmag_context_diag_count(ctx) == nd + 1 &&
+           strstr(fmag_context_diag(ctx, nd), "fmag_run: the program is NULL"));
+    EXPECT(!fmag_run(ctx, NULL, p, &in[0][0], &out[0][0], N));
+    EXPECT(!fmag_run(ctx, ref, p, NULL, &out[0][0], N) &&
+           !fmag_run(ctx, ref, p, &in[0][0], NULL, 1));
+    EXPECT(fmag_run(ctx, ref, p, NULL, NULL, 0));
+    EXPECT(!fmag_run_per_lane(ctx, ref, NULL, NULL, &in[0][0], 2, &out[0][0], 2, N));
+    EXPECT(fmag_context_diag_count(ctx) == nd + 5);
     for (int k = 0; k < N; k++) {
         volatile float prod = in[k][0] * in[k][1]; /* strict: two roundings */
         EXPECT(same_bits(out[k][0], prod + 0.5f));
@@ -143,7 +154,51 @@ static void test_languages(void)
     fmag_context_diag_clear(ctx);
 
     EXPECT(fmag_have_language(FMAG_LANG_SL) && fmag_have_language(FMAG_LANG_FMAS));
+
+    /* GLSL: the context keeps its shaderc compiler through resets (its setup is the
+     * cost of a compile otherwise), and destroys it with itself (ASan: no leak). */
+    if (fmag_have_language(FMAG_LANG_GLSL)) {
+        const char *glsl = "float twice(float x) { return 2.0 * x; }";
+        fmag_compile_options_init(&o);
+        o.language = FMAG_LANG_GLSL;
+        o.entry = "twice";
+        EXPECT(!fmag_context_slot_get(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER));
+        img = fmag_compile(ctx, "t.glsl", glsl, strlen(glsl), &o);
+        EXPECT(img && fmag_run(ctx, ref, fmag_image_program(img, 0), &x, &y, 1) && y == 2.5f);
+        fmag_image_destroy(img);
+        void *kept = fmag_context_slot_get(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER);
+        EXPECT(kept != NULL);
+        fmag_context_reset(ctx);
+        img = fmag_compile(ctx, "t.glsl", glsl, strlen(glsl), &o);
+        EXPECT(img && fmag_context_slot_get(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER) == kept);
+        fmag_image_destroy(img);
+    }
     fmag_runner_destroy(ref);
+    fmag_context_destroy(ctx);
+}
+
+static int slot_destroyed;
+static void count_destroy(void *obj)
+{
+    slot_destroyed += *(int *)obj;
+}
+
+/* A context slot's object is destroyed when the slot is set again and with the
+ * context, not by a reset. */
+static void test_context_slots(void)
+{
+    static int one = 1, ten = 10;
+    fmag_context *ctx = fmag_context_create();
+    fmag_context_slot_set(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER, &one, count_destroy);
+    fmag_context_reset(ctx);
+    EXPECT(slot_destroyed == 0 &&
+           fmag_context_slot_get(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER) == &one);
+    fmag_context_slot_set(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER, &ten, count_destroy);
+    EXPECT(slot_destroyed == 1);
+    fmag_context_destroy(ctx);
+    EXPECT(slot_destroyed == 11);
+    ctx = fmag_context_create();
+    EXPECT(!fmag_context_slot_get(ctx, FMAG_CONTEXT_NSLOTS));
     fmag_context_destroy(ctx);
 }
 
@@ -266,6 +321,7 @@ int main(void)
     test_version();
     test_compile_run();
     test_languages();
+    test_context_slots();
     test_builder();
     test_diagnostic_records();
     test_gpu_errors();
