@@ -785,7 +785,10 @@ static bool interface_fits(front *f, uint64_t nin, uint64_t nout, unsigned line)
 
 typedef struct global global;
 static global *strip_globals(front *f, size_t *count);
-static bool entry_uses_global(front *f, const global *g, size_t ng);
+typedef struct fdef fdef;
+static fdef *call_graph(front *f, size_t *count);
+static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng);
+static void keep_reached(front *f, const fdef *defs, size_t nd);
 
 /* The wrapper for -entry NAME: call it with the interface's inputs, write its outputs. */
 static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
@@ -794,10 +797,13 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
     if (f->lang == FMAG_SOURCE_GLSL) {
         /* Globals are not inputs under -entry, but a file that declares them must compile;
          * an entry that uses one would read an undefined value, so that is an error. */
-        size_t ng = 0;
+        size_t ng = 0, nd = 0;
         global *g = strip_globals(f, &ng);
         if (!g) return false;
-        bool used = ng && entry_uses_global(f, g, ng);
+        fdef *defs = call_graph(f, &nd);
+        bool used = !defs || (ng && entry_uses_global(f, defs, nd, g, ng));
+        if (!used) keep_reached(f, defs, nd);
+        fmag_tmp_free(defs);
         fmag_tmp_free(g);
         if (used) return false;
     }
@@ -1244,24 +1250,46 @@ static global *strip_globals(front *f, size_t *count)
     return g ? g : fmag_tmp_calloc(1, sizeof *g);
 }
 
-/* Whether a function reachable from the entry names one of the stripped globals (a
- * textual call graph over file-scope definitions; a local that shadows a global's name
- * is reported too, a rare false positive with a clear message). */
-static bool entry_uses_global(front *f, const global *g, size_t ng)
+/* A function definition at file scope: its first token (qualifiers and result type),
+ * name, body '{' and the index after its '}'. */
+typedef struct fdef {
+    size_t start, name, body, end;
+    bool reached;
+} fdef;
+
+static bool same_name(const front *f, size_t a, size_t b)
 {
-    /* Function definitions at file scope: name token and body range. */
-    typedef struct fdef {
-        size_t name, body, end;
-        bool reached;
-    } fdef;
+    return f->t.v[a].len == f->t.v[b].len &&
+           !memcmp(f->pp + f->t.v[a].off, f->pp + f->t.v[b].off, f->t.v[a].len);
+}
+
+/* Marks every definition named like token i reached; true when one was not yet. */
+static bool reach_name(const front *f, fdef *defs, size_t nd, size_t i)
+{
+    bool changed = false;
+    for (size_t d = 0; d < nd; d++)
+        if (!defs[d].reached && same_name(f, defs[d].name, i)) defs[d].reached = changed = true;
+    return changed;
+}
+
+/* The file-scope definitions and those the entry reaches: a textual call graph, by
+ * name (every overload of a called name), from the entry's definitions and from the
+ * calls in file-scope initializers. NULL when out of memory. */
+static fdef *call_graph(front *f, size_t *count)
+{
     fdef *defs = NULL;
-    size_t nd = 0, cap = 0;
-    for (size_t i = 0; i + 1 < f->t.n; i++) {
-        if (tok_punct(f, i, '{')) {
-            i = skip_group(f, i) - 1;
+    size_t nd = 0, cap = 0, start = 0;
+    for (size_t i = 0; i < f->t.n; i++) {
+        if (tok_punct(f, i, ';')) {
+            start = i + 1;
             continue;
         }
-        if (f->t.v[i].kind != TK_IDENT || !tok_punct(f, i + 1, '(')) continue;
+        if (tok_punct(f, i, '{')) {
+            i = skip_group(f, i) - 1;
+            start = tok_punct(f, i + 1, ';') ? start : i + 1; /* a struct's ';' follows */
+            continue;
+        }
+        if (i + 1 >= f->t.n || f->t.v[i].kind != TK_IDENT || !tok_punct(f, i + 1, '(')) continue;
         size_t k = skip_group(f, i + 1);
         if (!tok_punct(f, k, '{')) continue;
         if (nd == cap) {
@@ -1269,48 +1297,102 @@ static bool entry_uses_global(front *f, const global *g, size_t ng)
             fdef *nv = fmag_tmp_realloc(defs, cap * sizeof *defs);
             if (!nv) {
                 fmag_tmp_free(defs);
-                return false;
+                return NULL;
             }
             defs = nv;
         }
-        defs[nd++] = (fdef){i, k, skip_group(f, k), false};
+        defs[nd++] = (fdef){start, i, k, skip_group(f, k), false};
         i = defs[nd - 1].end - 1;
+        start = i + 1;
     }
     size_t elen = strlen(f->entry);
     for (size_t d = 0; d < nd; d++)
         if (tok_eq_str(f, defs[d].name, f->entry, elen)) defs[d].reached = true;
-    bool changed = true, found = false;
-    while (changed && !found) {
+    /* Calls outside every body (global initializers; a prototype counts too). */
+    for (size_t i = 0, d = 0; i + 1 < f->t.n; i++) {
+        while (d < nd && i >= defs[d].end)
+            d++;
+        if (d < nd && i >= defs[d].name) continue;
+        if (f->t.v[i].kind == TK_IDENT && tok_punct(f, i + 1, '(')) reach_name(f, defs, nd, i);
+    }
+    for (bool changed = true; changed;) {
         changed = false;
-        for (size_t d = 0; d < nd && !found; d++) {
+        for (size_t d = 0; d < nd; d++) {
             if (!defs[d].reached) continue;
-            for (size_t i = defs[d].body; i < defs[d].end && !found; i++) {
-                const tok *t = &f->t.v[i];
-                if (t->kind != TK_IDENT) continue;
-                for (size_t k = 0; k < ng; k++) {
-                    const tok *gn = &f->t.v[g[k].name];
-                    if (gn->len == t->len && !memcmp(f->pp + gn->off, f->pp + t->off, t->len)) {
-                        front_error(f, t->line,
-                                    "'%.*s' is a global %s variable: with -entry the program's %s "
-                                    "of '%s' only (drop -entry to compile main())",
-                                    (int)t->len, f->pp + t->off, g[k].out ? "out" : "in/uniform",
-                                    g[k].out ? "outputs are the result and out parameters"
-                                             : "inputs are the parameters",
-                                    f->entry);
-                        found = true;
-                        break;
-                    }
-                }
-                if (tok_punct(f, i + 1, '('))
-                    for (size_t e = 0; e < nd; e++)
-                        if (!defs[e].reached && f->t.v[defs[e].name].len == t->len &&
-                            !memcmp(f->pp + f->t.v[defs[e].name].off, f->pp + t->off, t->len))
-                            defs[e].reached = changed = true;
+            for (size_t i = defs[d].body; i < defs[d].end; i++)
+                if (f->t.v[i].kind == TK_IDENT && tok_punct(f, i + 1, '('))
+                    changed |= reach_name(f, defs, nd, i);
+        }
+    }
+    *count = nd;
+    return defs ? defs : fmag_tmp_calloc(1, sizeof *defs);
+}
+
+/* Whether a function reachable from the entry names one of the stripped globals (a
+ * local that shadows a global's name is reported too, a rare false positive with a
+ * clear message). */
+static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng)
+{
+    for (size_t d = 0; d < nd; d++) {
+        if (!defs[d].reached) continue;
+        for (size_t i = defs[d].body; i < defs[d].end; i++) {
+            const tok *t = &f->t.v[i];
+            if (t->kind != TK_IDENT) continue;
+            for (size_t k = 0; k < ng; k++) {
+                if (!same_name(f, g[k].name, i)) continue;
+                front_error(f, t->line,
+                            "'%.*s' is a global %s variable: with -entry the program's %s "
+                            "of '%s' only (drop -entry to compile main())",
+                            (int)t->len, f->pp + t->off, g[k].out ? "out" : "in/uniform",
+                            g[k].out ? "outputs are the result and out parameters"
+                                     : "inputs are the parameters",
+                            f->entry);
+                return true;
             }
         }
     }
-    fmag_tmp_free(defs);
-    return found;
+    return false;
+}
+
+/* Under -entry, the functions the entry does not reach are blanked (glslang would
+ * drop them anyway), so a file written for another stage compiles as long as the
+ * entry's own code does: a compute shader's main() with its barrier() and
+ * gl_GlobalInvocationID. So are the stage's own declarations at file scope:
+ * `layout(local_size_x = 64) in;` and the `shared` qualifier (its variable becomes a
+ * private global). */
+static void keep_reached(front *f, const fdef *defs, size_t nd)
+{
+    /* First the declarations: blanking makes a token's text spaces, so the statement
+     * boundaries are read before the functions are blanked (strip_globals' blanks are
+     * skipped). */
+    int depth = 0;
+    bool stmt_start = true;
+    for (size_t i = 0; i < f->t.n; i++) {
+        if (f->pp[f->t.v[i].off] == ' ') continue; /* blanked by strip_globals */
+        if (tok_punct(f, i, '{')) depth++;
+        if (tok_punct(f, i, '}')) depth--;
+        if (depth != 0) continue;
+        if (tok_punct(f, i, ';') || tok_punct(f, i, '}')) {
+            stmt_start = true;
+            continue;
+        }
+        if (!stmt_start) continue;
+        stmt_start = false;
+        if (tok_is(f, i, "shared")) blank_tok(f, i);
+        if (tok_is(f, i, "layout") && tok_punct(f, i + 1, '(')) {
+            size_t k = skip_group(f, i + 1);
+            if (tok_is(f, k, "in") && tok_punct(f, k + 1, ';')) {
+                blank_range(f, i, k + 2);
+                i = k + 1;
+                stmt_start = true;
+            }
+        }
+    }
+    for (size_t d = 0; d < nd; d++) {
+        if (defs[d].reached) continue;
+        if (f->main_tok >= defs[d].start && f->main_tok < defs[d].end) f->main_tok = SIZE_MAX;
+        blank_range(f, defs[d].start, defs[d].end);
+    }
 }
 
 /* Without -entry: the program is main(); its inputs and outputs are the stripped globals. */
@@ -1336,8 +1418,15 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
         return false;
     }
     if (no == 0) {
+        bool compute = false;
+        for (size_t i = 0; i < f->t.n && !compute; i++)
+            compute = tok_is(f, i, "local_size_x");
         front_error(f, 0,
-                    "main() has no outputs: declare global 'out' variables, or pass -entry NAME");
+                    compute ? "main() is a compute shader's (layout(local_size_x ...) in): it "
+                              "has no FMAG inputs or outputs; pass -entry NAME to compile one "
+                              "of the file's functions"
+                            : "main() has no outputs: declare global 'out' variables, or pass "
+                              "-entry NAME");
         fmag_tmp_free(g);
         return false;
     }
@@ -1488,12 +1577,20 @@ static void report(front *f, const char *log, unsigned user_lines)
             if (!strncmp(clean, "use of undeclared identifier", 28)) undeclared_line = line;
             any = true;
             const char *hint = shadertoy_hint(q, rest);
-            if (line && line <= user_lines && hint) {
+            bool compute = !strncmp(q, "'gl_", 4) && strstr(clean, "undeclared identifier") &&
+                           (strstr(q, "Invocation") || strstr(q, "WorkGroup"));
+            if (line && line <= user_lines && (hint || compute)) {
                 char with[800];
-                snprintf(with, sizeof with,
-                         "%s (a Shadertoy uniform: declare it, e.g. %s, or pass it as a "
-                         "parameter of the entry)",
-                         clean, hint);
+                if (hint)
+                    snprintf(with, sizeof with,
+                             "%s (a Shadertoy uniform: declare it, e.g. %s, or pass it as a "
+                             "parameter of the entry)",
+                             clean, hint);
+                else
+                    snprintf(with, sizeof with,
+                             "%s (a compute shader built-in: an FMAG program computes one "
+                             "element from its inputs; pass the value as a parameter)",
+                             clean);
                 report_at_line(f, line, with, about);
             } else if (line && line <= user_lines) {
                 report_at_line(f, line, clean, about);

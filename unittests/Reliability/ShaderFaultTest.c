@@ -41,16 +41,28 @@ static const char hlsl_src[] = "float spread(float x, float y) { return abs(x - 
                                "    return spread(x, y) + min(x, y);\n"
                                "}\n";
 
+/* A compute shader, one function of which is the program (-entry spread): the front
+ * blanks what the entry does not reach. Inputs x, y; output the result. */
+static const char comp_src[] = "layout(local_size_x = 64) in;\n"
+                               "shared float tile[64];\n"
+                               "float spread(float x, float y) { return abs(x - y) + min(x, y); }\n"
+                               "void main() {\n"
+                               "    tile[gl_LocalInvocationID.x] = 1.0;\n"
+                               "    barrier();\n"
+                               "}\n";
+
 typedef struct shader {
     const char *name;
     const char *src;
     fmag_source_language lang;
     unsigned nout;
+    const char *entry; /* NULL: main */
 } shader;
 
 static const shader shaders[] = {
-    {"fault.glsl", glsl_src, FMAG_SOURCE_GLSL, 2},
-    {"fault.hlsl", hlsl_src, FMAG_SOURCE_HLSL, 1},
+    {"fault.glsl", glsl_src, FMAG_SOURCE_GLSL, 2, NULL},
+    {"fault.hlsl", hlsl_src, FMAG_SOURCE_HLSL, 1, NULL},
+    {"fault.comp", comp_src, FMAG_SOURCE_GLSL, 1, "spread"},
 };
 
 /* Finite inputs without ties between a and b, so that the select and min pick one. */
@@ -108,7 +120,10 @@ static int compile(fmag_shader_compiler *sc, const shader *s, uint64_t fails_at,
     fmag_pass_options po;
     memset(&po, 0, sizeof po);
     int rc = 0;
-    fmag_module *m = fmag_glsl_import_with(sc, ctx, s->name, s->src, strlen(s->src), s->lang, NULL);
+    fmag_spirv_options so;
+    memset(&so, 0, sizeof so);
+    so.entry = s->entry;
+    fmag_module *m = fmag_glsl_import_with(sc, ctx, s->name, s->src, strlen(s->src), s->lang, &so);
     if (m && fmag_run_passes(m, "O2", &po) && fmag_prepare_codegen(m, &po) &&
         fmag_codegen_module(m, &img))
         rc = run_image(&img, bits, s->nout) ? 1 : -1;
