@@ -128,6 +128,12 @@ int fmag_tool_error(const fmag_tool *tool, const char *fmt, ...)
  * NULL after printing "<tool>: error: cannot open ..." (ReadFile.c, links lib/VM). */
 char *fmag_tool_read_file(const fmag_tool *tool, const char *path, size_t *len);
 
+/* Whether -o names the input file itself (the same file, by device and inode, under
+ * any spelling): then "<tool>: error: -o 'x.sl' is the input file ..." and true, so
+ * that a slip such as `slc x.sl -o x.sl` does not replace the source. "-" for either
+ * is never the same. */
+bool fmag_tool_output_is_input(const fmag_tool *tool, const char *input, const char *output);
+
 /* A file of the wrong kind, in one line that says what it is and which tool takes it:
  * "x.fir is FMAG IR text: optimize it with fmag-opt, run it with fmag-run" ("looks
  * like" when only a guess from the text decided; path "-" is "<stdin>"). The message

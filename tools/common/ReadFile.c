@@ -1,7 +1,10 @@
 /* The read-whole-input prologue every tool shares (Options.h); lib/VM owns the
  * reading itself. */
+#define _POSIX_C_SOURCE 200809L
 #include "Options.h"
 
+#include <string.h>
+#include <sys/stat.h>
 #include "fmag/VM.h"
 
 char *fmag_tool_read_file(const fmag_tool *tool, const char *path, size_t *len)
@@ -10,4 +13,15 @@ char *fmag_tool_read_file(const fmag_tool *tool, const char *path, size_t *len)
     char *text = fmag_vm_read_file(path, len, err, sizeof err);
     if (!text) fmag_tool_error(tool, "%s", err);
     return text;
+}
+
+bool fmag_tool_output_is_input(const fmag_tool *tool, const char *input, const char *output)
+{
+    struct stat si, so;
+    if (!input || !output || !strcmp(input, "-") || !strcmp(output, "-")) return false;
+    if (stat(input, &si) != 0 || stat(output, &so) != 0) return false;
+    if (si.st_dev != so.st_dev || si.st_ino != so.st_ino) return false;
+    fmag_tool_error(tool, "-o '%s' is the input file: writing the output there would replace it",
+                    output);
+    return true;
 }

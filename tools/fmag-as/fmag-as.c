@@ -130,6 +130,7 @@ int main(int argc, char **argv)
         emit = true;
     }
     if (!input) return fmag_tool_error(&as_tool, "no input file (see --help)");
+    if (fmag_tool_output_is_input(&as_tool, input, output)) return 1;
     if (disasm && info) return fmag_tool_error(&as_tool, "-d and -i cannot be combined");
     if (emit && (disasm || info))
         return fmag_tool_error(&as_tool, "--emit cannot be combined with -d or -i");

@@ -312,8 +312,9 @@ int main(int argc, char **argv)
     }
     size_t len;
     char err[512];
-    char *text = fmag_tool_read_file(&tool, input, &len);
-    if (!text) {
+    char *text = NULL;
+    if (fmag_tool_output_is_input(&tool, input, output) ||
+        !(text = fmag_tool_read_file(&tool, input, &len))) {
         free(pipeline);
         return 1;
     }

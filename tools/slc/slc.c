@@ -163,6 +163,24 @@ static bool take_input(const fmag_tool *tool, void *user, const char *arg)
     return true;
 }
 
+/* The output beside the input: x.sl, x.spv and (shaders) x.glsl, x.frag ... lose their
+ * extension and get `ext`. NULL when out of memory. */
+static char *default_output(const char *input, bool shader, const char *ext)
+{
+    size_t n = strlen(input);
+    char *path = malloc(n + strlen(ext) + 1);
+    if (!path) return NULL;
+    memcpy(path, input, n + 1);
+    if (n > 3 && !strcmp(path + n - 3, ".sl")) path[n - 3] = 0;
+    if (n > 4 && !strcmp(path + n - 4, ".spv")) path[n - 4] = 0;
+    if (shader) {
+        char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+        if (dot && (!slash || dot > slash)) *dot = 0;
+    }
+    strcat(path, ext);
+    return path;
+}
+
 int main(int argc, char **argv)
 {
     slc_args a = {0};
@@ -224,6 +242,7 @@ int main(int argc, char **argv)
         fmag_tool_error(&slc_tool, "no input file (see --help)");
         return 1;
     }
+    if (fmag_tool_output_is_input(&slc_tool, input, output)) return 1;
     input_kind kind = input_kind_of(input, lang);
     if (kind == INPUT_UNKNOWN) {
         fmag_tool_error(&slc_tool, "unknown language '%s' for -x (sl, glsl, hlsl, spirv)", lang);
@@ -281,14 +300,18 @@ int main(int argc, char **argv)
             fmag_tool_print_diags(&slc_tool, ctx);
             goto done;
         }
-        out = output && strcmp(output, "-") ? fopen(output, "wb") : stdout;
+        /* Binary: beside the input by default, as the .fmag (standard output with -o -). */
+        char *def = output || !strcmp(input, "-") ? NULL : default_output(input, true, ".spv");
+        const char *to = output ? output : def ? def : "-";
+        out = strcmp(to, "-") ? fopen(to, "wb") : stdout;
         if (!out)
-            fmag_tool_error(&slc_tool, "cannot write '%s'", output);
+            fmag_tool_error(&slc_tool, "cannot write '%s'", to);
         else if (fwrite(spv.words, 4, spv.nwords, out) != spv.nwords)
             fmag_tool_error(&slc_tool, "cannot write the SPIR-V");
         else
             rc = 0;
         fmag_shader_spirv_free(&spv);
+        free(def);
         goto done;
     }
 #endif
@@ -365,18 +388,7 @@ int main(int argc, char **argv)
             fmag_tool_error(&slc_tool, "reading standard input needs -o FILE (or -S)");
             goto done;
         }
-        size_t n = strlen(input);
-        path = malloc(n + 6);
-        if (path) {
-            memcpy(path, input, n + 1);
-            if (n > 3 && !strcmp(path + n - 3, ".sl")) path[n - 3] = 0;
-            if (n > 4 && !strcmp(path + n - 4, ".spv")) path[n - 4] = 0;
-            if (shader) { /* x.glsl, x.frag, x.hlsl ... -> x.fmag */
-                char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-                if (dot && (!slash || dot > slash)) *dot = 0;
-            }
-            strcat(path, ".fmag");
-        }
+        path = default_output(input, shader, ".fmag");
     }
     if (path && !strcmp(path, "-")) {
         void *data;

@@ -516,6 +516,7 @@ int main(int argc, char **argv)
     (void)builtin;            /* only meaningful with the SL frontend */
     (void)seed_without_rules; /* only meaningful with the compiler */
     if (verify_rules) return run_verify_rules(&o, !no_proof, a.spot_check);
+    if (fmag_tool_output_is_input(&so_tool, file, outpath)) return 1;
     if (!!expr == !!file) {
         return fmag_tool_error(&so_tool, "give exactly one target, -e EXPR or -f FILE.fir");
     }
