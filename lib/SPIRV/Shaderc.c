@@ -1507,6 +1507,49 @@ static void report_at_line(front *f, unsigned line, const char *msg, const char 
     fmag_context_source_error(f->ctx, f->filename, f->src, f->len, start + col - 1, "%s", msg);
 }
 
+/* glslang's linker reports recursion as "Linking fragment stage: Recursion detected:"
+ * and, on the next line, "    f(f1; calling g(f1;" (mangled names, no position). One
+ * diagnostic in the reader's words instead, at the first function's definition. */
+static bool report_recursion(front *f, const char *msg, size_t n, const char *next)
+{
+    static const char key[] = "Recursion detected:";
+    size_t kl = sizeof key - 1;
+    if (n < kl || memcmp(msg + n - kl, key, kl)) return false;
+    size_t flen = strlen(f->filename); /* shaderc puts "file:" before the line */
+    if (!strncmp(next, f->filename, flen) && next[flen] == ':') next += flen + 1;
+    while (*next == ' ' || *next == '\t')
+        next++;
+    size_t a = strcspn(next, "(\n");
+    const char *callee = strstr(next, "calling ");
+    const char *eol = strchr(next, '\n');
+    if (!a || next[a] != '(' || !callee || (eol && callee > eol)) return false;
+    callee += 8;
+    size_t b = strcspn(callee, "(\n");
+    char text[320];
+    snprintf(text, sizeof text,
+             "function '%.*s' is recursive ('%.*s' calls '%.*s'): FMAG programs have no call "
+             "stack",
+             (int)(a < 100 ? a : 100), next, (int)(a < 100 ? a : 100), next,
+             (int)(b < 100 ? b : 100), callee);
+    unsigned line = 0;
+    int depth = 0;
+    for (size_t i = 0; i + 1 < f->t.n && !line; i++) {
+        if (tok_punct(f, i, '{')) depth++;
+        if (tok_punct(f, i, '}')) depth--;
+        if (depth == 0 && tok_eq_str(f, i, next, a) && tok_punct(f, i + 1, '(') &&
+            tok_punct(f, skip_group(f, i + 1), '{'))
+            line = f->t.v[i].line;
+    }
+    if (line) {
+        char about[128];
+        snprintf(about, sizeof about, "%.*s", (int)(a < 100 ? a : 100), next);
+        report_at_line(f, line, text, about);
+    } else {
+        front_error(f, 0, "%s", text);
+    }
+    return true;
+}
+
 /* glslang's messages are "file:line: error: msg" (or "file: error: msg"), one a line, and
  * a count at the end; its HLSL parser adds "file(line): error at column C, msg". Each
  * becomes one FMAG diagnostic in SL's words (GlslangDiag.c): on the user's lines with
@@ -1558,6 +1601,13 @@ static void report(front *f, const char *log, unsigned user_lines)
             continue;
         }
         size_t rest = n - (size_t)(q - p);
+        if (rest > 7 && !memcmp(q, "error: ", 7) && eol &&
+            report_recursion(f, q + 7, rest - 7, eol + 1)) {
+            any = true;
+            const char *next = strchr(eol + 1, '\n');
+            p = next ? next + 1 : eol + 1 + strlen(eol + 1);
+            continue;
+        }
         if (rest > 7 && !memcmp(q, "error: ", 7)) {
             q += 7, rest -= 7;
             if (!fmag_glslang_message(q, rest, hlsl, any, clean, sizeof clean, about,
