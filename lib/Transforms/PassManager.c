@@ -140,7 +140,7 @@ static bool run_list(fmag_module *m, const char *list, pm_run *r, int depth)
         const char *e = strchr(s, ',');
         size_t n = e ? (size_t)(e - s) : strlen(s);
         char name[64];
-        if (n == 0 || n >= sizeof name) {
+        if (n == 0 || n >= sizeof name || (e && !e[1])) { /* "a,,b", ",a", "a," */
             fmag_context_error(ctx, "error: bad pass name in pipeline '%s'", list);
             return false;
         }
