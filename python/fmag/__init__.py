@@ -418,6 +418,10 @@ class Runner:
         """Runs program on every element: inputs is a NumPy array (n, nin) (any float
         dtype; float32 is used) or a list of rows (or one row). Returns (n, nout): a
         float32 NumPy array for NumPy input, else a list of lists of floats."""
+        if not isinstance(program, Program):
+            raise ValueError("fmag: run takes a Program (image[0] or image['name']), not %s"
+                             % ("an Image" if isinstance(program, Image)
+                                else type(program).__name__))
         buf, n, is_np = _as_rows(inputs, program.inputs)
         if is_np:
             out = _np.empty((n, program.outputs), dtype=_np.float32)
@@ -431,6 +435,8 @@ class Runner:
     def run_per_lane(self, image, program_index, inputs):
         """Element k runs image[program_index[k]]; rows are as wide as the widest
         program's inputs (outputs: the widest outputs; slots past a program's own are 0)."""
+        if not isinstance(image, Image):
+            raise ValueError("fmag: run_per_lane takes an Image, not %s" % type(image).__name__)
         win = max(p.inputs for p in image)
         wout = max(p.outputs for p in image)
         buf, n, is_np = _as_rows(inputs, win)

@@ -111,6 +111,11 @@ class CompileAndRun(unittest.TestCase):
         p = fmag.compile("export f32 f(f32 x, f32 y) { return x; }")[0]
         with self.assertRaises(ValueError):
             fmag.run(p, [[1.0]])
+        with self.assertRaises(ValueError) as cm:
+            fmag.run(fmag.compile("export f32 g(f32 x) { return x; }"), [[1.0]])
+        self.assertIn("not an Image", str(cm.exception))
+        with self.assertRaises(ValueError):
+            fmag.run_per_lane(p, [0], [[1.0, 2.0]])
         with self.assertRaises(ValueError):
             fmag.Runner("opengl")
         with self.assertRaises(fmag.Error):
