@@ -207,12 +207,14 @@ int main(int argc, char **argv)
          "compile only the export NAME (SPIR-V, GLSL, HLSL: the\n"
          "function NAME)"},
         {"-x", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.lang, NULL, "LANG",
-         "the input language: sl, glsl, hlsl or spirv (default: from\n"
-         "the extension: .glsl .frag .vert .comp GLSL, .hlsl HLSL,\n"
-         ".spv SPIR-V, anything else SL)"},
+         "the input language: sl, glsl, hlsl or spirv (default: the\n"
+         "content (a SPIR-V binary, #version text), then the extension\n"
+         "(.glsl .frag .vert .comp GLSL, .hlsl HLSL, .spv SPIR-V),\n"
+         "anything else SL; docs/Tools.md)"},
         {"-emit-spirv", 0, FMAG_OPT_FLAG, &a.emit_spirv, NULL, NULL,
          "GLSL/HLSL: write the SPIR-V glslang produced (with the\n"
-         "generated entry point) instead of compiling it"},
+         "generated entry point) instead of compiling it (x.spv\n"
+         "beside the input unless -o)"},
         {"-lowering", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &a, opt_lowering, "fast|full",
          "register allocation effort (default full: the fewest\n"
          "instructions, then registers; fast: two schedules, no\n"

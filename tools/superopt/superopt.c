@@ -83,8 +83,10 @@ static fmag_superopt_target *target_from_module(fmag_module *m, const char *fnam
 {
     fmag_func *f = pick_func(m, fname);
     if (!f) {
-        snprintf(err, errlen, "no function %s%s in the target module", fname ? "@" : "",
-                 fname ? fname : "");
+        if (fname)
+            snprintf(err, errlen, "no function @%s in the target module", fname);
+        else
+            snprintf(err, errlen, "the target module has no function");
         return NULL;
     }
     fmag_superopt_target *t = fmag_superopt_target_from_ir(f, err, errlen);
