@@ -45,6 +45,11 @@ typedef struct fmag_spirv_options {
      * become extra inputs after its parameters (otherwise reading one is an
      * error, since the function's inputs are its parameters). */
     bool globals_as_inputs;
+    /* GLSL/HLSL #include (the GLSL and HLSL calls below): `#include "x"` is looked for
+     * beside the including file (the source's filename for the top level), then in
+     * these directories in order; `#include <x>` in these directories only. */
+    const char *const *include_dirs;
+    size_t ninclude_dirs;
 } fmag_spirv_options;
 
 /* Builds an IR module with one export function (the program) from the SPIR-V
@@ -105,6 +110,11 @@ void fmag_shader_compiler_destroy(fmag_shader_compiler *c);
 bool fmag_shader_to_spirv_with(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
                                const char *src, size_t len, fmag_source_language lang,
                                const char *entry, fmag_shader_spirv *out);
+/* The same with opts->entry and opts->include_dirs (the other options are the
+ * reader's); opts may be NULL. */
+bool fmag_shader_to_spirv_opts(fmag_shader_compiler *c, fmag_context *ctx, const char *filename,
+                               const char *src, size_t len, fmag_source_language lang,
+                               const fmag_spirv_options *opts, fmag_shader_spirv *out);
 
 /* Source to an unoptimized IR module: fmag_shader_to_spirv (opts->entry picks the
  * program as above) then fmag_spirv_import of the generated entry point. The export

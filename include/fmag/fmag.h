@@ -73,6 +73,11 @@ typedef struct fmag_compile_options {
     const char *pipeline;   /* passes or pipeline ("O0", "O1", "O2", "inline,cse"); NULL: O2 */
     bool fastmath;          /* SL: allow contraction and reassociation (SPEC §2) */
     bool fast_codegen;      /* FMAG_CODEGEN_FAST: a few instructions more, much faster */
+    /* GLSL/HLSL #include: `#include "x"` is looked for beside the including file (the
+     * filename argument for the top level), then in these directories in order;
+     * `#include <x>` in these only. NULL/0 by default. */
+    const char *const *include_dirs;
+    size_t ninclude_dirs;
 } fmag_compile_options;
 
 /* Defaults: AUTO, every export, O2, strict math, full codegen (what `slc` does). */

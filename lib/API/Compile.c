@@ -139,6 +139,8 @@ static fmag_module *import_shader(fmag_context *ctx, const char *filename, const
     so.entry = opts->entry;
     so.filename = filename;
     so.fastmath = opts->fastmath;
+    so.include_dirs = opts->include_dirs;
+    so.ninclude_dirs = opts->ninclude_dirs;
     if (lang == FMAG_LANG_SPIRV) {
         if (len % 4 != 0) {
             fmag_context_error(ctx,

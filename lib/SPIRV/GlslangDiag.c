@@ -290,6 +290,16 @@ bool fmag_glslang_message(const char *msg, size_t n, bool hlsl, bool earlier_err
         gd_puts(&b, "' does not return a value");
         return true;
     }
+    /* #include: FMAG's resolver said what is missing and where it looked; glslang's
+     * " for header name: X" repeats the name. */
+    if (t && tn == 8 && !memcmp(t, "#include", 8)) {
+        static const char hdr[] = " for header name:";
+        for (size_t i = 0; i + sizeof hdr - 1 <= mn; i++)
+            if (!memcmp(m + i, hdr, sizeof hdr - 1)) {
+                mn = i;
+                break;
+            }
+    }
     /* Anything else: "'TOKEN': message", the token kept when it says something (an
      * operator of a conversion error does not). */
     if (t && tn && !gd_starts(m, mn, "cannot convert")) {

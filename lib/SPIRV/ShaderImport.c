@@ -301,9 +301,8 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
                                    const char *src, size_t len, fmag_source_language lang,
                                    const fmag_spirv_options *opts)
 {
-    const char *entry = opts ? opts->entry : NULL;
     fmag_shader_spirv s;
-    if (!fmag_shader_to_spirv_with(c, ctx, filename, src, len, lang, entry, &s)) return NULL;
+    if (!fmag_shader_to_spirv_opts(c, ctx, filename, src, len, lang, opts, &s)) return NULL;
     struct glsl_import_args a = {ctx, filename, src, len, lang, opts, &s, NULL};
     if (!fmag_context_guard(ctx, import_spirv_thunk, &a)) a.result = NULL;
     fmag_shader_spirv_free(&s);

@@ -71,7 +71,16 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
                                const char *filename, const char *src, size_t len,
                                fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
 {
-    (void)compiler, (void)src, (void)len, (void)lang, (void)entry;
+    fmag_spirv_options o = {.entry = entry};
+    return fmag_shader_to_spirv_opts(compiler, ctx, filename, src, len, lang, &o, out);
+}
+
+bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx,
+                               const char *filename, const char *src, size_t len,
+                               fmag_source_language lang, const fmag_spirv_options *opts,
+                               fmag_shader_spirv *out)
+{
+    (void)compiler, (void)src, (void)len, (void)lang, (void)opts;
     memset(out, 0, sizeof *out);
     fmag_context_error(ctx,
                        "%s: error: built without GLSL/HLSL input (install libshaderc-dev and "
@@ -163,10 +172,38 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-static bool tokenize(const char *s, size_t n, toks *out)
+/* `#line N` or `#line N "file"` at s (the '#'): the next line's number in *line and
+ * whether it is a line of `file` (the source's own name, or none given) in *ours. */
+static void line_directive(const char *s, size_t n, const char *file, unsigned *line, bool *ours)
+{
+    size_t i = 1;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (n - i < 5 || memcmp(s + i, "line", 4) || (s[i + 4] != ' ' && s[i + 4] != '\t')) return;
+    i += 5;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    unsigned long v = 0;
+    size_t d = i;
+    while (i < n && is_digit(s[i]) && v < 100000000)
+        v = v * 10 + (unsigned long)(s[i++] - '0');
+    if (i == d) return;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    size_t flen = strlen(file);
+    if (i < n && s[i] == '"')
+        *ours = n - i > flen + 1 && !memcmp(s + i + 1, file, flen) && s[i + 1 + flen] == '"';
+    else
+        *ours = true;
+    *line = (unsigned)v - 1; /* the directive's own newline counts it up */
+}
+
+/* Tokens with their line in the source (0 for lines #include brought in: glslang's
+ * preprocessed text marks them with #line directives). */
+static bool tokenize(const char *s, size_t n, const char *file, toks *out)
 {
     unsigned line = 1;
-    bool line_start = true;
+    bool line_start = true, ours = true;
     for (size_t i = 0; i < n;) {
         char c = s[i];
         if (c == '\n') {
@@ -177,9 +214,11 @@ static bool tokenize(const char *s, size_t n, toks *out)
             i++;
             continue;
         }
-        if (c == '#' && line_start) { /* a directive left in the text: #version, #extension */
+        if (c == '#' && line_start) { /* a directive left in the text: #version, #line */
+            size_t b = i;
             while (i < n && s[i] != '\n')
                 i++;
+            line_directive(s + b, i - b, file, &line, &ours);
             continue;
         }
         line_start = false;
@@ -195,7 +234,7 @@ static bool tokenize(const char *s, size_t n, toks *out)
             i += 2;
             continue;
         }
-        tok t = {TK_PUNCT, i, 1, line};
+        tok t = {TK_PUNCT, i, 1, ours ? line : 0};
         if (is_ident_start(c)) {
             t.kind = TK_IDENT;
             while (i + t.len < n && (is_ident_start(s[i + t.len]) || is_digit(s[i + t.len])))
@@ -229,8 +268,14 @@ typedef struct front {
     size_t len;
     fmag_source_language lang;
     const char *entry;
-    bool entry_implied; /* HLSL without -entry: "main" was not the user's word */
-    char *pp;           /* preprocessed text, edited in place (same length) */
+    bool entry_implied;              /* HLSL without -entry: "main" was not the user's word */
+    const char *const *include_dirs; /* #include's search path (fmag_spirv_options) */
+    size_t ninclude_dirs;
+    bool included;     /* some #include was expanded: the text has #line directives */
+    char unfound[256]; /* the last quoted #include not found (glslang then asks for <it>) */
+    char **incl;       /* the paths #include read (malloc: shaderc's side of the guards) */
+    size_t nincl;
+    char *pp; /* preprocessed text, edited in place (same length) */
     size_t pplen;
     toks t;
     size_t main_tok;    /* the user's main (renamed), or SIZE_MAX */
@@ -295,22 +340,30 @@ front_error(front *f, unsigned line, const char *fmt, ...)
 
 /* At a line without a column (glslang gives none): "file:line: error: msg" and the
  * source line, no caret, rather than a caret under a column nobody computed. */
-static void front_error_line(front *f, unsigned line, const char *msg)
+/* "file:line: error: msg" and the line of `src` (the user's text, or an included
+ * file's), no caret. */
+static void error_line_in(front *f, const char *file, const char *src, size_t len, unsigned line,
+                          const char *msg)
 {
     size_t start = 0;
-    for (unsigned l = 1; l < line && start < f->len; start++)
-        if (f->src[start] == '\n') l++;
+    for (unsigned l = 1; l < line && start < len; start++)
+        if (src[start] == '\n') l++;
     size_t end = start;
-    while (end < f->len && f->src[end] != '\n' && f->src[end] != '\r' && end - start < 200)
+    while (end < len && src[end] != '\n' && src[end] != '\r' && end - start < 200)
         end++;
     char shown[201];
     for (size_t i = start; i < end; i++) { /* control bytes must not reach the terminal */
-        unsigned char c = (unsigned char)f->src[i];
+        unsigned char c = (unsigned char)src[i];
         shown[i - start] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
     }
     shown[end - start] = 0;
     f->failed = true;
-    fmag_context_error(f->ctx, "%s:%u: error: %s\n%s", f->filename, line, msg, shown);
+    fmag_context_error(f->ctx, "%s:%u: error: %s\n%s", file, line, msg, shown);
+}
+
+static void front_error_line(front *f, unsigned line, const char *msg)
+{
+    error_line_in(f, f->filename, f->src, f->len, line, msg);
 }
 
 /* The same at a column of the line (1-based; clamped to the line's end). */
@@ -1490,21 +1543,29 @@ static const char *shadertoy_hint(const char *msg, size_t n)
 
 /* A glslang message that belongs to a line of the user's file: at the column of the
  * token it is about when the line holds that token once, else at the line alone. */
-static void report_at_line(front *f, unsigned line, const char *msg, const char *about)
+/* At a line of `src` without a column (glslang gives none): at the column of the
+ * token the message is about when the line holds it once, else the line alone. */
+static void report_in(front *f, const char *file, const char *src, size_t len, unsigned line,
+                      const char *msg, const char *about)
 {
     size_t start = 0;
-    for (unsigned l = 1; l < line && start < f->len; start++)
-        if (f->src[start] == '\n') l++;
+    for (unsigned l = 1; l < line && start < len; start++)
+        if (src[start] == '\n') l++;
     size_t end = start;
-    while (end < f->len && f->src[end] != '\n')
+    while (end < len && src[end] != '\n')
         end++;
-    unsigned col = *about ? fmag_glslang_token_column(f->src + start, end - start, about) : 0;
+    unsigned col = *about ? fmag_glslang_token_column(src + start, end - start, about) : 0;
     if (!col) {
-        front_error_line(f, line, msg);
+        error_line_in(f, file, src, len, line, msg);
         return;
     }
     f->failed = true;
-    fmag_context_source_error(f->ctx, f->filename, f->src, f->len, start + col - 1, "%s", msg);
+    fmag_context_source_error(f->ctx, file, src, len, start + col - 1, "%s", msg);
+}
+
+static void report_at_line(front *f, unsigned line, const char *msg, const char *about)
+{
+    report_in(f, f->filename, f->src, f->len, line, msg, about);
 }
 
 /* glslang's linker reports recursion as "Linking fragment stage: Recursion detected:"
@@ -1546,6 +1607,43 @@ static bool report_recursion(front *f, const char *msg, size_t n, const char *ne
         report_at_line(f, line, text, about);
     } else {
         front_error(f, 0, "%s", text);
+    }
+    return true;
+}
+
+static char *read_whole(const char *path, size_t *len);
+
+/* "other.glsl:3: error: msg": a message about a file #include brought in, reported
+ * there with its line (read again: this is the error path). False when the line is not
+ * of that form. */
+static bool report_included(front *f, const char *p, size_t n, bool earlier)
+{
+    const char *colon = memchr(p, ':', n);
+    if (!colon || colon == p) return false;
+    char *end;
+    unsigned long line = strtoul(colon + 1, &end, 10);
+    if (end == colon + 1 || end >= p + n || *end != ':' || (size_t)(p + n - end) < 9 ||
+        memcmp(end, ": error: ", 9))
+        return false;
+    const char *msg = end + 9;
+    char clean[512], about[64], name[512];
+    if (!fmag_glslang_message(msg, (size_t)(p + n - msg), f->lang == FMAG_SOURCE_HLSL, earlier,
+                              clean, sizeof clean, about, sizeof about))
+        return true;
+    snprintf(name, sizeof name, "%.*s", (int)(colon - p), p);
+    /* Only a file #include read is read again: a `#line 1 "/etc/passwd"` in an
+     * untrusted shader must not make a diagnostic quote that file. */
+    bool ours = false;
+    for (size_t k = 0; k < f->nincl && !ours; k++)
+        ours = !strcmp(f->incl[k], name);
+    size_t len = 0;
+    char *text = line && ours ? read_whole(name, &len) : NULL;
+    if (text) {
+        report_in(f, name, text, len, (unsigned)line, clean, about);
+        free(text);
+    } else {
+        f->failed = true;
+        fmag_context_error(f->ctx, "%s:%lu: error: %s", name, line, clean);
     }
     return true;
 }
@@ -1597,6 +1695,11 @@ static void report(front *f, const char *log, unsigned user_lines)
                 front_error_col(f, hl_line, hl_col, clean);
                 any = true;
             }
+            p = eol ? eol + 1 : p + n;
+            continue;
+        }
+        if (q == p && report_included(f, p, n, any)) {
+            any = true;
             p = eol ? eol + 1 : p + n;
             continue;
         }
@@ -1658,7 +1761,119 @@ static void report(front *f, const char *log, unsigned user_lines)
 
 /* -------------------------------------------------------------- shaderc */
 
-static shaderc_compile_options_t make_options(const front *f, bool optimize)
+/* #include (GL_GOOGLE_include_directive in GLSL, HLSL's own): shaderc asks for each
+ * file. A quoted name is looked for beside the including file, then in the include
+ * directories; <name> in the directories only (as glslc -I). The result and its text
+ * belong to shaderc until it releases them, outside any guard: plain malloc. */
+enum { INCLUDE_MAX_DEPTH = 64, INCLUDE_MAX_BYTES = 64 << 20 };
+
+typedef struct include_result {
+    shaderc_include_result r;
+    char *name, *text;
+} include_result;
+
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    char *buf = NULL;
+    long n = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+    if (n >= 0 && n <= INCLUDE_MAX_BYTES && fseek(fp, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(fp);
+    if (buf) buf[n] = 0, *len = (size_t)n;
+    return buf;
+}
+
+/* dir + "/" + name (name alone when dir is empty or name is absolute). */
+static char *join_path(const char *dir, size_t dlen, const char *name)
+{
+    if (name[0] == '/') dlen = 0;
+    size_t n = strlen(name);
+    char *p = malloc(dlen + n + 2);
+    if (!p) return NULL;
+    memcpy(p, dir, dlen);
+    if (dlen && dir[dlen - 1] != '/') p[dlen++] = '/';
+    memcpy(p + dlen, name, n + 1);
+    return p;
+}
+
+static shaderc_include_result *include_resolve(void *user, const char *requested, int type,
+                                               const char *requesting, size_t depth)
+{
+    front *f = user;
+    include_result *res = calloc(1, sizeof *res);
+    if (!res) return NULL;
+    size_t len = 0;
+    if (depth > INCLUDE_MAX_DEPTH) {
+        res->text = malloc(64);
+        if (res->text)
+            snprintf(res->text, 64, "#include nested more than %d deep", INCLUDE_MAX_DEPTH);
+    }
+    /* Beside the including file first (quoted names), then each directory. */
+    for (size_t k = 0; !res->text && !res->name && k <= f->ninclude_dirs; k++) {
+        const char *dir = "";
+        size_t dlen = 0;
+        if (k == 0) {
+            if (type != shaderc_include_type_relative) continue;
+            const char *slash = strrchr(requesting, '/');
+            dir = requesting, dlen = slash ? (size_t)(slash - requesting) : 0;
+        } else {
+            dir = f->include_dirs[k - 1], dlen = dir ? strlen(dir) : 0;
+            if (!dir) continue;
+        }
+        char *path = join_path(dir, dlen, requested);
+        char *text = path ? read_whole(path, &len) : NULL;
+        char **v = text ? realloc(f->incl, (f->nincl + 1) * sizeof *v) : NULL;
+        char *copy = v ? malloc(strlen(path) + 1) : NULL;
+        if (v) f->incl = v;
+        if (copy) {
+            res->name = path, res->text = text;
+            f->incl[f->nincl++] = strcpy(copy, path);
+            f->included = true;
+        } else {
+            free(text);
+            free(path);
+        }
+    }
+    if (!res->name && !res->text) {
+        /* glslang asks for a quoted name again as <name> when it is not found: the
+         * message is for the name as written. */
+        bool quoted = type == shaderc_include_type_relative || !strcmp(requested, f->unfound);
+        if (type == shaderc_include_type_relative)
+            snprintf(f->unfound, sizeof f->unfound, "%s", requested);
+        res->text = malloc(400);
+        if (res->text)
+            snprintf(res->text, 400, "cannot find %s%s%s %s", quoted ? "'" : "<", requested,
+                     quoted ? "'" : ">",
+                     quoted ? (f->ninclude_dirs ? "beside the including file or in the include "
+                                                  "directories"
+                                                : "beside the including file (no include "
+                                                  "directories given: -I DIR)")
+                            : (f->ninclude_dirs ? "in the include directories"
+                                                : "(no include directories given: -I DIR)"));
+    }
+    res->r.source_name = res->name ? res->name : "";
+    res->r.source_name_length = res->name ? strlen(res->name) : 0;
+    res->r.content = res->text ? res->text : "out of memory";
+    res->r.content_length = res->text ? (res->name ? len : strlen(res->text)) : 13;
+    res->r.user_data = res;
+    return &res->r;
+}
+
+static void include_release(void *user, shaderc_include_result *r)
+{
+    (void)user;
+    include_result *res = r->user_data;
+    free(res->name);
+    free(res->text);
+    free(res);
+}
+
+static shaderc_compile_options_t make_options(front *f, bool optimize)
 {
     shaderc_compile_options_t o = shaderc_compile_options_initialize();
     if (!o) return NULL;
@@ -1676,6 +1891,7 @@ static shaderc_compile_options_t make_options(const front *f, bool optimize)
     shaderc_compile_options_set_limit(o, shaderc_limit_max_draw_buffers, 4096);
     shaderc_compile_options_set_limit(o, shaderc_limit_max_fragment_input_vectors, 4096);
     shaderc_compile_options_set_limit(o, shaderc_limit_max_fragment_input_components, 16384);
+    shaderc_compile_options_set_include_callbacks(o, include_resolve, include_release, f);
     if (optimize) {
         /* SPIRV-Tools' performance recipe, which shaderc runs in-process: inlining, memory
          * to SSA, scalar replacement, dead code, if-conversion (the legalization passes
@@ -1788,7 +2004,7 @@ static void front_build_thunk(void *arg)
     if (!f->pp) return;
     memcpy(f->pp, a->pp, f->pplen);
     f->pp[f->pplen] = 0;
-    if (!tokenize(f->pp, f->pplen, &f->t)) return;
+    if (!tokenize(f->pp, f->pplen, f->filename, &f->t)) return;
     if (!braces_closed(f)) {
         a->status = BUILD_DIAGNOSED;
         return;
@@ -1860,12 +2076,21 @@ static fmag_shader_compiler *kept_compiler(fmag_context *ctx)
     return c;
 }
 
-/* shaderc's objects (compiler, options, results) live outside the guards: glslang's
- * own allocations are C++ and outside the allocation hook, and a guard that unwound
- * past them would leak them. */
 bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
                                const char *filename, const char *src, size_t len,
                                fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    fmag_spirv_options o = {.entry = entry};
+    return fmag_shader_to_spirv_opts(compiler, ctx, filename, src, len, lang, &o, out);
+}
+
+/* shaderc's objects (compiler, options, results) live outside the guards: glslang's
+ * own allocations are C++ and outside the allocation hook, and a guard that unwound
+ * past them would leak them. */
+bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx,
+                               const char *filename, const char *src, size_t len,
+                               fmag_source_language lang, const fmag_spirv_options *o,
+                               fmag_shader_spirv *out)
 {
     memset(out, 0, sizeof *out);
     if (!compiler) compiler = kept_compiler(ctx);
@@ -1876,7 +2101,9 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
     f.src = src;
     f.len = len;
     f.lang = lang;
-    f.entry = entry;
+    f.entry = o ? o->entry : NULL;
+    f.include_dirs = o ? o->include_dirs : NULL;
+    f.ninclude_dirs = o && o->include_dirs ? o->ninclude_dirs : 0;
     f.main_tok = SIZE_MAX;
     if (memchr(src, 0, len)) {
         front_error(&f, 0, "the source contains a NUL byte");
@@ -1953,6 +2180,9 @@ done:
     fmag_tmp_free(f.pp);
     fmag_tmp_free(f.t.v);
     fmag_tmp_free(f.edits);
+    for (size_t k = 0; k < f.nincl; k++)
+        free(f.incl[k]);
+    free(f.incl);
     fmag_tmp_free(f.structs);
     fmag_tmp_free(f.members);
     if (!ok) fmag_shader_spirv_free(out);

@@ -72,7 +72,9 @@ class _Diag(ctypes.Structure):
 class _Options(ctypes.Structure):
     _fields_ = [("language", ctypes.c_int), ("entry", ctypes.c_char_p),
                 ("pipeline", ctypes.c_char_p), ("fastmath", ctypes.c_bool),
-                ("fast_codegen", ctypes.c_bool)]
+                ("fast_codegen", ctypes.c_bool),
+                ("include_dirs", ctypes.POINTER(ctypes.c_char_p)),
+                ("ninclude_dirs", ctypes.c_size_t)]
 
 
 class _Operand(ctypes.Structure):
@@ -292,12 +294,13 @@ def load(path):
 
 
 def compile(source, filename=None, language=None, entry=None, pipeline=None,
-            fastmath=False, fast_codegen=False):
+            fastmath=False, fast_codegen=False, include_dirs=()):
     """Compiles source text (str or bytes) to an Image. Without language, the library
     decides as slc does: the content (.fir, .fmas, SPIR-V), then filename's extension,
     then a guess (`#version`: GLSL), else SL; diagnostics name the source filename, or
-    <input>. pipeline: "O0", "O1", "O2" (default) or a pass list. Raises CompileError
-    with .diagnostics."""
+    <input>. pipeline: "O0", "O1", "O2" (default) or a pass list. include_dirs: where
+    GLSL/HLSL #include looks after the including file's directory (slc -I). Raises
+    CompileError with .diagnostics."""
     if language not in LANGUAGES:
         raise ValueError("fmag: unknown language %r (%s)" % (language, ", ".join(
             k for k in LANGUAGES if k)))
@@ -314,6 +317,10 @@ def compile(source, filename=None, language=None, entry=None, pipeline=None,
     opts.pipeline = pipeline.encode() if pipeline else None
     opts.fastmath = bool(fastmath)
     opts.fast_codegen = bool(fast_codegen)
+    dirs = [os.fsencode(d) for d in include_dirs]
+    cdirs = (ctypes.c_char_p * max(len(dirs), 1))(*dirs)
+    opts.include_dirs = cdirs
+    opts.ninclude_dirs = len(dirs)
     with _Context() as c:
         name = os.fsencode(filename) if filename is not None else None
         p = _lib.fmag_compile(c.p, name, src, len(src), ctypes.byref(opts))

@@ -163,6 +163,26 @@ class NewUserReview(unittest.TestCase):
         p = fmag.compile(src, entry="g")[0]
         self.assertEqual(fmag.run(p, [[3.0], [-0.5]]), [[7.0], [0.0]])  # 3*2+1, -0.5*2+1
 
+    @unittest.skipUnless(glsl_available(), "built without GLSL input")
+    def test_glsl_include(self):
+        # "x" beside the file (compile_file names it), <x> from include_dirs:
+        # sq(3) + 10 * 3 = 39.
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "inc"))
+            with open(os.path.join(d, "common.glsl"), "w") as f:
+                f.write("float sq(float x) { return x * x; }\n")
+            with open(os.path.join(d, "inc", "lib.glsl"), "w") as f:
+                f.write("float lib(float x) { return 10.0 * x; }\n")
+            main = os.path.join(d, "main.glsl")
+            with open(main, "w") as f:
+                f.write('#include "common.glsl"\n#include <lib.glsl>\n'
+                        "float h(float x) { return sq(x) + lib(x); }\n")
+            p = fmag.compile_file(main, entry="h", include_dirs=[os.path.join(d, "inc")])[0]
+            self.assertEqual(fmag.run(p, [[3.0]]), [[39.0]])
+            with self.assertRaises(fmag.CompileError) as cm:
+                fmag.compile_file(main, entry="h")
+            self.assertIn("cannot find <lib.glsl>", str(cm.exception))
+
     def test_shader_snippet_as_sl_gets_a_hint(self):
         with self.assertRaises(fmag.CompileError) as cm:
             fmag.compile("float f(float x) { return x * 2.0; }")

@@ -59,7 +59,8 @@ static input_kind input_kind_of(const char *path, const char *lang)
 
 /* The IR module of the input, or NULL with diagnostics in ctx (or printed here). */
 static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char *shown,
-                                  const char *src, size_t len, const fmag_sl_options *opts)
+                                  const char *src, size_t len, const fmag_sl_options *opts,
+                                  const char *const *include_dirs, size_t ninclude_dirs)
 {
     if (kind == INPUT_SL) return fmag_sl_compile(ctx, shown, src, len, opts);
 #ifdef FMAG_HAVE_SPIRV
@@ -69,6 +70,8 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
         so.entry = opts->entry;
         so.filename = shown;
         so.fastmath = opts->fastmath;
+        so.include_dirs = include_dirs;
+        so.ninclude_dirs = ninclude_dirs;
         return fmag_glsl_import(ctx, shown, src, len,
                                 kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL, &so);
     }
@@ -97,6 +100,8 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
     (void)src;
     (void)len;
     (void)opts;
+    (void)include_dirs;
+    (void)ninclude_dirs;
     fmag_context_error(ctx, "%s: error: slc was built without SPIR-V input (spirv-headers)", shown);
     return NULL;
 #endif
@@ -109,7 +114,21 @@ typedef struct slc_args {
     bool emit_asm, emit_ir, emit_spirv, fastmath;
     const char *entry;
     fmag_codegen_options cg;
+    const char *include_dirs[64]; /* -I, in order */
+    size_t ninclude_dirs;
 } slc_args;
+
+static bool opt_include_dir(const fmag_tool *tool, void *dest, const char *spelling,
+                            const char *value)
+{
+    slc_args *a = dest;
+    if (a->ninclude_dirs == sizeof a->include_dirs / sizeof a->include_dirs[0]) {
+        fmag_tool_error(tool, "more than %zu %s options", a->ninclude_dirs, spelling);
+        return false;
+    }
+    a->include_dirs[a->ninclude_dirs++] = value;
+    return true;
+}
 
 /* "-name=N" with N a decimal count below 2^32; false (and a message) otherwise. */
 static bool count_value(const fmag_tool *tool, const char *spelling, const char *value,
@@ -206,6 +225,9 @@ int main(int argc, char **argv)
         {"-entry", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.entry, NULL, "NAME",
          "compile only the export NAME (SPIR-V, GLSL, HLSL: the\n"
          "function NAME)"},
+        {"-I", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a, opt_include_dir, "DIR",
+         "GLSL/HLSL: look for #include files in DIR (after the\n"
+         "including file's directory for \"name\"; repeatable, in order)"},
         {"-x", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.lang, NULL, "LANG",
          "the input language: sl, glsl, hlsl or spirv (default: the\n"
          "content (a SPIR-V binary, #version text), then the extension\n"
@@ -296,9 +318,14 @@ int main(int argc, char **argv)
 #ifdef FMAG_HAVE_SPIRV
     if (emit_spirv) {
         fmag_shader_spirv spv;
-        if (!fmag_shader_to_spirv(ctx, shown, src, len,
-                                  kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL,
-                                  opts.entry, &spv)) {
+        fmag_spirv_options so;
+        memset(&so, 0, sizeof so);
+        so.entry = opts.entry;
+        so.include_dirs = a.include_dirs;
+        so.ninclude_dirs = a.ninclude_dirs;
+        if (!fmag_shader_to_spirv_opts(NULL, ctx, shown, src, len,
+                                       kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL,
+                                       &so, &spv)) {
             fmag_tool_print_diags(&slc_tool, ctx);
             goto done;
         }
@@ -317,7 +344,8 @@ int main(int argc, char **argv)
         goto done;
     }
 #endif
-    fmag_module *m = compile_input(ctx, kind, shown, src, len, &opts);
+    fmag_module *m =
+        compile_input(ctx, kind, shown, src, len, &opts, a.include_dirs, a.ninclude_dirs);
     if (!m) {
         fmag_tool_print_diags(&slc_tool, ctx);
         goto done;
