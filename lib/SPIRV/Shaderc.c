@@ -547,9 +547,10 @@ static size_t parse_type(front *f, size_t i, ftype *ty, const char *what)
     if (!parse_type_name(f, i, ty)) {
         if (i < f->t.n)
             front_error(f, f->t.v[i].line,
-                        "%s has type '%.*s'; -entry takes float scalars, vectors, matrices, "
+                        "%s has type '%.*s'; %s takes float scalars, vectors, matrices, "
                         "structs of them and arrays of these",
-                        what, (int)f->t.v[i].len, f->pp + f->t.v[i].off);
+                        what, (int)f->t.v[i].len, f->pp + f->t.v[i].off,
+                        f->entry_implied ? "the entry point" : "-entry");
         else
             front_error(f, 0, "%s: cannot read its type", what);
         return 0;
@@ -1659,8 +1660,9 @@ static void report(front *f, const char *log, unsigned user_lines)
     /* HLSL's parser follows a missing ';' with "'declaration' : Expected" on the same
      * line: a follow-on of the first, left out. */
     unsigned semi_line = 0;
-    /* glslang gives an undeclared name type float, so a swizzle of it on the same line
-     * (iResolution.xy) is "out of range": a follow-on too. */
+    /* glslang gives an undeclared name type float, so what else it says about that line
+     * (a swizzle "out of range", no texture() overload for a float, "cannot convert
+     * from 'float' to 'uint'") follows from it: only more undeclared names are kept. */
     unsigned undeclared_line = 0;
     size_t flen = strlen(f->filename);
     char clean[512], about[64];
@@ -1722,7 +1724,8 @@ static void report(front *f, const char *log, unsigned user_lines)
                 p = eol ? eol + 1 : p + n;
                 continue;
             }
-            if (line && line == undeclared_line && strstr(clean, "vector swizzle selection")) {
+            if (line && line == undeclared_line &&
+                strncmp(clean, "use of undeclared identifier", 28)) {
                 p = eol ? eol + 1 : p + n;
                 continue;
             }
