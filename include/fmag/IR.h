@@ -127,6 +127,16 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
+/* The same at line:col (1-based; col counts bytes; 0: unknown, "file:line: error: msg"
+ * and the line without a caret) of `text`, for code that knows a position rather than
+ * an offset (a pass, from the position a frontend recorded). With text NULL (the
+ * frontend kept none) or the position outside it, the first line alone. */
+void fmag_context_error_at(fmag_context *ctx, const char *filename, const char *text, size_t len,
+                           unsigned line, unsigned col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
 size_t fmag_context_diag_count(const fmag_context *ctx);
 const char *fmag_context_diag(const fmag_context *ctx, size_t i);
 void fmag_context_diag_clear(fmag_context *ctx);
@@ -386,6 +396,10 @@ struct fmag_module {
      * fmag_pass_options.max_unroll_instrs). */
     size_t max_unroll_instrs;
     const char *src_file; /* the source a frontend read (for block positions), or NULL */
+    /* Its text when the frontend kept it (in the context's arena), so that a pass's
+     * diagnostic at a source position quotes the line as the frontend's do; or NULL. */
+    const char *src_text;
+    size_t src_len;
     fmag_func *first, *last;
     void *consts; /* the constant pool (opaque) */
 };

@@ -594,3 +594,46 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
     free(src);
     free(caret);
 }
+
+void fmag_context_error_at(fmag_context *ctx, const char *filename, const char *text, size_t len,
+                           unsigned line, unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
+    if (!msg) {
+        diag_push(ctx, NULL);
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+    va_end(ap);
+    /* The offset of line:col, when the text has that line and the line that column. */
+    size_t off = 0;
+    unsigned l = 1;
+    while (text && l < line && off < len)
+        if (text[off++] == '\n') l++;
+    size_t end = off;
+    while (text && end < len && text[end] != '\n')
+        end++;
+    const char *file = filename ? filename : "<input>";
+    if (text && line && l == line && col && col - 1 <= end - off) {
+        fmag_context_source_error(ctx, filename, text, len, off + col - 1, "%s", msg);
+    } else if (text && line && l == line && !col) { /* the line, no caret */
+        char shown[201];
+        size_t k = 0;
+        for (size_t i = off; i < end && k < 200; i++) {
+            unsigned char ch = (unsigned char)text[i];
+            shown[k++] = ch == '\t' ? '\t' : (ch < 32 || ch == 127) ? '?' : (char)ch;
+        }
+        shown[k] = 0;
+        fmag_context_error(ctx, "%s:%u: error: %s\n%s", file, line, msg, shown);
+    } else if (col) {
+        fmag_context_error(ctx, "%s:%u:%u: error: %s", file, line, col, msg);
+    } else {
+        fmag_context_error(ctx, "%s:%u: error: %s", file, line, msg);
+    }
+    free(msg);
+}

@@ -530,6 +530,8 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
     dst->fastmath = src->fastmath;
     dst->max_unroll_instrs = src->max_unroll_instrs;
     dst->src_file = src->src_file;
+    dst->src_text = src->src_text;
+    dst->src_len = src->src_len;
     for (fmag_func *f = src->first; f; f = f->next) {
         fmag_func *nf = fmag_func_create(dst, f->name, f->nparams, f->nresults, f->is_export);
         f->aux = nf;

@@ -685,7 +685,11 @@ fmag_module *sl_irgen(sl_session *s)
     g.m = fmag_module_create(s->ctx);
     g.fast = s->opts.fastmath;
     g.m->fastmath = g.fast;
-    if (s->filename) g.m->src_file = fmag_context_strdup(s->ctx, s->filename, strlen(s->filename));
+    if (s->filename) {
+        g.m->src_file = fmag_context_strdup(s->ctx, s->filename, strlen(s->filename));
+        g.m->src_text = fmag_context_strdup(s->ctx, s->src, s->len);
+        g.m->src_len = s->len;
+    }
     g.b.module = g.m;
     g.genv = fmag_context_alloc(s->ctx, (s->nglobal_slots + 1) * sizeof *g.genv);
     for (sl_func *f = s->funcs; f; f = f->next) {

@@ -905,9 +905,12 @@ static void loop_position(spv_reader *r, const spv_block *b, fmag_block *ir)
             continue;
         ir->src_line = (unsigned)in->line;
         ir->src_col = (unsigned)in->col;
-        if (!r->m->src_file)
-            r->m->src_file =
-                fmag_context_strdup(r->ctx, r->ids[in->file].text, strlen(r->ids[in->file].text));
+        if (!r->m->src_file) {
+            const spv_id *file = &r->ids[in->file];
+            r->m->src_file = fmag_context_strdup(r->ctx, file->text, strlen(file->text));
+            r->m->src_text = file->src; /* OpSource's text (the user's, through slc) */
+            r->m->src_len = file->src ? file->srclen : 0;
+        }
         return;
     }
 }

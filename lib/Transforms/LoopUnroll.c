@@ -878,16 +878,17 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
     char name[80];
     fmag_func_name_values(f);
     fmag_cfg_block_name(h, name, sizeof name);
-    const char *file = f->module->src_file;
-    if (file && h->src_line) { /* the loop's own source position, as the frontends' errors */
+    const fmag_module *m = f->module;
+    if (m->src_file && h->src_line) { /* the loop's own source position, as the frontends' */
+        char msg[256];
         if (budget)
-            fmag_context_error(f->module->ctx,
-                               "%s:%u:%u: error: unrolling this loop (in %s) would exceed the "
-                               "budget of %zu instructions",
-                               file, h->src_line, h->src_col ? h->src_col : 1, f->name, budget);
+            snprintf(msg, sizeof msg,
+                     "unrolling this loop (in %s) would exceed the budget of %zu instructions",
+                     f->name, budget);
         else
-            fmag_context_error(f->module->ctx, "%s:%u:%u: error: loop in %s: %s", file, h->src_line,
-                               h->src_col ? h->src_col : 1, f->name, what);
+            snprintf(msg, sizeof msg, "loop in %s: %s", f->name, what);
+        fmag_context_error_at(m->ctx, m->src_file, m->src_text, m->src_len, h->src_line,
+                              h->src_col, "%s", msg);
         return;
     }
     if (budget)

@@ -2,9 +2,12 @@
 // in one run); syntax errors are in diag-loops-syntax.sl.
 // RUN: not slc %s 2>&1 | FileCheck %s
 // A loop whose bound is an input: slc reports the loop's file:line:col (the `for` on
-// line 4, column 5 of the input) and the function, from -loop-unroll.
+// line 4, column 5 of the input) and the function, from -loop-unroll, with the source
+// line and a caret as the frontend's errors have.
 // RUN: not slc %S/Inputs/loop-not-constant.sl 2>&1 | FileCheck %s --check-prefix=TRIP
 // TRIP: loop-not-constant.sl:4:5: error: loop in f: trip count is not a constant
+// TRIP-NEXT: {{^}}    for (f32 i = 0.0; i < n; i++){{$}}
+// TRIP-NEXT: {{^    \^$}}
 // RUN: not slc %S/Inputs/loop-not-constant.sl -O0 2>&1 | FileCheck %s --check-prefix=TRIP
 
 const f32 K = 2.0;
