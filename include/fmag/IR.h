@@ -95,6 +95,20 @@ void *fmag_tmp_calloc(size_t n, size_t size);
 void *fmag_tmp_realloc(void *p, size_t size);
 void fmag_tmp_free(void *p);
 
+/* ------------------------------------------------------------ source files */
+
+/* An embedder's #include resolver (GLSL/HLSL: fmag_spirv_options, fmag_compile_options),
+ * for shaders that live in its own file system or in memory. Called with the name as
+ * written, the including file's name (the source's filename, or what this resolver
+ * gave as *resolved), and whether it was written "quoted" (false for <angled>; glslang
+ * asks again unquoted for a quoted name not found). On success it sets *text and *len
+ * and optionally *resolved (the name nested includes and diagnostics use; NULL: the
+ * name as written), both allocated with malloc (the library frees them), and returns
+ * true; false: not found here (the include directories are tried next). Called from
+ * the compiling thread only. */
+typedef bool (*fmag_include_fn)(void *user, const char *name, const char *includer, bool quoted,
+                                char **text, size_t *len, char **resolved);
+
 /* ------------------------------------------------------- resource budgets */
 
 /* The most instructions one function may have after inlining (-inline-budget=N).

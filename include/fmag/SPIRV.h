@@ -50,6 +50,8 @@ typedef struct fmag_spirv_options {
      * these directories in order; `#include <x>` in these directories only. */
     const char *const *include_dirs;
     size_t ninclude_dirs;
+    fmag_include_fn include_fn; /* tried before the directories (IR.h); NULL: none */
+    void *include_user;
 } fmag_spirv_options;
 
 /* Builds an IR module with one export function (the program) from the SPIR-V

@@ -78,6 +78,8 @@ typedef struct fmag_compile_options {
      * `#include <x>` in these only. NULL/0 by default. */
     const char *const *include_dirs;
     size_t ninclude_dirs;
+    fmag_include_fn include_fn; /* tried before the directories (IR.h); NULL: none */
+    void *include_user;
 } fmag_compile_options;
 
 /* Defaults: AUTO, every export, O2, strict math, full codegen (what `slc` does). */

@@ -141,6 +141,8 @@ static fmag_module *import_shader(fmag_context *ctx, const char *filename, const
     so.fastmath = opts->fastmath;
     so.include_dirs = opts->include_dirs;
     so.ninclude_dirs = opts->ninclude_dirs;
+    so.include_fn = opts->include_fn;
+    so.include_user = opts->include_user;
     if (lang == FMAG_LANG_SPIRV) {
         if (len % 4 != 0) {
             fmag_context_error(ctx,

@@ -261,6 +261,13 @@ static bool tokenize(const char *s, size_t n, const char *file, toks *out)
 
 /* ------------------------------------------------------------- the front */
 
+/* A file #include brought in, kept for diagnostics about its lines (shaderc has
+ * released its own copy by the time glslang reports them). */
+typedef struct included {
+    char *name, *text;
+    size_t len;
+} included;
+
 typedef struct front {
     fmag_context *ctx;
     const char *filename;
@@ -273,7 +280,9 @@ typedef struct front {
     size_t ninclude_dirs;
     bool included;     /* some #include was expanded: the text has #line directives */
     char unfound[256]; /* the last quoted #include not found (glslang then asks for <it>) */
-    char **incl;       /* the paths #include read (malloc: shaderc's side of the guards) */
+    fmag_include_fn include_fn; /* the embedder's resolver, tried first */
+    void *include_user;
+    included *incl; /* the files #include read (malloc: shaderc's side of the guards) */
     size_t nincl;
     char *pp; /* preprocessed text, edited in place (same length) */
     size_t pplen;
@@ -1612,36 +1621,36 @@ static bool report_recursion(front *f, const char *msg, size_t n, const char *ne
     return true;
 }
 
-static char *read_whole(const char *path, size_t *len);
-
 /* "other.glsl:3: error: msg": a message about a file #include brought in, reported
  * there with its line (read again: this is the error path). False when the line is not
  * of that form. */
 static bool report_included(front *f, const char *p, size_t n, bool earlier)
 {
-    const char *colon = memchr(p, ':', n);
-    if (!colon || colon == p) return false;
-    char *end;
-    unsigned long line = strtoul(colon + 1, &end, 10);
-    if (end == colon + 1 || end >= p + n || *end != ':' || (size_t)(p + n - end) < 9 ||
-        memcmp(end, ": error: ", 9))
-        return false;
+    /* "NAME:LINE: error: " with NAME possibly holding ':' (an embedder's "vfs:/x"): the
+     * first ": error: " preceded by ":digits". */
+    const char *end = NULL;
+    for (const char *e = p; e + 9 <= p + n && !end; e++)
+        if (!memcmp(e, ": error: ", 9)) end = e;
+    if (!end) return false;
+    const char *colon = end;
+    while (colon > p && is_digit(colon[-1]))
+        colon--;
+    if (colon == end || colon - 1 <= p || colon[-1] != ':') return false;
+    unsigned long line = strtoul(colon, NULL, 10);
+    colon--;
     const char *msg = end + 9;
     char clean[512], about[64], name[512];
     if (!fmag_glslang_message(msg, (size_t)(p + n - msg), f->lang == FMAG_SOURCE_HLSL, earlier,
                               clean, sizeof clean, about, sizeof about))
         return true;
     snprintf(name, sizeof name, "%.*s", (int)(colon - p), p);
-    /* Only a file #include read is read again: a `#line 1 "/etc/passwd"` in an
-     * untrusted shader must not make a diagnostic quote that file. */
-    bool ours = false;
-    for (size_t k = 0; k < f->nincl && !ours; k++)
-        ours = !strcmp(f->incl[k], name);
-    size_t len = 0;
-    char *text = line && ours ? read_whole(name, &len) : NULL;
-    if (text) {
-        report_in(f, name, text, len, (unsigned)line, clean, about);
-        free(text);
+    /* Only a file #include brought in is quoted (its text as it was read): a
+     * `#line 1 "/etc/passwd"` in an untrusted shader names that file, nothing more. */
+    const included *inc = NULL;
+    for (size_t k = 0; k < f->nincl && !inc; k++)
+        if (!strcmp(f->incl[k].name, name)) inc = &f->incl[k];
+    if (inc && line) {
+        report_in(f, name, inc->text, inc->len, (unsigned)line, clean, about);
     } else {
         f->failed = true;
         fmag_context_error(f->ctx, "%s:%lu: error: %s", name, line, clean);
@@ -1804,60 +1813,92 @@ static char *join_path(const char *dir, size_t dlen, const char *name)
     return p;
 }
 
+static bool record_include(front *f, const char *name, const char *text, size_t len)
+{
+    included *v = realloc(f->incl, (f->nincl + 1) * sizeof *v);
+    if (!v) return false;
+    f->incl = v;
+    size_t nl = strlen(name);
+    char *n = malloc(nl + 1), *t = malloc(len + 1);
+    if (!n || !t) {
+        free(n);
+        free(t);
+        return false;
+    }
+    memcpy(n, name, nl + 1);
+    memcpy(t, text, len);
+    t[len] = 0;
+    f->incl[f->nincl++] = (included){n, t, len};
+    f->included = true;
+    return true;
+}
+
+/* The file system's answer: beside the including file first (quoted names), then each
+ * directory. The path and text in *name and *text (malloc), or false. */
+static bool include_from_dirs(const front *f, const char *requested, bool quoted,
+                              const char *requesting, char **name, char **text, size_t *len)
+{
+    for (size_t k = quoted ? 0 : 1; k <= f->ninclude_dirs; k++) {
+        const char *dir = k ? f->include_dirs[k - 1] : requesting;
+        if (!dir) continue;
+        const char *slash = k ? NULL : strrchr(requesting, '/');
+        size_t dlen = k ? strlen(dir) : slash ? (size_t)(slash - requesting) : 0;
+        char *path = join_path(dir, dlen, requested);
+        char *t = path ? read_whole(path, len) : NULL;
+        if (t) {
+            *name = path, *text = t;
+            return true;
+        }
+        free(path);
+    }
+    return false;
+}
+
 static shaderc_include_result *include_resolve(void *user, const char *requested, int type,
                                                const char *requesting, size_t depth)
 {
     front *f = user;
     include_result *res = calloc(1, sizeof *res);
     if (!res) return NULL;
+    bool quoted = type == shaderc_include_type_relative;
     size_t len = 0;
     if (depth > INCLUDE_MAX_DEPTH) {
         res->text = malloc(64);
         if (res->text)
             snprintf(res->text, 64, "#include nested more than %d deep", INCLUDE_MAX_DEPTH);
+    } else if (f->include_fn && f->include_fn(f->include_user, requested, requesting, quoted,
+                                              &res->text, &len, &res->name)) {
+        if (!res->name) { /* the name as written, then */
+            res->name = malloc(strlen(requested) + 1);
+            if (res->name) strcpy(res->name, requested);
+        }
+        if (!res->text || !res->name) {
+            free(res->text), free(res->name);
+            res->text = res->name = NULL;
+        }
+    } else {
+        include_from_dirs(f, requested, quoted, requesting, &res->name, &res->text, &len);
     }
-    /* Beside the including file first (quoted names), then each directory. */
-    for (size_t k = 0; !res->text && !res->name && k <= f->ninclude_dirs; k++) {
-        const char *dir = "";
-        size_t dlen = 0;
-        if (k == 0) {
-            if (type != shaderc_include_type_relative) continue;
-            const char *slash = strrchr(requesting, '/');
-            dir = requesting, dlen = slash ? (size_t)(slash - requesting) : 0;
-        } else {
-            dir = f->include_dirs[k - 1], dlen = dir ? strlen(dir) : 0;
-            if (!dir) continue;
-        }
-        char *path = join_path(dir, dlen, requested);
-        char *text = path ? read_whole(path, &len) : NULL;
-        char **v = text ? realloc(f->incl, (f->nincl + 1) * sizeof *v) : NULL;
-        char *copy = v ? malloc(strlen(path) + 1) : NULL;
-        if (v) f->incl = v;
-        if (copy) {
-            res->name = path, res->text = text;
-            f->incl[f->nincl++] = strcpy(copy, path);
-            f->included = true;
-        } else {
-            free(text);
-            free(path);
-        }
+    if (res->name && !record_include(f, res->name, res->text, len)) {
+        free(res->name), free(res->text);
+        res->name = NULL;
+        res->text = NULL;
     }
     if (!res->name && !res->text) {
         /* glslang asks for a quoted name again as <name> when it is not found: the
          * message is for the name as written. */
-        bool quoted = type == shaderc_include_type_relative || !strcmp(requested, f->unfound);
-        if (type == shaderc_include_type_relative)
-            snprintf(f->unfound, sizeof f->unfound, "%s", requested);
+        bool as_quoted = quoted || !strcmp(requested, f->unfound);
+        if (quoted) snprintf(f->unfound, sizeof f->unfound, "%s", requested);
         res->text = malloc(400);
         if (res->text)
-            snprintf(res->text, 400, "cannot find %s%s%s %s", quoted ? "'" : "<", requested,
-                     quoted ? "'" : ">",
-                     quoted ? (f->ninclude_dirs ? "beside the including file or in the include "
-                                                  "directories"
-                                                : "beside the including file (no include "
-                                                  "directories given: -I DIR)")
-                            : (f->ninclude_dirs ? "in the include directories"
-                                                : "(no include directories given: -I DIR)"));
+            snprintf(res->text, 400, "cannot find %s%s%s %s", as_quoted ? "'" : "<", requested,
+                     as_quoted ? "'" : ">",
+                     as_quoted ? (f->ninclude_dirs ? "beside the including file or in the "
+                                                     "include directories"
+                                                   : "beside the including file (no include "
+                                                     "directories given: -I DIR)")
+                               : (f->ninclude_dirs ? "in the include directories"
+                                                   : "(no include directories given: -I DIR)"));
     }
     res->r.source_name = res->name ? res->name : "";
     res->r.source_name_length = res->name ? strlen(res->name) : 0;
@@ -2107,6 +2148,8 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     f.entry = o ? o->entry : NULL;
     f.include_dirs = o ? o->include_dirs : NULL;
     f.ninclude_dirs = o && o->include_dirs ? o->ninclude_dirs : 0;
+    f.include_fn = o ? o->include_fn : NULL;
+    f.include_user = o ? o->include_user : NULL;
     f.main_tok = SIZE_MAX;
     if (memchr(src, 0, len)) {
         front_error(&f, 0, "the source contains a NUL byte");
@@ -2184,7 +2227,7 @@ done:
     fmag_tmp_free(f.t.v);
     fmag_tmp_free(f.edits);
     for (size_t k = 0; k < f.nincl; k++)
-        free(f.incl[k]);
+        free(f.incl[k].name), free(f.incl[k].text);
     free(f.incl);
     fmag_tmp_free(f.structs);
     fmag_tmp_free(f.members);

@@ -74,7 +74,8 @@ class _Options(ctypes.Structure):
                 ("pipeline", ctypes.c_char_p), ("fastmath", ctypes.c_bool),
                 ("fast_codegen", ctypes.c_bool),
                 ("include_dirs", ctypes.POINTER(ctypes.c_char_p)),
-                ("ninclude_dirs", ctypes.c_size_t)]
+                ("ninclude_dirs", ctypes.c_size_t),
+                ("include_fn", ctypes.c_void_p), ("include_user", ctypes.c_void_p)]
 
 
 class _Operand(ctypes.Structure):

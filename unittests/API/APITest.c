@@ -177,6 +177,68 @@ static void test_languages(void)
     fmag_context_destroy(ctx);
 }
 
+/* An engine's in-memory file system for #include: two files. */
+static bool vfs_include(void *user, const char *name, const char *includer, bool quoted,
+                        char **text, size_t *len, char **resolved)
+{
+    (void)includer;
+    int *calls = user;
+    ++*calls;
+    const char *body =
+        !strcmp(name, "common.glsl") && quoted ? "float sq(float x) { return x * x; }\n"
+        : !strcmp(name, "lib.glsl") && !quoted ? "float lib(float x) {\n"
+                                                 "  return 10.0 * x + broken;\n"
+                                                 "}\n"
+        : !strcmp(name, "ok.glsl") && !quoted  ? "float lib(float x) { return 10.0 * x; }\n"
+                                               : NULL;
+    if (!body) return false;
+    *len = strlen(body);
+    *text = malloc(*len);
+    *resolved = malloc(strlen(name) + 8);
+    if (!*text || !*resolved) {
+        free(*text), free(*resolved);
+        return false;
+    }
+    memcpy(*text, body, *len);
+    sprintf(*resolved, "vfs:/%s", name);
+    return true;
+}
+
+/* #include through the embedder's resolver: results, and an error inside a file that
+ * exists only in memory quoted from the resolver's text. */
+static void test_include_callback(void)
+{
+    if (!fmag_have_language(FMAG_LANG_GLSL)) return;
+    fmag_context *ctx = fmag_context_create();
+    fmag_runner *ref = fmag_runner_create(ctx, FMAG_ENGINE_REF);
+    int calls = 0;
+    fmag_compile_options o;
+    fmag_compile_options_init(&o);
+    o.language = FMAG_LANG_GLSL;
+    o.entry = "h";
+    o.include_fn = vfs_include;
+    o.include_user = &calls;
+    const char *good = "#include \"common.glsl\"\n#include <ok.glsl>\n"
+                       "float h(float x) { return sq(x) + lib(x); }\n";
+    fmag_image *img = fmag_compile(ctx, "main.glsl", good, strlen(good), &o);
+    float x = 3.0f, y = 0;
+    EXPECT(img && fmag_run(ctx, ref, fmag_image_program(img, 0), &x, &y, 1) && y == 39.0f);
+    EXPECT(calls == 2);
+    fmag_image_destroy(img);
+    const char *bad = "#include <lib.glsl>\nfloat h(float x) { return lib(x); }\n";
+    EXPECT(!fmag_compile(ctx, "main.glsl", bad, strlen(bad), &o));
+    EXPECT(fmag_context_diag_count(ctx) >= 1 &&
+           strstr(fmag_context_diag(ctx, 0), "vfs:/lib.glsl:2:") &&
+           strstr(fmag_context_diag(ctx, 0), "return 10.0 * x + broken;"));
+    fmag_context_diag_clear(ctx);
+    const char *missing = "#include \"nope.glsl\"\nfloat h(float x) { return x; }\n";
+    EXPECT(!fmag_compile(ctx, "main.glsl", missing, strlen(missing), &o));
+    EXPECT(fmag_context_diag_count(ctx) >= 1 &&
+           strstr(fmag_context_diag(ctx, 0), "cannot find 'nope.glsl'"));
+    fmag_runner_destroy(ref);
+    fmag_context_destroy(ctx);
+}
+
 static int slot_destroyed;
 static void count_destroy(void *obj)
 {
@@ -322,6 +384,7 @@ int main(void)
     test_compile_run();
     test_languages();
     test_context_slots();
+    test_include_callback();
     test_builder();
     test_diagnostic_records();
     test_gpu_errors();
