@@ -1773,6 +1773,38 @@ static void report(front *f, const char *log, unsigned user_lines)
 
 /* -------------------------------------------------------------- shaderc */
 
+/* The number of the text's `#version N` line, 0 without one. Below 450 (a file written
+ * for OpenGL, `#version 330`; Vulkan GLSL needs 140 at least, the wrapper 450) it is
+ * raised to 450, as a file without one gets; above, glslang is held to it (460's
+ * features; `#version 999` is its error, not silently 450). */
+static unsigned glsl_version(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t k = i;
+        while (k < e && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        if (k < e && s[k] == '#') {
+            k++;
+            while (k < e && (s[k] == ' ' || s[k] == '\t'))
+                k++;
+            if (e - k > 7 && !memcmp(s + k, "version", 7) &&
+                (s[k + 7] == ' ' || s[k + 7] == '\t')) {
+                unsigned v = 0; /* the text need not end in a NUL: digits up to e */
+                for (k += 8; k < e && (s[k] == ' ' || s[k] == '\t'); k++)
+                    ;
+                for (; k < e && is_digit(s[k]) && v < 100000; k++)
+                    v = v * 10 + (unsigned)(s[k] - '0');
+                return v;
+            }
+        }
+        i = e + 1;
+    }
+    return 0;
+}
+
 /* #include (GL_GOOGLE_include_directive in GLSL, HLSL's own): shaderc asks for each
  * file. A quoted name is looked for beside the including file, then in the include
  * directories; <name> in the directories only (as glslc -I). The result and its text
@@ -1924,8 +1956,11 @@ static shaderc_compile_options_t make_options(front *f, bool optimize)
     shaderc_compile_options_set_source_language(o, f->lang == FMAG_SOURCE_GLSL
                                                        ? shaderc_source_language_glsl
                                                        : shaderc_source_language_hlsl);
-    if (f->lang == FMAG_SOURCE_GLSL)
-        shaderc_compile_options_set_forced_version_profile(o, 450, shaderc_profile_none);
+    if (f->lang == FMAG_SOURCE_GLSL) {
+        unsigned v = glsl_version(f->src, f->len);
+        shaderc_compile_options_set_forced_version_profile(o, v > 450 ? (int)v : 450,
+                                                           shaderc_profile_none);
+    }
     shaderc_compile_options_set_target_env(o, shaderc_target_env_vulkan,
                                            shaderc_env_version_vulkan_1_0);
     shaderc_compile_options_set_auto_map_locations(o, true);
