@@ -26,8 +26,10 @@
  * the exit blocks (loop-closed SSA), so each copy's value reaches them. A loop
  * whose state repeats unchanged while a back edge stays feasible, or that would
  * make the function larger than the budget, is a diagnostic naming the function
- * and the header:
+ * and the header (a repeating state with every exit decided is a loop that never
+ * ends, and says so):
  *     error: loop at ^loop in @f: trip count is not a constant
+ *     error: loop at ^loop in @f: the loop never ends: its state repeats (...)
  *     error: loop at ^loop in @f: unrolling would exceed the budget of 100000 instructions
  * In a function that has loops the pass folds constants first (-constfold), so
  * bounds computed from literals are literals, and again after each unrolled loop
@@ -773,6 +775,7 @@ static bool clone_iteration(cloner *c, unsigned iter)
 typedef enum unroll_result {
     UNROLLED,
     NOT_CONSTANT,
+    NEVER_ENDS, /* the state repeats and no exit depends on an unknown value */
     TOO_BIG,
     UNSUPPORTED,
     NO_MEMORY
@@ -805,7 +808,7 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
         total += s.cost;
         if (!s.backedge) break;
         if (state_repeats(&s)) {
-            res = NOT_CONSTANT;
+            res = s.unknown_exit ? NOT_CONSTANT : NEVER_ENDS;
             goto out;
         }
         if (base + total > budget) {
@@ -887,8 +890,8 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
                      f->name, budget);
         else
             snprintf(msg, sizeof msg, "loop in %s: %s", f->name, what);
-        fmag_context_error_at(m->ctx, m->src_file, m->src_text, m->src_len, h->src_line,
-                              h->src_col, "%s", msg);
+        fmag_context_error_at(m->ctx, m->src_file, m->src_text, m->src_len, h->src_line, h->src_col,
+                              "%s", msg);
         return;
     }
     if (budget)
@@ -968,6 +971,12 @@ fmag_pass_status fmag_opt_loop_unroll(fmag_func *f)
             break;
         case NO_MEMORY:
             loop_error(f, fail_header, "out of memory", 0);
+            break;
+        case NEVER_ENDS:
+            loop_error(f, fail_header,
+                       "the loop never ends: its state repeats (a counter that does not "
+                       "change, or stops changing in float32)",
+                       0);
             break;
         default:
             loop_error(f, fail_header, "trip count is not a constant", 0);
