@@ -536,6 +536,18 @@ void fmag_context_diag_print(const fmag_context *ctx, FILE *out)
 }
 
 /* Source diagnostics: "file:line:col: error: msg", the line, and a caret. */
+/* fmt and its arguments in a malloc'ed string (NULL when out of memory). */
+static char *format_message(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
+    if (msg) vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, again);
+    va_end(again);
+    return msg;
+}
+
 void fmag_context_source_error(fmag_context *ctx, const char *filename, const char *text,
                                size_t len, size_t offset, const char *fmt, ...)
 {
@@ -555,16 +567,12 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
 
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *msg = format_message(fmt, ap);
     va_end(ap);
-    char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
     if (!msg) {
         diag_push(ctx, NULL);
         return;
     }
-    va_start(ap, fmt);
-    vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-    va_end(ap);
 
     /* Show the source line with control bytes replaced, so garbage input cannot
      * corrupt the terminal, and a caret under the column. */
@@ -600,16 +608,12 @@ void fmag_context_error_at(fmag_context *ctx, const char *filename, const char *
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *msg = format_message(fmt, ap);
     va_end(ap);
-    char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
     if (!msg) {
         diag_push(ctx, NULL);
         return;
     }
-    va_start(ap, fmt);
-    vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-    va_end(ap);
     /* The offset of line:col, when the text has that line and the line that column. */
     size_t off = 0;
     unsigned l = 1;

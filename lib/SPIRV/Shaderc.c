@@ -61,20 +61,6 @@ void fmag_shader_compiler_destroy(fmag_shader_compiler *c)
     (void)c;
 }
 
-bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
-                          fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
-{
-    return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
-}
-
-bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
-                               const char *filename, const char *src, size_t len,
-                               fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
-{
-    fmag_spirv_options o = {.entry = entry};
-    return fmag_shader_to_spirv_opts(compiler, ctx, filename, src, len, lang, &o, out);
-}
-
 bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx,
                                const char *filename, const char *src, size_t len,
                                fmag_source_language lang, const fmag_spirv_options *opts,
@@ -2025,12 +2011,6 @@ static bool has_directive(const char *s, size_t n)
     return false;
 }
 
-bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
-                          fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
-{
-    return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
-}
-
 /* A '{' the user's text leaves open would swallow the wrapper slc appends, and glslang
  * would then report the wrapper's lines ("'in' : not allowed in nested scope"); the
  * open brace is the error, at the brace (its column when the text was not
@@ -2155,14 +2135,6 @@ static fmag_shader_compiler *kept_compiler(fmag_context *ctx)
     return c;
 }
 
-bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
-                               const char *filename, const char *src, size_t len,
-                               fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
-{
-    fmag_spirv_options o = {.entry = entry};
-    return fmag_shader_to_spirv_opts(compiler, ctx, filename, src, len, lang, &o, out);
-}
-
 /* shaderc's objects (compiler, options, results) live outside the guards: glslang's
  * own allocations are C++ and outside the allocation hook, and a guard that unwound
  * past them would leak them. */
@@ -2271,6 +2243,21 @@ done:
 }
 
 #endif /* FMAG_HAVE_SHADERC */
+
+/* The entry-only forms, for either build. */
+bool fmag_shader_to_spirv(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                          fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    return fmag_shader_to_spirv_with(NULL, ctx, filename, src, len, lang, entry, out);
+}
+
+bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx,
+                               const char *filename, const char *src, size_t len,
+                               fmag_source_language lang, const char *entry, fmag_shader_spirv *out)
+{
+    fmag_spirv_options o = {.entry = entry};
+    return fmag_shader_to_spirv_opts(compiler, ctx, filename, src, len, lang, &o, out);
+}
 
 /* Both blocks come from the library's scratch allocator (Shaderc.c), so that the
  * allocation policy and its fault-injection hook reach them. */
