@@ -131,8 +131,11 @@ char *fmag_tool_read_file(const fmag_tool *tool, const char *path, size_t *len);
 /* Whether -o names the input file itself (the same file, by device and inode, under
  * any spelling): then "<tool>: error: -o 'x.sl' is the input file ..." and true, so
  * that a slip such as `slc x.sl -o x.sl` does not replace the source. "-" for either
- * is never the same. */
+ * is never the same. The _default form words it for an output the tool named itself
+ * beside the input (`slc x.spv -x glsl -emit-spirv`). */
 bool fmag_tool_output_is_input(const fmag_tool *tool, const char *input, const char *output);
+bool fmag_tool_default_output_is_input(const fmag_tool *tool, const char *input,
+                                       const char *output);
 
 /* A file of the wrong kind, in one line that says what it is and which tool takes it:
  * "x.fir is FMAG IR text: optimize it with fmag-opt, run it with fmag-run" ("looks

@@ -15,13 +15,26 @@ char *fmag_tool_read_file(const fmag_tool *tool, const char *path, size_t *len)
     return text;
 }
 
-bool fmag_tool_output_is_input(const fmag_tool *tool, const char *input, const char *output)
+static bool same_file(const char *input, const char *output)
 {
     struct stat si, so;
     if (!input || !output || !strcmp(input, "-") || !strcmp(output, "-")) return false;
     if (stat(input, &si) != 0 || stat(output, &so) != 0) return false;
-    if (si.st_dev != so.st_dev || si.st_ino != so.st_ino) return false;
+    return si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+}
+
+bool fmag_tool_output_is_input(const fmag_tool *tool, const char *input, const char *output)
+{
+    if (!same_file(input, output)) return false;
     fmag_tool_error(tool, "-o '%s' is the input file: writing the output there would replace it",
+                    output);
+    return true;
+}
+
+bool fmag_tool_default_output_is_input(const fmag_tool *tool, const char *input, const char *output)
+{
+    if (!same_file(input, output)) return false;
+    fmag_tool_error(tool, "the output would be '%s', the input file itself: name another with -o",
                     output);
     return true;
 }

@@ -213,6 +213,10 @@ int main(int argc, char **argv)
         else if (!(output = def_out = default_output(input))) {
             fmag_vm_image_free(&img);
             return fmag_tool_error(&as_tool, "out of memory");
+        } else if (fmag_tool_default_output_is_input(&as_tool, input, output)) {
+            fmag_vm_image_free(&img);
+            free(def_out);
+            return 1;
         }
     }
     void *data;

@@ -332,6 +332,11 @@ int main(int argc, char **argv)
         /* Binary: beside the input by default, as the .fmag (standard output with -o -). */
         char *def = output || !strcmp(input, "-") ? NULL : default_output(input, true, ".spv");
         const char *to = output ? output : def ? def : "-";
+        if (def && fmag_tool_default_output_is_input(&slc_tool, input, def)) {
+            fmag_shader_spirv_free(&spv);
+            free(def);
+            goto done;
+        }
         out = strcmp(to, "-") ? fopen(to, "wb") : stdout;
         if (!out)
             fmag_tool_error(&slc_tool, "cannot write '%s'", to);
@@ -419,6 +424,10 @@ int main(int argc, char **argv)
             goto done;
         }
         path = default_output(input, shader, ".fmag");
+        if (path && fmag_tool_default_output_is_input(&slc_tool, input, path)) {
+            free(path);
+            goto done;
+        }
     }
     if (path && !strcmp(path, "-")) {
         void *data;
