@@ -20,6 +20,7 @@ enum {
     OP_TYPE_POINTER = 32,
     OP_DECORATE = 71,
     OP_VARIABLE = 59,
+    DEC_BUILTIN = 11,
     DEC_LOCATION = 30,
     SC_INPUT = 1,
     SC_OUTPUT = 3
@@ -101,21 +102,21 @@ static bool surviving_locations(const uint32_t *w, size_t nw, unsigned dir, unsi
         if (!len || i + len > nw) break;
         if (op == OP_VARIABLE && len >= 4 && w[i + 3] == want) {
             uint32_t id = w[i + 2];
-            bool found = false;
-            for (size_t j = 5; j < nw;) {
+            bool found = false, builtin = false;
+            for (size_t j = 5; j < nw && !found && !builtin;) {
                 uint32_t l2 = w[j] >> 16;
                 if (!l2 || j + l2 > nw) break;
+                /* A built-in the user redeclared (gl_FragDepth): not the interface. */
+                builtin = (w[j] & 0xffff) == OP_DECORATE && l2 >= 3 && w[j + 1] == id &&
+                          w[j + 2] == DEC_BUILTIN;
                 if ((w[j] & 0xffff) == OP_DECORATE && l2 >= 4 && w[j + 1] == id &&
                     w[j + 2] == DEC_LOCATION) {
-                    if (w[j + 3] < limit && !seen[w[j + 3]]) {
-                        seen[w[j + 3]] = true;
-                        found = true;
-                    }
+                    if (w[j + 3] < limit && !seen[w[j + 3]]) seen[w[j + 3]] = true, found = true;
                     break;
                 }
                 j += l2;
             }
-            ok = found;
+            ok = found || builtin;
         }
         i += len;
     }

@@ -505,6 +505,12 @@ static size_t skip_group(const front *f, size_t i)
     return f->t.n;
 }
 
+static bool same_name(const front *f, size_t a, size_t b)
+{
+    return f->t.v[a].len == f->t.v[b].len &&
+           !memcmp(f->pp + f->t.v[a].off, f->pp + f->t.v[b].off, f->t.v[a].len);
+}
+
 static bool tok_eq_str(const front *f, size_t i, const char *s, size_t n)
 {
     return i < f->t.n && f->t.v[i].len == n && !memcmp(f->pp + f->t.v[i].off, s, n);
@@ -529,7 +535,8 @@ static bool is_param_qualifier(const front *f, size_t i)
 {
     static const char *const q[] = {"const",         "highp",  "mediump",  "lowp",
                                     "precise",       "linear", "centroid", "nointerpolation",
-                                    "noperspective", "sample", "uniform"};
+                                    "noperspective", "sample", "uniform",  "row_major",
+                                    "column_major",  "snorm",  "unorm"};
     for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
         if (tok_is(f, i, q[k])) return true;
     return false;
@@ -570,7 +577,9 @@ static bool parse_param(front *f, size_t b, size_t e, param *p, unsigned index)
     p->dir = DIR_IN;
     size_t i = b;
     for (;; i++) {
-        if (tok_is(f, i, "in"))
+        if (tok_punct(f, i, '[') && tok_punct(f, i + 1, '[')) /* [[vk::location(3)]] */
+            i = skip_group(f, i) - 1;
+        else if (tok_is(f, i, "in"))
             p->dir = DIR_IN;
         else if (tok_is(f, i, "out"))
             p->dir = DIR_OUT;
@@ -835,7 +844,7 @@ static bool interface_fits(front *f, uint64_t nin, uint64_t nout, unsigned line)
 typedef struct global global;
 static global *strip_globals(front *f, size_t *count);
 typedef struct fdef fdef;
-static fdef *call_graph(front *f, size_t *count);
+static fdef *call_graph(front *f, const char *entry, size_t *count);
 static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng);
 static void keep_reached(front *f, const fdef *defs, size_t nd);
 
@@ -849,7 +858,7 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         size_t ng = 0, nd = 0;
         global *g = strip_globals(f, &ng);
         if (!g) return false;
-        fdef *defs = call_graph(f, &nd);
+        fdef *defs = call_graph(f, f->entry, &nd);
         bool used = !defs || (ng && entry_uses_global(f, defs, nd, g, ng));
         if (!used) keep_reached(f, defs, nd);
         fmag_tmp_free(defs);
@@ -951,7 +960,38 @@ struct global {
     bool indexed;
     ftype ty;
     bool out;
+    /* A uniform of a type the interface has no place for (int, bool, a struct holding
+     * one): made private so that the file compiles, an error where code reads it
+     * (type: its type's token). Not part of the interface. */
+    bool refused;
+    size_t type;
 };
+
+/* Whether a type name is a value type the interface has no place for: the integer,
+ * bool and double scalars, vectors and matrices, or a struct of the file's (one that
+ * collect_structs did not register). A uniform of one is made private, and a read is
+ * an error; any other type (samplers, images, what this reader does not know) is left
+ * to glslang and the reader. */
+static bool is_refused_value_type(const front *f, size_t i)
+{
+    static const char *const prefix[] = {"int",      "uint",   "bool",  "ivec", "uvec",
+                                         "bvec",     "double", "dvec",  "dmat", "int64_t",
+                                         "uint64_t", "i64vec", "u64vec"};
+    const tok *t = &f->t.v[i];
+    for (size_t k = 0; k < sizeof prefix / sizeof prefix[0]; k++) {
+        size_t n = strlen(prefix[k]);
+        if (t->len >= n && !memcmp(f->pp + t->off, prefix[k], n)) {
+            size_t j = n; /* the rest: digits and 'x' (ivec3, dmat2x3) */
+            while (j < t->len && (is_digit(f->pp[t->off + j]) || f->pp[t->off + j] == 'x'))
+                j++;
+            if (j == t->len) return true;
+        }
+    }
+    for (size_t k = 0; k + 2 < f->t.n; k++)
+        if (tok_is(f, k, "struct") && same_name(f, k + 1, i) && tok_punct(f, k + 2, '{'))
+            return true;
+    return false;
+}
 
 /* The expression the wrapper reads or writes: `x`, `inst.x` or `inst[i].x`. False (with
  * a diagnostic) when it does not fit in buf (FRONT_MAX_EXPR bytes). */
@@ -1033,10 +1073,15 @@ static bool collect_structs(front *f)
         uint64_t size = 0;
         bool ok = f->t.v[i + 1].len <= FRONT_MAX_NAME;
         for (size_t q = i + 3; q < close && ok; q++) {
-            while (is_interp_qualifier(f, q) ||
-                   (f->lang == FMAG_SOURCE_HLSL &&
-                    (tok_is(f, q, "linear") || tok_is(f, q, "nointerpolation"))))
-                q++;
+            for (;;) { /* qualifiers; HLSL modifiers and [[vk::...]] attributes */
+                if (tok_punct(f, q, '[') && tok_punct(f, q + 1, '['))
+                    q = skip_group(f, q);
+                else if (is_interp_qualifier(f, q) ||
+                         (f->lang == FMAG_SOURCE_HLSL && is_param_qualifier(f, q)))
+                    q++;
+                else
+                    break;
+            }
             ftype ty;
             ok = parse_type_name(f, q, &ty);
             for (q++; ok; q++) {
@@ -1111,7 +1156,7 @@ static bool block_members(front *f, size_t b, bool out, global **m, size_t *nm, 
                 *bad = start;
                 return false;
             }
-            global gl = {q, SIZE_MAX, 0, false, ty, out};
+            global gl = {q, SIZE_MAX, 0, false, ty, out, false, 0};
             q++;
             if (tok_punct(f, q, '[')) {
                 gl.ty.array = array_size(f, q + 1);
@@ -1188,7 +1233,8 @@ static size_t strip_block(front *f, size_t i, size_t k, int storage, global **g,
     for (unsigned a = 0; a < (count ? count : 1); a++) {
         for (size_t j = 0; j < nm; j++) {
             global gl = m[j];
-            if (inst != SIZE_MAX) gl = (global){inst, m[j].name, a, count > 0, m[j].ty, m[j].out};
+            if (inst != SIZE_MAX)
+                gl = (global){inst, m[j].name, a, count > 0, m[j].ty, m[j].out, false, 0};
             if (!push_global(g, ng, capg, gl)) {
                 fmag_tmp_free(m);
                 f->failed = true;
@@ -1254,26 +1300,60 @@ static global *strip_globals(front *f, size_t *count)
             continue;
         }
         ftype ty;
+        bool refused = false;
         if (!parse_type_name(f, k, &ty)) {
             if (f->t.v[k].kind != TK_IDENT) continue;
-            if (storage == 2) continue; /* an opaque uniform: the reader rejects its uses */
-            front_error(f, f->t.v[k].line,
-                        "global '%s' variable of type '%.*s': FMAG inputs and outputs are floats",
-                        storage ? "out" : "in", (int)f->t.v[k].len, f->pp + f->t.v[k].off);
-            break;
+            if (storage == 2 && !is_refused_value_type(f, k)) continue; /* an opaque uniform */
+            if (storage != 2) {
+                front_error(f, f->t.v[k].line,
+                            "global '%s' variable of type '%.*s': FMAG inputs and outputs are "
+                            "floats",
+                            storage ? "out" : "in", (int)f->t.v[k].len, f->pp + f->t.v[k].off);
+                break;
+            }
+            refused = true;
+            memset(&ty, 0, sizeof ty);
         }
         size_t type_tok = k++;
+        unsigned type_array = 0; /* `float[2] a, b;` */
+        if (tok_punct(f, k, '[')) {
+            type_array = array_size(f, k + 1);
+            if (!type_array || !tok_punct(f, k + 2, ']')) {
+                front_error(f, f->t.v[k].line, "array size is not an integer constant");
+                break;
+            }
+            k += 3;
+        }
+        /* A built-in's redeclaration (`out float gl_FragDepth;`) stays glslang's. */
+        if (f->t.v[k].kind == TK_IDENT && f->t.v[k].len > 3 &&
+            !memcmp(f->pp + f->t.v[k].off, "gl_", 3))
+            continue;
         /* Declarators: name [ '[' N ']' ] [ '=' init ] { ',' ... } ';' */
         while (k < f->t.n && f->t.v[k].kind == TK_IDENT) {
-            global gl = {k, SIZE_MAX, 0, false, ty, storage == 1};
+            global gl = {k, SIZE_MAX, 0, false, ty, storage == 1, refused, type_tok};
+            gl.ty.array = type_array;
             k++;
             if (tok_punct(f, k, '[')) {
+                if (type_array) {
+                    front_error(f, f->t.v[k].line,
+                                "'%.*s': arrays of arrays are not program inputs or outputs",
+                                (int)f->t.v[gl.name].len, f->pp + f->t.v[gl.name].off);
+                    break;
+                }
                 gl.ty.array = array_size(f, k + 1);
                 if (!gl.ty.array || !tok_punct(f, k + 2, ']')) {
                     front_error(f, f->t.v[k].line, "array size is not an integer constant");
                     break;
                 }
                 k += 3;
+                if (tok_punct(f, k, '[') && !refused) {
+                    front_error(f, f->t.v[k].line,
+                                "'%.*s': arrays of arrays are not program inputs or outputs",
+                                (int)f->t.v[gl.name].len, f->pp + f->t.v[gl.name].off);
+                    break;
+                }
+                while (tok_punct(f, k, '[')) /* a refused uniform's further dimensions */
+                    k = skip_group(f, k);
             }
             if (tok_punct(f, k, '=')) { /* an initializer: skip to ',' or ';' */
                 while (k < f->t.n && !tok_punct(f, k, ',') && !tok_punct(f, k, ';')) {
@@ -1306,12 +1386,6 @@ typedef struct fdef {
     bool reached;
 } fdef;
 
-static bool same_name(const front *f, size_t a, size_t b)
-{
-    return f->t.v[a].len == f->t.v[b].len &&
-           !memcmp(f->pp + f->t.v[a].off, f->pp + f->t.v[b].off, f->t.v[a].len);
-}
-
 /* Marks every definition named like token i reached; true when one was not yet. */
 static bool reach_name(const front *f, fdef *defs, size_t nd, size_t i)
 {
@@ -1324,7 +1398,7 @@ static bool reach_name(const front *f, fdef *defs, size_t nd, size_t i)
 /* The file-scope definitions and those the entry reaches: a textual call graph, by
  * name (every overload of a called name), from the entry's definitions and from the
  * calls in file-scope initializers. NULL when out of memory. */
-static fdef *call_graph(front *f, size_t *count)
+static fdef *call_graph(front *f, const char *entry, size_t *count)
 {
     fdef *defs = NULL;
     size_t nd = 0, cap = 0, start = 0;
@@ -1354,9 +1428,9 @@ static fdef *call_graph(front *f, size_t *count)
         i = defs[nd - 1].end - 1;
         start = i + 1;
     }
-    size_t elen = strlen(f->entry);
+    size_t elen = strlen(entry);
     for (size_t d = 0; d < nd; d++)
-        if (tok_eq_str(f, defs[d].name, f->entry, elen)) defs[d].reached = true;
+        if (tok_eq_str(f, defs[d].name, entry, elen)) defs[d].reached = true;
     /* Calls outside every body (global initializers; a prototype counts too). */
     for (size_t i = 0, d = 0; i + 1 < f->t.n; i++) {
         while (d < nd && i >= defs[d].end)
@@ -1377,25 +1451,56 @@ static fdef *call_graph(front *f, size_t *count)
     return defs ? defs : fmag_tmp_calloc(1, sizeof *defs);
 }
 
-/* Whether a function reachable from the entry names one of the stripped globals (a
- * local that shadows a global's name is reported too, a rare false positive with a
- * clear message). */
+/* Whether `name` (a token) is declared in the definition d: a parameter or a local,
+ * `TYPE name` with TYPE a type name (so that a uniform's name reused for a local or a
+ * parameter is not a read of the uniform). */
+static bool declared_in(const front *f, const fdef *d, size_t name)
+{
+    for (size_t i = d->name + 2; i < d->end; i++) {
+        if (!same_name(f, i, name)) continue;
+        ftype ty;
+        size_t p = i - 1;
+        if (tok_punct(f, p, ']') && p >= 3 && tok_punct(f, p - 2, '[')) p -= 3; /* float[2] x */
+        if (parse_type_name(f, p, &ty)) return true;
+        static const char *const other[] = {"int",   "uint",  "bool",  "ivec2", "ivec3",
+                                            "ivec4", "uvec2", "uvec3", "uvec4", "bvec2",
+                                            "bvec3", "bvec4", "double"};
+        for (size_t k = 0; k < sizeof other / sizeof other[0]; k++)
+            if (tok_is(f, p, other[k])) return true;
+    }
+    return false;
+}
+
+/* Whether a function reachable from the entry reads one of the stripped globals: its
+ * name, not after a '.' (a member or swizzle of something else), not declared in that
+ * function. A read of a refused uniform is an error in either mode; of any other
+ * global under -entry (the entry's inputs are its parameters). */
 static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng)
 {
     for (size_t d = 0; d < nd; d++) {
         if (!defs[d].reached) continue;
         for (size_t i = defs[d].body; i < defs[d].end; i++) {
             const tok *t = &f->t.v[i];
-            if (t->kind != TK_IDENT) continue;
+            if (t->kind != TK_IDENT || tok_punct(f, i - 1, '.')) continue;
             for (size_t k = 0; k < ng; k++) {
-                if (!same_name(f, g[k].name, i)) continue;
-                front_error(f, t->line,
-                            "'%.*s' is a global %s variable: with -entry the program's %s "
-                            "of '%s' only (drop -entry to compile main())",
-                            (int)t->len, f->pp + t->off, g[k].out ? "out" : "in/uniform",
-                            g[k].out ? "outputs are the result and out parameters"
-                                     : "inputs are the parameters",
-                            f->entry);
+                if ((!f->entry && !g[k].refused) || !same_name(f, g[k].name, i) ||
+                    declared_in(f, &defs[d], i))
+                    continue;
+                const tok *ty = &f->t.v[g[k].type];
+                if (g[k].refused)
+                    front_error(f, t->line,
+                                "'%.*s' is a uniform of type '%.*s': FMAG program inputs are "
+                                "floats (float, vectors, matrices, structs of them and arrays of "
+                                "these)",
+                                (int)t->len, f->pp + t->off, (int)ty->len, f->pp + ty->off);
+                else
+                    front_error(f, t->line,
+                                "'%.*s' is a global %s variable: with -entry the program's %s "
+                                "of '%s' only (drop -entry to compile main())",
+                                (int)t->len, f->pp + t->off, g[k].out ? "out" : "in/uniform",
+                                g[k].out ? "outputs are the result and out parameters"
+                                         : "inputs are the parameters",
+                                f->entry);
                 return true;
             }
         }
@@ -1455,6 +1560,18 @@ static bool wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool h
         fmag_tmp_free(g);
         return false;
     }
+    /* A refused uniform: an error where main's code reads it, else nothing. */
+    size_t nd = 0, kept = 0;
+    fdef *defs = call_graph(f, "main", &nd);
+    bool used = !defs || entry_uses_global(f, defs, nd, g, ng);
+    fmag_tmp_free(defs);
+    if (used) {
+        fmag_tmp_free(g);
+        return false;
+    }
+    for (size_t k = 0; k < ng; k++)
+        if (!g[k].refused) g[kept++] = g[k];
+    ng = kept;
     uint64_t ni = 0, no = 0;
     for (size_t k = 0; k < ng; k++) {
         if (g[k].out)
@@ -1607,13 +1724,15 @@ static bool report_recursion(front *f, const char *msg, size_t n, const char *ne
     return true;
 }
 
-/* "other.glsl:3: error: msg": a message about a file #include brought in, reported
- * there with its line (read again: this is the error path). False when the line is not
+/* "other.glsl:3: error: msg": a message about a file #include brought in, with NAME
+ * possibly holding ':' (an embedder's "vfs:/x"): the first ": error: " preceded by
+ * ":digits". The file (NULL when #include did not bring it in: a `#line 1
+ * "/etc/passwd"` in an untrusted shader names that file, and nothing of it is quoted),
+ * its name in name[], the line, and where "error: " starts; false when the line is not
  * of that form. */
-static bool report_included(front *f, const char *p, size_t n, bool earlier)
+static bool included_message(const front *f, const char *p, size_t n, const included **inc,
+                             char *name, size_t cap, unsigned *line, const char **err)
 {
-    /* "NAME:LINE: error: " with NAME possibly holding ':' (an embedder's "vfs:/x"): the
-     * first ": error: " preceded by ":digits". */
     const char *end = NULL;
     for (const char *e = p; e + 9 <= p + n && !end; e++)
         if (!memcmp(e, ": error: ", 9)) end = e;
@@ -1622,33 +1741,21 @@ static bool report_included(front *f, const char *p, size_t n, bool earlier)
     while (colon > p && is_digit(colon[-1]))
         colon--;
     if (colon == end || colon - 1 <= p || colon[-1] != ':') return false;
-    unsigned long line = strtoul(colon, NULL, 10);
-    colon--;
-    const char *msg = end + 9;
-    char clean[512], about[64], name[512];
-    if (!fmag_glslang_message(msg, (size_t)(p + n - msg), f->lang == FMAG_SOURCE_HLSL, earlier,
-                              clean, sizeof clean, about, sizeof about))
-        return true;
-    snprintf(name, sizeof name, "%.*s", (int)(colon - p), p);
-    /* Only a file #include brought in is quoted (its text as it was read): a
-     * `#line 1 "/etc/passwd"` in an untrusted shader names that file, nothing more. */
-    const included *inc = NULL;
-    for (size_t k = 0; k < f->nincl && !inc; k++)
-        if (!strcmp(f->incl[k].name, name)) inc = &f->incl[k];
-    if (inc && line) {
-        report_in(f, name, inc->text, inc->len, (unsigned)line, clean, about);
-    } else {
-        f->failed = true;
-        fmag_context_error(f->ctx, "%s:%lu: error: %s", name, line, clean);
-    }
+    *line = (unsigned)strtoul(colon, NULL, 10);
+    snprintf(name, cap, "%.*s", (int)(colon - 1 - p), p);
+    *inc = NULL;
+    for (size_t k = 0; k < f->nincl && !*inc; k++)
+        if (!strcmp(f->incl[k].name, name)) *inc = &f->incl[k];
+    *err = end + 2;
     return true;
 }
 
 /* glslang's messages are "file:line: error: msg" (or "file: error: msg"), one a line, and
  * a count at the end; its HLSL parser adds "file(line): error at column C, msg". Each
- * becomes one FMAG diagnostic in SL's words (GlslangDiag.c): on the user's lines with
- * the source line, and a caret where the column is known; errors in the generated
- * wrapper say so; an error that only follows from an earlier one is left out. */
+ * becomes one FMAG diagnostic in SL's words (GlslangDiag.c): on the user's lines (or an
+ * included file's) with the source line, and a caret where the column is known; errors
+ * in the generated wrapper say so; an error that only follows from an earlier one is
+ * left out. */
 static void report(front *f, const char *log, unsigned user_lines)
 {
     bool any = false, hlsl = f->lang == FMAG_SOURCE_HLSL;
@@ -1659,13 +1766,19 @@ static void report(front *f, const char *log, unsigned user_lines)
      * (a swizzle "out of range", no texture() overload for a float, "cannot convert
      * from 'float' to 'uint'") follows from it: only more undeclared names are kept. */
     unsigned undeclared_line = 0;
+    const void *semi_file = NULL, *undeclared_file = NULL;
     size_t flen = strlen(f->filename);
-    char clean[512], about[64];
+    char clean[512], about[64], name[512];
     for (const char *p = log; *p;) {
         const char *eol = strchr(p, '\n');
         size_t n = eol ? (size_t)(eol - p) : strlen(p);
         const char *q = p;
         unsigned line = 0;
+        /* The file the message is about: the user's, or one #include brought in. */
+        const char *file = f->filename, *text = f->src;
+        size_t tlen = f->len;
+        bool user = true;
+        const included *inc = NULL;
         if (n > flen && !memcmp(q, f->filename, flen) && q[flen] == ':') {
             q += flen + 1;
             char *end;
@@ -1676,6 +1789,9 @@ static void report(front *f, const char *log, unsigned user_lines)
             }
             while (*q == ' ')
                 q++;
+        } else if (included_message(f, p, n, &inc, name, sizeof name, &line, &q)) {
+            file = name, text = inc ? inc->text : NULL, tlen = inc ? inc->len : 0;
+            user = false;
         }
         /* glslang's HLSL front end: "file(line): error at column C, message". */
         unsigned hl_line = 0, hl_col = 0;
@@ -1695,11 +1811,6 @@ static void report(front *f, const char *log, unsigned user_lines)
             p = eol ? eol + 1 : p + n;
             continue;
         }
-        if (q == p && report_included(f, p, n, any)) {
-            any = true;
-            p = eol ? eol + 1 : p + n;
-            continue;
-        }
         size_t rest = n - (size_t)(q - p);
         if (rest > 7 && !memcmp(q, "error: ", 7) && eol &&
             report_recursion(f, q + 7, rest - 7, eol + 1)) {
@@ -1715,41 +1826,47 @@ static void report(front *f, const char *log, unsigned user_lines)
                 p = eol ? eol + 1 : p + n;
                 continue;
             }
-            if (line && line == semi_line && !strcmp(clean, "expected declaration")) {
+            const void *where = user ? (const void *)f : (const void *)inc;
+            if (line && line == semi_line && where == semi_file &&
+                !strcmp(clean, "expected declaration")) {
                 p = eol ? eol + 1 : p + n;
                 continue;
             }
-            if (line && line == undeclared_line &&
+            if (line && line == undeclared_line && where == undeclared_file &&
                 strncmp(clean, "use of undeclared identifier", 28)) {
                 p = eol ? eol + 1 : p + n;
                 continue;
             }
-            semi_line = !strcmp(clean, "expected ';'") ? line : 0;
-            if (!strncmp(clean, "use of undeclared identifier", 28)) undeclared_line = line;
+            semi_line = !strcmp(clean, "expected ';'") ? line : 0, semi_file = where;
+            if (!strncmp(clean, "use of undeclared identifier", 28))
+                undeclared_line = line, undeclared_file = where;
             any = true;
             const char *hint = shadertoy_hint(q, rest);
             bool compute = !strncmp(q, "'gl_", 4) && strstr(clean, "undeclared identifier") &&
                            (strstr(q, "Invocation") || strstr(q, "WorkGroup"));
-            if (line && line <= user_lines && (hint || compute)) {
-                char with[800];
-                if (hint)
-                    snprintf(with, sizeof with,
-                             "%s (a Shadertoy uniform: declare it, e.g. %s, or pass it as a "
-                             "parameter of the entry)",
-                             clean, hint);
-                else
-                    snprintf(with, sizeof with,
-                             "%s (a compute shader built-in: an FMAG program computes one "
-                             "element from its inputs; pass the value as a parameter)",
-                             clean);
-                report_at_line(f, line, with, about);
-            } else if (line && line <= user_lines) {
-                report_at_line(f, line, clean, about);
+            char with[800];
+            if (hint)
+                snprintf(with, sizeof with,
+                         "%s (a Shadertoy uniform: declare it, e.g. %s, or pass it as a "
+                         "parameter of the entry)",
+                         clean, hint);
+            else if (compute)
+                snprintf(with, sizeof with,
+                         "%s (a compute shader built-in: an FMAG program computes one "
+                         "element from its inputs; pass the value as a parameter)",
+                         clean);
+            else
+                snprintf(with, sizeof with, "%s", clean);
+            if (line && text && (!user || line <= user_lines)) {
+                report_in(f, file, text, tlen, line, with, about);
+            } else if (line && !user) { /* a file #include did not bring in */
+                f->failed = true;
+                fmag_context_error(f->ctx, "%s:%u: error: %s", file, line, with);
             } else if (line) {
                 front_error(f, 0, "in the entry point slc generated%s%s: %s",
-                            f->entry ? " for " : "", f->entry ? f->entry : "", clean);
+                            f->entry ? " for " : "", f->entry ? f->entry : "", with);
             } else {
-                front_error(f, 0, "%s", clean);
+                front_error(f, 0, "%s", with);
             }
         }
         p = eol ? eol + 1 : p + n;
@@ -1872,6 +1989,30 @@ static bool include_from_dirs(const front *f, const char *requested, bool quoted
     return false;
 }
 
+/* Whether a line of the text is `#pragma once`. */
+static bool has_pragma_once(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t k = i;
+        while (k < e && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        if (k < e && s[k] == '#') {
+            for (k++; k < e && (s[k] == ' ' || s[k] == '\t'); k++)
+                ;
+            if (e - k >= 6 && !memcmp(s + k, "pragma", 6)) {
+                for (k += 6; k < e && (s[k] == ' ' || s[k] == '\t'); k++)
+                    ;
+                if (e - k >= 4 && !memcmp(s + k, "once", 4)) return true;
+            }
+        }
+        i = e + 1;
+    }
+    return false;
+}
+
 static shaderc_include_result *include_resolve(void *user, const char *requested, int type,
                                                const char *requesting, size_t depth)
 {
@@ -1897,7 +2038,13 @@ static shaderc_include_result *include_resolve(void *user, const char *requested
     } else {
         include_from_dirs(f, requested, quoted, requesting, &res->name, &res->text, &len);
     }
-    if (res->name && !record_include(f, res->name, res->text, len)) {
+    /* #pragma once (glslang does not implement it): a second inclusion is empty. */
+    bool again = false;
+    for (size_t k = 0; res->name && k < f->nincl && !again; k++)
+        again = !strcmp(f->incl[k].name, res->name);
+    if (again && has_pragma_once(res->text, len)) {
+        len = 0;
+    } else if (res->name && !record_include(f, res->name, res->text, len)) {
         free(res->name), free(res->text);
         res->name = NULL;
         res->text = NULL;
