@@ -52,6 +52,10 @@ typedef struct fmag_spirv_options {
     size_t ninclude_dirs;
     fmag_include_fn include_fn; /* tried before the directories (IR.h); NULL: none */
     void *include_user;
+    /* GLSL/HLSL: macros defined before the text, each "NAME" (defined as 1, as -D NAME
+     * does) or "NAME=VALUE": an engine's shader permutations. */
+    const char *const *defines;
+    size_t ndefines;
 } fmag_spirv_options;
 
 /* Builds an IR module with one export function (the program) from the SPIR-V

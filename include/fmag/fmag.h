@@ -80,6 +80,9 @@ typedef struct fmag_compile_options {
     size_t ninclude_dirs;
     fmag_include_fn include_fn; /* tried before the directories (IR.h); NULL: none */
     void *include_user;
+    /* GLSL/HLSL: macros, each "NAME" (as 1) or "NAME=VALUE" (slc -D). */
+    const char *const *defines;
+    size_t ndefines;
 } fmag_compile_options;
 
 /* Defaults: AUTO, every export, O2, strict math, full codegen (what `slc` does). */

@@ -143,6 +143,8 @@ static fmag_module *import_shader(fmag_context *ctx, const char *filename, const
     so.ninclude_dirs = opts->ninclude_dirs;
     so.include_fn = opts->include_fn;
     so.include_user = opts->include_user;
+    so.defines = opts->defines;
+    so.ndefines = opts->ndefines;
     if (lang == FMAG_LANG_SPIRV) {
         if (len % 4 != 0) {
             fmag_context_error(ctx,

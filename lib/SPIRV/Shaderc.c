@@ -268,6 +268,8 @@ typedef struct front {
     char unfound[256]; /* the last quoted #include not found (glslang then asks for <it>) */
     fmag_include_fn include_fn; /* the embedder's resolver, tried first */
     void *include_user;
+    const char *const *defines; /* "NAME" or "NAME=VALUE" */
+    size_t ndefines;
     included *incl; /* the files #include read (malloc: shaderc's side of the guards) */
     size_t nincl;
     char *pp; /* preprocessed text, edited in place (same length) */
@@ -2104,6 +2106,15 @@ static shaderc_compile_options_t make_options(front *f, bool optimize)
     shaderc_compile_options_set_limit(o, shaderc_limit_max_fragment_input_vectors, 4096);
     shaderc_compile_options_set_limit(o, shaderc_limit_max_fragment_input_components, 16384);
     shaderc_compile_options_set_include_callbacks(o, include_resolve, include_release, f);
+    for (size_t k = 0; k < f->ndefines; k++) {
+        const char *d = f->defines[k], *eq = d ? strchr(d, '=') : NULL;
+        if (!d || !*d || d[0] == '=') continue; /* checked by the caller: no name */
+        if (eq)
+            shaderc_compile_options_add_macro_definition(o, d, (size_t)(eq - d), eq + 1,
+                                                         strlen(eq + 1));
+        else
+            shaderc_compile_options_add_macro_definition(o, d, strlen(d), "1", 1);
+    }
     if (optimize) {
         /* SPIRV-Tools' performance recipe, which shaderc runs in-process: inlining, memory
          * to SSA, scalar replacement, dead code, if-conversion (the legalization passes
@@ -2304,10 +2315,24 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     f.ninclude_dirs = o && o->include_dirs ? o->ninclude_dirs : 0;
     f.include_fn = o ? o->include_fn : NULL;
     f.include_user = o ? o->include_user : NULL;
+    f.defines = o ? o->defines : NULL;
+    f.ndefines = o && o->defines ? o->ndefines : 0;
     f.main_tok = SIZE_MAX;
     if (memchr(src, 0, len)) {
         front_error(&f, 0, "the source contains a NUL byte");
         return false;
+    }
+    for (size_t k = 0; k < f.ndefines; k++) {
+        const char *d = f.defines[k];
+        size_t n = d ? strcspn(d, "=") : 0;
+        bool ok = n && is_ident_start(d[0]);
+        for (size_t i = 1; ok && i < n; i++)
+            ok = is_ident_start(d[i]) || is_digit(d[i]);
+        if (!ok) {
+            front_error(&f, 0, "bad macro definition '%s' (expected NAME or NAME=VALUE)",
+                        d ? d : "(null)");
+            return false;
+        }
     }
     shaderc_compiler_t comp = compiler ? compiler->sc : shaderc_compiler_initialize();
     shaderc_compile_options_t opts = comp ? make_options(&f, false) : NULL;
@@ -2324,7 +2349,7 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     b.pp = src;
     shaderc_compilation_result_t res = NULL;
     f.pplen = len;
-    if (has_directive(src, len)) {
+    if (f.ndefines || has_directive(src, len)) {
         res = shaderc_compile_into_preprocessed_text(comp, src, len, shaderc_fragment_shader,
                                                      f.filename, "main", opts);
         if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {

@@ -75,7 +75,8 @@ class _Options(ctypes.Structure):
                 ("fast_codegen", ctypes.c_bool),
                 ("include_dirs", ctypes.POINTER(ctypes.c_char_p)),
                 ("ninclude_dirs", ctypes.c_size_t),
-                ("include_fn", ctypes.c_void_p), ("include_user", ctypes.c_void_p)]
+                ("include_fn", ctypes.c_void_p), ("include_user", ctypes.c_void_p),
+                ("defines", ctypes.POINTER(ctypes.c_char_p)), ("ndefines", ctypes.c_size_t)]
 
 
 class _Operand(ctypes.Structure):
@@ -295,13 +296,14 @@ def load(path):
 
 
 def compile(source, filename=None, language=None, entry=None, pipeline=None,
-            fastmath=False, fast_codegen=False, include_dirs=()):
+            fastmath=False, fast_codegen=False, include_dirs=(), defines=()):
     """Compiles source text (str or bytes) to an Image. Without language, the library
     decides as slc does: the content (.fir, .fmas, SPIR-V), then filename's extension,
     then a guess (`#version`: GLSL), else SL; diagnostics name the source filename, or
     <input>. pipeline: "O0", "O1", "O2" (default) or a pass list. include_dirs: where
-    GLSL/HLSL #include looks after the including file's directory (slc -I). Raises
-    CompileError with .diagnostics."""
+    GLSL/HLSL #include looks after the including file's directory (slc -I). defines:
+    GLSL/HLSL macros, "NAME" or "NAME=VALUE" (slc -D). Raises CompileError with
+    .diagnostics."""
     if language not in LANGUAGES:
         raise ValueError("fmag: unknown language %r (%s)" % (language, ", ".join(
             k for k in LANGUAGES if k)))
@@ -322,6 +324,10 @@ def compile(source, filename=None, language=None, entry=None, pipeline=None,
     cdirs = (ctypes.c_char_p * max(len(dirs), 1))(*dirs)
     opts.include_dirs = cdirs
     opts.ninclude_dirs = len(dirs)
+    defs = [d.encode() for d in defines]
+    cdefs = (ctypes.c_char_p * max(len(defs), 1))(*defs)
+    opts.defines = cdefs
+    opts.ndefines = len(defs)
     with _Context() as c:
         name = os.fsencode(filename) if filename is not None else None
         p = _lib.fmag_compile(c.p, name, src, len(src), ctypes.byref(opts))

@@ -182,6 +182,10 @@ class NewUserReview(unittest.TestCase):
             with self.assertRaises(fmag.CompileError) as cm:
                 fmag.compile_file(main, entry="h")
             self.assertIn("cannot find <lib.glsl>", str(cm.exception))
+        # defines: K = 4 makes h(3) = 12.
+        p = fmag.compile("float h(float x) { return x * K; }", language="glsl", entry="h",
+                         defines=["K=4.0"])[0]
+        self.assertEqual(fmag.run(p, [[3.0]]), [[12.0]])
 
     def test_shader_snippet_as_sl_gets_a_hint(self):
         with self.assertRaises(fmag.CompileError) as cm:

@@ -57,10 +57,23 @@ static input_kind input_kind_of(const char *path, const char *lang)
     return has_ext(path, ".spv") ? INPUT_SPIRV : INPUT_SL;
 }
 
+/* What the command line asks for. */
+typedef struct slc_args {
+    unsigned long long inline_budget, error_limit;
+    const char *input, *output, *level, *lang, *emit_prefix, *emit_name;
+    bool emit_asm, emit_ir, emit_spirv, fastmath;
+    const char *entry;
+    fmag_codegen_options cg;
+    const char *include_dirs[64]; /* -I, in order */
+    size_t ninclude_dirs;
+    const char *defines[256]; /* -D */
+    size_t ndefines;
+} slc_args;
+
 /* The IR module of the input, or NULL with diagnostics in ctx (or printed here). */
 static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char *shown,
                                   const char *src, size_t len, const fmag_sl_options *opts,
-                                  const char *const *include_dirs, size_t ninclude_dirs)
+                                  const struct slc_args *a)
 {
     if (kind == INPUT_SL) return fmag_sl_compile(ctx, shown, src, len, opts);
 #ifdef FMAG_HAVE_SPIRV
@@ -70,8 +83,10 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
         so.entry = opts->entry;
         so.filename = shown;
         so.fastmath = opts->fastmath;
-        so.include_dirs = include_dirs;
-        so.ninclude_dirs = ninclude_dirs;
+        so.include_dirs = a->include_dirs;
+        so.ninclude_dirs = a->ninclude_dirs;
+        so.defines = a->defines;
+        so.ndefines = a->ndefines;
         return fmag_glsl_import(ctx, shown, src, len,
                                 kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL, &so);
     }
@@ -100,23 +115,22 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
     (void)src;
     (void)len;
     (void)opts;
-    (void)include_dirs;
-    (void)ninclude_dirs;
+    (void)a;
     fmag_context_error(ctx, "%s: error: slc was built without SPIR-V input (spirv-headers)", shown);
     return NULL;
 #endif
 }
 
-/* What the command line asks for. */
-typedef struct slc_args {
-    unsigned long long inline_budget, error_limit;
-    const char *input, *output, *level, *lang, *emit_prefix, *emit_name;
-    bool emit_asm, emit_ir, emit_spirv, fastmath;
-    const char *entry;
-    fmag_codegen_options cg;
-    const char *include_dirs[64]; /* -I, in order */
-    size_t ninclude_dirs;
-} slc_args;
+static bool opt_define(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    slc_args *a = dest;
+    if (a->ndefines == sizeof a->defines / sizeof a->defines[0]) {
+        fmag_tool_error(tool, "more than %zu %s options", a->ndefines, spelling);
+        return false;
+    }
+    a->defines[a->ndefines++] = value;
+    return true;
+}
 
 static bool opt_include_dir(const fmag_tool *tool, void *dest, const char *spelling,
                             const char *value)
@@ -228,6 +242,8 @@ int main(int argc, char **argv)
         {"-I", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a, opt_include_dir, "DIR",
          "GLSL/HLSL: look for #include files in DIR (after the\n"
          "including file's directory for \"name\"; repeatable, in order)"},
+        {"-D", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a, opt_define, "NAME[=VALUE]",
+         "GLSL/HLSL: define a macro (as 1 without a value), as glslc -D"},
         {"-x", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.lang, NULL, "LANG",
          "the input language: sl, glsl, hlsl or spirv (default: the\n"
          "content (a SPIR-V binary, #version text), then the extension\n"
@@ -323,6 +339,8 @@ int main(int argc, char **argv)
         so.entry = opts.entry;
         so.include_dirs = a.include_dirs;
         so.ninclude_dirs = a.ninclude_dirs;
+        so.defines = a.defines;
+        so.ndefines = a.ndefines;
         if (!fmag_shader_to_spirv_opts(NULL, ctx, shown, src, len,
                                        kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL,
                                        &so, &spv)) {
@@ -349,8 +367,7 @@ int main(int argc, char **argv)
         goto done;
     }
 #endif
-    fmag_module *m =
-        compile_input(ctx, kind, shown, src, len, &opts, a.include_dirs, a.ninclude_dirs);
+    fmag_module *m = compile_input(ctx, kind, shown, src, len, &opts, &a);
     if (!m) {
         fmag_tool_print_diags(&slc_tool, ctx);
         goto done;
