@@ -1205,7 +1205,12 @@ static size_t strip_block(front *f, size_t i, size_t k, int storage, global **g,
     }
     if (!tok_punct(f, end, ';')) return close;
     *ended = true;
-    if (f->t.v[k].len >= 3 && !memcmp(f->pp + f->t.v[k].off, "gl_", 3)) return end + 1;
+    if (f->t.v[k].len >= 3 && !memcmp(f->pp + f->t.v[k].off, "gl_", 3)) {
+        /* A built-in block's redeclaration (`out gl_PerVertex { vec4 gl_Position; };`):
+         * another stage's, an error in the fragment shader slc compiles; gone. */
+        blank_range(f, i, end + 1);
+        return end + 1;
+    }
     global *m = NULL;
     size_t nm = 0, capm = 0, bad = SIZE_MAX;
     if (!block_members(f, k + 1, storage == 1, &m, &nm, &capm, &bad)) {
@@ -1844,19 +1849,24 @@ static void report(front *f, const char *log, unsigned user_lines)
                 undeclared_line = line, undeclared_file = where;
             any = true;
             const char *hint = shadertoy_hint(q, rest);
-            bool compute = !strncmp(q, "'gl_", 4) && strstr(clean, "undeclared identifier") &&
-                           (strstr(q, "Invocation") || strstr(q, "WorkGroup"));
+            bool builtin = !strncmp(q, "'gl_", 4) && strstr(clean, "undeclared identifier");
+            const char *stage =
+                !builtin ? NULL
+                : strstr(q, "Invocation") || strstr(q, "WorkGroup") ? "a compute shader"
+                : strstr(q, "Vertex") || strstr(q, "Instance") || strstr(q, "DrawID")
+                    ? "a vertex shader"
+                    : NULL;
             char with[800];
             if (hint)
                 snprintf(with, sizeof with,
                          "%s (a Shadertoy uniform: declare it, e.g. %s, or pass it as a "
                          "parameter of the entry)",
                          clean, hint);
-            else if (compute)
+            else if (stage)
                 snprintf(with, sizeof with,
-                         "%s (a compute shader built-in: an FMAG program computes one "
-                         "element from its inputs; pass the value as a parameter)",
-                         clean);
+                         "%s (%s built-in: an FMAG program computes one element from its "
+                         "inputs; pass the value as a parameter)",
+                         clean, stage);
             else
                 snprintf(with, sizeof with, "%s", clean);
             if (line && text && (!user || line <= user_lines)) {
@@ -2197,6 +2207,31 @@ static bool braces_closed(front *f)
     return false;
 }
 
+/* A vertex shader's main() writes gl_Position (and gl_PointSize), which a fragment
+ * shader does not have: they become private variables, _fmag_gl_Position, declared
+ * before the first declaration, and the writes are dropped with them. The program's
+ * outputs are its `out` variables, as for any stage. False when out of memory. */
+static bool vertex_outputs_private(front *f)
+{
+    static const struct {
+        const char *name, *decl;
+    } outs[] = {{"gl_Position", "vec4 _fmag_gl_Position; "},
+                {"gl_PointSize", "float _fmag_gl_PointSize; "}};
+    size_t first = SIZE_MAX;
+    for (size_t i = 0; i < f->t.n && first == SIZE_MAX; i++)
+        if (f->pp[f->t.v[i].off] != ' ') first = i;
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++) {
+        bool used = false;
+        for (size_t i = 0; i < f->t.n; i++) {
+            if (!tok_is(f, i, outs[o].name) || tok_punct(f, i - 1, '.')) continue;
+            if (!add_edit(f, i, "_fmag_")) return false; /* blanked ones are not tok_is */
+            used = true;
+        }
+        if (used && first != SIZE_MAX && !add_edit(f, first, outs[o].decl)) return false;
+    }
+    return true;
+}
+
 /* The front's own work between the two shaderc calls: the preprocessed text copied
  * (it is edited in place), tokenized, the signature scanned, and the text glslang
  * compiles (the user's text with main renamed, then the wrapper) built in `full`. It
@@ -2252,6 +2287,7 @@ static void front_build_thunk(void *arg)
         blank_tok(f, f->main_tok);
         if (!add_edit(f, f->main_tok, "_fmag_umain")) return;
     }
+    if (f->lang == FMAG_SOURCE_GLSL && !vertex_outputs_private(f)) return;
     qsort(f->edits, f->nedits, sizeof *f->edits, edit_cmp);
     size_t at = 0;
     for (size_t e = 0; e < f->nedits; e++) {
