@@ -358,11 +358,6 @@ static void error_line_in(front *f, const char *file, const char *src, size_t le
     fmag_context_error(f->ctx, "%s:%u: error: %s\n%s", file, line, msg, shown);
 }
 
-static void front_error_line(front *f, unsigned line, const char *msg)
-{
-    error_line_in(f, f->filename, f->src, f->len, line, msg);
-}
-
 /* The same at a column of the line (1-based; clamped to the line's end). */
 static void front_error_col(front *f, unsigned line, unsigned col, const char *msg)
 {
@@ -2201,8 +2196,29 @@ static bool braces_closed(front *f)
     if (f->pplen == f->len && !memcmp(f->pp, f->src, f->len)) {
         f->failed = true;
         fmag_context_source_error(f->ctx, f->filename, f->src, f->len, t->off, "%s", msg);
-    } else {
-        front_error_line(f, t->line, msg);
+    } else if (t->line) { /* the user's line; a caret when it has one '{' */
+        report_in(f, f->filename, f->src, f->len, t->line, msg, "{");
+    } else { /* in a file #include brought in: its name and line from the #line before it */
+        const char *file = NULL;
+        size_t flen = 0;
+        unsigned line = 0;
+        for (size_t i = 0; i < t->off; i++) {
+            if (f->pp[i] == '\n') line++;
+            if ((i == 0 || f->pp[i - 1] == '\n') && !strncmp(f->pp + i, "#line ", 6)) {
+                line = (unsigned)strtoul(f->pp + i + 6, NULL, 10) - 1;
+                const char *q = memchr(f->pp + i, '"', t->off - i);
+                const char *e = q ? memchr(q + 1, '"', t->off - (size_t)(q + 1 - f->pp)) : NULL;
+                file = e ? q + 1 : NULL, flen = e ? (size_t)(e - q - 1) : 0;
+            }
+        }
+        const included *inc = NULL;
+        for (size_t k = 0; file && k < f->nincl && !inc; k++)
+            if (strlen(f->incl[k].name) == flen && !memcmp(f->incl[k].name, file, flen))
+                inc = &f->incl[k];
+        if (inc)
+            report_in(f, inc->name, inc->text, inc->len, line, msg, "{");
+        else
+            front_error(f, 0, "%s", msg);
     }
     return false;
 }
