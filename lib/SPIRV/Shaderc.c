@@ -2304,7 +2304,7 @@ static void front_build_thunk(void *arg)
         if (!add_edit(f, f->main_tok, "_fmag_umain")) return;
     }
     if (f->lang == FMAG_SOURCE_GLSL && !vertex_outputs_private(f)) return;
-    qsort(f->edits, f->nedits, sizeof *f->edits, edit_cmp);
+    if (f->nedits) qsort(f->edits, f->nedits, sizeof *f->edits, edit_cmp); /* NULL when none */
     size_t at = 0;
     for (size_t e = 0; e < f->nedits; e++) {
         sb_put(&a->full, f->pp + at, f->edits[e].off - at);
