@@ -1883,36 +1883,46 @@ static void report(front *f, const char *log, unsigned user_lines)
 
 /* -------------------------------------------------------------- shaderc */
 
+/* The next line from *pos that is the directive `#WORD` (blanks allowed around '#'):
+ * where its argument starts (after WORD and blanks) and the line's end; NULL when
+ * there is none. *pos moves past the line. */
+static const char *next_directive(const char *s, size_t n, size_t *pos, const char *word,
+                                  const char **eol)
+{
+    size_t wl = strlen(word);
+    while (*pos < n) {
+        size_t i = *pos, e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        *pos = e + 1;
+        while (i < e && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i == e || s[i] != '#') continue;
+        for (i++; i < e && (s[i] == ' ' || s[i] == '\t'); i++)
+            ;
+        if (e - i < wl || memcmp(s + i, word, wl) ||
+            (e - i > wl && s[i + wl] != ' ' && s[i + wl] != '\t'))
+            continue;
+        for (i += wl; i < e && (s[i] == ' ' || s[i] == '\t'); i++)
+            ;
+        *eol = s + e;
+        return s + i;
+    }
+    return NULL;
+}
+
 /* The number of the text's `#version N` line, 0 without one. Below 450 (a file written
  * for OpenGL, `#version 330`; Vulkan GLSL needs 140 at least, the wrapper 450) it is
  * raised to 450, as a file without one gets; above, glslang is held to it (460's
  * features; `#version 999` is its error, not silently 450). */
 static unsigned glsl_version(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n;) {
-        size_t e = i;
-        while (e < n && s[e] != '\n')
-            e++;
-        size_t k = i;
-        while (k < e && (s[k] == ' ' || s[k] == '\t'))
-            k++;
-        if (k < e && s[k] == '#') {
-            k++;
-            while (k < e && (s[k] == ' ' || s[k] == '\t'))
-                k++;
-            if (e - k > 7 && !memcmp(s + k, "version", 7) &&
-                (s[k + 7] == ' ' || s[k + 7] == '\t')) {
-                unsigned v = 0; /* the text need not end in a NUL: digits up to e */
-                for (k += 8; k < e && (s[k] == ' ' || s[k] == '\t'); k++)
-                    ;
-                for (; k < e && is_digit(s[k]) && v < 100000; k++)
-                    v = v * 10 + (unsigned)(s[k] - '0');
-                return v;
-            }
-        }
-        i = e + 1;
-    }
-    return 0;
+    size_t pos = 0;
+    const char *eol, *a = next_directive(s, n, &pos, "version", &eol);
+    unsigned v = 0; /* the text need not end in a NUL: digits up to the line's end */
+    for (; a && a < eol && is_digit(*a) && v < 100000; a++)
+        v = v * 10 + (unsigned)(*a - '0');
+    return v;
 }
 
 /* #include (GL_GOOGLE_include_directive in GLSL, HLSL's own): shaderc asks for each
@@ -1999,24 +2009,10 @@ static bool include_from_dirs(const front *f, const char *requested, bool quoted
 /* Whether a line of the text is `#pragma once`. */
 static bool has_pragma_once(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n;) {
-        size_t e = i;
-        while (e < n && s[e] != '\n')
-            e++;
-        size_t k = i;
-        while (k < e && (s[k] == ' ' || s[k] == '\t'))
-            k++;
-        if (k < e && s[k] == '#') {
-            for (k++; k < e && (s[k] == ' ' || s[k] == '\t'); k++)
-                ;
-            if (e - k >= 6 && !memcmp(s + k, "pragma", 6)) {
-                for (k += 6; k < e && (s[k] == ' ' || s[k] == '\t'); k++)
-                    ;
-                if (e - k >= 4 && !memcmp(s + k, "once", 4)) return true;
-            }
-        }
-        i = e + 1;
-    }
+    size_t pos = 0;
+    const char *eol, *a;
+    while ((a = next_directive(s, n, &pos, "pragma", &eol)))
+        if (eol - a >= 4 && !memcmp(a, "once", 4)) return true;
     return false;
 }
 
