@@ -57,6 +57,11 @@ static input_kind input_kind_of(const char *path, const char *lang)
     return has_ext(path, ".spv") ? INPUT_SPIRV : INPUT_SL;
 }
 
+typedef struct str_list {
+    const char *v[256];
+    size_t n;
+} str_list;
+
 /* What the command line asks for. */
 typedef struct slc_args {
     unsigned long long inline_budget, error_limit;
@@ -64,10 +69,7 @@ typedef struct slc_args {
     bool emit_asm, emit_ir, emit_spirv, fastmath;
     const char *entry;
     fmag_codegen_options cg;
-    const char *include_dirs[64]; /* -I, in order */
-    size_t ninclude_dirs;
-    const char *defines[256]; /* -D */
-    size_t ndefines;
+    str_list include_dirs, defines; /* -I, -D */
 } slc_args;
 
 /* The IR module of the input, or NULL with diagnostics in ctx (or printed here). */
@@ -83,10 +85,10 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
         so.entry = opts->entry;
         so.filename = shown;
         so.fastmath = opts->fastmath;
-        so.include_dirs = a->include_dirs;
-        so.ninclude_dirs = a->ninclude_dirs;
-        so.defines = a->defines;
-        so.ndefines = a->ndefines;
+        so.include_dirs = a->include_dirs.v;
+        so.ninclude_dirs = a->include_dirs.n;
+        so.defines = a->defines.v;
+        so.ndefines = a->defines.n;
         return fmag_glsl_import(ctx, shown, src, len,
                                 kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL, &so);
     }
@@ -121,26 +123,15 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
 #endif
 }
 
-static bool opt_define(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+/* A repeatable option (-I, -D): its values in order. */
+static bool opt_append(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
 {
-    slc_args *a = dest;
-    if (a->ndefines == sizeof a->defines / sizeof a->defines[0]) {
-        fmag_tool_error(tool, "more than %zu %s options", a->ndefines, spelling);
+    str_list *l = dest;
+    if (l->n == sizeof l->v / sizeof l->v[0]) {
+        fmag_tool_error(tool, "more than %zu %s options", l->n, spelling);
         return false;
     }
-    a->defines[a->ndefines++] = value;
-    return true;
-}
-
-static bool opt_include_dir(const fmag_tool *tool, void *dest, const char *spelling,
-                            const char *value)
-{
-    slc_args *a = dest;
-    if (a->ninclude_dirs == sizeof a->include_dirs / sizeof a->include_dirs[0]) {
-        fmag_tool_error(tool, "more than %zu %s options", a->ninclude_dirs, spelling);
-        return false;
-    }
-    a->include_dirs[a->ninclude_dirs++] = value;
+    l->v[l->n++] = value;
     return true;
 }
 
@@ -239,11 +230,11 @@ int main(int argc, char **argv)
         {"-entry", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.entry, NULL, "NAME",
          "compile only the export NAME (SPIR-V, GLSL, HLSL: the\n"
          "function NAME)"},
-        {"-I", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a, opt_include_dir, "DIR",
+        {"-I", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a.include_dirs, opt_append, "DIR",
          "GLSL/HLSL: look for #include files in DIR (after the\n"
          "including file's directory for \"name\"; repeatable, in order)"},
-        {"-D", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a, opt_define, "NAME[=VALUE]",
-         "GLSL/HLSL: define a macro (as 1 without a value), as glslc -D"},
+        {"-D", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a.defines, opt_append,
+         "NAME[=VALUE]", "GLSL/HLSL: define a macro (as 1 without a value), as glslc -D"},
         {"-x", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.lang, NULL, "LANG",
          "the input language: sl, glsl, hlsl or spirv (default: the\n"
          "content (a SPIR-V binary, #version text), then the extension\n"
@@ -337,10 +328,10 @@ int main(int argc, char **argv)
         fmag_spirv_options so;
         memset(&so, 0, sizeof so);
         so.entry = opts.entry;
-        so.include_dirs = a.include_dirs;
-        so.ninclude_dirs = a.ninclude_dirs;
-        so.defines = a.defines;
-        so.ndefines = a.ndefines;
+        so.include_dirs = a.include_dirs.v;
+        so.ninclude_dirs = a.include_dirs.n;
+        so.defines = a.defines.v;
+        so.ndefines = a.defines.n;
         if (!fmag_shader_to_spirv_opts(NULL, ctx, shown, src, len,
                                        kind == INPUT_GLSL ? FMAG_SOURCE_GLSL : FMAG_SOURCE_HLSL,
                                        &so, &spv)) {
