@@ -236,7 +236,9 @@ static pick_cand pick_cand_of(const ra *s, int x, unsigned r, const int *dying, 
         return c;
     c.eligible = true;
     c.reserved = x >= 0 && r < s->g->nout && s->hint[x] != (int)r && s->last[x] > s->res_start[r];
-    c.shuffle_only = s->res_start[r] >= s->norder;
+    /* res_start has an entry per output register only (nout + 1); the flag matters
+     * only for a reserved register, one of those. */
+    c.shuffle_only = r < s->g->nout && s->res_start[r] >= s->norder;
     c.reuse = c.dies                                             ? REUSE_DYING
               : s->rkind[r] == R_STALE || s->rkind[r] == R_INPUT ? REUSE_STALE
               : s->rkind[r] == R_CONST                           ? REUSE_CONST
