@@ -31,6 +31,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Under AddressSanitizer the arrays carved from one block (ra_alloc) are kept apart by
+ * poisoned gaps, so that a read past one array is caught, not taken from the next. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RA_ASAN 1
+#endif
+#endif
+#ifdef RA_ASAN
+#include <sanitizer/asan_interface.h>
+enum { RA_GAP = 16 };
+#else
+enum { RA_GAP = 0 };
+#endif
+
 enum { R_PRISTINE, R_STALE, R_INPUT, R_CONST, R_VALUE };
 /* Classes of the free registers, so that pick() looks at a few candidates instead
  * of scanning every register (which made lowering quadratic on programs with
@@ -564,11 +580,15 @@ static void shuffle_outputs(ra *s)
     }
 }
 
-/* The next n elements of `size` bytes from *p. */
+/* The next n elements of `size` bytes from *p (then a poisoned gap under ASan). */
 static void *carve(char **p, size_t n, size_t size)
 {
     void *at = *p;
     *p += n * size;
+#ifdef RA_ASAN
+    ASAN_POISON_MEMORY_REGION(*p, RA_GAP);
+#endif
+    *p += RA_GAP;
     return at;
 }
 
@@ -582,7 +602,8 @@ static void *ra_alloc(ra *s, unsigned nout)
     /* 8-byte words first, then the 4-byte arrays, then the bytes: all aligned */
     size_t words = (size_t)NCLASS * s->nwords;
     size_t bytes = words * sizeof(uint64_t) + 4 * nv * sizeof(int) + nr * sizeof(int) +
-                   nr * sizeof(float) + (nout + 1u) * sizeof(unsigned) + nv + nr;
+                   nr * sizeof(float) + (nout + 1u) * sizeof(unsigned) + nv + nr +
+                   (NCLASS + 9) * (size_t)RA_GAP;
     char *b = fmag_tmp_calloc(bytes, 1), *p = b;
     if (!b) return NULL;
     for (unsigned c = 0; c < NCLASS; c++)
