@@ -291,6 +291,7 @@ typedef struct front {
 typedef struct edit {
     size_t off;
     const char *text;
+    size_t seq; /* at one offset: declarations (0) first, then in the order made */
 } edit;
 
 static bool tok_is(const front *f, size_t i, const char *s)
@@ -938,14 +939,25 @@ static bool add_edit(front *f, size_t i, const char *text)
         if (!v) return false;
         f->edits = v, f->capedits = cap;
     }
-    f->edits[f->nedits++] = (edit){f->t.v[i].off, text};
+    f->edits[f->nedits] = (edit){f->t.v[i].off, text, f->nedits + 1};
+    f->nedits++;
+    return true;
+}
+
+/* A declaration inserted before token i: ahead of any other insertion there (a block's
+ * `struct`), whatever the order they were made in. */
+static bool add_decl_edit(front *f, size_t i, const char *text)
+{
+    if (!add_edit(f, i, text)) return false;
+    f->edits[f->nedits - 1].seq = 0;
     return true;
 }
 
 static int edit_cmp(const void *a, const void *b)
 {
-    size_t x = ((const edit *)a)->off, y = ((const edit *)b)->off;
-    return (x > y) - (x < y);
+    const edit *x = a, *y = b;
+    if (x->off != y->off) return (x->off > y->off) - (x->off < y->off);
+    return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* One interface variable. `name` is the token a use names: the variable, a member of an
@@ -2239,7 +2251,7 @@ static bool vertex_outputs_private(front *f)
             if (!add_edit(f, i, "_fmag_")) return false; /* blanked ones are not tok_is */
             used = true;
         }
-        if (used && first != SIZE_MAX && !add_edit(f, first, outs[o].decl)) return false;
+        if (used && first != SIZE_MAX && !add_decl_edit(f, first, outs[o].decl)) return false;
     }
     return true;
 }
