@@ -620,7 +620,7 @@ void fmag_context_error_at(fmag_context *ctx, const char *filename, const char *
     while (text && l < line && off < len)
         if (text[off++] == '\n') l++;
     size_t end = off;
-    while (text && end < len && text[end] != '\n')
+    while (text && end < len && text[end] != '\n' && text[end] != '\r')
         end++;
     const char *file = filename ? filename : "<input>";
     if (text && line && l == line && col && col - 1 <= end - off) {

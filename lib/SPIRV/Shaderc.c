@@ -336,30 +336,7 @@ front_error(front *f, unsigned line, const char *fmt, ...)
         fmag_context_error(f->ctx, "%s: error: %s", f->filename, msg);
 }
 
-/* At a line without a column (glslang gives none): "file:line: error: msg" and the
- * source line, no caret, rather than a caret under a column nobody computed. */
-/* "file:line: error: msg" and the line of `src` (the user's text, or an included
- * file's), no caret. */
-static void error_line_in(front *f, const char *file, const char *src, size_t len, unsigned line,
-                          const char *msg)
-{
-    size_t start = 0;
-    for (unsigned l = 1; l < line && start < len; start++)
-        if (src[start] == '\n') l++;
-    size_t end = start;
-    while (end < len && src[end] != '\n' && src[end] != '\r' && end - start < 200)
-        end++;
-    char shown[201];
-    for (size_t i = start; i < end; i++) { /* control bytes must not reach the terminal */
-        unsigned char c = (unsigned char)src[i];
-        shown[i - start] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
-    }
-    shown[end - start] = 0;
-    f->failed = true;
-    fmag_context_error(f->ctx, "%s:%u: error: %s\n%s", file, line, msg, shown);
-}
-
-/* The same at a column of the line (1-based; clamped to the line's end). */
+/* At a column of the user's line (1-based; clamped to the line's end). */
 static void front_error_col(front *f, unsigned line, unsigned col, const char *msg)
 {
     size_t off = line_offset(f, line);
@@ -1682,12 +1659,8 @@ static void report_in(front *f, const char *file, const char *src, size_t len, u
     while (end < len && src[end] != '\n')
         end++;
     unsigned col = *about ? fmag_glslang_token_column(src + start, end - start, about) : 0;
-    if (!col) {
-        error_line_in(f, file, src, len, line, msg);
-        return;
-    }
     f->failed = true;
-    fmag_context_source_error(f->ctx, file, src, len, start + col - 1, "%s", msg);
+    fmag_context_error_at(f->ctx, file, src, len, line, col, "%s", msg);
 }
 
 static void report_at_line(front *f, unsigned line, const char *msg, const char *about)
