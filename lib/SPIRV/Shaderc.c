@@ -264,7 +264,6 @@ typedef struct front {
     bool entry_implied;              /* HLSL without -entry: "main" was not the user's word */
     const char *const *include_dirs; /* #include's search path (fmag_spirv_options) */
     size_t ninclude_dirs;
-    bool included;     /* some #include was expanded: the text has #line directives */
     char unfound[256]; /* the last quoted #include not found (glslang then asks for <it>) */
     fmag_include_fn include_fn; /* the embedder's resolver, tried first */
     void *include_user;
@@ -1966,7 +1965,6 @@ static bool record_include(front *f, const char *name, const char *text, size_t 
     memcpy(t, text, len);
     t[len] = 0;
     f->incl[f->nincl++] = (included){n, t, len};
-    f->included = true;
     return true;
 }
 
