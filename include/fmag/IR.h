@@ -118,6 +118,13 @@ typedef bool (*fmag_include_fn)(void *user, const char *name, const char *includ
 void fmag_context_set_inline_budget(fmag_context *ctx, size_t max_instrs); /* 0: default */
 size_t fmag_context_inline_budget(const fmag_context *ctx);
 
+/* The most instructions one function may reach by loop unrolling (-unroll-budget=N);
+ * a loop that would go past it is an error naming the loop and the budget. Large
+ * enough for real shaders (a 64-tap loop of a 100-instruction body is 6400). */
+#define FMAG_UNROLL_DEFAULT_BUDGET 100000u
+void fmag_context_set_unroll_budget(fmag_context *ctx, size_t max_instrs); /* 0: default */
+size_t fmag_context_unroll_budget(const fmag_context *ctx);
+
 /* At most this many error diagnostics are kept (clang's -ferror-limit); the next
  * one becomes "error: too many errors emitted, stopping now" and the rest are
  * dropped. Parsers stop once the limit is reached. 0 means no limit. */
@@ -406,8 +413,8 @@ struct fmag_module {
     fmag_context *ctx;
     bool fastmath;
     /* -loop-unroll's budget: the most instructions a function may reach by
-     * unrolling; 0 is FMAG_UNROLL_DEFAULT_BUDGET (fmag_run_passes sets it from
-     * fmag_pass_options.max_unroll_instrs). */
+     * unrolling; 0 is the context's (fmag_context_unroll_budget; fmag_run_passes
+     * sets it from fmag_pass_options.max_unroll_instrs). */
     size_t max_unroll_instrs;
     const char *src_file; /* the source a frontend read (for block positions), or NULL */
     /* Its text when the frontend kept it (in the context's arena), so that a pass's

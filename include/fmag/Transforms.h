@@ -64,8 +64,8 @@ typedef struct fmag_pass_options {
     unsigned print_flags; /* fmag_print_flags for print_after_all */
     FILE *log;            /* where print/stats/time go (the caller's stream); NULL = none */
     /* -loop-unroll: the most instructions a function may reach by unrolling (a
-     * diagnostic beyond it); 0 keeps the module's setting, by default
-     * FMAG_UNROLL_DEFAULT_BUDGET. */
+     * diagnostic beyond it); 0 keeps the module's setting, by default the
+     * context's (fmag_context_unroll_budget). */
     size_t max_unroll_instrs;
     size_t inline_budget; /* max instructions of a function after inlining; 0 = the
                              context's (FMAG_DEFAULT_INLINE_BUDGET unless set) */
@@ -89,9 +89,6 @@ typedef struct fmag_pass_options {
  * builds (CMAKE_BUILD_TYPE=Debug defines FMAG_VERIFY_EACH_DEFAULT for
  * lib/Transforms), false otherwise. */
 bool fmag_pass_verify_each_default(void);
-
-/* Large enough for real shaders (a 64-tap loop of a 100-instruction body is 6400). */
-#define FMAG_UNROLL_DEFAULT_BUDGET 100000u
 
 /* Runs a comma-separated list of pass or pipeline names ("inline,cse" or "O2").
  * Returns false with diagnostics in the module's context when a name is unknown, a

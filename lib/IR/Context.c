@@ -408,6 +408,16 @@ size_t fmag_context_inline_budget(const fmag_context *ctx)
     return ctx->inline_budget ? ctx->inline_budget : FMAG_DEFAULT_INLINE_BUDGET;
 }
 
+void fmag_context_set_unroll_budget(fmag_context *ctx, size_t max_instrs)
+{
+    ctx->unroll_budget = max_instrs;
+}
+
+size_t fmag_context_unroll_budget(const fmag_context *ctx)
+{
+    return ctx->unroll_budget ? ctx->unroll_budget : FMAG_UNROLL_DEFAULT_BUDGET;
+}
+
 static unsigned error_limit(const fmag_context *ctx)
 {
     return ctx->error_limit_set ? ctx->error_limit : FMAG_DEFAULT_ERROR_LIMIT;

@@ -27,6 +27,7 @@ struct fmag_context {
     bool oom_unrecorded;
     /* Resource budgets and the error limit (0: the defaults in IR.h). */
     size_t inline_budget;
+    size_t unroll_budget;
     unsigned error_limit;
     bool error_limit_set;
     size_t nerrors; /* stored diagnostics that are not notes, for the limit */

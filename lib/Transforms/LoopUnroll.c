@@ -908,8 +908,8 @@ fmag_pass_status fmag_opt_loop_unroll(fmag_func *f)
     if (!f->first) return FMAG_PASS_UNCHANGED;
     fmag_block *from, *to;
     if (!fmag_cfg_find_back_edge(f, &from, &to)) return FMAG_PASS_UNCHANGED;
-    size_t budget =
-        f->module->max_unroll_instrs ? f->module->max_unroll_instrs : FMAG_UNROLL_DEFAULT_BUDGET;
+    size_t budget = f->module->max_unroll_instrs ? f->module->max_unroll_instrs
+                                                 : fmag_context_unroll_budget(f->module->ctx);
     fmag_opt_constfold(f);
     fmag_cfg_remove_unreachable(f);
     for (;;) {

@@ -120,6 +120,8 @@ _sig("fmag_version", ctypes.c_char_p)
 _sig("fmag_context_create", _P)
 _sig("fmag_context_destroy", None, _P)
 _sig("fmag_context_diag_count", ctypes.c_size_t, _P)
+_sig("fmag_context_set_inline_budget", None, _P, ctypes.c_size_t)
+_sig("fmag_context_set_unroll_budget", None, _P, ctypes.c_size_t)
 _sig("fmag_context_diag_record", ctypes.c_bool, _P, ctypes.c_size_t, ctypes.POINTER(_Diag))
 _sig("fmag_compile_options_init", None, ctypes.POINTER(_Options))
 _sig("fmag_compile", _P, _P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
@@ -296,14 +298,20 @@ def load(path):
 
 
 def compile(source, filename=None, language=None, entry=None, pipeline=None,
-            fastmath=False, fast_codegen=False, include_dirs=(), defines=()):
+            fastmath=False, fast_codegen=False, include_dirs=(), defines=(),
+            inline_budget=0, unroll_budget=0):
     """Compiles source text (str or bytes) to an Image. Without language, the library
     decides as slc does: the content (.fir, .fmas, SPIR-V), then filename's extension,
     then a guess (`#version`: GLSL), else SL; diagnostics name the source filename, or
     <input>. pipeline: "O0", "O1", "O2" (default) or a pass list. include_dirs: where
     GLSL/HLSL #include looks after the including file's directory (slc -I). defines:
-    GLSL/HLSL macros, "NAME" or "NAME=VALUE" (slc -D). Raises CompileError with
-    .diagnostics."""
+    GLSL/HLSL macros, "NAME" or "NAME=VALUE" (slc -D). inline_budget, unroll_budget:
+    the most instructions of one function after inlining and after loop unrolling
+    (slc -inline-budget, -unroll-budget; 0: the defaults, 200000 and 100000). Raises
+    CompileError with .diagnostics."""
+    for flag, v in (("inline_budget", inline_budget), ("unroll_budget", unroll_budget)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ValueError("fmag: %s must be an int >= 0, not %r" % (flag, v))
     if language not in LANGUAGES:
         raise ValueError("fmag: unknown language %r (%s)" % (language, ", ".join(
             k for k in LANGUAGES if k)))
@@ -329,6 +337,8 @@ def compile(source, filename=None, language=None, entry=None, pipeline=None,
     opts.defines = cdefs
     opts.ndefines = len(defs)
     with _Context() as c:
+        _lib.fmag_context_set_inline_budget(c.p, inline_budget)
+        _lib.fmag_context_set_unroll_budget(c.p, unroll_budget)
         name = os.fsencode(filename) if filename is not None else None
         p = _lib.fmag_compile(c.p, name, src, len(src), ctypes.byref(opts))
         if not p:

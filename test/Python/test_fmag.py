@@ -187,6 +187,27 @@ class NewUserReview(unittest.TestCase):
                          defines=["K=4.0"])[0]
         self.assertEqual(fmag.run(p, [[3.0]]), [[12.0]])
 
+    def test_budgets(self):
+        # 40 trips of s += x: 40 x 0.25 = 10 within the default budget, an error at
+        # the loop (line 3) over 30 instructions; four calls of g over 4.
+        loop = ("export f32 f(f32 x) {\n  f32 s = 0.0;\n"
+                "  for (f32 i = 0.0; i < 40.0; i++) { s = s + x; }\n  return s;\n}\n")
+        self.assertEqual(fmag.run(fmag.compile(loop)[0], [[0.25]]), [[10.0]])
+        with self.assertRaises(fmag.CompileError) as cm:
+            fmag.compile(loop, unroll_budget=30)
+        d = cm.exception.diagnostics[0]
+        self.assertEqual(d.line, 3)
+        self.assertIn("exceed the budget of 30 instructions", d.message)
+        calls = ("f32 g(f32 x) { return x * 1.5 + 0.25; }\n"
+                 "export f32 f(f32 x) { return g(x) + g(x * 0.5) + g(x) * g(x); }\n")
+        fmag.compile(calls, inline_budget=100)
+        with self.assertRaises(fmag.CompileError) as cm:
+            fmag.compile(calls, inline_budget=4)
+        self.assertIn("inline budget of 4 instructions", str(cm.exception))
+        for bad in (-1, 1.5, "9", True):
+            with self.assertRaises(ValueError):
+                fmag.compile(loop, unroll_budget=bad)
+
     def test_shader_snippet_as_sl_gets_a_hint(self):
         with self.assertRaises(fmag.CompileError) as cm:
             fmag.compile("float f(float x) { return x * 2.0; }")

@@ -1,6 +1,7 @@
 /* slc: the shading language compiler driver (SPEC §5). A thin layer over
  * fmag_sl_compile, the pass pipelines, codegen and the .fmag/.fmas writers. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,9 @@
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 #include "Options.h"
+
+_Static_assert(FMAG_DEFAULT_INLINE_BUDGET == 200000u, "-inline-budget's help text says 200000");
+_Static_assert(FMAG_UNROLL_DEFAULT_BUDGET == 100000u, "-unroll-budget's help text says 100000");
 
 static const fmag_tool slc_tool = {
     "slc",
@@ -64,7 +68,7 @@ typedef struct str_list {
 
 /* What the command line asks for. */
 typedef struct slc_args {
-    unsigned long long inline_budget, error_limit;
+    unsigned long long inline_budget, unroll_budget, error_limit;
     const char *input, *output, *level, *lang, *emit_prefix, *emit_name;
     bool emit_asm, emit_ir, emit_spirv, fastmath;
     const char *entry;
@@ -149,6 +153,13 @@ static bool opt_inline_budget(const fmag_tool *tool, void *dest, const char *spe
     if (!count_value(tool, spelling, value, &a->inline_budget)) return false;
     if (!a->inline_budget) a->inline_budget = 1;
     return true;
+}
+
+static bool opt_unroll_budget(const fmag_tool *tool, void *dest, const char *spelling,
+                              const char *value)
+{
+    return fmag_opt_uint_value(tool, spelling, value, 1, SIZE_MAX,
+                               &((slc_args *)dest)->unroll_budget);
 }
 
 static bool opt_error_limit(const fmag_tool *tool, void *dest, const char *spelling,
@@ -252,6 +263,9 @@ int main(int argc, char **argv)
          "N",
          "most instructions of a function after inlining\n"
          "(default 200000; beyond it the compile is an error)"},
+        {"-unroll-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &a, opt_unroll_budget, "N",
+         "most instructions a function may reach by loop\n"
+         "unrolling (default 100000; beyond it the compile is\nan error)"},
         {"-ferror-limit", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &a, opt_error_limit, "N",
          "stop after N errors (default 20; 0: no limit)"},
     };
@@ -318,6 +332,7 @@ int main(int argc, char **argv)
     fmag_context *ctx = fmag_context_create();
     fmag_context_set_error_limit(ctx, (unsigned)error_limit);
     fmag_context_set_inline_budget(ctx, (size_t)inline_budget);
+    fmag_context_set_unroll_budget(ctx, (size_t)a.unroll_budget);
     int rc = 1;
     FILE *out = NULL;
     fmag_vm_image img;

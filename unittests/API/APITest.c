@@ -345,6 +345,48 @@ static void test_diagnostic_records(void)
     fmag_context_destroy(ctx);
 }
 
+/* The budgets are the context's (IR.h), so fmag_compile and the tools share them. */
+static void test_budgets(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    EXPECT(fmag_context_unroll_budget(ctx) == FMAG_UNROLL_DEFAULT_BUDGET);
+    EXPECT(fmag_context_inline_budget(ctx) == FMAG_DEFAULT_INLINE_BUDGET);
+    /* 40 trips of s += x: 40 x 0.25 = 10 exactly */
+    const char *loop = "export f32 f(f32 x) {\n"
+                       "  f32 s = 0.0;\n"
+                       "  for (f32 i = 0.0; i < 40.0; i++) { s = s + x; }\n"
+                       "  return s;\n}\n";
+    fmag_image *img = compile(ctx, "loop.sl", loop);
+    float in = 0.25f, out = 0.0f;
+    fmag_runner *ref = fmag_runner_create(ctx, FMAG_ENGINE_REF);
+    EXPECT(img && ref && fmag_run(ctx, ref, fmag_image_program(img, 0), &in, &out, 1));
+    EXPECT(out == 10.0f);
+    fmag_runner_destroy(ref);
+    fmag_image_destroy(img);
+
+    fmag_context_set_unroll_budget(ctx, 30);
+    EXPECT(fmag_context_unroll_budget(ctx) == 30);
+    EXPECT(!compile(ctx, "loop.sl", loop));
+    fmag_diagnostic d;
+    EXPECT(fmag_context_diag_record(ctx, 0, &d) && d.line == 3 && d.column == 3 &&
+           strstr(d.message, "exceed the budget of 30 instructions"));
+    fmag_context_reset(ctx);
+    fmag_context_set_unroll_budget(ctx, 0); /* back to the default */
+    EXPECT(fmag_context_unroll_budget(ctx) == FMAG_UNROLL_DEFAULT_BUDGET);
+
+    /* four calls of a 2-instruction function: within 100, not within 4 */
+    const char *calls = "f32 g(f32 x) { return x * 1.5 + 0.25; }\n"
+                        "export f32 f(f32 x) { return g(x) + g(x * 0.5) + g(x) * g(x); }\n";
+    img = compile(ctx, "calls.sl", calls);
+    EXPECT(img != NULL);
+    fmag_image_destroy(img);
+    fmag_context_set_inline_budget(ctx, 4);
+    EXPECT(!compile(ctx, "calls.sl", calls));
+    EXPECT(fmag_context_diag_record(ctx, 0, &d) &&
+           strstr(d.message, "exceeds the inline budget of 4 instructions"));
+    fmag_context_destroy(ctx);
+}
+
 static void test_gpu_errors(void)
 {
     fmag_context *ctx = fmag_context_create();
@@ -387,6 +429,7 @@ int main(void)
     test_include_callback();
     test_builder();
     test_diagnostic_records();
+    test_budgets();
     test_gpu_errors();
     if (failures) fprintf(stderr, "api-unittests: %d failures\n", failures);
     return failures != 0;
