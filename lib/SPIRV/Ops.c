@@ -712,17 +712,13 @@ static bool convert(spv_reader *r, const spv_inst *in)
             break;
         case SpvOpConvertFToS:
         case SpvOpConvertFToU: {
-            if (!fmag_value_is_const(a[j]))
-                return spv_error_feature(
-                    r,
-                    "conversion to an integer type (int(), uint()) of a float that is not a "
-                    "compile-time constant is not supported: FMAG computes integers only at "
-                    "compile time",
-                    "conversion to an integer type ((int), (uint), int()) of a float that is not "
-                    "a compile-time constant is not supported: FMAG computes integers only at "
-                    "compile time",
-                    "converts a float that is not a compile-time constant to an integer: FMAG "
-                    "computes integers only at compile time");
+            if (!fmag_value_is_const(a[j])) {
+                /* An integer is held as its exact float, so int(x) is trunc(x); + 0.0
+                 * turns trunc(-0.5) = -0.0 into the integer 0's +0.0, which float(int(x))
+                 * shows. Out of the integer type's range SPIR-V leaves it undefined. */
+                out[j] = fmag_build_add(B, fmag_build_trunc(B, a[j], false), r->zero);
+                break;
+            }
             float f = truncf(a[j]->imm);
             if (!(f > -2147483649.0f && f < 4294967296.0f))
                 return spv_error_op(r, "the constant does not fit the integer type");

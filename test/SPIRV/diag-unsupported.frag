@@ -3,17 +3,22 @@
 // REQUIRES: glslang
 // RUN: glslangValidator -V -g %s -o %t.spv
 // RUN: not slc %t.spv -entry tex -o %t.fmag 2>&1 | FileCheck %s --check-prefix=TEX
-// TEX: diag-unsupported.frag:26: error: OpImageSampleImplicitLod: texture and image access is not supported
+// TEX: diag-unsupported.frag:31: error: OpImageSampleImplicitLod: texture and image access is not supported
 // RUN: not slc %t.spv -entry deriv -o %t.fmag 2>&1 | FileCheck %s --check-prefix=DER
-// DER: diag-unsupported.frag:29: error: OpDPdx: derivatives are not supported
-// RUN: not slc %t.spv -entry conv -o %t.fmag 2>&1 | FileCheck %s --check-prefix=CONV
-// CONV: diag-unsupported.frag:32: error: OpConvertFToS: converts a float that is not a compile-time constant to an integer
+// DER: diag-unsupported.frag:34: error: OpDPdx: derivatives are not supported
+// int(x) of a non-constant is trunc(x) (docs/SPIRV.md "Integers"), so conv compiles:
+// float(int(x) * 2) is 4 at 2.7 and -4 at -2.7, by hand.
+// RUN: slc %t.spv -entry conv -o %t.conv.fmag
+// RUN: fmag-run %t.conv.fmag --in 2.7 | FileCheck %s --check-prefix=CONV
+// RUN: fmag-run %t.conv.fmag --in -2.7 | FileCheck %s --check-prefix=CONVN
+// CONV: {{^}}4{{$}}
+// CONVN: {{^}}-4{{$}}
 // RUN: not slc %t.spv -entry bits -o %t.fmag 2>&1 | FileCheck %s --check-prefix=BITS
-// BITS: diag-unsupported.frag:35: error: OpBitcast: reinterprets the bits of a value that is not a compile-time constant
+// BITS: diag-unsupported.frag:40: error: OpBitcast: reinterprets the bits of a value that is not a compile-time constant
 // RUN: not slc %t.spv -entry disc -o %t.fmag 2>&1 | FileCheck %s --check-prefix=KILL
-// KILL: diag-unsupported.frag:38: error: OpKill: discarding a fragment is not supported
+// KILL: diag-unsupported.frag:43: error: OpKill: discarding a fragment is not supported
 // RUN: not slc %t.spv -entry shift -o %t.fmag 2>&1 | FileCheck %s --check-prefix=SHIFT
-// SHIFT: diag-unsupported.frag:43: error: OpBitwiseAnd: integer operation on a value that is not a compile-time constant
+// SHIFT: diag-unsupported.frag:48: error: OpBitwiseAnd: integer operation on a value that is not a compile-time constant
 // Without -g there is no line: the file and the instruction's word offset.
 // RUN: glslangValidator -V %s -o %t.nog.spv
 // RUN: not slc %t.nog.spv -entry deriv -o %t.fmag 2>&1 | FileCheck %s --check-prefix=NOG

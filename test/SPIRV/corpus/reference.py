@@ -767,10 +767,7 @@ CASES = [
 ]
 
 # Cases that do not compile or do not match yet, with the reason (docs/SPIRV.md).
-EXPECTED_FAIL = {
-    "noise.hlsl:Dither4": "a table index computed from the input ((int)fmod(floor(x), 2)): "
-                         "data-dependent integer arithmetic, which FMAG cannot run (a diagnostic)",
-}
+EXPECTED_FAIL = {}
 
 NSAMPLES = 32
 
