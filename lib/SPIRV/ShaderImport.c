@@ -258,13 +258,13 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
                            filename, name, names);
         m = NULL;
     } else if (m && !ok && prog && uniform_names(words, nwords, names, sizeof names)) {
-        /* HLSL globals are uniforms (GLSL's were made private by the front): reading
-         * one under -entry has no place in the interface. */
+        /* The front made the HLSL global uniforms of float types static inputs; what is
+         * left is uniform data of other types, or a storage buffer. */
         fmag_context_error(ctx,
-                           "%s: error: '%s' reads the global (uniform) variables %s: the "
-                           "program's inputs are the parameters of '%s' only (pass them as "
-                           "parameters, or make them static const)",
-                           filename, name, names, name);
+                           "%s: error: '%s' reads the uniform or buffer data %s: program "
+                           "inputs are float types (float, vectors, matrices, structs of them "
+                           "and arrays of these, as parameters, cbuffer members or globals)",
+                           filename, name, names);
         m = NULL;
     } else if (m && !ok) {
         /* A bug in one of the two halves, which must not become a program with

@@ -816,16 +816,72 @@ static bool interface_fits(front *f, uint64_t nin, uint64_t nout, unsigned line)
 }
 
 typedef struct global global;
+
+/* One interface variable. `name` is the token a use names: the variable, a member of an
+ * anonymous block, or the instance of a named block, whose member is then `member`
+ * (element `index` when the instance is an array). */
+struct global {
+    size_t name, member; /* token indices; member SIZE_MAX when not in a named block */
+    unsigned index;
+    bool indexed;
+    ftype ty;
+    bool out;
+    /* A uniform of a type the interface has no place for (int, bool, a struct holding
+     * one): made private so that the file compiles, an error where code reads it
+     * (type: its type's token). Not part of the interface. */
+    bool refused;
+    size_t type;
+};
+
 static global *strip_globals(front *f, size_t *count);
+static global *strip_hlsl_globals(front *f, size_t *count);
+static bool global_expr(front *f, const global *g, char *buf, size_t cap);
 typedef struct fdef fdef;
 static fdef *call_graph(front *f, const char *entry, size_t *count);
+static size_t find_global_read(const front *f, const fdef *defs, size_t nd, const global *g,
+                               size_t ng, bool refused_only, size_t *which);
+static void report_refused_read(front *f, size_t i, const global *g);
+static bool is_refused_value_type(const front *f, size_t i);
 static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng);
 static void keep_reached(front *f, const fdef *defs, size_t nd);
+
+/* HLSL: the global uniforms (strip_hlsl_globals) when the entry reads one of them, as
+ * its inputs after its parameters; none (*ng 0) when it reads none, so that a pure
+ * helper in a file with cbuffers keeps its parameters as its interface. */
+static global *hlsl_entry_globals(front *f, size_t *ng)
+{
+    global *g = strip_hlsl_globals(f, ng);
+    if (!g || !*ng) return g;
+    size_t nd = 0, which;
+    fdef *defs = call_graph(f, f->entry, &nd);
+    if (!defs) {
+        fmag_tmp_free(g);
+        return NULL;
+    }
+    size_t bad = find_global_read(f, defs, nd, g, *ng, true, &which);
+    if (bad != SIZE_MAX) {
+        report_refused_read(f, bad, &g[which]);
+        fmag_tmp_free(defs);
+        fmag_tmp_free(g);
+        return NULL;
+    }
+    /* The refused ones are not inputs. */
+    size_t kept = 0;
+    for (size_t k = 0; k < *ng; k++)
+        if (!g[k].refused) g[kept++] = g[k];
+    *ng = kept;
+    if (find_global_read(f, defs, nd, g, *ng, false, &which) == SIZE_MAX) *ng = 0;
+    fmag_tmp_free(defs);
+    return g;
+}
 
 /* The wrapper for -entry NAME: call it with the interface's inputs, write its outputs. */
 static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
 {
     signature sig;
+    global *hg = NULL;
+    size_t nhg = 0;
+    if (f->lang == FMAG_SOURCE_HLSL && !(hg = hlsl_entry_globals(f, &nhg))) return false;
     if (f->lang == FMAG_SOURCE_GLSL) {
         /* Globals are not inputs under -entry, but a file that declares them must compile;
          * an entry that uses one would read an undefined value, so that is an error. */
@@ -839,21 +895,25 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         fmag_tmp_free(g);
         if (used) return false;
     }
-    if (!find_signature(f, &sig)) return false;
+    if (!find_signature(f, &sig)) {
+        fmag_tmp_free(hg);
+        return false;
+    }
     uint64_t ni = 0, no = sig.has_result ? ftype_size(f, sig.result) : 0;
     for (unsigned p = 0; p < sig.nparams; p++) {
         if (sig.params[p].dir != DIR_OUT) ni += ftype_size(f, sig.params[p].ty);
         if (sig.params[p].dir != DIR_IN) no += ftype_size(f, sig.params[p].ty);
     }
-    if (!interface_fits(f, ni, no, sig.line)) {
-        fmag_tmp_free(sig.params);
-        return false;
-    }
-    if (no == 0) {
+    for (size_t k = 0; k < nhg; k++)
+        ni += ftype_size(f, hg[k].ty);
+    bool fits = interface_fits(f, ni, no, sig.line);
+    if (fits && no == 0)
         front_error(f, sig.line,
                     "entry '%s' has no outputs (it returns void and has no out or inout parameter)",
                     f->entry);
+    if (!fits || no == 0) {
         fmag_tmp_free(sig.params);
+        fmag_tmp_free(hg);
         return false;
     }
     sb_printf(b, "\n");
@@ -870,6 +930,15 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         snprintf(var, sizeof var, "_fmag_p%u", p);
         declare_var(f, b, var, sig.params[p].ty);
         if (sig.params[p].dir != DIR_OUT) walk_value(f, b, var, sig.params[p].ty, &next, WALK_IN);
+    }
+    for (size_t k = 0; k < nhg; k++) {
+        char gvar[FRONT_MAX_EXPR];
+        if (!global_expr(f, &hg[k], gvar, sizeof gvar)) {
+            fmag_tmp_free(sig.params);
+            fmag_tmp_free(hg);
+            return false;
+        }
+        walk_value(f, b, gvar, hg[k].ty, &next, WALK_IN);
     }
     if (sig.has_result) {
         declare_var(f, b, "_fmag_r", sig.result);
@@ -890,6 +959,7 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
     sb_printf(b, "}\n");
     *nin = (unsigned)ni, *nout = (unsigned)no;
     fmag_tmp_free(sig.params);
+    fmag_tmp_free(hg);
     return true;
 }
 
@@ -935,22 +1005,6 @@ static int edit_cmp(const void *a, const void *b)
     if (x->off != y->off) return (x->off > y->off) - (x->off < y->off);
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
-
-/* One interface variable. `name` is the token a use names: the variable, a member of an
- * anonymous block, or the instance of a named block, whose member is then `member`
- * (element `index` when the instance is an array). */
-struct global {
-    size_t name, member; /* token indices; member SIZE_MAX when not in a named block */
-    unsigned index;
-    bool indexed;
-    ftype ty;
-    bool out;
-    /* A uniform of a type the interface has no place for (int, bool, a struct holding
-     * one): made private so that the file compiles, an error where code reads it
-     * (type: its type's token). Not part of the interface. */
-    bool refused;
-    size_t type;
-};
 
 /* Whether a type name is a value type the interface has no place for: the integer,
  * bool and double scalars, vectors and matrices, or a struct of the file's (one that
@@ -1369,6 +1423,129 @@ static global *strip_globals(front *f, size_t *count)
     return g ? g : fmag_tmp_calloc(1, sizeof *g);
 }
 
+/* One HLSL declaration statement [s, e) at file scope or in a cbuffer: when its type is
+ * a float type (or a struct of them) it becomes `static` (`uniform`/`extern` blanked,
+ * with each declarator's `: register(...)`/`: packoffset(...)` annotation) and its
+ * declarators are interface variables; anything else is left alone. False on a
+ * diagnostic or out of memory. */
+static bool hlsl_uniform_decl(front *f, size_t s, size_t e, global **g, size_t *ng, size_t *cap)
+{
+    size_t k = s;
+    while (k < e && (tok_is(f, k, "uniform") || tok_is(f, k, "extern") ||
+                     tok_is(f, k, "row_major") || tok_is(f, k, "column_major")))
+        k++;
+    /* `ConstantBuffer<T> name;` is a cbuffer of one struct: `static T name;` */
+    bool cb = k + 3 < e && tok_is(f, k, "ConstantBuffer") && tok_punct(f, k + 1, '<') &&
+              tok_punct(f, k + 3, '>');
+    size_t type_tok = cb ? k + 2 : k;
+    ftype ty;
+    if (type_tok >= e) return true;
+    if (!parse_type_name(f, type_tok, &ty)) {
+        /* An integer or bool uniform stays one; its names are kept so that a read is
+         * the front's error naming it (is_refused_value_type). */
+        if (cb || !is_refused_value_type(f, type_tok)) return true;
+        for (k = type_tok + 1; k < e; k++) {
+            if (f->t.v[k].kind != TK_IDENT || tok_punct(f, k + 1, '(')) continue;
+            if (!tok_punct(f, k - 1, ',') && k != type_tok + 1) continue;
+            global gl = {k, SIZE_MAX, 0, false, {0}, false, true, type_tok};
+            if (!push_global(g, ng, cap, gl)) return false;
+        }
+        return true;
+    }
+    k = type_tok + (cb ? 2 : 1);
+    if (k >= e || f->t.v[k].kind != TK_IDENT || tok_punct(f, k + 1, '(')) return true;
+    for (size_t q = s; q < type_tok; q++)
+        if (tok_is(f, q, "uniform") || tok_is(f, q, "extern") || cb) blank_tok(f, q);
+    if (cb) blank_tok(f, type_tok + 1);
+    if (!add_edit(f, s, "static ")) return false;
+    while (k < e && f->t.v[k].kind == TK_IDENT) {
+        global gl = {k, SIZE_MAX, 0, false, ty, false, false, type_tok};
+        k++;
+        if (tok_punct(f, k, '[')) {
+            gl.ty.array = array_size(f, k + 1);
+            if (!gl.ty.array || !tok_punct(f, k + 2, ']')) {
+                front_error(f, f->t.v[k].line, "array size is not an integer constant");
+                return false;
+            }
+            k += 3;
+            if (tok_punct(f, k, '[')) {
+                front_error(f, f->t.v[k].line,
+                            "'%.*s': arrays of arrays are not program inputs or outputs",
+                            (int)f->t.v[gl.name].len, f->pp + f->t.v[gl.name].off);
+                return false;
+            }
+        }
+        while (tok_punct(f, k, ':')) { /* `: register(b0)`, `: packoffset(c1.x)` */
+            size_t a = k++;
+            if (k < e && f->t.v[k].kind == TK_IDENT) k++;
+            if (tok_punct(f, k, '(')) k = skip_group(f, k);
+            blank_range(f, a, k);
+        }
+        if (tok_punct(f, k, '=')) /* a uniform's default: ignored, the input sets it */
+            while (k < e && !tok_punct(f, k, ',') && !tok_punct(f, k, ';')) {
+                if (tok_punct(f, k, '(') || tok_punct(f, k, '{')) k = skip_group(f, k) - 1;
+                k++;
+            }
+        if (!push_global(g, ng, cap, gl)) return false;
+        if (!tok_punct(f, k, ',')) break;
+        k++;
+    }
+    return true;
+}
+
+/* HLSL: the global uniforms, which glslang gathers into `$Global` and one block per
+ * cbuffer: the members of `cbuffer`/`tbuffer` blocks and the loose globals of float
+ * types, in declaration order. They become `static` globals (the block's braces
+ * blanked) that the wrapper sets from the interface's inputs. `static`, `const` and
+ * `groupshared` globals, textures, samplers and integer uniforms are left alone (a
+ * read of the last is the reader's error). NULL on a diagnostic or out of memory. */
+static global *strip_hlsl_globals(front *f, size_t *count)
+{
+    global *g = NULL;
+    size_t ng = 0, capg = 0;
+    bool ok = true;
+    for (size_t i = 0; i < f->t.n && ok; i++) {
+        if (f->pp[f->t.v[i].off] == ' ') continue; /* blanked: a cbuffer's braces */
+        if (tok_punct(f, i, '{')) {                /* a function body, a struct, an initializer */
+            i = skip_group(f, i) - 1;
+            continue;
+        }
+        if (tok_punct(f, i, ';') || tok_punct(f, i, '}')) continue;
+        if ((tok_is(f, i, "cbuffer") || tok_is(f, i, "tbuffer")) &&
+            f->t.v[i + 1].kind == TK_IDENT) {
+            size_t k = i + 2;
+            while (k < f->t.n && !tok_punct(f, k, '{') && !tok_punct(f, k, ';'))
+                k++;
+            if (!tok_punct(f, k, '{')) continue;
+            size_t close = skip_group(f, k) - 1;
+            if (close >= f->t.n) break;
+            blank_range(f, i, k + 1);
+            blank_tok(f, close);
+            if (tok_punct(f, close + 1, ';')) blank_tok(f, close + 1);
+            for (size_t s = k + 1; s < close && ok;) {
+                size_t e = s;
+                while (e < close && !tok_punct(f, e, ';'))
+                    e = tok_punct(f, e, '{') || tok_punct(f, e, '(') ? skip_group(f, e) : e + 1;
+                ok = hlsl_uniform_decl(f, s, e, &g, &ng, &capg);
+                s = e + 1;
+            }
+            i = close;
+            continue;
+        }
+        size_t e = i; /* one statement: to its ';' (a function: to its body, skipped above) */
+        while (e < f->t.n && !tok_punct(f, e, ';') && !tok_punct(f, e, '{'))
+            e = tok_punct(f, e, '(') || tok_punct(f, e, '[') ? skip_group(f, e) : e + 1;
+        if (tok_punct(f, e, ';')) ok = hlsl_uniform_decl(f, i, e, &g, &ng, &capg);
+        i = e - 1;
+    }
+    if (!ok || f->failed) {
+        fmag_tmp_free(g);
+        return NULL;
+    }
+    *count = ng;
+    return g ? g : fmag_tmp_calloc(1, sizeof *g);
+}
+
 /* A function definition at file scope: its first token (qualifiers and result type),
  * name, body '{' and the index after its '}'. */
 typedef struct fdef {
@@ -1404,6 +1581,8 @@ static fdef *call_graph(front *f, const char *entry, size_t *count)
         }
         if (i + 1 >= f->t.n || f->t.v[i].kind != TK_IDENT || !tok_punct(f, i + 1, '(')) continue;
         size_t k = skip_group(f, i + 1);
+        if (tok_punct(f, k, ':') && k + 1 < f->t.n && f->t.v[k + 1].kind == TK_IDENT)
+            k += 2; /* HLSL: the result's semantic, `) : SV_Target {` */
         if (!tok_punct(f, k, '{')) continue;
         if (nd == cap) {
             cap = cap ? cap * 2 : 32;
@@ -1465,7 +1644,11 @@ static bool declared_in(const front *f, const fdef *d, size_t name)
  * name, not after a '.' (a member or swizzle of something else), not declared in that
  * function. A read of a refused uniform is an error in either mode; of any other
  * global under -entry (the entry's inputs are its parameters). */
-static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng)
+/* The first read of one of the globals in a function the entry reaches (the token,
+ * and the global in *which), counting only the refused ones when `refused_only`; or
+ * SIZE_MAX. */
+static size_t find_global_read(const front *f, const fdef *defs, size_t nd, const global *g,
+                               size_t ng, bool refused_only, size_t *which)
 {
     for (size_t d = 0; d < nd; d++) {
         if (!defs[d].reached) continue;
@@ -1473,29 +1656,42 @@ static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const globa
             const tok *t = &f->t.v[i];
             if (t->kind != TK_IDENT || tok_punct(f, i - 1, '.')) continue;
             for (size_t k = 0; k < ng; k++) {
-                if ((!f->entry && !g[k].refused) || !same_name(f, g[k].name, i) ||
+                if ((refused_only && !g[k].refused) || !same_name(f, g[k].name, i) ||
                     declared_in(f, &defs[d], i))
                     continue;
-                const tok *ty = &f->t.v[g[k].type];
-                if (g[k].refused)
-                    front_error(f, t->line,
-                                "'%.*s' is a uniform of type '%.*s': FMAG program inputs are "
-                                "floats (float, vectors, matrices, structs of them and arrays of "
-                                "these)",
-                                (int)t->len, f->pp + t->off, (int)ty->len, f->pp + ty->off);
-                else
-                    front_error(f, t->line,
-                                "'%.*s' is a global %s variable: with -entry the program's %s "
-                                "of '%s' only (drop -entry to compile main())",
-                                (int)t->len, f->pp + t->off, g[k].out ? "out" : "in/uniform",
-                                g[k].out ? "outputs are the result and out parameters"
-                                         : "inputs are the parameters",
-                                f->entry);
-                return true;
+                *which = k;
+                return i;
             }
         }
     }
-    return false;
+    return SIZE_MAX;
+}
+
+static void report_refused_read(front *f, size_t i, const global *g)
+{
+    const tok *t = &f->t.v[i], *ty = &f->t.v[g->type];
+    front_error(f, t->line,
+                "'%.*s' is a uniform of type '%.*s': FMAG program inputs are floats (float, "
+                "vectors, matrices, structs of them and arrays of these)",
+                (int)t->len, f->pp + t->off, (int)ty->len, f->pp + ty->off);
+}
+
+static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng)
+{
+    size_t k, i = find_global_read(f, defs, nd, g, ng, !f->entry, &k);
+    if (i == SIZE_MAX) return false;
+    const tok *t = &f->t.v[i];
+    if (g[k].refused)
+        report_refused_read(f, i, &g[k]);
+    else
+        front_error(f, t->line,
+                    "'%.*s' is a global %s variable: with -entry the program's %s of '%s' only "
+                    "(drop -entry to compile main())",
+                    (int)t->len, f->pp + t->off, g[k].out ? "out" : "in/uniform",
+                    g[k].out ? "outputs are the result and out parameters"
+                             : "inputs are the parameters",
+                    f->entry);
+    return true;
 }
 
 /* Under -entry, the functions the entry does not reach are blanked (glslang would
