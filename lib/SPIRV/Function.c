@@ -269,17 +269,23 @@ static bool load(spv_reader *r, const spv_inst *in)
                             "the value as an input instead)",
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     }
-    if (p->var->global && p->var->readonly && t && t->has_int) {
+    /* An integer input or uniform arrives as a float holding its value (the caller's
+     * side of docs/SPIRV.md "Integers"); read as int(x) would convert it. A whole
+     * struct that mixes integers with floats has no per-leaf type here. */
+    bool as_int = p->var->global && p->var->readonly && t && t->has_int;
+    if (as_int && !spv_type_is_int(r, in->w[1])) {
         char nb[64];
         return spv_error_op(r,
-                            "reads the integer input %s: FMAG computes integers only at "
-                            "compile time",
+                            "reads integer data of %s together with other types: load its "
+                            "integer members one by one",
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     }
     if (!dyn_budget(r, p, n)) return false;
     mark_use(r, p, true, false);
-    for (uint32_t j = 0; j < n; j++)
+    for (uint32_t j = 0; j < n; j++) {
         out[j] = ptr_read(r, p, j);
+        if (as_int) out[j] = fmag_build_add(&r->b, fmag_build_trunc(&r->b, out[j], false), r->zero);
+    }
     return true;
 }
 

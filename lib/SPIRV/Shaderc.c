@@ -353,7 +353,12 @@ static void front_error_col(front *f, unsigned line, unsigned col, const char *m
 typedef struct ftype {
     unsigned rows, cols, array; /* array 0: not an array */
     unsigned strct;
+    /* An input of an integer or bool scalar or vector type (FTYPE_INT, _UINT, _BOOL;
+     * 0: float): passed as a float, converted as int(x), uint(x), bool(x) do. */
+    unsigned base;
 } ftype;
+
+enum { FTYPE_FLOAT, FTYPE_INT, FTYPE_UINT, FTYPE_BOOL };
 
 /* A struct the interface can scalarize (all members float types), and its members. */
 typedef struct smember {
@@ -438,6 +443,34 @@ static bool parse_type_name(const front *f, size_t i, ftype *ty)
     if (sscanf(base, "%u%c", &a, &extra) == 1 && a >= 1 && a <= 4 && strlen(base) == 1) {
         ty->rows = a, ty->cols = 1;
         return true;
+    }
+    return false;
+}
+
+/* An input's type (a uniform, a global `in`): a float type, or an integer or bool
+ * scalar or vector (GLSL `int uint bool ivecN uvecN bvecN`, HLSL `int uint bool intN
+ * uintN boolN`), which the caller passes as a float holding the value
+ * (docs/SPIRV.md). */
+static bool parse_input_type(const front *f, size_t i, ftype *ty)
+{
+    if (parse_type_name(f, i, ty)) return true;
+    static const char *const glsl[] = {"int", "uint", "bool"}, *const glslv[] = {"ivec", "uvec",
+                                                                                 "bvec"};
+    const tok *t = &f->t.v[i];
+    if (t->kind != TK_IDENT) return false;
+    const char *s = f->pp + t->off;
+    for (unsigned b = 0; b < 3; b++) {
+        size_t n = strlen(glsl[b]);
+        if (t->len == n && !memcmp(s, glsl[b], n)) {
+            ty->rows = ty->cols = 1, ty->base = FTYPE_INT + b;
+            return true;
+        }
+        const char *vec = f->lang == FMAG_SOURCE_GLSL ? glslv[b] : glsl[b];
+        size_t m = strlen(vec);
+        if (t->len == m + 1 && !memcmp(s, vec, m) && s[m] >= '2' && s[m] <= '4') {
+            ty->rows = (unsigned)(s[m] - '0'), ty->cols = 1, ty->base = FTYPE_INT + b;
+            return true;
+        }
     }
     return false;
 }
@@ -666,6 +699,17 @@ static const char *in_name = "_fmag_in", *out_name = "_fmag_out";
 static void type_name(const front *f, strbuf *b, ftype t)
 {
     bool glsl = f->lang == FMAG_SOURCE_GLSL;
+    if (t.base != FTYPE_FLOAT) {
+        static const char *const scalar[] = {"int", "uint", "bool"}, *const vec[] = {"i", "u", "b"};
+        const char *s = scalar[t.base - FTYPE_INT];
+        if (t.rows == 1)
+            sb_printf(b, "%s", s);
+        else if (glsl)
+            sb_printf(b, "%svec%u", vec[t.base - FTYPE_INT], t.rows);
+        else
+            sb_printf(b, "%s%u", s, t.rows);
+        return;
+    }
     if (t.strct) {
         const tok *n = &f->t.v[f->structs[t.strct - 1].name];
         sb_put(b, f->pp + n->off, n->len);
@@ -684,7 +728,12 @@ static void type_name(const front *f, strbuf *b, ftype t)
 static void element_from_inputs(const front *f, strbuf *b, ftype t, unsigned base)
 {
     if (t.rows == 1 && t.cols == 1) {
-        sb_printf(b, "%s%u", in_name, base);
+        if (t.base != FTYPE_FLOAT) { /* int(x): the conversion the language defines */
+            type_name(f, b, t);
+            sb_printf(b, "(%s%u)", in_name, base);
+        } else {
+            sb_printf(b, "%s%u", in_name, base);
+        }
         return;
     }
     ftype el = t;
@@ -1185,7 +1234,7 @@ static bool block_members(front *f, size_t b, bool out, global **m, size_t *nm, 
                 break;
         }
         ftype ty;
-        if (!parse_type_name(f, q, &ty)) {
+        if (!(out ? parse_type_name(f, q, &ty) : parse_input_type(f, q, &ty))) {
             *bad = q < close ? q : start;
             return false;
         }
@@ -1345,7 +1394,7 @@ static global *strip_globals(front *f, size_t *count)
         }
         ftype ty;
         bool refused = false;
-        if (!parse_type_name(f, k, &ty)) {
+        if (!(storage == 1 ? parse_type_name(f, k, &ty) : parse_input_type(f, k, &ty))) {
             if (f->t.v[k].kind != TK_IDENT) continue;
             if (storage == 2 && !is_refused_value_type(f, k)) continue; /* an opaque uniform */
             if (storage != 2) {
@@ -1440,7 +1489,7 @@ static bool hlsl_uniform_decl(front *f, size_t s, size_t e, global **g, size_t *
     size_t type_tok = cb ? k + 2 : k;
     ftype ty;
     if (type_tok >= e) return true;
-    if (!parse_type_name(f, type_tok, &ty)) {
+    if (!parse_input_type(f, type_tok, &ty)) {
         /* An integer or bool uniform stays one; its names are kept so that a read is
          * the front's error naming it (is_refused_value_type). */
         if (cb || !is_refused_value_type(f, type_tok)) return true;
