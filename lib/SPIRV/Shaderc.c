@@ -281,6 +281,9 @@ typedef struct front {
     size_t nstructs, capstructs;
     struct smember *members; /* their members, each struct's contiguous */
     size_t nmembers, capmembers;
+    /* Calls that inlining the entry makes, from the text (inline_estimate): past
+     * FRONT_SPIRV_INLINE_MAX the SPIR-V is compiled without spirv-opt. */
+    uint64_t inline_calls;
     bool failed;
 } front;
 
@@ -1669,6 +1672,126 @@ static fdef *call_graph(front *f, const char *entry, size_t *count)
     return defs ? defs : fmag_tmp_calloc(1, sizeof *defs);
 }
 
+/* spirv-opt's inliner (shaderc's performance recipe) slows down much faster than
+ * linearly with the number of calls it inlines (a function calling its predecessor
+ * twice, 2^k leaves: 0.2 s at 1022 calls, 0.9 s at 2046, 6 s at 4094; issue 18's
+ * bomb never ends), and no budget of ours reaches inside it. Past this many the
+ * SPIR-V is compiled unoptimized, and FMAG's inliner, which checks the inline budget
+ * as it goes, does the inlining (a few percent more instructions, docs/SPIRV.md). */
+enum { FRONT_SPIRV_INLINE_MAX = 1000 };
+
+/* HLSL cannot skip it: shaderc legalizes glslang's HLSL output (inlining everything)
+ * at every optimization level, so past this many calls (about 6 s of spirv-opt) the
+ * front refuses the entry instead of waiting. */
+enum { FRONT_HLSL_INLINE_MAX = 4096 };
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint32_t name_hash(const front *f, size_t i)
+{
+    uint32_t h = 2166136261u;
+    for (size_t k = 0; k < f->t.v[i].len; k++)
+        h = (h ^ (unsigned char)f->pp[f->t.v[i].off + k]) * 16777619u;
+    return h;
+}
+
+/* How many calls fully inlining the definitions the entry reaches makes: n(d) = the
+ * sum over the call sites in d of 1 + n(callee) (the largest overload), bottom-up
+ * over the call graph; saturating. Definitions on a cycle (recursion, glslang's
+ * error) count 0. UINT64_MAX when out of memory. Linear in the text plus the call
+ * sites, through a hash of the definitions' names. */
+static uint64_t inline_estimate(front *f, const fdef *defs, size_t nd)
+{
+    size_t nb = 1;
+    while (nb < 2 * nd + 2)
+        nb *= 2;
+    size_t *head = fmag_tmp_malloc(nb * sizeof *head),
+           *next = fmag_tmp_malloc((nd + 1) * sizeof *next);
+    size_t *estart = fmag_tmp_calloc(nd + 2, sizeof *estart), *callee = NULL;
+    uint64_t *n = fmag_tmp_calloc(nd + 1, sizeof *n), result = UINT64_MAX;
+    size_t *left = fmag_tmp_calloc(nd + 1, sizeof *left), *queue = NULL, *rin = NULL,
+           *rstart = NULL;
+    size_t ne = 0, cap = 0;
+    if (!head || !next || !estart || !n || !left) goto out;
+    for (size_t b = 0; b < nb; b++)
+        head[b] = SIZE_MAX;
+    for (size_t d = nd; d-- > 0;) {
+        size_t b = name_hash(f, defs[d].name) & (nb - 1);
+        next[d] = head[b], head[b] = d;
+    }
+    /* The call sites: for each reached d, the callee with the most calls is only known
+     * later, so every overload is an edge and the largest is taken at the end. */
+    for (size_t d = 0; d < nd; d++) {
+        estart[d] = ne;
+        if (!defs[d].reached) continue;
+        for (size_t i = defs[d].body; i + 1 < defs[d].end; i++) {
+            if (f->t.v[i].kind != TK_IDENT || !tok_punct(f, i + 1, '(')) continue;
+            for (size_t e = head[name_hash(f, i) & (nb - 1)]; e != SIZE_MAX; e = next[e]) {
+                if (!same_name(f, defs[e].name, i)) continue;
+                if (ne == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    size_t *v = fmag_tmp_realloc(callee, cap * 2 * sizeof *v);
+                    if (!v) goto out;
+                    callee = v;
+                }
+                callee[2 * ne] = e, callee[2 * ne + 1] = i; /* callee, call-site token */
+                ne++, left[d]++;
+            }
+        }
+    }
+    estart[nd] = ne;
+    /* Bottom-up (Kahn's order on the reversed edges): a definition is done when all
+     * its callees are. */
+    rstart = fmag_tmp_calloc(nd + 2, sizeof *rstart);
+    rin = fmag_tmp_malloc((ne + 1) * sizeof *rin);
+    queue = fmag_tmp_malloc((nd + 1) * sizeof *queue);
+    if (!rstart || !rin || !queue) goto out;
+    for (size_t k = 0; k < ne; k++)
+        rstart[callee[2 * k] + 1]++;
+    for (size_t d = 0; d < nd; d++)
+        rstart[d + 1] += rstart[d];
+    for (size_t d = 0, k = 0; d < nd; d++)
+        for (; k < estart[d + 1]; k++)
+            rin[rstart[callee[2 * k]]++] = d; /* callers of callee[k], grouped */
+    for (size_t d = nd; d-- > 0;)
+        rstart[d + 1] = rstart[d];
+    rstart[0] = 0;
+    size_t qh = 0, qt = 0;
+    for (size_t d = 0; d < nd; d++)
+        if (defs[d].reached && !left[d]) queue[qt++] = d;
+    while (qh < qt) {
+        size_t e = queue[qh++];
+        uint64_t sum = 0;
+        for (size_t k = estart[e]; k < estart[e + 1];) {
+            size_t site = callee[2 * k + 1];
+            uint64_t best = 0;
+            for (; k < estart[e + 1] && callee[2 * k + 1] == site; k++)
+                if (n[callee[2 * k]] > best) best = n[callee[2 * k]];
+            sum = add_sat(sum, add_sat(best, 1));
+        }
+        n[e] = sum;
+        for (size_t r = rstart[e]; r < rstart[e + 1]; r++)
+            if (defs[rin[r]].reached && --left[rin[r]] == 0) queue[qt++] = rin[r];
+    }
+    result = 0;
+    for (size_t d = 0; d < nd; d++)
+        if (defs[d].reached) result = n[d] > result ? n[d] : result;
+out:
+    fmag_tmp_free(head);
+    fmag_tmp_free(next);
+    fmag_tmp_free(estart);
+    fmag_tmp_free(callee);
+    fmag_tmp_free(n);
+    fmag_tmp_free(left);
+    fmag_tmp_free(queue);
+    fmag_tmp_free(rin);
+    fmag_tmp_free(rstart);
+    return result;
+}
+
 /* Whether `name` (a token) is declared in the definition d: a parameter or a local,
  * `TYPE name` with TYPE a type name (so that a uniform's name reused for a local or a
  * parameter is not a read of the uniform). */
@@ -2313,7 +2436,7 @@ static void include_release(void *user, shaderc_include_result *r)
     free(res);
 }
 
-static shaderc_compile_options_t make_options(front *f, bool optimize)
+static shaderc_compile_options_t make_options(front *f, bool compile)
 {
     shaderc_compile_options_t o = shaderc_compile_options_initialize();
     if (!o) return NULL;
@@ -2344,11 +2467,14 @@ static shaderc_compile_options_t make_options(front *f, bool optimize)
         else
             shaderc_compile_options_add_macro_definition(o, d, strlen(d), "1", 1);
     }
-    if (optimize) {
+    if (compile) {
         /* SPIRV-Tools' performance recipe, which shaderc runs in-process: inlining, memory
          * to SSA, scalar replacement, dead code, if-conversion (the legalization passes
-         * plus folding). Debug info is kept, so OpLine reaches the reader. */
-        shaderc_compile_options_set_optimization_level(o, shaderc_optimization_level_performance);
+         * plus folding); none past FRONT_SPIRV_INLINE_MAX calls to inline. Debug info is
+         * kept, so OpLine reaches the reader. */
+        shaderc_compile_options_set_optimization_level(
+            o, f->inline_calls <= FRONT_SPIRV_INLINE_MAX ? shaderc_optimization_level_performance
+                                                         : shaderc_optimization_level_zero);
         shaderc_compile_options_set_generate_debug_info(o);
     }
     return o;
@@ -2520,6 +2646,20 @@ static void front_build_thunk(void *arg)
         ok = wrap_entry(f, &a->text, &a->nin, &a->nout);
     }
     if (!ok) {
+        a->status = BUILD_DIAGNOSED;
+        return;
+    }
+    size_t nd = 0;
+    fdef *defs = call_graph(f, f->entry ? f->entry : "main", &nd);
+    if (!defs) return;
+    f->inline_calls = inline_estimate(f, defs, nd);
+    fmag_tmp_free(defs);
+    if (f->lang == FMAG_SOURCE_HLSL && f->inline_calls > FRONT_HLSL_INLINE_MAX) {
+        front_error(f, 0,
+                    "'%s' makes more than %d calls once its callees are inlined (each callee's "
+                    "calls counted per call): glslang's HLSL legalization inlines them all "
+                    "before FMAG's inline budget applies, and takes minutes past this",
+                    f->entry, FRONT_HLSL_INLINE_MAX);
         a->status = BUILD_DIAGNOSED;
         return;
     }

@@ -172,6 +172,16 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
                 ncalls += i->op == FMAG_OP_CALL;
                 sizes[k]++;
             }
+        /* Inlined already (spirv-opt's inliner, for SPIR-V from GLSL) or written so: the
+         * budget is on the function, whoever made it that large. */
+        if (sizes[k] > budget) {
+            fmag_context_error(ctx,
+                               "error: @%s has %zu instructions, over the inline budget of %zu "
+                               "instructions (-inline-budget=N; fmag_context_set_inline_budget)",
+                               f->name, sizes[k], budget);
+            failed = true;
+            break;
+        }
         fmag_instr **calls = fmag_tmp_malloc((ncalls ? ncalls : 1) * sizeof(*calls));
         if (!calls) {
             fmag_context_out_of_memory(ctx, "inline");
@@ -190,7 +200,8 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
             if (grown > budget) {
                 fmag_context_error(ctx,
                                    "error: inlining @%s into @%s exceeds the inline budget "
-                                   "of %zu instructions (set a larger one with -inline-budget=N)",
+                                   "of %zu instructions (-inline-budget=N; "
+                                   "fmag_context_set_inline_budget)",
                                    calls[c]->callee->name, f->name, budget);
                 failed = true;
                 break;
