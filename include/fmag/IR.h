@@ -111,9 +111,10 @@ typedef bool (*fmag_include_fn)(void *user, const char *name, const char *includ
 
 /* ------------------------------------------------------- resource budgets */
 
-/* The most instructions one function may have after inlining (-inline-budget=N).
- * The default stops a function that calls its predecessor twice per level (2^n
- * growth) long before memory or time run out; real shaders are far below it. */
+/* The most instructions one function, and the module's exports together, may have
+ * after inlining (-inline-budget=N). The default stops a function that calls its
+ * predecessor twice per level (2^n growth) long before memory or time run out; real
+ * shaders are far below it. */
 #define FMAG_DEFAULT_INLINE_BUDGET 200000u
 void fmag_context_set_inline_budget(fmag_context *ctx, size_t max_instrs); /* 0: default */
 size_t fmag_context_inline_budget(const fmag_context *ctx);

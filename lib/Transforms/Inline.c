@@ -162,8 +162,13 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
     for (size_t k = 0; k < n; k++)
         order[k]->aux = &sizes[k];
     bool changed = false, failed = false;
+    /* The budget bounds the module too: the exports (every function without exports)
+     * after inlining, added up as each is done, so that a bomb spread over many
+     * exports, each under the budget, stops as well. */
+    size_t total = 0;
     for (size_t k = 0; k < n && !failed; k++) {
         fmag_func *f = order[k];
+        bool counted = f->is_export || !has_export;
         /* Last call first: each split then moves only the few instructions up to the
          * call inlined before it, not the whole rest of the block again. */
         size_t ncalls = 0;
@@ -206,6 +211,16 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
                 failed = true;
                 break;
             }
+            if (counted && total + grown > budget) {
+                fmag_context_error(ctx,
+                                   "error: inlining @%s into @%s makes the module's exports "
+                                   "exceed the inline budget of %zu instructions, which bounds "
+                                   "the module as well as each function (-inline-budget=N; "
+                                   "fmag_context_set_inline_budget)",
+                                   calls[c]->callee->name, f->name, budget);
+                failed = true;
+                break;
+            }
             sizes[k] = grown;
             if (!inline_call(calls[c])) {
                 failed = true;
@@ -214,6 +229,7 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
             changed = true;
         }
         fmag_tmp_free(calls);
+        if (counted) total += sizes[k];
     }
     fmag_foreach_func (f, m)
         f->aux = NULL;

@@ -6,8 +6,10 @@
 // CHECK: {{^}}slc: error: inlining @f{{[0-9]+}} into @f{{[0-9]+}} exceeds the inline budget of 200000 instructions
 // RUN: not slc %s -inline-budget=100 -o %t.fmag 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: error: inlining @f{{[0-9]+}} into @f{{[0-9]+}} exceeds the inline budget of 100 instructions
-// RUN: not slc %s -inline-budget= -o %t.fmag 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: slc: error: invalid value '' for -inline-budget (expected 0 to 4294967295)
+// RUN: not slc %s -inline-budget=0 -o %t.fmag 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: slc: error: invalid value '0' for -inline-budget (expected 1 or more)
+// RUN: not slc %s -inline-budget= -o %t.fmag 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: slc: error: -inline-budget needs a non-empty value
 //
 // What no export reaches does not count: -entry short compiles, and its chain
 // (g0 = x + 1, each level doubles: g3 = 8x + 8) gives 24 at x = 2.

@@ -166,10 +166,9 @@ static bool opt_unroll_budget(const fmag_tool *t, void *dest, const char *spelli
 static bool opt_inline_budget(const fmag_tool *t, void *dest, const char *spelling,
                               const char *value)
 {
-    (void)t;
     unsigned long long n;
-    if (!count_flag(spelling, value, &n)) return false;
-    ((cli *)dest)->opts.inline_budget = n ? (size_t)n : 1;
+    if (!fmag_opt_uint_value(t, spelling, value, 1, SIZE_MAX, &n)) return false;
+    ((cli *)dest)->opts.inline_budget = (size_t)n;
     return true;
 }
 
@@ -279,8 +278,8 @@ int main(int argc, char **argv)
          "with -lower: fast = two schedules, no search (JIT\nlatency); full = the default "
          "search"},
         {"-inline-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_inline_budget, "N",
-         "most instructions of a function after inlining\n(default 200000; beyond it -inline "
-         "is an error)"},
+         "most instructions of a function, and of the exports\ntogether, after inlining "
+         "(default 200000; beyond it\n-inline is an error)"},
         {"-ferror-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_error_limit, "N",
          "stop after N errors (default 20; 0: no limit)"},
         {"-test-break-after", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_break_after, "PASS",

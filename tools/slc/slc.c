@@ -146,20 +146,11 @@ static bool count_value(const fmag_tool *tool, const char *spelling, const char 
     return fmag_opt_uint_value(tool, spelling, value, 0, 0xFFFFFFFFull, out);
 }
 
-static bool opt_inline_budget(const fmag_tool *tool, void *dest, const char *spelling,
-                              const char *value)
+/* -inline-budget=N, -unroll-budget=N: 1 or more (the API's 0 means "the default",
+ * which the flag's absence says). */
+static bool opt_budget(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
 {
-    slc_args *a = dest;
-    if (!count_value(tool, spelling, value, &a->inline_budget)) return false;
-    if (!a->inline_budget) a->inline_budget = 1;
-    return true;
-}
-
-static bool opt_unroll_budget(const fmag_tool *tool, void *dest, const char *spelling,
-                              const char *value)
-{
-    return fmag_opt_uint_value(tool, spelling, value, 1, SIZE_MAX,
-                               &((slc_args *)dest)->unroll_budget);
+    return fmag_opt_uint_value(tool, spelling, value, 1, SIZE_MAX, dest);
 }
 
 static bool opt_error_limit(const fmag_tool *tool, void *dest, const char *spelling,
@@ -259,11 +250,10 @@ int main(int argc, char **argv)
          "register allocation effort (default full: the fewest\n"
          "instructions, then registers; fast: two schedules, no\n"
          "search, for compile latency, as a JIT would use it)"},
-        {"-inline-budget", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &a, opt_inline_budget,
-         "N",
-         "most instructions of a function after inlining\n"
-         "(default 200000; beyond it the compile is an error)"},
-        {"-unroll-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &a, opt_unroll_budget, "N",
+        {"-inline-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &a.inline_budget, opt_budget, "N",
+         "most instructions of a function, and of the exports\n"
+         "together, after inlining (default 200000; beyond it\nthe compile is an error)"},
+        {"-unroll-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &a.unroll_budget, opt_budget, "N",
          "most instructions a function may reach by loop\n"
          "unrolling (default 100000; beyond it the compile is\nan error)"},
         {"-ferror-limit", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &a, opt_error_limit, "N",
