@@ -310,8 +310,11 @@ def compile(source, filename=None, language=None, entry=None, pipeline=None,
     (slc -inline-budget, -unroll-budget; 0: the defaults, 200000 and 100000). Raises
     CompileError with .diagnostics."""
     for flag, v in (("inline_budget", inline_budget), ("unroll_budget", unroll_budget)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise ValueError("fmag: %s must be an int >= 0, not %r" % (flag, v))
+        # size_t: ctypes would wrap a larger one silently (2**70 -> 0, the default).
+        bits = 8 * ctypes.sizeof(ctypes.c_size_t)
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 2 ** bits:
+            raise ValueError("fmag: %s must be an int from 0 to 2**%d - 1, not %r"
+                             % (flag, bits, v))
     if language not in LANGUAGES:
         raise ValueError("fmag: unknown language %r (%s)" % (language, ", ".join(
             k for k in LANGUAGES if k)))

@@ -204,7 +204,7 @@ class NewUserReview(unittest.TestCase):
         with self.assertRaises(fmag.CompileError) as cm:
             fmag.compile(calls, inline_budget=4)
         self.assertIn("inline budget of 4 instructions", str(cm.exception))
-        for bad in (-1, 1.5, "9", True):
+        for bad in (-1, 1.5, "9", True, 2 ** 70):
             with self.assertRaises(ValueError):
                 fmag.compile(loop, unroll_budget=bad)
 
