@@ -44,6 +44,7 @@ typedef struct token {
 typedef struct name_entry {
     const char *name;
     fmag_value *value;
+    fmag_func *func; /* in the function table */
     bool defined;
     size_t first_use; /* offset, for "undefined value" */
 } name_entry;
@@ -69,6 +70,7 @@ typedef struct parser {
     fmag_module *m;
     fmag_func *fn;
     name_table values;
+    name_table funcs; /* the module's functions by name: lookups stay linear overall */
     block_entry *blocks;
     size_t nblocks, capblocks;
     size_t *block_slots; /* open addressing: index + 1 into blocks, 0 = empty */
@@ -257,9 +259,8 @@ static size_t hash_name(const char *s, size_t len)
     return h;
 }
 
-static name_entry *values_lookup(parser *p, const char *s, size_t len, bool create)
+static name_entry *table_lookup(parser *p, name_table *t, const char *s, size_t len, bool create)
 {
-    name_table *t = &p->values;
     if (create && (t->count + 1) * 2 > t->cap) {
         size_t ncap = t->cap ? t->cap * 2 : 64;
         name_entry *slots = fmag_tmp_calloc(ncap, sizeof(*slots));
@@ -286,6 +287,17 @@ static name_entry *values_lookup(parser *p, const char *s, size_t len, bool crea
     t->slots[h].name = fmag_context_strdup(p->ctx, s, len);
     t->count++;
     return &t->slots[h];
+}
+
+static name_entry *values_lookup(parser *p, const char *s, size_t len, bool create)
+{
+    return table_lookup(p, &p->values, s, len, create);
+}
+
+static fmag_func *func_lookup(parser *p, const char *name)
+{
+    name_entry *e = table_lookup(p, &p->funcs, name, strlen(name), false);
+    return e ? e->func : NULL;
 }
 
 static void values_reset(parser *p)
@@ -560,7 +572,7 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
             return false;
         }
         char *name = fmag_context_strdup(p->ctx, p->src + p->tok.noff, p->tok.nlen);
-        fmag_func *callee = fmag_module_get_func(p->m, name);
+        fmag_func *callee = func_lookup(p, name);
         if (!callee) {
             error_at(p, p->tok.off, "call to undefined function '@%s'", name);
             return false;
@@ -731,15 +743,13 @@ static fmag_func *parse_header(parser *p, bool create)
         expect(p, TOK_LBRACE, "'{'");
         return NULL;
     }
-    if (!create) {
-        fmag_func *f = fmag_module_get_func(p->m, name);
-        return f;
-    }
-    if (fmag_module_get_func(p->m, name)) {
+    if (!create) return func_lookup(p, name);
+    if (func_lookup(p, name)) {
         error_at(p, nametok.off, "redefinition of function '@%s'", name);
         return NULL;
     }
     fmag_func *f = fmag_func_create(p->m, name, np, (unsigned)nr, is_export);
+    table_lookup(p, &p->funcs, name, strlen(name), true)->func = f;
     for (unsigned k = 0; k < np; k++) {
         for (unsigned j = 0; j < k; j++) {
             if (params[j].nlen == params[k].nlen &&
@@ -897,6 +907,7 @@ static fmag_module *fmag_parse_module_unguarded(fmag_context *ctx, const char *f
         }
     }
     values_reset(&p);
+    fmag_tmp_free(p.funcs.slots);
     return ok ? p.m : NULL;
 }
 

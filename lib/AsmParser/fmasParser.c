@@ -34,8 +34,11 @@ typedef struct asm_state {
     uint32_t max_reg_plus1;
     fmag_vm_instr *code;
     uint32_t ninstr, cap;
-    char **seen; /* every .def name so far, valid or not, for redefinitions */
-    size_t nseen;
+    /* Every .def name so far, valid or not, for redefinitions: a hash set (open
+     * addressing, seen_cap a power of two or 0), so a file of many programs stays
+     * linear. */
+    char **seen;
+    size_t nseen, seen_cap;
 } asm_state;
 
 static void asm_error_at(asm_state *s, const char *at, const char *fmt, ...)
@@ -342,6 +345,42 @@ static void finish_def(asm_state *s, fmag_vm_image *img)
     reset_def(s);
 }
 
+static size_t seen_slot(char **set, size_t cap, const char *name)
+{
+    size_t h = 1469598103934665603ull;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (h &= cap - 1; set[h] && strcmp(set[h], name); h = (h + 1) & (cap - 1))
+        ;
+    return h;
+}
+
+/* Records a .def name; a repeated one is the redefinition error. False when out of
+ * memory. */
+static bool seen_insert(asm_state *s, const char *name, const char *name_at)
+{
+    if ((s->nseen + 1) * 2 > s->seen_cap) {
+        size_t cap = s->seen_cap ? s->seen_cap * 2 : 64;
+        char **set = fmag_tmp_calloc(cap, sizeof *set);
+        if (!set) return false;
+        for (size_t i = 0; i < s->seen_cap; i++)
+            if (s->seen[i]) set[seen_slot(set, cap, s->seen[i])] = s->seen[i];
+        fmag_tmp_free(s->seen);
+        s->seen = set, s->seen_cap = cap;
+    }
+    size_t k = seen_slot(s->seen, s->seen_cap, name);
+    if (s->seen[k]) {
+        asm_error_at(s, name_at, "redefinition of program '%s'", name);
+        return true;
+    }
+    char *copy = fmag_tmp_malloc(strlen(name) + 1);
+    if (!copy) return false;
+    strcpy(copy, name);
+    s->seen[k] = copy;
+    s->nseen++;
+    return true;
+}
+
 static void parse_directive(asm_state *s, fmag_vm_image *img)
 {
     const char *start = s->p;
@@ -382,21 +421,10 @@ static void parse_directive(asm_state *s, fmag_vm_image *img)
             asm_error_at(s, s->p, "unexpected text after .def");
             return;
         }
-        for (size_t i = 0; i < s->nseen; i++)
-            if (!strcmp(s->seen[i], name)) {
-                asm_error_at(s, name_at, "redefinition of program '%s'", name);
-                break;
-            }
-        char **seen = fmag_tmp_realloc(s->seen, (s->nseen + 1) * sizeof(char *));
-        char *copy = fmag_tmp_malloc(strlen(name) + 1);
-        if (seen) s->seen = seen;
-        if (!seen || !copy) {
-            fmag_tmp_free(copy);
+        if (!seen_insert(s, name, name_at)) {
             asm_error_at(s, name_at, "out of memory");
             return;
         }
-        strcpy(copy, name);
-        s->seen[s->nseen++] = copy;
         s->nin = (uint16_t)nin;
         s->nout = (uint16_t)nout;
         return;
@@ -530,7 +558,7 @@ static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, co
                            s.nerrors);
     fmag_tmp_free(s.code);
     fmag_tmp_free(s.name);
-    for (size_t i = 0; i < s.nseen; i++)
+    for (size_t i = 0; i < s.seen_cap; i++)
         fmag_tmp_free(s.seen[i]);
     fmag_tmp_free(s.seen);
     if (s.nerrors) {

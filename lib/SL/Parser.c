@@ -813,6 +813,12 @@ static sl_func *parse_func(sl_session *s)
                 return NULL;
             }
             next(s);
+            /* As .fir's: enough for any program (4096 scalars), and it bounds the
+             * checker's pairwise test for repeated names. */
+            if (f->nparams == 1024) {
+                sl_error(s, pn->pos, "too many parameters (at most 1024)");
+                return NULL;
+            }
             sl_var *v = new_var(s, pn, pt->width);
             v->is_out = is_out;
             v->is_param = true;

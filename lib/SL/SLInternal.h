@@ -172,6 +172,10 @@ typedef struct sl_session {
     size_t p;
     unsigned depth;
     sl_func *funcs, *funcs_last;
+    /* The functions by name while sl_check runs (open addressing, the first
+     * definition of a name; NULL otherwise): lookups stay linear in the file. */
+    sl_func **func_table;
+    size_t func_table_cap;
     struct sl_stmt *globals, *globals_last; /* file-scope consts (ST_DECL), in order */
     unsigned nglobal_slots;
 } sl_session;

@@ -65,19 +65,30 @@ static bool name_eq(const char *a, unsigned alen, const char *b, unsigned blen)
     return alen == blen && !memcmp(a, b, alen);
 }
 
-static sl_func *find_func(sl_session *s, const char *name, unsigned len)
-{
-    for (sl_func *f = s->funcs; f; f = f->next)
-        if (name_eq(f->name, f->name_len, name, len)) return f;
-    return NULL;
-}
-
 static size_t name_hash(const char *name, unsigned len)
 {
     size_t h = 1469598103934665603ull;
     for (unsigned i = 0; i < len; i++)
         h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
     return h;
+}
+
+/* The slot of s->func_table for a name: its function or the empty slot. */
+static sl_func **func_slot(sl_session *s, const char *name, unsigned len)
+{
+    size_t mask = s->func_table_cap - 1;
+    for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
+        sl_func **e = &s->func_table[i];
+        if (!*e || name_eq((*e)->name, (*e)->name_len, name, len)) return e;
+    }
+}
+
+static sl_func *find_func(sl_session *s, const char *name, unsigned len)
+{
+    if (s->func_table) return *func_slot(s, name, len);
+    for (sl_func *f = s->funcs; f; f = f->next)
+        if (name_eq(f->name, f->name_len, name, len)) return f;
+    return NULL;
 }
 
 /* The table slot for a name: its binding or the empty slot where it goes. */
@@ -727,13 +738,21 @@ void sl_check(sl_session *s)
     memset(&c, 0, sizeof c);
     c.s = s;
     check_globals(&c);
-    size_t nglobals = c.nscope;
+    size_t nglobals = c.nscope, nf = 0;
+    for (sl_func *f = s->funcs; f; f = f->next)
+        nf++;
+    s->func_table_cap = 16;
+    while (s->func_table_cap < 2 * nf)
+        s->func_table_cap *= 2;
+    s->func_table = fmag_tmp_calloc(s->func_table_cap, sizeof *s->func_table);
+    for (sl_func *f = s->funcs; f && s->func_table; f = f->next) {
+        sl_func **e = func_slot(s, f->name, f->name_len);
+        if (!*e) *e = f;
+    }
     for (sl_func *f = s->funcs; f; f = f->next) {
-        for (sl_func *g = s->funcs; g != f; g = g->next)
-            if (name_eq(f->name, f->name_len, g->name, g->name_len)) {
-                sl_error(s, f->pos, "redefinition of function '%.*s'", (int)f->name_len, f->name);
-                break;
-            }
+        /* Reported here, in source order with the function's other errors. */
+        if (find_func(s, f->name, f->name_len) != f)
+            sl_error(s, f->pos, "redefinition of function '%.*s'", (int)f->name_len, f->name);
         if (sl_builtin_find(f->name, f->name_len) >= 0)
             sl_error(s, f->pos, "function '%.*s' redefines a builtin", (int)f->name_len, f->name);
         c.fn = f;
@@ -781,4 +800,6 @@ void sl_check(sl_session *s)
     }
     fmag_tmp_free(c.scope);
     fmag_tmp_free(c.table);
+    fmag_tmp_free(s->func_table);
+    s->func_table = NULL;
 }
