@@ -890,12 +890,12 @@ static fmag_module *fmag_parse_module_unguarded(fmag_context *ctx, const char *f
     parser p = {0};
     p.ctx = ctx;
     p.file = filename ? filename : "<input>";
-    p.src = text;
-    p.len = len;
     p.m = fmag_module_create(ctx);
-    if (fmag_asm_refuse_binary(ctx, p.file, text, len, ".fir",
+    if (fmag_asm_refuse_binary(ctx, p.file, &text, &len, ".fir",
                                "run it with fmag-run, disassemble it with fmag-as -d"))
         return NULL;
+    p.src = text;
+    p.len = len;
     bool ok = scan_headers(&p);
     if (ok) {
         p.pos = 0;

@@ -2,9 +2,13 @@
 #include <string.h>
 #include "AsmParserInternal.h"
 
-bool fmag_asm_refuse_binary(fmag_context *ctx, const char *file, const char *text, size_t len,
+bool fmag_asm_refuse_binary(fmag_context *ctx, const char *file, const char **textp, size_t *lenp,
                             const char *what, const char *fmag_hint)
 {
+    /* A UTF-8 byte-order mark is accepted, as SL accepts it (editors on Windows). */
+    if (*lenp >= 3 && !memcmp(*textp, "\xEF\xBB\xBF", 3)) *textp += 3, *lenp -= 3;
+    const char *text = *textp;
+    size_t len = *lenp;
     const char *nul = memchr(text, 0, len);
     if (!nul) return false;
     if (len >= 4 && !memcmp(text, "FMAG", 4))

@@ -16,6 +16,8 @@
 typedef struct asm_state {
     fmag_context *ctx;
     const char *filename;
+    const char *text; /* the whole source, for diagnostics */
+    size_t text_len;
     const char *line; /* current line start */
     size_t line_len;
     unsigned lineno;
@@ -58,19 +60,10 @@ static void asm_error_at(asm_state *s, const char *at, const char *fmt, ...)
     va_end(ap);
     size_t col = at ? (size_t)(at - s->line) : 0;
     if (col > s->line_len) col = s->line_len;
-    /* The caret line keeps the source's tabs so it lines up in a terminal. */
-    char *caret = fmag_tmp_malloc(col + 2);
-    if (!caret) {
-        fmag_context_error(s->ctx, "%s:%u:%zu: error: %s", s->filename, s->lineno, col + 1, msg);
-        return;
-    }
-    for (size_t i = 0; i < col; i++)
-        caret[i] = s->line[i] == '\t' ? '\t' : ' ';
-    caret[col] = '^';
-    caret[col + 1] = 0;
-    fmag_context_error(s->ctx, "%s:%u:%zu: error: %s\n%.*s\n%s", s->filename, s->lineno, col + 1,
-                       msg, (int)s->line_len, s->line, caret);
-    fmag_tmp_free(caret);
+    /* The printer the other readers use: the line cut at 200 bytes, control bytes
+     * shown as '?', so a garbage or 800 KB line cannot flood the terminal. */
+    fmag_context_source_error(s->ctx, s->filename, s->text, s->text_len,
+                              (size_t)(s->line - s->text) + col, "%s", msg);
 }
 
 static void skip_space(asm_state *s)
@@ -523,9 +516,11 @@ static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, co
     s.filename = filename ? filename : "<input>";
     s.regs_directive = -1;
     size_t first_program = img->nprograms;
-    if (fmag_asm_refuse_binary(ctx, s.filename, text, len, ".fmas",
+    if (fmag_asm_refuse_binary(ctx, s.filename, &text, &len, ".fmas",
                                "disassemble it with fmag-as -d"))
         return false;
+    s.text = text;
+    s.text_len = len;
     const char *cur = text, *text_end = text + len;
     while (cur < text_end) {
         const char *nl = memchr(cur, '\n', (size_t)(text_end - cur));

@@ -103,13 +103,23 @@ fmag_vm_file_kind fmag_vm_file_kind_of(const char *path, const void *data, size_
         return FMAG_VM_FILE_SPIRV;
     bool text = !memchr(b, 0, len);
     bool seen[LINE_COUNT] = {false};
-    if (text) scan_lines(data, len, seen);
+    /* A UTF-8 byte-order mark before the first line, as the readers accept it. */
+    size_t bom = len >= 3 && !memcmp(b, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    if (text) scan_lines((const char *)b + bom, len - bom, seen);
     /* A .fmas line and a .fir line cannot both start a valid file's lines; .def is
      * the more specific mark. */
     if (seen[LINE_FMAS]) return FMAG_VM_FILE_FMAS;
     if (seen[LINE_FIR]) return FMAG_VM_FILE_FIR;
     *evidence = FMAG_VM_FILE_BY_NAME;
     fmag_vm_file_kind by_name = kind_from_name(path, text);
+    /* Source text under a binary's name (SL saved as x.fmag) is the source, not a
+     * .fmag with a bad magic; anything else there (truncated, garbage) keeps the name,
+     * so the reader says what is wrong with it. */
+    bool binary_name = by_name == FMAG_VM_FILE_FMAG || by_name == FMAG_VM_FILE_SPIRV;
+    if (binary_name && text && (seen[LINE_SL] || seen[LINE_GLSL])) {
+        *evidence = FMAG_VM_FILE_BY_CONTENT;
+        return seen[LINE_SL] ? FMAG_VM_FILE_SL : FMAG_VM_FILE_GLSL;
+    }
     if (by_name != FMAG_VM_FILE_UNKNOWN) return by_name;
     *evidence = FMAG_VM_FILE_BY_GUESS;
     if (!text || len == 0) return FMAG_VM_FILE_UNKNOWN;
