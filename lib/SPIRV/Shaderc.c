@@ -2509,6 +2509,129 @@ void fmag_shader_compiler_destroy(fmag_shader_compiler *c)
  * Without one, preprocessing changes nothing the signature scan looks at (only the
  * predefined macros, which do not appear in declarations), so that glslang pass is
  * skipped: it costs as much as the compile itself. */
+/* glslang's preprocessor expands macros without a bound: `#define A1(x) A0(x)A0(x)`
+ * and so on, 22 levels in 1 KB, took 3 GB before it was killed. So the user's
+ * #defines are sized from the text first: a macro is its body's tokens, a macro named
+ * in it counting as its own size (memoized; one that is being sized counts 1, as the
+ * preprocessor does not expand a macro inside itself). A use outside the directives
+ * of a macro past FRONT_MAX_EXPANSION tokens is an error at its line. Macros from
+ * #include files and -D are not seen here (their expansion is bounded only by memory). */
+enum { FRONT_MAX_EXPANSION = 1000000 };
+
+typedef struct macro_def {
+    const char *name, *body;
+    size_t nlen, blen;
+    uint64_t size; /* 0: not sized yet; UINT64_MAX - 1: being sized */
+} macro_def;
+
+static size_t ident_len(const char *s, size_t n)
+{
+    size_t k = 0;
+    if (n && is_ident_start(s[0]))
+        for (k = 1; k < n && (is_ident_start(s[k]) || is_digit(s[k]));)
+            k++;
+    return k;
+}
+
+static macro_def *find_macro(macro_def *m, size_t nm, const char *s, size_t n)
+{
+    for (size_t k = 0; k < nm; k++)
+        if (m[k].nlen == n && !memcmp(m[k].name, s, n)) return &m[k];
+    return NULL;
+}
+
+static uint64_t macro_size(macro_def *m, size_t nm, macro_def *d, unsigned depth)
+{
+    if (d->size == UINT64_MAX - 1 || depth > 200) return 1;
+    if (d->size) return d->size;
+    d->size = UINT64_MAX - 1;
+    uint64_t total = 0;
+    for (size_t i = 0; i < d->blen;) {
+        size_t k = ident_len(d->body + i, d->blen - i);
+        if (!k) {
+            total += d->body[i] != ' ' && d->body[i] != '\t' && d->body[i] != '\\';
+            i++;
+            continue;
+        }
+        macro_def *e = find_macro(m, nm, d->body + i, k);
+        total = add_sat(total, e ? macro_size(m, nm, e, depth + 1) : 1);
+        i += k;
+    }
+    d->size = total ? total : 1;
+    return d->size;
+}
+
+/* False (with the diagnostic) when a macro used in the text expands past the bound.
+ * At most 4096 macros are sized (a linear search each: the bound keeps it cheap);
+ * out of memory skips the check. */
+static bool macros_bounded(front *f, const char *s, size_t n)
+{
+    enum { MAX_MACROS = 4096 };
+    macro_def *m = fmag_tmp_malloc(MAX_MACROS * sizeof *m);
+    if (!m) return true;
+    size_t nm = 0;
+    for (size_t i = 0; i < n && nm < MAX_MACROS;) { /* collect: # define NAME[(...)] body */
+        size_t e = i;
+        while (e < n && (s[e] != '\n' || (e > i && s[e - 1] == '\\')))
+            e++;
+        size_t k = i;
+        while (k < e && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        if (k < e && s[k] == '#') {
+            k++;
+            while (k < e && (s[k] == ' ' || s[k] == '\t'))
+                k++;
+            if (e - k > 6 && !memcmp(s + k, "define", 6) && (s[k + 6] == ' ' || s[k + 6] == '\t')) {
+                k += 7;
+                while (k < e && (s[k] == ' ' || s[k] == '\t'))
+                    k++;
+                size_t nl = ident_len(s + k, e - k);
+                if (nl) {
+                    macro_def d = {s + k, NULL, nl, 0, 0};
+                    k += nl;
+                    if (k < e && s[k] == '(')
+                        while (k < e && s[k] != ')')
+                            k++;
+                    d.body = s + k, d.blen = e - k;
+                    m[nm++] = d;
+                }
+            }
+        }
+        i = e + 1;
+    }
+    bool ok = true;
+    unsigned line = 1;
+    for (size_t i = 0; i < n && nm && ok;) { /* uses, outside the directive lines */
+        size_t e = i;
+        while (e < n && (s[e] != '\n' || (e > i && s[e - 1] == '\\')))
+            e++;
+        size_t k = i;
+        while (k < e && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        for (k = k < e && s[k] == '#' ? e : k; k < e && ok;) {
+            size_t il = ident_len(s + k, e - k);
+            if (!il) {
+                k++;
+                continue;
+            }
+            macro_def *d =
+                (k == i || !is_ident_start(s[k - 1])) ? find_macro(m, nm, s + k, il) : NULL;
+            if (d && macro_size(m, nm, d, 0) > FRONT_MAX_EXPANSION) {
+                front_error(f, line, "macro '%.*s' expands to more than %d tokens", (int)il, s + k,
+                            FRONT_MAX_EXPANSION);
+                ok = false;
+            }
+            k += il;
+        }
+        for (size_t c = i; c < e; c++)
+            line += s[c] == '\n';
+        line++;
+        i = e + 1;
+    }
+    fmag_tmp_free(m);
+    return ok;
+}
+
 static bool has_directive(const char *s, size_t n)
 {
     bool line_start = true;
@@ -2765,6 +2888,7 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     b.pp = src;
     shaderc_compilation_result_t res = NULL;
     f.pplen = len;
+    if (has_directive(src, len) && !macros_bounded(&f, src, len)) goto done;
     if (f.ndefines || has_directive(src, len)) {
         res = shaderc_compile_into_preprocessed_text(comp, src, len, shaderc_fragment_shader,
                                                      f.filename, "main", opts);
