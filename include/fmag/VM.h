@@ -126,7 +126,10 @@ bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, cha
 size_t fmag_vm_utf8_invalid_at(const unsigned char *s, size_t len);
 /* Reads a whole file ("-": standard input) into a malloc'ed buffer with a NUL after
  * the last byte (the caller frees it); NULL with "cannot open 'path': reason" or
- * "cannot read ..." in err. Shared by the loader and every tool. */
+ * "cannot read ..." in err. Shared by the loader and every tool. A file of
+ * FMAG_VM_MAX_FILE_BYTES or more is refused once that much is read (so /dev/zero
+ * ends in a message, not in all of memory). */
+#define FMAG_VM_MAX_FILE_BYTES (512u << 20)
 char *fmag_vm_read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* What a file holds, so that every tool (and an embedder) can name a file of the
  * wrong kind ("x.fir is FMAG IR text") instead of failing as a bad .fmag or with a

@@ -170,8 +170,9 @@ static bool apply(const fmag_opt_parser *p, const fmag_option *o, const char *sp
 
 int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
 {
-    /* --help and --version answer before anything else on the line is checked. */
-    for (int i = 1; i < argc; i++) {
+    /* --help and --version answer before anything else on the line is checked (up to
+     * a `--`, after which every argument is an operand, as getopt has it). */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (is_help(argv[i])) {
             fmag_opt_print_help(p, stdout);
             return 0;
@@ -181,9 +182,14 @@ int fmag_opt_parse(const fmag_opt_parser *p, int argc, char **argv)
             return 0;
         }
     }
+    bool operands_only = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (a[0] != '-' || !a[1]) {
+        if (!operands_only && !strcmp(a, "--")) {
+            operands_only = true;
+            continue;
+        }
+        if (operands_only || a[0] != '-' || !a[1]) {
             if (!p->positional) {
                 fmag_tool_error(p->tool, "unexpected argument '%s' (see --help)", a);
                 return 1;
