@@ -261,6 +261,12 @@ bool fmag_glslang_message(const char *msg, size_t n, bool hlsl, bool earlier_err
         gd_puts(&b, "unexpected end of input");
         return true;
     }
+    /* Bison's parser stack (10,000 entries) overflowing is "memory exhausted": the
+     * nesting, not the machine's memory. */
+    if (gd_is(m, mn, "memory exhausted")) {
+        gd_puts(&b, "expression nested too deeply for glslang's parser (its stack overflowed)");
+        return true;
+    }
     if (gd_starts(m, mn, "HLSL parsing failed")) {
         gd_puts(&b, "syntax error");
         return true;

@@ -2230,7 +2230,11 @@ static void report(front *f, const char *log, unsigned user_lines)
         }
         p = eol ? eol + 1 : p + n;
     }
-    if (!any) front_error(f, 0, "%s", *log ? log : "shaderc failed without a message");
+    if (!any)
+        front_error(f, 0, "%s",
+                    *log ? log
+                         : "shaderc failed without a message (out of memory, most likely: glslang "
+                           "reports its other failures)");
 }
 
 /* -------------------------------------------------------------- shaderc */
@@ -2892,6 +2896,7 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     if (f.ndefines || has_directive(src, len)) {
         res = shaderc_compile_into_preprocessed_text(comp, src, len, shaderc_fragment_shader,
                                                      f.filename, "main", opts);
+        if (!res) goto oom;
         if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
             report(&f, shaderc_result_get_error_message(res), user_lines);
             goto done;
@@ -2921,6 +2926,7 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     out->generated = b.full.p;
     out->generated_len = b.full.n;
     b.full.p = NULL;
+    if (!res) goto oom;
     if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
         report(&f, shaderc_result_get_error_message(res), user_lines);
         goto done;
