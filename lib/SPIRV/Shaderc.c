@@ -2565,6 +2565,22 @@ static uint64_t macro_size(macro_def *m, size_t nm, macro_def *d, unsigned depth
     return d->size;
 }
 
+/* The end of the logical line from i (a '\\' before the newline continues it). */
+static size_t logical_line_end(const char *s, size_t n, size_t i)
+{
+    size_t e = i;
+    while (e < n && (s[e] != '\n' || (e > i && s[e - 1] == '\\')))
+        e++;
+    return e;
+}
+
+static size_t skip_line_blanks(const char *s, size_t k, size_t e)
+{
+    while (k < e && (s[k] == ' ' || s[k] == '\t'))
+        k++;
+    return k;
+}
+
 /* False (with the diagnostic) when a macro used in the text expands past the bound.
  * At most 4096 macros are sized (a linear search each: the bound keeps it cheap);
  * out of memory skips the check. */
@@ -2575,20 +2591,11 @@ static bool macros_bounded(front *f, const char *s, size_t n)
     if (!m) return true;
     size_t nm = 0;
     for (size_t i = 0; i < n && nm < MAX_MACROS;) { /* collect: # define NAME[(...)] body */
-        size_t e = i;
-        while (e < n && (s[e] != '\n' || (e > i && s[e - 1] == '\\')))
-            e++;
-        size_t k = i;
-        while (k < e && (s[k] == ' ' || s[k] == '\t'))
-            k++;
+        size_t e = logical_line_end(s, n, i), k = skip_line_blanks(s, i, e);
         if (k < e && s[k] == '#') {
-            k++;
-            while (k < e && (s[k] == ' ' || s[k] == '\t'))
-                k++;
+            k = skip_line_blanks(s, k + 1, e);
             if (e - k > 6 && !memcmp(s + k, "define", 6) && (s[k + 6] == ' ' || s[k + 6] == '\t')) {
-                k += 7;
-                while (k < e && (s[k] == ' ' || s[k] == '\t'))
-                    k++;
+                k = skip_line_blanks(s, k + 7, e);
                 size_t nl = ident_len(s + k, e - k);
                 if (nl) {
                     macro_def d = {s + k, NULL, nl, 0, 0};
@@ -2606,12 +2613,7 @@ static bool macros_bounded(front *f, const char *s, size_t n)
     bool ok = true;
     unsigned line = 1;
     for (size_t i = 0; i < n && nm && ok;) { /* uses, outside the directive lines */
-        size_t e = i;
-        while (e < n && (s[e] != '\n' || (e > i && s[e - 1] == '\\')))
-            e++;
-        size_t k = i;
-        while (k < e && (s[k] == ' ' || s[k] == '\t'))
-            k++;
+        size_t e = logical_line_end(s, n, i), k = skip_line_blanks(s, i, e);
         for (k = k < e && s[k] == '#' ? e : k; k < e && ok;) {
             size_t il = ident_len(s + k, e - k);
             if (!il) {
