@@ -728,6 +728,13 @@ static bool convert(spv_reader *r, const spv_inst *in)
             break;
         }
         case SpvOpBitcast: {
+            /* int <-> uint of one width: the value, held as its exact float (a negative
+             * int stays negative as a uint: docs/SPIRV.md "Integers"). */
+            if (!fmag_value_is_const(a[j]) && spv_type_is_int(r, from) &&
+                spv_type_is_int(r, in->w[1])) {
+                out[j] = a[j];
+                break;
+            }
             if (!fmag_value_is_const(a[j]))
                 return spv_error_feature(
                     r,

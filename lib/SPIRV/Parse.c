@@ -675,7 +675,11 @@ bool spv_parse(spv_reader *r)
         return spv_error(r, UINT32_MAX, "not a SPIR-V module (bad magic number 0x%08x)",
                          (unsigned)r->words[0]);
     r->bound = r->words[3];
-    if (r->bound == 0 || r->bound > (1u << 22) || r->bound > 16 * r->nwords + 64)
+    /* The table is bound entries: a bound out of proportion to the module would let a
+     * few bytes allocate gigabytes. An optimized module uses ids sparsely (spirv-opt's
+     * folding leaves thousands unused: 6,462 for a few hundred words), hence the
+     * slack. */
+    if (r->bound == 0 || r->bound > (1u << 22) || r->bound > 64 * (uint64_t)r->nwords + 65536)
         return spv_error(r, UINT32_MAX, "implausible id bound %u", (unsigned)r->bound);
     r->ids = alloc(r, sizeof(spv_id) * r->bound);
     if (!split_instructions(r) || !define_ids(r)) return false;

@@ -157,10 +157,8 @@ void ssa_remove_trivial_phis(fmag_func *f)
     bool changed = true;
     while (changed) {
         changed = false;
-        fmag_foreach_block(b, f)
-        {
-            fmag_foreach_instr(i, b)
-            {
+        fmag_foreach_block (b, f) {
+            fmag_foreach_instr (i, b) {
                 if (i->op != FMAG_OP_PHI) continue;
                 fmag_value *self = fmag_instr_result(i), *same = NULL;
                 bool trivial = true;

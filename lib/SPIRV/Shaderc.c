@@ -889,9 +889,19 @@ static global *strip_globals(front *f, size_t *count);
 static global *strip_hlsl_globals(front *f, size_t *count);
 static bool global_expr(front *f, const global *g, char *buf, size_t cap);
 typedef struct fdef fdef;
+
+/* A function definition at file scope: its first token (qualifiers and result type),
+ * name, body '{' and the index after its '}'. */
+struct fdef {
+    size_t start, name, body, end;
+    bool reached;
+};
+
 static fdef *call_graph(front *f, const char *entry, size_t *count);
 static size_t find_global_read(const front *f, const fdef *defs, size_t nd, const global *g,
                                size_t ng, bool refused_only, size_t *which);
+static size_t find_global_use(const front *f, const fdef *defs, size_t nd, const global *g,
+                              size_t ng, bool refused_only, bool mentions, size_t *which);
 static void report_refused_read(front *f, size_t i, const global *g);
 static bool is_refused_value_type(const front *f, size_t i);
 static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng);
@@ -922,7 +932,37 @@ static global *hlsl_entry_globals(front *f, size_t *ng)
     for (size_t k = 0; k < *ng; k++)
         if (!g[k].refused) g[kept++] = g[k];
     *ng = kept;
-    if (find_global_read(f, defs, nd, g, *ng, false, &which) == SIZE_MAX) *ng = 0;
+    /* Whether the entry may read one: a mention in what it reaches (a local of the
+     * same name elsewhere in the function does not hide it). Too many inputs is the
+     * safe side; a missed read would read 0. */
+    bool uses = find_global_use(f, defs, nd, g, *ng, false, true, &which) != SIZE_MAX;
+    /* A file-scope initializer that reads one (`static float3 L =
+     * normalize(LightDir);`) runs before the generated entry sets the inputs, so it
+     * would see 0: an error, not a wrong value. */
+    for (size_t i = 0, d = 0; i < f->t.n; i++) {
+        while (d < nd && i >= defs[d].end)
+            d++;
+        if ((d < nd && i >= defs[d].start) || f->t.v[i].kind != TK_IDENT ||
+            tok_punct(f, i - 1, '.'))
+            continue;
+        for (size_t k = 0; k < *ng; k++) {
+            if (i == g[k].name || !same_name(f, g[k].name, i)) continue;
+            bool init = false;
+            for (size_t j = i; j-- > 0 && !tok_punct(f, j, ';') && !tok_punct(f, j, '{') &&
+                               !tok_punct(f, j, '}');)
+                init |= tok_punct(f, j, '=');
+            if (!init) continue;
+            front_error(f, f->t.v[i].line,
+                        "a file-scope initializer reads '%.*s', which the program takes as an "
+                        "input after such initializers have run: compute the value in the "
+                        "function instead",
+                        (int)f->t.v[i].len, f->pp + f->t.v[i].off);
+            fmag_tmp_free(defs);
+            fmag_tmp_free(g);
+            return NULL;
+        }
+    }
+    if (!uses) *ng = 0;
     fmag_tmp_free(defs);
     return g;
 }
@@ -1598,13 +1638,6 @@ static global *strip_hlsl_globals(front *f, size_t *count)
     return g ? g : fmag_tmp_calloc(1, sizeof *g);
 }
 
-/* A function definition at file scope: its first token (qualifiers and result type),
- * name, body '{' and the index after its '}'. */
-typedef struct fdef {
-    size_t start, name, body, end;
-    bool reached;
-} fdef;
-
 /* Marks every definition named like token i reached; true when one was not yet. */
 static bool reach_name(const front *f, fdef *defs, size_t nd, size_t i)
 {
@@ -1627,6 +1660,11 @@ static fdef *call_graph(front *f, const char *entry, size_t *count)
             continue;
         }
         if (tok_punct(f, i, '{')) {
+            /* An HLSL struct's methods are definitions too (called as `b.f(x)`). */
+            if (i >= 2 && tok_is(f, i - 2, "struct") && f->t.v[i - 1].kind == TK_IDENT) {
+                start = i + 1;
+                continue;
+            }
             i = skip_group(f, i) - 1;
             start = tok_punct(f, i + 1, ';') ? start : i + 1; /* a struct's ';' follows */
             continue;
@@ -1688,6 +1726,11 @@ enum { FRONT_HLSL_INLINE_MAX = 4096 };
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
 }
 
 static uint32_t name_hash(const front *f, size_t i)
@@ -1818,9 +1861,10 @@ static bool declared_in(const front *f, const fdef *d, size_t name)
  * global under -entry (the entry's inputs are its parameters). */
 /* The first read of one of the globals in a function the entry reaches (the token,
  * and the global in *which), counting only the refused ones when `refused_only`; or
- * SIZE_MAX. */
-static size_t find_global_read(const front *f, const fdef *defs, size_t nd, const global *g,
-                               size_t ng, bool refused_only, size_t *which)
+ * SIZE_MAX. `mentions`: every use of the name counts, even where a local of that name
+ * is declared somewhere in the function (a conservative "reads"). */
+static size_t find_global_use(const front *f, const fdef *defs, size_t nd, const global *g,
+                              size_t ng, bool refused_only, bool mentions, size_t *which)
 {
     for (size_t d = 0; d < nd; d++) {
         if (!defs[d].reached) continue;
@@ -1829,7 +1873,7 @@ static size_t find_global_read(const front *f, const fdef *defs, size_t nd, cons
             if (t->kind != TK_IDENT || tok_punct(f, i - 1, '.')) continue;
             for (size_t k = 0; k < ng; k++) {
                 if ((refused_only && !g[k].refused) || !same_name(f, g[k].name, i) ||
-                    declared_in(f, &defs[d], i))
+                    (!mentions && declared_in(f, &defs[d], i)))
                     continue;
                 *which = k;
                 return i;
@@ -1837,6 +1881,11 @@ static size_t find_global_read(const front *f, const fdef *defs, size_t nd, cons
         }
     }
     return SIZE_MAX;
+}
+static size_t find_global_read(const front *f, const fdef *defs, size_t nd, const global *g,
+                               size_t ng, bool refused_only, size_t *which)
+{
+    return find_global_use(f, defs, nd, g, ng, refused_only, false, which);
 }
 
 static void report_refused_read(front *f, size_t i, const global *g)
@@ -2523,9 +2572,11 @@ void fmag_shader_compiler_destroy(fmag_shader_compiler *c)
 enum { FRONT_MAX_EXPANSION = 1000000 };
 
 typedef struct macro_def {
-    const char *name, *body;
-    size_t nlen, blen;
-    uint64_t size; /* 0: not sized yet; UINT64_MAX - 1: being sized */
+    const char *name, *params, *body; /* params: between the parentheses, or NULL */
+    size_t nlen, plen, blen;
+    uint64_t size; /* the body's tokens but the parameters'; 0: not sized yet */
+    uint64_t uses; /* how many times the body names a parameter */
+    bool sizing;
 } macro_def;
 
 static size_t ident_len(const char *s, size_t n)
@@ -2544,25 +2595,78 @@ static macro_def *find_macro(macro_def *m, size_t nm, const char *s, size_t n)
     return NULL;
 }
 
-static uint64_t macro_size(macro_def *m, size_t nm, macro_def *d, unsigned depth)
+static bool is_param(const macro_def *d, const char *s, size_t n)
 {
-    if (d->size == UINT64_MAX - 1 || depth > 200) return 1;
-    if (d->size) return d->size;
-    d->size = UINT64_MAX - 1;
+    for (size_t i = 0; d->params && i < d->plen;) {
+        size_t k = ident_len(d->params + i, d->plen - i);
+        if (k == n && !memcmp(d->params + i, s, n)) return true;
+        i += k ? k : 1;
+    }
+    return false;
+}
+
+static void macro_measure(macro_def *m, size_t nm, macro_def *d, unsigned depth);
+
+/* Tokens that text [s, s + n) expands to, at most: a call `M(args)` of a function-like
+ * macro is M's own tokens plus, for each time M's body names a parameter, all the
+ * arguments' tokens (so nesting, `D1(x) D0(D0(x))`, multiplies as it does in the
+ * preprocessor). Parameters of `in` (the macro being measured) count in *uses. */
+static uint64_t text_size(macro_def *m, size_t nm, const macro_def *in, const char *s, size_t n,
+                          uint64_t *uses, unsigned depth)
+{
     uint64_t total = 0;
-    for (size_t i = 0; i < d->blen;) {
-        size_t k = ident_len(d->body + i, d->blen - i);
+    for (size_t i = 0; i < n;) {
+        size_t k = ident_len(s + i, n - i);
         if (!k) {
-            total += d->body[i] != ' ' && d->body[i] != '\t' && d->body[i] != '\\';
+            total += s[i] != ' ' && s[i] != '\t' && s[i] != '\\';
             i++;
             continue;
         }
-        macro_def *e = find_macro(m, nm, d->body + i, k);
-        total = add_sat(total, e ? macro_size(m, nm, e, depth + 1) : 1);
+        macro_def *e = find_macro(m, nm, s + i, k);
+        if (in && uses && is_param(in, s + i, k)) {
+            *uses = add_sat(*uses, 1);
+        } else if (!e) {
+            total = add_sat(total, 1);
+        } else {
+            macro_measure(m, nm, e, depth + 1);
+            size_t j = i + k;
+            while (j < n && (s[j] == ' ' || s[j] == '\t'))
+                j++;
+            if (e->params && j < n && s[j] == '(') {
+                size_t close = j, level = 0;
+                for (; close < n; close++) {
+                    level += s[close] == '(';
+                    level -= s[close] == ')';
+                    if (!level) break;
+                }
+                uint64_t au = 0; /* parameters of `in` named in the arguments */
+                uint64_t args =
+                    text_size(m, nm, in, s + j + 1, close - j - (close < n), &au, depth + 1);
+                total = add_sat(total, add_sat(e->size, mul_sat(e->uses, args)));
+                if (uses) *uses = add_sat(*uses, mul_sat(e->uses, au));
+                i = close < n ? close + 1 : n;
+                continue;
+            }
+            total = add_sat(total, e->size);
+        }
         i += k;
     }
-    d->size = total ? total : 1;
-    return d->size;
+    return total;
+}
+
+/* Sizes d once (memoized; a macro met again while it is being sized counts 1, as the
+ * preprocessor does not expand a macro inside itself). */
+static void macro_measure(macro_def *m, size_t nm, macro_def *d, unsigned depth)
+{
+    if (d->size || d->sizing) return;
+    if (depth > 200) {
+        d->size = 1;
+        return;
+    }
+    d->sizing = true;
+    uint64_t size = text_size(m, nm, d, d->body, d->blen, &d->uses, depth);
+    d->size = size ? size : 1;
+    d->sizing = false;
 }
 
 /* The end of the logical line from i (a '\\' before the newline continues it). */
@@ -2598,11 +2702,15 @@ static bool macros_bounded(front *f, const char *s, size_t n)
                 k = skip_line_blanks(s, k + 7, e);
                 size_t nl = ident_len(s + k, e - k);
                 if (nl) {
-                    macro_def d = {s + k, NULL, nl, 0, 0};
+                    macro_def d = {s + k, NULL, NULL, nl, 0, 0, 0, 0, false};
                     k += nl;
-                    if (k < e && s[k] == '(')
+                    if (k < e && s[k] == '(') { /* no blank between: function-like */
+                        d.params = s + k + 1;
                         while (k < e && s[k] != ')')
                             k++;
+                        d.plen = (size_t)(s + k - d.params);
+                        k += k < e;
+                    }
                     d.body = s + k, d.blen = e - k;
                     m[nm++] = d;
                 }
@@ -2620,14 +2728,29 @@ static bool macros_bounded(front *f, const char *s, size_t n)
                 k++;
                 continue;
             }
-            macro_def *d =
-                (k == i || !is_ident_start(s[k - 1])) ? find_macro(m, nm, s + k, il) : NULL;
-            if (d && macro_size(m, nm, d, 0) > FRONT_MAX_EXPANSION) {
+            macro_def *d = find_macro(m, nm, s + k, il);
+            if (!d) {
+                k += il;
+                continue;
+            }
+            /* The use with its arguments, up to the end of the line. */
+            size_t j = k + il;
+            while (j < e && (s[j] == ' ' || s[j] == '\t'))
+                j++;
+            size_t close = j, level = 0;
+            if (d->params && j < e && s[j] == '(')
+                for (; close < e; close++) {
+                    level += s[close] == '(';
+                    level -= s[close] == ')';
+                    if (!level) break;
+                }
+            size_t end = d->params && j < e && s[j] == '(' ? (close < e ? close + 1 : e) : k + il;
+            if (text_size(m, nm, NULL, s + k, end - k, NULL, 0) > FRONT_MAX_EXPANSION) {
                 front_error(f, line, "macro '%.*s' expands to more than %d tokens", (int)il, s + k,
                             FRONT_MAX_EXPANSION);
                 ok = false;
             }
-            k += il;
+            k = end;
         }
         for (size_t c = i; c < e; c++)
             line += s[c] == '\n';
@@ -2847,6 +2970,9 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
                                fmag_shader_spirv *out)
 {
     memset(out, 0, sizeof *out);
+    /* A UTF-8 byte-order mark (Visual Studio saves HLSL with one): glslang takes it
+     * for stray tokens. */
+    if (len >= 3 && !memcmp(src, "\xEF\xBB\xBF", 3)) src += 3, len -= 3;
     if (!compiler) compiler = kept_compiler(ctx);
     front f;
     memset(&f, 0, sizeof f);
