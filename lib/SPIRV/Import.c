@@ -48,7 +48,11 @@ static bool scan(spv_reader *r, spv_func *f, unsigned depth)
     if (f->visiting)
         return spv_error(r, f->begin, "function %s is recursive: FMAG programs have no call stack",
                          spv_id_str(r, f->id, nb, sizeof nb));
-    if (depth > 1000) return spv_error(r, f->begin, "calls nested too deeply");
+    /* The scan recurses; 1000 frames stay well inside a small thread stack. */
+    if (depth > 1000)
+        return spv_error(r, f->begin,
+                         "calls nested more than 1000 deep (a chain of functions each calling "
+                         "the next): FMAG reads at most 1000 levels");
     f->visiting = true;
     f->reached = true;
     if (!f->nblocks)

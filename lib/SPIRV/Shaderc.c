@@ -379,6 +379,7 @@ typedef struct fstruct {
 /* Limits that keep the wrapper's expressions (`a[3].b.c[1].d`) and size bounded; the
  * SPIR-V reader takes at most 65536 scalars per variable too. */
 enum { FRONT_MAX_NAME = 256, FRONT_MAX_DEPTH = 4, FRONT_MAX_SCALARS = 65536 };
+enum { FRONT_MAX_LOCATIONS = 4096 }; /* one scalar per location, below glslang's bound */
 
 static unsigned ftype_size(const front *f, ftype t)
 {
@@ -861,9 +862,21 @@ static void interface_hlsl(strbuf *b, unsigned nin, unsigned nout)
  * bounds the whole interface too. */
 static bool interface_fits(front *f, uint64_t nin, uint64_t nout, unsigned line)
 {
-    if (nin <= FRONT_MAX_SCALARS && nout <= FRONT_MAX_SCALARS) return true;
-    front_error(f, line, "the program would have %llu inputs and %llu outputs: at most %d each",
-                (unsigned long long)nin, (unsigned long long)nout, FRONT_MAX_SCALARS);
+    /* glslang numbers locations below 4096; the HLSL wrapper is a function with one
+     * parameter per scalar, and SPIR-V functions take at most 255 (spirv-opt's
+     * validator refuses more). */
+    if (f->lang == FMAG_SOURCE_HLSL && nin + nout > 255) {
+        front_error(f, line,
+                    "the program would have %llu inputs and %llu outputs: an HLSL entry takes "
+                    "at most 255 in all here (one parameter of the generated entry each)",
+                    (unsigned long long)nin, (unsigned long long)nout);
+        return false;
+    }
+    if (nin <= FRONT_MAX_LOCATIONS && nout <= FRONT_MAX_LOCATIONS) return true;
+    front_error(f, line,
+                "the program would have %llu inputs and %llu outputs: at most %d each (glslang's "
+                "locations)",
+                (unsigned long long)nin, (unsigned long long)nout, FRONT_MAX_LOCATIONS);
     return false;
 }
 
@@ -1455,7 +1468,8 @@ static global *strip_globals(front *f, size_t *count)
         if (tok_punct(f, k, '[')) {
             type_array = array_size(f, k + 1);
             if (!type_array || !tok_punct(f, k + 2, ']')) {
-                front_error(f, f->t.v[k].line, "array size is not an integer constant");
+                front_error(f, f->t.v[k].line,
+                            "array size is not an integer constant from 1 to 4096");
                 break;
             }
             k += 3;
@@ -1478,7 +1492,8 @@ static global *strip_globals(front *f, size_t *count)
                 }
                 gl.ty.array = array_size(f, k + 1);
                 if (!gl.ty.array || !tok_punct(f, k + 2, ']')) {
-                    front_error(f, f->t.v[k].line, "array size is not an integer constant");
+                    front_error(f, f->t.v[k].line,
+                                "array size is not an integer constant from 1 to 4096");
                     break;
                 }
                 k += 3;
@@ -1556,7 +1571,8 @@ static bool hlsl_uniform_decl(front *f, size_t s, size_t e, global **g, size_t *
         if (tok_punct(f, k, '[')) {
             gl.ty.array = array_size(f, k + 1);
             if (!gl.ty.array || !tok_punct(f, k + 2, ']')) {
-                front_error(f, f->t.v[k].line, "array size is not an integer constant");
+                front_error(f, f->t.v[k].line,
+                            "array size is not an integer constant from 1 to 4096");
                 return false;
             }
             k += 3;
