@@ -463,15 +463,20 @@ static bool parse_input_type(const front *f, size_t i, ftype *ty)
     const tok *t = &f->t.v[i];
     if (t->kind != TK_IDENT) return false;
     const char *s = f->pp + t->off;
+    size_t len = t->len;
+    /* HLSL's minimum-precision integers are 32-bit to glslang, as min16float is. */
+    if (f->lang == FMAG_SOURCE_HLSL && len > 5 &&
+        (!memcmp(s, "min16", 5) || !memcmp(s, "min12", 5)) && s[5] != 'f')
+        s += 5, len -= 5;
     for (unsigned b = 0; b < 3; b++) {
         size_t n = strlen(glsl[b]);
-        if (t->len == n && !memcmp(s, glsl[b], n)) {
+        if (len == n && !memcmp(s, glsl[b], n)) {
             ty->rows = ty->cols = 1, ty->base = FTYPE_INT + b;
             return true;
         }
         const char *vec = f->lang == FMAG_SOURCE_GLSL ? glslv[b] : glsl[b];
         size_t m = strlen(vec);
-        if (t->len == m + 1 && !memcmp(s, vec, m) && s[m] >= '2' && s[m] <= '4') {
+        if (len == m + 1 && !memcmp(s, vec, m) && s[m] >= '2' && s[m] <= '4') {
             ty->rows = (unsigned)(s[m] - '0'), ty->cols = 1, ty->base = FTYPE_INT + b;
             return true;
         }
