@@ -141,6 +141,10 @@ void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The length of a UTF-8 byte-order mark at the start of text (3), or 0: every text
+ * reader skips one (editors on Windows write it). lib/VM, which depends on nothing,
+ * keeps its own test for guessing a file's kind. */
+size_t fmag_text_bom_len(const char *text, size_t len);
 /* A diagnostic about source text: "file:line:col: error: msg", then the source line
  * and a caret under the byte at `offset`. Shared by every text parser. */
 void fmag_context_source_error(fmag_context *ctx, const char *filename, const char *text,

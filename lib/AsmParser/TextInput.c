@@ -6,7 +6,8 @@ bool fmag_asm_refuse_binary(fmag_context *ctx, const char *file, const char **te
                             const char *what, const char *fmag_hint)
 {
     /* A UTF-8 byte-order mark is accepted, as SL accepts it (editors on Windows). */
-    if (*lenp >= 3 && !memcmp(*textp, "\xEF\xBB\xBF", 3)) *textp += 3, *lenp -= 3;
+    size_t bom = fmag_text_bom_len(*textp, *lenp);
+    *textp += bom, *lenp -= bom;
     const char *text = *textp;
     size_t len = *lenp;
     const char *nul = memchr(text, 0, len);

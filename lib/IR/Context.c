@@ -558,6 +558,11 @@ static char *format_message(const char *fmt, va_list ap)
     return msg;
 }
 
+size_t fmag_text_bom_len(const char *text, size_t len)
+{
+    return len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
 void fmag_context_source_error(fmag_context *ctx, const char *filename, const char *text,
                                size_t len, size_t offset, const char *fmt, ...)
 {

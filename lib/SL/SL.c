@@ -134,10 +134,9 @@ static fmag_module *fmag_sl_compile_unguarded(fmag_context *ctx, const char *fil
         return NULL;
     }
     /* A UTF-8 byte-order mark is accepted (editors on Windows write one). */
-    if (s.len >= 3 && !memcmp(s.src, "\xEF\xBB\xBF", 3)) {
-        s.src += 3;
-        s.len -= 3;
-    }
+    size_t bom = fmag_text_bom_len(s.src, s.len);
+    s.src += bom;
+    s.len -= bom;
     /* Text never holds a NUL byte: say once what the file is instead of listing
      * every byte of a binary. */
     const char *nul = memchr(s.src, 0, s.len);

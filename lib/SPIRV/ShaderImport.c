@@ -303,7 +303,8 @@ fmag_module *fmag_glsl_import_with(fmag_shader_compiler *c, fmag_context *ctx, c
                                    const fmag_spirv_options *opts)
 {
     fmag_shader_spirv s;
-    if (len >= 3 && !memcmp(src, "\xEF\xBB\xBF", 3)) src += 3, len -= 3; /* as the front */
+    size_t bom = fmag_text_bom_len(src, len); /* as the front, for the quoted lines too */
+    src += bom, len -= bom;
     if (!fmag_shader_to_spirv_opts(c, ctx, filename, src, len, lang, opts, &s)) return NULL;
     struct glsl_import_args a = {ctx, filename, src, len, lang, opts, &s, NULL};
     if (!fmag_context_guard(ctx, import_spirv_thunk, &a)) a.result = NULL;

@@ -916,8 +916,6 @@ struct fdef {
 };
 
 static fdef *call_graph(front *f, const char *entry, size_t *count);
-static size_t find_global_read(const front *f, const fdef *defs, size_t nd, const global *g,
-                               size_t ng, bool refused_only, size_t *which);
 static size_t find_global_use(const front *f, const fdef *defs, size_t nd, const global *g,
                               size_t ng, bool refused_only, bool mentions, size_t *which);
 static void report_refused_read(front *f, size_t i, const global *g);
@@ -938,7 +936,7 @@ static global *hlsl_entry_globals(front *f, size_t *ng)
         fmag_tmp_free(g);
         return NULL;
     }
-    size_t bad = find_global_read(f, defs, nd, g, *ng, true, &which);
+    size_t bad = find_global_use(f, defs, nd, g, *ng, true, false, &which);
     if (bad != SIZE_MAX) {
         report_refused_read(f, bad, &g[which]);
         fmag_tmp_free(defs);
@@ -1903,12 +1901,6 @@ static size_t find_global_use(const front *f, const fdef *defs, size_t nd, const
     }
     return SIZE_MAX;
 }
-static size_t find_global_read(const front *f, const fdef *defs, size_t nd, const global *g,
-                               size_t ng, bool refused_only, size_t *which)
-{
-    return find_global_use(f, defs, nd, g, ng, refused_only, false, which);
-}
-
 static void report_refused_read(front *f, size_t i, const global *g)
 {
     const tok *t = &f->t.v[i], *ty = &f->t.v[g->type];
@@ -1920,7 +1912,7 @@ static void report_refused_read(front *f, size_t i, const global *g)
 
 static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng)
 {
-    size_t k, i = find_global_read(f, defs, nd, g, ng, !f->entry, &k);
+    size_t k, i = find_global_use(f, defs, nd, g, ng, !f->entry, false, &k);
     if (i == SIZE_MAX) return false;
     const tok *t = &f->t.v[i];
     if (g[k].refused)
@@ -2993,7 +2985,8 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     memset(out, 0, sizeof *out);
     /* A UTF-8 byte-order mark (Visual Studio saves HLSL with one): glslang takes it
      * for stray tokens. */
-    if (len >= 3 && !memcmp(src, "\xEF\xBB\xBF", 3)) src += 3, len -= 3;
+    size_t bom = fmag_text_bom_len(src, len);
+    src += bom, len -= bom;
     if (!compiler) compiler = kept_compiler(ctx);
     front f;
     memset(&f, 0, sizeof f);
