@@ -22,13 +22,11 @@ static void spirv_fuzz_import_and_check(const uint32_t *w, size_t n, const fmag_
         __builtin_trap(); /* a rejected module must say why */
     }
     for (size_t i = 0; i < fmag_context_diag_count(ctx); i++) {
-        /* "error: internal: " on the message's first line: the file name before it comes
-         * from the module's OpString and the source excerpt after it from OpSource, so
-         * either may hold any text */
-        const char *d = fmag_context_diag(ctx, i);
-        const char *nl = strchr(d, '\n');
-        const char *e = strstr(d, "error: ");
-        if (e && (!nl || e < nl) && !strncmp(e + 7, "internal: ", 10)) {
+        /* The record's message, not the text: the file name before it comes from the
+         * module's OpString and the source excerpt after it from OpSource, so either
+         * may hold "error: internal: " */
+        fmag_diagnostic d;
+        if (fmag_context_diag_record(ctx, i, &d) && !strncmp(d.message, "internal: ", 10)) {
             fmag_context_diag_print(ctx, stderr);
             __builtin_trap();
         }

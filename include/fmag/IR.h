@@ -612,6 +612,19 @@ typedef struct fmag_diagnostic {
     const char *text;      /* the whole printed form, as fmag_context_diag returns it */
 } fmag_diagnostic;
 
+/* Records "file[:line[:col]]: severity: msg" with its parts as given, never read back
+ * from the text: a file name (an OpString in a SPIR-V module, a path a user chose) may
+ * hold anything, ": error: " included, and the record still names it right. file
+ * NULL: "severity: msg" alone; line 0: no line; col 0: no column. msg may go on over
+ * more lines (a source excerpt); the record's message is its first line. Every
+ * producer that names a file reports through this. */
+void fmag_context_report(fmag_context *ctx, fmag_diag_severity sev, const char *file, unsigned line,
+                         unsigned col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
 /* Fills *out with diagnostic i (false when i >= fmag_context_diag_count). The strings
  * live until the diagnostics are cleared (diag_clear, reset, destroy). */
 bool fmag_context_diag_record(const fmag_context *ctx, size_t i, fmag_diagnostic *out);

@@ -147,15 +147,15 @@ static fmag_module *import_shader(fmag_context *ctx, const char *filename, const
     so.ndefines = opts->ndefines;
     if (lang == FMAG_LANG_SPIRV) {
         if (len % 4 != 0) {
-            fmag_context_error(ctx,
-                               "%s: error: a SPIR-V binary is a whole number of 32-bit "
-                               "words; this one has %zu bytes",
-                               filename, len);
+            fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0,
+                                "a SPIR-V binary is a whole number of 32-bit "
+                                "words; this one has %zu bytes",
+                                len);
             return NULL;
         }
         uint32_t *words = malloc(len ? len : 4);
         if (!words) {
-            fmag_context_error(ctx, "%s: error: out of memory", filename);
+            fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0, "out of memory");
             return NULL;
         }
         memcpy(words, src, len);
@@ -166,19 +166,19 @@ static fmag_module *import_shader(fmag_context *ctx, const char *filename, const
     if (fmag_shader_input_available())
         return fmag_glsl_import(ctx, filename, src, len,
                                 lang == FMAG_LANG_HLSL ? FMAG_SOURCE_HLSL : FMAG_SOURCE_GLSL, &so);
-    fmag_context_error(ctx,
-                       "%s: error: %s input is not built into this FMAG library (it needs "
-                       "shaderc and SPIRV-Tools: libshaderc-dev, spirv-tools)",
-                       filename, names[lang]);
+    fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0,
+                        "%s input is not built into this FMAG library (it needs "
+                        "shaderc and SPIRV-Tools: libshaderc-dev, spirv-tools)",
+                        names[lang]);
     return NULL;
 #else
     (void)src;
     (void)len;
     (void)opts;
-    fmag_context_error(ctx,
-                       "%s: error: %s input is not built into this FMAG library (it needs "
-                       "the SPIR-V front end, lib/SPIRV)",
-                       filename, names[lang]);
+    fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0,
+                        "%s input is not built into this FMAG library (it needs "
+                        "the SPIR-V front end, lib/SPIRV)",
+                        names[lang]);
     return NULL;
 #endif
 }
@@ -194,10 +194,9 @@ fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *sr
     const char *shown = filename ? filename : "<input>";
     fmag_language lang = opts->language;
     if (lang == FMAG_LANG_AUTO && !language_of(filename, src, len, &lang)) {
-        fmag_context_error(ctx,
-                           "%s: error: this is a compiled .fmag image, not source: load it with "
-                           "fmag_image_read",
-                           shown);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, shown, 0, 0,
+                            "this is a compiled .fmag image, not source: load it with "
+                            "fmag_image_read");
         return NULL;
     }
     fmag_module *m = NULL;
@@ -226,7 +225,7 @@ fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *sr
         break;
     }
     default:
-        fmag_context_error(ctx, "%s: error: unknown language %d", shown, (int)lang);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, shown, 0, 0, "unknown language %d", (int)lang);
         return NULL;
     }
     if (!m) return NULL;
@@ -235,7 +234,8 @@ fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *sr
         /* Keep only the named export (SL does this in the front end). */
         if (!fmag_module_get_func(m, opts->entry) ||
             !fmag_module_get_func(m, opts->entry)->is_export) {
-            fmag_context_error(ctx, "%s: error: no export function '%s'", shown, opts->entry);
+            fmag_context_report(ctx, FMAG_DIAG_ERROR, shown, 0, 0, "no export function '%s'",
+                                opts->entry);
             return NULL;
         }
         fmag_foreach_func (f, m)
@@ -245,7 +245,8 @@ fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *sr
     fmag_foreach_func (f, m)
         any_export |= f->is_export;
     if (!any_export) {
-        fmag_context_error(ctx, "%s: error: no export function: nothing to compile", shown);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, shown, 0, 0,
+                            "no export function: nothing to compile");
         return NULL;
     }
     return fmag_compile_module(m, opts);

@@ -24,7 +24,7 @@ fmag_image *fmag_image_load(fmag_context *ctx, const char *path)
     if (!img) return NULL;
     char err[512];
     if (!fmag_vm_image_load(&img->vm, path, err, sizeof err)) {
-        if (ctx) fmag_context_error(ctx, "%s: error: %s", path, err);
+        if (ctx) fmag_context_report(ctx, FMAG_DIAG_ERROR, path, 0, 0, "%s", err);
         fmag_image_destroy(img);
         return NULL;
     }
@@ -45,7 +45,7 @@ bool fmag_image_save(fmag_context *ctx, const fmag_image *img, const char *path)
 {
     char err[512];
     if (!fmag_vm_image_save(&img->vm, path, err, sizeof err)) {
-        if (ctx) fmag_context_error(ctx, "%s: error: %s", path, err);
+        if (ctx) fmag_context_report(ctx, FMAG_DIAG_ERROR, path, 0, 0, "%s", err);
         return false;
     }
     return true;

@@ -13,12 +13,12 @@ bool fmag_asm_refuse_binary(fmag_context *ctx, const char *file, const char **te
     const char *nul = memchr(text, 0, len);
     if (!nul) return false;
     if (len >= 4 && !memcmp(text, "FMAG", 4))
-        fmag_context_error(ctx, "%s: error: this is a binary .fmag file, not %s text (%s)", file,
-                           what, fmag_hint);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, file, 0, 0,
+                            "this is a binary .fmag file, not %s text (%s)", what, fmag_hint);
     else
-        fmag_context_error(ctx,
-                           "%s: error: this is a binary file, not %s text (a NUL byte at "
-                           "offset %zu)",
-                           file, what, (size_t)(nul - text));
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, file, 0, 0,
+                            "this is a binary file, not %s text (a NUL byte at "
+                            "offset %zu)",
+                            what, (size_t)(nul - text));
     return true;
 }

@@ -333,7 +333,7 @@ static void finish_def(asm_state *s, fmag_vm_image *img)
     if (s->nerrors == 0 && !fmag_vm_image_add(img, s->name, s->flags, (uint16_t)regs, s->nin,
                                               s->nout, s->code, s->ninstr)) {
         s->nerrors++;
-        fmag_context_error(s->ctx, "%s:%u:1: error: out of memory", s->filename, s->def_line);
+        fmag_context_report(s->ctx, FMAG_DIAG_ERROR, s->filename, s->def_line, 1, "out of memory");
     }
     reset_def(s);
 }
@@ -543,14 +543,13 @@ static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, co
     finish_def(&s, img);
     if (s.nerrors == 0 && img->nprograms == first_program) {
         s.nerrors++;
-        fmag_context_error(ctx,
-                           "%s:%u:1: error: no programs (expected '.def name, inputs, "
-                           "outputs')",
-                           s.filename, s.lineno ? s.lineno : 1);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, s.filename, s.lineno ? s.lineno : 1, 1,
+                            "no programs (expected '.def name, inputs, "
+                            "outputs')");
     }
     if (s.nerrors > FMAS_MAX_ERRORS)
-        fmag_context_error(ctx, "%s: error: too many errors (%u), stopping the list", s.filename,
-                           s.nerrors);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, s.filename, 0, 0,
+                            "too many errors (%u), stopping the list", s.nerrors);
     fmag_tmp_free(s.code);
     fmag_tmp_free(s.name);
     for (size_t i = 0; i < s.seen_cap; i++)

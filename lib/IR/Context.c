@@ -190,6 +190,9 @@ static struct fmag_tmp_block *tmp_header(void *p)
     return (struct fmag_tmp_block *)((unsigned char *)p - offsetof(struct fmag_tmp_block, data));
 }
 
+/* By fmag_diag_severity. */
+static const char *const sev_names[] = {"error", "warning", "note"};
+
 static bool all_digits(const char *s, size_t n)
 {
     if (n == 0 || n > 9) return false;
@@ -198,13 +201,44 @@ static bool all_digits(const char *s, size_t n)
     return true;
 }
 
-/* Splits the first line, "[file[:line[:col]]: ]severity: message", into the record.
- * Every producer writes that form; a line that does not parse is an error whose
- * message is the whole line. The record's strings point into e's own buffer, after
- * the text: file, then message. */
+/* Where fmag_context_report put the parts of a diagnostic it wrote, so that its record
+ * is not read back from the text (a file name may hold ": error: "). */
+typedef struct diag_layout {
+    fmag_diag_severity severity;
+    size_t file_len; /* bytes of file name at the start of the text; 0: none */
+    unsigned line, column;
+    size_t message; /* offset of the message */
+} diag_layout;
+
+/* The record of a text fmag_context_report wrote: its parts are where it put them. */
+static void diag_lay_out(diag_entry *e, const diag_layout *lay)
+{
+    const char *t = e->text;
+    size_t eol = strcspn(t, "\n");
+    char *tail = e->text + strlen(t) + 1; /* room reserved by diag_wrap */
+    e->rec.severity = lay->severity;
+    e->rec.text = e->text;
+    e->rec.line = lay->line;
+    e->rec.column = lay->line ? lay->column : 0;
+    e->rec.file = NULL;
+    if (lay->file_len) {
+        memcpy(tail, t, lay->file_len);
+        tail[lay->file_len] = 0;
+        e->rec.file = tail;
+        tail += lay->file_len + 1;
+    }
+    size_t msg = lay->message < eol ? lay->message : eol;
+    memcpy(tail, t + msg, eol - msg);
+    tail[eol - msg] = 0;
+    e->rec.message = tail;
+}
+
+/* Splits the first line, "[file[:line[:col]]: ]severity: message", into the record,
+ * for a text written with fmag_context_error (the first ": severity: " ends the
+ * position); a line that does not parse is an error whose message is the whole line.
+ * The record's strings point into e's own buffer, after the text: file, then message. */
 static void diag_parse(diag_entry *e, size_t textlen)
 {
-    static const char *const sev_names[] = {"error", "warning", "note"};
     const char *t = e->text;
     size_t eol = strcspn(t, "\n");
     char *tail = e->text + textlen + 1; /* room reserved by diag_push */
@@ -257,7 +291,7 @@ static void diag_parse(diag_entry *e, size_t textlen)
 
 /* Moves a diagnostic's malloc'ed text into a diag_entry and parses its record; returns
  * the entry's text (what ctx->diags holds), or NULL when out of memory (text freed). */
-static char *diag_wrap(char *text)
+static char *diag_wrap(char *text, const diag_layout *lay)
 {
     /* text + NUL, then room for the record's file and message (each at most the first
      * line of the text, plus a NUL). */
@@ -265,7 +299,10 @@ static char *diag_wrap(char *text)
     diag_entry *e = malloc(sizeof(*e) + 3 * (len + 1));
     if (e) {
         memcpy(e->text, text, len + 1);
-        diag_parse(e, len);
+        if (lay)
+            diag_lay_out(e, lay);
+        else
+            diag_parse(e, len);
     }
     free(text);
     return e ? e->text : NULL;
@@ -445,12 +482,13 @@ static bool is_note(const char *msg)
 static const char too_many_errors[] = "error: too many errors emitted, stopping now";
 
 /* Takes ownership of msg (NULL: the message could not be formatted for lack of
- * memory, which is then reported as the constant oom_message). Past the error
- * limit, one "too many errors" and then nothing. */
-static void diag_push(fmag_context *ctx, char *msg)
+ * memory, which is then reported as the constant oom_message); lay: where its parts
+ * are, or NULL to read them from the text. Past the error limit, one "too many
+ * errors" and then nothing. */
+static void diag_push(fmag_context *ctx, char *msg, const diag_layout *lay)
 {
     unsigned lim = error_limit(ctx);
-    bool note = msg && is_note(msg);
+    bool note = msg && (lay ? lay->severity == FMAG_DIAG_NOTE : is_note(msg));
     if (lim && (ctx->nerrors > lim || (note && ctx->nerrors == lim))) {
         free(msg);
         return;
@@ -460,9 +498,10 @@ static void diag_push(fmag_context *ctx, char *msg)
         size_t n = sizeof too_many_errors;
         msg = malloc(n);
         if (msg) memcpy(msg, too_many_errors, n);
+        lay = NULL;
     }
     if (!note) ctx->nerrors++;
-    if (msg) msg = diag_wrap(msg); /* the text and its parsed record, one block */
+    if (msg) msg = diag_wrap(msg, lay); /* the text and its record, one block */
     if (ctx->ndiags == ctx->capdiags) {
         size_t cap = ctx->capdiags ? ctx->capdiags * 2 : 8;
         char **n = realloc(ctx->diags, cap * sizeof(*n));
@@ -502,7 +541,7 @@ void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap)
     char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
     if (msg) vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
     va_end(ap2);
-    diag_push(ctx, msg);
+    diag_push(ctx, msg, NULL);
 }
 
 void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
@@ -510,6 +549,43 @@ void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fmag_context_verror(ctx, fmt, ap);
+    va_end(ap);
+}
+
+static void context_vreport(fmag_context *ctx, fmag_diag_severity sev, const char *file,
+                            unsigned line, unsigned col, const char *fmt, va_list ap)
+{
+    const char *sname = (unsigned)sev < 3 ? sev_names[sev] : "error";
+    char pos[32] = "";
+    if (file && line && col)
+        snprintf(pos, sizeof pos, ":%u:%u", line, col);
+    else if (file && line)
+        snprintf(pos, sizeof pos, ":%u", line);
+    size_t flen = file ? strlen(file) : 0;
+    size_t head = file ? flen + strlen(pos) + 2 : 0; /* "file:l:c: " */
+    size_t shead = strlen(sname) + 2;                /* "error: " */
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    size_t body = (size_t)(n < 0 ? 0 : n);
+    char *msg = malloc(head + shead + body + 1);
+    if (msg) {
+        if (file) snprintf(msg, head + 1, "%s%s: ", file, pos);
+        snprintf(msg + head, shead + 1, "%s: ", sname);
+        vsnprintf(msg + head + shead, body + 1, fmt, again);
+    }
+    va_end(again);
+    diag_layout lay = {(unsigned)sev < 3 ? sev : FMAG_DIAG_ERROR, flen, file ? line : 0,
+                       file && line ? col : 0, head + shead};
+    diag_push(ctx, msg, &lay);
+}
+
+void fmag_context_report(fmag_context *ctx, fmag_diag_severity sev, const char *file, unsigned line,
+                         unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    context_vreport(ctx, sev, file, line, col, fmt, ap);
     va_end(ap);
 }
 
@@ -585,7 +661,7 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
     char *msg = format_message(fmt, ap);
     va_end(ap);
     if (!msg) {
-        diag_push(ctx, NULL);
+        diag_push(ctx, NULL, NULL);
         return;
     }
 
@@ -599,7 +675,7 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
         free(msg);
         free(src);
         free(caret);
-        diag_push(ctx, NULL);
+        diag_push(ctx, NULL, NULL);
         return;
     }
     size_t ci = 0;
@@ -611,8 +687,8 @@ void fmag_context_source_error(fmag_context *ctx, const char *filename, const ch
     src[shown] = 0;
     caret[ci++] = '^';
     caret[ci] = 0;
-    fmag_context_error(ctx, "%s:%u:%u: error: %s\n%s\n%s", filename ? filename : "<input>", line,
-                       col, msg, src, caret);
+    fmag_context_report(ctx, FMAG_DIAG_ERROR, filename ? filename : "<input>", line, col,
+                        "%s\n%s\n%s", msg, src, caret);
     free(msg);
     free(src);
     free(caret);
@@ -626,7 +702,7 @@ void fmag_context_error_at(fmag_context *ctx, const char *filename, const char *
     char *msg = format_message(fmt, ap);
     va_end(ap);
     if (!msg) {
-        diag_push(ctx, NULL);
+        diag_push(ctx, NULL, NULL);
         return;
     }
     /* The offset of line:col, when the text has that line and the line that column. */
@@ -648,11 +724,9 @@ void fmag_context_error_at(fmag_context *ctx, const char *filename, const char *
             shown[k++] = ch == '\t' ? '\t' : (ch < 32 || ch == 127) ? '?' : (char)ch;
         }
         shown[k] = 0;
-        fmag_context_error(ctx, "%s:%u: error: %s\n%s", file, line, msg, shown);
-    } else if (col) {
-        fmag_context_error(ctx, "%s:%u:%u: error: %s", file, line, col, msg);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, file, line, 0, "%s\n%s", msg, shown);
     } else {
-        fmag_context_error(ctx, "%s:%u: error: %s", file, line, msg);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, file, line, col, "%s", msg);
     }
     free(msg);
 }

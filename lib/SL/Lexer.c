@@ -24,7 +24,7 @@ static bool push(sl_session *s, sl_tok_kind k, size_t pos, size_t len)
         size_t cap = s->cap_toks ? s->cap_toks * 2 : 256;
         sl_token *t = fmag_tmp_realloc(s->toks, cap * sizeof *t);
         if (!t) {
-            fmag_context_error(s->ctx, "%s: error: out of memory", s->filename);
+            fmag_context_report(s->ctx, FMAG_DIAG_ERROR, s->filename, 0, 0, "out of memory");
             s->nerrors++;
             return false;
         }

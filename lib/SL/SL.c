@@ -24,9 +24,10 @@ const char *sl_type_name(int t)
     }
 }
 
-/* One diagnostic of the given kind ("error", "note") at pos: location, message,
+/* One diagnostic of the given severity at pos: location, message,
  * source line and caret. */
-static void sl_vdiag(sl_session *s, unsigned pos, const char *kind, const char *fmt, va_list ap)
+static void sl_vdiag(sl_session *s, unsigned pos, fmag_diag_severity sev, const char *fmt,
+                     va_list ap)
 {
     if (pos > s->len) pos = (unsigned)s->len;
     unsigned line = 1;
@@ -57,8 +58,7 @@ static void sl_vdiag(sl_session *s, unsigned pos, const char *kind, const char *
         caret[k++] = s->src[bol + i] == '\t' ? '\t' : ' ';
     caret[k++] = '^';
     caret[k] = 0;
-    fmag_context_error(s->ctx, "%s:%u:%u: %s: %s\n%s\n%s", s->filename, line, col, kind, msg,
-                       srcline, caret);
+    fmag_context_report(s->ctx, sev, s->filename, line, col, "%s\n%s\n%s", msg, srcline, caret);
 }
 
 void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
@@ -68,13 +68,13 @@ void sl_error(sl_session *s, unsigned pos, const char *fmt, ...)
         /* The context turns this one into "too many errors emitted, stopping now"
          * (the limit is the context's: -ferror-limit=N). */
         s->too_many = true;
-        fmag_context_error(s->ctx, "%s: error: too many errors", s->filename);
+        fmag_context_report(s->ctx, FMAG_DIAG_ERROR, s->filename, 0, 0, "too many errors");
         return;
     }
     s->nerrors++;
     va_list ap;
     va_start(ap, fmt);
-    sl_vdiag(s, pos, "error", fmt, ap);
+    sl_vdiag(s, pos, FMAG_DIAG_ERROR, fmt, ap);
     va_end(ap);
 }
 
@@ -84,7 +84,7 @@ void sl_note(sl_session *s, unsigned pos, const char *fmt, ...)
     if (s->too_many) return;
     va_list ap;
     va_start(ap, fmt);
-    sl_vdiag(s, pos, "note", fmt, ap);
+    sl_vdiag(s, pos, FMAG_DIAG_NOTE, fmt, ap);
     va_end(ap);
 }
 
@@ -130,7 +130,7 @@ static fmag_module *fmag_sl_compile_unguarded(fmag_context *ctx, const char *fil
     s.src = src ? src : "";
     s.len = src ? len : 0;
     if (s.len > 0x7fffffffu) {
-        fmag_context_error(ctx, "%s: error: source too large", s.filename);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, s.filename, 0, 0, "source too large");
         return NULL;
     }
     /* A UTF-8 byte-order mark is accepted (editors on Windows write one). */
@@ -142,24 +142,23 @@ static fmag_module *fmag_sl_compile_unguarded(fmag_context *ctx, const char *fil
     const char *nul = memchr(s.src, 0, s.len);
     if (nul) {
         if (s.len >= 4 && !memcmp(s.src, "FMAG", 4))
-            fmag_context_error(ctx,
-                               "%s: error: this is a binary .fmag file, not SL source "
-                               "(run it with fmag-run, disassemble it with fmag-as -d)",
-                               s.filename);
+            fmag_context_report(ctx, FMAG_DIAG_ERROR, s.filename, 0, 0,
+                                "this is a binary .fmag file, not SL source "
+                                "(run it with fmag-run, disassemble it with fmag-as -d)");
         else
-            fmag_context_error(ctx,
-                               "%s: error: this is a binary file, not SL source (a NUL byte "
-                               "at offset %zu)",
-                               s.filename, (size_t)(nul - s.src));
+            fmag_context_report(ctx, FMAG_DIAG_ERROR, s.filename, 0, 0,
+                                "this is a binary file, not SL source (a NUL byte "
+                                "at offset %zu)",
+                                (size_t)(nul - s.src));
         return NULL;
     }
     size_t sample = s.len < 4096 ? s.len : 4096,
            bad = non_text_bytes((const unsigned char *)s.src, sample);
     if (sample >= 64 && bad * 8 > sample) {
-        fmag_context_error(ctx,
-                           "%s: error: this is not SL source text (%zu of the first %zu bytes are "
-                           "not text)",
-                           s.filename, bad, sample);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, s.filename, 0, 0,
+                            "this is not SL source text (%zu of the first %zu bytes are "
+                            "not text)",
+                            bad, sample);
         return NULL;
     }
     if (opts) s.opts = *opts;

@@ -793,8 +793,8 @@ void sl_check(sl_session *s)
     if (s->opts.entry) {
         sl_func *f = find_func(s, s->opts.entry, (unsigned)strlen(s->opts.entry));
         if (!f || !f->is_export) {
-            fmag_context_error(s->ctx, "%s: error: no export function named '%s'", s->filename,
-                               s->opts.entry);
+            fmag_context_report(s->ctx, FMAG_DIAG_ERROR, s->filename, 0, 0,
+                                "no export function named '%s'", s->opts.entry);
             s->nerrors++;
         }
     }

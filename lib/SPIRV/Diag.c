@@ -33,7 +33,8 @@ const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len)
 }
 
 /* Line `line` of a file's source text, honouring `#line N` directives (glslang
- * puts a preamble and `#line 1` before the user's text). */
+ * puts a preamble of "// OpModuleProcessed" comments and `#line 1` before the user's
+ * text; the preamble is no one's line, so it is not counted). */
 static bool source_line(const spv_id *f, uint32_t line, const char **start, size_t *len)
 {
     const char *s = f->src, *end = f->src + f->srclen;
@@ -41,8 +42,12 @@ static bool source_line(const spv_id *f, uint32_t line, const char **start, size
     while (s < end) {
         const char *e = memchr(s, '\n', (size_t)(end - s));
         if (!e) e = end;
+        static const char processed[] = "// OpModuleProcessed ";
         if (e - s > 6 && !strncmp(s, "#line ", 6)) {
             no = strtoull(s + 6, NULL, 10);
+        } else if ((size_t)(e - s) >= sizeof processed - 1 &&
+                   !strncmp(s, processed, sizeof processed - 1)) {
+            /* glslang's preamble */
         } else {
             if (no == line) {
                 *start = s;
@@ -90,22 +95,19 @@ static void source_excerpt(const spv_reader *r, const spv_inst *in, char *buf, s
 
 static void verror(spv_reader *r, uint32_t inst, const char *prefix, const char *fmt, va_list ap)
 {
-    char msg[600], pos[300];
+    char msg[600];
     vsnprintf(msg, sizeof msg, fmt, ap);
     const spv_inst *in = r->insts && inst < r->ninsts ? &r->insts[inst] : NULL;
     const char *file = NULL;
     if (in && in->file && in->file < r->bound && r->ids[in->file].kind == ID_STRING)
         file = r->ids[in->file].text;
-    if (file && in->col)
-        snprintf(pos, sizeof pos, "%s:%u:%u", file, (unsigned)in->line, (unsigned)in->col);
-    else if (file)
-        snprintf(pos, sizeof pos, "%s:%u", file, (unsigned)in->line);
-    else
-        snprintf(pos, sizeof pos, "%s", r->filename);
     char where[64] = "", excerpt[820] = "";
     if (in && !file) snprintf(where, sizeof where, " (word %u)", (unsigned)in->word);
     if (file) source_excerpt(r, in, excerpt, sizeof excerpt);
-    fmag_context_error(r->ctx, "%s: error: %s%s%s%s", pos, prefix, msg, where, excerpt);
+    /* The file is the module's OpString: any text, so the position is given, not
+     * written into the message. */
+    fmag_context_report(r->ctx, FMAG_DIAG_ERROR, file ? file : r->filename, file ? in->line : 0,
+                        file ? in->col : 0, "%s%s%s%s", prefix, msg, where, excerpt);
     r->failed = true;
     r->nerrors++;
 }

@@ -605,10 +605,9 @@ static fmag_module *import_unguarded(fmag_context *ctx, const uint32_t *words, s
     r->cur_inst = UINT32_MAX;
     if (!(e.is_entry_point ? wrap_entry_point(r, &e) : wrap_function(r, &e))) return NULL;
     if (!fmag_verify_module(r->m)) {
-        fmag_context_error(ctx,
-                           "%s: error: internal: the SPIR-V reader built invalid IR "
-                           "(please report)",
-                           r->filename);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, r->filename, 0, 0,
+                            "internal: the SPIR-V reader built invalid IR "
+                            "(please report)");
         return NULL;
     }
     return r->m;

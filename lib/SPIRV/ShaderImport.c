@@ -251,29 +251,28 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
         /* The GLSL front makes global in/out/uniform variables and blocks of float types
          * private (docs/SPIRV.md); what is left is uniform data of other types, or a
          * storage buffer. */
-        fmag_context_error(ctx,
-                           "%s: error: '%s' reads the uniform or buffer data %s: program "
-                           "inputs are float types (float, vectors, matrices and arrays of "
-                           "them, alone or as the members of a uniform or push-constant block)",
-                           filename, name, names);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0,
+                            "'%s' reads the uniform or buffer data %s: program "
+                            "inputs are float types (float, vectors, matrices and arrays of "
+                            "them, alone or as the members of a uniform or push-constant block)",
+                            name, names);
         m = NULL;
     } else if (m && !ok && prog && uniform_names(words, nwords, names, sizeof names)) {
         /* The front made the HLSL global uniforms of float types static inputs; what is
          * left is uniform data of other types, or a storage buffer. */
-        fmag_context_error(ctx,
-                           "%s: error: '%s' reads the uniform or buffer data %s: program "
-                           "inputs are float types (float, vectors, matrices, structs of them "
-                           "and arrays of these, as parameters, cbuffer members or globals)",
-                           filename, name, names);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0,
+                            "'%s' reads the uniform or buffer data %s: program "
+                            "inputs are float types (float, vectors, matrices, structs of them "
+                            "and arrays of these, as parameters, cbuffer members or globals)",
+                            name, names);
         m = NULL;
     } else if (m && !ok) {
         /* A bug in one of the two halves, which must not become a program with
          * shuffled inputs. */
-        fmag_context_error(ctx,
-                           "%s: error: internal: the imported entry point has %u inputs and %u "
-                           "outputs; the SPIR-V interface has %u and %u",
-                           filename, prog ? prog->nparams : 0, prog ? prog->nresults : 0, nin_s,
-                           nout_s);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0,
+                            "internal: the imported entry point has %u inputs and %u "
+                            "outputs; the SPIR-V interface has %u and %u",
+                            prog ? prog->nparams : 0, prog ? prog->nresults : 0, nin_s, nout_s);
         m = NULL;
     }
     fmag_tmp_free(w2);
@@ -286,7 +285,7 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
     prog->name = fmag_context_strdup(ctx, "_fmag_body", 10);
     if (!full_interface(ctx, m, prog, fmag_context_strdup(ctx, name, strlen(name)), in_locs, nin_s,
                         out_locs, nout_s, nin, nout)) {
-        fmag_context_error(ctx, "%s: error: out of memory", filename);
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0, "out of memory");
         return NULL;
     }
     return m;

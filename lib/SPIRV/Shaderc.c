@@ -68,10 +68,9 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
 {
     (void)compiler, (void)src, (void)len, (void)lang, (void)opts;
     memset(out, 0, sizeof *out);
-    fmag_context_error(ctx,
-                       "%s: error: built without GLSL/HLSL input (install libshaderc-dev and "
-                       "spirv-tools, then reconfigure)",
-                       filename ? filename : "<input>");
+    fmag_context_report(ctx, FMAG_DIAG_ERROR, filename ? filename : "<input>", 0, 0,
+                        "built without GLSL/HLSL input (install libshaderc-dev and "
+                        "spirv-tools, then reconfigure)");
     return false;
 }
 
@@ -335,7 +334,7 @@ front_error(front *f, unsigned line, const char *fmt, ...)
         fmag_context_source_error(f->ctx, f->filename, f->src, f->len, line_offset(f, line), "%s",
                                   msg);
     else
-        fmag_context_error(f->ctx, "%s: error: %s", f->filename, msg);
+        fmag_context_report(f->ctx, FMAG_DIAG_ERROR, f->filename, 0, 0, "%s", msg);
 }
 
 /* At a column of the user's line (1-based; clamped to the line's end). */
@@ -2282,7 +2281,7 @@ static void report(front *f, const char *log, unsigned user_lines)
                 report_in(f, file, text, tlen, line, with, about);
             } else if (line && !user) { /* a file #include did not bring in */
                 f->failed = true;
-                fmag_context_error(f->ctx, "%s:%u: error: %s", file, line, with);
+                fmag_context_report(f->ctx, FMAG_DIAG_ERROR, file, line, 0, "%s", with);
             } else if (line) {
                 front_error(f, 0, "in the entry point slc generated%s%s: %s",
                             f->entry ? " for " : "", f->entry ? f->entry : "", with);

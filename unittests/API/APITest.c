@@ -328,6 +328,37 @@ static void test_diagnostic_records(void)
     EXPECT(d.line == 3 && d.column == 4 && d.severity == FMAG_DIAG_NOTE);
     EXPECT(fmag_context_diag_record(ctx, 3, &d) && !d.file && d.severity == FMAG_DIAG_ERROR);
     EXPECT(!strcmp(d.message, "no severity at all"));
+    fmag_context_diag_clear(ctx);
+
+    /* A file name may hold anything, ": error: " and "note: " included (a SPIR-V
+     * module's OpString, a path a user chose): the producer gives the position, so the
+     * record splits it right and the error still counts as one. */
+    const char *odd = "a: error: internal: b.sl";
+    EXPECT(!compile(ctx, odd, "export f32 f(f32 x) {\n  return x +;\n}\n"));
+    EXPECT(fmag_context_diag_record(ctx, 0, &d) && d.file && !strcmp(d.file, odd));
+    EXPECT(d.line == 2 && d.column == 13 && d.severity == FMAG_DIAG_ERROR);
+    EXPECT(!strncmp(d.message, "expected", 8));
+    fmag_context_diag_clear(ctx);
+    if (fmag_have_language(FMAG_LANG_GLSL)) { /* the file name through shaderc's OpString */
+        const char *glsl = "float f(float x) {\n  return x + 1.0 / 0.0;\n}\n";
+        fmag_compile_options o;
+        fmag_compile_options_init(&o);
+        o.language = FMAG_LANG_GLSL;
+        o.entry = "f";
+        EXPECT(!fmag_compile(ctx, "x: note: y.glsl", glsl, strlen(glsl), &o));
+        EXPECT(fmag_context_diag_record(ctx, 0, &d) && d.file &&
+               !strcmp(d.file, "x: note: y.glsl") && d.line == 2);
+        EXPECT(d.severity == FMAG_DIAG_ERROR && strstr(d.message, "infinite constant"));
+        fmag_context_diag_clear(ctx);
+    }
+    fmag_context_report(ctx, FMAG_DIAG_NOTE, "n: error: m", 3, 0, "see %s", "here");
+    EXPECT(fmag_context_diag_record(ctx, 0, &d) && d.severity == FMAG_DIAG_NOTE && d.line == 3);
+    EXPECT(!strcmp(d.file, "n: error: m") && !strcmp(d.message, "see here"));
+    EXPECT(!strcmp(d.text, "n: error: m:3: note: see here"));
+    fmag_context_report(ctx, FMAG_DIAG_WARNING, NULL, 5, 6, "no file");
+    EXPECT(fmag_context_diag_record(ctx, 1, &d) && !d.file && d.line == 0 && d.column == 0);
+    EXPECT(!strcmp(d.text, "warning: no file") && !strcmp(d.message, "no file"));
+
     /* the records go with reset */
     fmag_context_reset(ctx);
     EXPECT(fmag_context_diag_count(ctx) == 0 && !fmag_context_diag_record(ctx, 0, &d));
