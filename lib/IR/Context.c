@@ -214,7 +214,6 @@ typedef struct diag_layout {
 static void diag_lay_out(diag_entry *e, const diag_layout *lay)
 {
     const char *t = e->text;
-    size_t eol = strcspn(t, "\n");
     char *tail = e->text + strlen(t) + 1; /* room reserved by diag_wrap */
     e->rec.severity = lay->severity;
     e->rec.text = e->text;
@@ -227,16 +226,39 @@ static void diag_lay_out(diag_entry *e, const diag_layout *lay)
         e->rec.file = tail;
         tail += lay->file_len + 1;
     }
-    size_t msg = lay->message < eol ? lay->message : eol;
-    memcpy(tail, t + msg, eol - msg);
-    tail[eol - msg] = 0;
+    /* The message's first line (a file name may hold a newline too). */
+    size_t mlen = strcspn(t + lay->message, "\n");
+    memcpy(tail, t + lay->message, mlen);
+    tail[mlen] = 0;
     e->rec.message = tail;
 }
 
-/* Splits the first line, "[file[:line[:col]]: ]severity: message", into the record,
- * for a text written with fmag_context_error (the first ": severity: " ends the
- * position); a line that does not parse is an error whose message is the whole line.
- * The record's strings point into e's own buffer, after the text: file, then message. */
+/* The severity of a text written with fmag_context_error, "[file[:line[:col]]: ]
+ * severity: message": the first "severity:" at the start or after ": " on the first
+ * line; *pre is where the position ends and *msg where the message starts. */
+static bool find_severity(const char *t, size_t eol, fmag_diag_severity *sev, size_t *pre,
+                          size_t *msg)
+{
+    for (size_t i = 0; i < eol; i++) {
+        bool at_start = i == 0, after_colon = i >= 2 && t[i - 1] == ' ' && t[i - 2] == ':';
+        if (!at_start && !after_colon) continue;
+        for (size_t k = 0; k < 3; k++) {
+            size_t n = strlen(sev_names[k]);
+            if (i + n < eol && !strncmp(t + i, sev_names[k], n) && t[i + n] == ':') {
+                *sev = (fmag_diag_severity)k;
+                *pre = at_start ? 0 : i - 2;
+                *msg = i + n + 1;
+                if (*msg < eol && t[*msg] == ' ') (*msg)++;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Splits the first line into the record (find_severity); a line that does not parse is
+ * an error whose message is the whole line. The record's strings point into e's own
+ * buffer, after the text: file, then message. */
 static void diag_parse(diag_entry *e, size_t textlen)
 {
     const char *t = e->text;
@@ -244,21 +266,7 @@ static void diag_parse(diag_entry *e, size_t textlen)
     char *tail = e->text + textlen + 1; /* room reserved by diag_push */
     size_t pre = 0, msg = 0;
     fmag_diag_severity sev = FMAG_DIAG_ERROR;
-    bool found = false;
-    for (size_t i = 0; i < eol && !found; i++) {
-        bool at_start = i == 0, after_colon = i >= 2 && t[i - 1] == ' ' && t[i - 2] == ':';
-        if (!at_start && !after_colon) continue;
-        for (size_t k = 0; k < 3 && !found; k++) {
-            size_t n = strlen(sev_names[k]);
-            if (i + n < eol && !strncmp(t + i, sev_names[k], n) && t[i + n] == ':') {
-                sev = (fmag_diag_severity)k;
-                pre = at_start ? 0 : i - 2;
-                msg = i + n + 1;
-                if (msg < eol && t[msg] == ' ') msg++;
-                found = true;
-            }
-        }
-    }
+    bool found = find_severity(t, eol, &sev, &pre, &msg);
     e->rec.severity = sev;
     e->rec.text = e->text;
     if (!found) msg = 0;
@@ -475,8 +483,9 @@ bool fmag_context_error_limit_reached(const fmag_context *ctx)
 /* Notes ("file:l:c: note: ...") go with the error before them and do not count. */
 static bool is_note(const char *msg)
 {
-    const char *nl = strchr(msg, '\n'), *n = strstr(msg, "note: ");
-    return n && (!nl || n < nl) && (n == msg || n[-1] == ' ');
+    fmag_diag_severity sev;
+    size_t pre, at;
+    return find_severity(msg, strcspn(msg, "\n"), &sev, &pre, &at) && sev == FMAG_DIAG_NOTE;
 }
 
 static const char too_many_errors[] = "error: too many errors emitted, stopping now";

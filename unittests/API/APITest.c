@@ -358,6 +358,17 @@ static void test_diagnostic_records(void)
     fmag_context_report(ctx, FMAG_DIAG_WARNING, NULL, 5, 6, "no file");
     EXPECT(fmag_context_diag_record(ctx, 1, &d) && !d.file && d.line == 0 && d.column == 0);
     EXPECT(!strcmp(d.text, "warning: no file") && !strcmp(d.message, "no file"));
+    fmag_context_report(ctx, FMAG_DIAG_ERROR, "two\nlines", 1, 2, "m\nexcerpt");
+    EXPECT(fmag_context_diag_record(ctx, 2, &d) && !strcmp(d.file, "two\nlines"));
+    EXPECT(d.line == 1 && d.column == 2 && !strcmp(d.message, "m"));
+
+    fmag_context_diag_clear(ctx);
+    /* an error whose message quotes "note: " is an error: it counts toward the limit */
+    fmag_context_set_error_limit(ctx, 1);
+    fmag_context_error(ctx, "error: unknown pass 'x note: y'");
+    EXPECT(fmag_context_error_limit_reached(ctx));
+    EXPECT(fmag_context_diag_record(ctx, 0, &d) && d.severity == FMAG_DIAG_ERROR);
+    fmag_context_set_error_limit(ctx, 0);
 
     /* the records go with reset */
     fmag_context_reset(ctx);
