@@ -850,32 +850,40 @@ static void interface_glsl(strbuf *b, unsigned nin, unsigned nout)
         sb_printf(b, "layout(location = %u) out float %s%u;\n", k, out_name, k);
 }
 
+/* HLSL: the entry takes a struct each way, which glslang flattens into one interface
+ * variable per member, so the count is not bounded by SPIR-V's 255 function parameters;
+ * the body copies the members to and from locals named as GLSL's globals are. */
 static void interface_hlsl(strbuf *b, unsigned nin, unsigned nout)
 {
-    sb_printf(b, "void _fmag_entry(");
-    for (unsigned k = 0; k < nin; k++)
-        sb_printf(b, "%s[[vk::location(%u)]] in float %s%u : FMAGIN%u", k ? ", " : "", k, in_name,
-                  k, k);
+    if (nin) {
+        sb_printf(b, "struct _fmag_In {\n");
+        for (unsigned k = 0; k < nin; k++)
+            sb_printf(b, "    [[vk::location(%u)]] float %s%u : FMAGIN%u;\n", k, in_name, k, k);
+        sb_printf(b, "};\n");
+    }
+    sb_printf(b, "struct _fmag_Out {\n");
     for (unsigned k = 0; k < nout; k++)
-        sb_printf(b, "%s[[vk::location(%u)]] out float %s%u : FMAGOUT%u", (nin || k) ? ", " : "", k,
-                  out_name, k, k);
-    sb_printf(b, ")\n");
+        sb_printf(b, "    [[vk::location(%u)]] float %s%u : FMAGOUT%u;\n", k, out_name, k, k);
+    sb_printf(b, "};\n");
+    sb_printf(b, "void _fmag_entry(%sout _fmag_Out _fmag_o)\n{\n",
+              nin ? "in _fmag_In _fmag_i, " : "");
+    for (unsigned k = 0; k < nin; k++)
+        sb_printf(b, "    float %s%u = _fmag_i.%s%u;\n", in_name, k, in_name, k);
+    for (unsigned k = 0; k < nout; k++)
+        sb_printf(b, "    float %s%u;\n", out_name, k);
+}
+
+static void interface_hlsl_end(strbuf *b, unsigned nout)
+{
+    for (unsigned k = 0; k < nout; k++)
+        sb_printf(b, "    _fmag_o.%s%u = %s%u;\n", out_name, k, out_name, k);
 }
 
 /* The wrapper spells out one line per scalar; the SPIR-V reader's bound per variable
  * bounds the whole interface too. */
 static bool interface_fits(front *f, uint64_t nin, uint64_t nout, unsigned line)
 {
-    /* glslang numbers locations below 4096; the HLSL wrapper is a function with one
-     * parameter per scalar, and SPIR-V functions take at most 255 (spirv-opt's
-     * validator refuses more). */
-    if (f->lang == FMAG_SOURCE_HLSL && nin + nout > 255) {
-        front_error(f, line,
-                    "the program would have %llu inputs and %llu outputs: an HLSL entry takes "
-                    "at most 255 in all here (one parameter of the generated entry each)",
-                    (unsigned long long)nin, (unsigned long long)nout);
-        return false;
-    }
+    /* glslang numbers locations below 4096. */
     if (nin <= FRONT_MAX_LOCATIONS && nout <= FRONT_MAX_LOCATIONS) return true;
     front_error(f, line,
                 "the program would have %llu inputs and %llu outputs: at most %d each (glslang's "
@@ -1026,11 +1034,10 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
     sb_printf(b, "\n");
     if (f->lang == FMAG_SOURCE_GLSL) {
         interface_glsl(b, ni, no);
-        sb_printf(b, "void main()\n");
+        sb_printf(b, "void main()\n{\n");
     } else {
         interface_hlsl(b, ni, no);
     }
-    sb_printf(b, "{\n");
     unsigned next = 0;
     char var[32];
     for (unsigned p = 0; p < sig.nparams; p++) {
@@ -1063,6 +1070,7 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         snprintf(var, sizeof var, "_fmag_p%u", p);
         if (sig.params[p].dir != DIR_IN) walk_value(f, b, var, sig.params[p].ty, &next, WALK_OUT);
     }
+    if (f->lang == FMAG_SOURCE_HLSL) interface_hlsl_end(b, (unsigned)no);
     sb_printf(b, "}\n");
     *nin = (unsigned)ni, *nout = (unsigned)no;
     fmag_tmp_free(sig.params);
