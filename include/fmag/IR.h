@@ -30,6 +30,13 @@ typedef struct fmag_context fmag_context;
 typedef struct fmag_module fmag_module;
 typedef struct fmag_func fmag_func;
 typedef struct fmag_block fmag_block;
+/* A source file a frontend read, for the positions of the passes' diagnostics: its
+ * name and, when the frontend kept it, its text (the quoted line); in the arena. */
+typedef struct fmag_source {
+    const char *file;
+    const char *text; /* NULL: not kept */
+    size_t len;
+} fmag_source;
 typedef struct fmag_instr fmag_instr;
 typedef struct fmag_value fmag_value;
 typedef struct fmag_use fmag_use;
@@ -280,8 +287,10 @@ struct fmag_block {
     fmag_instr *first, *last;
     void *aux; /* scratch: see "derived state and scratch" below */
     /* Where a frontend made the block (a loop header), for diagnostics of the passes
-     * (-loop-unroll); 0 when unknown. The file is the module's src_file. */
+     * (-loop-unroll); 0 when unknown. The file is src's, or the module's src_file when
+     * src is NULL. */
     unsigned src_line, src_col;
+    const fmag_source *src;
 };
 
 #define fmag_foreach_instr(i, b)                                                                   \

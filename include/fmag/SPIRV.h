@@ -78,12 +78,23 @@ typedef enum fmag_source_language {
     FMAG_SOURCE_HLSL,
 } fmag_source_language;
 
+/* A file #include read: the name glslang's #line directives give it, and its text as
+ * read (malloc'ed). */
+typedef struct fmag_shader_file {
+    char *name, *text;
+    size_t len;
+} fmag_shader_file;
+
 typedef struct fmag_shader_spirv {
     uint32_t *words; /* the legalized module (fmag_shader_spirv_free frees it) */
     size_t nwords;
     unsigned nin, nout; /* scalar inputs and outputs of the entry point */
     char *generated;    /* the text glslang compiled: preprocessed source + wrapper */
     size_t generated_len;
+    /* The files #include read, for the quoted lines of diagnostics in them (the import
+     * gives each its OpSource). */
+    fmag_shader_file *included;
+    size_t nincluded;
 } fmag_shader_spirv;
 
 /* Whether this build has GLSL/HLSL input (shaderc and SPIRV-Tools were found). */

@@ -279,6 +279,7 @@ fmag_block *fmag_block_create_like(fmag_func *f, fmag_block *after, const fmag_b
     if (b) {
         b->src_line = like->src_line;
         b->src_col = like->src_col;
+        b->src = like->src;
     }
     return b;
 }

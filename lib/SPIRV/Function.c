@@ -900,8 +900,10 @@ static const char *loop_name(spv_reader *r, const spv_block *b)
     return NULL;
 }
 
-/* A loop header's source position (OpLine of its OpLoopMerge) on its IR block, and the
- * file on the module, for -loop-unroll's diagnostics. */
+/* A loop header's source position (OpLine of its OpLoopMerge) and file on its IR block,
+ * for -loop-unroll's diagnostics. Each OpString file is its own (a loop in a file
+ * #include brought in names that file); its text is OpSource's (through slc, the
+ * user's file and the included ones as read). */
 static void loop_position(spv_reader *r, const spv_block *b, fmag_block *ir)
 {
     for (uint32_t i = b->first; ir && i < b->term; i++) {
@@ -909,14 +911,18 @@ static void loop_position(spv_reader *r, const spv_block *b, fmag_block *ir)
         if (in->op != SpvOpLoopMerge || !in->file || in->file >= r->bound ||
             r->ids[in->file].kind != ID_STRING || !r->ids[in->file].text)
             continue;
+        spv_id *file = &r->ids[in->file];
+        if (!file->source) {
+            fmag_source *s = fmag_context_alloc(r->ctx, sizeof *s);
+            if (!s) return; /* the position is an aid: without memory, none */
+            s->file = file->text;
+            s->text = file->src;
+            s->len = file->src ? file->srclen : 0;
+            file->source = s;
+        }
+        ir->src = file->source;
         ir->src_line = (unsigned)in->line;
         ir->src_col = (unsigned)in->col;
-        if (!r->m->src_file) {
-            const spv_id *file = &r->ids[in->file];
-            r->m->src_file = fmag_context_strdup(r->ctx, file->text, strlen(file->text));
-            r->m->src_text = file->src; /* OpSource's text (the user's, through slc) */
-            r->m->src_len = file->src ? file->srclen : 0;
-        }
         return;
     }
 }

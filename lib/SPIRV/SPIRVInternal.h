@@ -98,7 +98,8 @@ typedef struct spv_id {
     const char *text;       /* ID_STRING */
     char *src;              /* ID_STRING naming a file: its source text from OpSource */
     size_t srclen;
-    uint32_t ext; /* ID_EXTIMPORT: 1 = GLSL.std.450 */
+    fmag_source *source; /* ID_STRING: the file for IR blocks' positions, made on first use */
+    uint32_t ext;        /* ID_EXTIMPORT: 1 = GLSL.std.450 */
     /* decorations */
     bool has_location, has_binding, is_builtin, is_block, is_buffer_block, is_spec;
     uint32_t location, component, binding, set;

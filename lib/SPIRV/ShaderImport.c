@@ -17,6 +17,7 @@ enum {
     OP_SOURCE = 3,
     OP_NAME = 5,
     OP_MEMBER_NAME = 6,
+    OP_STRING = 7,
     OP_TYPE_POINTER = 32,
     OP_DECORATE = 71,
     OP_VARIABLE = 59,
@@ -39,16 +40,55 @@ static size_t put_inst(uint32_t *out, size_t at, uint32_t op, const uint32_t *fi
     return at + wc;
 }
 
-/* The module with the source text of its OpSource replaced by the user's file. glslang
- * embeds the text it compiled (a preamble of comments, the preprocessed text, the
- * wrapper); the reader quotes the line of a diagnostic from it, and the user's own
- * line, spelled as they wrote it, is the one to show. NULL when out of memory or when
- * there is no OpSource with a file (the module is used as it is). */
-static uint32_t *with_user_source(const uint32_t *w, size_t nw, const char *src, size_t len,
-                                  size_t *nout)
+/* An OpSource of `text` for file id `file` (lang, version as the module's), split into
+ * OpSourceContinued as one instruction holds at most 65535 words. */
+enum { SOURCE_CHUNK = 60000 }; /* bytes per instruction */
+
+static size_t put_source(uint32_t *out, size_t at, uint32_t lang, uint32_t ver, uint32_t file,
+                         const char *text, size_t len)
 {
-    enum { CHUNK = 60000 }; /* bytes per instruction: well under 65535 words */
-    size_t cap = nw + 8 + (len / CHUNK + 1) * (CHUNK / 4 + 8);
+    uint32_t fixed[3] = {lang, ver, file};
+    size_t first = len < SOURCE_CHUNK ? len : SOURCE_CHUNK;
+    at = put_inst(out, at, OP_SOURCE, fixed, 3, text, first);
+    for (size_t off = first; off < len; off += SOURCE_CHUNK) {
+        size_t n = len - off < SOURCE_CHUNK ? len - off : SOURCE_CHUNK;
+        at = put_inst(out, at, OP_SOURCE_CONTINUED, NULL, 0, text + off, n);
+    }
+    return at;
+}
+
+static size_t source_words(size_t len)
+{
+    return (len / SOURCE_CHUNK + 1) * (SOURCE_CHUNK / 4 + 8);
+}
+
+/* The OpString of the module naming `name`, or 0. */
+static uint32_t string_id(const uint32_t *w, size_t nw, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 5; i < nw;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (!wc || i + wc > nw) break;
+        if (op == OP_STRING && wc >= 3 && (size_t)(wc - 2) * 4 > n &&
+            !memcmp(w + i + 2, name, n + 1))
+            return w[i + 1];
+        i += wc;
+    }
+    return 0;
+}
+
+/* The module with the source text of its OpSource replaced by the user's file, and an
+ * OpSource for each file #include read that an OpString names. glslang embeds the text
+ * it compiled (a preamble of comments, the preprocessed text, the wrapper) and nothing
+ * of the included files; the reader quotes the line of a diagnostic from these texts,
+ * and the user's own line, spelled as they wrote it, is the one to show. NULL when out
+ * of memory or when there is no OpSource with a file (the module is used as it is). */
+static uint32_t *with_user_source(const uint32_t *w, size_t nw, const char *src, size_t len,
+                                  const fmag_shader_file *inc, size_t ninc, size_t *nout)
+{
+    size_t cap = nw + 8 + source_words(len);
+    for (size_t k = 0; k < ninc; k++)
+        cap += 8 + source_words(inc[k].len);
     if (nw < 5) return NULL;
     uint32_t *out = fmag_tmp_malloc(cap * sizeof *out);
     if (!out) return NULL;
@@ -63,12 +103,11 @@ static uint32_t *with_user_source(const uint32_t *w, size_t nw, const char *src,
             continue;
         }
         if (op == OP_SOURCE && wc >= 4 && !replaced) {
-            uint32_t fixed[3] = {w[i + 1], w[i + 2], w[i + 3]};
-            size_t first = len < CHUNK ? len : CHUNK;
-            at = put_inst(out, at, OP_SOURCE, fixed, 3, src, first);
-            for (size_t off = first; off < len; off += CHUNK) {
-                size_t n = len - off < CHUNK ? len - off : CHUNK;
-                at = put_inst(out, at, OP_SOURCE_CONTINUED, NULL, 0, src + off, n);
+            at = put_source(out, at, w[i + 1], w[i + 2], w[i + 3], src, len);
+            for (size_t k = 0; k < ninc; k++) {
+                uint32_t id = string_id(w, nw, inc[k].name);
+                if (id && id != w[i + 3])
+                    at = put_source(out, at, w[i + 1], w[i + 2], id, inc[k].text, inc[k].len);
             }
             replaced = true;
             i += wc;
@@ -226,7 +265,7 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
     o.entry = NULL; /* the generated entry point is the module's only one */
     o.filename = filename;
     size_t nw2 = 0;
-    uint32_t *w2 = with_user_source(s.words, s.nwords, src, len, &nw2);
+    uint32_t *w2 = with_user_source(s.words, s.nwords, src, len, s.included, s.nincluded, &nw2);
     const uint32_t *words = w2 ? w2 : s.words;
     size_t nwords = w2 ? nw2 : s.nwords;
     fmag_module *m = spv_import_from_source(

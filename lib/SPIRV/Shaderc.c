@@ -248,10 +248,7 @@ static bool tokenize(const char *s, size_t n, const char *file, toks *out)
 
 /* A file #include brought in, kept for diagnostics about its lines (shaderc has
  * released its own copy by the time glslang reports them). */
-typedef struct included {
-    char *name, *text;
-    size_t len;
-} included;
+typedef fmag_shader_file included;
 
 typedef struct front {
     fmag_context *ctx;
@@ -3087,6 +3084,10 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     out->nwords = cw.bytes / 4;
     out->nin = b.nin;
     out->nout = b.nout;
+    out->included = f.incl;
+    out->nincluded = f.nincl;
+    f.incl = NULL;
+    f.nincl = 0;
     ok = true;
     goto done;
 oom:
@@ -3126,11 +3127,16 @@ bool fmag_shader_to_spirv_with(fmag_shader_compiler *compiler, fmag_context *ctx
     return fmag_shader_to_spirv_opts(compiler, ctx, filename, src, len, lang, &o, out);
 }
 
-/* Both blocks come from the library's scratch allocator (Shaderc.c), so that the
- * allocation policy and its fault-injection hook reach them. */
+/* The words and the generated text come from the library's scratch allocator
+ * (Shaderc.c), so that the allocation policy and its fault-injection hook reach them;
+ * the included files from malloc (shaderc calls the include callback, outside the
+ * guards). */
 void fmag_shader_spirv_free(fmag_shader_spirv *s)
 {
     fmag_tmp_free(s->words);
     fmag_tmp_free(s->generated);
+    for (size_t k = 0; k < s->nincluded; k++)
+        free(s->included[k].name), free(s->included[k].text);
+    free(s->included);
     memset(s, 0, sizeof *s);
 }

@@ -882,7 +882,10 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
     fmag_func_name_values(f);
     fmag_cfg_block_name(h, name, sizeof name);
     const fmag_module *m = f->module;
-    if (m->src_file && h->src_line) { /* the loop's own source position, as the frontends' */
+    const char *file = h->src ? h->src->file : m->src_file;
+    const char *text = h->src ? h->src->text : m->src_text;
+    size_t len = h->src ? h->src->len : m->src_len;
+    if (file && h->src_line) { /* the loop's own source position, as the frontends' */
         char msg[256];
         if (budget)
             snprintf(msg, sizeof msg,
@@ -890,8 +893,7 @@ static void loop_error(fmag_func *f, fmag_block *h, const char *what, size_t bud
                      f->name, budget);
         else
             snprintf(msg, sizeof msg, "loop in %s: %s", f->name, what);
-        fmag_context_error_at(m->ctx, m->src_file, m->src_text, m->src_len, h->src_line, h->src_col,
-                              "%s", msg);
+        fmag_context_error_at(m->ctx, file, text, len, h->src_line, h->src_col, "%s", msg);
         return;
     }
     if (budget)
