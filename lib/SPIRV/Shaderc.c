@@ -280,6 +280,7 @@ typedef struct front {
     /* Calls that inlining the entry makes, from the text (inline_estimate): past
      * FRONT_SPIRV_INLINE_MAX the SPIR-V is compiled without spirv-opt. */
     uint64_t inline_calls;
+    char workgroup_size[64]; /* `uvec3(X, Y, Z)` from local_size_x/y/z, for gl_WorkGroupSize */
     bool failed;
 } front;
 
@@ -925,7 +926,7 @@ static size_t find_global_use(const front *f, const fdef *defs, size_t nd, const
 static void report_refused_read(front *f, size_t i, const global *g);
 static bool is_refused_value_type(const front *f, size_t i);
 static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const global *g, size_t ng);
-static void keep_reached(front *f, const fdef *defs, size_t nd);
+static bool keep_reached(front *f, const fdef *defs, size_t nd);
 
 /* HLSL: the global uniforms (strip_hlsl_globals) when the entry reads one of them, as
  * its inputs after its parameters; none (*ng 0) when it reads none, so that a pure
@@ -1002,10 +1003,11 @@ static bool wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         if (!g) return false;
         fdef *defs = call_graph(f, f->entry, &nd);
         bool used = !defs || (ng && entry_uses_global(f, defs, nd, g, ng));
-        if (!used) keep_reached(f, defs, nd);
+        bool kept = used || keep_reached(f, defs, nd);
         fmag_tmp_free(defs);
         fmag_tmp_free(g);
-        if (used) return false;
+        if (!kept) front_error(f, 0, "out of memory");
+        if (used || !kept) return false;
     }
     if (!find_signature(f, &sig)) {
         fmag_tmp_free(hg);
@@ -1932,13 +1934,42 @@ static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const globa
     return true;
 }
 
+/* The work group size a `layout(local_size_x = X, ...) in;` (tokens [b, e)) declares, as
+ * `uvec3(X, Y, Z)` in f->workgroup_size (1 for a dimension not given); left empty when a
+ * size is not a literal (a specialization constant's local_size_x_id). */
+static void read_workgroup_size(front *f, size_t b, size_t e)
+{
+    static const char *const dims[] = {"local_size_x", "local_size_y", "local_size_z"};
+    unsigned long size[3] = {1, 1, 1};
+    bool any = false;
+    for (size_t i = b; i < e; i++) {
+        for (unsigned d = 0; d < 3; d++) {
+            if (!tok_is(f, i, dims[d])) continue;
+            if (!tok_punct(f, i + 1, '=') || i + 2 >= e || f->t.v[i + 2].kind != TK_NUM) return;
+            char *end;
+            const tok *t = &f->t.v[i + 2];
+            size[d] = strtoul(f->pp + t->off, &end, 0);
+            if (*end == 'u' || *end == 'U') end++;
+            if ((size_t)(end - (f->pp + t->off)) != t->len || !size[d] || size[d] > 65535) return;
+            any = true;
+        }
+        if (tok_is(f, i, "local_size_x_id") || tok_is(f, i, "local_size_y_id") ||
+            tok_is(f, i, "local_size_z_id"))
+            return;
+    }
+    if (any)
+        snprintf(f->workgroup_size, sizeof f->workgroup_size, "uvec3(%luu, %luu, %luu)", size[0],
+                 size[1], size[2]);
+}
+
 /* Under -entry, the functions the entry does not reach are blanked (glslang would
  * drop them anyway), so a file written for another stage compiles as long as the
  * entry's own code does: a compute shader's main() with its barrier() and
  * gl_GlobalInvocationID. So are the stage's own declarations at file scope:
  * `layout(local_size_x = 64) in;` and the `shared` qualifier (its variable becomes a
- * private global). */
-static void keep_reached(front *f, const fdef *defs, size_t nd)
+ * private global); gl_WorkGroupSize, a constant the layout gives (`shared float
+ * tile[gl_WorkGroupSize.x]`), becomes its value. False when out of memory. */
+static bool keep_reached(front *f, const fdef *defs, size_t nd)
 {
     /* First the declarations: blanking makes a token's text spaces, so the statement
      * boundaries are read before the functions are blanked (strip_globals' blanks are
@@ -1960,6 +1991,7 @@ static void keep_reached(front *f, const fdef *defs, size_t nd)
         if (tok_is(f, i, "layout") && tok_punct(f, i + 1, '(')) {
             size_t k = skip_group(f, i + 1);
             if (tok_is(f, k, "in") && tok_punct(f, k + 1, ';')) {
+                read_workgroup_size(f, i + 2, k - 1);
                 blank_range(f, i, k + 2);
                 i = k + 1;
                 stmt_start = true;
@@ -1971,6 +2003,12 @@ static void keep_reached(front *f, const fdef *defs, size_t nd)
         if (f->main_tok >= defs[d].start && f->main_tok < defs[d].end) f->main_tok = SIZE_MAX;
         blank_range(f, defs[d].start, defs[d].end);
     }
+    for (size_t i = 0; f->workgroup_size[0] && i < f->t.n; i++) {
+        if (!tok_is(f, i, "gl_WorkGroupSize") || tok_punct(f, i - 1, '.')) continue;
+        if (!add_edit(f, i, f->workgroup_size)) return false;
+        blank_tok(f, i);
+    }
+    return true;
 }
 
 /* Without -entry: the program is main(); its inputs and outputs are the stripped globals. */
