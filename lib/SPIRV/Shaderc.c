@@ -280,7 +280,12 @@ typedef struct front {
     /* Calls that inlining the entry makes, from the text (inline_estimate): past
      * FRONT_SPIRV_INLINE_MAX the SPIR-V is compiled without spirv-opt. */
     uint64_t inline_calls;
-    char workgroup_size[64]; /* `uvec3(X, Y, Z)` from local_size_x/y/z, for gl_WorkGroupSize */
+    /* The work group size from `layout(local_size_x = X, ...) in;` declarations, for
+     * gl_WorkGroupSize: given (some dimension named), unknown (one not an integer
+     * constant: an expression, a specialization constant's local_size_x_id). */
+    unsigned workgroup[3];
+    bool workgroup_given, workgroup_unknown;
+    char workgroup_size[64]; /* `uvec3(X, Y, Z)` when given and known */
     bool failed;
 } front;
 
@@ -376,7 +381,7 @@ typedef struct fstruct {
 /* Limits that keep the wrapper's expressions (`a[3].b.c[1].d`) and size bounded; the
  * SPIR-V reader takes at most 65536 scalars per variable too. */
 enum { FRONT_MAX_NAME = 256, FRONT_MAX_DEPTH = 4, FRONT_MAX_SCALARS = 65536 };
-enum { FRONT_MAX_LOCATIONS = 4096 }; /* one scalar per location, below glslang's bound */
+enum { FRONT_MAX_LOCATIONS = 4095 }; /* one scalar per location: glslang takes 0..4094 */
 
 static unsigned ftype_size(const front *f, ftype t)
 {
@@ -1934,32 +1939,30 @@ static bool entry_uses_global(front *f, const fdef *defs, size_t nd, const globa
     return true;
 }
 
-/* The work group size a `layout(local_size_x = X, ...) in;` (tokens [b, e)) declares, as
- * `uvec3(X, Y, Z)` in f->workgroup_size (1 for a dimension not given); left empty when a
- * size is not a literal (a specialization constant's local_size_x_id). */
+/* The sizes a `layout(local_size_x = X, ...) in;` (tokens [b, e), e its ')') declares,
+ * into f->workgroup: each dimension named, as an integer literal or a file-scope `const
+ * int` (array_size), maybe in parentheses; anything else makes the size unknown. Several
+ * such declarations each give the dimensions they name. */
 static void read_workgroup_size(front *f, size_t b, size_t e)
 {
     static const char *const dims[] = {"local_size_x", "local_size_y", "local_size_z"};
-    unsigned long size[3] = {1, 1, 1};
-    bool any = false;
     for (size_t i = b; i < e; i++) {
         for (unsigned d = 0; d < 3; d++) {
             if (!tok_is(f, i, dims[d])) continue;
-            if (!tok_punct(f, i + 1, '=') || i + 2 >= e || f->t.v[i + 2].kind != TK_NUM) return;
-            char *end;
-            const tok *t = &f->t.v[i + 2];
-            size[d] = strtoul(f->pp + t->off, &end, 0);
-            if (*end == 'u' || *end == 'U') end++;
-            if ((size_t)(end - (f->pp + t->off)) != t->len || !size[d] || size[d] > 65535) return;
-            any = true;
+            f->workgroup_given = true;
+            size_t v = i + 2, next = i + 3;
+            if (tok_punct(f, v, '(') && tok_punct(f, v + 2, ')')) v++, next = v + 2;
+            unsigned n = tok_punct(f, i + 1, '=') ? array_size(f, v) : 0;
+            if (!n || (next != e && !tok_punct(f, next, ','))) {
+                f->workgroup_unknown = true;
+                continue;
+            }
+            f->workgroup[d] = n;
         }
         if (tok_is(f, i, "local_size_x_id") || tok_is(f, i, "local_size_y_id") ||
             tok_is(f, i, "local_size_z_id"))
-            return;
+            f->workgroup_given = f->workgroup_unknown = true;
     }
-    if (any)
-        snprintf(f->workgroup_size, sizeof f->workgroup_size, "uvec3(%luu, %luu, %luu)", size[0],
-                 size[1], size[2]);
 }
 
 /* Under -entry, the functions the entry does not reach are blanked (glslang would
@@ -2003,6 +2006,10 @@ static bool keep_reached(front *f, const fdef *defs, size_t nd)
         if (f->main_tok >= defs[d].start && f->main_tok < defs[d].end) f->main_tok = SIZE_MAX;
         blank_range(f, defs[d].start, defs[d].end);
     }
+    if (f->workgroup_given && !f->workgroup_unknown)
+        snprintf(f->workgroup_size, sizeof f->workgroup_size, "uvec3(%uu, %uu, %uu)",
+                 f->workgroup[0] ? f->workgroup[0] : 1, f->workgroup[1] ? f->workgroup[1] : 1,
+                 f->workgroup[2] ? f->workgroup[2] : 1);
     for (size_t i = 0; f->workgroup_size[0] && i < f->t.n; i++) {
         if (!tok_is(f, i, "gl_WorkGroupSize") || tok_punct(f, i - 1, '.')) continue;
         if (!add_edit(f, i, f->workgroup_size)) return false;
@@ -2200,10 +2207,13 @@ static bool included_message(const front *f, const char *p, size_t n, const incl
         colon--;
     if (colon == end || colon - 1 <= p || colon[-1] != ':') return false;
     *line = (unsigned)strtoul(colon, NULL, 10);
-    snprintf(name, cap, "%.*s", (int)(colon - 1 - p), p);
+    size_t nlen = (size_t)(colon - 1 - p);
     *inc = NULL;
     for (size_t k = 0; k < f->nincl && !*inc; k++)
-        if (!strcmp(f->incl[k].name, name)) *inc = &f->incl[k];
+        if (strlen(f->incl[k].name) == nlen && !memcmp(f->incl[k].name, p, nlen))
+            *inc = &f->incl[k];
+    /* The name as the message gives it (an included file's in full, from its record). */
+    snprintf(name, cap, "%.*s", (int)nlen, p);
     *err = end + 2;
     return true;
 }
@@ -2224,6 +2234,9 @@ static void report(front *f, const char *log, unsigned user_lines)
      * (a swizzle "out of range", no texture() overload for a float, "cannot convert
      * from 'float' to 'uint'") follows from it: only more undeclared names are kept. */
     unsigned undeclared_line = 0;
+    /* glslang reports an undeclared name at its first use only; a swizzle of it on a
+     * later line ("'y': vector swizzle selection out of range") follows from it too. */
+    bool any_undeclared = false;
     const void *semi_file = NULL, *undeclared_file = NULL;
     size_t flen = strlen(f->filename);
     char clean[512], about[64], name[512];
@@ -2248,7 +2261,7 @@ static void report(front *f, const char *log, unsigned user_lines)
             while (*q == ' ')
                 q++;
         } else if (included_message(f, p, n, &inc, name, sizeof name, &line, &q)) {
-            file = name, text = inc ? inc->text : NULL, tlen = inc ? inc->len : 0;
+            file = inc ? inc->name : name, text = inc ? inc->text : NULL, tlen = inc ? inc->len : 0;
             user = false;
         }
         /* glslang's HLSL front end: "file(line): error at column C, message". */
@@ -2295,9 +2308,13 @@ static void report(front *f, const char *log, unsigned user_lines)
                 p = eol ? eol + 1 : p + n;
                 continue;
             }
+            if (any_undeclared && strstr(clean, "vector swizzle selection out of range")) {
+                p = eol ? eol + 1 : p + n;
+                continue;
+            }
             semi_line = !strcmp(clean, "expected ';'") ? line : 0, semi_file = where;
             if (!strncmp(clean, "use of undeclared identifier", 28))
-                undeclared_line = line, undeclared_file = where;
+                undeclared_line = line, undeclared_file = where, any_undeclared = true;
             any = true;
             const char *hint = shadertoy_hint(q, rest);
             bool builtin = !strncmp(q, "'gl_", 4) && strstr(clean, "undeclared identifier");
@@ -2313,6 +2330,12 @@ static void report(front *f, const char *log, unsigned user_lines)
                          "%s (a Shadertoy uniform: declare it, e.g. %s, or pass it as a "
                          "parameter of the entry)",
                          clean, hint);
+            else if (stage && !strncmp(q, "'gl_WorkGroupSize'", 18))
+                snprintf(with, sizeof with,
+                         "%s (slc reads it from layout(local_size_x = N, ...) in; where each "
+                         "size is an integer literal or constant, not an expression or a "
+                         "specialization constant)",
+                         clean);
             else if (stage)
                 snprintf(with, sizeof with,
                          "%s (%s built-in: an FMAG program computes one element from its "
