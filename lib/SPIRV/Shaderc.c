@@ -738,6 +738,17 @@ static void type_name(const front *f, strbuf *b, ftype t)
  * interface's order: vectors by component, matrices column by column. */
 static void element_from_inputs(const front *f, strbuf *b, ftype t, unsigned base)
 {
+    if (t.base == FTYPE_BOOL) {
+        /* bool(int(x)): true when the integer part is non-zero, as the .spv path reads
+         * it (a bool uniform is a uint there, and the reader truncates integer inputs). */
+        ftype i = t;
+        i.base = FTYPE_INT;
+        type_name(f, b, t);
+        sb_put(b, "(", 1);
+        element_from_inputs(f, b, i, base);
+        sb_put(b, ")", 1);
+        return;
+    }
     if (t.rows == 1 && t.cols == 1) {
         if (t.base != FTYPE_FLOAT) { /* int(x): the conversion the language defines */
             type_name(f, b, t);
