@@ -542,15 +542,21 @@ bool fmag_context_diag_record(const fmag_context *ctx, size_t i, fmag_diagnostic
     return true;
 }
 
-void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap)
+/* fmt and its arguments in a malloc'ed string (NULL when out of memory). */
+static char *format_message(const char *fmt, va_list ap)
 {
-    va_list ap2;
-    va_copy(ap2, ap);
+    va_list again;
+    va_copy(again, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
     char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
-    if (msg) vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
-    va_end(ap2);
-    diag_push(ctx, msg, NULL);
+    if (msg) vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, again);
+    va_end(again);
+    return msg;
+}
+
+void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap)
+{
+    diag_push(ctx, format_message(fmt, ap), NULL);
 }
 
 void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
@@ -564,28 +570,24 @@ void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
 static void context_vreport(fmag_context *ctx, fmag_diag_severity sev, const char *file,
                             unsigned line, unsigned col, const char *fmt, va_list ap)
 {
-    const char *sname = (unsigned)sev < 3 ? sev_names[sev] : "error";
+    if ((unsigned)sev > FMAG_DIAG_NOTE) sev = FMAG_DIAG_ERROR;
     char pos[32] = "";
     if (file && line && col)
         snprintf(pos, sizeof pos, ":%u:%u", line, col);
     else if (file && line)
         snprintf(pos, sizeof pos, ":%u", line);
-    size_t flen = file ? strlen(file) : 0;
-    size_t head = file ? flen + strlen(pos) + 2 : 0; /* "file:l:c: " */
-    size_t shead = strlen(sname) + 2;                /* "error: " */
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    size_t body = (size_t)(n < 0 ? 0 : n);
-    char *msg = malloc(head + shead + body + 1);
-    if (msg) {
-        if (file) snprintf(msg, head + 1, "%s%s: ", file, pos);
-        snprintf(msg + head, shead + 1, "%s: ", sname);
-        vsnprintf(msg + head + shead, body + 1, fmt, again);
+    char *body = format_message(fmt, ap), *msg = NULL;
+    size_t head = file ? strlen(file) + strlen(pos) + 2 : 0; /* "file:l:c: " */
+    size_t shead = strlen(sev_names[sev]) + 2;               /* "error: " */
+    if (body) {
+        size_t n = head + shead + strlen(body) + 1;
+        if ((msg = malloc(n)))
+            snprintf(msg, n, "%s%s%s%s: %s", file ? file : "", pos, file ? ": " : "",
+                     sev_names[sev], body);
+        free(body);
     }
-    va_end(again);
-    diag_layout lay = {(unsigned)sev < 3 ? sev : FMAG_DIAG_ERROR, flen, file ? line : 0,
-                       file && line ? col : 0, head + shead};
+    diag_layout lay = {sev, file ? strlen(file) : 0, file ? line : 0, file && line ? col : 0,
+                       head + shead};
     diag_push(ctx, msg, &lay);
 }
 
@@ -630,24 +632,12 @@ void fmag_context_diag_print(const fmag_context *ctx, FILE *out)
     }
 }
 
-/* Source diagnostics: "file:line:col: error: msg", the line, and a caret. */
-/* fmt and its arguments in a malloc'ed string (NULL when out of memory). */
-static char *format_message(const char *fmt, va_list ap)
-{
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    char *msg = malloc((size_t)(n < 0 ? 0 : n) + 1);
-    if (msg) vsnprintf(msg, (size_t)(n < 0 ? 0 : n) + 1, fmt, again);
-    va_end(again);
-    return msg;
-}
-
 size_t fmag_text_bom_len(const char *text, size_t len)
 {
     return len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
 }
 
+/* Source diagnostics: "file:line:col: error: msg", the line, and a caret. */
 void fmag_context_source_error(fmag_context *ctx, const char *filename, const char *text,
                                size_t len, size_t offset, const char *fmt, ...)
 {

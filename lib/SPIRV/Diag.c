@@ -32,22 +32,32 @@ const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len)
     return buf;
 }
 
-/* Line `line` of a file's source text, honouring `#line N` directives (glslang
- * puts a preamble of "// OpModuleProcessed" comments and `#line 1` before the user's
- * text; the preamble is no one's line, so it is not counted). */
+size_t spv_source_preamble(const char *t, size_t len)
+{
+    static const char processed[] = "// OpModuleProcessed ", line1[] = "#line 1\n";
+    size_t at = 0;
+    while (len - at >= sizeof processed - 1 && !memcmp(t + at, processed, sizeof processed - 1)) {
+        const char *nl = memchr(t + at, '\n', len - at);
+        if (!nl) return 0;
+        at = (size_t)(nl - t) + 1;
+    }
+    if (at && len - at >= sizeof line1 - 1 && !memcmp(t + at, line1, sizeof line1 - 1))
+        at += sizeof line1 - 1;
+    return at;
+}
+
+/* Line `line` of a file's source text after glslang's preamble, honouring `#line N`
+ * directives. */
 static bool source_line(const spv_id *f, uint32_t line, const char **start, size_t *len)
 {
-    const char *s = f->src, *end = f->src + f->srclen;
+    size_t skip = spv_source_preamble(f->src, f->srclen);
+    const char *s = f->src + skip, *end = f->src + f->srclen;
     uint64_t no = 1;
     while (s < end) {
         const char *e = memchr(s, '\n', (size_t)(end - s));
         if (!e) e = end;
-        static const char processed[] = "// OpModuleProcessed ";
         if (e - s > 6 && !strncmp(s, "#line ", 6)) {
             no = strtoull(s + 6, NULL, 10);
-        } else if ((size_t)(e - s) >= sizeof processed - 1 &&
-                   !strncmp(s, processed, sizeof processed - 1)) {
-            /* glslang's preamble */
         } else {
             if (no == line) {
                 *start = s;

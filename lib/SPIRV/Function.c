@@ -900,23 +900,6 @@ static const char *loop_name(spv_reader *r, const spv_block *b)
     return NULL;
 }
 
-/* Where the user's text starts in an OpSource text: after glslang's preamble of
- * "// OpModuleProcessed" lines and the `#line 1` that follows them (a module glslang
- * compiled with -g), so that line N of what follows is the user's line N. */
-static size_t preamble_len(const char *t, size_t len)
-{
-    static const char processed[] = "// OpModuleProcessed ", line1[] = "#line 1\n";
-    size_t at = 0;
-    while (len - at >= sizeof processed - 1 && !memcmp(t + at, processed, sizeof processed - 1)) {
-        const char *nl = memchr(t + at, '\n', len - at);
-        if (!nl) return 0;
-        at = (size_t)(nl - t) + 1;
-    }
-    if (at && len - at >= sizeof line1 - 1 && !memcmp(t + at, line1, sizeof line1 - 1))
-        return at + sizeof line1 - 1;
-    return 0;
-}
-
 /* A loop header's source position (OpLine of its OpLoopMerge) and file on its IR block,
  * for -loop-unroll's diagnostics. Each OpString file is its own (a loop in a file
  * #include brought in names that file); its text is OpSource's (through slc, the
@@ -932,7 +915,7 @@ static void loop_position(spv_reader *r, const spv_block *b, fmag_block *ir)
         if (!file->source) {
             fmag_source *s = fmag_context_alloc(r->ctx, sizeof *s);
             if (!s) return; /* the position is an aid: without memory, none */
-            size_t skip = file->src ? preamble_len(file->src, file->srclen) : 0;
+            size_t skip = file->src ? spv_source_preamble(file->src, file->srclen) : 0;
             s->file = file->text;
             s->text = file->src ? file->src + skip : NULL;
             s->len = file->src ? file->srclen - skip : 0;

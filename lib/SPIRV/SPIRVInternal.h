@@ -205,6 +205,10 @@ typedef struct spv_reader {
 
 /* Diag.c */
 const char *spv_op_name(uint32_t op, char *buf, size_t len);
+/* Where the user's text starts in an OpSource text: after glslang's preamble of
+ * "// OpModuleProcessed" lines and the `#line 1` after them (a module compiled with
+ * -g), so that line N of the rest is the user's line N; 0 without one. */
+size_t spv_source_preamble(const char *t, size_t len);
 /* Records "pos: error: msg" for instruction `inst` (index into insts, or
  * UINT32_MAX for none) and marks the reader failed. Returns false. */
 bool spv_error(spv_reader *r, uint32_t inst, const char *fmt, ...)
