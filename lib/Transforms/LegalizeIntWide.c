@@ -4,6 +4,8 @@
  * exhaustively over the limb domain; docs/Integers.md). */
 #include "LegalizeInt.h"
 
+#include <math.h>
+
 /* s an integer in [0, 2^17): s mod 65536; *g > 0 when s >= 65536 (the carry). */
 static fmag_value *wrap_up(li *st, fmag_value *s, fmag_value **g)
 {
@@ -183,4 +185,68 @@ bool li_lower_wide(li *st, fmag_instr *i, li_val *res, fmag_value **fres)
     default:
         return false;
     }
+}
+
+/* Shifts by a literal on limbs (a value not in bit form yet): the floor trick splits
+ * each limb where the shift cuts it. 0 to 10 instructions; a multiple of 16 is free. */
+void li_wide_shift_const(li *st, fmag_int_op op, fmag_value *const a[2], int k, fmag_value *out[2])
+{
+    fmag_value *z = li_k(st, 0.0f), *q, *r, *qh, *rh, *ql;
+    out[0] = a[0];
+    out[1] = a[1];
+    if (k == 0) return;
+    if (op == FMAG_IOP_SHL) {
+        if (k >= 16) {
+            li_floor_pow2(st, a[0], 32 - k, NULL, &r);
+            out[1] = li_fmak(st, r, ldexpf(1.0f, k - 16), 0.0f);
+            out[0] = z;
+        } else {
+            li_floor_pow2(st, a[0], 16 - k, &ql, &r);
+            out[0] = li_fmak(st, r, ldexpf(1.0f, k), 0.0f);
+            li_floor_pow2(st, a[1], 16 - k, NULL, &rh);
+            out[1] = li_fma(st, rh, li_k(st, ldexpf(1.0f, k)), ql);
+        }
+        return;
+    }
+    bool arith = op == FMAG_IOP_ASHR;
+    fmag_value *h = arith ? li_signed_hi(st, a[1]) : a[1];
+    if (k >= 16) {
+        li_floor_pow2(st, h, k - 16, &q, NULL);
+        out[0] = arith ? wrap_down(st, q, NULL) : q;
+        out[1] = arith ? li_sel(st, li_k(st, 65535.0f), z, li_sign_guard(st, a[1])) : z;
+        return;
+    }
+    li_floor_pow2(st, h, k, &qh, &rh);
+    li_floor_pow2(st, a[0], k, &ql, NULL);
+    out[0] = li_fma(st, rh, li_k(st, ldexpf(1.0f, 16 - k)), ql);
+    out[1] = arith ? wrap_down(st, qh, NULL) : qh;
+}
+
+/* x & m for a literal m of the form 2^n - 1 or 0xFFFF0000, on limbs; false otherwise. */
+bool li_wide_mask(li *st, fmag_value *const a[2], uint32_t m, fmag_value *out[2])
+{
+    fmag_value *z = li_k(st, 0.0f);
+    if (m == 0xFFFF0000u) {
+        out[0] = z;
+        out[1] = a[1];
+        return true;
+    }
+    if (m & (m + 1)) return false;
+    int n = 0;
+    while (n < 32 && (m >> n) & 1)
+        n++;
+    if (n <= 16) {
+        out[1] = z;
+        if (n == 16)
+            out[0] = a[0];
+        else
+            li_floor_pow2(st, a[0], n, NULL, &out[0]);
+    } else {
+        out[0] = a[0];
+        if (n == 32)
+            out[1] = a[1];
+        else
+            li_floor_pow2(st, a[1], n - 16, NULL, &out[1]);
+    }
+    return true;
 }
