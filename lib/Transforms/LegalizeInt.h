@@ -78,6 +78,8 @@ li_range li_range_full(void);
 li_range li_range_const(uint32_t bits);
 /* The range of op's result from its operands' ranges (f32 operands: their float
  * bounds in fl[k], or NULL when unknown). */
+/* Bounds of an f32 value where its definition shows them (depth: start at 0). */
+bool li_float_bounds(fmag_value *v, double *lo, double *hi, int depth);
 li_range li_range_of(fmag_int_op op, const li_range *r, fmag_value *const *ops);
 
 /* ---- LegalizeIntSmall.c: the in-range forms; false when the operation needs the

@@ -46,31 +46,44 @@ void li_wide_neg(li *st, fmag_value *const a[2], fmag_value *out[2])
     li_wide_sub(st, z, a, out);
 }
 
-/* x*y mod 2^16 up to a multiple of 2^16, as *r + *e with |*r + *e| <= 32896, and
- * *q with x*y = *q * 65536 + *r + *e exactly (x, y integers in [0, 65535]). The
- * product rounds once (p); fma gives its exact error (e); p splits by rounding
- * p/65536 to an integer with the 1.5*2^23 trick (exact: p/65536 < 2^16). */
-static void prod16(li *st, fmag_value *x, fmag_value *y, fmag_value **q, fmag_value **r,
-                   fmag_value **e)
+/* x*y = *q * 65536 + *w exactly, |*w| <= 32896, for integers x, y in [0, 65535]. The
+ * product rounds once (p); fma gives its exact error (e = x*y - p); p splits by
+ * rounding p/65536 to an integer with the 1.5*2^23 trick (exact: p/65536 < 2^16),
+ * and *w = (p - q*65536) + e. With a literal factor the negated product comes for
+ * free (x * -k), which saves the negation fma's error term needs. */
+static void prod16(li *st, fmag_value *x, fmag_value *y, fmag_value **q, fmag_value **w)
 {
+    if (fmag_value_is_const(x)) {
+        fmag_value *t = x;
+        x = y;
+        y = t;
+    }
+    if (fmag_value_is_const(y)) {
+        fmag_value *np = li_fmak(st, x, -y->imm, 0.0f);
+        fmag_value *e = li_fma(st, x, y, np);
+        fmag_value *t = li_fmak(st, np, -1.0f / 65536.0f, LI_MAGIC);
+        *q = li_addk(st, t, -LI_MAGIC);
+        fmag_value *nr = li_fma(st, *q, li_k(st, 65536.0f), np); /* -(p - q*65536) */
+        *w = li_sub(st, e, nr);
+        return;
+    }
     fmag_value *p = li_mul(st, x, y);
-    *e = li_fma(st, x, y, li_fmak(st, p, -1.0f, 0.0f));
+    fmag_value *e = li_fma(st, x, y, li_fmak(st, p, -1.0f, 0.0f));
     fmag_value *t = li_fmak(st, p, 1.0f / 65536.0f, LI_MAGIC);
     *q = li_addk(st, t, -LI_MAGIC);
-    *r = li_fma(st, *q, li_k(st, -65536.0f), p);
+    *w = li_add(st, li_fma(st, *q, li_k(st, -65536.0f), p), e);
 }
 
 void li_wide_mul(li *st, fmag_value *const a[2], fmag_value *const b[2], fmag_value *out[2])
 {
-    fmag_value *q0, *r0, *e0, *q1, *r1, *e1, *q2, *r2, *e2, *g;
-    prod16(st, a[0], b[0], &q0, &r0, &e0);
-    out[0] = wrap_down(st, li_add(st, r0, e0), &g);
+    fmag_value *q0, *w0, *q1, *w1, *q2, *w2, *g;
+    prod16(st, a[0], b[0], &q0, &w0);
+    out[0] = wrap_down(st, w0, &g);
     fmag_value *carry = li_fm(st, q0, li_k(st, 1.0f), li_k(st, -1.0f), q0, g);
-    prod16(st, a[1], b[0], &q1, &r1, &e1);
-    prod16(st, a[0], b[1], &q2, &r2, &e2);
-    (void)q1;
-    (void)q2;
-    fmag_value *h = li_add(st, li_add(st, carry, r1), li_add(st, e1, li_add(st, r2, e2)));
+    /* the cross products matter mod 2^16 only: their q is dropped */
+    prod16(st, a[1], b[0], &q1, &w1);
+    prod16(st, a[0], b[1], &q2, &w2);
+    fmag_value *h = li_add(st, li_add(st, carry, w1), w2);
     li_floor_pow2(st, h, 16, NULL, &out[1]);
 }
 
