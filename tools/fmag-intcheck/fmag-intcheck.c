@@ -679,10 +679,15 @@ int main(int argc, char **argv)
                                     NULL,           NULL,  NULL};
     int prc = fmag_opt_parse(&parser, argc, argv);
     if (prc != FMAG_OPT_RUN) return prc;
-    if (ninputs < 1 || ninputs > 64)
-        return !fmag_opt_invalid_value(&intcheck_tool, "--inputs", "?", "1 to 64");
-    if (to > (1ull << 32) || from > to)
-        return !fmag_opt_invalid_value(&intcheck_tool, "--to", "?", "from <= to <= 2^32");
+    char v[24];
+    if (ninputs < 1 || ninputs > 64) {
+        snprintf(v, sizeof v, "%llu", ninputs);
+        return !fmag_opt_invalid_value(&intcheck_tool, "--inputs", v, "1 to 64");
+    }
+    if (to > (1ull << 32) || from > to) {
+        snprintf(v, sizeof v, "%llu", to);
+        return !fmag_opt_invalid_value(&intcheck_tool, "--to", v, "--from to 4294967296");
+    }
     bool ok = true;
     if (ops) ok &= check_ops((unsigned long)count, seed, verbose);
     if (exh) ok &= check_exhaustive(exh, from, to);
