@@ -313,7 +313,7 @@ static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
         /* all pairs of edges (a select's guard: an edge float), then random */
         size_t ne = sizeof int_edges / sizeof *int_edges,
                nf = sizeof float_edges / sizeof *float_edges;
-        size_t cap = ne * ne * 2 + nf * 2 + nrandom;
+        size_t cap = ne * ne * 2 + nf * 2 + ne * 64 + nrandom;
         uint32_t *vals = calloc(cap * 3, sizeof *vals);
         size_t n = 0;
         unsigned nops = fmag_int_op_nops(op);
@@ -334,6 +334,12 @@ static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
                     n++;
                 }
         }
+        if (op == FMAG_IOP_SHL || op == FMAG_IOP_LSHR || op == FMAG_IOP_ASHR)
+            for (size_t i = 0; i < ne; i++) /* every amount, and amounts past 31 */
+                for (uint32_t a = 0; a < 64; a++, n++) {
+                    vals[3 * n] = int_edges[i];
+                    vals[3 * n + 1] = a;
+                }
         rng r = {seed * 0x9E3779B97F4A7C15ull + (uint64_t)o};
         for (unsigned long t = 0; t < nrandom; t++, n++)
             for (unsigned j = 0; j < nops; j++)
