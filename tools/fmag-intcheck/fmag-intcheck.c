@@ -482,10 +482,24 @@ static void gen_int(gen *g)
         if (g->nfloats < 64) g->floats[g->nfloats++] = f;
         v = fmag_build_int(&g->b, rint_(g->r, 2) ? FMAG_IOP_FPTOSI : FMAG_IOP_F2I, f, NULL, NULL);
     } else {
-        /* a bounded float: the range analysis keeps it one float */
-        fmag_value *x = pick_float(g);
-        fmag_value *cl = fmag_build_select(&g->b, fmag_build_const(&g->b, (float)rint_(g->r, 300)),
-                                           fmag_build_const(&g->b, -(float)rint_(g->r, 300)), x);
+        /* a bounded float: the range analysis keeps it one float (a select of
+         * literals, or a clamp of a scaled input as shaders index with) */
+        fmag_value *x = pick_float(g), *cl;
+        if (rint_(g->r, 2)) {
+            cl = fmag_build_select(&g->b, fmag_build_const(&g->b, (float)rint_(g->r, 300)),
+                                   fmag_build_const(&g->b, -(float)rint_(g->r, 300)), x);
+        } else {
+            float lo = (float)((int)rint_(g->r, 2000) - 1000) * 0.75f;
+            float hi = lo + (float)rint_(g->r, 1u << (rint_(g->r, 24) + 1));
+            /* clamp an input, then scale: no float arithmetic on an inf or NaN the
+             * original could make (outside SPEC §2's contract, where -O2 may differ) */
+            fmag_value *k = fmag_build_const(&g->b, (float)rint_(g->r, 64) + 0.5f);
+            x = g->floats[rint_(g->r, g->f->nparams)];
+            fmag_value *cx =
+                fmag_build_min(&g->b, fmag_build_max(&g->b, x, fmag_build_const(&g->b, lo)),
+                               fmag_build_const(&g->b, hi));
+            cl = fmag_build_mul(&g->b, cx, k);
+        }
         v = fmag_build_int(&g->b, FMAG_IOP_FPTOSI, cl, NULL, NULL);
     }
     push_int(g, v);
