@@ -170,9 +170,11 @@ export class FmagWebGL {
   }
 
   // The interpreter for a register file of `regs` (rounded up to a power of two, at
-  // least 8), compiled on first use. Returns [program, compile ms or 0 when cached].
+  // least 16: fewer variants to compile, and the SL examples need 3-28), compiled on first
+  // use. Returns [program, compile ms or 0 when cached]; the driver may still compile at the
+  // first draw (SwiftShader does), which the first render then pays.
   _interp(regs) {
-    let rf = 8;
+    let rf = 16;
     while (rf < regs) rf *= 2;
     const key = rf + (this.exact ? '/exact' : '/float');
     if (this.programs.has(key)) return [this.programs.get(key), 0];

@@ -93,7 +93,7 @@ export class FmagWebGPU {
   describe() { return `WebGPU (WGSL) on ${this.info || 'an adapter'}`; }
 
   _pipeline(regs) {
-    let rf = 8;
+    let rf = 16;
     while (rf < regs) rf *= 2;
     if (this.pipelines.has(rf)) return [this.pipelines.get(rf), 0];
     const t0 = performance.now();

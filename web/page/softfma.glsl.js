@@ -4,97 +4,103 @@
 // as IEEE bit patterns and compute fmaf in integer arithmetic: unpack, the exact 48-bit
 // product from 12-bit halves (no 32x32 multiply in GLSL ES 3.00), align in a 64-bit frame
 // with a sticky bit, round to nearest even with subnormals, pack. Bit-exact by
-// construction whatever the GPU's float unit does. Transcribed from the C model
-// web/shaders/softfma_model.c, which is checked against the C library's fmaf; the browser
-// test checks these shaders against the reference VM (docs/Web.md).
+// construction whatever the GPU's float unit does. The algorithm is the C model's,
+// web/shaders/softfma_model.c (checked against the C library's fmaf by
+// test/Web/softfma-model.test); the GLSL form computes every case and selects (faster on
+// SwiftShader's SIMD lanes than branches), the WGSL form branches as the model does. The
+// browser test checks both shaders against the reference VM (docs/Web.md).
 
 export const SOFTFMA_GLSL = `
+// 64-bit values as uvec2(lo, hi). Shifts are written without branches (selects): an
+// interpreter lane's data decide the amounts, and on a SIMD machine (SwiftShader, GPUs)
+// both arms of a data-dependent branch run anyway. Amounts are clamped to 31 inside the
+// arms a select discards, so no shift is ever out of range.
 uvec2 f_add64(uvec2 a, uvec2 b) { uint lo = a.x + b.x; return uvec2(lo, a.y + b.y + (lo < a.x ? 1u : 0u)); }
 uvec2 f_sub64(uvec2 a, uvec2 b) { return uvec2(a.x - b.x, a.y - b.y - (a.x < b.x ? 1u : 0u)); }
 bool f_lt64(uvec2 a, uvec2 b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
-uvec2 f_shl64(uvec2 a, int n) {
-  if (n == 0) return a;
-  if (n < 32) return uvec2(a.x << uint(n), (a.y << uint(n)) | (a.x >> uint(32 - n)));
-  if (n < 64) return uvec2(0u, a.x << uint(n - 32));
-  return uvec2(0u);
+uvec2 f_shl64(uvec2 a, int n) { // 0 <= n
+  uint u = uint(min(n, 31)), v = uint(clamp(n - 32, 0, 31));
+  uint lo = n < 32 ? a.x << u : 0u;
+  uint hi = n < 32 ? (a.y << u) | ((a.x >> 1u) >> (31u - u)) : (n < 64 ? a.x << v : 0u);
+  return uvec2(lo, hi);
 }
-uvec2 f_shr64(uvec2 a, int n) {
-  if (n == 0) return a;
-  if (n < 32) return uvec2((a.x >> uint(n)) | (a.y << uint(32 - n)), a.y >> uint(n));
-  if (n < 64) return uvec2(a.y >> uint(n - 32), 0u);
-  return uvec2(0u);
+uvec2 f_shr64(uvec2 a, int n) { // 0 <= n
+  uint u = uint(min(n, 31)), v = uint(clamp(n - 32, 0, 31));
+  uint lo = n < 32 ? (a.x >> u) | ((a.y << 1u) << (31u - u)) : (n < 64 ? a.y >> v : 0u);
+  uint hi = n < 32 ? a.y >> u : 0u;
+  return uvec2(lo, hi);
 }
 // the index of the highest set bit of x != 0: a uint below 2^24 converts to float
 // exactly (on any GPU: the result is representable), and its exponent is that index
 int f_msb24(uint y) { return int(floatBitsToUint(float(y)) >> 23) - 127; }
 int f_msb32(uint x) { return x >= 0x1000000u ? 8 + f_msb24(x >> 8) : f_msb24(x); }
 int f_msb64(uvec2 a) { return a.y != 0u ? 32 + f_msb32(a.y) : f_msb32(a.x); }
+// value = x * 2^e (x != 0, below 2^63), sign s: the float32 nearest, ties to even
 uint f_round_pack(uint s, uvec2 x, int e) {
   int m = f_msb64(x);
   int be = m + e + 127;
-  if (be > 254) return (s << 31) | 0x7F800000u;
-  int shift = m - 23;
-  int ef = be - 1;
-  if (be < 1) { shift = -149 - e; ef = 0; }
-  uint q;
-  if (shift <= 0) {
-    q = f_shl64(x, -shift).x;
-  } else if (shift >= 64) {
-    q = 0u;
-  } else {
-    uvec2 qq = f_shr64(x, shift);
-    uvec2 rem = f_sub64(x, f_shl64(qq, shift));
-    uvec2 half_ = f_shl64(uvec2(1u, 0u), shift - 1);
-    q = qq.x;
-    if (f_lt64(half_, rem) || (rem == half_ && (q & 1u) != 0u)) q += 1u;
-  }
-  return (s << 31) + ((uint(ef) << 23) + q);
+  int shift = be < 1 ? -149 - e : m - 23;
+  int ef = max(be - 1, 0);
+  // shift <= 0: exact (x << -shift); 0 < shift < 64: round; shift >= 64: x < half, 0
+  int sr = clamp(shift, 1, 63);
+  uvec2 qq = f_shr64(x, sr);
+  uvec2 rem = f_sub64(x, f_shl64(qq, sr));
+  uvec2 half_ = f_shl64(uvec2(1u, 0u), sr - 1);
+  uint q = qq.x + ((f_lt64(half_, rem) || (rem == half_ && (qq.x & 1u) != 0u)) ? 1u : 0u);
+  q = shift <= 0 ? f_shl64(x, min(-shift, 63)).x : shift >= 64 ? 0u : q;
+  uint r = (s << 31) + ((uint(ef) << 23) + q);
+  return be > 254 ? (s << 31) | 0x7F800000u : r;
 }
-uint fmag_soft_fma(uint ua, uint ub, uint uc) {
+// fma(a, b, c) on finite, nonzero a and b
+uint f_fma_main(uint ua, uint ub, uint uc) {
   uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu, ec = (uc >> 23) & 0xFFu;
   uint ma = ua & 0x7FFFFFu, mb = ub & 0x7FFFFFu, mc = uc & 0x7FFFFFu;
   uint sp = (ua ^ ub) >> 31, sc = uc >> 31;
-  if ((ea == 255u && ma != 0u) || (eb == 255u && mb != 0u) || (ec == 255u && mc != 0u))
-    return 0x7FC00000u;
-  bool za = (ua & 0x7FFFFFFFu) == 0u, zb = (ub & 0x7FFFFFFFu) == 0u;
-  if ((ub & 0x7FFFFFFFu) == 0x3F800000u && (uc & 0x7FFFFFFFu) == 0u && ea != 255u)
-    return za ? ((sp & sc) << 31) : (ua ^ (ub & 0x80000000u)); // +-a + +-0, exactly
-  if (ea == 255u || eb == 255u) {
-    if (za || zb) return 0x7FC00000u;
-    if (ec == 255u && sc != sp) return 0x7FC00000u;
-    return (sp << 31) | 0x7F800000u;
-  }
-  if (ec == 255u) return uc;
-  if (za || zb) return (uc & 0x7FFFFFFFu) == 0u ? ((sp & sc) << 31) : uc;
-  int xa = int(ea), xb = int(eb), xc = int(ec);
-  if (ea == 0u) { int k = 23 - f_msb32(ma); ma <<= uint(k); xa = 1 - k; } else ma |= 0x800000u;
-  if (eb == 0u) { int k = 23 - f_msb32(mb); mb <<= uint(k); xb = 1 - k; } else mb |= 0x800000u;
+  // normalize: m in [2^23, 2^24), value = m * 2^(x - 150)
+  int ka = 23 - f_msb24(max(ma, 1u)), kb = 23 - f_msb24(max(mb, 1u)), kc = 23 - f_msb24(max(mc, 1u));
+  int xa = ea == 0u ? 1 - ka : int(ea), xb = eb == 0u ? 1 - kb : int(eb), xc = ec == 0u ? 1 - kc : int(ec);
+  ma = ea == 0u ? ma << uint(ka) : ma | 0x800000u;
+  mb = eb == 0u ? mb << uint(kb) : mb | 0x800000u;
+  mc = ec == 0u ? mc << uint(clamp(kc, 0, 31)) : mc | 0x800000u;
+  // the exact 48-bit product from 12-bit halves (no 32x32 multiply in GLSL ES 3.00)
   uint a1 = ma >> 12, a0 = ma & 0xFFFu, b1 = mb >> 12, b0 = mb & 0xFFFu;
   uint mid = a1 * b0 + a0 * b1, hi = a1 * b1;
-  uvec2 p = uvec2(a0 * b0, 0u);
-  p = f_add64(p, uvec2(mid << 12, mid >> 20));
-  p = f_add64(p, uvec2(hi << 24, hi >> 8));
-  int sh = 61 - f_msb64(p);
+  uvec2 p = f_add64(f_add64(uvec2(a0 * b0, 0u), uvec2(mid << 12, mid >> 20)), uvec2(hi << 24, hi >> 8));
+  // both in a frame with the leading bit at 61; the product is 2^46..2^48
+  int sh = p.y >= 0x8000u ? 14 : 15;
   p = f_shl64(p, sh);
   int ep = xa + xb - 300 - sh;
-  if ((uc & 0x7FFFFFFFu) == 0u) return f_round_pack(sp, p, ep);
-  if (ec == 0u) { int k = 23 - f_msb32(mc); mc <<= uint(k); xc = 1 - k; } else mc |= 0x800000u;
-  uvec2 c = f_shl64(uvec2(mc, 0u), 38);
+  bool cz = (uc & 0x7FFFFFFFu) == 0u;
+  uvec2 c = uvec2(0u, mc << 6); // mc << 38
   int ecx = xc - 188;
-  uvec2 big = p, small_ = c;
-  uint sbig = sp, ssmall = sc;
-  int e = ep, d = ep - ecx;
-  if (d < 0 || (d == 0 && f_lt64(p, c))) { big = c; small_ = p; sbig = sc; ssmall = sp; e = ecx; d = -d; }
+  bool swap = !cz && (ecx > ep || (ecx == ep && f_lt64(p, c)));
+  uvec2 big = swap ? c : p, small_ = swap ? p : c;
+  uint sbig = swap ? sc : sp, ssmall = swap ? sp : sc;
+  int e = swap ? ecx : ep, d = swap ? ecx - ep : ep - ecx;
+  d = cz ? 64 : d;
   uvec2 sm = f_shr64(small_, d);
-  if ((d < 64 ? f_shl64(sm, d) : uvec2(0u)) != small_) sm.x |= 1u;
-  uvec2 x;
-  if (sbig == ssmall) {
-    x = f_add64(big, sm);
-  } else {
-    x = f_sub64(big, sm);
-    if (x == uvec2(0u)) return 0u;
-  }
-  return f_round_pack(sbig, x, e);
+  sm.x |= (d < 64 ? f_shl64(sm, d) : uvec2(0u)) != small_ ? 1u : 0u; // sticky
+  sm = cz ? uvec2(0u) : sm;
+  uvec2 x = sbig == ssmall ? f_add64(big, sm) : f_sub64(big, sm);
+  return x == uvec2(0u) ? 0u : f_round_pack(sbig, x, e); // exact cancellation: +0
+}
+uint fmag_soft_fma(uint ua, uint ub, uint uc) {
+  uint ea = (ua >> 23) & 0xFFu, eb = (ub >> 23) & 0xFFu, ec = (uc >> 23) & 0xFFu;
+  uint sp = (ua ^ ub) >> 31, sc = uc >> 31;
+  bool za = (ua & 0x7FFFFFFFu) == 0u, zb = (ub & 0x7FFFFFFFu) == 0u, zc = (uc & 0x7FFFFFFFu) == 0u;
+  bool na = ea == 255u && (ua & 0x7FFFFFu) != 0u, nb = eb == 255u && (ub & 0x7FFFFFu) != 0u;
+  bool nc = ec == 255u && (uc & 0x7FFFFFu) != 0u;
+  bool ia = ea == 255u && !na, ib = eb == 255u && !nb, ic = ec == 255u && !nc;
+  // the special cases, in order: NaN, inf*0, inf-inf, an infinite product, an infinite c,
+  // a zero product; otherwise the general path
+  bool nan_ = na || nb || nc || ((ia || ib) && (za || zb)) || ((ia || ib) && ic && sc != sp);
+  uint zero_prod = zc ? ((sp & sc) << 31) : uc;
+  uint r = nan_ ? 0x7FC00000u
+         : (ia || ib) ? ((sp << 31) | 0x7F800000u)
+         : ic ? uc
+         : (za || zb) ? zero_prod
+         : f_fma_main(ua, ub, uc);
+  return r;
 }
 `;
 
