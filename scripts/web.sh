@@ -6,13 +6,15 @@
 #   scripts/web.sh build [DIR]    build only (DIR/web is the page: any static server will do)
 #   scripts/web.sh test [DIR]     build, then the browser test (test/Web/browser_test.py)
 #                                 against the native tools of build/ (built if missing)
-# Needs the Debian packages emscripten and chromium (scripts/deps.sh installs them).
+# Needs the Debian packages emscripten and chromium: installed here when missing
+# (scripts/deps.sh web; the browser test also needs the native build's tools).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-serve}
 dir=${2:-build-wasm}
 case "$mode" in serve|build|test) ;; *) echo "usage: scripts/web.sh [serve|build|test] [DIR]" >&2; exit 1 ;; esac
-command -v emcmake >/dev/null || { echo "web.sh: emcmake not found (apt-get install emscripten, or scripts/deps.sh)" >&2; exit 1; }
+command -v emcmake >/dev/null && { [ "$mode" = build ] || command -v chromium >/dev/null; } ||
+  bash scripts/deps.sh web
 # Debian's emscripten 3.1.6 finds its own acorn (a Debian node package) only through
 # NODE_PATH under a Node that is not Debian's own.
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
