@@ -329,6 +329,7 @@ def main():
                   {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
         pg = Playground(page, url)
         print("page loaded in %.1f s: %s" % (time.time() - t_start, pg.p.eval("fmagPage.state().status")), flush=True)
+        print("engine: %s" % pg.p.eval("fmagPage.state().engine"), flush=True)
         has_webgpu = pg.p.eval("navigator.gpu ? navigator.gpu.requestAdapter().then(a => !!a) : false")
         backends = ["webgl2"] + (["webgpu"] if has_webgpu else [])
         if not has_webgpu:

@@ -131,7 +131,43 @@ export class FmagWebGL {
     const gl = this.gl;
     const dbg = gl.getExtension('WEBGL_debug_renderer_info');
     const name = dbg ? gl.getParameter(dbg.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER);
-    return `WebGL2 (${gl.getParameter(gl.SHADING_LANGUAGE_VERSION)}) on ${name}`;
+    const probe = this.probe ? `; float a*b+c: ${this.probe}` : '';
+    return `WebGL2 (${gl.getParameter(gl.SHADING_LANGUAGE_VERSION)}) on ${name}; fma: exact (integer)${probe}`;
+  }
+
+  // The Vulkan runner's start-up probe (docs/GPU.md), here informational: the float path
+  // (a*b+c, what a GLSL ES 3.00 shader can write) on cancellation cases a*b - round(a*b),
+  // which only a single rounding gets right, and on products that are denormals. expect:
+  // (inputs Uint32Array [n][4] words, n) -> the reference VM's result words. The page
+  // keeps the integer fma whatever the answer: one passing shape of code proves nothing
+  // for the others (Mesa's lavapipe fused in one shader and not in another).
+  probeFloat(expect) {
+    const n = this.size * this.size, words = new Uint32Array(n * 4), f = new Float32Array(words.buffer);
+    let seed = 12345;
+    const rnd = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed / 4294967296; };
+    for (let k = 0; k < n; k++) {
+      const denorm = k % 64 === 0;
+      const a = denorm ? Math.fround(1.5 * 2 ** -70) : Math.fround(1 + rnd());
+      const b = denorm ? Math.fround(1.25 * 2 ** -62) : Math.fround(1 + rnd());
+      f.set([a, b, denorm ? 0 : -Math.fround(a * b), 1], k * 4);
+    }
+    const saved = this.exact, regs = this.regs;
+    this.exact = false;
+    this.regs = 4;
+    const table = [this.nprogs, this.tiles];
+    this.load([{ code: new Uint32Array([0x7FC00001, 0x7FC00002, 0x3F800000, 0]), instrs: 1, regs: 3, nin: 3, nout: 1 }]);
+    this.render(0, words);
+    const got = this.readBits(), want = expect(words, n);
+    this.exact = saved;
+    this.regs = regs;
+    [this.nprogs, this.tiles] = table;
+    let cancel = 0, den = 0;
+    for (let k = 0; k < n; k++)
+      if (got[k * 4] !== want[k]) k % 64 === 0 ? den++ : cancel++;
+    const nd = Math.ceil(n / 64);
+    this.probe = `${cancel ? `not fused (${cancel} of ${n - nd} cancellation cases differ)` : 'fused on the probe'}, ` +
+                 `${den ? `denormals flushed (${den} of ${nd})` : 'denormals kept'}`;
+    return this.probe;
   }
 
   _uintTex(w, h, data) {

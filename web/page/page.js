@@ -94,7 +94,15 @@ async function engine() {
   const which = ui.backend.value;
   ui.gl.hidden = which !== 'webgl2';
   ui.cpu.hidden = which === 'webgl2';
-  if (which === 'webgl2') return webgl || (webgl = new FmagWebGL(ui.gl, SIZE));
+  if (which === 'webgl2' && !webgl) {
+    webgl = new FmagWebGL(ui.gl, SIZE);
+    try {
+      webgl.probeFloat(probeExpect);
+    } catch (e) {
+      webgl.probe = 'probe failed: ' + e.message;
+    }
+  }
+  if (which === 'webgl2') return webgl;
   if (which === 'webgpu') return webgpu || (webgpu = await FmagWebGPU.create(ui.cpu, SIZE));
   return cpuEngine;
 }
@@ -134,6 +142,16 @@ const cpuEngine = {
   },
   readBits() { return this.bits; },
 };
+
+// The probe's expected words: `r0 = fma(r0, r1, r2)` on the reference VM in wasm.
+function probeExpect(words, n) {
+  const r = fmag.compile('.def probe, 3, 1\n    %r0 = fmag %r0, %r1, %r2, 1.0\n', { language: 'fmas', withIR: false });
+  const inp = new Float32Array(n * 3), w = new Uint32Array(inp.buffer);
+  for (let k = 0; k < n; k++) w.set(words.subarray(k * 4, k * 4 + 3), k * 3);
+  const out = new Uint32Array(r.image.run(0, inp, n).buffer);
+  r.image.destroy();
+  return out;
+}
 
 let lastRender = null;
 
