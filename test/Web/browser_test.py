@@ -8,7 +8,8 @@ checks against independent oracles of the native build:
   2. every pixel's output words equal the reference VM's (`fmag-run` on the native .fmag,
      same inputs), bit for bit, uniform and per lane, on WebGL2 and on WebGPU; and the
      integer fma of both shaders on random and edge-case operands and guards;
-  3. a syntax error shows at its line (gutter mark and message);
+  3. a syntax error shows at its line (gutter mark and message); the permalink restores
+     the program;
   4. a screenshot of the page is written for a person to look at.
 usage: browser_test.py --web BUILD/web --tools BUILD/bin --out DIR [--chromium PATH]
        [--quick] [--bench]"""
@@ -309,6 +310,7 @@ def main():
     ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     ap.add_argument("--quick", action="store_true", help="fewer programs (the default suite)")
     ap.add_argument("--bench", action="store_true", help="also time the interpreters")
+    ap.add_argument("--bench-only", action="store_true", help="only the timings")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="fmag-web-")
@@ -337,6 +339,9 @@ def main():
         t = 0.5
         pg.p.eval("(() => { const e = document.getElementById('time'); e.value = '0.5'; })()")
 
+        if args.bench_only:
+            bench(pg, backends)
+            return 0
         # (1) and (2): streams and pixels
         for name, lang, src, perlane in programs_to_check(args.quick):
             want, fmag = native.stream(src, lang, "-O2")
@@ -400,6 +405,18 @@ def main():
         else:
             print("ok: syntax error shown at line 3: %s" % st["diagText"][0], flush=True)
 
+        # the permalink: the address the page wrote, opened afresh, restores the program
+        perm_src = "export f32 grey(f32 u, f32 v) {\n    return u * v; // permalink\n}\n"
+        pg.type_program(perm_src, "sl", "-O1", True, "webgl2")
+        href = pg.p.eval("location.href")
+        pg = Playground(page, href.replace("?", "?reload=1&", 1))
+        got = pg.p.eval("[document.getElementById('source').value, document.getElementById('pipeline').value,"
+                        " document.getElementById('perlane').checked]")
+        if got != [perm_src, "-O1", True]:
+            fail("permalink: %s restored %r" % (href[:80], got))
+        else:
+            print("ok: permalink restores the source, the pipeline and per-lane (%d-byte address)" % len(href), flush=True)
+
         # (4) a screenshot for a person: the per-lane tiles example on WebGL2
         tiles = dict((n, s) for n, _, s, _ in programs_to_check(True))["plasma"]
         pg.type_program(tiles, "sl", "-O2", False, "webgl2")
@@ -420,7 +437,16 @@ def main():
 
 
 def bench(pg, backends):
-    """Interpreter throughput: the image (256x256) of a few programs, median of 5."""
+    """Compile latency in the page (wasm) and interpreter throughput: the image of a few
+    programs, median of 5 renders after a warm-up."""
+    print("\ncompile in the browser (wasm): mean of a batch of >= 300 ms, best of 3 batches")
+    print("| program | fast lowering µs | full lowering µs |")
+    print("|---|---:|---:|")
+    for n in ("hash11", "node_graph_a", "blinn_phong", "cook_torrance", "fbm"):
+        src = open(os.path.join(SRC, "examples", n + ".sl")).read()
+        fast = pg.p.eval("fmagPage.compileBench(%s, 'sl', true)" % js_str(src))
+        full = pg.p.eval("fmagPage.compileBench(%s, 'sl', false)" % js_str(src))
+        print("| %s.sl | %.1f | %.1f |" % (n, fast, full), flush=True)
     progs = [("plasma", dict((n, s) for n, _, s, _ in programs_to_check(True))["plasma"])]
     for n in ("hash21", "value_noise", "fbm"):
         progs.append((n, open(os.path.join(SRC, "examples", n + ".sl")).read()))

@@ -7,8 +7,8 @@
 // construction whatever the GPU's float unit does. The algorithm is the C model's,
 // web/shaders/softfma_model.c (checked against the C library's fmaf by
 // test/Web/softfma-model.test); the GLSL form computes every case and selects (faster on
-// SwiftShader's SIMD lanes than branches), the WGSL form branches as the model does. The
-// browser test checks both shaders against the reference VM (docs/Web.md).
+// SwiftShader's SIMD lanes than branches; WGSL the same). The browser test checks both
+// shaders against the reference VM (docs/Web.md).
 
 export const SOFTFMA_GLSL = `
 // 64-bit values as uvec2(lo, hi). Shifts are written without branches (selects): an
@@ -47,7 +47,7 @@ uint f_round_pack(uint s, uvec2 x, int e) {
   uvec2 rem = f_sub64(x, f_shl64(qq, sr));
   uvec2 half_ = f_shl64(uvec2(1u, 0u), sr - 1);
   uint q = qq.x + ((f_lt64(half_, rem) || (rem == half_ && (qq.x & 1u) != 0u)) ? 1u : 0u);
-  q = shift <= 0 ? f_shl64(x, min(-shift, 63)).x : shift >= 64 ? 0u : q;
+  q = shift <= 0 ? f_shl64(x, clamp(-shift, 0, 63)).x : shift >= 64 ? 0u : q;
   uint r = (s << 31) + ((uint(ef) << 23) + q);
   return be > 254 ? (s << 31) | 0x7F800000u : r;
 }
@@ -105,87 +105,82 @@ uint fmag_soft_fma(uint ua, uint ub, uint uc) {
 `;
 
 export const SOFTFMA_WGSL = `
+// The GLSL form above, in WGSL: every case computed, chosen with select().
 fn f_add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { let lo = a.x + b.x; return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x)); }
 fn f_sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x)); }
 fn f_lt64(a: vec2<u32>, b: vec2<u32>) -> bool { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 fn f_eq64(a: vec2<u32>, b: vec2<u32>) -> bool { return a.x == b.x && a.y == b.y; }
 fn f_shl64(a: vec2<u32>, n: i32) -> vec2<u32> {
-  if (n == 0) { return a; }
-  if (n < 32) { return vec2<u32>(a.x << u32(n), (a.y << u32(n)) | (a.x >> u32(32 - n))); }
-  if (n < 64) { return vec2<u32>(0u, a.x << u32(n - 32)); }
-  return vec2<u32>(0u, 0u);
+  let u = u32(min(n, 31)); let v = u32(clamp(n - 32, 0, 31));
+  let lo = select(0u, a.x << u, n < 32);
+  let hi = select(select(0u, a.x << v, n < 64), (a.y << u) | ((a.x >> 1u) >> (31u - u)), n < 32);
+  return vec2<u32>(lo, hi);
 }
 fn f_shr64(a: vec2<u32>, n: i32) -> vec2<u32> {
-  if (n == 0) { return a; }
-  if (n < 32) { return vec2<u32>((a.x >> u32(n)) | (a.y << u32(32 - n)), a.y >> u32(n)); }
-  if (n < 64) { return vec2<u32>(a.y >> u32(n - 32), 0u); }
-  return vec2<u32>(0u, 0u);
+  let u = u32(min(n, 31)); let v = u32(clamp(n - 32, 0, 31));
+  let lo = select(select(0u, a.y >> v, n < 64), (a.x >> u) | ((a.y << 1u) << (31u - u)), n < 32);
+  let hi = select(0u, a.y >> u, n < 32);
+  return vec2<u32>(lo, hi);
 }
 fn f_msb32(x: u32) -> i32 { return 31 - i32(countLeadingZeros(x)); }
-fn f_msb64(a: vec2<u32>) -> i32 { if (a.y != 0u) { return 32 + f_msb32(a.y); } return f_msb32(a.x); }
+fn f_msb64(a: vec2<u32>) -> i32 { return select(f_msb32(a.x), 32 + f_msb32(a.y), a.y != 0u); }
 fn f_round_pack(s: u32, x: vec2<u32>, e: i32) -> u32 {
   let m = f_msb64(x);
   let be = m + e + 127;
-  if (be > 254) { return (s << 31u) | 0x7F800000u; }
-  var shift = m - 23;
-  var ef = be - 1;
-  if (be < 1) { shift = -149 - e; ef = 0; }
-  var q: u32;
-  if (shift <= 0) {
-    q = f_shl64(x, -shift).x;
-  } else if (shift >= 64) {
-    q = 0u;
-  } else {
-    let qq = f_shr64(x, shift);
-    let rem = f_sub64(x, f_shl64(qq, shift));
-    let half_ = f_shl64(vec2<u32>(1u, 0u), shift - 1);
-    q = qq.x;
-    if (f_lt64(half_, rem) || (f_eq64(rem, half_) && (q & 1u) != 0u)) { q = q + 1u; }
-  }
-  return (s << 31u) + ((u32(ef) << 23u) + q);
+  let shift = select(m - 23, -149 - e, be < 1);
+  let ef = max(be - 1, 0);
+  let sr = clamp(shift, 1, 63);
+  let qq = f_shr64(x, sr);
+  let rem = f_sub64(x, f_shl64(qq, sr));
+  let half_ = f_shl64(vec2<u32>(1u, 0u), sr - 1);
+  var q = qq.x + select(0u, 1u, f_lt64(half_, rem) || (f_eq64(rem, half_) && (qq.x & 1u) != 0u));
+  q = select(select(q, 0u, shift >= 64), f_shl64(x, clamp(-shift, 0, 63)).x, shift <= 0);
+  let r = (s << 31u) + ((u32(ef) << 23u) + q);
+  return select(r, (s << 31u) | 0x7F800000u, be > 254);
 }
-fn fmag_soft_fma(ua: u32, ub: u32, uc: u32) -> u32 {
+fn f_fma_main(ua: u32, ub: u32, uc: u32) -> u32 {
   let ea = (ua >> 23u) & 0xFFu; let eb = (ub >> 23u) & 0xFFu; let ec = (uc >> 23u) & 0xFFu;
   var ma = ua & 0x7FFFFFu; var mb = ub & 0x7FFFFFu; var mc = uc & 0x7FFFFFu;
   let sp = (ua ^ ub) >> 31u; let sc = uc >> 31u;
-  if ((ea == 255u && ma != 0u) || (eb == 255u && mb != 0u) || (ec == 255u && mc != 0u)) { return 0x7FC00000u; }
-  let za = (ua & 0x7FFFFFFFu) == 0u; let zb = (ub & 0x7FFFFFFFu) == 0u;
-  if (ea == 255u || eb == 255u) {
-    if (za || zb) { return 0x7FC00000u; }
-    if (ec == 255u && sc != sp) { return 0x7FC00000u; }
-    return (sp << 31u) | 0x7F800000u;
-  }
-  if (ec == 255u) { return uc; }
-  if (za || zb) { if ((uc & 0x7FFFFFFFu) == 0u) { return (sp & sc) << 31u; } return uc; }
-  var xa = i32(ea); var xb = i32(eb); var xc = i32(ec);
-  if (ea == 0u) { let k = 23 - f_msb32(ma); ma = ma << u32(k); xa = 1 - k; } else { ma = ma | 0x800000u; }
-  if (eb == 0u) { let k = 23 - f_msb32(mb); mb = mb << u32(k); xb = 1 - k; } else { mb = mb | 0x800000u; }
+  let ka = 23 - f_msb32(max(ma, 1u)); let kb = 23 - f_msb32(max(mb, 1u)); let kc = 23 - f_msb32(max(mc, 1u));
+  let xa = select(i32(ea), 1 - ka, ea == 0u); let xb = select(i32(eb), 1 - kb, eb == 0u);
+  let xc = select(i32(ec), 1 - kc, ec == 0u);
+  ma = select(ma | 0x800000u, ma << u32(ka), ea == 0u);
+  mb = select(mb | 0x800000u, mb << u32(kb), eb == 0u);
+  mc = select(mc | 0x800000u, mc << u32(clamp(kc, 0, 31)), ec == 0u);
   let a1 = ma >> 12u; let a0 = ma & 0xFFFu; let b1 = mb >> 12u; let b0 = mb & 0xFFFu;
   let mid = a1 * b0 + a0 * b1; let hi = a1 * b1;
-  var p = vec2<u32>(a0 * b0, 0u);
-  p = f_add64(p, vec2<u32>(mid << 12u, mid >> 20u));
-  p = f_add64(p, vec2<u32>(hi << 24u, hi >> 8u));
-  let sh = 61 - f_msb64(p);
+  var p = f_add64(f_add64(vec2<u32>(a0 * b0, 0u), vec2<u32>(mid << 12u, mid >> 20u)), vec2<u32>(hi << 24u, hi >> 8u));
+  let sh = select(15, 14, p.y >= 0x8000u);
   p = f_shl64(p, sh);
   let ep = xa + xb - 300 - sh;
-  if ((uc & 0x7FFFFFFFu) == 0u) { return f_round_pack(sp, p, ep); }
-  if (ec == 0u) { let k = 23 - f_msb32(mc); mc = mc << u32(k); xc = 1 - k; } else { mc = mc | 0x800000u; }
-  let c = f_shl64(vec2<u32>(mc, 0u), 38);
+  let cz = (uc & 0x7FFFFFFFu) == 0u;
+  let c = vec2<u32>(0u, mc << 6u);
   let ecx = xc - 188;
-  var big = p; var small_ = c; var sbig = sp; var ssmall = sc;
-  var e = ep; var d = ep - ecx;
-  if (d < 0 || (d == 0 && f_lt64(p, c))) { big = c; small_ = p; sbig = sc; ssmall = sp; e = ecx; d = -d; }
+  let swap = !cz && (ecx > ep || (ecx == ep && f_lt64(p, c)));
+  let big = select(p, c, swap); let small_ = select(c, p, swap);
+  let sbig = select(sp, sc, swap); let ssmall = select(sc, sp, swap);
+  let e = select(ep, ecx, swap);
+  let d = select(select(ep - ecx, ecx - ep, swap), 64, cz);
   var sm = f_shr64(small_, d);
-  var back = vec2<u32>(0u, 0u);
-  if (d < 64) { back = f_shl64(sm, d); }
-  if (!f_eq64(back, small_)) { sm.x = sm.x | 1u; }
-  var x: vec2<u32>;
-  if (sbig == ssmall) {
-    x = f_add64(big, sm);
-  } else {
-    x = f_sub64(big, sm);
-    if (f_eq64(x, vec2<u32>(0u, 0u))) { return 0u; }
-  }
-  return f_round_pack(sbig, x, e);
+  let back = select(vec2<u32>(0u, 0u), f_shl64(sm, d), d < 64);
+  sm.x = sm.x | select(0u, 1u, !f_eq64(back, small_));
+  sm = select(sm, vec2<u32>(0u, 0u), cz);
+  let x = select(f_sub64(big, sm), f_add64(big, sm), sbig == ssmall);
+  return select(f_round_pack(sbig, x, e), 0u, f_eq64(x, vec2<u32>(0u, 0u)));
+}
+fn fmag_soft_fma(ua: u32, ub: u32, uc: u32) -> u32 {
+  let ea = (ua >> 23u) & 0xFFu; let eb = (ub >> 23u) & 0xFFu; let ec = (uc >> 23u) & 0xFFu;
+  let sp = (ua ^ ub) >> 31u; let sc = uc >> 31u;
+  let za = (ua & 0x7FFFFFFFu) == 0u; let zb = (ub & 0x7FFFFFFFu) == 0u; let zc = (uc & 0x7FFFFFFFu) == 0u;
+  let na = ea == 255u && (ua & 0x7FFFFFu) != 0u; let nb = eb == 255u && (ub & 0x7FFFFFu) != 0u;
+  let nc = ec == 255u && (uc & 0x7FFFFFu) != 0u;
+  let ia = ea == 255u && !na; let ib = eb == 255u && !nb; let ic = ec == 255u && !nc;
+  let nan_ = na || nb || nc || ((ia || ib) && (za || zb)) || ((ia || ib) && ic && sc != sp);
+  var r = f_fma_main(ua, ub, uc);
+  r = select(r, select(uc, (sp & sc) << 31u, zc), za || zb);
+  r = select(r, uc, ic);
+  r = select(r, (sp << 31u) | 0x7F800000u, ia || ib);
+  return select(r, 0x7FC00000u, nan_);
 }
 `;
