@@ -345,9 +345,11 @@ def main():
         # (1) and (2): streams and pixels
         for name, lang, src, perlane in programs_to_check(args.quick):
             want, fmag = native.stream(src, lang, "-O2")
-            for be in backends:
+            for be in backends + ["wasm"]:
                 if be == "webgpu" and name not in ("plasma", "tiles-perlane", "hash21", "fmas", "multi_export"):
                     continue  # WebGPU: a subset (the same shader logic, CI time)
+                if be == "wasm" and name not in ("tiles-perlane", "hash21"):
+                    continue  # the page's CPU engine (the reference VM in wasm, fmag.js's run)
                 st = pg.type_program(src, lang, "-O2", perlane, be)
                 if st["diagnostics"] and not st["programs"]:
                     fail("%s: the page reports %s" % (name, st["diagText"]))
