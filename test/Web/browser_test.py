@@ -10,7 +10,7 @@ checks against independent oracles of the native build:
      integer fma of both shaders on random and edge-case operands and guards;
   3. a syntax error shows at its line (gutter mark and message); the permalink restores
      the program;
-  4. a screenshot of the page is written for a person to look at.
+  4. screenshots of the page are written for a person to look at.
 usage: browser_test.py --web BUILD/web --tools BUILD/bin --out DIR [--chromium PATH]
        [--quick] [--bench]"""
 import argparse
@@ -419,14 +419,17 @@ def main():
         else:
             print("ok: permalink restores the source, the pipeline and per-lane (%d-byte address)" % len(href), flush=True)
 
-        # (4) a screenshot for a person: the per-lane tiles example on WebGL2
-        tiles = dict((n, s) for n, _, s, _ in programs_to_check(True))["plasma"]
-        pg.type_program(tiles, "sl", "-O2", False, "webgl2")
-        shot = page.send("Page.captureScreenshot", {"format": "png"})
-        path = os.path.join(args.out, "playground.png")
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(shot["data"]))
-        print("screenshot: %s" % path, flush=True)
+        # (4) screenshots for a person: plasma on WebGL2, and the four-export example per
+        # lane (a program per tile) with its stream and statistics
+        examples = dict((n, s) for n, _, s, _ in programs_to_check(True))
+        for shot_name, src, perlane in (("playground.png", examples["plasma"], False),
+                                        ("playground-perlane.png", examples["tiles"], True)):
+            pg.type_program(src, "sl", "-O2", perlane, "webgl2")
+            shot = page.send("Page.captureScreenshot", {"format": "png"})
+            path = os.path.join(args.out, shot_name)
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+            print("screenshot: %s" % path, flush=True)
 
         if args.bench:
             bench(pg, backends)
