@@ -411,18 +411,16 @@ static int check_binary(checker *c, sl_expr *e, int a, int b)
                  sl_type_name(a), sl_type_name(b));
         return SL_ERR;
     }
+    if (is_int_op(e->op) && (SL_KIND(a) == SL_KF32 || SL_KIND(b) == SL_KF32)) {
+        sl_error(s, e->pos, "operator %s needs integer operands, got %s and %s%s",
+                 sl_tok_desc(e->op), sl_type_name(a), sl_type_name(b),
+                 e->op == TK_PERCENT ? " (for f32 use mod(x, y))" : "");
+        return SL_ERR;
+    }
     int kind = unify_kinds(c, e->pos, what, es, ts, 2, !cmp);
     if (kind < 0) return SL_ERR;
     if (cmp) return SL_TYPE(SL_KF32, 1);
-    if (is_int_op(e->op)) {
-        if (kind == SL_KF32) {
-            sl_error(s, e->pos, "operator %s needs integer operands, got %s and %s%s",
-                     sl_tok_desc(e->op), sl_type_name(ts[0]), sl_type_name(ts[1]),
-                     e->op == TK_PERCENT ? " (for f32 use mod(x, y))" : "");
-            return SL_ERR;
-        }
-        if (kind == SL_KLIT) kind = SL_KLITI;
-    }
+    if (is_int_op(e->op) && kind == SL_KLIT) kind = SL_KLITI;
     return broadcast(c, e->pos, what, SL_TYPE(kind, SL_WIDTH(ts[0])),
                      SL_TYPE(kind, SL_WIDTH(ts[1])));
 }
@@ -519,8 +517,11 @@ static int check_call(checker *c, sl_expr *e)
         int total = 0, want = SL_WIDTH(e->ctor_width);
         for (unsigned i = 0; i < e->nargs; i++) {
             types[i] = check_value(c, e->args[i]);
+            /* f32(1 << 4): an integer-only literal expression is an i32, converted. */
             if (types[i] != SL_ERR && is_lit(types[i]))
-                types[i] = coerce(c, e->args[i], SL_KIND(e->ctor_width));
+                types[i] = SL_KIND(types[i]) == SL_KLITI && SL_KIND(e->ctor_width) == SL_KF32
+                               ? settle(c, e->args[i])
+                               : coerce(c, e->args[i], SL_KIND(e->ctor_width));
             if (types[i] == SL_ERR)
                 bad = true;
             else
