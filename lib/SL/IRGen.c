@@ -278,13 +278,19 @@ static sval gen_builtin(gen *g, sl_expr *e)
         a[i] = gen_expr(g, e->args[i]);
     sval r = {{0}, width_of(e->type), false};
     int kind = kind_of(e->type);
-    if (kind != SL_KF32 && strcmp(bi->name, "select")) {
+    if (kind != SL_KF32 && strcmp(bi->name, "select") && bi->shape != BS_BITS) {
         for (int k = 0; k < r.n; k++) {
             fmag_value *x[3];
             for (unsigned i = 0; i < e->nargs && i < 3; i++)
                 x[i] = splat(&a[i], k);
             r.c[k] = int_builtin(g, bi->name, kind, x);
         }
+        return r;
+    }
+    if (bi->shape == BS_BITS) {
+        fmag_int_op op = kind == SL_KF32 ? FMAG_IOP_I2F : FMAG_IOP_F2I;
+        for (int k = 0; k < r.n; k++)
+            r.c[k] = fmag_build_int(b, op, a[0].c[k], NULL, NULL);
         return r;
     }
     const fmag_math_builtin *mb = g->math[e->builtin];
@@ -345,6 +351,8 @@ static sval gen_builtin(gen *g, sl_expr *e)
         r.is_bool = true;
         break;
     }
+    case BS_BITS:
+        break; /* above */
     case BS_OUTARG: {
         sval o = {{0}, r.n, false};
         bool modf = !strcmp(bi->name, "modf");

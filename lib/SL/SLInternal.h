@@ -253,6 +253,7 @@ typedef enum sl_builtin_shape {
     BS_FACEFORWARD, /* faceforward(N, I, Nref): three vectors of one type */
     BS_ANYALL,      /* any/all(v): f32 (1.0 / 0.0) of a vector's truth */
     BS_OUTARG,      /* modf(x, out i) / frexp(x, out e): component-wise, the second an lvalue */
+    BS_BITS,        /* floatBitsToInt/Uint, intBitsToFloat, uintBitsToFloat: the same 32 bits */
 } sl_builtin_shape;
 
 typedef struct sl_builtin {

@@ -15,7 +15,9 @@
     {"radians", BS_MAP1}, {"degrees", BS_MAP1}, {"isnan", BS_MAP1}, {"isinf", BS_MAP1}, \
     {"ldexp", BS_MAP2}, {"fma", BS_MAP3}, {"reflect", BS_REFLECT}, {"refract", BS_REFRACT}, \
     {"faceforward", BS_FACEFORWARD}, {"any", BS_ANYALL}, {"all", BS_ANYALL}, \
-    {"modf", BS_OUTARG}, {"frexp", BS_OUTARG},
+    {"modf", BS_OUTARG}, {"frexp", BS_OUTARG}, \
+    {"floatBitsToInt", BS_BITS}, {"floatBitsToUint", BS_BITS}, {"intBitsToFloat", BS_BITS}, \
+    {"uintBitsToFloat", BS_BITS},
 // clang-format on
 
 const sl_builtin sl_builtins[] = {
@@ -592,6 +594,7 @@ static int check_call(checker *c, sl_expr *e)
     case BS_LENGTH:
     case BS_NORMALIZE:
     case BS_ANYALL:
+    case BS_BITS:
         want = 1;
         break;
     case BS_MAP2:
@@ -644,6 +647,18 @@ static int check_call(checker *c, sl_expr *e)
             return SL_ERR;
         }
         return SL_TYPE(kind, cw > w ? cw : w);
+    }
+    if (b->shape == BS_BITS) {
+        /* GLSL's names; the argument's kind is the one the name starts with. */
+        int from = b->name[0] == 'f' ? SL_KF32 : b->name[0] == 'i' ? SL_KI32 : SL_KU32;
+        int to = from != SL_KF32 ? SL_KF32 : b->name[11] == 'I' ? SL_KI32 : SL_KU32;
+        if (is_lit(types[0]) && (types[0] = coerce(c, e->args[0], from)) == SL_ERR) return SL_ERR;
+        if (SL_KIND(types[0]) != from) {
+            sl_error(s, e->args[0]->pos, "builtin '%s' takes %s, got %s", b->name,
+                     sl_type_name(SL_TYPE(from, 1)), sl_type_name(types[0]));
+            return SL_ERR;
+        }
+        return SL_TYPE(to, SL_WIDTH(types[0]));
     }
     if (int_ok) {
         if (unify_kinds(c, e->pos, b->name, e->args, types, e->nargs, false) < 0) return SL_ERR;
@@ -708,6 +723,8 @@ static int check_call(checker *c, sl_expr *e)
         return types[0];
     case BS_ANYALL:
         return 1;
+    case BS_BITS:
+        break; /* handled above */
     }
     return SL_ERR;
 }

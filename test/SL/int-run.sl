@@ -17,6 +17,7 @@
 // CHECK: conv: {{[0-9]+}} inputs, {{[0-9]+}} values agree
 // CHECK: vec: {{[0-9]+}} inputs, {{[0-9]+}} values agree
 // CHECK: loops: {{[0-9]+}} inputs, {{[0-9]+}} values agree
+// CHECK: bits: {{[0-9]+}} inputs, {{[0-9]+}} values agree
 
 // Integer parameters, results and out parameters between functions are i32 values.
 i32 divmod(i32 a, i32 b, out i32 r)
@@ -111,4 +112,13 @@ export f32x2 loops(i32 a)
     for (u32 k = 3u; k != 0u; k--)
         h = h * 16777619u + k;
     return f32x2(f32(s), f32(h >> 8));
+}
+
+// Bit casts (GLSL's names): the float's 32 bits and back.
+export f32x4 bits(f32 x, out f32x2 y)
+{
+    i32 i = floatBitsToInt(x);
+    u32 u = floatBitsToUint(x);
+    y = f32x2(intBitsToFloat(i ^ 0x80000000), uintBitsToFloat(u + 1u));
+    return f32x4(f32(i >> 16), f32(i & 0xFFFF), f32(u >> 23), intBitsToFloat(0x40490FDB));
 }

@@ -169,6 +169,16 @@ def loops(x, _y):
     return [f32(s), f32(h >> 8)]
 
 
+def bits(x, _y):
+    u = struct.unpack("<I", struct.pack("<f", x))[0]
+    i = s32(u)
+
+    def flt(w):
+        return struct.unpack("<f", struct.pack("<I", w & M))[0]
+    return [f32(i >> 16), f32(i & 0xFFFF), f32(u >> 23), flt(0x40490FDB), flt(u ^ 0x80000000),
+            flt(u + 1)]
+
+
 def pcg(v):
     state = u32(v * 747796405 + 2891336453)
     word = u32(((state >> ((state >> 28) + 4)) ^ state) * 277803737)
@@ -242,7 +252,8 @@ def main():
     if mode == "ops":
         pairs = inputs(r, 400)
         for name, fn, nin in (("iarith", iarith, 2), ("ishift", ishift, 2), ("uarith", uarith, 2),
-                              ("conv", conv, 1), ("vec", vec, 2), ("loops", loops, 1)):
+                              ("conv", conv, 1), ("vec", vec, 2), ("loops", loops, 1),
+                              ("bits", bits, 1)):
             ok = check(name, fn, nin, pairs, work, prog) and ok
     else:
         # 10^4 inputs exact as u32: 0..4999 and 5000 random up to 2^24.
