@@ -68,6 +68,9 @@ fmag_value *li_fm(li *st, fmag_value *a, fmag_value *b, fmag_value *c, fmag_valu
         e = li_k(st, 1.0f);
         d = li_k(st, 0.0f);
     }
+    if (uncond && kval(a, &ka) && kval(b, &kb) && ka * kb == 0.0f && isfinite(ka) && isfinite(kb) &&
+        !kval(c, &kc))
+        return c;
     if (uncond && kval(a, &ka) && kval(b, &kb) && kval(c, &kc)) {
         float r = fmaf(ka, kb, kc);
         if (isfinite(r)) return li_k(st, r + 0.0f);

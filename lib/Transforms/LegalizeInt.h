@@ -78,6 +78,8 @@ li_range li_range_full(void);
 li_range li_range_const(uint32_t bits);
 /* The range of op's result from its operands' ranges (f32 operands: their float
  * bounds in fl[k], or NULL when unknown). */
+/* Bounds of an f32 value where its definition shows them (depth: start at 0). */
+bool li_float_bounds(fmag_value *v, double *lo, double *hi, int depth);
 li_range li_range_of(fmag_int_op op, const li_range *r, fmag_value *const *ops);
 
 /* ---- LegalizeIntSmall.c: the in-range forms; false when the operation needs the
@@ -93,6 +95,8 @@ void li_wide_mul(li *st, fmag_value *const a[2], fmag_value *const b[2], fmag_va
 fmag_value *li_signed_hi(li *st, fmag_value *h);
 /* > 0 exactly when the value is negative (bit 31 set) */
 fmag_value *li_sign_guard(li *st, fmag_value *h);
+void li_wide_shift_const(li *st, fmag_int_op op, fmag_value *const a[2], int k, fmag_value *out[2]);
+bool li_wide_mask(li *st, fmag_value *const a[2], uint32_t m, fmag_value *out[2]);
 bool li_lower_wide(li *st, fmag_instr *i, li_val *res, fmag_value **fres);
 
 /* ---- LegalizeIntBits.c */

@@ -121,20 +121,37 @@ static void shift_const(li *st, fmag_int_op op, fmag_value **x, int k, fmag_valu
     }
 }
 
+static bool lower_bitwise(li *st, fmag_int_op op, fmag_value *x, fmag_value *y, li_val *res)
+{
+    fmag_value **bx = li_get_bits(st, x), **by = li_get_bits(st, y);
+    res->bits = li_new_bits(st);
+    for (int k = 0; k < 32; k++)
+        res->bits[k] = bit_op(st, op, bx[k], by[k]);
+    return true;
+}
+
 bool li_lower_bits(li *st, fmag_instr *i, li_val *res)
 {
     fmag_int_op op = i->iop;
     fmag_value *x = fmag_instr_op(i, 0), *y = i->nops > 1 ? fmag_instr_op(i, 1) : NULL;
+    uint32_t c;
     switch (op) {
     case FMAG_IOP_AND:
+        /* a mask of low bits (or the high half) on a value not in bit form: limbs */
+        if (fmag_value_is_const(x) && !fmag_value_is_const(y)) {
+            fmag_value *t = x;
+            x = y;
+            y = t;
+        }
+        if (li_is_const(y, &c) && !li_info(st, x)->bits) {
+            fmag_value *a[2];
+            li_get_l(st, x, a);
+            if (li_wide_mask(st, a, c, res->l)) return true;
+        }
+        return lower_bitwise(st, op, x, y, res);
     case FMAG_IOP_OR:
-    case FMAG_IOP_XOR: {
-        fmag_value **bx = li_get_bits(st, x), **by = li_get_bits(st, y);
-        res->bits = li_new_bits(st);
-        for (int k = 0; k < 32; k++)
-            res->bits[k] = bit_op(st, op, bx[k], by[k]);
-        return true;
-    }
+    case FMAG_IOP_XOR:
+        return lower_bitwise(st, op, x, y, res);
     case FMAG_IOP_NOT: {
         li_val *iv = li_info(st, x);
         if (!iv->bits) return false; /* limbs: 65535 - limb */
@@ -146,9 +163,14 @@ bool li_lower_bits(li *st, fmag_instr *i, li_val *res)
     case FMAG_IOP_SHL:
     case FMAG_IOP_LSHR:
     case FMAG_IOP_ASHR: {
+        if (li_is_const(y, &c) && !li_info(st, x)->bits) {
+            fmag_value *a[2];
+            li_get_l(st, x, a);
+            li_wide_shift_const(st, op, a, (int)(c & 31), res->l);
+            return true;
+        }
         fmag_value **bx = li_get_bits(st, x);
         res->bits = li_new_bits(st);
-        uint32_t c;
         if (li_is_const(y, &c)) {
             shift_const(st, op, bx, (int)(c & 31), res->bits);
             return true;

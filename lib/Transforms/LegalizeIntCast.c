@@ -130,8 +130,11 @@ static fmag_value *i2f(li *st, fmag_value *const l[2])
     fmag_value *den = li_mul(st, li_mul(st, m, li_k(st, 0x1p-100f)), li_k(st, 0x1p-49f));
     v = li_sel(st, v, den, li_addk(st, E, -0.5f));
     /* E = 255: infinity, or a NaN when m != 0 (inf * 0 is one) */
+    /* Literals are never infinite (SPEC §1): 3e38 * 10 makes one, and inf - inf a NaN
+     * that no fold of x*0 can take away. */
     fmag_value *inf = li_mul(st, li_k(st, 3e38f), li_k(st, 10.0f));
-    fmag_value *special = li_sel(st, li_mul(st, inf, li_k(st, 0.0f)), inf, m);
+    fmag_value *ninf = li_mul(st, li_k(st, -3e38f), li_k(st, 10.0f));
+    fmag_value *special = li_sel(st, li_add(st, inf, ninf), inf, m);
     v = li_sel(st, special, v, li_addk(st, E, -254.5f));
     return li_fm(st, v, li_k(st, -1.0f), li_k(st, 0.0f), v, sg);
 }

@@ -58,7 +58,7 @@ static int64_t ones_below(int64_t hi)
 
 /* Float bounds of an f32 value, by a short look through its definition: literals,
  * selects (union of the arms) and x*k+c with literal k and c. Depth-limited. */
-static bool float_bounds(fmag_value *v, double *lo, double *hi, int depth)
+bool li_float_bounds(fmag_value *v, double *lo, double *hi, int depth)
 {
     if (fmag_value_is_const(v)) {
         if (!isfinite(v->imm)) return false;
@@ -70,8 +70,8 @@ static bool float_bounds(fmag_value *v, double *lo, double *hi, int depth)
     fmag_value *a = fmag_instr_op(d, FMAG_A), *b = fmag_instr_op(d, FMAG_B);
     fmag_value *c = fmag_instr_op(d, FMAG_C), *fb = fmag_instr_op(d, FMAG_D);
     double alo, ahi, clo, chi, dlo, dhi;
-    if (!fmag_value_is_const(b) || !float_bounds(a, &alo, &ahi, depth + 1) ||
-        !float_bounds(c, &clo, &chi, depth + 1))
+    if (!fmag_value_is_const(b) || !li_float_bounds(a, &alo, &ahi, depth + 1) ||
+        !li_float_bounds(c, &clo, &chi, depth + 1))
         return false;
     double k = b->imm, p1 = alo * k, p2 = ahi * k;
     double tlo = fmin(p1, p2) + clo, thi = fmax(p1, p2) + chi;
@@ -79,7 +79,7 @@ static bool float_bounds(fmag_value *v, double *lo, double *hi, int depth)
     tlo -= fabs(tlo) * 0x1p-23;
     thi += fabs(thi) * 0x1p-23;
     if (!fmag_ou_const_true(fmag_instr_op(d, FMAG_E))) {
-        if (!float_bounds(fb, &dlo, &dhi, depth + 1)) return false;
+        if (!li_float_bounds(fb, &dlo, &dhi, depth + 1)) return false;
         tlo = fmin(tlo, dlo);
         thi = fmax(thi, dhi);
     }
@@ -165,7 +165,7 @@ li_range li_range_of(fmag_int_op op, const li_range *r, fmag_value *const *ops)
     case FMAG_IOP_FPTOSI:
     case FMAG_IOP_FPTOUI: {
         double lo, hi;
-        if (!ops || !ops[0] || !float_bounds(ops[0], &lo, &hi, 0)) {
+        if (!ops || !ops[0] || !li_float_bounds(ops[0], &lo, &hi, 0)) {
             return op == FMAG_IOP_FPTOUI ? li_range_full() : li_range_full();
         }
         if (!(lo > -2147483648.0 && hi < 2147483648.0)) return li_range_full();

@@ -179,7 +179,8 @@ bool li_lower_small(li *st, fmag_instr *i, li_val *res, fmag_value **fres)
         /* res->r came from the float's bounds; keep to where the rounding trick works */
         if (res->r.lo <= -(1 << 22) + 2 || res->r.hi >= (1 << 22) - 2) return false;
         fmag_value *x = ops[0];
-        bool nonneg = res->r.lo > 0;
+        double flo, fhi;
+        bool nonneg = li_float_bounds(x, &flo, &fhi, 0) && flo >= 0.0;
         if (op == FMAG_IOP_FPTOUI && !nonneg) {
             x = li_fm(st, x, li_k(st, 1.0f), li_k(st, 0.0f), li_k(st, 0.0f), x);
             nonneg = true;

@@ -4,6 +4,8 @@
  * exhaustively over the limb domain; docs/Integers.md). */
 #include "LegalizeInt.h"
 
+#include <math.h>
+
 /* s an integer in [0, 2^17): s mod 65536; *g > 0 when s >= 65536 (the carry). */
 static fmag_value *wrap_up(li *st, fmag_value *s, fmag_value **g)
 {
@@ -44,31 +46,44 @@ void li_wide_neg(li *st, fmag_value *const a[2], fmag_value *out[2])
     li_wide_sub(st, z, a, out);
 }
 
-/* x*y mod 2^16 up to a multiple of 2^16, as *r + *e with |*r + *e| <= 32896, and
- * *q with x*y = *q * 65536 + *r + *e exactly (x, y integers in [0, 65535]). The
- * product rounds once (p); fma gives its exact error (e); p splits by rounding
- * p/65536 to an integer with the 1.5*2^23 trick (exact: p/65536 < 2^16). */
-static void prod16(li *st, fmag_value *x, fmag_value *y, fmag_value **q, fmag_value **r,
-                   fmag_value **e)
+/* x*y = *q * 65536 + *w exactly, |*w| <= 32896, for integers x, y in [0, 65535]. The
+ * product rounds once (p); fma gives its exact error (e = x*y - p); p splits by
+ * rounding p/65536 to an integer with the 1.5*2^23 trick (exact: p/65536 < 2^16),
+ * and *w = (p - q*65536) + e. With a literal factor the negated product comes for
+ * free (x * -k), which saves the negation fma's error term needs. */
+static void prod16(li *st, fmag_value *x, fmag_value *y, fmag_value **q, fmag_value **w)
 {
+    if (fmag_value_is_const(x)) {
+        fmag_value *t = x;
+        x = y;
+        y = t;
+    }
+    if (fmag_value_is_const(y)) {
+        fmag_value *np = li_fmak(st, x, -y->imm, 0.0f);
+        fmag_value *e = li_fma(st, x, y, np);
+        fmag_value *t = li_fmak(st, np, -1.0f / 65536.0f, LI_MAGIC);
+        *q = li_addk(st, t, -LI_MAGIC);
+        fmag_value *nr = li_fma(st, *q, li_k(st, 65536.0f), np); /* -(p - q*65536) */
+        *w = li_sub(st, e, nr);
+        return;
+    }
     fmag_value *p = li_mul(st, x, y);
-    *e = li_fma(st, x, y, li_fmak(st, p, -1.0f, 0.0f));
+    fmag_value *e = li_fma(st, x, y, li_fmak(st, p, -1.0f, 0.0f));
     fmag_value *t = li_fmak(st, p, 1.0f / 65536.0f, LI_MAGIC);
     *q = li_addk(st, t, -LI_MAGIC);
-    *r = li_fma(st, *q, li_k(st, -65536.0f), p);
+    *w = li_add(st, li_fma(st, *q, li_k(st, -65536.0f), p), e);
 }
 
 void li_wide_mul(li *st, fmag_value *const a[2], fmag_value *const b[2], fmag_value *out[2])
 {
-    fmag_value *q0, *r0, *e0, *q1, *r1, *e1, *q2, *r2, *e2, *g;
-    prod16(st, a[0], b[0], &q0, &r0, &e0);
-    out[0] = wrap_down(st, li_add(st, r0, e0), &g);
+    fmag_value *q0, *w0, *q1, *w1, *q2, *w2, *g;
+    prod16(st, a[0], b[0], &q0, &w0);
+    out[0] = wrap_down(st, w0, &g);
     fmag_value *carry = li_fm(st, q0, li_k(st, 1.0f), li_k(st, -1.0f), q0, g);
-    prod16(st, a[1], b[0], &q1, &r1, &e1);
-    prod16(st, a[0], b[1], &q2, &r2, &e2);
-    (void)q1;
-    (void)q2;
-    fmag_value *h = li_add(st, li_add(st, carry, r1), li_add(st, e1, li_add(st, r2, e2)));
+    /* the cross products matter mod 2^16 only: their q is dropped */
+    prod16(st, a[1], b[0], &q1, &w1);
+    prod16(st, a[0], b[1], &q2, &w2);
+    fmag_value *h = li_add(st, li_add(st, carry, w1), w2);
     li_floor_pow2(st, h, 16, NULL, &out[1]);
 }
 
@@ -183,4 +198,68 @@ bool li_lower_wide(li *st, fmag_instr *i, li_val *res, fmag_value **fres)
     default:
         return false;
     }
+}
+
+/* Shifts by a literal on limbs (a value not in bit form yet): the floor trick splits
+ * each limb where the shift cuts it. 0 to 10 instructions; a multiple of 16 is free. */
+void li_wide_shift_const(li *st, fmag_int_op op, fmag_value *const a[2], int k, fmag_value *out[2])
+{
+    fmag_value *z = li_k(st, 0.0f), *q, *r, *qh, *rh, *ql;
+    out[0] = a[0];
+    out[1] = a[1];
+    if (k == 0) return;
+    if (op == FMAG_IOP_SHL) {
+        if (k >= 16) {
+            li_floor_pow2(st, a[0], 32 - k, NULL, &r);
+            out[1] = li_fmak(st, r, ldexpf(1.0f, k - 16), 0.0f);
+            out[0] = z;
+        } else {
+            li_floor_pow2(st, a[0], 16 - k, &ql, &r);
+            out[0] = li_fmak(st, r, ldexpf(1.0f, k), 0.0f);
+            li_floor_pow2(st, a[1], 16 - k, NULL, &rh);
+            out[1] = li_fma(st, rh, li_k(st, ldexpf(1.0f, k)), ql);
+        }
+        return;
+    }
+    bool arith = op == FMAG_IOP_ASHR;
+    fmag_value *h = arith ? li_signed_hi(st, a[1]) : a[1];
+    if (k >= 16) {
+        li_floor_pow2(st, h, k - 16, &q, NULL);
+        out[0] = arith ? wrap_down(st, q, NULL) : q;
+        out[1] = arith ? li_sel(st, li_k(st, 65535.0f), z, li_sign_guard(st, a[1])) : z;
+        return;
+    }
+    li_floor_pow2(st, h, k, &qh, &rh);
+    li_floor_pow2(st, a[0], k, &ql, NULL);
+    out[0] = li_fma(st, rh, li_k(st, ldexpf(1.0f, 16 - k)), ql);
+    out[1] = arith ? wrap_down(st, qh, NULL) : qh;
+}
+
+/* x & m for a literal m of the form 2^n - 1 or 0xFFFF0000, on limbs; false otherwise. */
+bool li_wide_mask(li *st, fmag_value *const a[2], uint32_t m, fmag_value *out[2])
+{
+    fmag_value *z = li_k(st, 0.0f);
+    if (m == 0xFFFF0000u) {
+        out[0] = z;
+        out[1] = a[1];
+        return true;
+    }
+    if (m & (m + 1)) return false;
+    int n = 0;
+    while (n < 32 && (m >> n) & 1)
+        n++;
+    if (n <= 16) {
+        out[1] = z;
+        if (n == 16)
+            out[0] = a[0];
+        else
+            li_floor_pow2(st, a[0], n, NULL, &out[0]);
+    } else {
+        out[0] = a[0];
+        if (n == 32)
+            out[1] = a[1];
+        else
+            li_floor_pow2(st, a[1], n - 16, NULL, &out[1]);
+    }
+    return true;
 }
