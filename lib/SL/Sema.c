@@ -295,6 +295,10 @@ static int coerce(checker *c, sl_expr *e, int kind)
         if (coerce(c, e->b, kind) == SL_ERR || coerce(c, e->c, kind) == SL_ERR)
             return e->type = SL_ERR;
         break;
+    case EX_CALL: /* abs min max clamp select of literals (check_call) */
+        for (unsigned i = 0; i < e->nargs; i++) /* select's settled condition stays */
+            if (coerce(c, e->args[i], kind) == SL_ERR) return e->type = SL_ERR;
+        break;
     default:
         break;
     }
@@ -395,7 +399,9 @@ static int check_binary(checker *c, sl_expr *e, int a, int b)
                      sl_tok_desc(e->op), sl_type_name(a), sl_type_name(b));
             return SL_ERR;
         }
-        if (is_lit(a) && is_lit(b)) return SL_TYPE(SL_KLITI, 1);
+        /* A literal shifted takes its type from the context, as the left side does
+         * in C: the amount's type has no say (1 << u is an i32 where nothing says). */
+        if (is_lit(a) && SL_WIDTH(b) == 1) return SL_TYPE(SL_KLITI, 1);
         if (is_lit(a) && (a = coerce(c, e->a, SL_KIND(b))) == SL_ERR) return SL_ERR;
         if (is_lit(b) && (b = coerce(c, e->b, SL_KIND(a))) == SL_ERR) return SL_ERR;
         if (SL_WIDTH(b) != 1 && SL_WIDTH(b) != SL_WIDTH(a)) {
@@ -635,6 +641,10 @@ static int check_call(checker *c, sl_expr *e)
     if (is_select) {
         if (settle(c, e->args[0]) == SL_ERR) return SL_ERR;
         types[0] = e->args[0]->type;
+        if (SL_WIDTH(types[0]) == 1 && is_lit(types[1]) && is_lit(types[2]))
+            return SL_TYPE(SL_KIND(types[1]) == SL_KLITI || SL_KIND(types[2]) == SL_KLITI ? SL_KLITI
+                                                                                          : SL_KLIT,
+                           1);
         int kind = unify_kinds(c, e->pos, b->name, e->args + 1, types + 1, 2, false);
         if (kind < 0) return SL_ERR;
         int arms = broadcast(c, e->pos, b->name, types[1], types[2]);
@@ -661,7 +671,11 @@ static int check_call(checker *c, sl_expr *e)
         return SL_TYPE(to, SL_WIDTH(types[0]));
     }
     if (int_ok) {
-        if (unify_kinds(c, e->pos, b->name, e->args, types, e->nargs, false) < 0) return SL_ERR;
+        /* Of literals only, the call is a literal expression itself: max(3, 5) + i is
+         * an i32 and max(3, 5) * x an f32. */
+        int kind = unify_kinds(c, e->pos, b->name, e->args, types, e->nargs, true);
+        if (kind < 0) return SL_ERR;
+        if (kind == SL_KLIT || kind == SL_KLITI) return SL_TYPE(kind, 1);
     } else {
         for (unsigned i = 0; i < e->nargs; i++) {
             if (is_lit(types[i])) types[i] = coerce(c, e->args[i], SL_KF32);
