@@ -12,6 +12,7 @@
  * File-scope constants are evaluated at the entry of each function that reads
  * them (folding makes them literals).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmag/Math.h"
@@ -153,41 +154,32 @@ static void store(gen *g, sl_expr *lhs, const sval *v)
         g->env[var->slot + map[i]] = splat(v, (int)i);
 }
 
+/* Each integer operator (and its compound assignment): the IR operation on i32 and
+ * on u32. */
+static const struct {
+    sl_tok_kind op, assign;
+    fmag_int_op s, u;
+} int_ops[] = {
+    {TK_PLUS, TK_PLUS_ASSIGN, FMAG_IOP_ADD, FMAG_IOP_ADD},
+    {TK_MINUS, TK_MINUS_ASSIGN, FMAG_IOP_SUB, FMAG_IOP_SUB},
+    {TK_STAR, TK_STAR_ASSIGN, FMAG_IOP_MUL, FMAG_IOP_MUL},
+    {TK_SLASH, TK_SLASH_ASSIGN, FMAG_IOP_SDIV, FMAG_IOP_UDIV},
+    {TK_PERCENT, TK_PERCENT_ASSIGN, FMAG_IOP_SREM, FMAG_IOP_UREM},
+    {TK_AMP, TK_AMP_ASSIGN, FMAG_IOP_AND, FMAG_IOP_AND},
+    {TK_PIPE, TK_PIPE_ASSIGN, FMAG_IOP_OR, FMAG_IOP_OR},
+    {TK_CARET, TK_CARET_ASSIGN, FMAG_IOP_XOR, FMAG_IOP_XOR},
+    {TK_SHL, TK_SHL_ASSIGN, FMAG_IOP_SHL, FMAG_IOP_SHL},
+    {TK_SHR, TK_SHR_ASSIGN, FMAG_IOP_ASHR, FMAG_IOP_LSHR}, /* sign-filling on i32 */
+};
+
 /* x op y on integers of kind k (i32 or u32): wrap-around, truncating division. */
 static fmag_value *int_arith(gen *g, sl_tok_kind op, int k, fmag_value *x, fmag_value *y)
 {
-    bool u = k == SL_KU32;
-    switch (op) {
-    case TK_PLUS:
-    case TK_PLUS_ASSIGN:
-        return iop(g, FMAG_IOP_ADD, x, y);
-    case TK_MINUS:
-    case TK_MINUS_ASSIGN:
-        return iop(g, FMAG_IOP_SUB, x, y);
-    case TK_STAR:
-    case TK_STAR_ASSIGN:
-        return iop(g, FMAG_IOP_MUL, x, y);
-    case TK_SLASH:
-    case TK_SLASH_ASSIGN:
-        return iop(g, u ? FMAG_IOP_UDIV : FMAG_IOP_SDIV, x, y);
-    case TK_PERCENT:
-    case TK_PERCENT_ASSIGN:
-        return iop(g, u ? FMAG_IOP_UREM : FMAG_IOP_SREM, x, y);
-    case TK_AMP:
-    case TK_AMP_ASSIGN:
-        return iop(g, FMAG_IOP_AND, x, y);
-    case TK_PIPE:
-    case TK_PIPE_ASSIGN:
-        return iop(g, FMAG_IOP_OR, x, y);
-    case TK_CARET:
-    case TK_CARET_ASSIGN:
-        return iop(g, FMAG_IOP_XOR, x, y);
-    case TK_SHL:
-    case TK_SHL_ASSIGN:
-        return iop(g, FMAG_IOP_SHL, x, y);
-    default: /* >> and >>=: arithmetic for i32, logical for u32 */
-        return iop(g, u ? FMAG_IOP_LSHR : FMAG_IOP_ASHR, x, y);
-    }
+    size_t i = 0, n = sizeof int_ops / sizeof int_ops[0];
+    while (i < n && int_ops[i].op != op && int_ops[i].assign != op)
+        i++;
+    assert(i < n && "the checker admits only the table's operators on integers");
+    return iop(g, k == SL_KU32 ? int_ops[i].u : int_ops[i].s, x, y);
 }
 
 /* x op y on values of kind k. */

@@ -6,9 +6,12 @@ on the reference VM, and compared with the IR interpreter running the unoptimize
 IR. Integer results leave the program as 16-bit halves, so equality is bit-exact.
 
 usage: random_sl_int_diff.py WORKDIR COUNT SEED"""
+import os
 import random
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import random_sl_diff  # noqa: E402
 
 IOPS = ["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"]
 CMPS = ["<", ">", "<=", ">=", "==", "!="]
@@ -108,15 +111,10 @@ def main():
         src = "%s/p%d.sl" % (work, i)
         with open(src, "w") as f:
             f.write(program(r))
-        subprocess.run(["slc", src, "-o", src + ".fmag"], check=True)
-        subprocess.run(["slc", "-emit-ir", src, "-o", src + ".fir"], check=True)
         args = []
         for _ in range(8):
             args += ["--in", ",".join(value(r) for _ in range(4))]
-        vm = subprocess.run(["fmag-run", src + ".fmag"] + args, check=True,
-                            capture_output=True, text=True).stdout.splitlines()
-        ir = subprocess.run(["fmag-run", src + ".fir"] + args, check=True,
-                            capture_output=True, text=True).stdout.splitlines()
+        vm, ir = random_sl_diff.run_both(src, args)
         if len(vm) != 8 or len(ir) != 8:
             print("MISSING OUTPUT %s" % src)
             return 1
