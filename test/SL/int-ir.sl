@@ -59,6 +59,14 @@ export f32 signs(i32 a, i32 b, u32 c, u32 d, out f32 o)
 // CHECK-NEXT: shl 1, 4
 // CHECK-NEXT: or {{%[0-9]+}}, 1
 // CHECK: uitofp 7
+// A shifted literal takes the type of its context, not of the amount: >> is logical
+// in a u32 context and arithmetic in an i32 one.
+// CHECK-LABEL: export func @shifts(%i, %u) -> 2 {
+// CHECK: [[U:%[0-9]+]] = fptoui %u
+// CHECK: [[A:%[0-9]+]] = shl 0x80000000, [[U]]
+// CHECK-NEXT: lshr [[A]], 1
+// CHECK: [[B:%[0-9]+]] = shl 0x80000000, [[U]]
+// CHECK-NEXT: ashr [[B]], 1
 
 export f32 lits(f32 x, i32 i)
 {
@@ -77,6 +85,13 @@ export f32 lits(f32 x, i32 i)
 // CHECK-NEXT: select %x, 2.0, [[T]]
 // CHECK: br {{%[0-9]+}}, ^then, ^endif
 // CHECK: icmp.eq [[I]], 0
+}
+
+export f32x2 shifts(i32 i, u32 u)
+{
+    u32 m = (0x80000000 << u) >> 1;
+    i32 n = (0x80000000 << u) >> 1;
+    return f32x2(f32(m), f32(n));
 }
 
 export f32 conds(i32 i, f32 x)
