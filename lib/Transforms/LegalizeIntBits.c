@@ -19,7 +19,9 @@ static void extract(li *st, fmag_value *x, int n, fmag_value **bits)
     fmag_value *r = x;
     for (int i = n - 1; i >= 1; i--) {
         float p = ldexpf(1.0f, i);
-        fmag_value *g = li_addk(st, r, 0.5f - p);
+        /* r - (p - 1) > 0 exactly when r >= p; 1 - p is exact up to p = 2^24 (0.5 - p
+         * is not, and bit 24 of an in-range value needs it) */
+        fmag_value *g = li_addk(st, r, 1.0f - p);
         bits[i] = li_bool(st, g);
         r = li_fm(st, r, li_k(st, 1.0f), li_k(st, -p), r, g);
     }
@@ -112,6 +114,44 @@ static void amount_bits(li *st, fmag_value *n, fmag_value *nb[5])
         nb[k] = b[k];
 }
 
+/* Shifts by a variable amount on limbs (a value not in bit form): with m = n mod 16,
+ * 2^m and 2^-m come from the amount's bits by conditional doublings, shl is a
+ * product by 2^n (LegalizeIntWide's exact multiply) and the right shifts split each
+ * limb with the floor trick scaled by 2^-m; bit 4 of n picks the limb. */
+static void shift_var_limbs(li *st, fmag_int_op op, fmag_value *const a[2], fmag_value *const nb[5],
+                            fmag_value *out[2])
+{
+    fmag_value *one = li_k(st, 1.0f), *z = li_k(st, 0.0f);
+    fmag_value *pw = one, *inv = one;
+    for (int j = 0; j < 4; j++) {
+        pw = li_fm(st, pw, li_k(st, ldexpf(1.0f, 1 << j)), z, pw, nb[j]);
+        inv = li_fm(st, inv, li_k(st, ldexpf(1.0f, -(1 << j))), z, inv, nb[j]);
+    }
+    if (op == FMAG_IOP_SHL) {
+        fmag_value *p[2] = {li_sel(st, z, pw, nb[4]), li_sel(st, pw, z, nb[4])};
+        li_wide_mul(st, a, p, out);
+        return;
+    }
+    bool arith = op == FMAG_IOP_ASHR;
+    fmag_value *h = arith ? li_signed_hi(st, a[1]) : a[1];
+    fmag_value *hp = li_fmak(st, pw, -0.5f, 0.5f); /* 0.5 - 2^m / 2 */
+    /* floor(v / 2^m): v/2^m - 1/2 + 2^-(m+1) is never a tie (m = 0: v itself) */
+    fmag_value *yh = li_fma(st, li_add(st, h, hp), inv, li_k(st, LI_MAGIC));
+    fmag_value *qh = li_addk(st, yh, -LI_MAGIC);
+    fmag_value *rh = li_fma(st, qh, li_fmak(st, pw, -1.0f, 0.0f), h);
+    fmag_value *yl = li_fma(st, li_add(st, a[0], hp), inv, li_k(st, LI_MAGIC));
+    fmag_value *ql = li_addk(st, yl, -LI_MAGIC);
+    fmag_value *lo = li_fma(st, li_mul(st, rh, inv), li_k(st, 65536.0f), ql);
+    fmag_value *hi = qh;
+    if (arith) {
+        fmag_value *g = li_fmak(st, qh, -1.0f, -0.5f);
+        hi = li_fm(st, qh, one, li_k(st, 65536.0f), qh, g);
+    }
+    fmag_value *fill = arith ? li_sel(st, li_k(st, 65535.0f), z, li_sign_guard(st, a[1])) : z;
+    out[0] = li_sel(st, hi, lo, nb[4]);
+    out[1] = li_sel(st, fill, hi, nb[4]);
+}
+
 static void shift_const(li *st, fmag_int_op op, fmag_value **x, int k, fmag_value **out)
 {
     fmag_value *fill = op == FMAG_IOP_ASHR ? x[31] : li_k(st, 0.0f);
@@ -167,6 +207,13 @@ bool li_lower_bits(li *st, fmag_instr *i, li_val *res)
             fmag_value *a[2];
             li_get_l(st, x, a);
             li_wide_shift_const(st, op, a, (int)(c & 31), res->l);
+            return true;
+        }
+        if (!li_info(st, x)->bits) {
+            fmag_value *a[2], *nb[5];
+            li_get_l(st, x, a);
+            amount_bits(st, y, nb);
+            shift_var_limbs(st, op, a, nb, res->l);
             return true;
         }
         fmag_value **bx = li_get_bits(st, x);

@@ -88,13 +88,15 @@ static bool compile(fmag_module *m, compiled *c, fmag_context *ctx)
 
 /* ------------------------------------------------------------ one operation */
 
-/* An i32 operand is two inputs (its 16-bit halves); an f32 one is one input. */
-static fmag_value *int_input(fmag_builder *b, fmag_func *f, unsigned *k)
+/* An i32 operand is two inputs (its 16-bit halves); an f32 one is one input. Joined
+ * by iadd the operand arrives as limbs, by or in bit form: each operation is checked
+ * both ways (the two forms take different expansions). */
+static fmag_value *int_input(fmag_builder *b, fmag_func *f, unsigned *k, bool bits)
 {
     fmag_value *h = fmag_build_int(b, FMAG_IOP_FPTOUI, &f->params[(*k)++], NULL, NULL);
     fmag_value *l = fmag_build_int(b, FMAG_IOP_FPTOUI, &f->params[(*k)++], NULL, NULL);
     fmag_value *s = fmag_build_int(b, FMAG_IOP_SHL, h, fmag_build_const_i32(b, 16), NULL);
-    return fmag_build_int(b, FMAG_IOP_OR, s, l, NULL);
+    return fmag_build_int(b, bits ? FMAG_IOP_OR : FMAG_IOP_ADD, s, l, NULL);
 }
 
 static unsigned op_nin(fmag_int_op op)
@@ -110,7 +112,7 @@ static unsigned op_nout(fmag_int_op op)
     return fmag_int_op_result_type(op) == FMAG_TYPE_I32 ? 2 : 1;
 }
 
-static fmag_module *op_module(fmag_context *ctx, fmag_int_op op)
+static fmag_module *op_module(fmag_context *ctx, fmag_int_op op, bool bits)
 {
     fmag_module *m = fmag_module_create(ctx);
     fmag_func *f = fmag_func_create(m, "op", op_nin(op), op_nout(op), true);
@@ -119,7 +121,7 @@ static fmag_module *op_module(fmag_context *ctx, fmag_int_op op)
     fmag_value *ops[3] = {NULL, NULL, NULL};
     unsigned k = 0;
     for (unsigned j = 0; j < fmag_int_op_nops(op); j++)
-        ops[j] = fmag_int_op_operand_type(op, j) == FMAG_TYPE_I32 ? int_input(&b, f, &k)
+        ops[j] = fmag_int_op_operand_type(op, j) == FMAG_TYPE_I32 ? int_input(&b, f, &k, bits)
                                                                   : &f->params[k++];
     fmag_value *r = fmag_build_int(&b, op, ops[0], ops[1], ops[2]);
     fmag_value *out[2];
@@ -296,10 +298,12 @@ static bool run_cases(const compiled *c, fmag_int_op op, const uint32_t *vals, s
 static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
 {
     bool all_ok = true;
-    for (int o = 0; o < FMAG_IOP_COUNT; o++) {
-        fmag_int_op op = (fmag_int_op)o;
+    for (int o = 0; o < 2 * FMAG_IOP_COUNT; o++) {
+        fmag_int_op op = (fmag_int_op)(o / 2);
+        bool bits = o % 2;
+        if (bits && fmag_int_op_operand_type(op, 0) == FMAG_TYPE_F32) continue;
         fmag_context *ctx = fmag_context_create();
-        fmag_module *m = op_module(ctx, op);
+        fmag_module *m = op_module(ctx, op, bits);
         fmag_module *ir = fmag_module_clone(m);
         compiled c;
         bool ir_ok = fmag_run_passes(ir, "legalize-int", NULL) && !fmag_func_has_int(ir->first);
@@ -313,7 +317,7 @@ static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
         /* all pairs of edges (a select's guard: an edge float), then random */
         size_t ne = sizeof int_edges / sizeof *int_edges,
                nf = sizeof float_edges / sizeof *float_edges;
-        size_t cap = ne * ne * 2 + nf * 2 + nrandom;
+        size_t cap = ne * ne * 2 + nf * 2 + ne * 64 + nrandom;
         uint32_t *vals = calloc(cap * 3, sizeof *vals);
         size_t n = 0;
         unsigned nops = fmag_int_op_nops(op);
@@ -334,6 +338,12 @@ static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
                     n++;
                 }
         }
+        if (op == FMAG_IOP_SHL || op == FMAG_IOP_LSHR || op == FMAG_IOP_ASHR)
+            for (size_t i = 0; i < ne; i++) /* every amount, and amounts past 31 */
+                for (uint32_t a = 0; a < 64; a++, n++) {
+                    vals[3 * n] = int_edges[i];
+                    vals[3 * n + 1] = a;
+                }
         rng r = {seed * 0x9E3779B97F4A7C15ull + (uint64_t)o};
         for (unsigned long t = 0; t < nrandom; t++, n++)
             for (unsigned j = 0; j < nops; j++)
@@ -342,9 +352,10 @@ static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
         bool ok = run_cases(&c, op, vals, n, &cnt, true);
         fmag_func_renumber(ir->first);
         run_ir(ir->first, op, vals, n, &icnt);
-        printf("%-12s %5u instructions (-O2, operand/result plumbing included), %llu cases on "
-               "the VMs, %llu on the legalized IR, %llu failures\n",
-               fmag_int_op_name(op), c.ninstr, cnt.cases, icnt.cases, cnt.failures + icnt.failures);
+        printf("%-12s %-5s %5u instructions (-O2, operand/result plumbing included), %llu cases "
+               "on the VMs, %llu on the legalized IR, %llu failures\n",
+               fmag_int_op_name(op), bits ? "bits" : "limbs", c.ninstr, cnt.cases, icnt.cases,
+               cnt.failures + icnt.failures);
         cnt.failures += icnt.failures;
         (void)verbose;
         all_ok &= ok && !cnt.failures;
@@ -366,7 +377,7 @@ static bool check_exhaustive(const char *name, uint64_t from, uint64_t to)
         return false;
     }
     fmag_context *ctx = fmag_context_create();
-    fmag_module *m = op_module(ctx, (fmag_int_op)op);
+    fmag_module *m = op_module(ctx, (fmag_int_op)op, false);
     compiled c;
     if (!compile(m, &c, ctx)) {
         fmag_context_diag_print(ctx, stderr);
