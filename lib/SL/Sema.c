@@ -681,9 +681,9 @@ static int check_call(checker *c, sl_expr *e)
             if (is_lit(types[i])) types[i] = coerce(c, e->args[i], SL_KF32);
             if (types[i] == SL_ERR) return SL_ERR;
             if (SL_KIND(types[i]) != SL_KF32) {
-                sl_error(s, e->args[i]->pos,
-                         "builtin '%s' takes f32 arguments, got %s (convert with f32(...))",
-                         b->name, sl_type_name(types[i]));
+                sl_error(s, e->args[i]->pos, "builtin '%s' takes f32 arguments, got %s (%s)",
+                         b->name, sl_type_name(types[i]),
+                         !strcmp(b->name, "mod") ? "for integers use %" : "convert with f32(...)");
                 return SL_ERR;
             }
         }

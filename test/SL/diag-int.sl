@@ -41,6 +41,8 @@ export f32 f(f32 x, i32 i, u32 u, f32x2 v, i32x3 w)
     f32x3 p = i32x3(1);
 // CHECK:{{.*}}:[[@LINE+1]]:17: error: builtin 'sin' takes f32 arguments, got i32 (convert with f32(...))
     f32 q = sin(i);
+// CHECK:{{.*}}:[[@LINE+1]]:17: error: builtin 'mod' takes f32 arguments, got u32 (for integers use %)
+    u32 z = mod(u, 3u);
 // CHECK:{{.*}}:[[@LINE+1]]:15: error: operator '==': mismatched types i32 and u32 (only literals convert implicitly; write f32(x), i32(x) or u32(x))
     f32 r = i == u;
 // CHECK:{{.*}}:[[@LINE+1]]:13: error: min: mismatched types i32 and f32 (only literals convert implicitly; write f32(x), i32(x) or u32(x))
