@@ -135,6 +135,14 @@ static void post_order(fmag_func *f, fmag_func **out, size_t *n)
 
 fmag_pass_status fmag_opt_inline(fmag_module *m)
 {
+    return fmag_ou_inline_except(m, NULL);
+}
+
+/* -inline with the calls of the functions `keep` names left alone (and those
+ * functions kept): -derivatives inlines the user's functions so and keeps the
+ * intrinsic builtins' calls, whose chain rules it applies. */
+fmag_pass_status fmag_ou_inline_except(fmag_module *m, bool (*keep)(const fmag_func *f))
+{
     if (fmag_module_has_recursion(m)) return FMAG_PASS_FAILED;
     size_t nf = 0;
     bool has_export = false;
@@ -197,7 +205,7 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
         size_t c = 0;
         fmag_foreach_block (b, f) {
             fmag_foreach_instr (i, b) {
-                if (i->op == FMAG_OP_CALL) calls[c++] = i;
+                if (i->op == FMAG_OP_CALL && !(keep && keep(i->callee))) calls[c++] = i;
             }
         }
         while (c-- > 0) {
@@ -239,7 +247,7 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
     if (failed) return FMAG_PASS_FAILED;
     if (has_export) {
         fmag_foreach_func (f, m) {
-            if (!f->is_export) {
+            if (!f->is_export && !(keep && keep(f))) {
                 fmag_func_erase(f);
                 changed = true;
             }

@@ -37,7 +37,7 @@ static fmag_vm_instr I(uint16_t d, uint16_t a, opnd b, opnd c, opnd g)
 static fmag_vm_program prog(const char *name, uint16_t regs, uint16_t nin, uint16_t nout,
                             fmag_vm_instr *code, uint32_t n)
 {
-    return (fmag_vm_program){(char *)name, 0, regs, nin, nout, n, code};
+    return (fmag_vm_program){(char *)name, 0, regs, nin, nout, n, code, 0};
 }
 
 static void test_encode_decode(void)
