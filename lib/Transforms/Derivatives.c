@@ -335,17 +335,25 @@ fmag_pass_status fmag_opt_derivatives(fmag_module *m)
     s.dfdy = fmag_module_get_func(m, FMAG_DFDY_NAME);
     if (!s.dfdx && !s.dfdy) return FMAG_PASS_UNCHANGED;
     if (fmag_ou_inline_except(m, keep_intrinsic) == FMAG_PASS_FAILED) return FMAG_PASS_FAILED;
-    /* The rules' own builtins are plain sequences from here on. */
-    m->math_calls = false;
+    /* The rules' own builtins (cos for sin', ...) are intrinsic calls too while the pass
+     * runs, so that the derivatives stay functions of the builtins, and -inline inlines
+     * them with the rest; from here on the module asks for plain sequences. */
+    bool calls = m->math_calls;
+    m->math_calls = true;
     bool has_export = false;
     fmag_foreach_func (f, m)
         has_export |= f->is_export;
     fmag_foreach_func (f, m) {
         if (fmag_math_is_intrinsic(f) || (has_export && !f->is_export)) continue;
-        if (!check_selection(m, f)) return FMAG_PASS_FAILED;
+        if (!check_selection(m, f)) {
+            m->math_calls = calls;
+            return FMAG_PASS_FAILED;
+        }
         s.f = f;
         differentiate(&s);
     }
+    m->math_calls = false;
+    (void)calls;
     if (s.dfdx) fmag_func_erase(s.dfdx);
     if (s.dfdy) fmag_func_erase(s.dfdy);
     return FMAG_PASS_CHANGED;
