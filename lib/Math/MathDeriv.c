@@ -40,6 +40,17 @@ static fmag_value *pos_or_one(fmag_builder *b, fmag_value *x)
 {
     return SEL(b, x, K(b, 1.0f), x);
 }
+/* x * c for c = hi + lo, as fma(x, hi, x*lo): within an ulp of the exact product,
+ * where x*hi alone is not (ln 2 and 1/ln 2 below). */
+static fmag_value *mul_hilo(fmag_builder *b, fmag_value *x, float hi, float lo)
+{
+    return FMA(b, x, K(b, hi), MUL(b, x, K(b, lo)));
+}
+#define LN2_HI 0.693147182f
+#define LN2_LO -1.90465421e-09f
+#define INV_LN2_HI 1.44269502f
+#define INV_LN2_LO 1.92596303e-08f
+
 /* g > 0 ? v : 0 */
 static fmag_value *when_pos(fmag_builder *b, fmag_value *v, fmag_value *g)
 {
@@ -96,7 +107,7 @@ static fmag_value *d_exp2(fmag_builder *b, fmag_value *const *x, fmag_value *con
                           fmag_value *r, bool fm)
 {
     (void)x, (void)fm;
-    return MUL(b, r, MUL(b, dx[0], K(b, 0.693147182f)));
+    return MUL(b, r, mul_hilo(b, dx[0], LN2_HI, LN2_LO));
 }
 /* log: dx / x;  log2: dx / (x ln2); 0 where x <= 0 */
 static fmag_value *d_log(fmag_builder *b, fmag_value *const *x, fmag_value *const *dx,
@@ -109,20 +120,16 @@ static fmag_value *d_log2(fmag_builder *b, fmag_value *const *x, fmag_value *con
                           fmag_value *r, bool fm)
 {
     (void)r;
-    fmag_value *s = MUL(b, dx[0], K(b, 1.44269502f));
+    fmag_value *s = mul_hilo(b, dx[0], INV_LN2_HI, INV_LN2_LO);
     return when_pos(b, fmag_build_div(b, s, pos_or_one(b, x[0]), fm), x[0]);
 }
-/* pow: y x^(y-1) dx + r log(x) dy, for x > 0; 0 where x <= 0 */
+/* pow: r (y dx / x + log(x) dy), for x > 0; 0 where x <= 0. (y x^(y-1) as y r / x
+ * reuses r and keeps the exponent exact: a literal y - 1 would be rounded.) */
 static fmag_value *d_pow(fmag_builder *b, fmag_value *const *x, fmag_value *const *dx,
                          fmag_value *r, bool fm)
 {
     fmag_value *xs = pos_or_one(b, x[0]), *d = NULL;
-    if (dx[0]) {
-        fmag_value *ym1 = fmag_value_is_const(x[1]) ? K(b, x[1]->imm - 1.0f)
-                                                    : FMA(b, x[1], K(b, 1.0f), K(b, -1.0f));
-        fmag_value *p = fmag_build_pow(b, xs, ym1, fm);
-        d = MUL(b, MUL(b, x[1], p), dx[0]);
-    }
+    if (dx[0]) d = fmag_build_div(b, MUL(b, MUL(b, x[1], r), dx[0]), xs, fm);
     if (dx[1]) {
         fmag_value *t = MUL(b, MUL(b, r, fmag_build_log(b, xs, fm)), dx[1]);
         d = d ? fmag_build_add(b, d, t) : t;

@@ -474,16 +474,20 @@ static int check_module(fmag_module *m, unsigned nin, rng *r, const options *o, 
         }
         for (int dir = 0; dir < 2 && !bad; dir++) {
             /* Central differences at h and h/2, and their Richardson extrapolation. */
-            double h = o->h, f[4][NVALS], mag[NVALS] = {0};
-            const double ts[4] = {-h, h, -h / 2, h / 2};
+            /* Steps h and h/2 for the estimate, and h/3 against aliasing: a sawtooth
+             * (fract, mod) that wraps several times within the step gives equal
+             * differences at h and h/2, never at h/3 as well. */
+            double h = o->h, f[6][NVALS], mag[NVALS] = {0};
+            const double ts[6] = {-h, h, -h / 2, h / 2, -h / 3, h / 3};
             bool ok = true;
-            for (int q = 0; q < 4 && ok; q++)
+            for (int q = 0; q < 6 && ok; q++)
                 ok = value_at(orig, x, s[dir], nin, ts[q], f[q]);
             if (!ok) continue;
             for (unsigned k = 0; k < NVALS; k++) {
-                for (int q = 0; q < 4; q++)
+                for (int q = 0; q < 6; q++)
                     if (fabs(f[q][k]) > mag[k]) mag[k] = fabs(f[q][k]);
                 double d1 = (f[1][k] - f[0][k]) / (2 * h), d2 = (f[3][k] - f[2][k]) / h;
+                double d3 = (f[5][k] - f[4][k]) / (2 * h / 3);
                 double dr = (4 * d2 - d1) / 3, a = ad64[3 * k + 1 + dir];
                 if (!isfinite(d1) || !isfinite(d2) || !isfinite(a) || mag[k] > 1e6 ||
                     fabs(a) > 1e6) {
@@ -497,7 +501,8 @@ static int check_module(fmag_module *m, unsigned nin, rng *r, const options *o, 
                  * large. */
                 double noise = 64 * ldexp(mag[k] + 1e-300, -52) / (h / 2);
                 double tol = 2 * noise + 1e-6 * fabs(dr) + 0.25 * fabs(d1 - d2) + 1e-9;
-                if (fabs(d1 - d2) > 4 * noise + 0.01 * fabs(d2) + 1e-6) {
+                if (fabs(d1 - d2) > 4 * noise + 0.01 * fabs(d2) + 1e-6 ||
+                    fabs(d3 - d2) > 6 * noise + 0.01 * fabs(d2) + 1e-6) {
                     st->kinks++; /* a branch flips within the step: no derivative to compare */
                     continue;
                 }
@@ -531,7 +536,8 @@ static const fmag_tool derivtest_tool = {
     "if/else diamonds, counted loops), runs -derivatives, and at P random points\n"
     "compares each derivative with central finite differences of the IR\n"
     "interpreter's values of the program as written, in double precision, along\n"
-    "random directions: steps H and H/2, extrapolated (Richardson), in double with\n"
+    "random directions: steps H and H/2, extrapolated (Richardson; H/3 checks\n"
+    "against aliasing), in double with\n"
     "each builtin by the C library; the derivative program is evaluated the same\n"
     "way (its rules call the builtins too). Tolerance: 128 ulp of the largest value\n"
     "over H/2, 1e-6 relative, and a quarter of the two differences' gap. Points where\n"
