@@ -82,16 +82,23 @@ static bool keep_intrinsic(const fmag_func *f)
     return fmag_math_is_intrinsic(f);
 }
 
-/* Whether an export input named `name` carries derivatives under the list `sel`
- * ("uv,p"): a listed name, or a listed name's component ("uv.x"). */
-static bool selected(const char *sel, const char *name)
+/* Whether token tok[0..len) of a -derivs list names input k (called `name`): the
+ * input's name, the name of the vector it is a component of ("uv" for "uv.x"), or its
+ * number among the inputs ("0", for frontends whose inputs have no names). */
+static bool token_selects(const char *tok, size_t len, unsigned k, const char *name)
+{
+    if (len && strspn(tok, "0123456789") >= len) return strtoul(tok, NULL, 10) == k;
+    return len && name && !strncmp(name, tok, len) && (name[len] == 0 || name[len] == '.');
+}
+
+/* Whether input k carries derivatives under the list `sel` ("uv,p"; NULL: all). */
+static bool selected(const char *sel, unsigned k, const char *name)
 {
     if (!sel) return true;
-    if (!name) return false;
     for (const char *p = sel; *p;) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len && !strncmp(name, p, len) && (name[len] == 0 || name[len] == '.')) return true;
+        if (token_selects(p, len, k, name)) return true;
         if (!e) break;
         p = e + 1;
     }
@@ -221,7 +228,8 @@ static void differentiate(deriv_state *s)
     s->dv[1] = fmag_tmp_calloc(s->nvalues + 1, sizeof(fmag_value *));
     unsigned *carried = fmag_tmp_calloc(f->nparams + 1, sizeof(unsigned)), k = 0;
     for (unsigned p = 0; p < f->nparams; p++)
-        if (f->params[p].type == FMAG_TYPE_F32 && selected(s->m->deriv_inputs, f->params[p].name))
+        if (f->params[p].type == FMAG_TYPE_F32 &&
+            selected(s->m->deriv_inputs, p, f->params[p].name))
             carried[k++] = p;
     add_deriv_params(s, carried, k);
     fmag_tmp_free(carried);
@@ -309,14 +317,13 @@ static bool check_selection(fmag_module *m, fmag_func *f)
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         bool found = false;
-        for (unsigned k = 0; k < f->nparams && !found; k++) {
-            const char *n = f->params[k].name;
-            found = n && !strncmp(n, p, len) && (n[len] == 0 || n[len] == '.');
-        }
+        for (unsigned k = 0; k < f->nparams && !found; k++)
+            found = token_selects(p, len, k, f->params[k].name);
         if (!found) {
             fmag_context_error(m->ctx,
-                               "error: -derivs: @%s has no input named '%.*s' (the names are "
-                               "its parameters', as -emit-ir prints them)",
+                               "error: -derivs: @%s has no input '%.*s' (a name is a "
+                               "parameter's, as -emit-ir prints them, or an input's number "
+                               "from 0)",
                                f->name, (int)(len > 200 ? 200 : len), p);
             ok = false;
         }

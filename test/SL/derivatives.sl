@@ -32,7 +32,7 @@
 // RUN: fmag-run %t2.fmag --in 0.25,2,3,5,1,0,0,1 | FileCheck %s --check-prefix=RUNSEL
 // RUNSEL: 2.96891{{[0-9]*}} 3.21891{{[0-9]*}} 0 1
 // RUN: not slc -S -derivs=uv,q %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADSEL
-// BADSEL: error: -derivs: @shade has no input named 'q'
+// BADSEL: error: -derivs: @shade has no input 'q'
 // RUN: not slc -S %S/Inputs/derivatives-bad.sl -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: builtin 'dfdx' takes 1 argument, got 2
 export f32x4 shade(f32x2 uv, f32 s, f32 t) {
