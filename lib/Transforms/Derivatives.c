@@ -167,7 +167,10 @@ static fmag_value *d_fmag(fmag_builder *bld, fmag_instr *i, fmag_value *const d[
     bool taken = fmag_ou_const_true(e), never = fmag_ou_const_false(e);
     if (never) return d[FMAG_D];
     fmag_value *sum = d[FMAG_C];
-    if (d[FMAG_A])
+    /* da*b: da itself when b is the literal 1 (a select, an add) */
+    if (d[FMAG_A] && !sum && fmag_ou_is_one(b))
+        sum = d[FMAG_A];
+    else if (d[FMAG_A])
         sum = sum ? fmag_build_fma(bld, d[FMAG_A], b, sum) : fmag_build_mul(bld, d[FMAG_A], b);
     if (d[FMAG_B])
         sum = sum ? fmag_build_fma(bld, a, d[FMAG_B], sum) : fmag_build_mul(bld, a, d[FMAG_B]);
