@@ -542,6 +542,7 @@ static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, co
     s.ctx = ctx;
     s.filename = filename ? filename : "<input>";
     s.regs_directive = -1;
+    s.nderiv = -1;
     size_t first_program = img->nprograms;
     if (fmag_asm_refuse_binary(ctx, s.filename, &text, &len, ".fmas",
                                "disassemble it with fmag-as -d"))
