@@ -347,8 +347,8 @@ static void test_backend(fmag_gpu_runner *r)
     /* columns past a program's outputs keep what the caller had there (as on the CPU) */
     {
         fmag_vm_instr code[1] = {{fmag_vm_ref_word(1), fbits(1.0f), fbits(1.0f), 0}};
-        fmag_vm_program p1 = {(char *)"one", 0, 2, 2, 1, 1, code};
-        fmag_vm_program p2 = {(char *)"two", 0, 2, 2, 2, 1, code};
+        fmag_vm_program p1 = {(char *)"one", 0, 2, 2, 1, 1, code, 0};
+        fmag_vm_program p2 = {(char *)"two", 0, 2, 2, 2, 1, code, 0};
         const fmag_vm_program *pp[2] = {&p1, &p2};
         enum { N = 300 };
         float in[2 * N], out[3 * N];
