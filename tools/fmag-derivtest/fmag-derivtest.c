@@ -11,6 +11,7 @@
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 #include "Options.h"
+#include "Rng.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -23,24 +24,9 @@
 #define NOUT (3 * NVALS)
 #define POOL 256
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rnext(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static unsigned rint_(rng *r, unsigned n)
-{
-    return (unsigned)(rnext(r) % n);
-}
 static float runi(rng *r, float lo, float hi)
 {
-    return lo + (hi - lo) * (float)((rnext(r) >> 40) * (1.0 / 16777216.0));
+    return lo + (hi - lo) * (float)((rnd64(r) >> 40) * (1.0 / 16777216.0));
 }
 
 /* ------------------------------------------------------------ generator */
@@ -63,12 +49,12 @@ static void push(gen *g, fmag_value *v)
     if (g->n < POOL)
         g->pool[g->n++] = v;
     else
-        g->pool[rint_(g->r, POOL)] = v;
+        g->pool[rndn(g->r, POOL)] = v;
 }
 /* A recent value more often than an old one. */
 static fmag_value *pick(gen *g)
 {
-    unsigned k = rint_(g->r, 3) ? g->n - 1 - rint_(g->r, g->n < 4 ? g->n : 4) : rint_(g->r, g->n);
+    unsigned k = rndn(g->r, 3) ? g->n - 1 - rndn(g->r, g->n < 4 ? g->n : 4) : rndn(g->r, g->n);
     return g->pool[k];
 }
 static fmag_value *sq1(gen *g, fmag_value *a) /* 1 + a^2 > 0 */
@@ -82,7 +68,7 @@ static void gen_op(gen *g)
     fmag_builder *b = &g->b;
     fmag_value *a = pick(g), *c = pick(g), *v;
     bool fm = false;
-    switch (rint_(g->r, 40)) {
+    switch (rndn(g->r, 40)) {
     case 0: v = fmag_build_add(b, a, c); break;
     case 1: v = fmag_build_sub(b, a, c); break;
     case 2: v = fmag_build_mul(b, a, c); break;
@@ -124,7 +110,7 @@ static void gen_op(gen *g)
     case 38: {
         fmag_value *x[2] = {a, c}, *o[2];
         fmag_build_normalize(b, x, 2, o, fm);
-        v = o[rint_(g->r, 2)];
+        v = o[rndn(g->r, 2)];
         break;
     }
     default: v = fmag_build_sign(b, a, fm); break;
@@ -148,12 +134,12 @@ static void gen_diamond(gen *g)
     fmag_build_br(&g->b, guard, t, e);
     unsigned base = g->n;
     fmag_builder_at_end(&g->b, t);
-    gen_ops(g, 1 + rint_(g->r, 4));
+    gen_ops(g, 1 + rndn(g->r, 4));
     fmag_value *vt = pick(g);
     fmag_build_jmp(&g->b, j);
     g->n = base;
     fmag_builder_at_end(&g->b, e);
-    gen_ops(g, 1 + rint_(g->r, 4));
+    gen_ops(g, 1 + rndn(g->r, 4));
     fmag_value *ve = pick(g);
     fmag_build_jmp(&g->b, j);
     g->n = base;
@@ -176,12 +162,12 @@ static void gen_loop(gen *g)
     fmag_builder_at_end(&g->b, h);
     fmag_instr *pi = fmag_build_phi(&g->b), *pa = fmag_build_phi(&g->b);
     fmag_value *i = &pi->results[0], *acc = &pa->results[0];
-    fmag_value *left = fmag_build_sub(&g->b, K(g, (float)(1 + rint_(g->r, 3))), i);
+    fmag_value *left = fmag_build_sub(&g->b, K(g, (float)(1 + rndn(g->r, 3))), i);
     fmag_build_br(&g->b, left, body, exit);
     unsigned base = g->n;
     fmag_builder_at_end(&g->b, body);
     push(g, acc);
-    gen_ops(g, 1 + rint_(g->r, 3));
+    gen_ops(g, 1 + rndn(g->r, 3));
     fmag_value *next = fmag_build_mul(&g->b, pick(g), K(g, 0.75f));
     fmag_value *inext = fmag_build_add(&g->b, i, K(g, 1.0f));
     fmag_build_jmp(&g->b, h);
@@ -201,16 +187,16 @@ static fmag_module *gen_module(fmag_context *ctx, rng *r, unsigned *nin)
     g.r = r;
     g.m = fmag_module_create(ctx);
     g.m->math_calls = true; /* as a frontend that saw a derivative */
-    *nin = 1 + rint_(r, MAX_IN);
+    *nin = 1 + rndn(r, MAX_IN);
     g.f = fmag_func_create(g.m, "t", *nin, NOUT, true);
     g.b.module = g.m;
     fmag_builder_at_end(&g.b, fmag_block_create(g.f, "entry"));
     for (unsigned k = 0; k < *nin; k++)
         push(&g, &g.f->params[k]);
-    unsigned parts = 1 + rint_(r, 3);
+    unsigned parts = 1 + rndn(r, 3);
     for (unsigned p = 0; p < parts; p++) {
-        gen_ops(&g, 1 + rint_(r, 6));
-        unsigned c = rint_(r, 5);
+        gen_ops(&g, 1 + rndn(r, 6));
+        unsigned c = rndn(r, 5);
         if (c == 0) gen_diamond(&g);
         if (c == 1) gen_loop(&g);
     }
