@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "MathInternal.h"
+#include "fmag/Bits.h"
 
 typedef fmag_value *(*rule_fn)(fmag_builder *b, fmag_value *const *x, fmag_value *const *dx,
                                fmag_value *r, bool fm);
@@ -273,13 +274,15 @@ static const intrinsic intrinsics[] = {
 #define NINTRINSICS (sizeof intrinsics / sizeof intrinsics[0])
 #define PREFIX "fmag."
 
-/* The table entry of an intrinsic function's name ("fmag.sin", "fmag.sin.fast"). */
+/* The table entry of an intrinsic function's name ("fmag.sin", "fmag.sin.fast",
+ * "fmag.pow#1=40000000": an operand baked in as a literal, below). */
 static const intrinsic *lookup(const char *fname, bool *fm)
 {
     if (strncmp(fname, PREFIX, sizeof PREFIX - 1)) return NULL;
     const char *n = fname + sizeof PREFIX - 1;
-    size_t len = strlen(n);
-    *fm = len > 5 && !strcmp(n + len - 5, ".fast");
+    const char *hash = strchr(n, '#');
+    size_t len = hash ? (size_t)(hash - n) : strlen(n);
+    *fm = len > 5 && !memcmp(n + len - 5, ".fast", 5);
     if (*fm) len -= 5;
     for (size_t i = 0; i < NINTRINSICS; i++)
         if (strlen(intrinsics[i].name) == len && !memcmp(intrinsics[i].name, n, len))
@@ -287,12 +290,25 @@ static const intrinsic *lookup(const char *fname, bool *fm)
     return NULL;
 }
 
+/* An operand known at build time (a literal, or a frontend's -2.0 as neg(2.0)) is
+ * baked into the body as a literal, one body per such value (its bits in the name):
+ * the builder then takes its literal paths (pow(x, 2.0) is x*x, a literal divisor
+ * a multiply) as it does without derivatives. The call still passes the operand, for
+ * the rule to read. */
 fmag_value *fmag_math_opaque(fmag_builder *b, const char *name, fmag_value *const *args,
                              unsigned nargs, bool fm)
 {
     fmag_module *m = b->module;
-    char fname[64];
-    snprintf(fname, sizeof fname, PREFIX "%s%s", name, fm ? ".fast" : "");
+    char fname[96];
+    int len = snprintf(fname, sizeof fname, PREFIX "%s%s", name, fm ? ".fast" : "");
+    float lit[2];
+    bool known[2] = {false, false};
+    for (unsigned k = 0; k < nargs && k < 2; k++) {
+        known[k] = fmag_math_literal(args[k], &lit[k]);
+        if (known[k])
+            len += snprintf(fname + len, sizeof fname - (size_t)len, "#%u=%08x", k,
+                            (unsigned)fmag_bits_of(lit[k]));
+    }
     fmag_func *f = fmag_module_get_func(m, fname);
     if (!f) {
         bool fast;
@@ -301,9 +317,11 @@ fmag_value *fmag_math_opaque(fmag_builder *b, const char *name, fmag_value *cons
         f = fmag_func_create(m, fname, nargs, 1, false);
         fmag_builder fb;
         fmag_builder_at_end(&fb, fmag_block_create(f, "entry"));
+        fmag_value *p[2] = {NULL, NULL};
+        for (unsigned k = 0; k < nargs; k++)
+            p[k] = known[k] ? K(&fb, lit[k]) : &f->params[k];
         m->math_calls = false; /* the body is the plain sequence */
-        fmag_value *r = nargs == 1 ? in->fn1(&fb, &f->params[0], fm)
-                                   : in->fn2(&fb, &f->params[0], &f->params[1], fm);
+        fmag_value *r = nargs == 1 ? in->fn1(&fb, p[0], fm) : in->fn2(&fb, p[0], p[1], fm);
         m->math_calls = true;
         fmag_build_ret(&fb, &r, 1);
     }

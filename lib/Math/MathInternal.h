@@ -76,18 +76,21 @@ bool fmag_math_literal(const fmag_value *v, float *out);
 fmag_value *fmag_math_opaque(fmag_builder *b, const char *name, fmag_value *const *args,
                              unsigned nargs, bool fm);
 /* The first line of a builder that -derivatives must see as one call: while the module
- * asks for calls, a call (unless every operand is a literal, whose derivative is 0 and
- * whose sequence folds). Uses the builder's `b` and `fm`. */
+ * asks for calls, a call (unless every operand is known at build time: its derivative
+ * is 0 and its sequence folds). Uses the builder's `b` and `fm`. */
 #define FMAG_MATH_OPAQUE1(NAME, X)                                                                 \
     do {                                                                                           \
-        if (b->module->math_calls && !fmag_value_is_const(X)) {                                    \
+        float opq_lit_;                                                                            \
+        if (b->module->math_calls && !fmag_math_literal(X, &opq_lit_)) {                           \
             fmag_value *opq_[1] = {X};                                                             \
             return fmag_math_opaque(b, NAME, opq_, 1, fm);                                         \
         }                                                                                          \
     } while (0)
 #define FMAG_MATH_OPAQUE2(NAME, X, Y)                                                              \
     do {                                                                                           \
-        if (b->module->math_calls && !(fmag_value_is_const(X) && fmag_value_is_const(Y))) {        \
+        float opq_lit_;                                                                            \
+        if (b->module->math_calls &&                                                               \
+            !(fmag_math_literal(X, &opq_lit_) && fmag_math_literal(Y, &opq_lit_))) {               \
             fmag_value *opq_[2] = {X, Y};                                                          \
             return fmag_math_opaque(b, NAME, opq_, 2, fm);                                         \
         }                                                                                          \

@@ -360,7 +360,13 @@ fmag_pass_status fmag_opt_derivatives(fmag_module *m)
             return FMAG_PASS_FAILED;
         }
         s.f = f;
-        differentiate(&s);
+        /* Only a program that uses derivatives takes them: another export of the
+         * module keeps its inputs. */
+        bool uses = false;
+        fmag_foreach_block (b, f)
+            fmag_foreach_instr (i, b)
+                uses |= is_deriv_call(&s, i);
+        if (uses) differentiate(&s);
     }
     m->math_calls = false;
     (void)calls;
