@@ -355,10 +355,6 @@ fmag_pass_status fmag_opt_derivatives(fmag_module *m)
         has_export |= f->is_export;
     fmag_foreach_func (f, m) {
         if (fmag_math_is_intrinsic(f) || (has_export && !f->is_export)) continue;
-        if (!check_selection(m, f)) {
-            m->math_calls = calls;
-            return FMAG_PASS_FAILED;
-        }
         s.f = f;
         /* Only a program that uses derivatives takes them: another export of the
          * module keeps its inputs. */
@@ -366,10 +362,14 @@ fmag_pass_status fmag_opt_derivatives(fmag_module *m)
         fmag_foreach_block (b, f)
             fmag_foreach_instr (i, b)
                 uses |= is_deriv_call(&s, i);
-        if (uses) differentiate(&s);
+        if (!uses) continue;
+        if (!check_selection(m, f)) {
+            m->math_calls = calls;
+            return FMAG_PASS_FAILED;
+        }
+        differentiate(&s);
     }
     m->math_calls = false;
-    (void)calls;
     if (s.dfdx) fmag_func_erase(s.dfdx);
     if (s.dfdy) fmag_func_erase(s.dfdy);
     return FMAG_PASS_CHANGED;
