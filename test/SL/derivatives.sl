@@ -19,6 +19,13 @@
 // dfdx(uv) = (du, dv) along x = (1, 0).
 // RUN: slc %s -o %t.fmag
 // RUN: fmag-run %t.fmag --in 0.25,2,3,5,1,0,0.5,0,0,1,0,2 | FileCheck %s --check-prefix=VAL
+// Every level differentiates (-O0 and -O1 through the lowering's preparation), and
+// fast-math builds its shorter builtins (@fmag.sin.fast) with the same rules.
+// RUN: slc -O0 %s -o %t.o0.fmag && fmag-run %t.o0.fmag --in 0.25,2,3,5,1,0,0.5,0,0,1,0,2 | FileCheck %s --check-prefix=VAL
+// RUN: slc -O1 %s -o %t.o1.fmag && fmag-run %t.o1.fmag --in 0.25,2,3,5,1,0,0.5,0,0,1,0,2 | FileCheck %s --check-prefix=VAL
+// RUN: slc -ffast-math %s -o %t.fm.fmag && fmag-run %t.fm.fmag --in 0.25,2,3,5,1,0,0.5,0,0,1,0,2 | FileCheck %s --check-prefix=VAL
+// RUN: slc -ffast-math -emit-ir %s -o - | FileCheck %s --check-prefix=FAST
+// FAST: call @fmag.sin.fast(
 // RUN: fmag-as -i %t.fmag | FileCheck %s --check-prefix=INFO
 // RUN: not fmag-run %t.fmag --in 0.25,2,3,5 2>&1 | FileCheck %s --check-prefix=FEW
 // VAL: 5.46891{{[0-9]*}} 11.7189{{[0-9]*}} 0 1
