@@ -275,13 +275,13 @@ static const intrinsic intrinsics[] = {
 #define PREFIX "fmag."
 
 /* The table entry of an intrinsic function's name ("fmag.sin", "fmag.sin.fast",
- * "fmag.pow#1=40000000": an operand baked in as a literal, below). */
+ * "fmag.pow.lit1_40000000": an operand baked in as a literal, below). */
 static const intrinsic *lookup(const char *fname, bool *fm)
 {
     if (strncmp(fname, PREFIX, sizeof PREFIX - 1)) return NULL;
     const char *n = fname + sizeof PREFIX - 1;
-    const char *hash = strchr(n, '#');
-    size_t len = hash ? (size_t)(hash - n) : strlen(n);
+    const char *lit = strstr(n, ".lit");
+    size_t len = lit ? (size_t)(lit - n) : strlen(n);
     *fm = len > 5 && !memcmp(n + len - 5, ".fast", 5);
     if (*fm) len -= 5;
     for (size_t i = 0; i < NINTRINSICS; i++)
@@ -306,7 +306,7 @@ fmag_value *fmag_math_opaque(fmag_builder *b, const char *name, fmag_value *cons
     for (unsigned k = 0; k < nargs && k < 2; k++) {
         known[k] = fmag_math_literal(args[k], &lit[k]);
         if (known[k])
-            len += snprintf(fname + len, sizeof fname - (size_t)len, "#%u=%08x", k,
+            len += snprintf(fname + len, sizeof fname - (size_t)len, ".lit%u_%08x", k,
                             (unsigned)fmag_bits_of(lit[k]));
     }
     fmag_func *f = fmag_module_get_func(m, fname);

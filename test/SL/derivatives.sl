@@ -26,6 +26,14 @@
 // RUN: slc -ffast-math %s -o %t.fm.fmag && fmag-run %t.fm.fmag --in 0.25,2,3,5,1,0,0.5,0,0,1,0,2 | FileCheck %s --check-prefix=VAL
 // RUN: slc -ffast-math -emit-ir %s -o - | FileCheck %s --check-prefix=FAST
 // FAST: call @fmag.sin.fast(
+// A literal operand is baked into its builtin's body (pow(x, 2.5) as @fmag.pow.lit1_...),
+// and -emit-ir's text reads back: d/dx (x^2.5 + x/3) at 2 = 2.5 * 2^1.5 + 1/3.
+// RUN: slc -emit-ir %S/Inputs/derivatives-lit.sl -o %t.lit.fir
+// RUN: FileCheck %s --check-prefix=LIT --input-file %t.lit.fir
+// LIT: call @fmag.pow.lit1_40200000(%x, 2.5)
+// RUN: fmag-run %t.lit.fir --in 2,1,0 | FileCheck %s --check-prefix=LITV
+// RUN: fmag-opt %t.lit.fir -O2 -lower -o %t.lit.fmag && fmag-run %t.lit.fmag --in 2,1,0 | FileCheck %s --check-prefix=LITV
+// LITV: {{^7.404401}}
 // RUN: fmag-as -i %t.fmag | FileCheck %s --check-prefix=INFO
 // RUN: not fmag-run %t.fmag --in 0.25,2,3,5 2>&1 | FileCheck %s --check-prefix=FEW
 // VAL: 5.46891{{[0-9]*}} 11.7189{{[0-9]*}} 0 1

@@ -318,10 +318,11 @@ static bool eval_prog(fmag_func *f, const double *in, double *out, bool single, 
                 double a[2] = {0, 0};
                 for (unsigned k = 0; k < i->nops && k < 2; k++)
                     a[k] = dval(vals, fmag_instr_op(i, k));
-                /* "fmag.pow#1=40000000": the builtin's name after "fmag.", up to a
-                 * baked-in operand's suffix (the call still passes the operand) */
+                /* "fmag.pow.lit1_40000000": the builtin's name after "fmag.", up to
+                 * a ".fast" or a baked-in operand's suffix (the call still passes the
+                 * operand) */
                 char n[32];
-                snprintf(n, sizeof n, "%.*s", (int)strcspn(i->callee->name + 5, "#"),
+                snprintf(n, sizeof n, "%.*s", (int)strcspn(i->callee->name + 5, "."),
                          i->callee->name + 5);
                 bool deriv = !strcmp(i->callee->name, FMAG_DFDX_NAME) ||
                              !strcmp(i->callee->name, FMAG_DFDY_NAME);
