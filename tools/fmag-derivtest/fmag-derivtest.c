@@ -68,6 +68,8 @@ static void gen_op(gen *g)
     fmag_builder *b = &g->b;
     fmag_value *a = pick(g), *c = pick(g), *v;
     bool fm = false;
+    /* one builtin a line, as a table */
+    // clang-format off
     switch (rndn(g->r, 40)) {
     case 0: v = fmag_build_add(b, a, c); break;
     case 1: v = fmag_build_sub(b, a, c); break;
@@ -115,6 +117,7 @@ static void gen_op(gen *g)
     }
     default: v = fmag_build_sign(b, a, fm); break;
     }
+    // clang-format on
     push(g, v);
 }
 
