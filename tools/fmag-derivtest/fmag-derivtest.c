@@ -331,9 +331,7 @@ static bool eval_prog(fmag_func *f, const double *in, double *out, bool single, 
                              !strcmp(i->callee->name, FMAG_DFDY_NAME);
                 float fa[2] = {(float)a[0], (float)a[1]}, fr = 0;
                 if (single && !deriv && !fmag_interp_func(i->callee, fa, &fr)) ok = false;
-                vals[i->results[0].id] = deriv    ? 0.0
-                                         : single ? (double)fr
-                                                  : intrinsic_double(n, a);
+                vals[i->results[0].id] = deriv ? 0.0 : single ? (double)fr : intrinsic_double(n, a);
                 break;
             }
             case FMAG_OP_BR:
@@ -413,8 +411,8 @@ static int check_module(fmag_module *m, unsigned nin, rng *r, const options *o, 
         }
         prog = &img.programs[0];
         if (prog->nderiv != nin || prog->nin != 3 * nin) {
-            printf("FAIL: module %lu: the program record says %u inputs, %u with derivatives\n",
-                   it, prog->nin, prog->nderiv);
+            printf("FAIL: module %lu: the program record says %u inputs, %u with derivatives\n", it,
+                   prog->nin, prog->nderiv);
             fmag_vm_image_free(&img);
             return 1;
         }
@@ -504,7 +502,8 @@ static int check_module(fmag_module *m, unsigned nin, rng *r, const options *o, 
                 }
                 st->compared++;
                 if (fabs(a - dr) > tol) {
-                    printf("FAIL: module %lu: d(value %u)/d%c = %.9g by -derivatives (in double), %.9g by "
+                    printf("FAIL: module %lu: d(value %u)/d%c = %.9g by -derivatives (in double), "
+                           "%.9g by "
                            "finite differences (h %g: %.9g, h/2: %.9g; tolerance %.3g)\n",
                            it, k, dir ? 'y' : 'x', a, dr, h, d1, d2, tol);
                     printf("input:");
@@ -553,15 +552,16 @@ int main(int argc, char **argv)
         {"--count", EQN, FMAG_OPT_UINT, &count, NULL, "N", "programs to generate (default 200)"},
         {"--seed", EQN, FMAG_OPT_UINT, &seed, NULL, "S", "random seed (default 1)"},
         {"--points", EQN, FMAG_OPT_UINT, &points, NULL, "P", "points per program (default 8)"},
-        {"--step", EQN, FMAG_OPT_DOUBLE, &opt.h, NULL, "H", "finite-difference step (default 2^-16)"},
+        {"--step", EQN, FMAG_OPT_DOUBLE, &opt.h, NULL, "H",
+         "finite-difference step (default 2^-16)"},
         {"--lower", 0, FMAG_OPT_FLAG, &opt.lower, NULL, NULL, "also -O2, lower and run on the VM"},
         {"--self-test-wrong", 0, FMAG_OPT_FLAG, &opt.wrong, NULL, NULL,
          "scale every derivative by 1.001 (the tester must fail)"},
         {"--print-modules", 0, FMAG_OPT_FLAG, &opt.print, NULL, NULL, "print each module"},
         {"-v", 0, FMAG_OPT_FLAG, &opt.verbose, NULL, NULL, "progress every 1000 programs"},
     };
-    const fmag_opt_parser parser = {&derivtest_tool, table, sizeof table / sizeof *table,
-                                    NULL,            NULL,  NULL};
+    const fmag_opt_parser parser = {
+        &derivtest_tool, table, sizeof table / sizeof *table, NULL, NULL, NULL};
     int prc = fmag_opt_parse(&parser, argc, argv);
     if (prc != FMAG_OPT_RUN) return prc;
     opt.count = (unsigned long)count;
