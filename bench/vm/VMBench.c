@@ -49,7 +49,7 @@ static fmag_vm_program make_program(const char *name, uint16_t regs, uint16_t ni
         uint32_t g = rnd() % 3 == 0 ? fmag_vm_ref_word((uint16_t)(rnd() % regs)) : word_of(1.0f);
         code[i] = (fmag_vm_instr){b, c, g, (uint32_t)d | ((uint32_t)a << 16)};
     }
-    return (fmag_vm_program){(char *)name, 0, regs, nin, nout, n, code};
+    return (fmag_vm_program){(char *)name, 0, regs, nin, nout, n, code, 0};
 }
 
 typedef struct result {

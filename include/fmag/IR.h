@@ -393,6 +393,10 @@ struct fmag_func {
     unsigned nblocks;         /* blocks, when FMAG_VALID_BLOCK_IDS */
     unsigned valid;           /* FMAG_VALID_* bits that are up to date */
     void *aux;                /* scratch: see "derived state and scratch" below */
+    /* -derivatives made this export take derivative inputs: nderiv of its ordinary
+     * inputs carry them, and its last 2*nderiv parameters are their x derivatives,
+     * then their y derivatives (SPEC 5b). 0: none. */
+    unsigned nderiv;
 };
 
 #define fmag_foreach_block(b, f)                                                                   \
@@ -489,6 +493,17 @@ struct fmag_module {
     size_t src_len;
     fmag_func *first, *last;
     void *consts; /* the constant pool (opaque) */
+    /* Set by a frontend before it builds a program that uses derivatives (dfdx, dFdx,
+     * ddx): the lib/Math builtins whose sequences cannot be differentiated instruction
+     * by instruction (rounding tricks, range reduction, Newton steps) then emit a call
+     * of an intrinsic function @fmag.<name> (its body built once by the same builder)
+     * for -derivatives to apply the builtin's chain rule to; -inline then inlines them.
+     * False (the default): every builtin is its inline sequence, as always. */
+    bool math_calls;
+    /* -derivatives: the names of the export inputs that carry derivatives, comma
+     * separated (a name also selects its scalarized components "name.x" ...); NULL:
+     * every input (docs/Derivatives.md). */
+    const char *deriv_inputs;
 };
 
 #define fmag_foreach_func(fn, m)                                                                   \

@@ -125,6 +125,27 @@ void fmag_build_outer_product(fmag_builder *b, fmag_value *const *c, unsigned ro
 void fmag_build_matrix_comp_mult(fmag_builder *b, fmag_value *const *x, fmag_value *const *y,
                                  unsigned count, fmag_value **out);
 
+/* Derivatives (SPEC 5b, docs/Derivatives.md). A frontend whose program uses them sets
+ * module->math_calls before it builds anything, so that the builtins that need a
+ * chain rule arrive at -derivatives as calls of intrinsic functions @fmag.<name>;
+ * dfdx / dfdy build calls of the placeholders @fmag.dfdx / @fmag.dfdy, which
+ * -derivatives replaces by the operand's partial derivative; fwidth is
+ * |dfdx| + |dfdy|. */
+#define FMAG_DFDX_NAME "fmag.dfdx"
+#define FMAG_DFDY_NAME "fmag.dfdy"
+fmag_value *fmag_build_dfdx(fmag_builder *b, fmag_value *x);
+fmag_value *fmag_build_dfdy(fmag_builder *b, fmag_value *x);
+fmag_value *fmag_build_fwidth(fmag_builder *b, fmag_value *x);
+/* Whether f is one of the library's intrinsic functions (its name starts "fmag."):
+ * -derivatives keeps their calls while it runs. */
+bool fmag_math_is_intrinsic(const fmag_func *f);
+/* The derivative of an intrinsic call's result along one direction, built at b from
+ * the derivatives dargs[k] of its operands (NULL: zero), by the builtin's chain rule;
+ * *out is NULL when it is zero. False when call's callee is not a differentiable
+ * intrinsic. */
+bool fmag_math_intrinsic_derivative(fmag_builder *b, fmag_instr *call, fmag_value *const *dargs,
+                                    fmag_value **out);
+
 /* The scalar builtins as a table, for the frontend and the accuracy tool. Exactly
  * one of fn1/fn2/fn3 is set, matching nargs. */
 typedef struct fmag_math_builtin {

@@ -33,6 +33,11 @@ extern "C" {
 #define FMAG_VM_MAX_REGS 65535u
 #define FMAG_VM_FORMAT_VERSION 1
 #define FMAG_VM_FLAG_FASTMATH 0x1u
+/* The program takes derivative inputs (SPEC 5b): nderiv of its inputs carry them, and
+ * its last 2*nderiv inputs are their x derivatives, then their y derivatives. The
+ * record holds nderiv as a u16 at offset 20 (a reserved field, 0 in older files). */
+#define FMAG_VM_FLAG_DERIVS 0x2u
+#define FMAG_VM_FLAGS_KNOWN (FMAG_VM_FLAG_FASTMATH | FMAG_VM_FLAG_DERIVS)
 #define FMAG_VM_HEADER_SIZE 32u
 /* The bits every engine stores when an instruction's fma produces a NaN. */
 #define FMAG_VM_CANONICAL_NAN 0x7FC00000u
@@ -92,7 +97,14 @@ typedef struct fmag_vm_program {
     uint16_t regs, nin, nout;
     uint32_t ninstr;
     fmag_vm_instr *code;
+    /* Inputs that carry derivatives (FMAG_VM_FLAG_DERIVS set exactly when > 0); the
+     * ordinary inputs are the first nin - 2*nderiv. */
+    uint16_t nderiv;
 } fmag_vm_program;
+
+/* What is wrong with a program's derivative fields (the flag and nderiv disagree, or
+ * 3*nderiv > nin), or NULL when they are consistent. */
+const char *fmag_vm_program_deriv_error(uint16_t flags, uint16_t nin, uint16_t nderiv);
 
 /* The programs of one .fmag file, in order. Owns all memory. */
 typedef struct fmag_vm_image {

@@ -134,6 +134,9 @@ unsigned fmag_program_regs(const fmag_vm_program *p);
 unsigned fmag_program_inputs(const fmag_vm_program *p);
 unsigned fmag_program_outputs(const fmag_vm_program *p);
 unsigned fmag_program_flags(const fmag_vm_program *p); /* FMAG_VM_FLAG_* */
+/* Inputs that carry derivatives (docs/Derivatives.md): 0, or k when the program takes,
+ * after its first inputs - 2k ordinary inputs, their x then y derivatives for k of them. */
+unsigned fmag_program_deriv_inputs(const fmag_vm_program *p);
 /* Instruction i decoded (register indices and literals); false when i is out of range. */
 bool fmag_program_instr(const fmag_vm_program *p, size_t i, fmag_vm_decoded *out);
 /* The program as .fmas text (what `fmag-as -d` prints), malloc'ed; the caller frees. */

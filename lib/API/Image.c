@@ -108,6 +108,11 @@ unsigned fmag_program_flags(const fmag_vm_program *p)
     return p->flags;
 }
 
+unsigned fmag_program_deriv_inputs(const fmag_vm_program *p)
+{
+    return p->nderiv;
+}
+
 bool fmag_program_instr(const fmag_vm_program *p, size_t i, fmag_vm_decoded *out)
 {
     if (i >= p->ninstr) return false;

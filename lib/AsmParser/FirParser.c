@@ -851,6 +851,24 @@ static fmag_func *parse_header(parser *p, bool create)
         }
         next(p);
     }
+    /* `derivs N`: the last 2N parameters are the x then y derivatives of N inputs
+     * (what -derivatives makes; docs/Derivatives.md). */
+    unsigned nderiv = 0;
+    if (tok_is(p, "derivs")) {
+        next(p);
+        size_t doff = p->tok.off;
+        float nd = p->tok.num;
+        if (p->tok.kind != TOK_NUMBER || p->src[doff] == '-' || p->src[doff] == '+' ||
+            memchr(p->src + doff, '.', p->tok.len) || !(nd >= 1 && 3.0f * nd <= (float)np)) {
+            error_at(p, doff,
+                     "expected the number of inputs with derivatives (at least 1, and the "
+                     "%u parameters must hold them and their x and y derivatives)",
+                     np);
+            return NULL;
+        }
+        nderiv = (unsigned)nd;
+        next(p);
+    }
     if (p->tok.kind != TOK_LBRACE) {
         expect(p, TOK_LBRACE, "'{'");
         return NULL;
@@ -861,6 +879,7 @@ static fmag_func *parse_header(parser *p, bool create)
         return NULL;
     }
     fmag_func *f = fmag_func_create(p->m, name, np, (unsigned)nr, is_export);
+    f->nderiv = nderiv;
     table_lookup(p, &p->funcs, name, strlen(name), true)->func = f;
     for (unsigned k = 0; k < np; k++) {
         for (unsigned j = 0; j < k; j++) {

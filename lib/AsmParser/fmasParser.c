@@ -29,6 +29,7 @@ typedef struct asm_state {
     char *name;
     unsigned def_line;
     uint16_t nin, nout, flags;
+    long nderiv;                     /* .derivs N; -1 when absent */
     long regs_directive;             /* -1 when absent */
     const char *regs_line, *regs_at; /* where .regs was, for a later diagnostic */
     size_t regs_line_len;
@@ -300,6 +301,7 @@ static void reset_def(asm_state *s)
     s->max_reg_plus1 = 0;
     s->regs_directive = -1;
     s->flags = 0;
+    s->nderiv = -1;
 }
 
 /* Closes the current .def: infers or checks regs and appends the record. */
@@ -330,10 +332,20 @@ static void finish_def(asm_state *s, fmag_vm_image *img)
         }
         regs = (uint32_t)s->regs_directive;
     }
+    if (s->nderiv > 0 && 3 * s->nderiv > s->nin) {
+        s->nerrors++;
+        fmag_context_report(s->ctx, FMAG_DIAG_ERROR, s->filename, s->def_line, 1,
+                            ".derivs %ld: program '%s' has %u inputs, fewer than the %ld "
+                            "ordinary inputs and their x and y derivatives",
+                            s->nderiv, s->name ? s->name : "?", (unsigned)s->nin, 3 * s->nderiv);
+    }
+    if (s->nderiv > 0) s->flags |= FMAG_VM_FLAG_DERIVS;
     if (s->nerrors == 0 && !fmag_vm_image_add(img, s->name, s->flags, (uint16_t)regs, s->nin,
                                               s->nout, s->code, s->ninstr)) {
         s->nerrors++;
         fmag_context_report(s->ctx, FMAG_DIAG_ERROR, s->filename, s->def_line, 1, "out of memory");
+    } else if (s->nerrors == 0 && s->nderiv > 0) {
+        img->programs[img->nprograms - 1].nderiv = (uint16_t)s->nderiv;
     }
     reset_def(s);
 }
@@ -444,6 +456,21 @@ static void parse_directive(asm_state *s, fmag_vm_image *img)
         s->regs_at = start;
         return;
     }
+    if (n == 7 && !memcmp(start, ".derivs", 7)) {
+        /* The program takes derivative inputs (SPEC 5b): N inputs carry them. */
+        unsigned long v;
+        if (s->nderiv >= 0) {
+            asm_error_at(s, start, "duplicate .derivs in program '%s'", s->name ? s->name : "?");
+            return;
+        }
+        if (!parse_uint(s, 0xFFFF, &v, "the count of inputs with derivatives")) return;
+        if (!at_line_end(s)) {
+            asm_error_at(s, s->p, "unexpected text after .derivs");
+            return;
+        }
+        s->nderiv = (long)v;
+        return;
+    }
     if (n == 9 && !memcmp(start, ".fastmath", 9)) {
         if (!at_line_end(s)) {
             asm_error_at(s, s->p, "unexpected text after .fastmath");
@@ -515,6 +542,7 @@ static bool fmag_asm_parse_unguarded(fmag_context *ctx, const char *filename, co
     s.ctx = ctx;
     s.filename = filename ? filename : "<input>";
     s.regs_directive = -1;
+    s.nderiv = -1;
     size_t first_program = img->nprograms;
     if (fmag_asm_refuse_binary(ctx, s.filename, &text, &len, ".fmas",
                                "disassemble it with fmag-as -d"))

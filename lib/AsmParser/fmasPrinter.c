@@ -84,6 +84,13 @@ void fmag_asm_print_program(const fmag_vm_program *p, FILE *out)
     fprintf(out, ", %u, %u\n", (unsigned)p->nin, (unsigned)p->nout);
     fprintf(out, ".regs %u\n", (unsigned)p->regs);
     if (p->flags & FMAG_VM_FLAG_FASTMATH) fputs(".fastmath\n", out);
+    if (p->nderiv) {
+        unsigned n0 = (unsigned)p->nin - 2u * p->nderiv;
+        fprintf(out,
+                ".derivs %u    ; inputs r0..r%u, then the x derivatives of %u of them, then "
+                "their y derivatives\n",
+                (unsigned)p->nderiv, n0 ? n0 - 1 : 0, (unsigned)p->nderiv);
+    }
     for (uint32_t i = 0; i < p->ninstr; i++) {
         fmag_vm_instr in = p->code[i];
         fprintf(out, "    %%r%u = fmag %%r%u, ", (unsigned)fmag_vm_instr_d(in),

@@ -246,8 +246,11 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
         ok = fmag_vm_encode(&best.code[i], &code[i], err, sizeof err);
     if (ok)
         ok =
-            fmag_vm_image_add(img, f->name, f->module->fastmath ? FMAG_VM_FLAG_FASTMATH : 0,
+            fmag_vm_image_add(img, f->name,
+                              (uint16_t)((f->module->fastmath ? FMAG_VM_FLAG_FASTMATH : 0) |
+                                         (f->nderiv ? FMAG_VM_FLAG_DERIVS : 0)),
                               (uint16_t)best.regs, (uint16_t)nin, (uint16_t)nout, code, best.ncode);
+    if (ok) img->programs[img->nprograms - 1].nderiv = (uint16_t)f->nderiv;
     if (!ok)
         fmag_context_error(ctx, "error: in function @%.200s%s: codegen: %s", f->name,
                            strlen(f->name) > 200 ? "..." : "", err);

@@ -919,7 +919,7 @@ static bool vk_probe(fmag_gpu_vk *vk, bool soft, int *fma_bad, int *denorm_bad, 
                      size_t errlen)
 {
     static const fmag_vm_instr code[1] = {{0x7FC00001u, 0x7FC00002u, 0x3F800000u, 0u}};
-    fmag_vm_program p = {(char *)"probe", 0, 4, 3, 1, 1, (fmag_vm_instr *)code};
+    fmag_vm_program p = {(char *)"probe", 0, 4, 3, 1, 1, (fmag_vm_instr *)code, 0};
     const fmag_vm_program *pp = &p;
     float *in = malloc(sizeof(float) * 3 * (PROBE_N + 2)),
           *out = malloc(sizeof(float) * (PROBE_N + 2));

@@ -566,7 +566,7 @@ bool fmag_module_equal(const fmag_module *a, const fmag_module *b)
     if (a->fastmath != b->fastmath) return false;
     fmag_func *fa = a->first, *fb = b->first;
     for (; fa && fb; fa = fa->next, fb = fb->next)
-        if (!func_equal(fa, fb)) return false;
+        if (fa->nderiv != fb->nderiv || !func_equal(fa, fb)) return false;
     return !fa && !fb;
 }
 
@@ -580,8 +580,11 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
     dst->src_file = src->src_file;
     dst->src_text = src->src_text;
     dst->src_len = src->src_len;
+    dst->math_calls = src->math_calls;
+    dst->deriv_inputs = src->deriv_inputs;
     for (fmag_func *f = src->first; f; f = f->next) {
         fmag_func *nf = fmag_func_create(dst, f->name, f->nparams, f->nresults, f->is_export);
+        nf->nderiv = f->nderiv;
         f->aux = nf;
         for (unsigned k = 0; k < f->nparams; k++) {
             nf->params[k].name = f->params[k].name;

@@ -302,13 +302,15 @@ void fmag_func_print(fmag_func *f, FILE *out, unsigned flags)
     }
     /* `-> N` when every result is f32 (the form before integers), else the types. */
     if (!f->result_types) {
-        fprintf(out, ") -> %u {\n", f->nresults);
+        fprintf(out, ") -> %u", f->nresults);
     } else {
         fputs(") ->", out);
         for (unsigned k = 0; k < f->nresults; k++)
             fprintf(out, "%s %s", k ? "," : "", fmag_type_name(fmag_func_result_type(f, k)));
-        fputs(" {\n", out);
     }
+    /* -derivatives made it take derivative inputs (docs/Derivatives.md) */
+    if (f->nderiv) fprintf(out, " derivs %u", f->nderiv);
+    fputs(" {\n", out);
     fmag_foreach_block (b, f) {
         fprintf(out, "^%s:\n", b->name);
         fmag_foreach_instr (i, b) {

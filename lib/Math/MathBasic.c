@@ -102,6 +102,7 @@ fmag_value *fmag_math_round_magic(fmag_builder *b, fmag_value *x, fmag_value **b
 
 fmag_value *fmag_build_round(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("round", x);
     (void)fm;
     return fmag_math_rne(b, x, NULL);
 }
@@ -109,6 +110,7 @@ fmag_value *fmag_build_round(fmag_builder *b, fmag_value *x, bool fm)
 /* floor (6): r = rne(x); r - 1 when r > x. */
 fmag_value *fmag_build_floor(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("floor", x);
     (void)fm;
     fmag_value *r = fmag_math_rne(b, x, NULL);
     fmag_value *d = fmag_build_sub(b, r, x);
@@ -118,6 +120,7 @@ fmag_value *fmag_build_floor(fmag_builder *b, fmag_value *x, bool fm)
 /* ceil (6): r = rne(x); r + 1 when r < x. */
 fmag_value *fmag_build_ceil(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("ceil", x);
     (void)fm;
     fmag_value *r = fmag_math_rne(b, x, NULL);
     fmag_value *d = fmag_build_sub(b, x, r);
@@ -128,6 +131,7 @@ fmag_value *fmag_build_ceil(fmag_builder *b, fmag_value *x, bool fm)
  * bias (-2^23 sign x), (x - r)*s > 0 exactly when r lies beyond x, away from zero. */
 fmag_value *fmag_build_trunc(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("trunc", x);
     (void)fm;
     fmag_value *s;
     fmag_value *r = fmag_math_rne(b, x, &s);

@@ -43,6 +43,7 @@ static void reduce_rcp(fmag_builder *b, fmag_value *x, fmag_value **m_out, fmag_
  * is within 1 ulp), then the exact power-of-two scale. */
 fmag_value *fmag_build_rcp(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("rcp", x);
     (void)fm;
     if (fmag_value_is_const(x)) {
         float r = (float)(1.0 / (double)x->imm);
@@ -67,6 +68,7 @@ fmag_value *fmag_build_rcp(fmag_builder *b, fmag_value *x, bool fm)
  * x - q*m is exact in fma, and q + rem*r is within 1 ulp; then scale by s. */
 fmag_value *fmag_build_div(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm)
 {
+    FMAG_MATH_OPAQUE2("div", x, y);
     if (fmag_value_is_const(y) && y->imm != 0.0f && isfinite(1.0f / y->imm)) {
         float d = y->imm;
         float r = (float)(1.0 / (double)d);
@@ -134,6 +136,7 @@ static fmag_value *rsqrt_core(fmag_builder *b, fmag_value *m, fmag_value **nmh_o
  * s0 + (m - s0^2) * y/2 with the residual exact in fma. */
 fmag_value *fmag_build_sqrt(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("sqrt", x);
     fmag_value *m, *s;
     reduce_sqrt(b, x, false, &m, &s);
     fmag_value *y = rsqrt_core(b, m, NULL);
@@ -153,6 +156,7 @@ fmag_value *fmag_build_sqrt(fmag_builder *b, fmag_value *x, bool fm)
 /* inversesqrt (35). */
 fmag_value *fmag_build_inversesqrt(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("inversesqrt", x);
     (void)fm;
     fmag_value *m, *s;
     reduce_sqrt(b, x, true, &m, &s);

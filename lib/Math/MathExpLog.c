@@ -83,6 +83,7 @@ static fmag_value *clampk(fmag_builder *b, fmag_value *x, float lo, float hi)
 /* exp2 (46; fast 44): n = round(x), f = x - n exact, 2^f by the polynomial, scale. */
 fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("exp2", x);
     /* a literal integer n: the constant 2^n (what the sequence computes, exactly) */
     float c;
     if (fmag_math_literal(x, &c) && c == floorf(c) && c >= -149.0f && c <= 127.0f)
@@ -99,6 +100,7 @@ fmag_value *fmag_build_exp2(fmag_builder *b, fmag_value *x, bool fm)
  * (the second guarded by the positive biased sum so that it cannot be merged). */
 fmag_value *fmag_build_exp(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("exp", x);
     return fmag_math_exp_scaled(b, x, 89.0f, 0, fm);
 }
 
@@ -176,6 +178,7 @@ static fmag_value *log_specials(fmag_builder *b, fmag_value *x, fmag_value *r)
 /* log (46 + 3; fast 43 + 3): e*ln2_hi + (f + (tail + e*ln2_lo)). */
 fmag_value *fmag_build_log(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("log", x);
     fmag_value *e, *f, *m;
     reduce_log(b, x, &e, &f, &m);
     fmag_value *y = log_tail(b, f, fm);
@@ -225,6 +228,7 @@ fmag_value *fmag_math_log1p(fmag_builder *b, fmag_value *u, fmag_value *u_lo, bo
 static fmag_value *log2_core(fmag_builder *b, fmag_value *x, bool fm);
 fmag_value *fmag_build_log2(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("log2", x);
     return log_specials(b, x, log2_core(b, x, fm));
 }
 
@@ -371,6 +375,7 @@ static fmag_value *pow_literal(fmag_builder *b, fmag_value *x, float c, bool fm)
 
 fmag_value *fmag_build_pow(fmag_builder *b, fmag_value *x, fmag_value *y, bool fm)
 {
+    FMAG_MATH_OPAQUE2("pow", x, y);
     float c;
     if (fmag_math_literal(y, &c)) {
         fmag_value *r = pow_literal(b, x, c, fm);

@@ -63,6 +63,7 @@ static fmag_value *asin_combine(fmag_builder *b, const asin_parts *ap, fmag_valu
 /* asin: |x| <= 1/2: v + t; |x| > 1/2: pi/2 - 2(v + t); the sign of x restored. */
 fmag_value *fmag_build_asin(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("asin", x);
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *a = SEL(b, nx, x, nx);
     asin_parts ap;
@@ -77,6 +78,7 @@ fmag_value *fmag_build_asin(fmag_builder *b, fmag_value *x, bool fm)
 /* acos: |x| <= 1/2: pi/2 - asin x; x > 1/2: 2 asin(v); x < -1/2: pi - 2 asin(v). */
 fmag_value *fmag_build_acos(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("acos", x);
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *a = SEL(b, nx, x, nx);
     asin_parts ap;
@@ -103,6 +105,7 @@ static void exp_pair(fmag_builder *b, fmag_value *a, bool fm, fmag_value **h, fm
 /* sinh: |x| < 1: x + x^3 P(x^2); else e^|x|/2 - e^-|x|/2 with the sign of x. */
 fmag_value *fmag_build_sinh(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("sinh", x);
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *a = SEL(b, nx, x, nx);
     fmag_value *h, *q;
@@ -120,6 +123,7 @@ fmag_value *fmag_build_sinh(fmag_builder *b, fmag_value *x, bool fm)
 /* cosh: e^|x|/2 + e^-|x|/2 (no cancellation anywhere). */
 fmag_value *fmag_build_cosh(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("cosh", x);
     fmag_value *a = fmag_build_abs(b, x);
     fmag_value *h, *q;
     exp_pair(b, a, fm, &h, &q);
@@ -130,6 +134,7 @@ fmag_value *fmag_build_cosh(fmag_builder *b, fmag_value *x, bool fm)
  * (tanh rounds to 1 from 9.01 on), with the sign of x. */
 fmag_value *fmag_build_tanh(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("tanh", x);
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *a = SEL(b, nx, x, nx);
     fmag_value *a2 = MUL(b, fmag_build_min(b, a, K(b, 10.0f)), K(b, 2.0f));
@@ -156,6 +161,7 @@ static fmag_value *add_ln2(fmag_builder *b, fmag_value *r, fmag_value *g)
  * |x| < 2^24; log(a) + ln 2 beyond (where sqrt(1 + a^2) = a in float). Sign last. */
 fmag_value *fmag_build_asinh(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("asinh", x);
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *a = SEL(b, nx, x, nx);
     fmag_value *huge = FMA(b, a, K(b, 1.0f), K(b, -0x1p24f));
@@ -180,6 +186,7 @@ fmag_value *fmag_build_asinh(fmag_builder *b, fmag_value *x, bool fm)
  * x < 2^24; log(x) + ln 2 beyond. */
 fmag_value *fmag_build_acosh(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("acosh", x);
     fmag_value *huge = FMA(b, x, K(b, 1.0f), K(b, -0x1p24f));
     fmag_value *xs = fmag_build_min(b, x, K(b, 0x1p24f));
     fmag_value *d = fmag_build_sub(b, xs, K(b, 1.0f));
@@ -199,6 +206,7 @@ fmag_value *fmag_build_acosh(fmag_builder *b, fmag_value *x, bool fm)
  * a >= 1/2, and 2a/(1-a) is one correctly rounded division). */
 fmag_value *fmag_build_atanh(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("atanh", x);
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *a = SEL(b, nx, x, nx);
     fmag_value *den = fmag_build_sub(b, K(b, 1.0f), a);

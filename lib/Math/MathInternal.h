@@ -71,6 +71,31 @@ fmag_value *fmag_math_log1p(fmag_builder *b, fmag_value *u, fmag_value *u_lo, bo
  * would. */
 bool fmag_math_literal(const fmag_value *v, float *out);
 
+/* A call of the intrinsic @fmag.<name> on args (its body built on first use by the
+ * builder of that name), for a module whose math_calls flag is set (MathDeriv.c). */
+fmag_value *fmag_math_opaque(fmag_builder *b, const char *name, fmag_value *const *args,
+                             unsigned nargs, bool fm);
+/* The first line of a builder that -derivatives must see as one call: while the module
+ * asks for calls, a call (unless every operand is known at build time: its derivative
+ * is 0 and its sequence folds). Uses the builder's `b` and `fm`. */
+#define FMAG_MATH_OPAQUE1(NAME, X)                                                                 \
+    do {                                                                                           \
+        float opq_lit_;                                                                            \
+        if (b->module->math_calls && !fmag_math_literal(X, &opq_lit_)) {                           \
+            fmag_value *opq_[1] = {X};                                                             \
+            return fmag_math_opaque(b, NAME, opq_, 1, fm);                                         \
+        }                                                                                          \
+    } while (0)
+#define FMAG_MATH_OPAQUE2(NAME, X, Y)                                                              \
+    do {                                                                                           \
+        float opq_lit_;                                                                            \
+        if (b->module->math_calls &&                                                               \
+            !(fmag_math_literal(X, &opq_lit_) && fmag_math_literal(Y, &opq_lit_))) {               \
+            fmag_value *opq_[2] = {X, Y};                                                          \
+            return fmag_math_opaque(b, NAME, opq_, 2, fm);                                         \
+        }                                                                                          \
+    } while (0)
+
 #define FMAG_MAGIC 12582912.0f /* 1.5 * 2^23 */
 
 /* 2^k as a float for a build-time constant k in [-149, 127] (ldexpf, exact). */

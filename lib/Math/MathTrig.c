@@ -100,6 +100,7 @@ static void trig_reduce(fmag_builder *b, fmag_value *x, bool fm, int words, bool
 /* sin (28; fast 23): quadrant q = k mod 4 gives s, c, -s, -c. */
 fmag_value *fmag_build_sin(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("sin", x);
     trig_parts tp;
     trig_reduce(b, x, fm, fm ? 2 : 3, true, &tp);
     fmag_value *v = SEL(b, tp.c, tp.s, tp.odd);
@@ -109,6 +110,7 @@ fmag_value *fmag_build_sin(fmag_builder *b, fmag_value *x, bool fm)
 /* cos (30; fast 25): quadrant q gives c, -s, -c, s: negate when odd xor hi. */
 fmag_value *fmag_build_cos(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("cos", x);
     trig_parts tp;
     trig_reduce(b, x, fm, fm ? 2 : 3, true, &tp);
     fmag_value *v = SEL(b, tp.s, tp.c, tp.odd);
@@ -120,6 +122,7 @@ fmag_value *fmag_build_cos(fmag_builder *b, fmag_value *x, bool fm)
 /* tan: s/c in even quadrants, -c/s in odd ones, then the correctly rounding divide. */
 fmag_value *fmag_build_tan(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("tan", x);
     trig_parts tp;
     trig_reduce(b, x, fm, 3, false, &tp);
     fmag_value *num = SEL(b, fmag_build_neg(b, tp.c), tp.s, tp.odd);
@@ -147,6 +150,7 @@ static fmag_value *reflect(fmag_builder *b, fmag_value *a, float hi, float lo, f
 /* atan: |x| > 1 goes through 1/|x| and pi/2 - atan; the sign is restored last. */
 fmag_value *fmag_build_atan(fmag_builder *b, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE1("atan", x);
     fmag_value *nx = fmag_build_neg(b, x);
     fmag_value *ax = SEL(b, nx, x, nx);
     fmag_value *big = FMA(b, ax, K(b, 1.0f), K(b, -1.0f));
@@ -160,6 +164,7 @@ fmag_value *fmag_build_atan(fmag_builder *b, fmag_value *x, bool fm)
 /* atan2(y, x): t = min(|x|,|y|) / max(|x|,|y|), then the octant reflections. */
 fmag_value *fmag_build_atan2(fmag_builder *b, fmag_value *y, fmag_value *x, bool fm)
 {
+    FMAG_MATH_OPAQUE2("atan2", y, x);
     fmag_value *nx = fmag_build_neg(b, x), *ny = fmag_build_neg(b, y);
     fmag_value *ax = SEL(b, nx, x, nx), *ay = SEL(b, ny, y, ny);
     fmag_value *g = fmag_build_sub(b, ay, ax);

@@ -324,6 +324,12 @@ static sval gen_builtin(gen *g, sl_expr *e)
     case BS_CROSS:
         fmag_build_cross(b, a[0].c, a[1].c, r.c, fm);
         break;
+    case BS_DERIV:
+        for (int k = 0; k < r.n; k++)
+            r.c[k] = bi->name[0] == 'f'   ? fmag_build_fwidth(b, a[0].c[k])
+                     : bi->name[3] == 'x' ? fmag_build_dfdx(b, a[0].c[k])
+                                          : fmag_build_dfdy(b, a[0].c[k]);
+        break;
     case BS_REFLECT:
         fmag_build_reflect(b, a[0].c, a[1].c, (unsigned)a[0].n, r.c, fm);
         break;
@@ -843,6 +849,7 @@ fmag_module *sl_irgen(sl_session *s)
     memset(&g, 0, sizeof g);
     g.s = s;
     g.m = fmag_module_create(s->ctx);
+    g.m->math_calls = s->uses_derivs;
     g.fast = s->opts.fastmath;
     g.m->fastmath = g.fast;
     if (s->filename) {

@@ -216,6 +216,7 @@ typedef struct sl_session {
     size_t func_table_cap;
     struct sl_stmt *globals, *globals_last; /* file-scope consts (ST_DECL), in order */
     unsigned nglobal_slots;
+    bool uses_derivs; /* a dfdx/dfdy/fwidth call: the module asks for builtin calls */
 } sl_session;
 
 #define SL_MAX_DEPTH 1000
@@ -254,6 +255,7 @@ typedef enum sl_builtin_shape {
     BS_ANYALL,      /* any/all(v): f32 (1.0 / 0.0) of a vector's truth */
     BS_OUTARG,      /* modf(x, out i) / frexp(x, out e): component-wise, the second an lvalue */
     BS_BITS,        /* floatBitsToInt/Uint, intBitsToFloat, uintBitsToFloat: the same 32 bits */
+    BS_DERIV,       /* dfdx/dfdy/fwidth(e): component-wise derivatives (docs/Derivatives.md) */
 } sl_builtin_shape;
 
 typedef struct sl_builtin {

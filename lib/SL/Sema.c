@@ -18,7 +18,8 @@
     {"modf", BS_OUTARG}, {"frexp", BS_OUTARG}, \
     {"floatBitsToInt", BS_BITS}, {"floatBitsToUint", BS_BITS}, {"intBitsToFloat", BS_BITS}, \
     {"uintBitsToFloat", BS_BITS},
-// clang-format on
+/* Derivatives by automatic differentiation (docs/Derivatives.md). */
+#define DERIV_BUILTINS {"dfdx", BS_DERIV}, {"dfdy", BS_DERIV}, {"fwidth", BS_DERIV},
 
 const sl_builtin sl_builtins[] = {
     {"abs", BS_MAP1},         {"sign", BS_MAP1},         {"floor", BS_MAP1},
@@ -32,7 +33,8 @@ const sl_builtin sl_builtins[] = {
     {"atan2", BS_MAP2},       {"clamp", BS_MAP3},        {"mix", BS_MAP3},
     {"smoothstep", BS_MAP3},  {"select", BS_MAP3},       {"dot", BS_DOT},
     {"length", BS_LENGTH},    {"distance", BS_DISTANCE}, {"normalize", BS_NORMALIZE},
-    {"cross", BS_CROSS},      GLSL450_BUILTINS};
+    {"cross", BS_CROSS},      GLSL450_BUILTINS DERIV_BUILTINS};
+// clang-format on
 const unsigned sl_nbuiltins = sizeof sl_builtins / sizeof sl_builtins[0];
 
 int sl_builtin_find(const char *name, unsigned len)
@@ -601,6 +603,7 @@ static int check_call(checker *c, sl_expr *e)
     case BS_NORMALIZE:
     case BS_ANYALL:
     case BS_BITS:
+    case BS_DERIV:
         want = 1;
         break;
     case BS_MAP2:
@@ -689,6 +692,9 @@ static int check_call(checker *c, sl_expr *e)
         }
     }
     switch (b->shape) {
+    case BS_DERIV:
+        s->uses_derivs = true;
+        return types[0];
     case BS_MAP1:
         return types[0];
     case BS_MAP2:

@@ -579,6 +579,7 @@ static fmag_module *import_unguarded(fmag_context *ctx, const uint32_t *words, s
     r->m = fmag_module_create(ctx);
     r->m->fastmath = r->opts->fastmath;
     r->fast = r->opts->fastmath;
+    r->m->math_calls = spv_uses_derivatives(r->words, r->nwords);
     r->zero = fmag_module_const(r->m, 0.0f);
     r->one = fmag_module_const(r->m, 1.0f);
     if (!spv_parse(r)) return NULL;

@@ -769,6 +769,41 @@ static bool convert(spv_reader *r, const spv_inst *in)
     return true;
 }
 
+/* ---------------------------------------------------------------- derivatives */
+
+/* OpDPdx ... OpFwidthCoarse (dFdx, ddy_fine, fwidth ...): calls that -derivatives
+ * replaces by forward-mode derivatives (docs/Derivatives.md); Fine and Coarse are
+ * the same exact derivative here. */
+static bool derivative(spv_reader *r, const spv_inst *in)
+{
+    uint32_t n, na;
+    if (!need(r, in, 4)) return false;
+    fmag_value **a = operand(r, in, 3, &na);
+    if (!a) return false;
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    if (na != n) return spv_error_op(r, "the operand type differs from the result type");
+    uint32_t op = in->op;
+    bool x = op == SpvOpDPdx || op == SpvOpDPdxFine || op == SpvOpDPdxCoarse;
+    bool y = op == SpvOpDPdy || op == SpvOpDPdyFine || op == SpvOpDPdyCoarse;
+    for (uint32_t j = 0; j < n; j++)
+        out[j] = x   ? fmag_build_dfdx(B, a[j])
+                 : y ? fmag_build_dfdy(B, a[j])
+                     : fmag_build_fwidth(B, a[j]);
+    return true;
+}
+
+bool spv_uses_derivatives(const uint32_t *words, size_t nwords)
+{
+    for (size_t i = 5; i < nwords;) {
+        uint32_t wc = words[i] >> 16, op = words[i] & 0xFFFFu;
+        if (op >= SpvOpDPdx && op <= SpvOpFwidthCoarse) return true;
+        if (!wc) break;
+        i += wc;
+    }
+    return false;
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 static bool unsupported(spv_reader *r, const spv_inst *in)
@@ -785,14 +820,6 @@ static bool unsupported(spv_reader *r, const spv_inst *in)
             "texture sampling and image access (Sample(), Load(), GetDimensions()) is not "
             "supported",
             "texture and image access is not supported");
-    if (op >= SpvOpDPdx && op <= SpvOpFwidthCoarse)
-        return spv_error_feature(
-            r,
-            "derivatives (dFdx(), dFdy(), fwidth()) are not supported: an FMAG program sees "
-            "one element",
-            "derivatives (ddx(), ddy(), fwidth()) are not supported: an FMAG program sees one "
-            "element",
-            "derivatives are not supported: an FMAG program sees one element");
     if (op >= SpvOpAtomicLoad && op <= SpvOpAtomicXor)
         return spv_error_feature(r, "atomic operations are not supported",
                                  "atomic operations (Interlocked*) are not supported",
@@ -845,6 +872,16 @@ bool spv_translate_op(spv_reader *r, const spv_inst *in)
         return binary(r, in, f_mod);
     case SpvOpFRem:
         return binary(r, in, f_rem);
+    case SpvOpDPdx:
+    case SpvOpDPdy:
+    case SpvOpFwidth:
+    case SpvOpDPdxFine:
+    case SpvOpDPdyFine:
+    case SpvOpFwidthFine:
+    case SpvOpDPdxCoarse:
+    case SpvOpDPdyCoarse:
+    case SpvOpFwidthCoarse:
+        return derivative(r, in);
     case SpvOpFNegate:
     case SpvOpLogicalNot:
         return negate(r, in);

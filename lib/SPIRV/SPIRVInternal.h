@@ -224,7 +224,7 @@ bool spv_error_op(spv_reader *r, const char *fmt, ...)
     ;
 /* An unsupported-feature error about the current instruction: with GLSL or HLSL
  * source, the glsl or hlsl wording followed by the opcode's name in parentheses (as in
- * "derivatives (dFdx, dFdy, fwidth) are not supported (SPIR-V OpDPdx)"); for raw
+ * "atomic operations are not supported (SPIR-V OpAtomicIAdd)"); for raw
  * SPIR-V, the opcode's name, a colon and the spirv wording. */
 bool spv_error_feature(spv_reader *r, const char *glsl, const char *hlsl, const char *spirv);
 const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len);
@@ -263,6 +263,9 @@ bool spv_store_to(spv_reader *r, uint32_t ptr_id, fmag_value **v, uint32_t n);
 /* Ops.c: one SPIR-V instruction (not control flow, memory or calls) into the
  * current block. Returns false after a diagnostic. */
 bool spv_translate_op(spv_reader *r, const spv_inst *in);
+/* Whether the module (host-order words) has a derivative instruction (OpDPdx ...
+ * OpFwidthCoarse): the reader then asks the math library for builtin calls. */
+bool spv_uses_derivatives(const uint32_t *words, size_t nwords);
 
 /* GLSL450.c */
 bool spv_translate_glsl450(spv_reader *r, const spv_inst *in);

@@ -38,9 +38,20 @@
  */
 #include "CFG.h"
 #include "OptUtil.h"
+#include "fmag/Math.h"
 #include "fmag/Transforms.h"
 
 #include <stdlib.h>
+
+/* Whether some instruction of m calls g. */
+static bool has_callers(fmag_module *m, const fmag_func *g)
+{
+    fmag_foreach_func (f, m)
+        fmag_foreach_block (b, f)
+            fmag_foreach_instr (i, b)
+                if (i->op == FMAG_OP_CALL && i->callee == g) return true;
+    return false;
+}
 
 /* Returns false (with a diagnostic, nothing changed) when out of memory. */
 static bool inline_call(fmag_instr *call)
@@ -135,6 +146,27 @@ static void post_order(fmag_func *f, fmag_func **out, size_t *n)
 
 fmag_pass_status fmag_opt_inline(fmag_module *m)
 {
+    /* Inlining the placeholders of dfdx/dfdy would make every derivative a silent 0:
+     * they are -derivatives' to replace (first in -O1/-O2). */
+    const char *names[2] = {FMAG_DFDX_NAME, FMAG_DFDY_NAME};
+    for (int k = 0; k < 2; k++) {
+        fmag_func *d = fmag_module_get_func(m, names[k]);
+        if (d && has_callers(m, d)) {
+            fmag_context_error(m->ctx,
+                               "error: the module calls @%s: run -derivatives before -inline "
+                               "(docs/Derivatives.md)",
+                               names[k]);
+            return FMAG_PASS_FAILED;
+        }
+    }
+    return fmag_ou_inline_except(m, NULL);
+}
+
+/* -inline with the calls of the functions `keep` names left alone (and those
+ * functions kept): -derivatives inlines the user's functions so and keeps the
+ * intrinsic builtins' calls, whose chain rules it applies. */
+fmag_pass_status fmag_ou_inline_except(fmag_module *m, bool (*keep)(const fmag_func *f))
+{
     if (fmag_module_has_recursion(m)) return FMAG_PASS_FAILED;
     size_t nf = 0;
     bool has_export = false;
@@ -197,7 +229,7 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
         size_t c = 0;
         fmag_foreach_block (b, f) {
             fmag_foreach_instr (i, b) {
-                if (i->op == FMAG_OP_CALL) calls[c++] = i;
+                if (i->op == FMAG_OP_CALL && !(keep && keep(i->callee))) calls[c++] = i;
             }
         }
         while (c-- > 0) {
@@ -239,7 +271,7 @@ fmag_pass_status fmag_opt_inline(fmag_module *m)
     if (failed) return FMAG_PASS_FAILED;
     if (has_export) {
         fmag_foreach_func (f, m) {
-            if (!f->is_export) {
+            if (!f->is_export && !(keep && keep(f))) {
                 fmag_func_erase(f);
                 changed = true;
             }

@@ -54,4 +54,7 @@ void fmag_ou_replace_and_erase(fmag_instr *i, fmag_value *v);
 /* Makes a new fmag instruction before `pos`. */
 fmag_value *fmag_ou_build_before(fmag_instr *pos, fmag_value *a, fmag_value *b, fmag_value *c,
                                  fmag_value *d, fmag_value *e);
+/* -inline, except that the calls of every function keep(f) accepts stay (and so do
+ * those functions); keep NULL is -inline itself. */
+fmag_pass_status fmag_ou_inline_except(fmag_module *m, bool (*keep)(const fmag_func *f));
 #endif /* FMAG_OPTUTIL_H */

@@ -247,5 +247,6 @@ static bool codegen_ready(fmag_module *m)
 bool fmag_prepare_codegen(fmag_module *m, const fmag_pass_options *opts)
 {
     return codegen_ready(m) ||
-           fmag_run_passes(m, "inline,loop-unroll,ternary,ifconvert,legalize-int,dce", opts);
+           fmag_run_passes(m, "derivatives,inline,loop-unroll,ternary,ifconvert,legalize-int,dce",
+                           opts);
 }

@@ -169,10 +169,13 @@ bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *
         if (version != FMAG_VM_FORMAT_VERSION)
             READ_FAIL(rec, off + 4, "unsupported version %u (expected %u)", (unsigned)version,
                       FMAG_VM_FORMAT_VERSION);
-        if (flags & ~FMAG_VM_FLAG_FASTMATH)
+        if (flags & ~FMAG_VM_FLAGS_KNOWN)
             READ_FAIL(rec, off + 6, "unknown flag bits 0x%04x", (unsigned)flags);
-        for (unsigned k = 20; k < 32; k++)
+        uint16_t nderiv = rd16(h + 20);
+        for (unsigned k = 22; k < 32; k++)
             if (h[k] != 0) READ_FAIL(rec, off + k, "reserved header byte is not zero");
+        const char *deriv_bad = fmag_vm_program_deriv_error(flags, nin, nderiv);
+        if (deriv_bad) READ_FAIL(rec, off + 20, "%s", deriv_bad);
         if (nin > regs)
             READ_FAIL(rec, off + 14, "%u inputs exceed the %u registers", (unsigned)nin,
                       (unsigned)regs);
@@ -219,6 +222,7 @@ bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *
         free(name);
         if (!ok) READ_FAIL(rec, off, "out of memory");
         fmag_vm_program *p = &out.programs[out.nprograms - 1];
+        p->nderiv = nderiv;
         p->ninstr = ninstr;
         p->code = code_alloc(ninstr);
         if (ninstr && !p->code) {
@@ -235,6 +239,15 @@ bool fmag_vm_image_read(fmag_vm_image *img, const void *data, size_t len, char *
     fmag_vm_image_free(img);
     *img = out;
     return true;
+}
+
+const char *fmag_vm_program_deriv_error(uint16_t flags, uint16_t nin, uint16_t nderiv)
+{
+    if (!(flags & FMAG_VM_FLAG_DERIVS) != !nderiv)
+        return nderiv ? "a derivative input count without the derivatives flag (0x2)"
+                      : "the derivatives flag (0x2) with a derivative input count of 0";
+    if (3u * nderiv > nin) return "more inputs with derivatives than ordinary inputs";
+    return NULL;
 }
 
 bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, char *err,
@@ -259,9 +272,14 @@ bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, cha
             snprintf(err, errlen, "program %zu: name longer than 65535 bytes", r);
             return false;
         }
-        if (p->flags & ~FMAG_VM_FLAG_FASTMATH) {
+        if (p->flags & ~FMAG_VM_FLAGS_KNOWN) {
             snprintf(err, errlen, "program %zu '%s': unknown flag bits 0x%04x", r, p->name,
                      (unsigned)p->flags);
+            return false;
+        }
+        const char *deriv_bad = fmag_vm_program_deriv_error(p->flags, p->nin, p->nderiv);
+        if (deriv_bad) {
+            snprintf(err, errlen, "program %zu '%s': %s", r, p->name, deriv_bad);
             return false;
         }
         total += FMAG_VM_HEADER_SIZE + pad16(name_len) + (size_t)p->ninstr * 16;
@@ -288,6 +306,7 @@ bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, cha
         wr16(h + 14, p->nin);
         wr16(h + 16, p->nout);
         wr16(h + 18, (uint16_t)name_len);
+        wr16(h + 20, p->nderiv);
         if (name_len) memcpy(h + FMAG_VM_HEADER_SIZE, p->name, name_len);
         off += FMAG_VM_HEADER_SIZE + pad16(name_len);
         for (uint32_t i = 0; i < p->ninstr; i++, off += 16) {

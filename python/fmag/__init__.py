@@ -134,7 +134,7 @@ _sig("fmag_image_destroy", None, _P)
 _sig("fmag_image_program_count", ctypes.c_size_t, _P)
 _sig("fmag_image_program", _P, _P, ctypes.c_size_t)
 _sig("fmag_program_name", ctypes.c_char_p, _P)
-for _n in ("instr_count", "regs", "inputs", "outputs", "flags"):
+for _n in ("instr_count", "regs", "inputs", "outputs", "flags", "deriv_inputs"):
     _sig("fmag_program_" + _n, ctypes.c_uint, _P)
 _sig("fmag_program_instr", ctypes.c_bool, _P, ctypes.c_size_t, ctypes.POINTER(_Decoded))
 _sig("fmag_program_disassemble", _P, _P)
@@ -204,6 +204,9 @@ class Program:
         self.inputs = _lib.fmag_program_inputs(ptr)
         self.outputs = _lib.fmag_program_outputs(ptr)
         self.flags = _lib.fmag_program_flags(ptr)
+        # inputs that carry derivatives: the last 2*deriv_inputs inputs are their x then
+        # y derivatives (docs/Derivatives.md); 0 for a program without derivatives
+        self.deriv_inputs = _lib.fmag_program_deriv_inputs(ptr)
 
     @property
     def fastmath(self):

@@ -49,6 +49,14 @@ class CompileAndRun(unittest.TestCase):
         for engine in ("ref", "batch"):
             self.assertEqual(bits(fmag.run(p, rows, engine)), bits(want), engine)
 
+    def test_derivative_inputs(self):
+        # dfdx(x*k) takes x and k, then their x and y derivatives (docs/Derivatives.md)
+        p = fmag.compile("export f32 f(f32 x, f32 k) { return dfdx(x * k); }")["f"]
+        self.assertEqual((p.inputs, p.deriv_inputs, p.flags & 2), (6, 2, 2))
+        out = fmag.run(p, [[3.0, 5.0, 1.0, 0.0, 0.0, 1.0]], "ref")
+        self.assertEqual([[float(v) for v in row] for row in out], [[5.0]])
+        self.assertEqual(fmag.compile("export f32 g(f32 x) { return x; }")["g"].deriv_inputs, 0)
+
     def test_node_graph_matches_slc_and_fmag_run(self):
         path = os.path.join(SRC, "examples", "node_graph_a.sl")
         img = fmag.compile_file(path)

@@ -154,10 +154,16 @@ int main(int argc, char **argv)
                 const fmag_vm_program *p = &img.programs[r];
                 fprintf(out, "record %zu at offset %zu: name=", r, off);
                 fmag_asm_print_name(p->name, out);
-                fprintf(out, " instructions=%u regs=%u inputs=%u outputs=%u flags=0x%x%s\n",
+                fprintf(out, " instructions=%u regs=%u inputs=%u outputs=%u flags=0x%x%s",
                         (unsigned)p->ninstr, (unsigned)p->regs, (unsigned)p->nin, (unsigned)p->nout,
                         (unsigned)p->flags,
                         (p->flags & FMAG_VM_FLAG_FASTMATH) ? " (fastmath)" : "");
+                if (p->nderiv)
+                    fprintf(out,
+                            " (derivatives: %u inputs carry x and y derivatives, inputs %u..%u)",
+                            (unsigned)p->nderiv, (unsigned)p->nin - 2u * p->nderiv,
+                            (unsigned)p->nin - 1u);
+                fputc('\n', out);
                 off += FMAG_VM_HEADER_SIZE + ((strlen(p->name) + 15) & ~(size_t)15) +
                        (size_t)p->ninstr * 16;
             }

@@ -528,6 +528,7 @@ static bool check_lowered(const char *what, uint64_t seed, fmag_module *m0, fmag
         size_t k = ls->img.nprograms;
         if (fmag_vm_image_add(&ls->img, p->name, p->flags, p->regs, p->nin, p->nout, p->code,
                               p->ninstr)) {
+            ls->img.programs[k].nderiv = p->nderiv;
             for (unsigned v = 0; v < E2E_VECTORS; v++) {
                 memcpy(ls->in[k][v], in[v], sizeof ls->in[k][v]);
                 memcpy(ls->out[k][v], got[v], sizeof ls->out[k][v]);

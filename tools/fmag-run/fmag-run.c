@@ -4,6 +4,8 @@
 #include "fmag/Asm.h"
 #include "fmag/Bits.h"
 #include "fmag/IR.h"
+#include "fmag/Math.h"
+#include "fmag/Transforms.h"
 #include "fmag/VM.h"
 #include "Options.h"
 #ifdef FMAG_HAVE_GPU
@@ -82,6 +84,11 @@ typedef struct target {
 static unsigned target_nin(const target *t, size_t prog)
 {
     return t->is_fir ? t->fn->nparams : t->img.programs[prog].nin;
+}
+/* Inputs that carry derivatives (their x then y derivatives end the input list). */
+static unsigned target_nderiv(const target *t, size_t prog)
+{
+    return t->is_fir ? t->fn->nderiv : t->img.programs[prog].nderiv;
 }
 static unsigned target_nout(const target *t, size_t prog)
 {
@@ -218,8 +225,16 @@ static bool parse_fields(const target *t, bool per_lane, const char *s, size_t l
     unsigned nin = target_nin(t, prog);
     if (nvals != nin) {
         const char *name = t->is_fir ? t->fn->name : t->img.programs[prog].name;
-        snprintf(err, errlen, "%s: program '%s' takes %u input%s, got %zu", where, name, nin,
-                 nin == 1 ? "" : "s", nvals);
+        unsigned nd = target_nderiv(t, prog);
+        if (nd)
+            snprintf(err, errlen,
+                     "%s: program '%s' uses derivatives: it takes %u inputs, its %u ordinary "
+                     "inputs then the x and the y derivatives of %u of them (docs/"
+                     "Derivatives.md), got %zu",
+                     where, name, nin, nin - 2 * nd, nd, nvals);
+        else
+            snprintf(err, errlen, "%s: program '%s' takes %u input%s, got %zu", where, name, nin,
+                     nin == 1 ? "" : "s", nvals);
         return false;
     }
     if (!rows_push(r, vals, nvals, prog)) {
@@ -337,6 +352,15 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
             t->is_fir = true;
             fmag_module *m = fmag_parse_module(t->ctx, path, data, len);
             ok = m && fmag_verify_module(m);
+            /* A module that asks for derivatives is differentiated first, so that the
+             * function takes its inputs' derivatives as the compiled program would
+             * (its placeholders would otherwise give zeros). */
+            if (ok && (fmag_module_get_func(m, FMAG_DFDX_NAME) ||
+                       fmag_module_get_func(m, FMAG_DFDY_NAME))) {
+                fmag_pass_options po;
+                memset(&po, 0, sizeof po);
+                ok = fmag_run_passes(m, "derivatives", &po);
+            }
             if (ok) {
                 fmag_func *first = NULL, *first_export = NULL;
                 fmag_foreach_func (fn, m) {

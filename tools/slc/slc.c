@@ -72,6 +72,7 @@ typedef struct slc_args {
     const char *input, *output, *level, *lang, *emit_prefix, *emit_name;
     bool emit_asm, emit_ir, emit_spirv, fastmath;
     const char *entry;
+    const char *derivs; /* -derivs=NAMES */
     fmag_codegen_options cg;
     str_list include_dirs, defines; /* -I, -D */
 } slc_args;
@@ -232,6 +233,10 @@ int main(int argc, char **argv)
         {"-entry", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.entry, NULL, "NAME",
          "compile only the export NAME (SPIR-V, GLSL, HLSL: the\n"
          "function NAME)"},
+        {"-derivs", FMAG_OPT_EQ, FMAG_OPT_STRING, &a.derivs, NULL, "NAMES",
+         "a program with derivatives takes them for these inputs\n"
+         "only (comma-separated parameter names; default: every\n"
+         "input; docs/Derivatives.md)"},
         {"-I", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a.include_dirs, opt_append, "DIR",
          "GLSL/HLSL: look for #include files in DIR (after the\n"
          "including file's directory for \"name\"; repeatable, in order)"},
@@ -368,6 +373,7 @@ int main(int argc, char **argv)
         fmag_tool_print_diags(&slc_tool, ctx);
         goto done;
     }
+    if (a.derivs) m->deriv_inputs = fmag_context_strdup(ctx, a.derivs, strlen(a.derivs));
     bool any_export = false;
     fmag_foreach_func (f, m)
         any_export |= f->is_export;

@@ -134,11 +134,11 @@ bool rule_spot_check(const fmag_superopt_rule *rule, const fmag_superopt_target 
                                VM_OPERAND(rule->code[k].c), VM_OPERAND(rule->code[k].g)};
         if (!fmag_vm_encode(&dec, &code[k], err, sizeof err)) return false;
     }
-    runner u = {
-        t,
-        {(char *)rule->name, 0, (uint16_t)rule->regs, (uint16_t)rule->nin, 1, rule->length, code},
-        {0},
-        r};
+    runner u = {t,
+                {(char *)rule->name, 0, (uint16_t)rule->regs, (uint16_t)rule->nin, 1, rule->length,
+                 code, 0},
+                {0},
+                r};
     if (!u.prog.regs) u.prog.regs = 1;
     if (!fmag_vm_program_validate(&u.prog, err, sizeof err)) return false;
 

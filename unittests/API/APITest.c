@@ -38,7 +38,7 @@ static void test_compile_run(void)
     EXPECT(!fmag_image_program(img, 1));
     EXPECT(!strcmp(fmag_program_name(p), "f"));
     EXPECT(fmag_program_inputs(p) == 2 && fmag_program_outputs(p) == 2);
-    EXPECT(fmag_program_flags(p) == 0);
+    EXPECT(fmag_program_flags(p) == 0 && fmag_program_deriv_inputs(p) == 0);
     EXPECT(fmag_program_regs(p) >= 2 && fmag_program_instr_count(p) >= 2);
     fmag_vm_decoded d;
     EXPECT(fmag_program_instr(p, 0, &d));
@@ -123,6 +123,18 @@ static void test_languages(void)
     const char *sl = "export f32 f(f32 x) { return x * 2.0 + 1.0; }";
     img = fmag_compile(ctx, "f.sl", sl, strlen(sl), &o);
     EXPECT(img && (fmag_program_flags(fmag_image_program(img, 0)) & FMAG_VM_FLAG_FASTMATH));
+    fmag_image_destroy(img);
+
+    /* a program with derivatives says how many inputs carry them (docs/Derivatives.md):
+     * x and k, so 2 + 2*2 inputs; dfdx(x*k) at (3, 5) along (1, 0) is 5 */
+    fmag_compile_options_init(&o);
+    const char *dsl = "export f32 f(f32 x, f32 k) { return dfdx(x * k); }";
+    img = fmag_compile(ctx, "d.sl", dsl, strlen(dsl), &o);
+    const fmag_vm_program *dp = img ? fmag_image_program(img, 0) : NULL;
+    EXPECT(dp && fmag_program_deriv_inputs(dp) == 2 && fmag_program_inputs(dp) == 6 &&
+           (fmag_program_flags(dp) & FMAG_VM_FLAG_DERIVS));
+    float din[6] = {3, 5, 1, 0, 0, 1}, dout = 0;
+    EXPECT(dp && fmag_run(ctx, ref, dp, din, &dout, 1) && dout == 5.0f);
     fmag_image_destroy(img);
 
     /* per-lane: element k runs program idx[k] */

@@ -295,7 +295,7 @@ static void test_backend(fmag_gpu_runner *r)
     /* fma must be fused: a*b + -(a*b rounded) keeps the product's rounding error */
     {
         fmag_vm_instr code[1] = {{fmag_vm_ref_word(1), fmag_vm_ref_word(2), fbits(1.0f), 0}};
-        fmag_vm_program p = {(char *)"fma", 0, 3, 3, 1, 1, code};
+        fmag_vm_program p = {(char *)"fma", 0, 3, 3, 1, 1, code, 0};
         const fmag_vm_program *pp = &p;
         enum { N = 4096 };
         float *in = malloc(sizeof(float) * 3 * N), out[N];
@@ -317,7 +317,7 @@ static void test_backend(fmag_gpu_runner *r)
     {
         fmag_vm_instr code[2] = {{fmag_vm_ref_word(1), fmag_vm_ref_word(2), fbits(1.0f), 0},
                                  {fbits(1.0f), fbits(0.0f), fbits(-1.0f), 3u}};
-        fmag_vm_program p = {(char *)"nan", 0, 4, 4, 4, 2, code};
+        fmag_vm_program p = {(char *)"nan", 0, 4, 4, 4, 2, code, 0};
         const fmag_vm_program *pp = &p;
         float in[][4] = {{INFINITY, 0.0f, 1.0f, bits(0xFFC12345u)},
                          {INFINITY, 1.0f, -INFINITY, 0.0f},
@@ -347,8 +347,8 @@ static void test_backend(fmag_gpu_runner *r)
     /* columns past a program's outputs keep what the caller had there (as on the CPU) */
     {
         fmag_vm_instr code[1] = {{fmag_vm_ref_word(1), fbits(1.0f), fbits(1.0f), 0}};
-        fmag_vm_program p1 = {(char *)"one", 0, 2, 2, 1, 1, code};
-        fmag_vm_program p2 = {(char *)"two", 0, 2, 2, 2, 1, code};
+        fmag_vm_program p1 = {(char *)"one", 0, 2, 2, 1, 1, code, 0};
+        fmag_vm_program p2 = {(char *)"two", 0, 2, 2, 2, 1, code, 0};
         const fmag_vm_program *pp[2] = {&p1, &p2};
         enum { N = 300 };
         float in[2 * N], out[3 * N];
@@ -370,7 +370,7 @@ static void test_backend(fmag_gpu_runner *r)
     }
     /* zero instructions: outputs are the inputs, then zeros */
     {
-        fmag_vm_program p = {(char *)"empty", 0, 4, 2, 3, 0, NULL};
+        fmag_vm_program p = {(char *)"empty", 0, 4, 2, 3, 0, NULL, 0};
         const fmag_vm_program *pp = &p;
         float in[4] = {1.5f, -0.0f, 7.0f, 8.0f}, out[6];
         char err[256] = "";
@@ -389,7 +389,7 @@ static void test_backend(fmag_gpu_runner *r)
             code[i].g = 0x7F800001u | (rnd() & 0x3FFFFFu);
             code[i].da = rnd();
         }
-        fmag_vm_program p = {(char *)"wild", 0, 4, 2, 2, 64, code};
+        fmag_vm_program p = {(char *)"wild", 0, 4, 2, 2, 64, code, 0};
         const fmag_vm_program *pp = &p;
         float in[2 * 256], out[2 * 256];
         for (int i = 0; i < 512; ++i)
@@ -400,7 +400,7 @@ static void test_backend(fmag_gpu_runner *r)
     }
     /* argument errors are reported, not crashed on */
     {
-        fmag_vm_program p = {(char *)"one", 0, 2, 1, 1, 0, NULL};
+        fmag_vm_program p = {(char *)"one", 0, 2, 1, 1, 0, NULL, 0};
         const fmag_vm_program *pp = &p;
         float in[2] = {1, 2}, out[2];
         uint32_t idx[2] = {0, 5};
@@ -459,7 +459,7 @@ static void test_spec_records(fmag_gpu_runner *r)
 static void test_lane_args(void)
 {
     fmag_vm_instr code[1] = {{fbits(1.0f), fbits(2.0f), fbits(1.0f), 0}};
-    fmag_vm_program a = {(char *)"a", 0, 2, 2, 1, 1, code}, b = a;
+    fmag_vm_program a = {(char *)"a", 0, 2, 2, 1, 1, code, 0}, b = a;
     b.nin = 3;
     const fmag_vm_program *progs[3] = {&a, &b, NULL};
     uint32_t idx[4] = {0, 0, 0, 0};
@@ -486,7 +486,7 @@ static void test_lane_args(void)
                used[0] && used[1] && !used[2],
            "an unused NULL program passes when only the used ones are checked: %s", err);
     fmag_vm_instr bad[1] = {{fmag_vm_ref_word(7), fbits(2.0f), fbits(1.0f), 0}};
-    fmag_vm_program c = {(char *)"c", 0, 2, 2, 1, 1, bad};
+    fmag_vm_program c = {(char *)"c", 0, 2, 2, 1, 1, bad, 0};
     const fmag_vm_program *pc = &c;
     EXPECT(!fmag_vm_check_lane_args(&pc, 1, NULL, 2, 1, 1, true, NULL, err, sizeof err),
            "validation refuses register 7 of 2");

@@ -37,7 +37,7 @@ static fmag_vm_instr I(uint16_t d, uint16_t a, opnd b, opnd c, opnd g)
 static fmag_vm_program prog(const char *name, uint16_t regs, uint16_t nin, uint16_t nout,
                             fmag_vm_instr *code, uint32_t n)
 {
-    return (fmag_vm_program){(char *)name, 0, regs, nin, nout, n, code};
+    return (fmag_vm_program){(char *)name, 0, regs, nin, nout, n, code, 0};
 }
 
 static void test_encode_decode(void)
@@ -287,7 +287,11 @@ static void test_image_round_trip(void)
         {8, 200, len, "record 0 at byte offset 8: 200 instructions"},
         {12, 2, len, "record 0 at byte offset 14: 3 inputs exceed the 2 registers"},
         {18, 200, len, "record 0 at byte offset 18: name"},
-        {20, 1, len, "reserved"},
+        {22, 1, len, "record 0 at byte offset 22: reserved"},
+        {20, 1, len,
+         "record 0 at byte offset 20: a derivative input count without the derivatives"},
+        {6, 2, len,
+         "record 0 at byte offset 20: the derivatives flag (0x2) with a derivative input"},
         {62, 3, len, "record 0 at byte offset 62: instruction 0: register index 3 in operand a"},
         {52, 9, len, "record 0 at byte offset 52: instruction 0: register index 9 in operand c"},
         {len, 0, len + 1, "record 2 at byte offset 144: 1 trailing bytes"},

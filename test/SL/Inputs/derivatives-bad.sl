@@ -1,0 +1,1 @@
+export f32 f(f32 x) { return dfdx(x, x); }
