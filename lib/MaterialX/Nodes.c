@@ -291,8 +291,7 @@ static bool n_passthrough(mx_node *n, int op)
 static bool n_transformmatrix(mx_node *n, int op)
 {
     mx_val x = mx_in(n, "in", n->type, 0.0f);
-    mx_val m = mx_in(
-        n, "mat", n->type == MX_VECTOR2 || n->type == MX_VECTOR3 ? MX_MATRIX33 : MX_MATRIX44, 0.0f);
+    mx_val m = mx_in(n, "mat", MX_NONE, 0.0f);
     mx_val r = mk(n->type);
     unsigned N = m.n == 16 ? 4 : m.n == 9 ? 3 : 0;
     if (!N) {
@@ -595,7 +594,7 @@ static bool n_combine(mx_node *n, int op)
     mx_val r = mk(n->type);
     unsigned k = 0;
     for (int i = 0; i < op; i++) {
-        mx_val x = mx_in(n, names[i], MX_FLOAT, 0.0f);
+        mx_val x = mx_in(n, names[i], MX_NONE, 0.0f);
         for (unsigned c = 0; c < x.n && k < 16; c++)
             r.c[k++] = x.c[c];
     }
