@@ -71,6 +71,21 @@ static void elem_diag(mx_gen *g, mx_elem *e, fmag_diag_severity sev, const char 
         fmag_context_report(g->ctx, sev, g->d->filename, e->line, e->col, "%s", msg);
 }
 
+/* A warning at e with its source line and a caret, as the errors have. */
+static void gwarning(mx_gen *g, mx_elem *e, const char *msg)
+{
+    const char *t = g->d->text, *end = t + g->d->len, *p = t;
+    for (unsigned l = 1; l < e->line && p < end; p++)
+        if (*p == '\n') l++;
+    const char *q = p;
+    while (q < end && *q != '\n' && *q != '\r')
+        q++;
+    int len = q - p > 200 ? 200 : (int)(q - p);
+    unsigned col = e->col > 0 && e->col <= (unsigned)len + 1 ? e->col : 1;
+    fmag_context_report(g->ctx, FMAG_DIAG_WARNING, g->d->filename, e->line, e->col,
+                        "%s\n%.*s\n%*s^", msg, len, p, (int)col - 1, "");
+}
+
 static void gerror(mx_gen *g, mx_elem *e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void gerror(mx_gen *g, mx_elem *e, const char *fmt, ...)
@@ -698,9 +713,12 @@ static bool eval_node(mx_gen *g, mx_scope *s, mx_elem *e, mx_outs *o)
         g->skipped = true;
         if (!e->reported) {
             e->reported = true;
-            fmag_context_error_at(g->ctx, g->d->filename, g->d->text, g->d->len, e->line, e->col,
-                                  "node '%s' (%s, %s) is outside what FMAG compiles: %s", e->name,
-                                  e->tag, tname ? tname : "untyped", why);
+            char msg[400];
+            snprintf(msg, sizeof msg,
+                     "node '%s' (%s, %s) is outside what FMAG compiles: %s; the outputs that "
+                     "use it are left out",
+                     e->name, e->tag, tname ? tname : "untyped", why);
+            gwarning(g, e, msg);
         }
         return false;
     }
@@ -841,10 +859,12 @@ static bool build_program(mx_gen *g, const program *p)
         g->skipped = true;
         if (!out->reported) {
             out->reported = true;
-            fmag_context_report(g->ctx, FMAG_DIAG_WARNING, d->filename, out->line, out->col,
-                                "output '%s' (%s) is a shader or material, outside what FMAG "
-                                "compiles: left out",
-                                out->name, mx_attr_get(out, "type"));
+            char msg[400];
+            snprintf(msg, sizeof msg,
+                     "output '%s' (%s) is a shader or material, outside what FMAG compiles: "
+                     "left out",
+                     out->name, mx_attr_get(out, "type"));
+            gwarning(g, out, msg);
         }
         return false;
     }

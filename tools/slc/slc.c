@@ -97,7 +97,12 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
     if (kind == INPUT_MTLX) {
 #ifdef FMAG_HAVE_MTLX
         fmag_mtlx_options mo = {opts->fastmath, opts->entry};
-        return fmag_mtlx_compile(ctx, shown, src, len, &mo);
+        fmag_module *m = fmag_mtlx_compile(ctx, shown, src, len, &mo);
+        if (m) { /* warnings: the outputs left out */
+            fmag_tool_print_diags(&slc_tool, ctx);
+            fmag_context_diag_clear(ctx);
+        }
+        return m;
 #else
         fmag_context_error(ctx, "%s: error: slc was built without MaterialX input (libexpat1-dev)",
                            shown);
