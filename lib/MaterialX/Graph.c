@@ -961,13 +961,16 @@ static bool build_program(mx_gen *g, const program *p)
             name_param(g, &prog->params[pi], r->key, r->t, c);
         }
     }
+    /* The body moves over (no copy: a compile per slider drag pays for each step);
+     * the scratch function's parameters hand their uses to the program's. */
     for (unsigned k = 0; k < fn->nparams; k++)
-        if (!map[k]) map[k] = fmag_module_const(g->m, 0.0f);
-    fmag_clone_opts co;
-    memset(&co, 0, sizeof co);
-    co.params = map;
-    fmag_clone_body(prog, NULL, fn, &co);
-    fmag_func_clear_aux(fn);
+        if (map[k]) fmag_value_replace_all_uses(&fn->params[k], map[k]);
+    for (fmag_block *b = fn->first; b; b = b->next)
+        b->func = prog;
+    prog->first = fn->first;
+    prog->last = fn->last;
+    fn->first = fn->last = NULL;
+    fmag_func_invalidate(prog, FMAG_VALID_ALL);
     fmag_func_erase(fn);
     return true;
 }
