@@ -6,6 +6,8 @@
  * (reset between compiles, as a JIT does); the median of each phase is printed. Then
  * the editor's loop: change one value in the text, recompile, run the program over a
  * 256 x 256 grid of texture coordinates (the batch engine), and time the round trip.
+ * Each graph is built twice: color3 nodes (three channels each) and float nodes.
+ * Times are the thread's CPU time (the machine is shared), median and minimum.
  *
  *   mtlx-bench [--min-ms N] [--nodes N] [--print]
  */
@@ -55,7 +57,7 @@ static void put(buf *b, const char *fmt, ...)
 /* A graph of `nodes` nodes: each node reads the one before (and sometimes the
  * interface input `gain` or the texture coordinate). `gain` is a literal value in
  * the text, which the editor's loop changes. */
-static char *make_graph(unsigned nodes, float gain, size_t *len)
+static char *make_graph(unsigned nodes, float gain, const char *T, size_t *len)
 {
     buf b = {malloc(4096), 0, 4096};
     put(&b, "<?xml version=\"1.0\"?>\n<materialx version=\"1.38\">\n  <nodegraph name=\"g\">\n");
@@ -64,48 +66,55 @@ static char *make_graph(unsigned nodes, float gain, size_t *len)
             "      <input name=\"texcoord\" type=\"vector2\" nodename=\"n0\"/>\n"
             "      <input name=\"scale\" type=\"vector2\" value=\"2, 2\"/>\n"
             "      <input name=\"rotate\" type=\"float\" value=\"30\"/>\n    </place2d>\n");
-    put(&b, "    <combine3 name=\"n2\" type=\"color3\">\n"
-            "      <input name=\"in1\" type=\"float\" nodename=\"n1\" channels=\"x\"/>\n"
-            "      <input name=\"in2\" type=\"float\" nodename=\"n1\" channels=\"y\"/>\n"
-            "      <input name=\"in3\" type=\"float\" value=\"%.4f\"/>\n    </combine3>\n",
-        gain);
+    bool color = !strcmp(T, "color3");
+    if (color)
+        put(&b, "    <combine3 name=\"n2\" type=\"color3\">\n"
+                "      <input name=\"in1\" type=\"float\" nodename=\"n1\" channels=\"x\"/>\n"
+                "      <input name=\"in2\" type=\"float\" nodename=\"n1\" channels=\"y\"/>\n"
+                "      <input name=\"in3\" type=\"float\" value=\"%.4f\"/>\n    </combine3>\n",
+            gain);
+    else
+        put(&b, "    <add name=\"n2\" type=\"float\">\n"
+                "      <input name=\"in1\" type=\"float\" nodename=\"n1\" channels=\"x\"/>\n"
+                "      <input name=\"in2\" type=\"float\" value=\"%.4f\"/>\n    </add>\n",
+            gain);
     static const char *const kinds[] = {"multiply", "add",       "mix",      "clamp",  "contrast",
                                         "remap",    "smoothstep", "ifgreater", "ramplr", "screen",
                                         "subtract", "max"};
     for (unsigned i = 3; i < nodes; i++) {
         const char *k = kinds[i % (sizeof kinds / sizeof kinds[0])];
         unsigned p = i - 1;
-        put(&b, "    <%s name=\"n%u\" type=\"color3\">\n", k, i);
+        put(&b, "    <%s name=\"n%u\" type=\"%s\">\n", k, i, T);
         if (!strcmp(k, "multiply") || !strcmp(k, "add") || !strcmp(k, "subtract") ||
             !strcmp(k, "max"))
             put(&b,
-                "      <input name=\"in1\" type=\"color3\" nodename=\"n%u\"/>\n"
+                "      <input name=\"in1\" type=\"%s\" nodename=\"n%u\"/>\n"
                 "      <input name=\"in2\" type=\"float\" value=\"%.3f\"/>\n",
-                p, 0.5 + 0.01 * i);
+                T, p, 0.5 + 0.01 * i);
         else if (!strcmp(k, "mix") || !strcmp(k, "screen"))
             put(&b,
-                "      <input name=\"fg\" type=\"color3\" nodename=\"n%u\"/>\n"
-                "      <input name=\"bg\" type=\"color3\" nodename=\"n%u\"/>\n"
+                "      <input name=\"fg\" type=\"%s\" nodename=\"n%u\"/>\n"
+                "      <input name=\"bg\" type=\"%s\" nodename=\"n%u\"/>\n"
                 "      <input name=\"mix\" type=\"float\" value=\"0.3\"/>\n",
-                p, i >= 4 ? i - 3 : 2);
+                T, p, T, i >= 4 ? i - 3 : 2);
         else if (!strcmp(k, "ifgreater"))
             put(&b,
                 "      <input name=\"value1\" type=\"float\" nodename=\"n0\" channels=\"x\"/>\n"
                 "      <input name=\"value2\" type=\"float\" value=\"0.5\"/>\n"
-                "      <input name=\"in1\" type=\"color3\" nodename=\"n%u\"/>\n"
-                "      <input name=\"in2\" type=\"color3\" nodename=\"n%u\"/>\n",
-                p, i >= 4 ? i - 2 : 2);
+                "      <input name=\"in1\" type=\"%s\" nodename=\"n%u\"/>\n"
+                "      <input name=\"in2\" type=\"%s\" nodename=\"n%u\"/>\n",
+                T, p, T, i >= 4 ? i - 2 : 2);
         else if (!strcmp(k, "ramplr"))
             put(&b,
-                "      <input name=\"valuel\" type=\"color3\" nodename=\"n%u\"/>\n"
-                "      <input name=\"valuer\" type=\"color3\" value=\"0.2, 0.4, 0.8\"/>\n"
+                "      <input name=\"valuel\" type=\"%s\" nodename=\"n%u\"/>\n"
+                "      <input name=\"valuer\" type=\"%s\" value=\"%s\"/>\n"
                 "      <input name=\"texcoord\" type=\"vector2\" nodename=\"n1\"/>\n",
-                p);
+                T, p, T, color ? "0.2, 0.4, 0.8" : "0.4");
         else
-            put(&b, "      <input name=\"in\" type=\"color3\" nodename=\"n%u\"/>\n", p);
+            put(&b, "      <input name=\"in\" type=\"%s\" nodename=\"n%u\"/>\n", T, p);
         put(&b, "    </%s>\n", k);
     }
-    put(&b, "    <output name=\"out\" type=\"color3\" nodename=\"n%u\"/>\n", nodes - 1);
+    put(&b, "    <output name=\"out\" type=\"%s\" nodename=\"n%u\"/>\n", T, nodes - 1);
     put(&b, "  </nodegraph>\n</materialx>\n");
     *len = b.n;
     return b.p;
@@ -138,10 +147,11 @@ static bool compile_once(fmag_context *ctx, const char *src, size_t len, fmag_co
     return ok;
 }
 
-static void bench(unsigned nodes, double min_ms, fmag_codegen_effort e, const char *label)
+static void bench(unsigned nodes, const char *T, double min_ms, fmag_codegen_effort e,
+                  const char *label)
 {
     size_t len;
-    char *src = make_graph(nodes, 0.5f, &len);
+    char *src = make_graph(nodes, 0.5f, T, &len);
     fmag_context *ctx = fmag_context_create();
     enum { MAXREP = 20000 };
     double *t = malloc(sizeof *t * 4 * MAXREP);
@@ -162,23 +172,25 @@ static void bench(unsigned nodes, double min_ms, fmag_codegen_effort e, const ch
             t[(k + 1) * MAXREP + n] = ph[k];
         n++;
     }
-    double med[4];
+    double med[4], lo;
     for (int k = 0; k < 4; k++) {
         qsort(t + k * MAXREP, n, sizeof *t, cmp_double);
         med[k] = t[k * MAXREP + n / 2];
     }
-    printf("| graph-%u | %s | %zu | %u | **%.1f** | %.1f | %.1f | %.1f | %u |\n", nodes, label, len,
-           instrs, med[0], med[1], med[2], med[3], n);
+    lo = t[0];
+    printf("| graph-%u %s | %s | %zu | %u | **%.1f** | %.1f | %.1f | %.1f | %.1f | %u |\n", nodes,
+           T, label, len, instrs, med[0], lo, med[1], med[2], med[3], n);
     free(t);
     free(src);
     fmag_context_destroy(ctx);
 }
 
 /* The editor's loop: a new value in the text, a compile, a 256 x 256 evaluation. */
-static void editor_loop(unsigned nodes, double min_ms)
+static void editor_loop(unsigned nodes, const char *T, double min_ms)
 {
     enum { W = 256, MAXREP = 20000 };
     float *in = malloc(sizeof(float) * W * W * 2), *out = malloc(sizeof(float) * W * W * 3);
+    (void)T;
     for (unsigned y = 0; y < W; y++)
         for (unsigned x = 0; x < W; x++) {
             in[2 * (y * W + x)] = (x + 0.5f) / W;
@@ -190,7 +202,7 @@ static void editor_loop(unsigned nodes, double min_ms)
     double start = now_us();
     while (n < MAXREP && (n < 20 || now_us() - start < min_ms * 1000)) {
         size_t len;
-        char *src = make_graph(nodes, 0.25f + 0.001f * (float)(n % 500), &len); /* the drag */
+        char *src = make_graph(nodes, 0.25f + 0.001f * (float)(n % 500), T, &len); /* drag */
         fmag_vm_image img;
         fmag_vm_image_init(&img);
         double ph[3], a = now_us();
@@ -211,9 +223,9 @@ static void editor_loop(unsigned nodes, double min_ms)
     }
     qsort(tc, n, sizeof *tc, cmp_double);
     qsort(tr, n, sizeof *tr, cmp_double);
-    printf("editor loop, graph-%u: edit + compile %.1f µs, run 256x256 (batch, %s) %.1f µs, "
+    printf("editor loop, graph-%u %s: edit + compile %.1f µs, run 256x256 (batch, %s) %.1f µs, "
            "%u rounds\n",
-           nodes, tc[n / 2], fmag_vm_batch_isa(), tr[n / 2], n);
+           nodes, T, tc[n / 2], fmag_vm_batch_isa(), tr[n / 2], n);
     free(in);
     free(out);
     free(tc);
@@ -225,7 +237,8 @@ int main(int argc, char **argv)
 {
     double min_ms = 500;
     unsigned only = 0;
-    bool print = false;
+    bool print = false, reader_only = false;
+    const char *only_type = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--min-ms") && i + 1 < argc)
             min_ms = atof(argv[++i]);
@@ -233,28 +246,50 @@ int main(int argc, char **argv)
             only = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--print"))
             print = true;
+        else if (!strcmp(argv[i], "--reader-only"))
+            reader_only = true;
+        else if (!strcmp(argv[i], "--type") && i + 1 < argc)
+            only_type = argv[++i];
         else {
             fprintf(stderr, "usage: mtlx-bench [--min-ms N] [--nodes N] [--print]\n");
             return 2;
         }
     }
     if (only && only < 4) only = 4;
+    if (reader_only) { /* for profiling the reader alone */
+        size_t len;
+        char *s = make_graph(only ? only : 60, 0.5f, only_type ? only_type : "float", &len);
+        fmag_context *ctx = fmag_context_create();
+        double t0 = now_us();
+        unsigned reps = 0;
+        while (now_us() - t0 < min_ms * 1000) {
+            if (!fmag_mtlx_compile(ctx, "bench.mtlx", s, len, NULL)) return 1;
+            fmag_context_reset(ctx);
+            reps++;
+        }
+        printf("reader: %.1f µs per compile (%u compiles)\n", (now_us() - t0) / reps, reps);
+        free(s);
+        fmag_context_destroy(ctx);
+        return 0;
+    }
     if (print) {
         size_t len;
-        char *s = make_graph(only ? only : 60, 0.5f, &len);
+        char *s = make_graph(only ? only : 60, 0.5f, "color3", &len);
         fwrite(s, 1, len, stdout);
         free(s);
         return 0;
     }
-    printf("| graph | codegen | bytes | instrs | **total µs** | reader | O2 | codegen | "
-           "repeats |\n|---|---|---|---|---|---|---|---|---|\n");
+    printf("| graph | codegen | bytes | instrs | **median µs** | min µs | reader | O2 | codegen "
+           "| repeats |\n|---|---|---|---|---|---|---|---|---|---|\n");
     unsigned sizes[] = {60, 250, 1000};
     for (unsigned k = 0; k < 3; k++) {
         unsigned nodes = only ? only : sizes[k];
-        bench(nodes, min_ms, FMAG_CODEGEN_FAST, "fast");
-        bench(nodes, min_ms, FMAG_CODEGEN_FULL, "full");
+        bench(nodes, "color3", min_ms, FMAG_CODEGEN_FAST, "fast");
+        bench(nodes, "float", min_ms, FMAG_CODEGEN_FAST, "fast");
+        bench(nodes, "color3", min_ms, FMAG_CODEGEN_FULL, "full");
         if (only) break;
     }
-    editor_loop(only ? only : 60, min_ms);
+    editor_loop(only ? only : 60, "color3", min_ms);
+    editor_loop(only ? only : 60, "float", min_ms);
     return 0;
 }

@@ -24,6 +24,37 @@ static char *dup(mx_doc *d, const char *s)
     return fmag_context_strdup(d->ctx, s, strlen(s));
 }
 
+static mx_elem_kind elem_kind(const char *t)
+{
+    static const char *const others[] = {
+        "look",          "materialassign",    "collection",  "geominfo",     "token",
+        "variant",       "variantset",        "propertyset", "backdrop",     "unit",
+        "unitdef",       "unittypedef",       "targetdef",   "attributedef", "typedef",
+        "member",        "geompropdef",       "visibility",  "lookgroup",    "propertyassign",
+        "variantassign", "propertysetassign", "comment"};
+    switch (t[0]) { /* the common tags first, by their first letter */
+    case 'i':
+        if (!strcmp(t, "input")) return MX_EK_INPUT;
+        if (!strcmp(t, "implementation")) return MX_EK_IMPLEMENTATION;
+        break;
+    case 'o':
+        if (!strcmp(t, "output")) return MX_EK_OUTPUT;
+        break;
+    case 'p':
+        if (!strcmp(t, "parameter")) return MX_EK_INPUT;
+        break;
+    case 'n':
+        if (!strcmp(t, "nodegraph")) return MX_EK_NODEGRAPH;
+        if (!strcmp(t, "nodedef")) return MX_EK_NODEDEF;
+        break;
+    default:
+        break;
+    }
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (t[0] == others[i][0] && !strcmp(t, others[i])) return MX_EK_OTHER;
+    return MX_EK_NODE;
+}
+
 static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **atts)
 {
     reader *r = user;
@@ -47,10 +78,39 @@ static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **a
     e->attrs = fmag_context_alloc(d->ctx, (n ? n : 1) * sizeof *e->attrs);
     e->nattrs = n;
     for (unsigned k = 0; k < n; k++) {
-        e->attrs[k].name = dup(d, atts[2 * k]);
-        e->attrs[k].value = dup(d, atts[2 * k + 1]);
-        if (!strcmp(atts[2 * k], "name")) e->name = e->attrs[k].value;
+        const char *an = atts[2 * k];
+        const char *av = e->attrs[k].value = dup(d, atts[2 * k + 1]);
+        e->attrs[k].name = dup(d, an);
+        switch (an[0]) {
+        case 'c':
+            if (!strcmp(an, "channels")) e->a_channels = av;
+            break;
+        case 'i':
+            if (!strcmp(an, "interfacename")) e->a_interfacename = av;
+            break;
+        case 'n':
+            if (!strcmp(an, "name"))
+                e->name = av;
+            else if (!strcmp(an, "nodename"))
+                e->a_nodename = av;
+            else if (!strcmp(an, "nodegraph"))
+                e->a_nodegraph = av;
+            break;
+        case 'o':
+            if (!strcmp(an, "output")) e->a_output = av;
+            break;
+        case 't':
+            if (!strcmp(an, "type")) e->a_type = av;
+            break;
+        case 'v':
+            if (!strcmp(an, "value")) e->a_value = av;
+            break;
+        default:
+            break;
+        }
     }
+    e->etype = (int)mx_type_of(e->a_type);
+    e->kind = elem_kind(tag);
     e->line = (unsigned)XML_GetCurrentLineNumber(r->p);
     e->col = (unsigned)XML_GetCurrentColumnNumber(r->p) + 1;
     e->parent = r->cur;

@@ -293,21 +293,14 @@ static mx_scope *scope_new(mx_gen *g, mx_scope *parent, mx_elem *graph)
     return s;
 }
 
-static bool is_input_tag(const char *tag)
-{
-    return !strcmp(tag, "input") || !strcmp(tag, "parameter");
-}
-
 static bool is_node(const mx_elem *e)
 {
-    const char *t = e->tag;
-    return strcmp(t, "input") && strcmp(t, "parameter") && strcmp(t, "output") &&
-           strcmp(t, "nodedef") && strcmp(t, "implementation") && strcmp(t, "typedef") &&
-           strcmp(t, "look") && strcmp(t, "materialassign") && strcmp(t, "collection") &&
-           strcmp(t, "geominfo") && strcmp(t, "token") && strcmp(t, "variant") &&
-           strcmp(t, "variantset") && strcmp(t, "propertyset") && strcmp(t, "backdrop") &&
-           strcmp(t, "unit") && strcmp(t, "unitdef") && strcmp(t, "unittypedef") &&
-           strcmp(t, "targetdef") && strcmp(t, "attributedef");
+    return e->kind == MX_EK_NODE || e->kind == MX_EK_NODEGRAPH;
+}
+
+static bool is_input(const mx_elem *e)
+{
+    return e && e->kind == MX_EK_INPUT;
 }
 
 static mx_outs *node_outputs(mx_gen *g, mx_scope *s, mx_elem *node);
@@ -336,7 +329,7 @@ static bool iface_value(mx_gen *g, mx_scope *s, mx_elem *at, const char *name, m
 {
     mx_doc *d = g->d;
     mx_elem *decl = mx_doc_child(d, s->graph, name);
-    if (decl && !is_input_tag(decl->tag)) decl = NULL;
+    if (decl && !is_input(decl)) decl = NULL;
     if (s->program) {
         if (!decl) {
             gerror(g, at, "graph '%s' has no interface input '%s'", s->graph->name, name);
@@ -347,7 +340,7 @@ static bool iface_value(mx_gen *g, mx_scope *s, mx_elem *at, const char *name, m
     }
     if (s->instance) {
         mx_elem *ie = mx_doc_child(d, s->instance, name);
-        if (ie && is_input_tag(ie->tag)) {
+        if (ie && is_input(ie)) {
             mx_val v;
             if (!eval_input(g, s->parent, ie, expect, &v)) return false;
             if (v.t != MX_NONE) {
@@ -357,15 +350,15 @@ static bool iface_value(mx_gen *g, mx_scope *s, mx_elem *at, const char *name, m
         }
     }
     mx_elem *def = s->nodedef ? mx_doc_child(d, s->nodedef, name) : NULL;
-    if (def && !is_input_tag(def->tag)) def = NULL;
+    if (def && !is_input(def)) def = NULL;
     if (!def) def = decl;
     if (!def) {
         gerror(g, at, "no interface input '%s' in '%s'", name, s->graph->name);
         return false;
     }
     /* the declaration's own value (a default), in the enclosing scope */
-    mx_type t = mx_type_of(mx_attr_get(def, "type"));
-    const char *value = mx_attr_get(def, "value");
+    mx_type t = (mx_type)def->etype;
+    const char *value = def->a_value;
     if (value) return parse_value(g, def, value, t != MX_NONE ? t : expect, out);
     /* a default geometric property (defaultgeomprop="UV0") */
     const char *gp = mx_attr_get(def, "defaultgeomprop");
@@ -400,17 +393,17 @@ static bool eval_input(mx_gen *g, mx_scope *s, mx_elem *ie, mx_type expect, mx_v
 {
     mx_doc *d = g->d;
     memset(out, 0, sizeof *out);
-    mx_type declared = mx_type_of(mx_attr_get(ie, "type"));
+    mx_type declared = (mx_type)ie->etype;
     if (declared == MX_UNKNOWN) {
         gerror(g, ie, "unknown type '%s'", mx_attr_get(ie, "type"));
         return false;
     }
-    const char *nodename = mx_attr_get(ie, "nodename");
-    const char *graphname = mx_attr_get(ie, "nodegraph");
-    const char *iface = mx_attr_get(ie, "interfacename");
-    const char *value = mx_attr_get(ie, "value");
-    const char *output = mx_attr_get(ie, "output");
-    const char *channels = mx_attr_get(ie, "channels");
+    const char *nodename = ie->a_nodename;
+    const char *graphname = ie->a_nodegraph;
+    const char *iface = ie->a_interfacename;
+    const char *value = ie->a_value;
+    const char *output = ie->a_output;
+    const char *channels = ie->a_channels;
     mx_val v;
     memset(&v, 0, sizeof v);
     bool connected = false;
@@ -461,7 +454,7 @@ static bool eval_input(mx_gen *g, mx_scope *s, mx_elem *ie, mx_type expect, mx_v
 static mx_elem *input_elem(mx_node *n, const char *name)
 {
     mx_elem *ie = mx_doc_child(n->d, n->e, name);
-    return ie && is_input_tag(ie->tag) ? ie : NULL;
+    return ie && is_input(ie) ? ie : NULL;
 }
 
 static mx_val splat(mx_node *n, mx_type t, float f)
@@ -531,12 +524,12 @@ const char *mx_in_str(mx_node *n, const char *name, const char *dflt)
 {
     mx_elem *ie = input_elem(n, name);
     if (!ie) return dflt;
-    const char *iface = mx_attr_get(ie, "interfacename");
+    const char *iface = ie->a_interfacename;
     if (iface && *iface) {
         mx_val v;
         if (iface_value(n->g, n->scope, ie, iface, MX_STRING, &v) && v.s) return v.s;
     }
-    const char *value = mx_attr_get(ie, "value");
+    const char *value = ie->a_value;
     return value ? value : dflt;
 }
 
@@ -606,14 +599,14 @@ static bool eval_graph_outputs(mx_gen *g, mx_scope *inner, mx_elem *graph, mx_ou
 {
     unsigned n = 0;
     for (mx_elem *c = graph->first; c; c = c->next)
-        n += !strcmp(c->tag, "output");
+        n += c->kind == MX_EK_OUTPUT;
     o->n = n;
     o->names = fmag_context_alloc(g->ctx, (n ? n : 1) * sizeof *o->names);
     o->vals = fmag_context_alloc(g->ctx, (n ? n : 1) * sizeof *o->vals);
     unsigned k = 0;
     for (mx_elem *c = graph->first; c; c = c->next) {
-        if (strcmp(c->tag, "output")) continue;
-        mx_type t = mx_type_of(mx_attr_get(c, "type"));
+        if (c->kind != MX_EK_OUTPUT) continue;
+        mx_type t = (mx_type)c->etype;
         o->names[k] = c->name;
         if (!eval_input(g, inner, c, t, &o->vals[k])) return false;
         if (o->vals[k].t == MX_NONE) {
@@ -635,7 +628,7 @@ bool mx_custom_node(mx_node *n, bool *ok)
         const char *node = mx_attr_get(c, "node");
         if (!node || strcmp(node, n->e->tag)) continue;
         if (!first) first = c;
-        mx_type t = mx_type_of(mx_attr_get(c, "type"));
+        mx_type t = (mx_type)c->etype;
         if (t == MX_NONE)
             for (mx_elem *o = c->first; o; o = o->next)
                 if (!strcmp(o->tag, "output")) {
@@ -689,7 +682,7 @@ bool mx_custom_node(mx_node *n, bool *ok)
 
 static bool eval_node(mx_gen *g, mx_scope *s, mx_elem *e, mx_outs *o)
 {
-    if (!strcmp(e->tag, "nodegraph")) {
+    if (e->kind == MX_EK_NODEGRAPH) {
         if (s->depth + 1 >= MX_MAX_SCOPE_DEPTH) {
             gerror(g, e, "graphs nested more than %u deep", MX_MAX_SCOPE_DEPTH);
             return false;
@@ -706,9 +699,30 @@ static bool eval_node(mx_gen *g, mx_scope *s, mx_elem *e, mx_outs *o)
     n.e = e;
     n.b = &g->b;
     n.fast = g->fast;
-    const char *tname = mx_attr_get(e, "type");
-    n.type = mx_type_of(tname);
-    const char *why = mx_out_of_scope(e->tag, n.type);
+    const char *tname = e->a_type;
+    n.type = (mx_type)e->etype;
+    if (n.type == MX_UNKNOWN) {
+        gerror(g, e, "node '%s' (%s) has an unknown type '%s'", e->name, e->tag, tname);
+        return false;
+    }
+    static const char *const out1[] = {"out"};
+    n.nouts = 1;
+    n.out_names = (const char **)out1;
+    n.outs = fmag_context_alloc(g->ctx, 4 * sizeof *n.outs);
+    bool ok = true;
+    /* a closure first (whatever its category), then the standard nodes, then what is
+     * outside FMAG, then the document's own definitions */
+    const char *why = n.type == MX_CLOSURE ? mx_out_of_scope(e->tag, n.type) : NULL;
+    if (!why && !mx_std_node(&n, e->tag, &ok)) {
+        why = mx_out_of_scope(e->tag, n.type);
+        if (!why && !mx_custom_node(&n, &ok)) {
+            gerror(g, e,
+                   "node '%s' (%s, %s): unknown node: no standard node and no <nodedef> of that "
+                   "name",
+                   e->name, e->tag, tname ? tname : "untyped");
+            return false;
+        }
+    }
     if (why) {
         g->skipped = true;
         if (!e->reported) {
@@ -720,21 +734,6 @@ static bool eval_node(mx_gen *g, mx_scope *s, mx_elem *e, mx_outs *o)
                      e->name, e->tag, tname ? tname : "untyped", why);
             gwarning(g, e, msg);
         }
-        return false;
-    }
-    if (n.type == MX_UNKNOWN) {
-        gerror(g, e, "node '%s' (%s) has an unknown type '%s'", e->name, e->tag, tname);
-        return false;
-    }
-    static const char *const out1[] = {"out"};
-    n.nouts = 1;
-    n.out_names = (const char **)out1;
-    n.outs = fmag_context_alloc(g->ctx, 4 * sizeof *n.outs);
-    bool ok = true;
-    if (!mx_std_node(&n, e->tag, &ok) && !mx_custom_node(&n, &ok)) {
-        gerror(g, e,
-               "node '%s' (%s, %s): unknown node: no standard node and no <nodedef> of that name",
-               e->name, e->tag, tname ? tname : "untyped");
         return false;
     }
     if (!ok || g->failed) return false;
@@ -777,9 +776,9 @@ static mx_outs *node_outputs(mx_gen *g, mx_scope *s, mx_elem *node)
             s->state[e->index] = ST_ACTIVE;
             push(g, e, 1);
             for (mx_elem *ie = e->first; ie; ie = ie->next) {
-                if (!is_input_tag(ie->tag)) continue;
-                const char *ref = mx_attr_get(ie, "nodename");
-                if (!ref || !*ref) ref = mx_attr_get(ie, "nodegraph");
+                if (!is_input(ie)) continue;
+                const char *ref = ie->a_nodename;
+                if (!ref || !*ref) ref = ie->a_nodegraph;
                 if (!ref || !*ref) continue;
                 mx_elem *dep = mx_doc_child(d, s->graph, ref);
                 if (!dep || !is_node(dep)) continue; /* eval_input reports it */
@@ -849,7 +848,7 @@ static bool build_program(mx_gen *g, const program *p)
 {
     mx_doc *d = g->d;
     mx_elem *out = p->output;
-    mx_type ot = mx_type_of(mx_attr_get(out, "type"));
+    mx_type ot = (mx_type)out->etype;
     char fname[300];
     if (p->graph)
         snprintf(fname, sizeof fname, "%.140s.%.140s", p->graph->name, out->name);
@@ -881,7 +880,7 @@ static bool build_program(mx_gen *g, const program *p)
     unsigned niface = 0;
     if (p->graph)
         for (mx_elem *c = graph->first; c; c = c->next)
-            if (is_input_tag(c->tag)) niface += mx_type_size(mx_type_of(mx_attr_get(c, "type")));
+            if (is_input(c)) niface += mx_type_size((mx_type)c->etype);
     g->niface = niface;
     g->nstreams = g->nstream_scalars = 0;
     g->skipped = false;
@@ -893,8 +892,8 @@ static bool build_program(mx_gen *g, const program *p)
     unsigned pi = 0;
     if (p->graph)
         for (mx_elem *c = graph->first; c; c = c->next) {
-            if (!is_input_tag(c->tag)) continue;
-            mx_type t = mx_type_of(mx_attr_get(c, "type"));
+            if (!is_input(c)) continue;
+            mx_type t = (mx_type)c->etype;
             mx_outs *o = &s->memo[c->index];
             o->n = 1;
             o->vals = fmag_context_alloc(g->ctx, sizeof *o->vals);
@@ -946,8 +945,8 @@ static bool build_program(mx_gen *g, const program *p)
     pi = 0;
     if (p->graph)
         for (mx_elem *c = graph->first; c; c = c->next) {
-            if (!is_input_tag(c->tag)) continue;
-            mx_type t = mx_type_of(mx_attr_get(c, "type"));
+            if (!is_input(c)) continue;
+            mx_type t = (mx_type)c->etype;
             for (unsigned k = 0; k < mx_type_size(t); k++, pi++) {
                 map[pi] = &prog->params[pi];
                 name_param(g, &prog->params[pi], c->name, t, k);
@@ -1033,7 +1032,7 @@ static void compile_doc(compile_args *a)
     bool any_error = false;
     for (mx_elem *c = d->root->first; c; c = c->next) {
         program progs[1];
-        bool top = !strcmp(c->tag, "output");
+        bool top = c->kind == MX_EK_OUTPUT;
         if (!top && (strcmp(c->tag, "nodegraph") || is_implementation(d, c))) continue;
         for (mx_elem *o = top ? c : c->first; o; o = top ? NULL : o->next) {
             if (strcmp(o->tag, "output")) continue;

@@ -16,6 +16,17 @@ typedef struct mx_attr {
     const char *name, *value;
 } mx_attr;
 
+/* What an element is, from its tag (the walk asks often). */
+typedef enum mx_elem_kind {
+    MX_EK_NODE,  /* any other tag: a node of that category */
+    MX_EK_INPUT, /* <input>, and 1.37's <parameter> */
+    MX_EK_OUTPUT,
+    MX_EK_NODEGRAPH,
+    MX_EK_NODEDEF,
+    MX_EK_IMPLEMENTATION,
+    MX_EK_OTHER, /* looks, materials assignments, geominfo, typedefs, ...: not nodes */
+} mx_elem_kind;
+
 typedef struct mx_elem mx_elem;
 struct mx_elem {
     const char *tag;
@@ -27,6 +38,11 @@ struct mx_elem {
     unsigned index; /* among its parent's children */
     unsigned nchildren;
     bool reported; /* a diagnostic named it already: say it once */
+    mx_elem_kind kind;
+    int etype; /* mx_type of the type attribute */
+    /* the attributes the walk reads, or NULL */
+    const char *a_type, *a_nodename, *a_nodegraph, *a_interfacename, *a_value, *a_output,
+        *a_channels;
 };
 
 typedef struct mx_doc {

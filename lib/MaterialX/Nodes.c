@@ -2,6 +2,7 @@
  * of the MaterialX Standard Nodes specification (docs/MaterialX.md lists them and
  * what differs from MaterialX's GLSL). One table, sorted by category, maps a node
  * to its implementation. */
+#include <math.h>
 #include <string.h>
 #include "MxInternal.h"
 
@@ -39,21 +40,43 @@ static bool is_color(mx_type t)
     return t == MX_COLOR3 || t == MX_COLOR4;
 }
 
-/* fmag helpers */
+/* fmag helpers. They fold what is exact on literals (a default input is one) so that
+ * the reader hands the pipeline less to fold: each is the machine's own result. */
+static bool lit(const fmag_value *v, float *f)
+{
+    if (v->kind != FMAG_VALUE_CONST || v->type != FMAG_TYPE_F32) return false;
+    *f = v->imm;
+    return true;
+}
+static fmag_value *folded(mx_node *n, float r, fmag_value *otherwise)
+{
+    return r - r == 0.0f ? mx_k(n, r) : otherwise; /* never an infinity or NaN literal */
+}
 static fmag_value *add(mx_node *n, fmag_value *x, fmag_value *y)
 {
+    float a, c;
+    if (lit(x, &a) && lit(y, &c)) return folded(n, fmaf(a, 1.0f, c), fmag_build_add(B, x, y));
     return fmag_build_add(B, x, y);
 }
 static fmag_value *sub(mx_node *n, fmag_value *x, fmag_value *y)
 {
+    float a, c;
+    if (lit(x, &a) && lit(y, &c)) return folded(n, fmaf(c, -1.0f, a), fmag_build_sub(B, x, y));
     return fmag_build_sub(B, x, y);
 }
 static fmag_value *mul(mx_node *n, fmag_value *x, fmag_value *y)
 {
+    float a, c;
+    bool kx = lit(x, &a), ky = lit(y, &c);
+    if (kx && ky) return folded(n, a * c, fmag_build_mul(B, x, y));
+    if (ky && c == 1.0f) return x; /* x * 1 is x, -0 included */
+    if (kx && a == 1.0f) return y;
     return fmag_build_mul(B, x, y);
 }
 static fmag_value *divv(mx_node *n, fmag_value *x, fmag_value *y)
 {
+    float c;
+    if (lit(y, &c) && c == 1.0f) return x;
     return fmag_build_div(B, x, y, F);
 }
 static fmag_value *mixv(mx_node *n, fmag_value *bg, fmag_value *fg, fmag_value *t)
@@ -63,6 +86,9 @@ static fmag_value *mixv(mx_node *n, fmag_value *bg, fmag_value *fg, fmag_value *
 /* c > 0 ? t : f for a boolean c of 1.0 / 0.0 */
 static fmag_value *sel(mx_node *n, fmag_value *c, fmag_value *t, fmag_value *f)
 {
+    float g;
+    if (t == f) return t;
+    if (lit(c, &g)) return g > 0 ? t : f;
     return fmag_build_select(B, t, f, c);
 }
 static fmag_value *K(mx_node *n, float f)
