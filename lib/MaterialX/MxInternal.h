@@ -155,7 +155,7 @@ void mx_perlin(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fm
 void mx_cellnoise(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
 fmag_value *mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter,
                       int metric);
-void mx_fractal(mx_node *n, fmag_value *const *p, unsigned nout, int octaves,
+void mx_fractal(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, int octaves,
                 fmag_value *lacunarity, fmag_value *diminish, fmag_value **out);
 
 #endif /* FMAG_MX_INTERNAL_H */

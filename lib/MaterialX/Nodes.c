@@ -1083,15 +1083,15 @@ static bool n_fractal(mx_node *n, int op)
     }
     fmag_value *pc[3] = {mx_c(&p, 0), mx_c(&p, 1), dim == 3 ? mx_c(&p, 2) : K(n, 0.0f)}, *v[4];
     if (r.n == 1) {
-        mx_fractal(n, pc, 1, (int)oct, lac.c[0], dim_.c[0], v);
+        mx_fractal(n, pc, dim, 1, (int)oct, lac.c[0], dim_.c[0], v);
     } else {
-        mx_fractal(n, pc, 3, (int)oct, lac.c[0], dim_.c[0], v);
+        mx_fractal(n, pc, dim, 3, (int)oct, lac.c[0], dim_.c[0], v);
         if (r.n == 4) {
             static const float off[3] = {19.0f, 193.0f, 17.0f};
             fmag_value *q[3];
-            for (unsigned i = 0; i < 3; i++)
+            for (unsigned i = 0; i < dim; i++)
                 q[i] = add(n, pc[i], K(n, off[i]));
-            mx_fractal(n, q, 1, (int)oct, lac.c[0], dim_.c[0], &v[3]);
+            mx_fractal(n, q, dim, 1, (int)oct, lac.c[0], dim_.c[0], &v[3]);
         }
     }
     for (unsigned i = 0; i < r.n; i++)

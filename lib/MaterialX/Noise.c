@@ -247,7 +247,7 @@ fmag_value *mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value
 }
 
 /* sum over octaves of amplitude * noise(p); amplitude *= diminish, p *= lacunarity */
-void mx_fractal(mx_node *n, fmag_value *const *p, unsigned nout, int octaves,
+void mx_fractal(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, int octaves,
                 fmag_value *lacunarity, fmag_value *diminish, fmag_value **out)
 {
     fmag_value *q[3] = {p[0], p[1], p[2]}, *amp = fk(n, 1.0f);
@@ -255,11 +255,11 @@ void mx_fractal(mx_node *n, fmag_value *const *p, unsigned nout, int octaves,
         out[ch] = fk(n, 0.0f);
     for (int o = 0; o < octaves; o++) {
         fmag_value *v[3];
-        mx_perlin(n, q, 3, nout, v);
+        mx_perlin(n, q, dim, nout, v);
         for (unsigned ch = 0; ch < nout; ch++)
             out[ch] = fmag_build_fma(B, amp, v[ch], out[ch]);
         amp = fmag_build_mul(B, amp, diminish);
-        for (unsigned k = 0; k < 3; k++)
+        for (unsigned k = 0; k < dim; k++)
             q[k] = fmag_build_mul(B, q[k], lacunarity);
     }
 }

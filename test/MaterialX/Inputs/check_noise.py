@@ -25,7 +25,25 @@ CASES = {
     "w3": (3, lambda p: [ref.worley(p, 0.7)], 4e-6),
     "f3": (3, lambda p: ref.fractal(p, 1, 3, 2.0, 0.5), 8e-6),
     "f3v": (3, lambda p: ref.fractal(p, 3, 2, 1.9, 0.6), 8e-6),
+    "f2": (2, lambda p: ref.fractal(p, 1, 3, 2.0, 0.5), 8e-6),
+    # graph R: randomfloat and randomcolor of (in, seed), from cell noise (the spec's
+    # "stable random value"); inputs (in, seed)
+    "R.rf": (2, lambda p: [-2.0 + 5.0 * ref.cellnoise(p, 1)[0]], 4e-6),
+    "R.rc": (2, lambda p: hsv2rgb([ref.cellnoise([p[0], p[1] + k])[0] * (0.5 if k == 1 else 1.0)
+                                   + (0.5 if k == 1 else 0.0) for k in range(3)]), 2e-5),
 }
+
+
+def hsv2rgb(c):
+    import math
+    h, s, v = c
+    if s < 0.0001:
+        return [v, v, v]
+    h = 6 * (h - math.floor(h))
+    hi = math.floor(h)
+    f = h - hi
+    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
+    return [[v, t, p], [q, v, p], [p, v, t], [p, q, v], [t, p, v], [v, p, q]][min(int(hi), 5)]
 
 
 def main():
@@ -38,8 +56,10 @@ def main():
             scale = r.choice([1.0, 4.0, 40.0, 1000.0])
             pts.append([float(ref.f32(r.uniform(-scale, scale))) for _ in range(dim)])
         pts += [[0.0] * dim, [1.0] * dim, [-1.0] * dim, [0.5] * dim, [-0.5] * dim]
+        if name.startswith("R."):  # (in, seed): the seed an integer
+            pts = [[p[0], float(int(p[1]))] for p in pts]
         csv = "\n".join(",".join(repr(v) for v in p) for p in pts) + "\n"
-        prog = "N." + name
+        prog = name if "." in name else "N." + name
         out = subprocess.run(["fmag-run", path, "--program", prog, "--in-file", "-"],
                              input=csv, capture_output=True, text=True)
         if out.returncode != 0:
