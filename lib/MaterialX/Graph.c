@@ -30,9 +30,29 @@ struct mx_scope {
     mx_elem *nodedef;  /* a custom node's definition (interface defaults) */
     bool program;      /* the interface is the program's parameters */
     unsigned depth;
-    unsigned char *state; /* by child index */
-    mx_outs *memo;        /* by child index */
+    /* by child index: (epoch << 2) | state, where a stale epoch reads as ST_NEW, so
+     * that a graph's arrays serve all its programs without clearing them (a document
+     * of many outputs over one large graph costs its size, not outputs x nodes) */
+    uint32_t *state;
+    uint32_t epoch;
+    mx_outs *memo; /* by child index */
 };
+
+/* A program graph's arrays, kept on its element across its programs. */
+typedef struct mx_scope_cache {
+    uint32_t *state;
+    mx_outs *memo;
+} mx_scope_cache;
+
+static unsigned st_get(const mx_scope *s, unsigned i)
+{
+    return (s->state[i] >> 2) == s->epoch ? s->state[i] & 3u : 0u;
+}
+
+static void st_set(mx_scope *s, unsigned i, unsigned st)
+{
+    s->state[i] = (s->epoch << 2) | st;
+}
 
 typedef struct mx_stream_rec {
     const char *key;
@@ -46,8 +66,10 @@ struct mx_gen {
     fmag_module *m;
     fmag_builder b;
     bool fast;
-    bool failed;  /* an error: the compile fails */
-    bool skipped; /* an out-of-scope node: this output is left out */
+    uint32_t epoch;                 /* one per program (mx_scope.state) */
+    size_t nodes_done, node_budget; /* work: nodes built over all programs */
+    bool failed;                    /* an error: the compile fails */
+    bool skipped;                   /* an out-of-scope node: this output is left out */
     fmag_func *fn;
     unsigned niface; /* interface scalars: the first parameters */
     mx_stream_rec streams[MX_MAX_STREAM_SCALARS];
@@ -288,8 +310,21 @@ static mx_scope *scope_new(mx_gen *g, mx_scope *parent, mx_elem *graph)
     s->graph = graph;
     s->depth = parent ? parent->depth + 1 : 0;
     unsigned n = graph->nchildren ? graph->nchildren : 1;
-    s->state = fmag_context_alloc(g->ctx, n);
+    if (!parent) { /* a program's graph: its arrays are reused with a new epoch */
+        mx_scope_cache *c = graph->cache;
+        if (!c) {
+            c = graph->cache = fmag_context_alloc(g->ctx, sizeof *c);
+            c->state = fmag_context_alloc(g->ctx, n * sizeof *c->state);
+            c->memo = fmag_context_alloc(g->ctx, n * sizeof *c->memo);
+        }
+        s->state = c->state;
+        s->memo = c->memo;
+        s->epoch = ++g->epoch;
+        return s;
+    }
+    s->state = fmag_context_alloc(g->ctx, n * sizeof *s->state);
     s->memo = fmag_context_alloc(g->ctx, n * sizeof *s->memo);
+    s->epoch = 1;
     return s;
 }
 
@@ -682,6 +717,16 @@ bool mx_custom_node(mx_node *n, bool *ok)
 
 static bool eval_node(mx_gen *g, mx_scope *s, mx_elem *e, mx_outs *o)
 {
+    /* Every node builds at least its constants: a document whose outputs share a
+     * long chain many times over (each program builds it again) stops here, before
+     * time and memory run out, not after. */
+    if (++g->nodes_done > g->node_budget) {
+        gerror(g, e,
+               "the document's outputs build more than %zu nodes in all (the budget: "
+               "-inline-budget)",
+               g->node_budget);
+        return false;
+    }
     if (e->kind == MX_EK_NODEGRAPH) {
         if (s->depth + 1 >= MX_MAX_SCOPE_DEPTH) {
             gerror(g, e, "graphs nested more than %u deep", MX_MAX_SCOPE_DEPTH);
@@ -765,15 +810,15 @@ static void push(mx_gen *g, mx_elem *e, unsigned phase)
 static mx_outs *node_outputs(mx_gen *g, mx_scope *s, mx_elem *node)
 {
     mx_doc *d = g->d;
-    if (s->state[node->index] == ST_DONE) return &s->memo[node->index];
+    if (st_get(s, node->index) == ST_DONE) return &s->memo[node->index];
     size_t base = g->nstack;
     push(g, node, 0);
     while (g->nstack > base && !g->failed && !g->skipped) {
         struct dfs_item it = g->stack[--g->nstack];
         mx_elem *e = it.e;
         if (it.phase == 0) {
-            if (s->state[e->index] != ST_NEW) continue;
-            s->state[e->index] = ST_ACTIVE;
+            if (st_get(s, e->index) != ST_NEW) continue;
+            st_set(s, e->index, ST_ACTIVE);
             push(g, e, 1);
             for (mx_elem *ie = e->first; ie; ie = ie->next) {
                 if (!is_input(ie)) continue;
@@ -782,18 +827,18 @@ static mx_outs *node_outputs(mx_gen *g, mx_scope *s, mx_elem *node)
                 if (!ref || !*ref) continue;
                 mx_elem *dep = mx_doc_child(d, s->graph, ref);
                 if (!dep || !is_node(dep)) continue; /* eval_input reports it */
-                if (s->state[dep->index] == ST_ACTIVE) {
+                if (st_get(s, dep->index) == ST_ACTIVE) {
                     gerror(g, ie,
                            "cycle: input '%s' of node '%s' (%s) depends on the node itself "
                            "through '%s'",
                            ie->name, e->name, e->tag, dep->name);
                     break;
                 }
-                if (s->state[dep->index] == ST_NEW) push(g, dep, 0);
+                if (st_get(s, dep->index) == ST_NEW) push(g, dep, 0);
             }
         } else {
             bool ok = eval_node(g, s, e, &s->memo[e->index]);
-            s->state[e->index] = ST_DONE;
+            st_set(s, e->index, ST_DONE);
             if (!ok && !g->skipped) g->failed = true;
         }
     }
@@ -903,7 +948,7 @@ static bool build_program(mx_gen *g, const program *p)
             o->vals[0].n = n;
             for (unsigned k = 0; k < n; k++)
                 o->vals[0].c[k] = &fn->params[pi++];
-            s->state[c->index] = ST_DONE;
+            st_set(s, c->index, ST_DONE);
         }
     mx_val v;
     bool ok = eval_input(g, s, out, ot, &v) && !g->failed && !g->skipped;
@@ -1027,6 +1072,7 @@ static void compile_doc(compile_args *a)
     g->m->fastmath = g->fast;
     g->m->src_file = fmag_context_strdup(a->ctx, a->filename, strlen(a->filename));
     g->b.module = g->m;
+    g->node_budget = fmag_context_inline_budget(a->ctx);
     const char *entry = a->opts ? a->opts->entry : NULL;
     unsigned built = 0, candidates = 0, left_out = 0;
     bool any_error = false;
@@ -1043,12 +1089,16 @@ static void compile_doc(compile_args *a)
             g->failed = false;
             if (build_program(g, &progs[0]))
                 built++;
-            else if (g->failed)
+            else if (g->failed) {
+                /* The first error ends the walk: an output after it may need the same
+                 * broken chain again, which would cost its whole length again. */
                 any_error = true;
-            else
+                break;
+            } else
                 left_out++;
             if (fmag_context_error_limit_reached(a->ctx)) break;
         }
+        if (any_error) break;
     }
     if (any_error) return;
     if (!built) {

@@ -39,7 +39,8 @@ struct mx_elem {
     unsigned nchildren;
     bool reported; /* a diagnostic named it already: say it once */
     mx_elem_kind kind;
-    int etype; /* mx_type of the type attribute */
+    void *cache; /* a program graph's walk arrays (Graph.c) */
+    int etype;   /* mx_type of the type attribute */
     /* the attributes the walk reads, or NULL */
     const char *a_type, *a_nodename, *a_nodegraph, *a_interfacename, *a_value, *a_output,
         *a_channels;
