@@ -518,25 +518,25 @@ static bool check_size(mx_node *n, const char *name, mx_type t, const mx_val *v)
     return true;
 }
 
-mx_val mx_in(mx_node *n, const char *name, mx_type t, float dflt)
+/* The input's value when the node has it connected, bound or given; false when it is
+ * absent (or after an error). */
+static bool given(mx_node *n, const char *name, mx_type t, mx_val *v)
 {
     mx_elem *ie = input_elem(n, name);
+    return ie && !n->g->failed && eval_input(n->g, n->scope, ie, t, v) && v->t != MX_NONE &&
+           check_size(n, name, t, v);
+}
+
+mx_val mx_in(mx_node *n, const char *name, mx_type t, float dflt)
+{
     mx_val v;
-    if (ie && !n->g->failed) {
-        if (eval_input(n->g, n->scope, ie, t, &v) && v.t != MX_NONE && check_size(n, name, t, &v))
-            return v;
-    }
-    return splat(n, t, dflt);
+    return given(n, name, t, &v) ? v : splat(n, t, dflt);
 }
 
 mx_val mx_in_v(mx_node *n, const char *name, mx_type t, const float *dv)
 {
-    mx_elem *ie = input_elem(n, name);
     mx_val v;
-    if (ie && !n->g->failed) {
-        if (eval_input(n->g, n->scope, ie, t, &v) && v.t != MX_NONE && check_size(n, name, t, &v))
-            return v;
-    }
+    if (given(n, name, t, &v)) return v;
     v = splat(n, t, 0.0f);
     for (unsigned k = 0; k < v.n; k++)
         v.c[k] = mx_k(n, dv[k]);
@@ -545,12 +545,8 @@ mx_val mx_in_v(mx_node *n, const char *name, mx_type t, const float *dv)
 
 mx_val mx_in_geom(mx_node *n, const char *name, mx_type t, const char *stream)
 {
-    mx_elem *ie = input_elem(n, name);
     mx_val v;
-    if (ie && !n->g->failed) {
-        if (eval_input(n->g, n->scope, ie, t, &v) && v.t != MX_NONE && check_size(n, name, t, &v))
-            return v;
-    }
+    if (given(n, name, t, &v)) return v;
     if (n->g->failed) return splat(n, t, 0.0f);
     return mx_stream(n, stream, t);
 }

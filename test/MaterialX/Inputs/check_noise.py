@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mx_noise_ref as ref  # noqa: E402
+from check_nodes import hsv2rgb  # noqa: E402  (the Standard Nodes formula)
 
 # output -> (dimension of the input, reference, absolute tolerance)
 CASES = {
@@ -33,17 +34,6 @@ CASES = {
                                    + (0.5 if k == 1 else 0.0) for k in range(3)]), 2e-5),
 }
 
-
-def hsv2rgb(c):
-    import math
-    h, s, v = c
-    if s < 0.0001:
-        return [v, v, v]
-    h = 6 * (h - math.floor(h))
-    hi = math.floor(h)
-    f = h - hi
-    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
-    return [[v, t, p], [q, v, p], [p, v, t], [p, q, v], [t, p, v], [v, p, q]][min(int(hi), 5)]
 
 
 def main():
