@@ -568,6 +568,30 @@ bool mx_in_const(mx_node *n, const char *name, float dflt, float *out)
 {
     mx_val v = mx_in(n, name, MX_FLOAT, dflt);
     if (n->g->failed) return false;
+    /* Bound to a graph's interface input (a program input, as fractal3d's octaves in
+     * a look's graph): the declaration's value, since no input can change the
+     * program's shape (docs/MaterialX.md). */
+    mx_elem *ie = input_elem(n, name);
+    for (mx_scope *s = n->scope; !fmag_value_is_const(v.c[0]) && ie && ie->a_interfacename && s;
+         s = s->parent) {
+        mx_elem *decl = mx_doc_child(n->d, s->graph, ie->a_interfacename);
+        if (s->instance) {
+            mx_elem *bound = mx_doc_child(n->d, s->instance, ie->a_interfacename);
+            if (is_input(bound) && !bound->a_interfacename && bound->a_value)
+                decl = bound;
+            else if (is_input(bound))
+                decl = bound->a_interfacename ? NULL : decl;
+            if (is_input(bound) && bound->a_interfacename) {
+                ie = bound; /* one scope further out */
+                continue;
+            }
+        }
+        if (is_input(decl) && decl->a_value) {
+            float f;
+            if (parse_numbers(decl->a_value, &f, 1)) v.c[0] = mx_k(n, f);
+        }
+        break;
+    }
     if (!fmag_value_is_const(v.c[0])) {
         mx_node_error(n, "input '%s' must be a constant here (it sets the program's shape)", name);
         return false;
