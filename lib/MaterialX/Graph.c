@@ -575,16 +575,13 @@ bool mx_in_const(mx_node *n, const char *name, float dflt, float *out)
     for (mx_scope *s = n->scope; !fmag_value_is_const(v.c[0]) && ie && ie->a_interfacename && s;
          s = s->parent) {
         mx_elem *decl = mx_doc_child(n->d, s->graph, ie->a_interfacename);
-        if (s->instance) {
+        if (s->instance) { /* a custom node or nested graph: what its instance binds */
             mx_elem *bound = mx_doc_child(n->d, s->instance, ie->a_interfacename);
-            if (is_input(bound) && !bound->a_interfacename && bound->a_value)
-                decl = bound;
-            else if (is_input(bound))
-                decl = bound->a_interfacename ? NULL : decl;
             if (is_input(bound) && bound->a_interfacename) {
-                ie = bound; /* one scope further out */
+                ie = bound; /* bound in turn to the enclosing graph's interface */
                 continue;
             }
+            if (is_input(bound) && bound->a_value) decl = bound;
         }
         if (is_input(decl) && decl->a_value) {
             float f;
