@@ -88,13 +88,15 @@ static bool compile(fmag_module *m, compiled *c, fmag_context *ctx)
 
 /* ------------------------------------------------------------ one operation */
 
-/* An i32 operand is two inputs (its 16-bit halves); an f32 one is one input. */
-static fmag_value *int_input(fmag_builder *b, fmag_func *f, unsigned *k)
+/* An i32 operand is two inputs (its 16-bit halves); an f32 one is one input. Joined
+ * by iadd the operand arrives as limbs, by or in bit form: each operation is checked
+ * both ways (the two forms take different expansions). */
+static fmag_value *int_input(fmag_builder *b, fmag_func *f, unsigned *k, bool bits)
 {
     fmag_value *h = fmag_build_int(b, FMAG_IOP_FPTOUI, &f->params[(*k)++], NULL, NULL);
     fmag_value *l = fmag_build_int(b, FMAG_IOP_FPTOUI, &f->params[(*k)++], NULL, NULL);
     fmag_value *s = fmag_build_int(b, FMAG_IOP_SHL, h, fmag_build_const_i32(b, 16), NULL);
-    return fmag_build_int(b, FMAG_IOP_OR, s, l, NULL);
+    return fmag_build_int(b, bits ? FMAG_IOP_OR : FMAG_IOP_ADD, s, l, NULL);
 }
 
 static unsigned op_nin(fmag_int_op op)
@@ -110,7 +112,7 @@ static unsigned op_nout(fmag_int_op op)
     return fmag_int_op_result_type(op) == FMAG_TYPE_I32 ? 2 : 1;
 }
 
-static fmag_module *op_module(fmag_context *ctx, fmag_int_op op)
+static fmag_module *op_module(fmag_context *ctx, fmag_int_op op, bool bits)
 {
     fmag_module *m = fmag_module_create(ctx);
     fmag_func *f = fmag_func_create(m, "op", op_nin(op), op_nout(op), true);
@@ -119,7 +121,7 @@ static fmag_module *op_module(fmag_context *ctx, fmag_int_op op)
     fmag_value *ops[3] = {NULL, NULL, NULL};
     unsigned k = 0;
     for (unsigned j = 0; j < fmag_int_op_nops(op); j++)
-        ops[j] = fmag_int_op_operand_type(op, j) == FMAG_TYPE_I32 ? int_input(&b, f, &k)
+        ops[j] = fmag_int_op_operand_type(op, j) == FMAG_TYPE_I32 ? int_input(&b, f, &k, bits)
                                                                   : &f->params[k++];
     fmag_value *r = fmag_build_int(&b, op, ops[0], ops[1], ops[2]);
     fmag_value *out[2];
@@ -296,10 +298,12 @@ static bool run_cases(const compiled *c, fmag_int_op op, const uint32_t *vals, s
 static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
 {
     bool all_ok = true;
-    for (int o = 0; o < FMAG_IOP_COUNT; o++) {
-        fmag_int_op op = (fmag_int_op)o;
+    for (int o = 0; o < 2 * FMAG_IOP_COUNT; o++) {
+        fmag_int_op op = (fmag_int_op)(o / 2);
+        bool bits = o % 2;
+        if (bits && fmag_int_op_operand_type(op, 0) == FMAG_TYPE_F32) continue;
         fmag_context *ctx = fmag_context_create();
-        fmag_module *m = op_module(ctx, op);
+        fmag_module *m = op_module(ctx, op, bits);
         fmag_module *ir = fmag_module_clone(m);
         compiled c;
         bool ir_ok = fmag_run_passes(ir, "legalize-int", NULL) && !fmag_func_has_int(ir->first);
@@ -348,9 +352,10 @@ static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
         bool ok = run_cases(&c, op, vals, n, &cnt, true);
         fmag_func_renumber(ir->first);
         run_ir(ir->first, op, vals, n, &icnt);
-        printf("%-12s %5u instructions (-O2, operand/result plumbing included), %llu cases on "
-               "the VMs, %llu on the legalized IR, %llu failures\n",
-               fmag_int_op_name(op), c.ninstr, cnt.cases, icnt.cases, cnt.failures + icnt.failures);
+        printf("%-12s %-5s %5u instructions (-O2, operand/result plumbing included), %llu cases "
+               "on the VMs, %llu on the legalized IR, %llu failures\n",
+               fmag_int_op_name(op), bits ? "bits" : "limbs", c.ninstr, cnt.cases, icnt.cases,
+               cnt.failures + icnt.failures);
         cnt.failures += icnt.failures;
         (void)verbose;
         all_ok &= ok && !cnt.failures;
@@ -372,12 +377,16 @@ static bool check_exhaustive(const char *name, uint64_t from, uint64_t to)
         return false;
     }
     fmag_context *ctx = fmag_context_create();
-    fmag_module *m = op_module(ctx, (fmag_int_op)op);
+    fmag_module *m = op_module(ctx, (fmag_int_op)op, false);
+    fmag_module *ir = fmag_module_clone(m);
     compiled c;
-    if (!compile(m, &c, ctx)) {
+    if (!fmag_run_passes(ir, "legalize-int", NULL) || !compile(m, &c, ctx)) {
         fmag_context_diag_print(ctx, stderr);
         return false;
     }
+    fmag_func_renumber(ir->first);
+    bool float_op = fmag_int_op_operand_type((fmag_int_op)op, 0) == FMAG_TYPE_F32;
+    unsigned long long nonfinite = 0;
     enum { CHUNK = 1 << 20 };
     uint32_t *vals = calloc(3 * CHUNK, sizeof *vals);
     counts cnt = {0, 0};
@@ -387,10 +396,18 @@ static bool check_exhaustive(const char *name, uint64_t from, uint64_t to)
         for (size_t t = 0; t < n; t++)
             vals[3 * t] = (uint32_t)(x + t);
         ok = run_cases(&c, (fmag_int_op)op, vals, n, &cnt, false);
+        /* infinities and NaNs: outside codegen's contract, exact on the legalized IR */
+        for (size_t t = 0; float_op && t < n; t++)
+            if (!isfinite(f_of(vals[3 * t]))) {
+                counts ic = {0, 0};
+                run_ir(ir->first, (fmag_int_op)op, vals + 3 * t, 1, &ic);
+                cnt.failures += ic.failures;
+                nonfinite++;
+            }
     }
     printf("%s: inputs 0x%08" PRIx64 "..0x%08" PRIx64
-           ": %u instructions, %llu cases, %llu failures\n",
-           name, from, to - 1, c.ninstr, cnt.cases, cnt.failures);
+           ": %u instructions, %llu non-finite on the legalized IR, %llu cases, %llu failures\n",
+           name, from, to - 1, c.ninstr, nonfinite, cnt.cases, cnt.failures);
     free(vals);
     fmag_vm_image_free(&c.img);
     fmag_context_destroy(ctx);
@@ -465,10 +482,24 @@ static void gen_int(gen *g)
         if (g->nfloats < 64) g->floats[g->nfloats++] = f;
         v = fmag_build_int(&g->b, rint_(g->r, 2) ? FMAG_IOP_FPTOSI : FMAG_IOP_F2I, f, NULL, NULL);
     } else {
-        /* a bounded float: the range analysis keeps it one float */
-        fmag_value *x = pick_float(g);
-        fmag_value *cl = fmag_build_select(&g->b, fmag_build_const(&g->b, (float)rint_(g->r, 300)),
-                                           fmag_build_const(&g->b, -(float)rint_(g->r, 300)), x);
+        /* a bounded float: the range analysis keeps it one float (a select of
+         * literals, or a clamp of a scaled input as shaders index with) */
+        fmag_value *x = pick_float(g), *cl;
+        if (rint_(g->r, 2)) {
+            cl = fmag_build_select(&g->b, fmag_build_const(&g->b, (float)rint_(g->r, 300)),
+                                   fmag_build_const(&g->b, -(float)rint_(g->r, 300)), x);
+        } else {
+            float lo = (float)((int)rint_(g->r, 2000) - 1000) * 0.75f;
+            float hi = lo + (float)rint_(g->r, 1u << (rint_(g->r, 24) + 1));
+            /* clamp an input, then scale: no float arithmetic on an inf or NaN the
+             * original could make (outside SPEC §2's contract, where -O2 may differ) */
+            fmag_value *k = fmag_build_const(&g->b, (float)rint_(g->r, 64) + 0.5f);
+            x = g->floats[rint_(g->r, g->f->nparams)];
+            fmag_value *cx =
+                fmag_build_min(&g->b, fmag_build_max(&g->b, x, fmag_build_const(&g->b, lo)),
+                               fmag_build_const(&g->b, hi));
+            cl = fmag_build_mul(&g->b, cx, k);
+        }
         v = fmag_build_int(&g->b, FMAG_IOP_FPTOSI, cl, NULL, NULL);
     }
     push_int(g, v);
