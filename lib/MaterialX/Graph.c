@@ -94,8 +94,20 @@ static void elem_diag(mx_gen *g, mx_elem *e, fmag_diag_severity sev, const char 
 }
 
 /* A warning at e with its source line and a caret, as the errors have. */
-static void gwarning(mx_gen *g, mx_elem *e, const char *msg)
+/* What is outside FMAG leaves its output out (g->skipped) with a warning at e, once
+ * per element, with the source line and a caret as the errors have. */
+static void gskip(mx_gen *g, mx_elem *e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void gskip(mx_gen *g, mx_elem *e, const char *fmt, ...)
 {
+    g->skipped = true;
+    if (e->reported) return;
+    e->reported = true;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     const char *t = g->d->text, *end = t + g->d->len, *p = t;
     for (unsigned l = 1; l < e->line && p < end; p++)
         if (*p == '\n') l++;
@@ -786,16 +798,10 @@ static bool eval_node(mx_gen *g, mx_scope *s, mx_elem *e, mx_outs *o)
         }
     }
     if (why) {
-        g->skipped = true;
-        if (!e->reported) {
-            e->reported = true;
-            char msg[400];
-            snprintf(msg, sizeof msg,
-                     "node '%s' (%s, %s) is outside what FMAG compiles: %s; the outputs that "
-                     "use it are left out",
-                     e->name, e->tag, tname ? tname : "untyped", why);
-            gwarning(g, e, msg);
-        }
+        gskip(g, e,
+              "node '%s' (%s, %s) is outside what FMAG compiles: %s; the outputs that use it "
+              "are left out",
+              e->name, e->tag, tname ? tname : "untyped", why);
         return false;
     }
     if (!ok || g->failed) return false;
@@ -917,16 +923,9 @@ static bool build_program(mx_gen *g, const program *p)
     else
         snprintf(fname, sizeof fname, "%.280s", out->name);
     if (ot == MX_CLOSURE) {
-        g->skipped = true;
-        if (!out->reported) {
-            out->reported = true;
-            char msg[400];
-            snprintf(msg, sizeof msg,
-                     "output '%s' (%s) is a shader or material, outside what FMAG compiles: "
-                     "left out",
-                     out->name, mx_attr_get(out, "type"));
-            gwarning(g, out, msg);
-        }
+        gskip(g, out,
+              "output '%s' (%s) is a shader or material, outside what FMAG compiles: left out",
+              out->name, mx_attr_get(out, "type"));
         return false;
     }
     unsigned nres = mx_type_size(ot);
