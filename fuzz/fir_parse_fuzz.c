@@ -20,11 +20,13 @@ static bool same(float a, float b)
 static void check_legalize(fmag_module *m)
 {
     bool ints = false;
-    fmag_foreach_func (f, m) ints |= fmag_func_has_int(f);
+    fmag_foreach_func (f, m)
+        ints |= fmag_func_has_int(f);
     if (!ints) return;
     fmag_module *l = fmag_module_clone(m);
     bool ok = true;
-    fmag_foreach_func (f, l) ok &= fmag_opt_legalize_int(f) != FMAG_PASS_FAILED;
+    fmag_foreach_func (f, l)
+        ok &= fmag_opt_legalize_int(f) != FMAG_PASS_FAILED;
     if (!ok) return; /* integer parameters of a function not inlined: a diagnostic */
     if (!fmag_verify_module(l)) __builtin_trap();
     fmag_foreach_func (f, l)

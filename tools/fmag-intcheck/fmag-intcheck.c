@@ -17,6 +17,7 @@
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 #include "Options.h"
+#include "../common/Rng.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -26,20 +27,9 @@
 
 #define MAXIO 16
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rnext(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 static unsigned rint_(rng *r, unsigned n)
 {
-    return n ? (unsigned)(rnext(r) % n) : 0;
+    return n ? rndn(r, n) : 0;
 }
 
 static float f_of(uint32_t b)
@@ -210,14 +200,14 @@ static uint32_t rand_operand(rng *r, fmag_type t)
         if (c == 0) return b_of(float_edges[rint_(r, sizeof float_edges / sizeof *float_edges)]);
         if (c < 4)
             return b_of(
-                       ldexpf((float)(rnext(r) & 0xFFFFFF) / 16777216.0f, (int)rint_(r, 70) - 20)) ^
+                       ldexpf((float)(rnd64(r) & 0xFFFFFF) / 16777216.0f, (int)rint_(r, 70) - 20)) ^
                    (uint32_t)(rint_(r, 2) << 31);
-        return (uint32_t)rnext(r);
+        return (uint32_t)rnd64(r);
     }
     if (c == 0) return int_edges[rint_(r, sizeof int_edges / sizeof *int_edges)];
     if (c == 1) return (uint32_t)rint_(r, 64);
     if (c == 2) return (uint32_t)(int32_t)((int)rint_(r, 2001) - 1000);
-    return (uint32_t)rnext(r);
+    return (uint32_t)rnd64(r);
 }
 
 typedef struct counts {
@@ -431,7 +421,7 @@ static fmag_value *pick_int(gen *g)
     if (!g->nints || rint_(g->r, 10) == 0) {
         uint32_t v = rint_(g->r, 2)   ? int_edges[rint_(g->r, sizeof int_edges / sizeof *int_edges)]
                      : rint_(g->r, 2) ? (uint32_t)rint_(g->r, 40)
-                                      : (uint32_t)rnext(g->r);
+                                      : (uint32_t)rnd64(g->r);
         return fmag_build_const_i32(&g->b, v);
     }
     return g->ints[g->nints - 1 - rint_(g->r, g->nints < 12 ? g->nints : 12)];
@@ -525,6 +515,21 @@ static fmag_value *int_out(gen *g, fmag_value *v, unsigned kind)
     }
 }
 
+/* One arm of a diamond: n operations in blk, then a jump to join. What it made is
+ * out of scope afterwards (the join sees it through the phi only). */
+static fmag_value *gen_arm(gen *g, fmag_block *blk, fmag_block *join, unsigned n)
+{
+    unsigned base = g->nints, fbase = g->nfloats;
+    fmag_builder_at_end(&g->b, blk);
+    for (unsigned k = 0; k < n; k++)
+        gen_int(g);
+    fmag_value *v = g->ints[g->nints - 1];
+    fmag_build_jmp(&g->b, join);
+    g->nints = base;
+    g->nfloats = fbase;
+    return v;
+}
+
 static fmag_module *gen_module(fmag_context *ctx, rng *r, unsigned nin, unsigned *nout)
 {
     fmag_module *m = fmag_module_create(ctx);
@@ -551,20 +556,7 @@ static fmag_module *gen_module(fmag_context *ctx, rng *r, unsigned nin, unsigned
         fmag_block *t = fmag_block_create(f, "then"), *e = fmag_block_create(f, "else");
         fmag_block *j = fmag_block_create(f, "join");
         fmag_build_br(&g.b, cmp, t, e);
-        unsigned base = g.nints, fbase = g.nfloats;
-        fmag_builder_at_end(&g.b, t);
-        gen_int(&g);
-        gen_int(&g);
-        fmag_value *tv = g.ints[g.nints - 1];
-        fmag_build_jmp(&g.b, j);
-        g.nints = base;
-        g.nfloats = fbase;
-        fmag_builder_at_end(&g.b, e);
-        gen_int(&g);
-        fmag_value *ev = g.ints[g.nints - 1];
-        fmag_build_jmp(&g.b, j);
-        g.nints = base;
-        g.nfloats = fbase;
+        fmag_value *tv = gen_arm(&g, t, j, 2), *ev = gen_arm(&g, e, j, 1);
         fmag_builder_at_end(&g.b, j);
         fmag_instr *phi = fmag_build_phi_typed(&g.b, FMAG_TYPE_I32);
         fmag_phi_add_incoming(phi, tv, t);
@@ -594,10 +586,10 @@ static float rand_input(rng *r)
     }
     if (c < 3) return (float)((int)rint_(r, 2001) - 1000);
     if (c < 6)
-        return ldexpf((float)(rnext(r) & 0xFFFFFF) / 16777216.0f, (int)rint_(r, 40)) *
+        return ldexpf((float)(rnd64(r) & 0xFFFFFF) / 16777216.0f, (int)rint_(r, 40)) *
                (rint_(r, 2) ? 1.0f : -1.0f);
     for (;;) { /* finite: the strict contract covers runs without inf or NaN inputs */
-        float f = f_of((uint32_t)rnext(r));
+        float f = f_of((uint32_t)rnd64(r));
         if (isfinite(f)) return f;
     }
 }
