@@ -22,7 +22,7 @@ if [ "${FMAG_FUZZ_MODE:-asan}" = fast ]; then
     flags="$base -O2 -fsanitize=fuzzer,undefined"
 fi
 mkdir -p "$out/corpus-read" "$out/corpus-asm" "$out/corpus-slc" "$out/corpus-fir" "$out/corpus-e2e"
-mkdir -p "$out/corpus-spirv" "$out/corpus-spirv-mutate" "$out/gen"
+mkdir -p "$out/corpus-spirv" "$out/corpus-spirv-mutate" "$out/gen" "$out/corpus-mtlx"
 status=0
 harnesses=""
 
@@ -105,6 +105,11 @@ if [ -f "$root/fuzz/slc_fuzz.c" ]; then
     build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \
         "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c
 fi
+# The MaterialX reader (expat from the system).
+if [ -f "$root/fuzz/mtlx_fuzz.c" ] && [ -f /usr/include/expat.h ]; then
+    build mtlx-fuzz "$root/fuzz/mtlx_fuzz.c" "$root"/lib/MaterialX/*.c "$root"/lib/Math/*.c \
+        "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c -lexpat
+fi
 # The SPIR-V reader: opcode names generated from spirv.h as lib/SPIRV/CMakeLists.txt does.
 spvh=/usr/include/spirv/unified1/spirv.h
 if [ -f "$root/fuzz/spirv_import_fuzz.c" ] && [ -f "$spvh" ]; then
@@ -147,6 +152,9 @@ done
 for f in $(find "$root/examples" "$root/test/SL" -name '*.sl' 2>/dev/null | head -100); do
     cp "$f" "$out/corpus-slc/"
 done
+for f in $(find "$root/test/MaterialX" -name '*.mtlx' -size -200k 2>/dev/null | head -100); do
+    cp "$f" "$out/corpus-mtlx/"
+done
 
 if [ "${FMAG_FUZZ_BUILD_ONLY:-0}" = 1 ]; then
     for bin in $harnesses; do # the checked-in corpora beside the binaries, to carry them
@@ -164,6 +172,7 @@ for bin in $harnesses; do
     spirv-import-fuzz) corpus=$out/corpus-spirv ;;
     spirv-mutate-fuzz) corpus=$out/corpus-spirv-mutate ;;
     e2e-fuzz) corpus=$out/corpus-e2e ;;
+    mtlx-fuzz) corpus=$out/corpus-mtlx ;;
     *) corpus=$out/corpus-slc ;;
     esac
     dict=""

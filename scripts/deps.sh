@@ -9,6 +9,7 @@
 set -euo pipefail
 demo_pkgs=(
   cmake make gcc python3        # build (CMake runs python3 to configure the lit suite)
+  libexpat1-dev                 # MaterialX input (lib/MaterialX reads XML with expat)
 )
 test_pkgs=(
   llvm-14-tools                 # lit, FileCheck, not, count

@@ -4,7 +4,7 @@ import lit.formats
 
 config.name = "FMAG"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".fir", ".fmas", ".sl", ".test", ".txt"]
+config.suffixes = [".fir", ".fmas", ".sl", ".test", ".txt", ".mtlx"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fmag_obj_root, "test")

@@ -65,6 +65,7 @@ typedef enum fmag_language {
     FMAG_LANG_GLSL,  /* .glsl .frag .vert .comp (needs the SPIR-V front end, see below) */
     FMAG_LANG_HLSL,  /* .hlsl */
     FMAG_LANG_SPIRV, /* .spv: a SPIR-V binary */
+    FMAG_LANG_MTLX,  /* .mtlx: a MaterialX document (docs/MaterialX.md; needs expat) */
 } fmag_language;
 
 typedef struct fmag_compile_options {

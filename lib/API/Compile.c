@@ -11,6 +11,9 @@
 #if defined(FMAG_API_HAVE_SPIRV)
 #include "fmag/SPIRV.h"
 #endif
+#if defined(FMAG_API_HAVE_MTLX)
+#include "fmag/MaterialX.h"
+#endif
 
 const char *fmag_version(void)
 {
@@ -42,6 +45,12 @@ bool fmag_have_language(fmag_language lang)
 #else
         return false;
 #endif
+    case FMAG_LANG_MTLX:
+#if defined(FMAG_API_HAVE_MTLX)
+        return true;
+#else
+        return false;
+#endif
     case FMAG_LANG_GLSL:
     case FMAG_LANG_HLSL:
 #if defined(FMAG_API_HAVE_SPIRV)
@@ -53,11 +62,29 @@ bool fmag_have_language(fmag_language lang)
     return false;
 }
 
+/* A MaterialX document: by its root element, or by a .mtlx name. */
+static bool api_is_mtlx(const char *filename, const char *src, size_t len)
+{
+    size_t n = filename ? strlen(filename) : 0;
+    if (n > 5 && !strcmp(filename + n - 5, ".mtlx")) return true;
+#if defined(FMAG_API_HAVE_MTLX)
+    return fmag_mtlx_is_document(src, len);
+#else
+    (void)src;
+    (void)len;
+    return false;
+#endif
+}
+
 /* FMAG_LANG_AUTO: the content first (a SPIR-V binary, .fmas or .fir text are told by
  * what they hold, whatever their name), then the name's extension, then SL; the same
  * rule as the tools (fmag_vm_file_kind_of). A compiled .fmag is not source: false. */
 static bool language_of(const char *filename, const char *src, size_t len, fmag_language *lang)
 {
+    if (api_is_mtlx(filename, src, len)) {
+        *lang = FMAG_LANG_MTLX;
+        return true;
+    }
     switch (fmag_vm_file_kind_of(filename, src, len, NULL)) {
     case FMAG_VM_FILE_FMAG:
         return false;
@@ -218,6 +245,17 @@ fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *sr
     case FMAG_LANG_SPIRV:
         m = import_shader(ctx, shown, src, len, lang, opts);
         break;
+    case FMAG_LANG_MTLX: {
+#if defined(FMAG_API_HAVE_MTLX)
+        fmag_mtlx_options mo = {opts->fastmath, opts->entry};
+        m = fmag_mtlx_compile(ctx, shown, src, len, &mo);
+#else
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, shown, 0, 0,
+                            "MaterialX input is not built into this FMAG library (it needs "
+                            "expat: libexpat1-dev)");
+#endif
+        break;
+    }
     case FMAG_LANG_AUTO:
     case FMAG_LANG_SL: {
         fmag_sl_options so = {opts->fastmath, opts->entry};

@@ -22,7 +22,7 @@ __all__ = ["Error", "CompileError", "EngineUnavailable", "Diagnostic", "Image", 
            "ENGINES", "LANGUAGES"]
 
 ENGINES = ("ref", "batch", "vulkan", "cuda")
-LANGUAGES = {None: 0, "auto": 0, "sl": 1, "fir": 2, "fmas": 3, "glsl": 4, "hlsl": 5, "spirv": 6}
+LANGUAGES = {None: 0, "auto": 0, "sl": 1, "fir": 2, "fmas": 3, "glsl": 4, "hlsl": 5, "spirv": 6, "mtlx": 7}
 SEVERITIES = ("error", "warning", "note")
 
 try:  # optional

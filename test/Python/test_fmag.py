@@ -57,6 +57,24 @@ class CompileAndRun(unittest.TestCase):
         self.assertEqual([[float(v) for v in row] for row in out], [[5.0]])
         self.assertEqual(fmag.compile("export f32 g(f32 x) { return x; }")["g"].deriv_inputs, 0)
 
+    def test_materialx(self):
+        doc = ('<?xml version="1.0"?>\n<materialx version="1.38">\n'
+               '  <nodegraph name="g">\n'
+               '    <input name="k" type="float" value="1"/>\n'
+               '    <multiply name="m" type="color3">\n'
+               '      <input name="in1" type="color3" value="1, 2, 3"/>\n'
+               '      <input name="in2" type="float" interfacename="k"/>\n'
+               '    </multiply>\n'
+               '    <output name="out" type="color3" nodename="m"/>\n'
+               '  </nodegraph>\n</materialx>\n')
+        # the content picks the language; so does language="mtlx"
+        for kw in ({}, {"language": "mtlx"}, {"filename": "look.mtlx"}):
+            img = fmag.compile(doc, **kw)
+            self.assertEqual(fmag.run(img[0], [[2.0]]), [[2.0, 4.0, 6.0]])
+        with self.assertRaises(fmag.CompileError) as e:
+            fmag.compile(doc.replace("multiply", "frobnicate"), filename="bad.mtlx")
+        self.assertIn("bad.mtlx:5:5: error: node 'm' (frobnicate, color3)", str(e.exception))
+
     def test_node_graph_matches_slc_and_fmag_run(self):
         path = os.path.join(SRC, "examples", "node_graph_a.sl")
         img = fmag.compile_file(path)

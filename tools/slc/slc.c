@@ -8,6 +8,9 @@
 #include "fmag/Asm.h"
 #include "fmag/CodeGen.h"
 #include "fmag/IR.h"
+#ifdef FMAG_HAVE_MTLX
+#include "fmag/MaterialX.h"
+#endif
 #include "fmag/SL.h"
 #ifdef FMAG_HAVE_SPIRV
 #include "fmag/SPIRV.h"
@@ -36,7 +39,14 @@ static const fmag_tool slc_tool = {
     NULL, NULL};
 
 /* The input languages and the one place that tells them apart. */
-typedef enum input_kind { INPUT_SL, INPUT_SPIRV, INPUT_GLSL, INPUT_HLSL, INPUT_UNKNOWN } input_kind;
+typedef enum input_kind {
+    INPUT_SL,
+    INPUT_SPIRV,
+    INPUT_GLSL,
+    INPUT_HLSL,
+    INPUT_MTLX,
+    INPUT_UNKNOWN
+} input_kind;
 
 static bool has_ext(const char *path, const char *ext)
 {
@@ -50,6 +60,7 @@ static input_kind input_kind_of(const char *path, const char *lang)
     if (lang) {
         if (!strcmp(lang, "glsl")) return INPUT_GLSL;
         if (!strcmp(lang, "hlsl")) return INPUT_HLSL;
+        if (!strcmp(lang, "mtlx")) return INPUT_MTLX;
         return !strcmp(lang, "sl")      ? INPUT_SL
                : !strcmp(lang, "spirv") ? INPUT_SPIRV
                                         : INPUT_UNKNOWN;
@@ -58,6 +69,7 @@ static input_kind input_kind_of(const char *path, const char *lang)
         has_ext(path, ".comp"))
         return INPUT_GLSL;
     if (has_ext(path, ".hlsl")) return INPUT_HLSL;
+    if (has_ext(path, ".mtlx")) return INPUT_MTLX;
     return has_ext(path, ".spv") ? INPUT_SPIRV : INPUT_SL;
 }
 
@@ -83,6 +95,21 @@ static fmag_module *compile_input(fmag_context *ctx, input_kind kind, const char
                                   const struct slc_args *a)
 {
     if (kind == INPUT_SL) return fmag_sl_compile(ctx, shown, src, len, opts);
+    if (kind == INPUT_MTLX) {
+#ifdef FMAG_HAVE_MTLX
+        fmag_mtlx_options mo = {opts->fastmath, opts->entry};
+        fmag_module *m = fmag_mtlx_compile(ctx, shown, src, len, &mo);
+        if (m) { /* warnings: the outputs left out */
+            fmag_tool_print_diags(&slc_tool, ctx);
+            fmag_context_diag_clear(ctx);
+        }
+        return m;
+#else
+        fmag_context_error(ctx, "%s: error: slc was built without MaterialX input (libexpat1-dev)",
+                           shown);
+        return NULL;
+#endif
+    }
 #ifdef FMAG_HAVE_SPIRV
     if (kind == INPUT_GLSL || kind == INPUT_HLSL) {
         fmag_spirv_options so;
@@ -243,7 +270,7 @@ int main(int argc, char **argv)
         {"-D", FMAG_OPT_NEXT | FMAG_OPT_GLUED, FMAG_OPT_CALL, &a.defines, opt_append,
          "NAME[=VALUE]", "GLSL/HLSL: define a macro (as 1 without a value), as glslc -D"},
         {"-x", FMAG_OPT_NEXT, FMAG_OPT_STRING, &a.lang, NULL, "LANG",
-         "the input language: sl, glsl, hlsl or spirv (default: the\n"
+         "the input language: sl, glsl, hlsl, spirv or mtlx (default: the\n"
          "content (a SPIR-V binary, #version text), then the extension\n"
          "(.glsl .frag .vert .comp GLSL, .hlsl HLSL, .spv SPIR-V),\n"
          "anything else SL; docs/Tools.md)"},
@@ -285,7 +312,8 @@ int main(int argc, char **argv)
     if (fmag_tool_output_is_input(&slc_tool, input, output)) return 1;
     input_kind kind = input_kind_of(input, lang);
     if (kind == INPUT_UNKNOWN) {
-        fmag_tool_error(&slc_tool, "unknown language '%s' for -x (sl, glsl, hlsl, spirv)", lang);
+        fmag_tool_error(&slc_tool, "unknown language '%s' for -x (sl, glsl, hlsl, spirv, mtlx)",
+                        lang);
         return 1;
     }
     size_t len;
@@ -308,6 +336,9 @@ int main(int argc, char **argv)
     if (!lang && fk == FMAG_VM_FILE_SPIRV && ev == FMAG_VM_FILE_BY_CONTENT) kind = INPUT_SPIRV;
     if (!lang && fk == FMAG_VM_FILE_GLSL) kind = INPUT_GLSL;
     if (!lang && fk == FMAG_VM_FILE_HLSL) kind = INPUT_HLSL;
+#ifdef FMAG_HAVE_MTLX
+    if (!lang && kind == INPUT_SL && fmag_mtlx_is_document(src, len)) kind = INPUT_MTLX;
+#endif
     bool shader = kind == INPUT_GLSL || kind == INPUT_HLSL;
 #ifdef FMAG_HAVE_SPIRV
     bool have_shader = fmag_shader_input_available();

@@ -1,0 +1,162 @@
+/* lib/MaterialX's private interface: the document tree (Document.c), the values a
+ * node graph carries while it becomes IR, the node table (Nodes.c), the noises
+ * (Noise.c) and the graph walk (Graph.c). */
+#ifndef FMAG_MX_INTERNAL_H
+#define FMAG_MX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "fmag/IR.h"
+#include "fmag/Math.h"
+#include "fmag/MaterialX.h"
+
+/* ------------------------------------------------------------ the document */
+
+typedef struct mx_attr {
+    const char *name, *value;
+} mx_attr;
+
+/* What an element is, from its tag (the walk asks often). */
+typedef enum mx_elem_kind {
+    MX_EK_NODE,  /* any other tag: a node of that category */
+    MX_EK_INPUT, /* <input>, and 1.37's <parameter> */
+    MX_EK_OUTPUT,
+    MX_EK_NODEGRAPH,
+    MX_EK_NODEDEF,
+    MX_EK_IMPLEMENTATION,
+    MX_EK_OTHER, /* looks, materials assignments, geominfo, typedefs, ...: not nodes */
+} mx_elem_kind;
+
+typedef struct mx_elem mx_elem;
+struct mx_elem {
+    const char *tag;
+    const char *name; /* the name attribute, or "" */
+    mx_attr *attrs;
+    unsigned nattrs;
+    unsigned line, col; /* of the '<' that opens it, 1-based */
+    mx_elem *parent, *first, *last, *next;
+    unsigned index; /* among its parent's children */
+    unsigned nchildren;
+    bool reported; /* a diagnostic named it already: say it once */
+    mx_elem_kind kind;
+    void *cache; /* a program graph's walk arrays (Graph.c) */
+    int etype;   /* mx_type of the type attribute */
+    /* the attributes the walk reads, or NULL */
+    const char *a_type, *a_nodename, *a_nodegraph, *a_interfacename, *a_value, *a_output,
+        *a_channels;
+};
+
+typedef struct mx_doc {
+    fmag_context *ctx;
+    const char *filename, *text;
+    size_t len;
+    mx_elem *root;
+    /* (parent, name) -> element: open addressing, fmag_tmp memory */
+    mx_elem **index;
+    size_t index_cap;
+} mx_doc;
+
+/* Parses the XML into a tree in the context's arena; false after a diagnostic. */
+bool mx_doc_read(mx_doc *d);
+void mx_doc_free(mx_doc *d);
+const char *mx_attr_get(const mx_elem *e, const char *name); /* NULL: absent */
+/* The child of parent named name, or NULL. */
+mx_elem *mx_doc_child(const mx_doc *d, const mx_elem *parent, const char *name);
+
+/* ---------------------------------------------------------------- types */
+
+typedef enum mx_type {
+    MX_NONE,
+    MX_FLOAT,
+    MX_INTEGER,
+    MX_BOOLEAN,
+    MX_VECTOR2,
+    MX_VECTOR3,
+    MX_VECTOR4,
+    MX_COLOR3,
+    MX_COLOR4,
+    MX_MATRIX33,
+    MX_MATRIX44,
+    MX_STRING,
+    MX_FILENAME,
+    MX_MULTI,   /* multioutput */
+    MX_CLOSURE, /* surfaceshader, BSDF, material, ...: outside what FMAG runs */
+    MX_UNKNOWN,
+} mx_type;
+
+mx_type mx_type_of(const char *s);
+const char *mx_type_name(mx_type t);
+unsigned mx_type_size(mx_type t); /* scalars: float 1 ... matrix44 16; 0 for the others */
+
+/* A value while the graph becomes IR: its type and its scalar components (a matrix
+ * row by row, as MaterialX writes it), or a string. */
+typedef struct mx_val {
+    mx_type t;
+    unsigned n;
+    fmag_value *c[16];
+    const char *s;
+} mx_val;
+
+/* ------------------------------------------------------------ the walk */
+
+typedef struct mx_gen mx_gen;
+typedef struct mx_scope mx_scope;
+
+/* What a node's implementation sees. */
+typedef struct mx_node {
+    mx_gen *g;
+    mx_doc *d;
+    mx_scope *scope;
+    mx_elem *e;
+    mx_type type; /* the node's type attribute */
+    fmag_builder *b;
+    bool fast;
+    /* outputs: one (out) unless the node has several */
+    unsigned nouts;
+    const char **out_names;
+    mx_val *outs;
+} mx_node;
+
+/* The value of input `name` of the node: connected, bound or given; the default
+ * (dflt broadcast, or dv when given) when it is absent. A float given for a
+ * vector input stays one component (broadcast it with mx_c). */
+mx_val mx_in(mx_node *n, const char *name, mx_type t, float dflt);
+mx_val mx_in_v(mx_node *n, const char *name, mx_type t, const float *dv);
+/* A geometric input's default when absent (texcoord: "texcoord" 0; position: ...). */
+mx_val mx_in_geom(mx_node *n, const char *name, mx_type t, const char *stream);
+/* A string input (a value), or dflt. */
+const char *mx_in_str(mx_node *n, const char *name, const char *dflt);
+/* An input that must be a constant (an integer count, a metric). */
+bool mx_in_const(mx_node *n, const char *name, float dflt, float *out);
+/* A program input of the geometric stream `key` with k components. */
+mx_val mx_stream(mx_node *n, const char *key, mx_type t);
+/* Diagnostic at the node. */
+void mx_node_error(mx_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Evaluates a custom node (a <nodedef> implemented by a <nodegraph>); false: not one. */
+bool mx_custom_node(mx_node *n, bool *ok);
+
+static inline fmag_value *mx_c(const mx_val *v, unsigned i)
+{
+    return v->n <= 1 ? v->c[0] : v->c[(i < v->n ? i : 0) & 15u];
+}
+fmag_value *mx_k(mx_node *n, float f);
+
+/* The node table (Nodes.c): runs the node's implementation into n->outs. Returns
+ * false when the category is not a standard node (the caller tries <nodedef>s);
+ * *ok false after a diagnostic. */
+bool mx_std_node(mx_node *n, const char *category, bool *ok);
+/* Why a category is outside what FMAG compiles, or NULL. */
+const char *mx_out_of_scope(const char *category, mx_type t);
+
+/* ------------------------------------------------------------ noise (Noise.c) */
+
+/* MaterialX's reference noises on p (dim 2 or 3 components), out gets nout
+ * components (1 or 3). */
+void mx_perlin(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
+void mx_cellnoise(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
+fmag_value *mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter,
+                      int metric);
+void mx_fractal(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, int octaves,
+                fmag_value *lacunarity, fmag_value *diminish, fmag_value **out);
+
+#endif /* FMAG_MX_INTERNAL_H */
