@@ -388,6 +388,10 @@ struct fmag_func {
     fmag_value *params; /* each param's type is params[k].type */
     unsigned nresults;
     fmag_type *result_types; /* NULL: every result is f32 (fmag_func_result_type) */
+    /* Set by -legalize-int when it wrote integer sequences into f: they are exact
+     * float code that reassociation would break, so -reassoc leaves f alone even in
+     * fast-math mode. */
+    bool exact_float;
     fmag_block *first, *last; /* first is the entry */
     unsigned nvalues;         /* params + results, when FMAG_VALID_VALUE_IDS */
     unsigned nblocks;         /* blocks, when FMAG_VALID_BLOCK_IDS */

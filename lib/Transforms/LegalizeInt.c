@@ -448,6 +448,7 @@ fmag_pass_status fmag_opt_legalize_int(fmag_func *f)
 {
     if (!fmag_func_has_int(f)) return FMAG_PASS_UNCHANGED;
     if (reject(f)) return FMAG_PASS_FAILED;
+    f->exact_float = true;
     fmag_context *ctx = f->module->ctx;
     li st;
     memset(&st, 0, sizeof st);

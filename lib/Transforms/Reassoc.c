@@ -20,6 +20,9 @@
  *   %r = fma %p, 2.0, 1.0          ->   %r = fmag %x, 6.0, 1.0, 0.0, 1.0
  *
  * Requires: a fastmath module. Preserves: the CFG.
+ *
+ * A function that -legalize-int wrote into (f->exact_float) is left alone: its float
+ * code computes integers exactly, step by step, and any regrouping breaks that.
  */
 #include "OptUtil.h"
 #include "fmag/Transforms.h"
@@ -103,7 +106,9 @@ static bool reassoc(fmag_instr *i)
 
 fmag_pass_status fmag_opt_reassoc(fmag_func *f)
 {
-    if (!f->module->fastmath) return FMAG_PASS_UNCHANGED;
+    /* A function holding -legalize-int's exact sequences keeps its float code as
+     * written (the integers would be wrong otherwise: test/SL/int-fastmath.test). */
+    if (!f->module->fastmath || f->exact_float) return FMAG_PASS_UNCHANGED;
     bool any = false, changed;
     unsigned rounds = 0;
     do {
