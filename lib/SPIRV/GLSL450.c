@@ -471,7 +471,9 @@ static fmag_value *half_of(spv_reader *r, fmag_value *x)
 
 /* The float a half's bits (the low 16 of h) stand for, exactly. Normal, infinite and
  * NaN halves by moving the fields (the exponent rebiased by 112, or by 224 for the
- * all-ones exponent); zero and denormals as the integer significand times 2^-24. */
+ * all-ones exponent); zero and denormals as the integer significand times 2^-24 (a
+ * float conversion and a scaling, both exact) with the sign put in by its bit, so
+ * that 0x8000 is -0.0. */
 static fmag_value *float_of_half(spv_reader *r, fmag_value *h)
 {
     fmag_value *s = i2(r, FMAG_IOP_SHL, i2(r, FMAG_IOP_AND, h, ic(r, 0x8000u)), ic(r, 16));
@@ -481,10 +483,9 @@ static fmag_value *float_of_half(spv_reader *r, fmag_value *h)
     fmag_value *bits =
         i2(r, FMAG_IOP_OR, s, i2(r, FMAG_IOP_SHL, i2(r, FMAG_IOP_ADD, e, bias), ic(r, 23)));
     bits = i2(r, FMAG_IOP_OR, bits, i2(r, FMAG_IOP_SHL, m, ic(r, 13)));
-    fmag_value *normal = i1(r, FMAG_IOP_I2F, bits);
     fmag_value *den = fmag_build_mul(B, i1(r, FMAG_IOP_UITOFP, m), fk(r, 0x1p-24f));
-    den = fmag_build_select(B, fmag_build_neg(B, den), den, i2(r, FMAG_IOP_NE, s, ic(r, 0)));
-    return fmag_build_select(B, den, normal, i2(r, FMAG_IOP_EQ, e, ic(r, 0)));
+    den = i2(r, FMAG_IOP_OR, i1(r, FMAG_IOP_F2I, den), s);
+    return i1(r, FMAG_IOP_I2F, isel(r, den, bits, i2(r, FMAG_IOP_EQ, e, ic(r, 0))));
 }
 
 static bool pack_op(spv_reader *r, const spv_inst *in, const glsl_op *g)
