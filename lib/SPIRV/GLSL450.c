@@ -114,6 +114,17 @@ static const glsl_op *find(const glsl_op *t, size_t n, uint32_t op)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The instruction's g->nargs operands (after the set and the instruction number). */
+static bool operands(spv_reader *r, const spv_inst *in, const glsl_op *g, fmag_value **a[3],
+                     uint32_t na[3])
+{
+    if (in->nw != 5 + g->nargs)
+        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
+    for (unsigned k = 0; k < g->nargs; k++)
+        if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
+    return true;
+}
+
 /* Builtins FMAG writes itself: one instruction or a multiplication. */
 static fmag_value *own_builtin(spv_reader *r, uint32_t op, fmag_value **x)
 {
@@ -129,10 +140,7 @@ static bool componentwise(spv_reader *r, const spv_inst *in, const glsl_op *g)
 {
     uint32_t n, na[3];
     fmag_value **a[3];
-    if (in->nw != 5 + g->nargs)
-        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
-    for (unsigned k = 0; k < g->nargs; k++)
-        if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
+    if (!operands(r, in, g, a, na)) return false;
     const fmag_math_builtin *mb = fmag_math_builtin_lookup(g->builtin);
     bool own = g->op == GLSLstd450Fma;
     if (!own && (!mb || mb->nargs != g->nargs)) {
@@ -229,10 +237,7 @@ static bool vector3(spv_reader *r, const spv_inst *in, const glsl_op *g)
 {
     uint32_t n, na[3];
     fmag_value **a[3];
-    if (in->nw != 5 + g->nargs)
-        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
-    for (unsigned k = 0; k < g->nargs; k++)
-        if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
+    if (!operands(r, in, g, a, na)) return false;
     fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
     if (!out) return false;
     if (n < 1 || n > 4 || na[0] != n || na[1] != n)
@@ -258,10 +263,7 @@ static bool geometric(spv_reader *r, const spv_inst *in, const glsl_op *g)
 {
     uint32_t n, na[3];
     fmag_value **a[3];
-    if (in->nw != 5 + g->nargs)
-        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
-    for (unsigned k = 0; k < g->nargs; k++)
-        if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
+    if (!operands(r, in, g, a, na)) return false;
     fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
     if (!out) return false;
     uint32_t m = na[0];
@@ -362,10 +364,8 @@ static bool int_componentwise(spv_reader *r, const spv_inst *in, const glsl_op *
 {
     uint32_t n, na[3];
     fmag_value **a[3];
-    if (in->nw != 5 + g->nargs)
-        return spv_error_op(r, "GLSL.std.450 %s takes %u operands", g->name, g->nargs);
+    if (!operands(r, in, g, a, na)) return false;
     for (unsigned k = 0; k < g->nargs; k++) {
-        if (!(a[k] = spv_get_value(r, in->w[5 + k], &na[k]))) return false;
         if (!spv_type_is_int(r, r->ids[in->w[5 + k]].type))
             return spv_error_op(r, "GLSL.std.450 %s takes integers", g->name);
     }
