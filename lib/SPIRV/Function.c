@@ -152,9 +152,10 @@ fmag_type spv_var_leaf_type(spv_reader *r, const spv_var *v, uint32_t j)
 /* v as type `want`: an integer read from a float-held leaf is converted as int(x) or
  * uint(x) are (truncating; saturating out of range), an integer stored into one
  * becomes the float nearest it. */
-static fmag_value *coerce(spv_reader *r, fmag_value *v, fmag_type want, const spv_type *scalar)
+static fmag_value *coerce(spv_reader *r, fmag_value *v, fmag_type want, uint32_t type, uint32_t j)
 {
     if (v->type == want) return v;
+    const spv_type *scalar = spv_leaf_scalar(r, type, j); /* leaf j of `type` */
     bool s = scalar && scalar->is_signed;
     fmag_int_op op = want == FMAG_TYPE_I32 ? (s ? FMAG_IOP_FPTOSI : FMAG_IOP_FPTOUI)
                                            : (s ? FMAG_IOP_SITOFP : FMAG_IOP_UITOFP);
@@ -172,12 +173,12 @@ static fmag_value *ptr_read(spv_reader *r, const spv_ptr *p, uint32_t j)
         acc = fmag_build_select_typed(&r->b, read_slot(r, p->var, p->off + k * p->stride + j), acc,
                                       g);
     }
-    return coerce(r, acc, spv_leaf_type(r, p->type, j), spv_leaf_scalar(r, p->type, j));
+    return coerce(r, acc, spv_leaf_type(r, p->type, j), p->type, j);
 }
 
 static void ptr_write(spv_reader *r, const spv_ptr *p, uint32_t j, fmag_value *v)
 {
-    v = coerce(r, v, spv_var_leaf_type(r, p->var, p->off + j), spv_leaf_scalar(r, p->type, j));
+    v = coerce(r, v, r->slot_types[p->var->slot + p->off + j], p->type, j);
     if (!p->dyn) {
         ssa_write(r, r->b.block, p->var->slot + p->off + j, v);
         return;

@@ -52,7 +52,7 @@ typedef struct spv_type {
     uint32_t nleaves;        /* floats after scalarization */
     uint32_t *offs;          /* struct: first leaf of each member */
     const char *bad;         /* why a value of this type cannot be held, or NULL */
-    bool has_int;            /* holds an integer somewhere (an input must not) */
+    bool has_int;            /* holds an integer somewhere (spv_leaf_type looks further) */
 } spv_type;
 
 typedef enum spv_id_kind {
@@ -89,7 +89,7 @@ typedef struct spv_id {
     spv_type *ty;     /* ID_TYPE */
     fmag_value **val; /* ID_CONST / ID_VALUE: nleaves of type */
     const char *bad;  /* ID_CONST: why using this constant is an error */
-    bool has_lit;     /* ID_CONST scalar: its 32-bit literal (OpBitcast reads it) */
+    bool has_lit;     /* ID_CONST scalar: its 32-bit literal (OpBitcast of a NaN constant) */
     uint32_t lit;
     spv_ptr *ptr; /* ID_VAR */
     struct spv_func *fn;
