@@ -90,7 +90,7 @@ build fmag-read-fuzz "$root/fuzz/fmag_read_fuzz.c" "$root"/lib/VM/*.c
 build fmas-asm-fuzz "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c "$root/lib/AsmParser/TextInput.c" \
     "$root"/lib/IR/*.c "$root"/lib/VM/*.c
 build fir-parse-fuzz "$root/fuzz/fir_parse_fuzz.c" "$root/lib/AsmParser/FirParser.c" "$root/lib/AsmParser/TextInput.c" \
-    "$root"/lib/IR/*.c "$root/lib/Transforms/DCE.c"
+    "$root"/lib/IR/*.c "$root/lib/Transforms/DCE.c" "$root"/lib/Transforms/LegalizeInt*.c
 # Compile and run: the generator of tools/fmag-e2e, every layer from the IR down. Its
 # 11 input bytes are a generator seed and three choices, nothing comparison tracing can
 # steer, so the fast build leaves trace-cmp out (with -entropic=0 at run time: 6x the
@@ -166,6 +166,8 @@ for bin in $harnesses; do
     e2e-fuzz) corpus=$out/corpus-e2e ;;
     *) corpus=$out/corpus-slc ;;
     esac
+    dict=""
+    [ -f "$root/fuzz/${bin%-fuzz}.dict" ] && dict="-dict=$root/fuzz/${bin%-fuzz}.dict"
     if [ -d "$root/fuzz/corpus/$bin" ]; then
         cp "$root/fuzz/corpus/$bin"/* "$corpus/" 2>/dev/null
     fi
@@ -173,9 +175,9 @@ for bin in $harnesses; do
     echo "== $bin for ${secs}s"
     if [ "$jobs" -gt 0 ]; then
         (cd "$out" && "./$bin" -fork="$jobs" -ignore_crashes=0 -max_total_time="$secs" \
-            -print_final_stats=1 "$corpus") || status=1
+            -print_final_stats=1 $dict "$corpus") || status=1
     else
-        (cd "$out" && "./$bin" -max_total_time="$secs" -print_final_stats=1 "$corpus") || status=1
+        (cd "$out" && "./$bin" -max_total_time="$secs" -print_final_stats=1 $dict "$corpus") || status=1
     fi
 done
 exit $status

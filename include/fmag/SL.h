@@ -20,7 +20,9 @@ typedef struct fmag_sl_options {
 /* Compiles SL source to an unoptimized IR module (calls not inlined, control flow
  * as written). Every export function becomes an export fmag_func whose params are
  * the scalarized non-`out` parameters and whose results are the scalarized return
- * value followed by each `out` parameter. Returns NULL with diagnostics
+ * value followed by each `out` parameter; all of them f32 (an i32/u32 parameter is
+ * converted from its float as i32(x)/u32(x), an integer result to the nearest float),
+ * while integers pass between non-export functions as i32. Returns NULL with diagnostics
  * "file:line:col: error: msg" + source line + caret in ctx (several per run).
  * opts may be NULL (strict mode, all exports). Never aborts on any input. */
 fmag_module *fmag_sl_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,

@@ -12,6 +12,7 @@
  * File-scope constants are evaluated at the entry of each function that reads
  * them (folding makes them literals).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmag/Math.h"
@@ -50,6 +51,58 @@ static fmag_value *cst(gen *g, float f)
     return fmag_module_const(g->m, f);
 }
 
+static fmag_value *icst(gen *g, uint32_t bits)
+{
+    return fmag_module_const_i32(g->m, bits);
+}
+
+/* The kind of a checked type; a literal expression the checker left to its default
+ * (it settles every one it can reach) is an f32, or an i32 after an integer-only
+ * operator. */
+static int kind_of(int t)
+{
+    int k = t > 0 ? SL_KIND(t) : SL_KF32;
+    return k == SL_KLIT ? SL_KF32 : k == SL_KLITI ? SL_KI32 : k;
+}
+
+static int width_of(int t)
+{
+    return t > 0 ? SL_WIDTH(t) : 0;
+}
+
+/* A value of kind `from` as kind `to` (SL's conversions): f32 -> i32/u32 truncate
+ * toward zero (saturating, NaN 0: the IR's fptosi/fptoui), integers -> f32 round to
+ * nearest, i32 <-> u32 keep the bits. */
+static fmag_value *convert(gen *g, fmag_value *v, int from, int to)
+{
+    if (from == to || (from != SL_KF32 && to != SL_KF32)) return v;
+    fmag_int_op op = to == SL_KI32     ? FMAG_IOP_FPTOSI
+                     : to == SL_KU32   ? FMAG_IOP_FPTOUI
+                     : from == SL_KU32 ? FMAG_IOP_UITOFP
+                                       : FMAG_IOP_SITOFP;
+    return fmag_build_int(&g->b, op, v, NULL, NULL);
+}
+
+/* An integer operation of two operands. */
+static fmag_value *iop(gen *g, fmag_int_op op, fmag_value *x, fmag_value *y)
+{
+    return fmag_build_int(&g->b, op, x, y, NULL);
+}
+
+/* A phi of v's type (the f32 one is the plain phi). */
+static fmag_instr *phi_like(gen *g, const fmag_value *v)
+{
+    return v->type == FMAG_TYPE_I32 ? fmag_build_phi_typed(&g->b, FMAG_TYPE_I32)
+                                    : fmag_build_phi(&g->b);
+}
+
+/* (g > 0) ? t : f for two values of one type. */
+static fmag_value *select_of(gen *g, fmag_value *t, fmag_value *f, fmag_value *guard)
+{
+    return t->type == FMAG_TYPE_I32 ? fmag_build_select_typed(&g->b, t, f, guard)
+                                    : fmag_build_select(&g->b, t, f, guard);
+}
+
 static fmag_value **env_copy(gen *g, fmag_value **env)
 {
     size_t n = g->fn->nslots ? g->fn->nslots : 1;
@@ -66,6 +119,7 @@ static fmag_value *splat(const sval *v, int i)
 /* A guard that is > 0 exactly when v is true (!= 0). */
 static fmag_value *as_guard(gen *g, const sval *v)
 {
+    if (v->c[0]->type == FMAG_TYPE_I32) return iop(g, FMAG_IOP_NE, v->c[0], icst(g, 0));
     return v->is_bool ? v->c[0] : fmag_build_truth(&g->b, v->c[0]);
 }
 
@@ -75,7 +129,7 @@ static sval gen_expr(gen *g, sl_expr *e);
 static sl_var *lvalue_map(sl_expr *e, unsigned char *map, unsigned *n)
 {
     if (e->kind == EX_VAR) {
-        int w = e->var->type > 4 ? 4 : e->var->type;
+        int w = width_of(e->var->type);
         for (int i = 0; i < w; i++)
             map[i] = (unsigned char)i;
         *n = (unsigned)w;
@@ -100,8 +154,38 @@ static void store(gen *g, sl_expr *lhs, const sval *v)
         g->env[var->slot + map[i]] = splat(v, (int)i);
 }
 
-static fmag_value *arith(gen *g, sl_tok_kind op, fmag_value *x, fmag_value *y)
+/* Each integer operator (and its compound assignment): the IR operation on i32 and
+ * on u32. */
+static const struct {
+    sl_tok_kind op, assign;
+    fmag_int_op s, u;
+} int_ops[] = {
+    {TK_PLUS, TK_PLUS_ASSIGN, FMAG_IOP_ADD, FMAG_IOP_ADD},
+    {TK_MINUS, TK_MINUS_ASSIGN, FMAG_IOP_SUB, FMAG_IOP_SUB},
+    {TK_STAR, TK_STAR_ASSIGN, FMAG_IOP_MUL, FMAG_IOP_MUL},
+    {TK_SLASH, TK_SLASH_ASSIGN, FMAG_IOP_SDIV, FMAG_IOP_UDIV},
+    {TK_PERCENT, TK_PERCENT_ASSIGN, FMAG_IOP_SREM, FMAG_IOP_UREM},
+    {TK_AMP, TK_AMP_ASSIGN, FMAG_IOP_AND, FMAG_IOP_AND},
+    {TK_PIPE, TK_PIPE_ASSIGN, FMAG_IOP_OR, FMAG_IOP_OR},
+    {TK_CARET, TK_CARET_ASSIGN, FMAG_IOP_XOR, FMAG_IOP_XOR},
+    {TK_SHL, TK_SHL_ASSIGN, FMAG_IOP_SHL, FMAG_IOP_SHL},
+    {TK_SHR, TK_SHR_ASSIGN, FMAG_IOP_ASHR, FMAG_IOP_LSHR}, /* sign-filling on i32 */
+};
+
+/* x op y on integers of kind k (i32 or u32): wrap-around, truncating division. */
+static fmag_value *int_arith(gen *g, sl_tok_kind op, int k, fmag_value *x, fmag_value *y)
 {
+    size_t i = 0, n = sizeof int_ops / sizeof int_ops[0];
+    while (i < n && int_ops[i].op != op && int_ops[i].assign != op)
+        i++;
+    assert(i < n && "the checker admits only the table's operators on integers");
+    return iop(g, k == SL_KU32 ? int_ops[i].u : int_ops[i].s, x, y);
+}
+
+/* x op y on values of kind k. */
+static fmag_value *arith(gen *g, sl_tok_kind op, int k, fmag_value *x, fmag_value *y)
+{
+    if (k != SL_KF32) return int_arith(g, op, k, x, y);
     switch (op) {
     case TK_PLUS:
     case TK_PLUS_ASSIGN:
@@ -117,6 +201,18 @@ static fmag_value *arith(gen *g, sl_tok_kind op, fmag_value *x, fmag_value *y)
     }
 }
 
+/* An export's IR parameters and results are f32 (a program's inputs and outputs are
+ * floats): an integer crosses that boundary converted, as it does for a program. */
+static fmag_value *to_boundary(gen *g, const fmag_func *ir, int type, fmag_value *v)
+{
+    return ir->is_export ? convert(g, v, kind_of(type), SL_KF32) : v;
+}
+
+static fmag_value *from_boundary(gen *g, const fmag_func *ir, int type, fmag_value *v)
+{
+    return ir->is_export ? convert(g, v, SL_KF32, kind_of(type)) : v;
+}
+
 static sval gen_call_user(gen *g, sl_expr *e)
 {
     sl_func *f = e->callee;
@@ -127,22 +223,41 @@ static sval gen_call_user(gen *g, sl_expr *e)
         if (p->is_out) continue;
         sval a = gen_expr(g, e->args[i]);
         for (int k = 0; k < a.n && nargs < 256; k++)
-            args[nargs++] = a.c[k];
+            args[nargs++] = to_boundary(g, f->ir, p->type, a.c[k]);
     }
     fmag_instr *call = fmag_build_call(&g->b, f->ir, args, nargs);
-    sval r = {{0}, f->ret_type, false};
+    sval r = {{0}, width_of(f->ret_type), false};
     unsigned ri = 0;
-    for (int k = 0; k < f->ret_type; k++)
-        r.c[k] = &call->results[ri++];
+    for (int k = 0; k < r.n; k++)
+        r.c[k] = from_boundary(g, f->ir, f->ret_type, &call->results[ri++]);
     i = 0;
     for (sl_var *p = f->params; p; p = p->next, i++) {
         if (!p->is_out) continue;
-        sval o = {{0}, p->type, false};
-        for (int k = 0; k < p->type; k++)
-            o.c[k] = &call->results[ri++];
+        sval o = {{0}, width_of(p->type), false};
+        for (int k = 0; k < o.n; k++)
+            o.c[k] = from_boundary(g, f->ir, p->type, &call->results[ri++]);
         store(g, e->args[i], &o);
     }
     return r;
+}
+
+/* abs min max clamp on integers of kind k, lane k of the arguments: compare and
+ * select, exact. */
+static fmag_value *int_builtin(gen *g, const char *name, int k, fmag_value *const *x)
+{
+    bool u = k == SL_KU32;
+    fmag_int_op lt = u ? FMAG_IOP_ULT : FMAG_IOP_SLT;
+    if (!strcmp(name, "abs"))
+        return u ? x[0]
+                 : fmag_build_select_typed(&g->b, iop(g, FMAG_IOP_NEG, x[0], NULL), x[0],
+                                           iop(g, lt, x[0], icst(g, 0)));
+    if (!strcmp(name, "min"))
+        return fmag_build_select_typed(&g->b, x[0], x[1], iop(g, lt, x[0], x[1]));
+    if (!strcmp(name, "max"))
+        return fmag_build_select_typed(&g->b, x[1], x[0], iop(g, lt, x[0], x[1]));
+    /* clamp(x, lo, hi) = min(max(x, lo), hi), as GLSL defines it */
+    fmag_value *m = fmag_build_select_typed(&g->b, x[1], x[0], iop(g, lt, x[0], x[1]));
+    return fmag_build_select_typed(&g->b, m, x[2], iop(g, lt, m, x[2]));
 }
 
 static sval gen_builtin(gen *g, sl_expr *e)
@@ -153,7 +268,23 @@ static sval gen_builtin(gen *g, sl_expr *e)
     sval a[3];
     for (unsigned i = 0; i < e->nargs && i < 3; i++)
         a[i] = gen_expr(g, e->args[i]);
-    sval r = {{0}, e->type, false};
+    sval r = {{0}, width_of(e->type), false};
+    int kind = kind_of(e->type);
+    if (kind != SL_KF32 && strcmp(bi->name, "select") && bi->shape != BS_BITS) {
+        for (int k = 0; k < r.n; k++) {
+            fmag_value *x[3];
+            for (unsigned i = 0; i < e->nargs && i < 3; i++)
+                x[i] = splat(&a[i], k);
+            r.c[k] = int_builtin(g, bi->name, kind, x);
+        }
+        return r;
+    }
+    if (bi->shape == BS_BITS) {
+        fmag_int_op op = kind == SL_KF32 ? FMAG_IOP_I2F : FMAG_IOP_F2I;
+        for (int k = 0; k < r.n; k++)
+            r.c[k] = fmag_build_int(b, op, a[0].c[k], NULL, NULL);
+        return r;
+    }
     const fmag_math_builtin *mb = g->math[e->builtin];
     if (!mb) mb = g->math[e->builtin] = fmag_math_builtin_lookup(bi->name);
     switch (bi->shape) {
@@ -171,7 +302,7 @@ static sval gen_builtin(gen *g, sl_expr *e)
             } else if (is_select) {
                 sval lane = {{a[0].c[k]}, 1, a[0].is_bool};
                 fmag_value *gk = guard ? guard : as_guard(g, &lane);
-                r.c[k] = fmag_build_select(b, splat(&a[1], k), splat(&a[2], k), gk);
+                r.c[k] = select_of(g, splat(&a[1], k), splat(&a[2], k), gk);
             } else {
                 r.c[k] = mb->fn3(b, splat(&a[0], k), splat(&a[1], k), splat(&a[2], k), fm);
             }
@@ -212,6 +343,8 @@ static sval gen_builtin(gen *g, sl_expr *e)
         r.is_bool = true;
         break;
     }
+    case BS_BITS:
+        break; /* above */
     case BS_OUTARG: {
         sval o = {{0}, r.n, false};
         bool modf = !strcmp(bi->name, "modf");
@@ -231,9 +364,14 @@ static sval gen_builtin(gen *g, sl_expr *e)
 static sval gen_expr(gen *g, sl_expr *e)
 {
     fmag_builder *b = &g->b;
-    sval r = {{0}, e->type > 0 ? e->type : 0, false};
+    sval r = {{0}, width_of(e->type), false};
+    int kind = kind_of(e->type);
     switch (e->kind) {
     case EX_NUM:
+        if (kind != SL_KF32) {
+            r.c[0] = icst(g, (uint32_t)e->ival);
+            return r;
+        }
         r.c[0] = cst(g, e->num);
         r.is_bool = e->num == 0.0f || e->num == 1.0f;
         return r;
@@ -254,8 +392,9 @@ static sval gen_expr(gen *g, sl_expr *e)
             int k = 0;
             for (unsigned i = 0; i < e->nargs; i++) {
                 sval a = gen_expr(g, e->args[i]);
+                int from = kind_of(e->args[i]->type);
                 for (int j = 0; j < a.n && k < 4; j++)
-                    r.c[k++] = a.c[j];
+                    r.c[k++] = convert(g, a.c[j], from, kind);
             }
             for (; k < r.n; k++)
                 r.c[k] = r.c[0];
@@ -264,18 +403,36 @@ static sval gen_expr(gen *g, sl_expr *e)
     case EX_UNARY: {
         sval a = gen_expr(g, e->a);
         if (e->op == TK_PLUS) return a;
-        if (e->op == TK_MINUS) {
+        if (e->op == TK_MINUS || e->op == TK_TILDE) {
             for (int i = 0; i < r.n; i++)
-                r.c[i] = fmag_build_neg(b, a.c[i]);
+                r.c[i] = kind == SL_KF32     ? fmag_build_neg(b, a.c[i])
+                         : e->op == TK_MINUS ? iop(g, FMAG_IOP_NEG, a.c[i], NULL)
+                                             : iop(g, FMAG_IOP_NOT, a.c[i], NULL);
             return r;
         }
         /* !x: a boolean complements with one instruction, anything else tests != 0. */
-        r.c[0] = a.is_bool ? fmag_build_sub(b, cst(g, 1.0f), a.c[0]) : fmag_build_not(b, a.c[0]);
+        if (a.c[0]->type == FMAG_TYPE_I32)
+            r.c[0] = iop(g, FMAG_IOP_EQ, a.c[0], icst(g, 0));
+        else
+            r.c[0] =
+                a.is_bool ? fmag_build_sub(b, cst(g, 1.0f), a.c[0]) : fmag_build_not(b, a.c[0]);
         r.is_bool = true;
         return r;
     }
     case EX_BINARY: {
         sval x = gen_expr(g, e->a), y = gen_expr(g, e->b);
+        int ok = kind_of(e->a->type); /* the operands' kind */
+        if (ok != SL_KF32 && e->op >= TK_LT && e->op <= TK_NE) {
+            bool u = ok == SL_KU32;
+            static const fmag_int_op sop[] = {FMAG_IOP_SLT, FMAG_IOP_SGT, FMAG_IOP_SLE,
+                                              FMAG_IOP_SGE, FMAG_IOP_EQ,  FMAG_IOP_NE};
+            static const fmag_int_op uop[] = {FMAG_IOP_ULT, FMAG_IOP_UGT, FMAG_IOP_ULE,
+                                              FMAG_IOP_UGE, FMAG_IOP_EQ,  FMAG_IOP_NE};
+            unsigned i = (unsigned)(e->op - TK_LT);
+            r.c[0] = iop(g, u ? uop[i] : sop[i], x.c[0], y.c[0]);
+            r.is_bool = true;
+            return r;
+        }
         switch (e->op) {
         case TK_LT:
             r.c[0] = fmag_build_lt(b, x.c[0], y.c[0]);
@@ -309,7 +466,7 @@ static sval gen_expr(gen *g, sl_expr *e)
         }
         default:
             for (int i = 0; i < r.n; i++)
-                r.c[i] = arith(g, e->op, splat(&x, i), splat(&y, i));
+                r.c[i] = arith(g, e->op, kind, splat(&x, i), splat(&y, i));
             return r;
         }
         r.is_bool = true;
@@ -320,7 +477,7 @@ static sval gen_expr(gen *g, sl_expr *e)
         sval x = gen_expr(g, e->b), y = gen_expr(g, e->c);
         fmag_value *guard = as_guard(g, &c);
         for (int i = 0; i < r.n; i++)
-            r.c[i] = fmag_build_select(b, splat(&x, i), splat(&y, i), guard);
+            r.c[i] = select_of(g, splat(&x, i), splat(&y, i), guard);
         r.is_bool = x.is_bool && y.is_bool;
         return r;
     }
@@ -336,13 +493,13 @@ static void gen_return(gen *g, sl_stmt *st)
     unsigned k = 0;
     if (st && st->e) {
         sval v = gen_expr(g, st->e);
-        for (int i = 0; i < g->fn->ret_type; i++)
-            vals[k++] = splat(&v, i);
+        for (int i = 0; i < width_of(g->fn->ret_type); i++)
+            vals[k++] = to_boundary(g, g->ir, g->fn->ret_type, splat(&v, i));
     }
     for (sl_var *p = g->fn->params; p; p = p->next)
         if (p->is_out)
-            for (int i = 0; i < p->type; i++)
-                vals[k++] = g->env[p->slot + (unsigned)i];
+            for (int i = 0; i < width_of(p->type); i++)
+                vals[k++] = to_boundary(g, g->ir, p->type, g->env[p->slot + (unsigned)i]);
     while (k < g->nres)
         vals[k++] = cst(g, 0.0f); /* a void function without outputs returns a dummy 0 */
     retsite *rs = fmag_context_alloc(g->s->ctx, sizeof *rs);
@@ -384,7 +541,7 @@ static void gen_if(gen *g, sl_stmt *st)
                 if (!then_env[i] || !env0[i])
                     g->env[i] = NULL; /* declared inside the arm: out of scope here */
                 else if (then_env[i] != env0[i]) {
-                    fmag_instr *phi = fmag_build_phi(&g->b);
+                    fmag_instr *phi = phi_like(g, env0[i]);
                     fmag_phi_add_incoming(phi, then_env[i], then_end);
                     /* The false edge comes straight from the branch's block. */
                     fmag_phi_add_incoming(phi, env0[i], cond_bb);
@@ -425,7 +582,7 @@ static void gen_if(gen *g, sl_stmt *st)
         if (!then_env[i] || !else_env[i])
             g->env[i] = NULL; /* declared inside one arm: out of scope here */
         else if (then_env[i] != else_env[i]) {
-            fmag_instr *phi = fmag_build_phi(&g->b);
+            fmag_instr *phi = phi_like(g, then_env[i]);
             fmag_phi_add_incoming(phi, then_env[i], then_end);
             fmag_phi_add_incoming(phi, else_env[i], else_end);
             g->env[i] = fmag_instr_result(phi);
@@ -505,7 +662,7 @@ static void gen_for(gen *g, sl_stmt *st)
     fmag_instr **phis = fmag_context_alloc(g->s->ctx, (n ? n : 1) * sizeof *phis);
     for (unsigned i = 0; i < n; i++) {
         if (!g->env[i]) continue;
-        phis[i] = fmag_build_phi(&g->b);
+        phis[i] = phi_like(g, g->env[i]);
         fmag_phi_add_incoming(phis[i], g->env[i], pre);
         g->env[i] = fmag_instr_result(phis[i]);
     }
@@ -538,9 +695,9 @@ static void gen_stmt(gen *g, sl_stmt *st)
         switch (st->kind) {
         case ST_DECL: {
             sl_var *v = st->var;
-            sval init = {{cst(g, 0.0f)}, 1, true};
+            sval init = {{kind_of(v->type) != SL_KF32 ? icst(g, 0) : cst(g, 0.0f)}, 1, true};
             if (st->e) init = gen_expr(g, st->e);
-            for (int i = 0; i < v->type; i++)
+            for (int i = 0; i < width_of(v->type); i++)
                 g->env[v->slot + (unsigned)i] = splat(&init, i);
             break;
         }
@@ -549,8 +706,9 @@ static void gen_stmt(gen *g, sl_stmt *st)
             if (st->op != TK_ASSIGN) {
                 sval cur = gen_expr(g, st->lhs);
                 sval r = {{0}, cur.n, false};
+                int k = kind_of(st->lhs->type);
                 for (int i = 0; i < cur.n; i++)
-                    r.c[i] = arith(g, st->op, cur.c[i], splat(&rhs, i));
+                    r.c[i] = arith(g, st->op, k, cur.c[i], splat(&rhs, i));
                 rhs = r;
             }
             store(g, st->lhs, &rhs);
@@ -622,16 +780,16 @@ static void gen_globals(gen *g, sl_func *f)
         sl_var *v = order[i]->var;
         if (!v->needed) continue;
         sval init = gen_expr(g, order[i]->e);
-        for (int c = 0; c < v->type; c++)
+        for (int c = 0; c < width_of(v->type); c++)
             g->genv[v->slot + (unsigned)c] = splat(&init, c);
     }
 }
 
 static unsigned num_results(sl_func *f)
 {
-    unsigned n = (unsigned)f->ret_type;
+    unsigned n = (unsigned)width_of(f->ret_type);
     for (sl_var *p = f->params; p; p = p->next)
-        if (p->is_out) n += (unsigned)p->type;
+        if (p->is_out) n += (unsigned)width_of(p->type);
     return n ? n : 1;
 }
 
@@ -648,8 +806,10 @@ static void gen_func(gen *g, sl_func *f)
     fmag_builder_at_end(&g->b, entry);
     unsigned pi = 0;
     for (sl_var *p = f->params; p; p = p->next)
-        for (int i = 0; i < p->type; i++)
-            g->env[p->slot + (unsigned)i] = p->is_out ? cst(g, 0.0f) : &f->ir->params[pi++];
+        for (int i = 0; i < width_of(p->type); i++)
+            g->env[p->slot + (unsigned)i] =
+                p->is_out ? (kind_of(p->type) != SL_KF32 ? icst(g, 0) : cst(g, 0.0f))
+                          : from_boundary(g, f->ir, p->type, &f->ir->params[pi++]);
     gen_globals(g, f);
     gen_stmt(g, f->body->body);
     if (g->reachable) gen_return(g, NULL); /* void function falling off its end */
@@ -669,7 +829,7 @@ static void gen_func(gen *g, sl_func *f)
             out[k] = g->rets->vals[k];
             continue;
         }
-        fmag_instr *phi = fmag_build_phi(&g->b);
+        fmag_instr *phi = phi_like(g, g->rets->vals[k]);
         for (retsite *rs = g->rets; rs; rs = rs->next)
             fmag_phi_add_incoming(phi, rs->vals[k], rs->from);
         out[k] = fmag_instr_result(phi);
@@ -697,16 +857,29 @@ fmag_module *sl_irgen(sl_session *s)
         bool exp = f->is_export && (!s->opts.entry || !strcmp(s->opts.entry, name));
         unsigned nin = 0;
         for (sl_var *p = f->params; p; p = p->next)
-            if (!p->is_out) nin += (unsigned)p->type;
+            if (!p->is_out) nin += (unsigned)width_of(p->type);
         f->ir = fmag_func_create(g.m, name, nin, num_results(f), exp);
+        if (!exp) {
+            /* Integers pass as i32 between functions (an export's are floats). */
+            unsigned ri = 0;
+            for (int i = 0; i < width_of(f->ret_type); i++, ri++)
+                if (kind_of(f->ret_type) != SL_KF32)
+                    fmag_func_set_result_type(f->ir, ri, FMAG_TYPE_I32);
+            for (sl_var *p = f->params; p; p = p->next)
+                if (p->is_out)
+                    for (int i = 0; i < width_of(p->type); i++, ri++)
+                        if (kind_of(p->type) != SL_KF32)
+                            fmag_func_set_result_type(f->ir, ri, FMAG_TYPE_I32);
+        }
         unsigned pi = 0;
         static const char comps[] = "xyzw";
         for (sl_var *p = f->params; p; p = p->next) {
             if (p->is_out) continue;
-            for (int i = 0; i < p->type; i++) {
+            for (int i = 0; i < width_of(p->type); i++) {
+                if (!exp && kind_of(p->type) != SL_KF32) f->ir->params[pi].type = FMAG_TYPE_I32;
                 char buf[80];
                 int len =
-                    p->type == 1
+                    width_of(p->type) == 1
                         ? snprintf(buf, sizeof buf, "%.*s",
                                    (int)(p->name_len > 60 ? 60 : p->name_len), p->name)
                         : snprintf(buf, sizeof buf, "%.*s.%c",

@@ -58,72 +58,148 @@ static const struct {
     sl_tok_kind kind;
     int width;
 } keywords[] = {
-    {"if", 2, TK_IF, 0},         {"else", 4, TK_ELSE, 0},  {"return", 6, TK_RETURN, 0},
-    {"export", 6, TK_EXPORT, 0}, {"out", 3, TK_OUT, 0},    {"void", 4, TK_TYPE, 0},
-    {"f32", 3, TK_TYPE, 1},      {"f32x2", 5, TK_TYPE, 2}, {"f32x3", 5, TK_TYPE, 3},
-    {"f32x4", 5, TK_TYPE, 4},    {"for", 3, TK_FOR, 0},    {"const", 5, TK_CONST, 0},
+    {"if", 2, TK_IF, 0},
+    {"else", 4, TK_ELSE, 0},
+    {"return", 6, TK_RETURN, 0},
+    {"export", 6, TK_EXPORT, 0},
+    {"out", 3, TK_OUT, 0},
+    {"void", 4, TK_TYPE, 0},
+    {"f32", 3, TK_TYPE, SL_TYPE(SL_KF32, 1)},
+    {"f32x2", 5, TK_TYPE, SL_TYPE(SL_KF32, 2)},
+    {"f32x3", 5, TK_TYPE, SL_TYPE(SL_KF32, 3)},
+    {"f32x4", 5, TK_TYPE, SL_TYPE(SL_KF32, 4)},
+    {"i32", 3, TK_TYPE, SL_TYPE(SL_KI32, 1)},
+    {"i32x2", 5, TK_TYPE, SL_TYPE(SL_KI32, 2)},
+    {"i32x3", 5, TK_TYPE, SL_TYPE(SL_KI32, 3)},
+    {"i32x4", 5, TK_TYPE, SL_TYPE(SL_KI32, 4)},
+    {"u32", 3, TK_TYPE, SL_TYPE(SL_KU32, 1)},
+    {"u32x2", 5, TK_TYPE, SL_TYPE(SL_KU32, 2)},
+    {"u32x3", 5, TK_TYPE, SL_TYPE(SL_KU32, 3)},
+    {"u32x4", 5, TK_TYPE, SL_TYPE(SL_KU32, 4)},
+    {"for", 3, TK_FOR, 0},
+    {"const", 5, TK_CONST, 0},
 };
 
+static bool is_hex_digit(int c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static unsigned hex_value(int c)
+{
+    return is_digit(c) ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+}
+
+/* value * base + digit, saturating at UINT64_MAX (a literal too large for any type). */
+static uint64_t accumulate(uint64_t value, unsigned base, unsigned digit)
+{
+    if (value > (UINT64_MAX - digit) / base) return UINT64_MAX;
+    return value * base + digit;
+}
+
+/* A number: decimal f32 (`1.5`, `.5`, `1e-3`), a decimal or hex integer literal
+ * (`7`, `0x1F`), or either with a `u` suffix (`7u`, `0xFFu`): a u32. */
 static void lex_number(sl_session *s, size_t *ip)
 {
     const char *src = s->src;
     size_t i = *ip, start = i;
-    while (i < s->len && is_digit(src[i]))
-        i++;
-    if (i < s->len && src[i] == '.') {
-        i++;
-        while (i < s->len && is_digit(src[i]))
-            i++;
-    }
+    int lit = LIT_DEC;
+    uint64_t ival = 0;
     bool bad = false;
-    if (i < s->len && (src[i] == 'e' || src[i] == 'E')) {
-        size_t j = i + 1;
-        if (j < s->len && (src[j] == '+' || src[j] == '-')) j++;
-        if (j < s->len && is_digit(src[j])) {
-            while (j < s->len && is_digit(src[j]))
-                j++;
-            i = j;
-        } else {
+    const char *why = NULL;
+    if (src[i] == '0' && i + 1 < s->len && (src[i + 1] == 'x' || src[i + 1] == 'X')) {
+        lit = LIT_HEX;
+        i += 2;
+        while (i < s->len && is_hex_digit(src[i]))
+            ival = accumulate(ival, 16, hex_value(src[i++]));
+        if (i == start + 2) {
             bad = true;
-            i = j;
+            why = "malformed number: '0x' has no hex digits";
+        }
+    } else {
+        while (i < s->len && is_digit(src[i]))
+            ival = accumulate(ival, 10, (unsigned)(src[i++] - '0'));
+        if (i < s->len && src[i] == '.') {
+            lit = LIT_FLOAT;
+            i++;
+            while (i < s->len && is_digit(src[i]))
+                i++;
+        }
+        if (i < s->len && (src[i] == 'e' || src[i] == 'E')) {
+            lit = LIT_FLOAT;
+            size_t j = i + 1;
+            if (j < s->len && (src[j] == '+' || src[j] == '-')) j++;
+            if (j < s->len && is_digit(src[j])) {
+                while (j < s->len && is_digit(src[j]))
+                    j++;
+                i = j;
+            } else {
+                bad = true;
+                why = "malformed number: exponent has no digits";
+                i = j;
+            }
         }
     }
     size_t end = i;
+    bool suffix = !bad && i < s->len && (src[i] == 'u' || src[i] == 'U') &&
+                  !(i + 1 < s->len && (is_alpha(src[i + 1]) || is_digit(src[i + 1])));
+    if (suffix) i++;
+    size_t after = i;
     while (i < s->len && (is_alpha(src[i]) || is_digit(src[i]) || src[i] == '.'))
         i++;
     *ip = i;
     if (bad) {
-        lex_error(s, start, i - start, "malformed number: exponent has no digits");
+        lex_error(s, start, i - start, "%s", why);
         return;
     }
-    if (i != end) {
-        lex_error(s, end, i - start, "invalid character '%c' after number", src[end]);
+    if (i != after) {
+        lex_error(s, after, i - start, "invalid character '%c' after number", src[after]);
         return;
     }
-    char buf[128];
     size_t n = end - start;
-    if (n >= sizeof buf) {
-        lex_error(s, start, n, "number literal too long");
+    if (suffix && lit == LIT_FLOAT) {
+        lex_error(s, start, i - start,
+                  "a 'u' suffix needs an integer literal ('%.*s' has a '.' or an exponent)",
+                  (int)(n > 40 ? 40 : n), src + start);
         return;
     }
-    memcpy(buf, src + start, n);
-    buf[n] = 0;
-    errno = 0;
-    /* strtof rounds the decimal once, straight to the nearest float. */
-    float f = strtof(buf, NULL);
-    if (isinf(f)) {
-        lex_error(s, start, n, "number literal '%s' is too large for f32", buf);
+    if ((suffix || lit == LIT_HEX) && ival > 0xFFFFFFFFu) {
+        lex_error(s, start, i - start, "integer literal '%.*s' does not fit in 32 bits",
+                  (int)(i - start > 40 ? 40 : i - start), src + start);
         return;
     }
-    if (fmag_float_literal_underflows(buf, n, f)) {
-        lex_error(s, start, n,
-                  "number literal '%s' is too small for f32: it rounds to zero (the smallest "
-                  "non-zero f32 is 1.4e-45; write 0.0 for zero)",
-                  buf);
-        return;
+    if (suffix) lit = LIT_U32;
+    float f;
+    if (lit == LIT_HEX || lit == LIT_U32) {
+        f = (float)ival; /* rounds to nearest (exact up to 2^24) */
+    } else {
+        char buf[128];
+        if (n >= sizeof buf) {
+            lex_error(s, start, n, "number literal too long");
+            return;
+        }
+        memcpy(buf, src + start, n);
+        buf[n] = 0;
+        errno = 0;
+        /* strtof rounds the decimal once, straight to the nearest float. */
+        f = strtof(buf, NULL);
+        if (isinf(f)) {
+            lex_error(s, start, n, "number literal '%s' is too large for f32", buf);
+            return;
+        }
+        if (fmag_float_literal_underflows(buf, n, f)) {
+            lex_error(s, start, n,
+                      "number literal '%s' is too small for f32: it rounds to zero (the smallest "
+                      "non-zero f32 is 1.4e-45; write 0.0 for zero)",
+                      buf);
+            return;
+        }
     }
-    if (!push(s, TK_NUM, start, n)) return;
-    s->toks[s->ntoks - 1].num = f;
+    if (!push(s, TK_NUM, start, i - start)) return;
+    sl_token *t = &s->toks[s->ntoks - 1];
+    t->num = f;
+    t->lit = lit;
+    t->ival = ival;
 }
 
 bool sl_lex(sl_session *s)
@@ -218,23 +294,38 @@ bool sl_lex(sl_session *s)
         case '/':
             k = d == '=' ? TK_SLASH_ASSIGN : TK_SLASH;
             break;
+        case '%':
+            k = d == '=' ? TK_PERCENT_ASSIGN : TK_PERCENT;
+            break;
+        case '^':
+            k = d == '=' ? TK_CARET_ASSIGN : TK_CARET;
+            break;
+        case '~':
+            k = TK_TILDE;
+            break;
         case '=':
             k = d == '=' ? TK_EQ : TK_ASSIGN;
             break;
         case '<':
-            k = d == '=' ? TK_LE : TK_LT;
+            if (d == '<')
+                k = i + 2 < n && src[i + 2] == '=' ? TK_SHL_ASSIGN : TK_SHL;
+            else
+                k = d == '=' ? TK_LE : TK_LT;
             break;
         case '>':
-            k = d == '=' ? TK_GE : TK_GT;
+            if (d == '>')
+                k = i + 2 < n && src[i + 2] == '=' ? TK_SHR_ASSIGN : TK_SHR;
+            else
+                k = d == '=' ? TK_GE : TK_GT;
             break;
         case '!':
             k = d == '=' ? TK_NE : TK_NOT;
             break;
         case '&':
-            if (d == '&') k = TK_ANDAND;
+            k = d == '&' ? TK_ANDAND : d == '=' ? TK_AMP_ASSIGN : TK_AMP;
             break;
         case '|':
-            if (d == '|') k = TK_OROR;
+            k = d == '|' ? TK_OROR : d == '=' ? TK_PIPE_ASSIGN : TK_PIPE;
             break;
         default:
             break;
@@ -270,8 +361,10 @@ bool sl_lex(sl_session *s)
         }
         if (k == TK_PLUS_ASSIGN || k == TK_MINUS_ASSIGN || k == TK_STAR_ASSIGN ||
             k == TK_SLASH_ASSIGN || k == TK_EQ || k == TK_LE || k == TK_GE || k == TK_NE ||
-            k == TK_ANDAND || k == TK_OROR)
+            k == TK_ANDAND || k == TK_OROR || k == TK_PERCENT_ASSIGN || k == TK_CARET_ASSIGN ||
+            k == TK_AMP_ASSIGN || k == TK_PIPE_ASSIGN || k == TK_SHL || k == TK_SHR)
             len = 2;
+        if (k == TK_SHL_ASSIGN || k == TK_SHR_ASSIGN) len = 3;
         if (!push(s, k, i, len)) return false;
         i += len;
     }

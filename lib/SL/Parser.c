@@ -8,12 +8,14 @@
  *            | decl ';' | ';' | simple ';'
  *            | 'for' '(' [decl | simple] ';' [expr] ';' [simple] ')' stmt
  *   decl    := ['const'] type IDENT ['=' expr] {',' IDENT ['=' expr]}
- *   simple  := expr [('=' | '+=' | '-=' | '*=' | '/=') expr]
+ *   simple  := expr [('=' | '+=' | '-=' | '*=' | '/=' | '%=' | '&=' | '|=' | '^=' | '<<='
+ *                      | '>>=') expr]
  *            | lvalue ('++' | '--') | ('++' | '--') lvalue
  *   global  := 'const' type IDENT '=' expr {',' IDENT '=' expr} ';'   (file scope)
  * `++` and `--` are two adjacent '+' or '-' tokens, recognized only as a whole
  * statement and not before an operand (`a--b` stays a - -b, as it always was).
- *   expr    := or ['?' expr ':' expr]     (precedence climbing below: || && == < + * unary .)
+ *   expr    := or ['?' expr ':' expr]
+ *              (precedence climbing below: || && | ^ & == < << + * unary .)
  */
 #include <string.h>
 #include "SLInternal.h"
@@ -55,6 +57,20 @@ const char *sl_tok_desc(sl_tok_kind k)
         return "'*'";
     case TK_SLASH:
         return "'/'";
+    case TK_PERCENT:
+        return "'%'";
+    case TK_AMP:
+        return "'&'";
+    case TK_PIPE:
+        return "'|'";
+    case TK_CARET:
+        return "'^'";
+    case TK_TILDE:
+        return "'~'";
+    case TK_SHL:
+        return "'<<'";
+    case TK_SHR:
+        return "'>>'";
     case TK_ASSIGN:
         return "'='";
     case TK_PLUS_ASSIGN:
@@ -65,6 +81,18 @@ const char *sl_tok_desc(sl_tok_kind k)
         return "'*='";
     case TK_SLASH_ASSIGN:
         return "'/='";
+    case TK_PERCENT_ASSIGN:
+        return "'%='";
+    case TK_AMP_ASSIGN:
+        return "'&='";
+    case TK_PIPE_ASSIGN:
+        return "'|='";
+    case TK_CARET_ASSIGN:
+        return "'^='";
+    case TK_SHL_ASSIGN:
+        return "'<<='";
+    case TK_SHR_ASSIGN:
+        return "'>>='";
     case TK_LT:
         return "'<'";
     case TK_GT:
@@ -238,6 +266,8 @@ static sl_expr *parse_primary(sl_session *s)
         next(s);
         sl_expr *e = new_expr(s, EX_NUM, t->pos);
         e->num = t->num;
+        e->lit = t->lit;
+        e->ival = t->ival;
         return e;
     }
     case TK_IDENT: {
@@ -307,7 +337,7 @@ static sl_expr *parse_postfix(sl_session *s)
 static sl_expr *parse_unary(sl_session *s)
 {
     sl_token *t = peek(s);
-    if (t->kind == TK_MINUS || t->kind == TK_PLUS || t->kind == TK_NOT) {
+    if (t->kind == TK_MINUS || t->kind == TK_PLUS || t->kind == TK_NOT || t->kind == TK_TILDE) {
         if (!enter(s)) return NULL;
         next(s);
         sl_expr *a = parse_unary(s);
@@ -321,6 +351,8 @@ static sl_expr *parse_unary(sl_session *s)
     return parse_postfix(s);
 }
 
+/* C's precedence (so GLSL's): `x & 1 == 0` is `x & (1 == 0)`, which the checker then
+ * rejects, since a comparison gives an f32. */
 static int binary_prec(sl_tok_kind k)
 {
     switch (k) {
@@ -328,20 +360,30 @@ static int binary_prec(sl_tok_kind k)
         return 1;
     case TK_ANDAND:
         return 2;
+    case TK_PIPE:
+        return 3;
+    case TK_CARET:
+        return 4;
+    case TK_AMP:
+        return 5;
     case TK_EQ:
     case TK_NE:
-        return 3;
+        return 6;
     case TK_LT:
     case TK_GT:
     case TK_LE:
     case TK_GE:
-        return 4;
+        return 7;
+    case TK_SHL:
+    case TK_SHR:
+        return 8;
     case TK_PLUS:
     case TK_MINUS:
-        return 5;
+        return 9;
     case TK_STAR:
     case TK_SLASH:
-        return 6;
+    case TK_PERCENT:
+        return 10;
     default:
         return 0;
     }
@@ -461,7 +503,8 @@ static sl_stmt *parse_block(sl_session *s)
 static bool is_assign_op(sl_tok_kind k)
 {
     return k == TK_ASSIGN || k == TK_PLUS_ASSIGN || k == TK_MINUS_ASSIGN || k == TK_STAR_ASSIGN ||
-           k == TK_SLASH_ASSIGN;
+           k == TK_SLASH_ASSIGN || k == TK_PERCENT_ASSIGN || k == TK_AMP_ASSIGN ||
+           k == TK_PIPE_ASSIGN || k == TK_CARET_ASSIGN || k == TK_SHL_ASSIGN || k == TK_SHR_ASSIGN;
 }
 
 static sl_var *new_var(sl_session *s, sl_token *name, int type)
@@ -521,19 +564,36 @@ static sl_stmt *incdec_stmt(sl_session *s, sl_expr *e, sl_token *op)
     st->lhs = e;
     st->op = op->kind == TK_PLUS ? TK_PLUS_ASSIGN : TK_MINUS_ASSIGN;
     st->e = new_expr(s, EX_NUM, op->pos);
-    st->e->num = 1.0f;
+    st->e->num = 1.0f; /* an unsuffixed 1: it takes the counter's type */
+    st->e->lit = LIT_DEC;
+    st->e->ival = 1;
     return st;
 }
 
-/* Names that C-family shader code uses for types SL spells differently. */
-static const char *foreign_type(sl_session *s, sl_token *t)
+/* Names that C-family shader code uses for types SL spells differently, and SL's
+ * spelling (NULL where SL has no such type). */
+static const char *foreign_type(sl_session *s, sl_token *t, const char **sl_name)
 {
-    static const char *const names[] = {"int", "uint", "float", "double", "half", "bool"};
+    static const char *const names[][2] = {{"int", "i32"},   {"uint", "u32"}, {"float", "f32"},
+                                           {"double", NULL}, {"half", NULL},  {"bool", NULL}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (t->kind == TK_IDENT && strlen(names[i]) == t->len &&
-            !memcmp(names[i], s->src + t->pos, t->len))
-            return names[i];
+        if (t->kind == TK_IDENT && strlen(names[i][0]) == t->len &&
+            !memcmp(names[i][0], s->src + t->pos, t->len)) {
+            *sl_name = names[i][1];
+            return names[i][0];
+        }
     return NULL;
+}
+
+static void foreign_type_error(sl_session *s, sl_token *t, const char *foreign, const char *sl_name)
+{
+    if (sl_name)
+        sl_error(s, t->pos, "'%s' is not an SL type (did you mean '%s'?)", foreign, sl_name);
+    else
+        sl_error(s, t->pos,
+                 "'%s' is not an SL type (the types are f32, i32, u32 and their vectors f32x2, "
+                 "i32x3, u32x4 ...)",
+                 foreign);
 }
 
 /* An assignment, an increment or decrement, or an expression, without the ';'. */
@@ -555,7 +615,8 @@ static sl_stmt *parse_simple(sl_session *s)
         sl_tok_kind after = i + 2 < s->ntoks ? s->toks[i + 2].kind : TK_EOF;
         /* Not `x++y` (x + +y): the signs must end the operand. */
         if (incdec_at(s, i) && after != TK_IDENT && after != TK_NUM && after != TK_LPAREN &&
-            after != TK_TYPE && after != TK_NOT && after != TK_PLUS && after != TK_MINUS) {
+            after != TK_TYPE && after != TK_NOT && after != TK_TILDE && after != TK_PLUS &&
+            after != TK_MINUS) {
             sl_expr *e = parse_postfix(s);
             if (!e) return NULL;
             sl_token *op = next(s);
@@ -613,12 +674,9 @@ static sl_stmt *parse_for(sl_session *s)
 static sl_stmt *parse_for_header(sl_session *s, sl_stmt *st)
 {
     sl_token *it = peek(s);
-    const char *foreign = foreign_type(s, it);
+    const char *sl_name = NULL, *foreign = foreign_type(s, it, &sl_name);
     if (foreign && peek2(s)->kind == TK_IDENT) {
-        sl_error(s, it->pos,
-                 "'%s' is not an SL type; a loop counter is an f32 (for (f32 i = 0; i < 4; "
-                 "i++))",
-                 foreign);
+        foreign_type_error(s, it, foreign, sl_name);
         return NULL;
     }
     if (it->kind == TK_CONST) {
@@ -695,10 +753,9 @@ static sl_stmt *parse_stmt_inner(sl_session *s)
         }
         break; /* a constructor expression statement */
     case TK_IDENT: {
-        const char *foreign = foreign_type(s, t);
+        const char *sl_name = NULL, *foreign = foreign_type(s, t, &sl_name);
         if (foreign && peek2(s)->kind == TK_IDENT) {
-            sl_error(s, t->pos, "'%s' is not an SL type (the types are f32, f32x2, f32x3, f32x4)",
-                     foreign);
+            foreign_type_error(s, t, foreign, sl_name);
             return NULL;
         }
         break;

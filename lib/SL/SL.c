@@ -8,20 +8,16 @@
 
 const char *sl_type_name(int t)
 {
-    switch (t) {
-    case 0:
-        return "void";
-    case 1:
-        return "f32";
-    case 2:
-        return "f32x2";
-    case 3:
-        return "f32x3";
-    case 4:
-        return "f32x4";
-    default:
-        return "<error>";
-    }
+    static const char *const names[3][5] = {
+        {"void", "f32", "f32x2", "f32x3", "f32x4"},
+        {"void", "i32", "i32x2", "i32x3", "i32x4"},
+        {"void", "u32", "u32x2", "u32x3", "u32x4"},
+    };
+    if (t == SL_VOID) return "void";
+    if (t < 0 || SL_WIDTH(t) < 1 || SL_WIDTH(t) > 4) return "<error>";
+    if (SL_KIND(t) == SL_KLIT || SL_KIND(t) == SL_KLITI) return "integer literal";
+    if (SL_KIND(t) > SL_KU32) return "<error>";
+    return names[SL_KIND(t)][SL_WIDTH(t)];
 }
 
 /* One diagnostic of the given severity at pos: location, message,

@@ -5,12 +5,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "fmag/IR.h"
 #include "fmag/SL.h"
 
-/* Types are widths: 0 void, 1 f32, 2..4 f32xN; -1 marks an expression that already
- * produced an error (so one mistake gives one diagnostic). */
+/* A type is a kind and a width: SL_TYPE(kind, width), where the f32 types keep their
+ * old codes 1..4 (so a float type is its width); 0 is void and -1 marks an expression
+ * that already produced an error (so one mistake gives one diagnostic).
+ * SL_KLIT is an expression made only of integer literals without a suffix (`7`,
+ * `1 + 2`, `0x1F`): it takes the type its context wants (an f32, i32 or u32 operand,
+ * the variable it initializes), and is an f32 where nothing says (every SL program
+ * written before integers keeps its meaning), or an i32 once an integer-only operator
+ * (`% & | ^ ~ << >>`) is applied to it (SL_KLITI). Only scalars are SL_KLIT. */
 enum { SL_VOID = 0, SL_ERR = -1 };
+enum { SL_KF32 = 0, SL_KI32 = 1, SL_KU32 = 2, SL_KLIT = 3, SL_KLITI = 4 };
+#define SL_TYPE(kind, width) ((kind)*8 + (width))
+#define SL_WIDTH(t) ((t)&7)
+#define SL_KIND(t) ((t) >> 3)
+/* Whether the kind holds integers once settled (i32, u32, or an integer-only literal). */
+#define SL_KIND_IS_INT(k) ((k) == SL_KI32 || (k) == SL_KU32)
 
 typedef enum sl_tok_kind {
     TK_EOF,
@@ -30,11 +43,24 @@ typedef enum sl_tok_kind {
     TK_MINUS,
     TK_STAR,
     TK_SLASH,
+    TK_PERCENT,
+    TK_AMP,
+    TK_PIPE,
+    TK_CARET,
+    TK_TILDE,
+    TK_SHL,
+    TK_SHR,
     TK_ASSIGN,
     TK_PLUS_ASSIGN,
     TK_MINUS_ASSIGN,
     TK_STAR_ASSIGN,
     TK_SLASH_ASSIGN,
+    TK_PERCENT_ASSIGN,
+    TK_AMP_ASSIGN,
+    TK_PIPE_ASSIGN,
+    TK_CARET_ASSIGN,
+    TK_SHL_ASSIGN,
+    TK_SHR_ASSIGN,
     TK_LT,
     TK_GT,
     TK_LE,
@@ -59,11 +85,21 @@ typedef struct sl_token {
     sl_tok_kind kind;
     unsigned pos; /* byte offset in the source */
     unsigned len;
-    float num;       /* TK_NUM */
-    int width;       /* TK_TYPE */
+    float num;       /* TK_NUM: the value as an f32 */
+    int lit;         /* TK_NUM: an sl_lit_kind */
+    uint64_t ival;   /* TK_NUM, an integer literal: its value (saturated at 2^64 - 1) */
+    int width;       /* TK_TYPE: the type (SL_TYPE) */
     const char *msg; /* TK_ERROR: the message, reported when the parser reaches it */
     bool reported;
 } sl_token;
+
+/* What a number literal's spelling makes it. */
+typedef enum sl_lit_kind {
+    LIT_FLOAT, /* a '.' or an exponent: f32 */
+    LIT_DEC,   /* decimal digits only: an integer literal of SL_KLIT */
+    LIT_HEX,   /* 0x...: an integer literal of SL_KLIT (an i32 may take all 32 bits) */
+    LIT_U32,   /* a 'u' suffix (7u, 0xFFu): u32 */
+} sl_lit_kind;
 
 typedef enum sl_expr_kind {
     EX_NUM,
@@ -85,6 +121,8 @@ typedef struct sl_expr {
     unsigned pos;
     int type;         /* set by the checker */
     float num;        /* EX_NUM */
+    int lit;          /* EX_NUM: an sl_lit_kind */
+    uint64_t ival;    /* EX_NUM, an integer literal */
     const char *name; /* EX_VAR, EX_CALL */
     unsigned name_len;
     struct sl_var *var;        /* EX_VAR after checking */
@@ -215,6 +253,7 @@ typedef enum sl_builtin_shape {
     BS_FACEFORWARD, /* faceforward(N, I, Nref): three vectors of one type */
     BS_ANYALL,      /* any/all(v): f32 (1.0 / 0.0) of a vector's truth */
     BS_OUTARG,      /* modf(x, out i) / frexp(x, out e): component-wise, the second an lvalue */
+    BS_BITS,        /* floatBitsToInt/Uint, intBitsToFloat, uintBitsToFloat: the same 32 bits */
 } sl_builtin_shape;
 
 typedef struct sl_builtin {

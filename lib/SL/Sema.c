@@ -15,7 +15,9 @@
     {"radians", BS_MAP1}, {"degrees", BS_MAP1}, {"isnan", BS_MAP1}, {"isinf", BS_MAP1}, \
     {"ldexp", BS_MAP2}, {"fma", BS_MAP3}, {"reflect", BS_REFLECT}, {"refract", BS_REFRACT}, \
     {"faceforward", BS_FACEFORWARD}, {"any", BS_ANYALL}, {"all", BS_ANYALL}, \
-    {"modf", BS_OUTARG}, {"frexp", BS_OUTARG},
+    {"modf", BS_OUTARG}, {"frexp", BS_OUTARG}, \
+    {"floatBitsToInt", BS_BITS}, {"floatBitsToUint", BS_BITS}, {"intBitsToFloat", BS_BITS}, \
+    {"uintBitsToFloat", BS_BITS},
 // clang-format on
 
 const sl_builtin sl_builtins[] = {
@@ -219,8 +221,9 @@ static const char *did_you_mean(checker *c, const char *want, unsigned wlen, boo
             consider(&sg, f->name, f->name_len, want, wlen);
         for (unsigned i = 0; i < sl_nbuiltins; i++)
             consider(&sg, sl_builtins[i].name, (unsigned)strlen(sl_builtins[i].name), want, wlen);
-        static const char *const types[] = {"f32", "f32x2", "f32x3", "f32x4"};
-        for (unsigned i = 0; i < 4; i++)
+        static const char *const types[] = {"f32",   "f32x2", "f32x3", "f32x4", "i32",   "i32x2",
+                                            "i32x3", "i32x4", "u32",   "u32x2", "u32x3", "u32x4"};
+        for (unsigned i = 0; i < sizeof types / sizeof types[0]; i++)
             consider(&sg, types[i], (unsigned)strlen(types[i]), want, wlen);
     } else {
         for (size_t i = 0; i < c->nscope; i++)
@@ -244,30 +247,198 @@ static int check_value(checker *c, sl_expr *e)
     return t;
 }
 
+static bool is_lit(int t)
+{
+    return t > 0 && (SL_KIND(t) == SL_KLIT || SL_KIND(t) == SL_KLITI);
+}
+
+static bool is_int_op(sl_tok_kind op)
+{
+    return op == TK_PERCENT || op == TK_AMP || op == TK_PIPE || op == TK_CARET || op == TK_SHL ||
+           op == TK_SHR || op == TK_TILDE || op == TK_PERCENT_ASSIGN || op == TK_AMP_ASSIGN ||
+           op == TK_PIPE_ASSIGN || op == TK_CARET_ASSIGN || op == TK_SHL_ASSIGN ||
+           op == TK_SHR_ASSIGN;
+}
+
+/* Gives an expression of integer literals (SL_KLIT) the type of its context: kind is
+ * f32, i32 or u32. Each literal must fit (a decimal i32 up to 2^31 - 1; hex and u32
+ * up to 2^32 - 1); an integer-only operator cannot become f32. Returns the new type,
+ * or SL_ERR after reporting. */
+static int coerce(checker *c, sl_expr *e, int kind)
+{
+    sl_session *s = c->s;
+    int t = SL_TYPE(kind, 1);
+    if (!is_lit(e->type)) return e->type;
+    switch (e->kind) {
+    case EX_NUM:
+        if (kind == SL_KI32 && e->lit == LIT_DEC && e->ival > 0x7FFFFFFFu) {
+            sl_error(s, e->pos,
+                     "integer literal does not fit in i32 (the largest is 2147483647; write a "
+                     "u32 with a 'u' suffix, or the bits in hex)");
+            return e->type = SL_ERR;
+        }
+        if (kind == SL_KU32 && e->ival > 0xFFFFFFFFu) {
+            sl_error(s, e->pos, "integer literal does not fit in u32 (the largest is 4294967295)");
+            return e->type = SL_ERR;
+        }
+        break;
+    case EX_UNARY:
+        if (kind == SL_KF32 && e->op == TK_TILDE) goto int_only;
+        if (coerce(c, e->a, kind) == SL_ERR) return e->type = SL_ERR;
+        break;
+    case EX_BINARY:
+        if (kind == SL_KF32 && is_int_op(e->op)) goto int_only;
+        if (coerce(c, e->a, kind) == SL_ERR || coerce(c, e->b, kind) == SL_ERR)
+            return e->type = SL_ERR;
+        break;
+    case EX_TERNARY:
+        if (coerce(c, e->b, kind) == SL_ERR || coerce(c, e->c, kind) == SL_ERR)
+            return e->type = SL_ERR;
+        break;
+    case EX_CALL: /* abs min max clamp select of literals (check_call) */
+        for (unsigned i = 0; i < e->nargs; i++) /* select's settled condition stays */
+            if (coerce(c, e->args[i], kind) == SL_ERR) return e->type = SL_ERR;
+        break;
+    default:
+        break;
+    }
+    return e->type = t;
+int_only:
+    sl_error(s, e->pos,
+             "operator %s on integer literals gives an integer, not the f32 expected here "
+             "(convert with f32(...))",
+             sl_tok_desc(e->op));
+    return e->type = SL_ERR;
+}
+
+/* Where no context gives a literal expression its type: f32 (what every unsuffixed
+ * number meant before SL had integers), i32 once an integer-only operator is in it. */
+static int settle(checker *c, sl_expr *e)
+{
+    if (!is_lit(e->type)) return e->type;
+    return coerce(c, e, SL_KIND(e->type) == SL_KLITI ? SL_KI32 : SL_KF32);
+}
+
+/* A scalar whose truth is asked (`if`, `?:`, `!`, `&&`, `||`): any kind, != 0. */
 static int check_scalar(checker *c, sl_expr *e, const char *what)
 {
     int t = check_value(c, e);
-    if (t > 1) {
-        sl_error(c->s, e->pos, "%s must be f32, got %s", what, sl_type_name(t));
+    if (t == SL_ERR) return t;
+    if (SL_WIDTH(t) > 1) {
+        sl_error(c->s, e->pos, "%s must be a scalar, got %s", what, sl_type_name(t));
         return SL_ERR;
     }
-    return t;
+    return settle(c, e);
 }
 
-/* Common width of component-wise operands: equal widths, or f32 broadcast. */
+/* Common width of component-wise operands of one kind: equal widths, or a scalar
+ * broadcast. */
 static int broadcast(checker *c, unsigned pos, const char *what, int a, int b)
 {
     if (a == SL_ERR || b == SL_ERR) return SL_ERR;
-    if (a == b || b == 1) return a;
-    if (a == 1) return b;
+    if (a == b || SL_WIDTH(b) == 1) return a;
+    if (SL_WIDTH(a) == 1) return b;
     sl_error(c->s, pos, "%s: mismatched types %s and %s", what, sl_type_name(a), sl_type_name(b));
     return SL_ERR;
+}
+
+/* The one kind of n operands: a typed operand's kind, which the literal operands then
+ * take; two typed operands must agree (SL converts nothing else implicitly). With
+ * only literals: SL_KLIT/SL_KLITI when keep_lit, else they settle. types[] is
+ * updated. Returns the kind, or -1 after reporting. */
+static int unify_kinds(checker *c, unsigned pos, const char *what, sl_expr **es, int *types,
+                       unsigned n, bool keep_lit)
+{
+    int kind = -1, lit = SL_KLIT;
+    for (unsigned i = 0; i < n; i++) {
+        if (types[i] == SL_ERR) return -1;
+        int k = SL_KIND(types[i]);
+        if (is_lit(types[i])) {
+            if (k == SL_KLITI) lit = SL_KLITI;
+            continue;
+        }
+        if (kind >= 0 && k != kind) {
+            if (n == 2)
+                sl_error(c->s, pos,
+                         "%s: mismatched types %s and %s (only literals convert implicitly; "
+                         "write f32(x), i32(x) or u32(x))",
+                         what, sl_type_name(types[0]), sl_type_name(types[1]));
+            else
+                sl_error(c->s, pos,
+                         "%s: mixes %s and %s (only literals convert implicitly; write f32(x), "
+                         "i32(x) or u32(x))",
+                         what, sl_type_name(SL_TYPE(kind, 1)), sl_type_name(SL_TYPE(k, 1)));
+            return -1;
+        }
+        kind = k;
+    }
+    if (kind < 0) {
+        if (keep_lit) return lit;
+        kind = lit == SL_KLITI ? SL_KI32 : SL_KF32;
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (is_lit(types[i]) && (types[i] = coerce(c, es[i], kind)) == SL_ERR) return -1;
+    return kind;
+}
+
+/* The type of a binary operator's result, both operands checked (e->a, e->b). */
+static int check_binary(checker *c, sl_expr *e, int a, int b)
+{
+    sl_session *s = c->s;
+    char what[32];
+    snprintf(what, sizeof what, "operator %s", sl_tok_desc(e->op));
+    if (a == SL_ERR || b == SL_ERR) return SL_ERR;
+    sl_expr *es[2] = {e->a, e->b};
+    int ts[2] = {a, b};
+    if (e->op == TK_SHL || e->op == TK_SHR) {
+        /* The amount may be signed or unsigned; the result has the left side's type. */
+        bool li = is_lit(a) || SL_KIND_IS_INT(SL_KIND(a)),
+             ri = is_lit(b) || SL_KIND_IS_INT(SL_KIND(b));
+        if (!li || !ri) {
+            sl_error(s, e->pos, "operator %s needs integer operands, got %s and %s",
+                     sl_tok_desc(e->op), sl_type_name(a), sl_type_name(b));
+            return SL_ERR;
+        }
+        /* A literal shifted takes its type from the context, as the left side does
+         * in C: the amount's type has no say (1 << u is an i32 where nothing says). */
+        if (is_lit(a) && SL_WIDTH(b) == 1) return SL_TYPE(SL_KLITI, 1);
+        if (is_lit(a) && (a = coerce(c, e->a, SL_KIND(b))) == SL_ERR) return SL_ERR;
+        if (is_lit(b) && (b = coerce(c, e->b, SL_KIND(a))) == SL_ERR) return SL_ERR;
+        if (SL_WIDTH(b) != 1 && SL_WIDTH(b) != SL_WIDTH(a)) {
+            sl_error(s, e->pos,
+                     "%s: cannot shift %s by %s (the amount is a scalar or one per lane)", what,
+                     sl_type_name(a), sl_type_name(b));
+            return SL_ERR;
+        }
+        return a;
+    }
+    bool cmp = e->op == TK_LT || e->op == TK_GT || e->op == TK_LE || e->op == TK_GE ||
+               e->op == TK_EQ || e->op == TK_NE;
+    if (cmp && (SL_WIDTH(a) != 1 || SL_WIDTH(b) != 1)) {
+        sl_error(s, e->pos, "operands of %s must be scalars, got %s and %s", sl_tok_desc(e->op),
+                 sl_type_name(a), sl_type_name(b));
+        return SL_ERR;
+    }
+    if (is_int_op(e->op) && (SL_KIND(a) == SL_KF32 || SL_KIND(b) == SL_KF32)) {
+        sl_error(s, e->pos, "operator %s needs integer operands, got %s and %s%s",
+                 sl_tok_desc(e->op), sl_type_name(a), sl_type_name(b),
+                 e->op == TK_PERCENT ? " (for f32 use mod(x, y))" : "");
+        return SL_ERR;
+    }
+    int kind = unify_kinds(c, e->pos, what, es, ts, 2, !cmp);
+    if (kind < 0) return SL_ERR;
+    if (cmp) return SL_TYPE(SL_KF32, 1);
+    if (is_int_op(e->op) && kind == SL_KLIT) kind = SL_KLITI;
+    return broadcast(c, e->pos, what, SL_TYPE(kind, SL_WIDTH(ts[0])),
+                     SL_TYPE(kind, SL_WIDTH(ts[1])));
 }
 
 static int check_swizzle(checker *c, sl_expr *e)
 {
     int bt = check_value(c, e->a);
-    if (bt == SL_ERR) return SL_ERR;
+    if (bt == SL_ERR || (bt = settle(c, e->a)) == SL_ERR) return SL_ERR;
+    int bkind = SL_KIND(bt);
+    bt = SL_WIDTH(bt);
     const char *sets[2] = {"xyzw", "rgba"};
     if (e->name_len > 4) {
         sl_error(c->s, e->pos + 1, "swizzle '%.*s' has more than 4 components",
@@ -298,13 +469,13 @@ static int check_swizzle(checker *c, sl_expr *e)
         set = which;
         if (idx >= bt) {
             sl_error(c->s, e->pos + 1, "swizzle component '%c' out of range for type %s",
-                     e->name[i], sl_type_name(bt));
+                     e->name[i], sl_type_name(SL_TYPE(bkind, bt)));
             return SL_ERR;
         }
         e->comp[i] = (unsigned char)idx;
     }
     e->ncomp = e->name_len;
-    return (int)e->ncomp;
+    return SL_TYPE(bkind, (int)e->ncomp);
 }
 
 /* An assignable expression: a variable or a swizzle of one without repeats. */
@@ -349,19 +520,26 @@ static int check_call(checker *c, sl_expr *e)
     int types[64];
     bool bad = false;
     if (e->call_kind == CALL_CTOR) {
-        int total = 0;
+        /* A constructor converts: each argument's lanes become the constructor's kind
+         * (i32(x) truncates toward zero; literals take the kind directly). */
+        int total = 0, want = SL_WIDTH(e->ctor_width);
         for (unsigned i = 0; i < e->nargs; i++) {
             types[i] = check_value(c, e->args[i]);
+            /* f32(1 << 4): an integer-only literal expression is an i32, converted. */
+            if (types[i] != SL_ERR && is_lit(types[i]))
+                types[i] = SL_KIND(types[i]) == SL_KLITI && SL_KIND(e->ctor_width) == SL_KF32
+                               ? settle(c, e->args[i])
+                               : coerce(c, e->args[i], SL_KIND(e->ctor_width));
             if (types[i] == SL_ERR)
                 bad = true;
             else
-                total += types[i];
+                total += SL_WIDTH(types[i]);
         }
         if (bad) return SL_ERR;
         if (e->nargs == 1 && total == 1) return e->ctor_width;
-        if (total != e->ctor_width) {
-            sl_error(s, e->pos, "constructor %s needs %d components (or one f32), got %d",
-                     sl_type_name(e->ctor_width), e->ctor_width, total);
+        if (total != want) {
+            sl_error(s, e->pos, "constructor %s needs %d components (or one scalar), got %d",
+                     sl_type_name(e->ctor_width), want, total);
             return SL_ERR;
         }
         return e->ctor_width;
@@ -386,6 +564,7 @@ static int check_call(checker *c, sl_expr *e)
         unsigned i = 0;
         for (sl_var *p = f->params; p; p = p->next, i++) {
             int t = check_value(c, e->args[i]);
+            if (t != SL_ERR && is_lit(t)) t = coerce(c, e->args[i], SL_KIND(p->type));
             if (t == SL_ERR) {
                 bad = true;
                 continue;
@@ -421,6 +600,7 @@ static int check_call(checker *c, sl_expr *e)
     case BS_LENGTH:
     case BS_NORMALIZE:
     case BS_ANYALL:
+    case BS_BITS:
         want = 1;
         break;
     case BS_MAP2:
@@ -453,6 +633,61 @@ static int check_call(checker *c, sl_expr *e)
         return SL_ERR;
     }
     if (bad) return SL_ERR;
+    /* abs min max clamp and select's arms also take integers (of one kind); every other
+     * builtin takes f32, and a literal argument is an f32 as it always was. */
+    bool int_ok = !strcmp(b->name, "abs") || !strcmp(b->name, "min") || !strcmp(b->name, "max") ||
+                  !strcmp(b->name, "clamp");
+    bool is_select = !strcmp(b->name, "select");
+    if (is_select) {
+        if (settle(c, e->args[0]) == SL_ERR) return SL_ERR;
+        types[0] = e->args[0]->type;
+        if (SL_WIDTH(types[0]) == 1 && is_lit(types[1]) && is_lit(types[2]))
+            return SL_TYPE(SL_KIND(types[1]) == SL_KLITI || SL_KIND(types[2]) == SL_KLITI ? SL_KLITI
+                                                                                          : SL_KLIT,
+                           1);
+        int kind = unify_kinds(c, e->pos, b->name, e->args + 1, types + 1, 2, false);
+        if (kind < 0) return SL_ERR;
+        int arms = broadcast(c, e->pos, b->name, types[1], types[2]);
+        if (arms == SL_ERR) return SL_ERR;
+        int w = SL_WIDTH(arms);
+        int cw = SL_WIDTH(types[0]);
+        if (cw != 1 && cw != w && w != 1) {
+            sl_error(s, e->pos, "%s: mismatched types %s and %s", b->name, sl_type_name(types[0]),
+                     sl_type_name(SL_TYPE(kind, w)));
+            return SL_ERR;
+        }
+        return SL_TYPE(kind, cw > w ? cw : w);
+    }
+    if (b->shape == BS_BITS) {
+        /* GLSL's names; the argument's kind is the one the name starts with. */
+        int from = b->name[0] == 'f' ? SL_KF32 : b->name[0] == 'i' ? SL_KI32 : SL_KU32;
+        int to = from != SL_KF32 ? SL_KF32 : b->name[11] == 'I' ? SL_KI32 : SL_KU32;
+        if (is_lit(types[0]) && (types[0] = coerce(c, e->args[0], from)) == SL_ERR) return SL_ERR;
+        if (SL_KIND(types[0]) != from) {
+            sl_error(s, e->args[0]->pos, "builtin '%s' takes %s, got %s", b->name,
+                     sl_type_name(SL_TYPE(from, 1)), sl_type_name(types[0]));
+            return SL_ERR;
+        }
+        return SL_TYPE(to, SL_WIDTH(types[0]));
+    }
+    if (int_ok) {
+        /* Of literals only, the call is a literal expression itself: max(3, 5) + i is
+         * an i32 and max(3, 5) * x an f32. */
+        int kind = unify_kinds(c, e->pos, b->name, e->args, types, e->nargs, true);
+        if (kind < 0) return SL_ERR;
+        if (kind == SL_KLIT || kind == SL_KLITI) return SL_TYPE(kind, 1);
+    } else {
+        for (unsigned i = 0; i < e->nargs; i++) {
+            if (is_lit(types[i])) types[i] = coerce(c, e->args[i], SL_KF32);
+            if (types[i] == SL_ERR) return SL_ERR;
+            if (SL_KIND(types[i]) != SL_KF32) {
+                sl_error(s, e->args[i]->pos, "builtin '%s' takes f32 arguments, got %s (%s)",
+                         b->name, sl_type_name(types[i]),
+                         !strcmp(b->name, "mod") ? "for integers use %" : "convert with f32(...)");
+                return SL_ERR;
+            }
+        }
+    }
     switch (b->shape) {
     case BS_MAP1:
         return types[0];
@@ -502,6 +737,8 @@ static int check_call(checker *c, sl_expr *e)
         return types[0];
     case BS_ANYALL:
         return 1;
+    case BS_BITS:
+        break; /* handled above */
     }
     return SL_ERR;
 }
@@ -511,7 +748,9 @@ static int check_expr_inner(checker *c, sl_expr *e)
     sl_session *s = c->s;
     switch (e->kind) {
     case EX_NUM:
-        return 1;
+        if (e->lit == LIT_FLOAT) return SL_TYPE(SL_KF32, 1);
+        if (e->lit == LIT_U32) return SL_TYPE(SL_KU32, 1);
+        return SL_TYPE(SL_KLIT, 1);
     case EX_VAR: {
         sl_var *v = find_var(c, e->name, e->name_len);
         if (v) {
@@ -531,30 +770,38 @@ static int check_expr_inner(checker *c, sl_expr *e)
     }
     case EX_CALL:
         return check_call(c, e);
-    case EX_UNARY:
-        if (e->op == TK_NOT) return check_scalar(c, e->a, "operand of '!'");
-        return check_value(c, e->a);
+    case EX_UNARY: {
+        if (e->op == TK_NOT) {
+            int t = check_scalar(c, e->a, "operand of '!'");
+            return t == SL_ERR ? t : SL_TYPE(SL_KF32, 1);
+        }
+        int t = check_value(c, e->a);
+        if (t == SL_ERR || e->op != TK_TILDE) return t;
+        if (SL_KIND(t) == SL_KLIT || SL_KIND(t) == SL_KLITI) return SL_TYPE(SL_KLITI, 1);
+        if (!SL_KIND_IS_INT(SL_KIND(t))) {
+            sl_error(s, e->pos, "operator '~' needs an integer operand, got %s", sl_type_name(t));
+            return SL_ERR;
+        }
+        return t;
+    }
     case EX_BINARY: {
-        if (e->op == TK_ANDAND || e->op == TK_OROR || e->op == TK_LT || e->op == TK_GT ||
-            e->op == TK_LE || e->op == TK_GE || e->op == TK_EQ || e->op == TK_NE) {
-            int a = check_value(c, e->a), b = check_value(c, e->b);
-            if (a == SL_ERR || b == SL_ERR) return SL_ERR;
-            if (a != 1 || b != 1) {
-                sl_error(s, e->pos, "operands of %s must be f32, got %s and %s", sl_tok_desc(e->op),
-                         sl_type_name(a), sl_type_name(b));
-                return SL_ERR;
-            }
-            return 1;
+        if (e->op == TK_ANDAND || e->op == TK_OROR) {
+            char what[40];
+            snprintf(what, sizeof what, "operand of %s", sl_tok_desc(e->op));
+            int a = check_scalar(c, e->a, what), b = check_scalar(c, e->b, what);
+            return a == SL_ERR || b == SL_ERR ? SL_ERR : SL_TYPE(SL_KF32, 1);
         }
         int a = check_value(c, e->a), b = check_value(c, e->b);
-        char what[32];
-        snprintf(what, sizeof what, "operator %s", sl_tok_desc(e->op));
-        return broadcast(c, e->pos, what, a, b);
+        return check_binary(c, e, a, b);
     }
     case EX_TERNARY: {
         int cond = check_scalar(c, e->a, "condition of '?:'");
-        int a = check_value(c, e->b), b = check_value(c, e->c);
-        int t = broadcast(c, e->pos, "arms of '?:'", a, b);
+        sl_expr *es[2] = {e->b, e->c};
+        int ts[2] = {check_value(c, e->b), check_value(c, e->c)};
+        int kind = unify_kinds(c, e->pos, "arms of '?:'", es, ts, 2, true);
+        if (kind < 0) return SL_ERR;
+        int t = broadcast(c, e->pos, "arms of '?:'", SL_TYPE(kind, SL_WIDTH(ts[0])),
+                          SL_TYPE(kind, SL_WIDTH(ts[1])));
         return cond == SL_ERR ? SL_ERR : t;
     }
     case EX_SWIZZLE:
@@ -569,12 +816,19 @@ static int check_expr(checker *c, sl_expr *e)
     return e->type;
 }
 
-/* Value of type `got` stored where `want` is expected: equal, or an f32 broadcast. */
-static bool check_store(checker *c, unsigned pos, const char *what, int want, int got)
+/* The value e (of type `got`) stored where `want` is expected: equal, a scalar of the
+ * same kind (broadcast), or a literal expression, which takes want's kind. */
+static bool check_store(checker *c, sl_expr *e, const char *what, int want, int got)
 {
     if (want == SL_ERR || got == SL_ERR) return false;
-    if (want == got || got == 1) return true;
-    sl_error(c->s, pos, "%s: cannot assign %s to %s", what, sl_type_name(got), sl_type_name(want));
+    if (is_lit(got) && (got = coerce(c, e, SL_KIND(want))) == SL_ERR) return false;
+    if (want == got || got == SL_TYPE(SL_KIND(want), 1)) return true;
+    if (SL_KIND(want) != SL_KIND(got))
+        sl_error(c->s, e->pos, "%s: cannot assign %s to %s (convert with %s(...))", what,
+                 sl_type_name(got), sl_type_name(want), sl_type_name(want));
+    else
+        sl_error(c->s, e->pos, "%s: cannot assign %s to %s", what, sl_type_name(got),
+                 sl_type_name(want));
     return false;
 }
 
@@ -600,7 +854,7 @@ static bool check_stmt(checker *c, sl_stmt *st)
         sl_var *v = st->var;
         if (st->e) {
             int t = check_value(c, st->e);
-            check_store(c, st->e->pos, "initializer", v->type, t);
+            check_store(c, st->e, "initializer", v->type, t);
         }
         /* Redefinition is an error only within one block (inner blocks may shadow). */
         sl_var *prev = find_var(c, v->name, v->name_len);
@@ -613,7 +867,7 @@ static bool check_stmt(checker *c, sl_stmt *st)
                     prev->name, (int)c->fn->name_len, c->fn->name);
         }
         v->slot = c->fn->nslots;
-        c->fn->nslots += (unsigned)v->type;
+        c->fn->nslots += (unsigned)SL_WIDTH(v->type);
         push_scope_entry(c, v);
         return true;
     }
@@ -623,15 +877,25 @@ static bool check_stmt(checker *c, sl_stmt *st)
         if (lt == SL_ERR || rt == SL_ERR) return true;
         if (!check_lvalue(c, st->lhs, "the left side of an assignment")) return true;
         if (st->op == TK_ASSIGN) {
-            check_store(c, st->e->pos, "assignment", lt, rt);
-        } else if (rt != lt && rt != 1) {
+            check_store(c, st->e, "assignment", lt, rt);
+            return true;
+        }
+        bool shift = st->op == TK_SHL_ASSIGN || st->op == TK_SHR_ASSIGN;
+        if (is_int_op(st->op) && !SL_KIND_IS_INT(SL_KIND(lt))) {
+            sl_error(s, st->pos, "operator %s needs an integer variable, got %s%s",
+                     sl_tok_desc(st->op), sl_type_name(lt),
+                     st->op == TK_PERCENT_ASSIGN ? " (for f32 use x = mod(x, y))" : "");
+            return true;
+        }
+        if (is_lit(rt) && (rt = coerce(c, st->e, SL_KIND(lt))) == SL_ERR) return true;
+        bool kind_ok = shift ? SL_KIND_IS_INT(SL_KIND(rt)) : SL_KIND(rt) == SL_KIND(lt);
+        if (!kind_ok || (SL_WIDTH(rt) != SL_WIDTH(lt) && SL_WIDTH(rt) != 1))
             sl_error(s, st->pos, "operator %s: mismatched types %s and %s", sl_tok_desc(st->op),
                      sl_type_name(lt), sl_type_name(rt));
-        }
         return true;
     }
     case ST_EXPR:
-        check_expr(c, st->e);
+        if (check_expr(c, st->e) != SL_ERR) settle(c, st->e);
         return true;
     case ST_IF: {
         check_scalar(c, st->e, "condition of 'if'");
@@ -661,9 +925,11 @@ static bool check_stmt(checker *c, sl_stmt *st)
                      f->name, sl_type_name(f->ret_type));
         } else {
             int t = check_value(c, st->e);
-            if (t != SL_ERR && t != f->ret_type && t != 1)
-                sl_error(s, st->e->pos, "return value: expected %s, got %s",
-                         sl_type_name(f->ret_type), sl_type_name(t));
+            if (t != SL_ERR && is_lit(t)) t = coerce(c, st->e, SL_KIND(f->ret_type));
+            if (t != SL_ERR && t != f->ret_type && t != SL_TYPE(SL_KIND(f->ret_type), 1))
+                sl_error(s, st->e->pos, "return value: expected %s, got %s%s",
+                         sl_type_name(f->ret_type), sl_type_name(t),
+                         SL_KIND(t) != SL_KIND(f->ret_type) ? " (convert it explicitly)" : "");
         }
         return false;
     }
@@ -703,7 +969,7 @@ static void check_globals(checker *c)
     for (sl_stmt *st = s->globals; st; st = st->next) {
         sl_var *v = st->var;
         int t = check_value(c, st->e);
-        check_store(c, st->e->pos, "initializer", v->type, t);
+        check_store(c, st->e, "initializer", v->type, t);
         sl_var *prev = find_var(c, v->name, v->name_len);
         if (prev) {
             sl_error(s, v->pos, "redefinition of '%.*s'", (int)v->name_len, v->name);
@@ -713,7 +979,7 @@ static void check_globals(checker *c)
             sl_error(s, v->pos, "'%.*s' is already the name of a function", (int)v->name_len,
                      v->name);
         v->slot = s->nglobal_slots;
-        s->nglobal_slots += (unsigned)v->type;
+        s->nglobal_slots += (unsigned)SL_WIDTH(v->type);
         push_scope_entry(c, v);
     }
 }
@@ -765,7 +1031,7 @@ void sl_check(sl_session *s)
                     sl_error(s, p->pos, "redefinition of parameter '%.*s'", (int)p->name_len,
                              p->name);
             p->slot = f->nslots;
-            f->nslots += (unsigned)p->type;
+            f->nslots += (unsigned)SL_WIDTH(p->type);
             push_scope_entry(&c, p);
         }
         bool falls = check_block(&c, f->body);
@@ -778,9 +1044,9 @@ void sl_check(sl_session *s)
                      "(the .fmag header's 16-bit length)",
                      f->name_len);
         if (f->is_export) {
-            unsigned nout = (unsigned)f->ret_type;
+            unsigned nout = (unsigned)SL_WIDTH(f->ret_type);
             for (sl_var *p = f->params; p; p = p->next)
-                if (p->is_out) nout += (unsigned)p->type;
+                if (p->is_out) nout += (unsigned)SL_WIDTH(p->type);
             if (nout == 0)
                 sl_error(s, f->pos,
                          "export function '%.*s' has no outputs (return a value or add an 'out' "

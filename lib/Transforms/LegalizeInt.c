@@ -30,9 +30,11 @@
  * export's interface is f32); a diagnostic otherwise. Any CFG: i32 phis become phis
  * of the two limbs. Leaves: no FMAG_OP_INT and no i32 value; a function without
  * integers is not touched at all (UNCHANGED). The float code it makes is left for
- * -constfold, -cse and -dce to clean: -O1 and -O2 run it right after -ifconvert
- * (one block, loops unrolled, so counters are literals and ranges are tight) and
- * before those cleanups (docs/Passes.md).
+ * -constfold, -cse and -dce to clean. -O2 runs it right after -ifconvert: loops are
+ * unrolled (a counter is a literal; run before -loop-unroll, a 4-iteration sum of
+ * squares took 150 instructions instead of 15), calls are inlined, and phis are
+ * iselects whose range is the union of their arms; -O1 runs it after -ternary
+ * (docs/Passes.md has the measurement).
  */
 #include "LegalizeInt.h"
 

@@ -19,7 +19,9 @@ static void extract(li *st, fmag_value *x, int n, fmag_value **bits)
     fmag_value *r = x;
     for (int i = n - 1; i >= 1; i--) {
         float p = ldexpf(1.0f, i);
-        fmag_value *g = li_addk(st, r, 0.5f - p);
+        /* r - (p - 1) > 0 exactly when r >= p; 1 - p is exact up to p = 2^24 (0.5 - p
+         * is not, and bit 24 of an in-range value needs it) */
+        fmag_value *g = li_addk(st, r, 1.0f - p);
         bits[i] = li_bool(st, g);
         r = li_fm(st, r, li_k(st, 1.0f), li_k(st, -p), r, g);
     }

@@ -56,35 +56,74 @@ static int64_t ones_below(int64_t hi)
     return m;
 }
 
-/* Float bounds of an f32 value, by a short look through its definition: literals,
- * selects (union of the arms) and x*k+c with literal k and c. Depth-limited. */
-bool li_float_bounds(fmag_value *v, double *lo, double *hi, int depth)
+/* Bounds of an f32 value: lo <= v <= hi (either may be infinite), and whether v can
+ * be a NaN. Found by a short, depth-limited look through its definition: literals;
+ * x*k + c with a literal k; max and min as the sugar builds them (select(A, B, A - B)
+ * and select(B, A, A - B): a NaN guard picks B, so a clamp of anything to literals is
+ * bounded and never a NaN); relu; other selects as the union of their arms. */
+typedef struct fbounds {
+    double lo, hi;
+    bool nan_free;
+} fbounds;
+
+static const fbounds fb_any = {-INFINITY, INFINITY, false};
+
+static bool is_sub_of(fmag_value *g, fmag_value *x, fmag_value *y) /* g = x - y */
+{
+    fmag_instr *d = fmag_ou_fmag_def(g);
+    return d && fmag_instr_op(d, FMAG_A) == y &&
+           fmag_value_is_imm(fmag_instr_op(d, FMAG_B), -1.0f) && fmag_instr_op(d, FMAG_C) == x &&
+           fmag_ou_const_true(fmag_instr_op(d, FMAG_E));
+}
+
+static fbounds float_bounds(fmag_value *v, int depth)
 {
     if (fmag_value_is_const(v)) {
-        if (!isfinite(v->imm)) return false;
-        *lo = *hi = v->imm;
-        return true;
+        if (v->type != FMAG_TYPE_F32 || !isfinite(v->imm)) return fb_any;
+        return (fbounds){v->imm, v->imm, true};
     }
     fmag_instr *d = fmag_ou_fmag_def(v);
-    if (!d || depth > 8) return false;
+    if (!d || depth > 12) return fb_any;
     fmag_value *a = fmag_instr_op(d, FMAG_A), *b = fmag_instr_op(d, FMAG_B);
-    fmag_value *c = fmag_instr_op(d, FMAG_C), *fb = fmag_instr_op(d, FMAG_D);
-    double alo, ahi, clo, chi, dlo, dhi;
-    if (!fmag_value_is_const(b) || !li_float_bounds(a, &alo, &ahi, depth + 1) ||
-        !li_float_bounds(c, &clo, &chi, depth + 1))
-        return false;
-    double k = b->imm, p1 = alo * k, p2 = ahi * k;
-    double tlo = fmin(p1, p2) + clo, thi = fmax(p1, p2) + chi;
+    fmag_value *c = fmag_instr_op(d, FMAG_C), *fv = fmag_instr_op(d, FMAG_D);
+    fmag_value *g = fmag_instr_op(d, FMAG_E);
+    bool uncond = fmag_ou_const_true(g);
+    bool is_sel = fmag_value_is_imm(b, 1.0f) && fmag_ou_is_zero(c) && !uncond;
+    if (is_sel) {
+        fbounds t = float_bounds(a, depth + 1), f = float_bounds(fv, depth + 1);
+        if (is_sub_of(g, a, fv)) /* max(t, f): a NaN guard picks f */
+            return (fbounds){fmax(t.lo, f.lo), fmax(t.hi, f.hi), f.nan_free};
+        if (is_sub_of(g, fv, a)) /* min(f, t) */
+            return (fbounds){fmin(t.lo, f.lo), fmin(t.hi, f.hi), f.nan_free};
+        if (g == a && f.nan_free && f.lo == 0.0 && f.hi == 0.0) /* relu */
+            return (fbounds){fmax(t.lo, 0.0), fmax(t.hi, 0.0), true};
+        return (fbounds){fmin(t.lo, f.lo), fmax(t.hi, f.hi), t.nan_free && f.nan_free};
+    }
+    if (!fmag_value_is_const(b) || b->type != FMAG_TYPE_F32) return fb_any;
+    fbounds x = float_bounds(a, depth + 1), z = float_bounds(c, depth + 1);
+    if (!x.nan_free || !z.nan_free || !isfinite(x.lo) || !isfinite(x.hi) || !isfinite(z.lo) ||
+        !isfinite(z.hi))
+        return fb_any;
+    double k = b->imm, p1 = x.lo * k, p2 = x.hi * k;
+    double tlo = fmin(p1, p2) + z.lo, thi = fmax(p1, p2) + z.hi;
     /* One rounding can move a bound by half an ulp: widen by a relative 2^-23. */
     tlo -= fabs(tlo) * 0x1p-23;
     thi += fabs(thi) * 0x1p-23;
-    if (!fmag_ou_const_true(fmag_instr_op(d, FMAG_E))) {
-        if (!li_float_bounds(fb, &dlo, &dhi, depth + 1)) return false;
-        tlo = fmin(tlo, dlo);
-        thi = fmax(thi, dhi);
+    if (fabs(tlo) > 1e38 || fabs(thi) > 1e38) return fb_any; /* may overflow */
+    fbounds r = {tlo, thi, true};
+    if (!uncond) {
+        fbounds f = float_bounds(fv, depth + 1);
+        r = (fbounds){fmin(r.lo, f.lo), fmax(r.hi, f.hi), f.nan_free};
     }
-    *lo = tlo;
-    *hi = thi;
+    return r;
+}
+
+bool li_float_bounds(fmag_value *v, double *lo, double *hi, int depth)
+{
+    fbounds b = float_bounds(v, depth);
+    if (!b.nan_free || !isfinite(b.lo) || !isfinite(b.hi)) return false;
+    *lo = b.lo;
+    *hi = b.hi;
     return true;
 }
 

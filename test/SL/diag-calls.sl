@@ -17,7 +17,7 @@ export f32 main(f32 x, f32x3 v) {
     f32 c = clamp(x, 0.0);
 // CHECK: :[[@LINE+1]]:13: error: cross needs two f32x3 operands, got f32x2 and f32x3
     f32 d = cross(f32x2(x), v).x;
-// CHECK: :[[@LINE+1]]:15: error: constructor f32x3 needs 3 components (or one f32), got 4
+// CHECK: :[[@LINE+1]]:15: error: constructor f32x3 needs 3 components (or one scalar), got 4
     f32x3 e = f32x3(v, x);
 // CHECK: :[[@LINE+1]]:13: error: dot: mismatched types f32x3 and f32x2
     f32 g = dot(v, v.xy);

@@ -8,9 +8,9 @@ f32 G = 1.0;
 const K = 1.0;
 
 export f32 f(f32 x) {
-// CHECK: :[[@LINE+1]]:10: error: 'int' is not an SL type; a loop counter is an f32 (for (f32 i = 0; i < 4; i++))
+// CHECK: :[[@LINE+1]]:10: error: 'int' is not an SL type (did you mean 'i32'?)
     for (int i = 0; i < 4; i++) { x += 1.0; }
-// CHECK: :[[@LINE+1]]:5: error: 'float' is not an SL type (the types are f32, f32x2, f32x3, f32x4)
+// CHECK: :[[@LINE+1]]:5: error: 'float' is not an SL type (did you mean 'f32'?)
     float y = 1.0;
 // CHECK: :[[@LINE+1]]:15: error: const variable 'd' needs an initializer
     const f32 d;

@@ -28,7 +28,7 @@ export f32 f(f32 x) {
     K += 1.0;
 // CHECK: :[[@LINE+1]]:5: error: cannot assign to 'c': it is const
     c++;
-// CHECK: :[[@LINE+1]]:27: error: operands of '<' must be f32, got f32x2 and f32
+// CHECK: :[[@LINE+1]]:27: error: operands of '<' must be scalars, got f32x2 and f32
     for (f32x2 v = 0.0; v < 1.0; v += 1.0) x += 1.0;
 // The counter is scoped to the loop.
     for (f32 i = 0.0; i < 2.0; i++) x += i;

@@ -17,6 +17,7 @@
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 #include "Options.h"
+#include "../common/Rng.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -26,20 +27,9 @@
 
 #define MAXIO 16
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rnext(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 static unsigned rint_(rng *r, unsigned n)
 {
-    return n ? (unsigned)(rnext(r) % n) : 0;
+    return n ? rndn(r, n) : 0;
 }
 
 static float f_of(uint32_t b)
@@ -88,13 +78,15 @@ static bool compile(fmag_module *m, compiled *c, fmag_context *ctx)
 
 /* ------------------------------------------------------------ one operation */
 
-/* An i32 operand is two inputs (its 16-bit halves); an f32 one is one input. */
-static fmag_value *int_input(fmag_builder *b, fmag_func *f, unsigned *k)
+/* An i32 operand is two inputs (its 16-bit halves); an f32 one is one input. Joined
+ * by iadd the operand arrives as limbs, by or in bit form: each operation is checked
+ * both ways (the two forms take different expansions). */
+static fmag_value *int_input(fmag_builder *b, fmag_func *f, unsigned *k, bool bits)
 {
     fmag_value *h = fmag_build_int(b, FMAG_IOP_FPTOUI, &f->params[(*k)++], NULL, NULL);
     fmag_value *l = fmag_build_int(b, FMAG_IOP_FPTOUI, &f->params[(*k)++], NULL, NULL);
     fmag_value *s = fmag_build_int(b, FMAG_IOP_SHL, h, fmag_build_const_i32(b, 16), NULL);
-    return fmag_build_int(b, FMAG_IOP_OR, s, l, NULL);
+    return fmag_build_int(b, bits ? FMAG_IOP_OR : FMAG_IOP_ADD, s, l, NULL);
 }
 
 static unsigned op_nin(fmag_int_op op)
@@ -110,7 +102,7 @@ static unsigned op_nout(fmag_int_op op)
     return fmag_int_op_result_type(op) == FMAG_TYPE_I32 ? 2 : 1;
 }
 
-static fmag_module *op_module(fmag_context *ctx, fmag_int_op op)
+static fmag_module *op_module(fmag_context *ctx, fmag_int_op op, bool bits)
 {
     fmag_module *m = fmag_module_create(ctx);
     fmag_func *f = fmag_func_create(m, "op", op_nin(op), op_nout(op), true);
@@ -119,7 +111,7 @@ static fmag_module *op_module(fmag_context *ctx, fmag_int_op op)
     fmag_value *ops[3] = {NULL, NULL, NULL};
     unsigned k = 0;
     for (unsigned j = 0; j < fmag_int_op_nops(op); j++)
-        ops[j] = fmag_int_op_operand_type(op, j) == FMAG_TYPE_I32 ? int_input(&b, f, &k)
+        ops[j] = fmag_int_op_operand_type(op, j) == FMAG_TYPE_I32 ? int_input(&b, f, &k, bits)
                                                                   : &f->params[k++];
     fmag_value *r = fmag_build_int(&b, op, ops[0], ops[1], ops[2]);
     fmag_value *out[2];
@@ -208,14 +200,14 @@ static uint32_t rand_operand(rng *r, fmag_type t)
         if (c == 0) return b_of(float_edges[rint_(r, sizeof float_edges / sizeof *float_edges)]);
         if (c < 4)
             return b_of(
-                       ldexpf((float)(rnext(r) & 0xFFFFFF) / 16777216.0f, (int)rint_(r, 70) - 20)) ^
+                       ldexpf((float)(rnd64(r) & 0xFFFFFF) / 16777216.0f, (int)rint_(r, 70) - 20)) ^
                    (uint32_t)(rint_(r, 2) << 31);
-        return (uint32_t)rnext(r);
+        return (uint32_t)rnd64(r);
     }
     if (c == 0) return int_edges[rint_(r, sizeof int_edges / sizeof *int_edges)];
     if (c == 1) return (uint32_t)rint_(r, 64);
     if (c == 2) return (uint32_t)(int32_t)((int)rint_(r, 2001) - 1000);
-    return (uint32_t)rnext(r);
+    return (uint32_t)rnd64(r);
 }
 
 typedef struct counts {
@@ -296,10 +288,12 @@ static bool run_cases(const compiled *c, fmag_int_op op, const uint32_t *vals, s
 static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
 {
     bool all_ok = true;
-    for (int o = 0; o < FMAG_IOP_COUNT; o++) {
-        fmag_int_op op = (fmag_int_op)o;
+    for (int o = 0; o < 2 * FMAG_IOP_COUNT; o++) {
+        fmag_int_op op = (fmag_int_op)(o / 2);
+        bool bits = o % 2;
+        if (bits && fmag_int_op_operand_type(op, 0) == FMAG_TYPE_F32) continue;
         fmag_context *ctx = fmag_context_create();
-        fmag_module *m = op_module(ctx, op);
+        fmag_module *m = op_module(ctx, op, bits);
         fmag_module *ir = fmag_module_clone(m);
         compiled c;
         bool ir_ok = fmag_run_passes(ir, "legalize-int", NULL) && !fmag_func_has_int(ir->first);
@@ -348,9 +342,10 @@ static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
         bool ok = run_cases(&c, op, vals, n, &cnt, true);
         fmag_func_renumber(ir->first);
         run_ir(ir->first, op, vals, n, &icnt);
-        printf("%-12s %5u instructions (-O2, operand/result plumbing included), %llu cases on "
-               "the VMs, %llu on the legalized IR, %llu failures\n",
-               fmag_int_op_name(op), c.ninstr, cnt.cases, icnt.cases, cnt.failures + icnt.failures);
+        printf("%-12s %-5s %5u instructions (-O2, operand/result plumbing included), %llu cases "
+               "on the VMs, %llu on the legalized IR, %llu failures\n",
+               fmag_int_op_name(op), bits ? "bits" : "limbs", c.ninstr, cnt.cases, icnt.cases,
+               cnt.failures + icnt.failures);
         cnt.failures += icnt.failures;
         (void)verbose;
         all_ok &= ok && !cnt.failures;
@@ -372,12 +367,16 @@ static bool check_exhaustive(const char *name, uint64_t from, uint64_t to)
         return false;
     }
     fmag_context *ctx = fmag_context_create();
-    fmag_module *m = op_module(ctx, (fmag_int_op)op);
+    fmag_module *m = op_module(ctx, (fmag_int_op)op, false);
+    fmag_module *ir = fmag_module_clone(m);
     compiled c;
-    if (!compile(m, &c, ctx)) {
+    if (!fmag_run_passes(ir, "legalize-int", NULL) || !compile(m, &c, ctx)) {
         fmag_context_diag_print(ctx, stderr);
         return false;
     }
+    fmag_func_renumber(ir->first);
+    bool float_op = fmag_int_op_operand_type((fmag_int_op)op, 0) == FMAG_TYPE_F32;
+    unsigned long long nonfinite = 0;
     enum { CHUNK = 1 << 20 };
     uint32_t *vals = calloc(3 * CHUNK, sizeof *vals);
     counts cnt = {0, 0};
@@ -387,10 +386,18 @@ static bool check_exhaustive(const char *name, uint64_t from, uint64_t to)
         for (size_t t = 0; t < n; t++)
             vals[3 * t] = (uint32_t)(x + t);
         ok = run_cases(&c, (fmag_int_op)op, vals, n, &cnt, false);
+        /* infinities and NaNs: outside codegen's contract, exact on the legalized IR */
+        for (size_t t = 0; float_op && t < n; t++)
+            if (!isfinite(f_of(vals[3 * t]))) {
+                counts ic = {0, 0};
+                run_ir(ir->first, (fmag_int_op)op, vals + 3 * t, 1, &ic);
+                cnt.failures += ic.failures;
+                nonfinite++;
+            }
     }
     printf("%s: inputs 0x%08" PRIx64 "..0x%08" PRIx64
-           ": %u instructions, %llu cases, %llu failures\n",
-           name, from, to - 1, c.ninstr, cnt.cases, cnt.failures);
+           ": %u instructions, %llu non-finite on the legalized IR, %llu cases, %llu failures\n",
+           name, from, to - 1, c.ninstr, nonfinite, cnt.cases, cnt.failures);
     free(vals);
     fmag_vm_image_free(&c.img);
     fmag_context_destroy(ctx);
@@ -414,7 +421,7 @@ static fmag_value *pick_int(gen *g)
     if (!g->nints || rint_(g->r, 10) == 0) {
         uint32_t v = rint_(g->r, 2)   ? int_edges[rint_(g->r, sizeof int_edges / sizeof *int_edges)]
                      : rint_(g->r, 2) ? (uint32_t)rint_(g->r, 40)
-                                      : (uint32_t)rnext(g->r);
+                                      : (uint32_t)rnd64(g->r);
         return fmag_build_const_i32(&g->b, v);
     }
     return g->ints[g->nints - 1 - rint_(g->r, g->nints < 12 ? g->nints : 12)];
@@ -465,10 +472,24 @@ static void gen_int(gen *g)
         if (g->nfloats < 64) g->floats[g->nfloats++] = f;
         v = fmag_build_int(&g->b, rint_(g->r, 2) ? FMAG_IOP_FPTOSI : FMAG_IOP_F2I, f, NULL, NULL);
     } else {
-        /* a bounded float: the range analysis keeps it one float */
-        fmag_value *x = pick_float(g);
-        fmag_value *cl = fmag_build_select(&g->b, fmag_build_const(&g->b, (float)rint_(g->r, 300)),
-                                           fmag_build_const(&g->b, -(float)rint_(g->r, 300)), x);
+        /* a bounded float: the range analysis keeps it one float (a select of
+         * literals, or a clamp of a scaled input as shaders index with) */
+        fmag_value *x = pick_float(g), *cl;
+        if (rint_(g->r, 2)) {
+            cl = fmag_build_select(&g->b, fmag_build_const(&g->b, (float)rint_(g->r, 300)),
+                                   fmag_build_const(&g->b, -(float)rint_(g->r, 300)), x);
+        } else {
+            float lo = (float)((int)rint_(g->r, 2000) - 1000) * 0.75f;
+            float hi = lo + (float)rint_(g->r, 1u << (rint_(g->r, 24) + 1));
+            /* clamp an input, then scale: no float arithmetic on an inf or NaN the
+             * original could make (outside SPEC §2's contract, where -O2 may differ) */
+            fmag_value *k = fmag_build_const(&g->b, (float)rint_(g->r, 64) + 0.5f);
+            x = g->floats[rint_(g->r, g->f->nparams)];
+            fmag_value *cx =
+                fmag_build_min(&g->b, fmag_build_max(&g->b, x, fmag_build_const(&g->b, lo)),
+                               fmag_build_const(&g->b, hi));
+            cl = fmag_build_mul(&g->b, cx, k);
+        }
         v = fmag_build_int(&g->b, FMAG_IOP_FPTOSI, cl, NULL, NULL);
     }
     push_int(g, v);
@@ -492,6 +513,21 @@ static fmag_value *int_out(gen *g, fmag_value *v, unsigned kind)
     default:
         return fmag_build_int(&g->b, FMAG_IOP_I2F, v, NULL, NULL);
     }
+}
+
+/* One arm of a diamond: n operations in blk, then a jump to join. What it made is
+ * out of scope afterwards (the join sees it through the phi only). */
+static fmag_value *gen_arm(gen *g, fmag_block *blk, fmag_block *join, unsigned n)
+{
+    unsigned base = g->nints, fbase = g->nfloats;
+    fmag_builder_at_end(&g->b, blk);
+    for (unsigned k = 0; k < n; k++)
+        gen_int(g);
+    fmag_value *v = g->ints[g->nints - 1];
+    fmag_build_jmp(&g->b, join);
+    g->nints = base;
+    g->nfloats = fbase;
+    return v;
 }
 
 static fmag_module *gen_module(fmag_context *ctx, rng *r, unsigned nin, unsigned *nout)
@@ -520,20 +556,7 @@ static fmag_module *gen_module(fmag_context *ctx, rng *r, unsigned nin, unsigned
         fmag_block *t = fmag_block_create(f, "then"), *e = fmag_block_create(f, "else");
         fmag_block *j = fmag_block_create(f, "join");
         fmag_build_br(&g.b, cmp, t, e);
-        unsigned base = g.nints, fbase = g.nfloats;
-        fmag_builder_at_end(&g.b, t);
-        gen_int(&g);
-        gen_int(&g);
-        fmag_value *tv = g.ints[g.nints - 1];
-        fmag_build_jmp(&g.b, j);
-        g.nints = base;
-        g.nfloats = fbase;
-        fmag_builder_at_end(&g.b, e);
-        gen_int(&g);
-        fmag_value *ev = g.ints[g.nints - 1];
-        fmag_build_jmp(&g.b, j);
-        g.nints = base;
-        g.nfloats = fbase;
+        fmag_value *tv = gen_arm(&g, t, j, 2), *ev = gen_arm(&g, e, j, 1);
         fmag_builder_at_end(&g.b, j);
         fmag_instr *phi = fmag_build_phi_typed(&g.b, FMAG_TYPE_I32);
         fmag_phi_add_incoming(phi, tv, t);
@@ -563,10 +586,10 @@ static float rand_input(rng *r)
     }
     if (c < 3) return (float)((int)rint_(r, 2001) - 1000);
     if (c < 6)
-        return ldexpf((float)(rnext(r) & 0xFFFFFF) / 16777216.0f, (int)rint_(r, 40)) *
+        return ldexpf((float)(rnd64(r) & 0xFFFFFF) / 16777216.0f, (int)rint_(r, 40)) *
                (rint_(r, 2) ? 1.0f : -1.0f);
     for (;;) { /* finite: the strict contract covers runs without inf or NaN inputs */
-        float f = f_of((uint32_t)rnext(r));
+        float f = f_of((uint32_t)rnd64(r));
         if (isfinite(f)) return f;
     }
 }

@@ -130,6 +130,18 @@ def norm(out):
     return ["0" if v == "-0" else v for v in vals]
 
 
+def run_both(src, args):
+    """Compiles src with -O2 for the VM and with -emit-ir for the IR interpreter, runs
+    both on the fmag-run arguments args; returns their output lines."""
+    subprocess.run(["slc", src, "-o", src + ".fmag"], check=True)
+    subprocess.run(["slc", "-emit-ir", src, "-o", src + ".fir"], check=True)
+    vm = subprocess.run(["fmag-run", src + ".fmag"] + args, check=True,
+                        capture_output=True, text=True).stdout.splitlines()
+    ir = subprocess.run(["fmag-run", src + ".fir"] + args, check=True,
+                        capture_output=True, text=True).stdout.splitlines()
+    return vm, ir
+
+
 def main():
     work, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     loops = len(sys.argv) > 4 and sys.argv[4] == "loops"
@@ -139,15 +151,10 @@ def main():
         src = "%s/p%d.sl" % (work, i)
         with open(src, "w") as f:
             f.write(program(r, loops))
-        subprocess.run(["slc", src, "-o", src + ".fmag"], check=True)
-        subprocess.run(["slc", "-emit-ir", src, "-o", src + ".fir"], check=True)
         args = []
         for _ in range(8):
             args += ["--in", ",".join("%.4g" % r.uniform(-4, 4) for _ in range(6))]
-        vm = subprocess.run(["fmag-run", src + ".fmag"] + args, check=True,
-                            capture_output=True, text=True).stdout.splitlines()
-        ir = subprocess.run(["fmag-run", src + ".fir"] + args, check=True,
-                            capture_output=True, text=True).stdout.splitlines()
+        vm, ir = run_both(src, args)
         for k, (x, y) in enumerate(zip(vm, ir)):
             nx, ny = norm(x), norm(y)
             if nx is None or ny is None:
