@@ -133,22 +133,52 @@ static fmag_value *read_slot(spv_reader *r, spv_var *v, uint32_t leaf)
     return ssa_read(r, r->b.block, v->slot + leaf);
 }
 
+/* An interface variable (Input, Output, a uniform) is what the program's inputs and
+ * outputs are made of, and those are floats: an integer leaf of one is held as a float
+ * holding its value (SPEC §5b). Every other variable holds its leaves' own types. */
+static bool is_interface(const spv_var *v)
+{
+    uint32_t s = v->storage;
+    return v->global && (s == SpvStorageClassInput || s == SpvStorageClassOutput ||
+                         s == SpvStorageClassUniform || s == SpvStorageClassUniformConstant ||
+                         s == SpvStorageClassPushConstant);
+}
+
+fmag_type spv_var_leaf_type(spv_reader *r, const spv_var *v, uint32_t j)
+{
+    return is_interface(v) ? FMAG_TYPE_F32 : spv_leaf_type(r, v->type, j);
+}
+
+/* v as type `want`: an integer read from a float-held leaf is converted as int(x) or
+ * uint(x) are (truncating; saturating out of range), an integer stored into one
+ * becomes the float nearest it. */
+static fmag_value *coerce(spv_reader *r, fmag_value *v, fmag_type want, uint32_t type, uint32_t j)
+{
+    if (v->type == want) return v;
+    const spv_type *scalar = spv_leaf_scalar(r, type, j); /* leaf j of `type` */
+    bool s = scalar && scalar->is_signed;
+    fmag_int_op op = want == FMAG_TYPE_I32 ? (s ? FMAG_IOP_FPTOSI : FMAG_IOP_FPTOUI)
+                                           : (s ? FMAG_IOP_SITOFP : FMAG_IOP_UITOFP);
+    return spv_int(r, op, v, NULL, NULL);
+}
+
 /* Leaf j of the pointee. With a dynamic index the element is chosen by a chain
  * of selects (element k wins when idx > k - 0.5), which constant folding removes
  * once unrolling has made the index a constant. */
 static fmag_value *ptr_read(spv_reader *r, const spv_ptr *p, uint32_t j)
 {
-    if (!p->dyn) return read_slot(r, p->var, p->off + j);
     fmag_value *acc = read_slot(r, p->var, p->off + j);
-    for (uint32_t k = 1; k < p->count; k++) {
+    for (uint32_t k = 1; p->dyn && k < p->count; k++) {
         fmag_value *g = fmag_build_sub(&r->b, p->dyn, fmag_module_const(r->m, (float)k - 0.5f));
-        acc = fmag_build_select(&r->b, read_slot(r, p->var, p->off + k * p->stride + j), acc, g);
+        acc = fmag_build_select_typed(&r->b, read_slot(r, p->var, p->off + k * p->stride + j), acc,
+                                      g);
     }
-    return acc;
+    return coerce(r, acc, spv_leaf_type(r, p->type, j), p->type, j);
 }
 
 static void ptr_write(spv_reader *r, const spv_ptr *p, uint32_t j, fmag_value *v)
 {
+    v = coerce(r, v, r->slot_types[p->var->slot + p->off + j], p->type, j);
     if (!p->dyn) {
         ssa_write(r, r->b.block, p->var->slot + p->off + j, v);
         return;
@@ -158,17 +188,19 @@ static void ptr_write(spv_reader *r, const spv_ptr *p, uint32_t j, fmag_value *v
         fmag_value *old = read_slot(r, p->var, s), *nv = v;
         if (k > 0) {
             fmag_value *g = fmag_build_sub(&r->b, p->dyn, fmag_module_const(r->m, (float)k - 0.5f));
-            nv = fmag_build_select(&r->b, nv, old, g);
+            nv = fmag_build_select_typed(&r->b, nv, old, g);
         }
         if (k + 1 < p->count) {
             fmag_value *g = fmag_build_sub(&r->b, p->dyn, fmag_module_const(r->m, (float)k + 0.5f));
-            nv = fmag_build_select(&r->b, old, nv, g);
+            nv = fmag_build_select_typed(&r->b, old, nv, g);
         }
         ssa_write(r, r->b.block, p->var->slot + s, nv);
     }
 }
 
-/* An index operand: a constant (*k) or a value held as a float (*dyn). */
+/* An index operand: a constant (*k) or, for the select chains, the index converted to
+ * a float (*dyn; exact for every index in range, and folded once unrolling has made
+ * the index a literal). */
 static bool index_of(spv_reader *r, uint32_t id, int64_t *k, fmag_value **dyn)
 {
     uint32_t n;
@@ -178,7 +210,7 @@ static bool index_of(spv_reader *r, uint32_t id, int64_t *k, fmag_value **dyn)
     if (n != 1 || !spv_type_is_int(r, r->ids[id].type))
         return spv_error_op(r, "an index must be an integer scalar");
     if (spv_int_of(v[0], k)) return true;
-    *dyn = v[0];
+    *dyn = spv_int(r, FMAG_IOP_SITOFP, v[0], NULL, NULL);
     return true;
 }
 
@@ -261,7 +293,6 @@ static bool load(spv_reader *r, const spv_inst *in)
     if (!out) return false;
     if (n != spv_type_leaves(r, p->type))
         return spv_error_op(r, "the result type differs from the pointee");
-    spv_type *t = spv_type_get(r, p->type);
     if (p->var->global && p->var->storage == SpvStorageClassInput && is_builtin(r, p->var)) {
         char nb[64];
         return spv_error_op(r,
@@ -269,23 +300,10 @@ static bool load(spv_reader *r, const spv_inst *in)
                             "the value as an input instead)",
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     }
-    /* An integer input or uniform arrives as a float holding its value (the caller's
-     * side of docs/SPIRV.md "Integers"); read as int(x) would convert it. A whole
-     * struct that mixes integers with floats has no per-leaf type here. */
-    bool as_int = p->var->global && p->var->readonly && t && t->has_int;
-    if (as_int && !spv_type_is_int(r, in->w[1])) {
-        char nb[64];
-        return spv_error_op(r,
-                            "reads integer data of %s together with other types: load its "
-                            "integer members one by one",
-                            spv_id_str(r, p->var->id, nb, sizeof nb));
-    }
     if (!dyn_budget(r, p, n)) return false;
     mark_use(r, p, true, false);
-    for (uint32_t j = 0; j < n; j++) {
+    for (uint32_t j = 0; j < n; j++)
         out[j] = ptr_read(r, p, j);
-        if (as_int) out[j] = fmag_build_add(&r->b, fmag_build_trunc(&r->b, out[j], false), r->zero);
-    }
     return true;
 }
 
@@ -344,6 +362,17 @@ static bool alloc_slots(spv_reader *r, spv_var *v)
         return spv_error_op(r, "the function's variables hold more than %u scalars", SPV_MAX_SLOTS);
     v->slot = r->nslots;
     r->nslots += v->nleaves;
+    if (r->nslots > r->slot_cap) {
+        uint32_t cap = r->slot_cap ? r->slot_cap : 64;
+        while (cap < r->nslots)
+            cap *= 2;
+        fmag_type *t = fmag_context_alloc(r->ctx, cap * sizeof *t);
+        if (r->slot_cap) memcpy(t, r->slot_types, r->slot_cap * sizeof *t);
+        r->slot_types = t;
+        r->slot_cap = cap;
+    }
+    for (uint32_t j = 0; j < v->nleaves; j++)
+        r->slot_types[v->slot + j] = spv_var_leaf_type(r, v, j);
     return true;
 }
 
@@ -378,6 +407,36 @@ static bool local_var(spv_reader *r, const spv_inst *in)
 }
 
 /* ------------------------------------------------------------------ calls */
+
+/* The signature's types, in the order of the file comment: an integer leaf is an i32,
+ * except in an interface variable (spv_var_leaf_type). */
+void spv_func_set_types(spv_reader *r, spv_func *f)
+{
+    unsigned a = 0, o = 0;
+    for (uint32_t j = 0; j < spv_type_leaves(r, f->ret); j++, o++)
+        if (spv_leaf_type(r, f->ret, j) == FMAG_TYPE_I32)
+            fmag_func_set_result_type(f->ir, o, FMAG_TYPE_I32);
+    for (unsigned p = 0; p < f->nparams; p++) {
+        spv_var *v = f->pvars[p];
+        uint32_t type = v ? v->type : r->ids[f->params[p]].type;
+        for (uint32_t j = 0; j < spv_type_leaves(r, type); j++) {
+            fmag_type t = spv_leaf_type(r, type, j);
+            f->ir->params[a++].type = t;
+            if (v && t == FMAG_TYPE_I32) fmag_func_set_result_type(f->ir, o, t);
+            o += v != NULL;
+        }
+    }
+    for (unsigned g = 0; g < f->nglobals; g++) {
+        spv_var *v = f->globals[g];
+        for (uint32_t j = 0; j < v->nleaves; j++) {
+            fmag_type t = spv_var_leaf_type(r, v, j);
+            f->ir->params[a++].type = t;
+            if (v->readonly) continue;
+            if (t == FMAG_TYPE_I32) fmag_func_set_result_type(f->ir, o, t);
+            o++;
+        }
+    }
+}
 
 static unsigned ret_leaves(spv_reader *r, spv_func *f)
 {
@@ -681,17 +740,6 @@ static void dominators(spv_reader *r, spv_func *f)
     }
 }
 
-static fmag_value *int_eq_guard(spv_reader *r, fmag_value *sel, uint32_t lit, bool is_signed)
-{
-    int64_t c = is_signed ? (int64_t)(int32_t)lit : (int64_t)lit;
-    int64_t s;
-    if (spv_int_of(sel, &s)) return s == c ? r->one : r->zero;
-    /* |sel - c| < 0.5, exact for the integers a float holds. */
-    fmag_value *d = fmag_build_sub(&r->b, sel, fmag_module_const(r->m, (float)c));
-    fmag_value *a = fmag_build_abs(&r->b, d);
-    return fmag_build_sub(&r->b, fmag_module_const(r->m, 0.5f), a);
-}
-
 /* Creates the IR edges of block b's terminator (switch test blocks included),
  * before any code is translated, so that SSA construction knows every block's
  * predecessors. */
@@ -765,7 +813,6 @@ static bool terminator(spv_reader *r, spv_func *f, spv_block *b)
         if (!sel) return false;
         if (n != 1 || !spv_type_is_int(r, r->ids[t->w[1]].type))
             return spv_error_op(r, "the selector is not an integer scalar");
-        spv_type *st = spv_type_get(r, spv_scalar_type(r, r->ids[t->w[1]].type));
         fmag_block *def = r->ids[t->w[2]].blk->ir;
         if (!b->ntests) {
             fmag_build_jmp(&r->b, def);
@@ -780,7 +827,8 @@ static bool terminator(spv_reader *r, spv_func *f, spv_block *b)
             if (s == def) continue;
             fmag_block *tb = b->tests[nt++];
             fmag_builder_at_end(&r->b, tb);
-            fmag_value *g = int_eq_guard(r, sel[0], t->w[k - 1], st && st->is_signed);
+            fmag_value *g =
+                spv_int(r, FMAG_IOP_EQ, sel[0], fmag_module_const_i32(r->m, t->w[k - 1]), NULL);
             fmag_build_br(&r->b, g, s, nt < b->ntests ? b->tests[nt] : def);
             ssa_filled(r, tb);
         }
@@ -816,7 +864,7 @@ static bool phi_create(spv_reader *r, const spv_inst *in)
     fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
     if (!out) return false;
     for (uint32_t j = 0; j < n; j++)
-        out[j] = fmag_instr_result(fmag_build_phi(&r->b));
+        out[j] = fmag_instr_result(fmag_build_phi_typed(&r->b, spv_leaf_type(r, in->w[1], j)));
     return true;
 }
 
@@ -842,6 +890,20 @@ static bool phi_fill(spv_reader *r, uint32_t i, fmag_block *blk)
         for (uint32_t j = 0; j < n; j++)
             fmag_phi_add_incoming(res->val[j]->def, v[j], pred);
     }
+    return true;
+}
+
+/* A malformed module can build a value whose leaves are not of its type (a float
+ * constituent of an integer vector): a diagnostic here, not invalid IR later. */
+static bool check_result(spv_reader *r, const spv_inst *in)
+{
+    if (in->nw < 3 || in->w[2] >= r->bound) return true;
+    spv_id *x = &r->ids[in->w[2]];
+    if (x->kind != ID_VALUE || x->type != in->w[1] || x->fn != r->fn || !x->val) return true;
+    uint32_t n = spv_type_leaves(r, x->type);
+    for (uint32_t j = 0; j < n; j++)
+        if (x->val[j]->type != spv_leaf_type(r, x->type, j))
+            return spv_error_op(r, "an operand's type differs from the result type");
     return true;
 }
 
@@ -881,7 +943,7 @@ static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
     }
     default:
         (void)f;
-        return spv_translate_op(r, in);
+        return spv_translate_op(r, in) && check_result(r, in);
     }
 }
 

@@ -260,8 +260,16 @@ static void sort_vars(spv_reader *r, spv_var **v, unsigned n)
 /* Leaves of a module variable's starting value: its initializer, or zeros. */
 static void initial(spv_reader *r, spv_var *v, fmag_value **out)
 {
-    for (uint32_t j = 0; j < v->nleaves; j++)
-        out[j] = v->init ? r->ids[v->init].val[j] : r->zero;
+    for (uint32_t j = 0; j < v->nleaves; j++) {
+        fmag_type t = spv_var_leaf_type(r, v, j);
+        fmag_value *c = v->init ? r->ids[v->init].val[j] : spv_zero(r, t);
+        if (c->type != t) { /* an integer Output's initializer, held as its float */
+            spv_type *s = spv_leaf_scalar(r, v->type, j);
+            c = spv_int_fold(r, s && s->is_signed ? FMAG_IOP_SITOFP : FMAG_IOP_UITOFP, c, NULL,
+                             NULL);
+        }
+        out[j] = c;
+    }
 }
 
 static int global_pos(spv_func *f, spv_var *v)
@@ -599,6 +607,7 @@ static fmag_module *import_unguarded(fmag_context *ctx, const uint32_t *words, s
             name = ir_name(r, buf, f->id);
         }
         f->ir = fmag_func_create(r->m, name, f->nin, f->nout, false);
+        spv_func_set_types(r, f);
     }
     for (unsigned k = 0; k < r->nfuncs; k++)
         if (r->funcs[k].reached && !spv_translate_func(r, &r->funcs[k])) return NULL;

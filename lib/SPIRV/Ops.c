@@ -1,8 +1,8 @@
 /* The value instructions: float arithmetic, matrices, composites and swizzles,
- * comparisons and logic on the IR's 1.0 / 0.0 booleans, conversions, and integer
- * arithmetic (folded exactly when its operands are constants; otherwise done in
- * float, exact for the integers a float holds: loop counters before unrolling),
- * plus the diagnostics for everything FMAG cannot run. */
+ * comparisons and logic on the IR's 1.0 / 0.0 booleans, conversions, integer
+ * arithmetic as the IR's i32 operations (folded exactly when every operand is a
+ * literal) and the bit operations expanded into them, plus the diagnostics for
+ * everything FMAG cannot run. */
 #include <math.h>
 #include <string.h>
 #include "SPIRVInternal.h"
@@ -338,7 +338,7 @@ static bool composite(spv_reader *r, const spv_inst *in)
         for (uint32_t j = 0; j < n; j++) {
             uint32_t s = in->w[5 + j];
             if (s == 0xFFFFFFFFu)
-                out[j] = r->zero; /* an undefined component */
+                out[j] = spv_zero(r, spv_leaf_type(r, in->w[1], j)); /* undefined */
             else if (s < n1)
                 out[j] = v1[s];
             else if (s - n1 < n2)
@@ -358,7 +358,7 @@ static fmag_value *pick(spv_reader *r, fmag_value **v, uint32_t n, fmag_value *i
 {
     fmag_value *acc = v[0];
     for (uint32_t k = 1; k < n; k++)
-        acc = fmag_build_select(B, v[k], acc, fmag_build_sub(B, idx, K(r, (float)k - 0.5f)));
+        acc = fmag_build_select_typed(B, v[k], acc, fmag_build_sub(B, idx, K(r, (float)k - 0.5f)));
     return acc;
 }
 
@@ -382,8 +382,11 @@ static bool dynamic_vec(spv_reader *r, const spv_inst *in)
     if (konst && (k < 0 || k >= nv))
         return spv_error_op(r, "index %lld out of range", (long long)k);
     r->dyn_cost += konst ? 0 : nv;
+    /* The select chains compare the index as a float (exact for every index in range;
+     * the conversion folds once unrolling has made the index a literal). */
+    fmag_value *fidx = konst ? NULL : spv_int(r, FMAG_IOP_SITOFP, idx[0], NULL, NULL);
     if (!insert) {
-        out[0] = konst ? v[k] : pick(r, v, nv, idx[0]);
+        out[0] = konst ? v[k] : pick(r, v, nv, fidx);
         return true;
     }
     for (uint32_t j = 0; j < nv; j++) {
@@ -391,8 +394,8 @@ static bool dynamic_vec(spv_reader *r, const spv_inst *in)
             out[j] = (int64_t)j == k ? c[0] : v[j];
             continue;
         }
-        fmag_value *d = fmag_build_abs(B, fmag_build_sub(B, idx[0], K(r, (float)j)));
-        out[j] = fmag_build_select(B, c[0], v[j], fmag_build_sub(B, K(r, 0.5f), d));
+        fmag_value *d = fmag_build_abs(B, fmag_build_sub(B, fidx, K(r, (float)j)));
+        out[j] = fmag_build_select_typed(B, c[0], v[j], fmag_build_sub(B, K(r, 0.5f), d));
     }
     return true;
 }
@@ -413,7 +416,7 @@ static bool select_op(spv_reader *r, const spv_inst *in)
     if (na != n || nb != n || (nc != 1 && nc != n))
         return spv_error_op(r, "operand types do not match");
     for (uint32_t j = 0; j < n; j++)
-        out[j] = fmag_build_select(B, a[j], b[j], c[nc == 1 ? 0 : j]);
+        out[j] = fmag_build_select_typed(B, a[j], b[j], c[nc == 1 ? 0 : j]);
     return true;
 }
 
@@ -464,154 +467,85 @@ static bool class_op(spv_reader *r, const spv_inst *in)
 
 /* ------------------------------------------------------------------ integers */
 
-static bool int_fold(spv_reader *r, uint32_t op, int64_t x, int64_t y, bool is_signed, int64_t *v)
+/* Every SPIR-V integer is an IR i32 and every integer instruction one row of
+ * fmag/IntOps.def (SPEC §2b); the reader only chooses rows and folds literals
+ * through fmag_eval_int, the IR's definition (docs/SPIRV.md "Integers"). */
+bool spv_int_iop(uint32_t op, fmag_int_op *iop)
 {
-    uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
-    int32_t sx = (int32_t)ux, sy = (int32_t)uy;
-    switch (op) {
-    case SpvOpIAdd:
-        *v = (int64_t)(uint32_t)(ux + uy);
-        break;
-    case SpvOpISub:
-        *v = (int64_t)(uint32_t)(ux - uy);
-        break;
-    case SpvOpIMul:
-        *v = (int64_t)(uint32_t)(ux * uy);
-        break;
-    case SpvOpSNegate:
-        *v = (int64_t)(uint32_t)(0u - ux);
-        break;
-    case SpvOpNot:
-        *v = ~ux;
-        break;
-    case SpvOpBitwiseAnd:
-        *v = ux & uy;
-        break;
-    case SpvOpBitwiseOr:
-        *v = ux | uy;
-        break;
-    case SpvOpBitwiseXor:
-        *v = ux ^ uy;
-        break;
-    case SpvOpShiftLeftLogical:
-        *v = uy >= 32 ? 0 : (uint32_t)(ux << uy);
-        break;
-    case SpvOpShiftRightLogical:
-        *v = uy >= 32 ? 0 : ux >> uy;
-        break;
-    case SpvOpShiftRightArithmetic:
-        *v = uy >= 32 ? (sx < 0 ? 0xFFFFFFFFu : 0u) : (sx < 0 ? ~(~ux >> uy) : ux >> uy);
-        break;
-    case SpvOpUDiv:
-    case SpvOpUMod:
-        if (!uy) return spv_error_op(r, "division by zero");
-        *v = op == SpvOpUDiv ? ux / uy : ux % uy;
-        break;
-    case SpvOpSDiv:
-    case SpvOpSRem:
-    case SpvOpSMod:
-        if (!sy) return spv_error_op(r, "division by zero");
-        if (sx == INT32_MIN && sy == -1) {
-            *v = op == SpvOpSDiv ? (int64_t)(uint32_t)INT32_MIN : 0;
-            break;
+    static const struct {
+        uint32_t spv;
+        fmag_int_op iop;
+    } map[] = {
+        {SpvOpIAdd, FMAG_IOP_ADD},
+        {SpvOpISub, FMAG_IOP_SUB},
+        {SpvOpIMul, FMAG_IOP_MUL},
+        {SpvOpSDiv, FMAG_IOP_SDIV},
+        {SpvOpUDiv, FMAG_IOP_UDIV},
+        {SpvOpSRem, FMAG_IOP_SREM},
+        {SpvOpSMod, FMAG_IOP_SMOD},
+        {SpvOpUMod, FMAG_IOP_UREM}, /* unsigned: the remainder is the modulus */
+        {SpvOpBitwiseAnd, FMAG_IOP_AND},
+        {SpvOpBitwiseOr, FMAG_IOP_OR},
+        {SpvOpBitwiseXor, FMAG_IOP_XOR},
+        {SpvOpNot, FMAG_IOP_NOT},
+        {SpvOpShiftLeftLogical, FMAG_IOP_SHL},
+        {SpvOpShiftRightLogical, FMAG_IOP_LSHR},
+        {SpvOpShiftRightArithmetic, FMAG_IOP_ASHR},
+        {SpvOpSNegate, FMAG_IOP_NEG},
+        {SpvOpIEqual, FMAG_IOP_EQ},
+        {SpvOpINotEqual, FMAG_IOP_NE},
+        {SpvOpSLessThan, FMAG_IOP_SLT},
+        {SpvOpSLessThanEqual, FMAG_IOP_SLE},
+        {SpvOpSGreaterThan, FMAG_IOP_SGT},
+        {SpvOpSGreaterThanEqual, FMAG_IOP_SGE},
+        {SpvOpULessThan, FMAG_IOP_ULT},
+        {SpvOpULessThanEqual, FMAG_IOP_ULE},
+        {SpvOpUGreaterThan, FMAG_IOP_UGT},
+        {SpvOpUGreaterThanEqual, FMAG_IOP_UGE},
+        {SpvOpConvertSToF, FMAG_IOP_SITOFP},
+        {SpvOpConvertUToF, FMAG_IOP_UITOFP},
+        {SpvOpConvertFToS, FMAG_IOP_FPTOSI},
+        {SpvOpConvertFToU, FMAG_IOP_FPTOUI},
+    };
+    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
+        if (map[k].spv == op) {
+            *iop = map[k].iop;
+            return true;
         }
-        if (op == SpvOpSDiv)
-            *v = (uint32_t)(sx / sy);
-        else {
-            int32_t m = sx % sy;
-            if (op == SpvOpSMod && m && ((m < 0) != (sy < 0))) m += sy;
-            *v = (uint32_t)m;
-        }
-        break;
-    case SpvOpIEqual:
-        *v = ux == uy;
-        return true;
-    case SpvOpINotEqual:
-        *v = ux != uy;
-        return true;
-    case SpvOpSLessThan:
-        *v = sx < sy;
-        return true;
-    case SpvOpSLessThanEqual:
-        *v = sx <= sy;
-        return true;
-    case SpvOpSGreaterThan:
-        *v = sx > sy;
-        return true;
-    case SpvOpSGreaterThanEqual:
-        *v = sx >= sy;
-        return true;
-    case SpvOpULessThan:
-        *v = ux < uy;
-        return true;
-    case SpvOpULessThanEqual:
-        *v = ux <= uy;
-        return true;
-    case SpvOpUGreaterThan:
-        *v = ux > uy;
-        return true;
-    case SpvOpUGreaterThanEqual:
-        *v = ux >= uy;
-        return true;
-    default:
-        return spv_error_op(r, "internal: not an integer opcode");
     }
-    (void)is_signed;
-    return true;
+    return false;
 }
 
-/* The same operation on integers held as floats that are not constants: exact
- * while the values stay below 2^24 in magnitude (docs/SPIRV.md). */
-static fmag_value *int_float(spv_reader *r, uint32_t op, fmag_value *x, fmag_value *y)
+fmag_value *spv_int_fold(spv_reader *r, fmag_int_op op, fmag_value *x, fmag_value *y, fmag_value *z)
 {
-    switch (op) {
-    case SpvOpIAdd:
-        return fmag_build_add(B, x, y);
-    case SpvOpISub:
-        return fmag_build_sub(B, x, y);
-    case SpvOpIMul:
-        return fmag_build_mul(B, x, y);
-    case SpvOpSNegate:
-        return fmag_build_neg(B, x);
-    case SpvOpSDiv:
-    case SpvOpUDiv:
-        return fmag_build_trunc(B, fmag_build_div(B, x, y, false), false);
-    case SpvOpSRem: {
-        fmag_value *q = fmag_build_trunc(B, fmag_build_div(B, x, y, false), false);
-        return fmag_build_fma(B, fmag_build_neg(B, q), y, x);
+    fmag_value *v[3] = {x, y, z};
+    uint32_t bits[3] = {0, 0, 0};
+    for (unsigned k = 0; k < fmag_int_op_nops(op); k++) {
+        if (!v[k] || !fmag_value_is_const(v[k])) return NULL;
+        bits[k] = v[k]->ibits; /* an f32 literal's bit pattern, as fmag_eval_int wants */
     }
-    case SpvOpSMod:
-    case SpvOpUMod:
-        return fmag_build_mod(B, x, y, false);
-    case SpvOpIEqual:
-        return fmag_build_eq(B, x, y);
-    case SpvOpINotEqual:
-        return fmag_build_ne(B, x, y);
-    case SpvOpSLessThan:
-    case SpvOpULessThan:
-        return fmag_build_lt(B, x, y);
-    case SpvOpSLessThanEqual:
-    case SpvOpULessThanEqual:
-        return fmag_build_le(B, x, y);
-    case SpvOpSGreaterThan:
-    case SpvOpUGreaterThan:
-        return fmag_build_gt(B, x, y);
-    case SpvOpSGreaterThanEqual:
-    case SpvOpUGreaterThanEqual:
-        return fmag_build_ge(B, x, y);
-    default:
-        return NULL;
-    }
+    uint32_t res = fmag_eval_int(op, bits[0], bits[1], bits[2]);
+    fmag_type t = fmag_int_op_result_type(op);
+    if (t == FMAG_TYPE_F32 && !isfinite(fmag_float_of(res))) return NULL; /* literals are finite */
+    return fmag_module_const_bits(r->m, t, res);
 }
 
-static bool is_compare(uint32_t op)
+fmag_value *spv_int(spv_reader *r, fmag_int_op op, fmag_value *x, fmag_value *y, fmag_value *z)
 {
-    return (op >= SpvOpIEqual && op <= SpvOpSLessThanEqual);
+    fmag_value *c = spv_int_fold(r, op, x, y, z);
+    return c ? c : fmag_build_int(B, op, x, y, z);
+}
+
+static fmag_value *I(spv_reader *r, uint32_t bits)
+{
+    return fmag_module_const_i32(r->m, bits);
 }
 
 static bool int_op(spv_reader *r, const spv_inst *in)
 {
-    bool unary = in->op == SpvOpSNegate || in->op == SpvOpNot;
+    fmag_int_op iop;
+    if (!spv_int_iop(in->op, &iop)) return spv_error_op(r, "internal: not an integer opcode");
+    bool unary = fmag_int_op_nops(iop) == 1;
     uint32_t n, na, nb = 0;
     if (!need(r, in, unary ? 4 : 5)) return false;
     fmag_value **a = operand(r, in, 3, &na), **b = NULL;
@@ -619,69 +553,149 @@ static bool int_op(spv_reader *r, const spv_inst *in)
     if (!unary && !(b = operand(r, in, 4, &nb))) return false;
     if (!spv_type_is_int(r, otype(r, in, 3)) || (b && !spv_type_is_int(r, otype(r, in, 4))))
         return spv_error_op(r, "operands must be integers");
-    bool cmp = is_compare(in->op);
+    bool cmp = fmag_int_op_is_compare(iop);
     if (cmp ? !spv_type_is_bool(r, in->w[1]) : !spv_type_is_int(r, in->w[1]))
         return spv_error_op(r, "the result type does not match the operation");
     fmag_value **out = result(r, in, &n);
     if (!out) return false;
-    bool shift = in->op == SpvOpShiftLeftLogical || in->op == SpvOpShiftRightLogical ||
-                 in->op == SpvOpShiftRightArithmetic;
+    bool shift = iop == FMAG_IOP_SHL || iop == FMAG_IOP_LSHR || iop == FMAG_IOP_ASHR;
     if (na != n || (b && nb != n && !(shift && nb == 1)))
         return spv_error_op(r, "operand types differ from the result type");
-    spv_type *at = ty(r, spv_scalar_type(r, otype(r, in, 3)));
-    spv_type *rt = ty(r, spv_scalar_type(r, in->w[1]));
+    for (uint32_t j = 0; j < n; j++)
+        out[j] = spv_int(r, iop, a[j], b ? b[nb == 1 ? 0 : j] : NULL, NULL);
+    return true;
+}
+
+/* ------------------------------------------------------------ bit operations */
+
+/* Set bits, by the classic SWAR reduction: pairs, nibbles, bytes, then the byte sums
+ * gathered into the top byte by one multiplication (exact: each sum is below 256). */
+fmag_value *spv_bit_count(spv_reader *r, fmag_value *x)
+{
+    fmag_value *t = spv_int(r, FMAG_IOP_AND, spv_int(r, FMAG_IOP_LSHR, x, I(r, 1), NULL),
+                            I(r, 0x55555555u), NULL);
+    x = spv_int(r, FMAG_IOP_SUB, x, t, NULL);
+    x = spv_int(r, FMAG_IOP_ADD, spv_int(r, FMAG_IOP_AND, x, I(r, 0x33333333u), NULL),
+                spv_int(r, FMAG_IOP_AND, spv_int(r, FMAG_IOP_LSHR, x, I(r, 2), NULL),
+                        I(r, 0x33333333u), NULL),
+                NULL);
+    x = spv_int(r, FMAG_IOP_AND,
+                spv_int(r, FMAG_IOP_ADD, x, spv_int(r, FMAG_IOP_LSHR, x, I(r, 4), NULL), NULL),
+                I(r, 0x0F0F0F0Fu), NULL);
+    return spv_int(r, FMAG_IOP_LSHR, spv_int(r, FMAG_IOP_MUL, x, I(r, 0x01010101u), NULL), I(r, 24),
+                   NULL);
+}
+
+/* Bit reversal: swap halves of ever larger groups (1, 2, 4, 8 bits), then the bytes'
+ * halves by shifting by 16. */
+static fmag_value *bit_reverse(spv_reader *r, fmag_value *x)
+{
+    static const uint32_t mask[4] = {0x55555555u, 0x33333333u, 0x0F0F0F0Fu, 0x00FF00FFu};
+    for (unsigned k = 0; k < 4; k++) {
+        fmag_value *s = I(r, 1u << k);
+        fmag_value *lo =
+            spv_int(r, FMAG_IOP_AND, spv_int(r, FMAG_IOP_LSHR, x, s, NULL), I(r, mask[k]), NULL);
+        fmag_value *hi =
+            spv_int(r, FMAG_IOP_SHL, spv_int(r, FMAG_IOP_AND, x, I(r, mask[k]), NULL), s, NULL);
+        x = spv_int(r, FMAG_IOP_OR, lo, hi, NULL);
+    }
+    return spv_int(r, FMAG_IOP_OR, spv_int(r, FMAG_IOP_LSHR, x, I(r, 16), NULL),
+                   spv_int(r, FMAG_IOP_SHL, x, I(r, 16), NULL), NULL);
+}
+
+/* v when count != 0, else 0: a field of no bits is 0 (and the shifts by 32 - count
+ * below would shift by 32, which the IR takes modulo 32). */
+static fmag_value *unless_empty(spv_reader *r, fmag_value *v, fmag_value *count, fmag_value *zero)
+{
+    fmag_value *nonzero = spv_int(r, FMAG_IOP_NE, count, I(r, 0), NULL);
+    return spv_int(r, FMAG_IOP_SELECT, v, zero, nonzero);
+}
+
+/* OpBitFieldSExtract/UExtract: bits [offset, offset + count) moved to the bottom, by
+ * shifting them to the top and back (arithmetically for the signed form). SPIR-V
+ * leaves offset + count > 32 undefined; this computes with the IR's shifts. */
+static fmag_value *bit_extract(spv_reader *r, fmag_value *base, fmag_value *offset,
+                               fmag_value *count, bool is_signed)
+{
+    fmag_value *up =
+        spv_int(r, FMAG_IOP_SUB, spv_int(r, FMAG_IOP_SUB, I(r, 32), offset, NULL), count, NULL);
+    fmag_value *down = spv_int(r, FMAG_IOP_SUB, I(r, 32), count, NULL);
+    fmag_value *v = spv_int(r, is_signed ? FMAG_IOP_ASHR : FMAG_IOP_LSHR,
+                            spv_int(r, FMAG_IOP_SHL, base, up, NULL), down, NULL);
+    return unless_empty(r, v, count, I(r, 0));
+}
+
+/* OpBitFieldInsert: the low count bits of insert replace bits [offset, offset +
+ * count) of base. */
+static fmag_value *bit_insert(spv_reader *r, fmag_value *base, fmag_value *insert,
+                              fmag_value *offset, fmag_value *count)
+{
+    fmag_value *ones = spv_int(r, FMAG_IOP_LSHR, I(r, 0xFFFFFFFFu),
+                               spv_int(r, FMAG_IOP_SUB, I(r, 32), count, NULL), NULL);
+    fmag_value *mask =
+        unless_empty(r, spv_int(r, FMAG_IOP_SHL, ones, offset, NULL), count, I(r, 0));
+    fmag_value *keep =
+        spv_int(r, FMAG_IOP_AND, base, spv_int(r, FMAG_IOP_NOT, mask, NULL, NULL), NULL);
+    fmag_value *put =
+        spv_int(r, FMAG_IOP_AND, spv_int(r, FMAG_IOP_SHL, insert, offset, NULL), mask, NULL);
+    return spv_int(r, FMAG_IOP_OR, keep, put, NULL);
+}
+
+static bool bit_op(spv_reader *r, const spv_inst *in)
+{
+    uint32_t nops = in->op == SpvOpBitFieldInsert                                        ? 4
+                    : in->op == SpvOpBitFieldSExtract || in->op == SpvOpBitFieldUExtract ? 3
+                                                                                         : 1;
+    uint32_t n, na[4];
+    fmag_value **a[4];
+    if (!need(r, in, 3 + nops)) return false;
+    for (uint32_t k = 0; k < nops; k++) {
+        if (!(a[k] = operand(r, in, 3 + k, &na[k]))) return false;
+        if (!spv_type_is_int(r, otype(r, in, 3 + k)))
+            return spv_error_op(r, "operands must be integers");
+    }
+    if (!spv_type_is_int(r, in->w[1]))
+        return spv_error_op(r, "the result type does not match the operation");
+    fmag_value **out = result(r, in, &n);
+    if (!out) return false;
+    /* Base (and Insert) have the result's components; Offset and Count are scalars. */
+    uint32_t nvec = in->op == SpvOpBitFieldInsert ? 2 : 1;
+    for (uint32_t k = 0; k < nops; k++)
+        if (k < nvec ? na[k] != n : na[k] != 1)
+            return spv_error_op(r, "operand types do not match");
     for (uint32_t j = 0; j < n; j++) {
-        int64_t x, y = 0, v = 0;
-        fmag_value *bj = b ? b[nb == 1 ? 0 : j] : NULL;
-        if (spv_int_of(a[j], &x) && (!bj || spv_int_of(bj, &y))) {
-            /* Work on the 32-bit patterns; the result is read per its type. */
-            if (!int_fold(r, in->op, x, y, at && at->is_signed, &v)) return false;
-            if (cmp) {
-                out[j] = v ? r->one : r->zero;
-                continue;
-            }
-            const char *bad = NULL;
-            out[j] = spv_int_const(r, in->w[1],
-                                   rt && rt->is_signed ? (int64_t)(int32_t)(uint32_t)v : v, &bad);
-            if (!out[j]) return spv_error_op(r, "the result %lld %s", (long long)v, bad);
-            continue;
+        switch (in->op) {
+        case SpvOpBitCount:
+            out[j] = spv_bit_count(r, a[0][j]);
+            break;
+        case SpvOpBitReverse:
+            out[j] = bit_reverse(r, a[0][j]);
+            break;
+        case SpvOpBitFieldInsert:
+            out[j] = bit_insert(r, a[0][j], a[1][j], a[2][0], a[3][0]);
+            break;
+        default:
+            out[j] = bit_extract(r, a[0][j], a[1][0], a[2][0], in->op == SpvOpBitFieldSExtract);
+            break;
         }
-        fmag_value *f = int_float(r, in->op, a[j], bj);
-        if (!f && shift && bj && spv_int_of(bj, &y) && y >= 0 && y < 24) {
-            float p = ldexpf(1.0f, (int)y);
-            f = in->op == SpvOpShiftLeftLogical
-                    ? fmag_build_mul(B, a[j], K(r, p))
-                    : fmag_build_floor(B, fmag_build_mul(B, a[j], K(r, 1.0f / p)), false);
-        }
-        if (!f)
-            return spv_error_feature(
-                r,
-                "integer arithmetic on a value that is not a compile-time constant is not "
-                "supported: FMAG has no integer arithmetic",
-                "integer arithmetic on a value that is not a compile-time constant is not "
-                "supported: FMAG has no integer arithmetic",
-                "integer operation on a value that is not a compile-time constant: FMAG has no "
-                "integer arithmetic");
-        out[j] = f;
     }
     return true;
 }
 
 /* --------------------------------------------------------------- conversions */
 
-/* OpBitcast of a scalar constant: from its literal, so that an integer no float
- * holds exactly (a float's bit pattern) still converts. */
+/* OpBitcast of a scalar constant whose value no literal may hold (a float NaN or
+ * infinity, refused where it is used) to an integer: from its literal, through
+ * fmag_eval_int as everywhere. */
 static bool bitcast_literal(spv_reader *r, const spv_inst *in)
 {
     spv_id *c = &r->ids[in->w[3]];
     uint32_t n;
-    if (!spv_type_is_float(r, in->w[1])) return false;
+    if (!c->bad || !spv_type_is_float(r, c->type) || !spv_type_is_int(r, in->w[1])) return false;
     fmag_value **out = result(r, in, &n);
     if (!out) return true; /* the diagnostic is recorded; the caller sees r->failed */
     if (n != 1) return spv_error_op(r, "the operand and result sizes differ"), true;
-    float f = fmag_float_of(c->lit);
-    if (isnan(f) || isinf(f)) return spv_error_op(r, "the result is a NaN or an infinity"), true;
-    out[0] = K(r, f);
+    out[0] = I(r, fmag_eval_int(FMAG_IOP_F2I, c->lit, 0, 0));
     return true;
 }
 
@@ -694,78 +708,46 @@ static bool convert(spv_reader *r, const spv_inst *in)
         return !r->failed;
     fmag_value **a = operand(r, in, 3, &na);
     if (!a) return false;
-    uint32_t from = otype(r, in, 3);
+    uint32_t from = otype(r, in, 3), to = in->w[1];
     fmag_value **out = result(r, in, &n);
     if (!out) return false;
     if (n != na) return spv_error_op(r, "the operand and result sizes differ");
-    for (uint32_t j = 0; j < n; j++) {
-        int64_t v = 0;
-        switch (in->op) {
-        case SpvOpConvertSToF:
-        case SpvOpConvertUToF:
-        case SpvOpFConvert:
-            out[j] = a[j]; /* an integer is already held as its exact float */
-            break;
-        case SpvOpSConvert:
-        case SpvOpUConvert:
-            out[j] = a[j];
-            break;
-        case SpvOpConvertFToS:
-        case SpvOpConvertFToU: {
-            if (!fmag_value_is_const(a[j])) {
-                /* An integer is held as its exact float, so int(x) is trunc(x); + 0.0
-                 * turns trunc(-0.5) = -0.0 into the integer 0's +0.0, which float(int(x))
-                 * shows. Out of the integer type's range SPIR-V leaves it undefined. */
-                out[j] = fmag_build_add(B, fmag_build_trunc(B, a[j], false), r->zero);
-                break;
-            }
-            float f = truncf(a[j]->imm);
-            if (!(f > -2147483649.0f && f < 4294967296.0f))
-                return spv_error_op(r, "the constant does not fit the integer type");
-            const char *bad = NULL;
-            out[j] = spv_int_const(r, in->w[1], (int64_t)f, &bad);
-            if (!out[j]) return spv_error_op(r, "%s", bad);
-            break;
-        }
-        case SpvOpBitcast: {
-            /* int <-> uint of one width: the value, held as its exact float (a negative
-             * int stays negative as a uint: docs/SPIRV.md "Integers"). */
-            if (!fmag_value_is_const(a[j]) && spv_type_is_int(r, from) &&
-                spv_type_is_int(r, in->w[1])) {
-                out[j] = a[j];
-                break;
-            }
-            if (!fmag_value_is_const(a[j]))
-                return spv_error_feature(
-                    r,
-                    "reinterpreting the bits (floatBitsToUint(), uintBitsToFloat()) of a value "
-                    "that is not a compile-time constant is not supported",
-                    "reinterpreting the bits (asuint(), asfloat()) of a value that is not a "
-                    "compile-time constant is not supported",
-                    "reinterprets the bits of a value that is not a compile-time constant");
-            uint32_t bits;
-            if (spv_type_is_float(r, from)) {
-                bits = fmag_bits_of(a[j]->imm);
-            } else {
-                if (!spv_int_of(a[j], &v)) return spv_error_op(r, "not an integer constant");
-                bits = (uint32_t)v;
-            }
-            if (spv_type_is_float(r, in->w[1])) {
-                float f = fmag_float_of(bits);
-                if (isnan(f) || isinf(f))
-                    return spv_error_op(r, "the result is a NaN or an infinity");
-                out[j] = K(r, f);
-            } else {
-                const char *bad = NULL;
-                out[j] = spv_int_const(r, in->w[1], bits, &bad);
-                if (!out[j]) return spv_error_op(r, "%s", bad);
-            }
-            break;
-        }
-        default:
-            return spv_error_op(r, "internal: not a conversion");
-        }
+    bool from_int = spv_type_is_int(r, from), to_int = spv_type_is_int(r, to);
+    fmag_int_op iop = FMAG_IOP_COUNT;
+    switch (in->op) {
+    case SpvOpConvertSToF:
+    case SpvOpConvertUToF:
+        if (!from_int || !spv_type_is_float(r, to))
+            return spv_error_op(r, "converts something other than an integer to a float");
+        spv_int_iop(in->op, &iop);
+        break;
+    case SpvOpConvertFToS:
+    case SpvOpConvertFToU:
+        if (!spv_type_is_float(r, from) || !to_int)
+            return spv_error_op(r, "converts something other than a float to an integer");
+        spv_int_iop(in->op, &iop);
+        break;
+    case SpvOpSConvert:
+    case SpvOpUConvert: /* between 32-bit integer types (the only width): the bits */
+        if (!from_int || !to_int) return spv_error_op(r, "operands must be integers");
+        break;
+    case SpvOpFConvert:
+        if (!spv_type_is_float(r, from) || !spv_type_is_float(r, to))
+            return spv_error_op(r, "operands must be floats");
+        break;
+    case SpvOpBitcast:
+        /* int <-> uint: the same bits; float <-> integer: the IR's bit casts (the
+         * f32 -> i32 cast sees -0.0 as 0 and every NaN as 0x7FC00000: SPEC §2b). */
+        if (spv_type_is_bool(r, from) || spv_type_is_bool(r, to) ||
+            (!from_int && !spv_type_is_float(r, from)) || (!to_int && !spv_type_is_float(r, to)))
+            return spv_error_op(r, "reinterprets something other than 32-bit scalars");
+        if (from_int != to_int) iop = from_int ? FMAG_IOP_I2F : FMAG_IOP_F2I;
+        break;
+    default:
+        return spv_error_op(r, "internal: not a conversion");
     }
+    for (uint32_t j = 0; j < n; j++)
+        out[j] = iop == FMAG_IOP_COUNT ? a[j] : spv_int(r, iop, a[j], NULL, NULL);
     return true;
 }
 
@@ -857,7 +839,7 @@ bool spv_translate_op(spv_reader *r, const spv_inst *in)
         fmag_value **out = need(r, in, 3) ? result(r, in, &n) : NULL;
         if (!out) return false;
         for (uint32_t j = 0; j < n; j++)
-            out[j] = r->zero;
+            out[j] = spv_zero(r, spv_leaf_type(r, in->w[1], j));
         return true;
     }
     case SpvOpFAdd:
@@ -966,6 +948,12 @@ bool spv_translate_op(spv_reader *r, const spv_inst *in)
     case SpvOpULessThanEqual:
     case SpvOpSLessThanEqual:
         return int_op(r, in);
+    case SpvOpBitCount:
+    case SpvOpBitReverse:
+    case SpvOpBitFieldInsert:
+    case SpvOpBitFieldSExtract:
+    case SpvOpBitFieldUExtract:
+        return bit_op(r, in);
     case SpvOpConvertFToU:
     case SpvOpConvertFToS:
     case SpvOpConvertSToF:

@@ -75,27 +75,63 @@ bool spv_type_is_float(spv_reader *r, uint32_t id)
 
 bool spv_int_of(const fmag_value *v, int64_t *out)
 {
-    if (!v || !fmag_value_is_const(v)) return false;
-    float f = v->imm;
-    if (!(f >= -4294967296.0f && f <= 4294967296.0f) || f != truncf(f)) return false;
-    *out = (int64_t)f;
+    if (!v || !fmag_value_is_const(v) || !fmag_value_is_int(v)) return false;
+    *out = (int32_t)v->ibits;
     return true;
 }
 
-/* Integers are held as floats with the exact integer value (signed types as
- * signed, unsigned as unsigned); one that float32 cannot hold exactly is an
- * error where it is used. */
-fmag_value *spv_int_const(spv_reader *r, uint32_t type, int64_t v, const char **bad)
+spv_type *spv_leaf_scalar(spv_reader *r, uint32_t id, uint32_t j)
 {
-    spv_type *t = spv_type_get(r, spv_scalar_type(r, type));
-    uint32_t bits = (uint32_t)(uint64_t)v;
-    int64_t w = t && t->is_signed ? (int64_t)(int32_t)bits : (int64_t)bits;
-    float f = (float)w;
-    if ((int64_t)f != w) {
-        if (bad) *bad = "integer constant does not fit a float exactly";
-        return NULL;
+    /* Types are declared before use, so the walk ends; each step goes one level in. */
+    for (;;) {
+        spv_type *t = spv_type_get(r, id);
+        if (!t || j >= t->nleaves) return NULL;
+        switch (t->kind) {
+        case TY_BOOL:
+        case TY_INT:
+        case TY_FLOAT:
+            return t;
+        case TY_VECTOR:
+        case TY_MATRIX:
+        case TY_ARRAY: {
+            uint32_t n = spv_type_leaves(r, t->elem);
+            if (!n) return NULL;
+            j %= n;
+            id = t->elem;
+            break;
+        }
+        case TY_STRUCT: {
+            /* The last member starting at or before leaf j (offs never decrease). */
+            if (!t->count) return NULL;
+            uint32_t lo = 0, hi = t->count;
+            while (hi - lo > 1) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (t->offs[mid] <= j)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            j -= t->offs[lo];
+            id = t->members[lo];
+            break;
+        }
+        default:
+            return NULL;
+        }
     }
-    return fmag_module_const(r->m, f);
+}
+
+fmag_type spv_leaf_type(spv_reader *r, uint32_t id, uint32_t j)
+{
+    spv_type *t = spv_type_get(r, id);
+    if (!t || !t->has_int) return FMAG_TYPE_F32;
+    spv_type *s = spv_leaf_scalar(r, id, j);
+    return s && s->kind == TY_INT ? FMAG_TYPE_I32 : FMAG_TYPE_F32;
+}
+
+fmag_value *spv_zero(spv_reader *r, fmag_type t)
+{
+    return t == FMAG_TYPE_I32 ? fmag_module_const_i32(r->m, 0) : r->zero;
 }
 
 /* ------------------------------------------------------------------ types */
@@ -251,13 +287,10 @@ static bool const_scalar(spv_reader *r, uint32_t i, spv_type *t, const uint32_t 
     if (t->kind == TY_INT) {
         if (t->width != 32 || n < 1) {
             *bad = t->bad ? t->bad : "an integer constant without its value";
-            *out = r->zero;
+            *out = spv_zero(r, FMAG_TYPE_I32);
             return true;
         }
-        int64_t v = t->is_signed ? (int64_t)(int32_t)lit[0] : (int64_t)lit[0];
-        float f = (float)v;
-        if ((int64_t)f != v) *bad = "an integer constant that does not fit a float exactly";
-        *out = fmag_module_const(r->m, f);
+        *out = fmag_module_const_i32(r->m, lit[0]); /* every 32-bit value, exactly */
         return true;
     }
     return spv_error(r, i, "OpConstant of a type that is not a 32-bit scalar");
@@ -280,7 +313,7 @@ static bool parse_const(spv_reader *r, uint32_t i)
     id->kind = ID_CONST;
     id->val = alloc(r, sizeof(fmag_value *) * (t->nleaves ? t->nleaves : 1));
     for (uint32_t k = 0; k < t->nleaves; k++)
-        id->val[k] = r->zero;
+        id->val[k] = spv_zero(r, spv_leaf_type(r, in->w[1], k));
     id->bad = t->bad;
     id->is_spec = in->op >= SpvOpSpecConstantTrue && in->op <= SpvOpSpecConstantOp;
     switch (in->op) {
@@ -363,42 +396,18 @@ static bool parse_spec_op(spv_reader *r, uint32_t i, spv_id *id, spv_type *t)
         id->val[0] = a[in->w[5]];
         return true;
     }
-    if (t->nleaves != na || (b && nb2 != na) || !spv_type_is_int(r, in->w[1]))
+    fmag_int_op iop;
+    bool is_cmp = spv_int_iop(op, &iop) && fmag_int_op_is_compare(iop);
+    if (t->nleaves != na || (b && nb2 != na) || !spv_int_iop(op, &iop) ||
+        fmag_int_op_nops(iop) != (b ? 2u : 1u) ||
+        !(is_cmp ? spv_type_is_bool(r, in->w[1]) : spv_type_is_int(r, in->w[1])))
         return spv_error(r, i, "OpSpecConstantOp %s is not supported",
                          spv_op_name(op, nb, sizeof nb));
     for (uint32_t k = 0; k < na; k++) {
-        int64_t x, y = 0;
-        if (!spv_int_of(a[k], &x) || (b && !spv_int_of(b[k], &y)))
+        if (!fmag_value_is_int(a[k]) || (b && !fmag_value_is_int(b[k])))
             return spv_error(r, i, "OpSpecConstantOp on a non-integer value");
-        int64_t v;
-        switch (op) {
-        case SpvOpIAdd:
-            v = x + y;
-            break;
-        case SpvOpISub:
-            v = x - y;
-            break;
-        case SpvOpIMul:
-            v = x * y;
-            break;
-        case SpvOpSNegate:
-            v = -x;
-            break;
-        case SpvOpSDiv:
-        case SpvOpUDiv:
-            if (y == 0) return spv_error(r, i, "OpSpecConstantOp division by zero");
-            v = x / y;
-            break;
-        default:
-            return spv_error(r, i, "OpSpecConstantOp %s is not supported",
-                             spv_op_name(op, nb, sizeof nb));
-        }
-        const char *bad = NULL;
-        id->val[k] = spv_int_const(r, in->w[1], v, &bad);
-        if (!id->val[k]) {
-            id->val[k] = r->zero;
-            id->bad = bad;
-        }
+        id->val[k] = spv_int_fold(r, iop, a[k], b ? b[k] : NULL, NULL);
+        if (!id->val[k]) return spv_error(r, i, "internal: OpSpecConstantOp did not fold");
     }
     return true;
 }
@@ -770,7 +779,7 @@ bool spv_parse(spv_reader *r)
                 id->kind = ID_CONST;
                 id->val = alloc(r, sizeof(fmag_value *) * (t->nleaves ? t->nleaves : 1));
                 for (uint32_t k = 0; k < t->nleaves; k++)
-                    id->val[k] = r->zero;
+                    id->val[k] = spv_zero(r, spv_leaf_type(r, in->w[1], k));
                 id->bad = t->bad;
                 break;
             }

@@ -52,7 +52,7 @@ typedef struct spv_type {
     uint32_t nleaves;        /* floats after scalarization */
     uint32_t *offs;          /* struct: first leaf of each member */
     const char *bad;         /* why a value of this type cannot be held, or NULL */
-    bool has_int;            /* holds an integer somewhere (an input must not) */
+    bool has_int;            /* holds an integer somewhere (spv_leaf_type looks further) */
 } spv_type;
 
 typedef enum spv_id_kind {
@@ -89,7 +89,7 @@ typedef struct spv_id {
     spv_type *ty;     /* ID_TYPE */
     fmag_value **val; /* ID_CONST / ID_VALUE: nleaves of type */
     const char *bad;  /* ID_CONST: why using this constant is an error */
-    bool has_lit;     /* ID_CONST scalar: its 32-bit literal (OpBitcast reads it) */
+    bool has_lit;     /* ID_CONST scalar: its 32-bit literal (OpBitcast of a NaN constant) */
     uint32_t lit;
     spv_ptr *ptr; /* ID_VAR */
     struct spv_func *fn;
@@ -193,6 +193,8 @@ typedef struct spv_reader {
     spv_func *fn;
     fmag_builder b;
     uint32_t nslots;
+    fmag_type *slot_types; /* per slot: spv_var_leaf_type of its variable's leaf */
+    uint32_t slot_cap;
     uint32_t cur_inst;  /* for diagnostics */
     spv_block *cur_blk; /* the block being translated (dominance of operands) */
     fmag_value *zero, *one;
@@ -242,9 +244,16 @@ uint32_t spv_scalar_type(spv_reader *r, uint32_t id);
 bool spv_type_is_int(spv_reader *r, uint32_t id);   /* int scalar or vector */
 bool spv_type_is_bool(spv_reader *r, uint32_t id);  /* bool scalar or vector */
 bool spv_type_is_float(spv_reader *r, uint32_t id); /* float scalar/vector/matrix */
-/* Converts an integer leaf to its two's complement bits / back (exact float). */
+/* Every SPIR-V integer value is an IR i32 (signedness is in the operations); bools
+ * and floats are f32, a bool the IR's 1.0 / 0.0. An i32 literal's value read as a
+ * signed integer (indices, lengths); false for anything else. */
 bool spv_int_of(const fmag_value *v, int64_t *out);
-fmag_value *spv_int_const(spv_reader *r, uint32_t type, int64_t v, const char **bad);
+/* The scalar type (TY_BOOL, TY_INT or TY_FLOAT) of leaf j of a value of type id, or
+ * NULL; and the IR type of that leaf (i32 for an integer, f32 otherwise). */
+spv_type *spv_leaf_scalar(spv_reader *r, uint32_t id, uint32_t j);
+fmag_type spv_leaf_type(spv_reader *r, uint32_t id, uint32_t j);
+/* The zero of an IR type (OpUndef, OpConstantNull, a variable read before a write). */
+fmag_value *spv_zero(spv_reader *r, fmag_type t);
 
 /* Import.c */
 /* A built-in variable (gl_FragCoord, gl_PerVertex, ...): never program data. */
@@ -257,8 +266,24 @@ bool spv_translate_func(spv_reader *r, spv_func *f);
 /* Operand access for the instruction translators. */
 fmag_value **spv_get_value(spv_reader *r, uint32_t id, uint32_t *n);
 fmag_value **spv_new_value(spv_reader *r, uint32_t id, uint32_t type, uint32_t *n);
+/* The IR type a variable holds leaf j in: the leaf's own type, except that an
+ * interface variable (Input, Output, a uniform) holds an integer as a float. */
+fmag_type spv_var_leaf_type(spv_reader *r, const spv_var *v, uint32_t j);
+/* Sets the types of f's IR parameters and results (before any call to it is built). */
+void spv_func_set_types(spv_reader *r, spv_func *f);
 /* Stores v[0..n-1] through pointer id ptr_id (GLSL.std.450 Modf/Frexp results). */
 bool spv_store_to(spv_reader *r, uint32_t ptr_id, fmag_value **v, uint32_t n);
+
+/* Ops.c: the integer operation (fmag/IntOps.def) an integer SPIR-V opcode is. */
+bool spv_int_iop(uint32_t op, fmag_int_op *iop);
+/* The operation on literals computed with fmag_eval_int, the IR's one definition
+ * (the only place the reader folds integers), or NULL when an operand is not a
+ * literal or an f32 result would not be finite. spv_int: folded, else built. */
+fmag_value *spv_int_fold(spv_reader *r, fmag_int_op op, fmag_value *x, fmag_value *y,
+                         fmag_value *z);
+fmag_value *spv_int(spv_reader *r, fmag_int_op op, fmag_value *x, fmag_value *y, fmag_value *z);
+/* The number of set bits of an i32 (OpBitCount; GLSL.std.450 FindUMsb and FindILsb). */
+fmag_value *spv_bit_count(spv_reader *r, fmag_value *x);
 
 /* Ops.c: one SPIR-V instruction (not control flow, memory or calls) into the
  * current block. Returns false after a diagnostic. */

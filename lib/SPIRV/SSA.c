@@ -69,9 +69,10 @@ void ssa_write(spv_reader *r, fmag_block *b, uint32_t slot, fmag_value *v)
     *slot_ref(r, b->aux, slot, true) = v;
 }
 
-static fmag_instr *new_phi(fmag_block *b)
+static fmag_instr *new_phi(spv_reader *r, fmag_block *b, uint32_t slot)
 {
     fmag_instr *phi = fmag_instr_create(b->func, FMAG_OP_PHI, 0, 1);
+    phi->results[0].type = r->slot_types[slot];
     if (b->first)
         fmag_instr_insert_before(b->first, phi);
     else
@@ -107,7 +108,7 @@ fmag_value *ssa_read(spv_reader *r, fmag_block *b, uint32_t slot)
     ssa_block *sb = top->aux;
     fmag_value *v;
     if (!sb->sealed) {
-        fmag_instr *phi = new_phi(top);
+        fmag_instr *phi = new_phi(r, top, slot);
         ssa_phi *p = fmag_context_alloc(r->ctx, sizeof *p);
         p->slot = slot;
         p->phi = phi;
@@ -116,10 +117,10 @@ fmag_value *ssa_read(spv_reader *r, fmag_block *b, uint32_t slot)
         v = fmag_instr_result(phi);
         ssa_write(r, top, slot, v);
     } else if (sb->npreds == 0) {
-        v = r->zero; /* read before any write: the variable's undefined value */
+        v = spv_zero(r, r->slot_types[slot]); /* read before any write: undefined */
         ssa_write(r, top, slot, v);
     } else {
-        fmag_instr *phi = new_phi(top);
+        fmag_instr *phi = new_phi(r, top, slot);
         v = fmag_instr_result(phi);
         ssa_write(r, top, slot, v);
         add_operands(r, sb, slot, phi);
@@ -153,7 +154,6 @@ void ssa_filled(spv_reader *r, fmag_block *b)
 
 void ssa_remove_trivial_phis(fmag_func *f)
 {
-    fmag_value *zero = fmag_module_const(f->module, 0.0f);
     bool changed = true;
     while (changed) {
         changed = false;
@@ -169,7 +169,8 @@ void ssa_remove_trivial_phis(fmag_func *f)
                     same = v;
                 }
                 if (!trivial) continue;
-                fmag_value_replace_all_uses(self, same ? same : zero);
+                if (!same) same = fmag_module_const_bits(f->module, self->type, 0);
+                fmag_value_replace_all_uses(self, same);
                 fmag_instr_erase(i);
                 changed = true;
             }

@@ -561,10 +561,11 @@ static bool is_param_qualifier(const front *f, size_t i)
 }
 
 /* Reads a type at i, with an optional [N] after it (GLSL's `float[3] x`). Returns the index
- * after it, or 0 (with a diagnostic naming `what`) when it is not a float type. */
+ * after it, or 0 (with a diagnostic naming `what`) when it is not a float type or an
+ * integer or bool scalar or vector (each one float: SPEC §5b). */
 static size_t parse_type(front *f, size_t i, ftype *ty, const char *what)
 {
-    if (!parse_type_name(f, i, ty)) {
+    if (!parse_input_type(f, i, ty)) {
         if (i < f->t.n)
             front_error(f, f->t.v[i].line,
                         "%s has type '%.*s'; %s takes float scalars, vectors, matrices, "
@@ -774,18 +775,19 @@ static void element_from_inputs(const front *f, strbuf *b, ftype t, unsigned bas
 
 /* Assigns variable `var` (of type t) from the inputs starting at *next. */
 /* Writes outputs *next, ... from `elem`, one value of a float type t (no array, no
- * struct): vectors by component, matrices column by column. */
+ * struct): vectors by component, matrices column by column. An int, uint or bool
+ * component becomes the float nearest it (SPEC §5b). */
 static void element_to_outputs(const front *f, strbuf *b, const char *elem, ftype t, unsigned *next)
 {
     bool glsl = f->lang == FMAG_SOURCE_GLSL;
     for (unsigned c = 0; c < t.cols; c++) {
         for (unsigned r = 0; r < t.rows; r++) {
-            sb_printf(b, "    %s%u = %s", out_name, (*next)++, elem);
+            sb_printf(b, "    %s%u = %s%s", out_name, (*next)++, t.base ? "float(" : "", elem);
             if (t.cols > 1)
                 sb_printf(b, "[%u][%u]", glsl ? c : r, glsl ? r : c);
             else if (t.rows > 1)
                 sb_printf(b, "[%u]", r);
-            sb_put(b, ";\n", 2);
+            sb_put(b, t.base ? ");\n" : ";\n", t.base ? 3 : 2);
         }
     }
 }

@@ -3,22 +3,25 @@
 // REQUIRES: glslang
 // RUN: glslangValidator -V -g %s -o %t.spv
 // RUN: not slc %t.spv -entry tex -o %t.fmag 2>&1 | FileCheck %s --check-prefix=TEX
-// TEX: diag-unsupported.frag:31: error: OpImageSampleImplicitLod: texture and image access is not supported
+// TEX: diag-unsupported.frag:34: error: OpImageSampleImplicitLod: texture and image access is not supported
 // RUN: slc %t.spv -entry deriv -o %t.d.fmag && fmag-run %t.d.fmag --in 3,0.5,-2 | FileCheck %s --check-prefix=DER
 // DER: {{^0.5$}}
-// int(x) of a non-constant is trunc(x) (docs/SPIRV.md "Integers"), so conv compiles:
-// float(int(x) * 2) is 4 at 2.7 and -4 at -2.7, by hand.
-// RUN: slc %t.spv -entry conv -o %t.conv.fmag
-// RUN: fmag-run %t.conv.fmag --in 2.7 | FileCheck %s --check-prefix=CONV
-// RUN: fmag-run %t.conv.fmag --in -2.7 | FileCheck %s --check-prefix=CONVN
+// Integers are exact 32-bit values (docs/SPIRV.md "Integers"), so conv, bits and
+// shift compile: float(int(x) * 2) is 4 at 2.7 and -4 at -2.7, by hand; bits adds one
+// to the float's bit pattern: 1.0 = 0x3F800000 -> 0x3F800001 = 1.00000012; the loop of
+// shift adds i & 1 for i = 0..3, 2. In the IR interpreter, before legalization.
+// RUN: slc %t.spv -entry conv -emit-ir -o %t.conv.fir
+// RUN: fmag-run %t.conv.fir --in 2.7 --in -2.7 | FileCheck %s --check-prefix=CONV
 // CONV: {{^}}4{{$}}
-// CONVN: {{^}}-4{{$}}
-// RUN: not slc %t.spv -entry bits -o %t.fmag 2>&1 | FileCheck %s --check-prefix=BITS
-// BITS: diag-unsupported.frag:40: error: OpBitcast: reinterprets the bits of a value that is not a compile-time constant
+// CONV-NEXT: {{^}}-4{{$}}
+// RUN: slc %t.spv -entry bits -emit-ir -o %t.bits.fir
+// RUN: fmag-run %t.bits.fir --in 1 | FileCheck %s --check-prefix=BITS
+// BITS: {{^}}1.00000012{{$}}
+// RUN: slc %t.spv -entry shift -o %t.shift.fmag
+// RUN: fmag-run %t.shift.fmag --in 0.5 | FileCheck %s --check-prefix=SHIFT
+// SHIFT: {{^}}2.5{{$}}
 // RUN: not slc %t.spv -entry disc -o %t.fmag 2>&1 | FileCheck %s --check-prefix=KILL
-// KILL: diag-unsupported.frag:43: error: OpKill: discarding a fragment is not supported
-// RUN: not slc %t.spv -entry shift -o %t.fmag 2>&1 | FileCheck %s --check-prefix=SHIFT
-// SHIFT: diag-unsupported.frag:48: error: OpBitwiseAnd: integer operation on a value that is not a compile-time constant
+// KILL: diag-unsupported.frag:46: error: OpKill: discarding a fragment is not supported
 // Without -g there is no line: the file and the instruction's word offset.
 // RUN: glslangValidator -V %s -o %t.nog.spv
 // RUN: not slc %t.nog.spv -entry tex -o %t.fmag 2>&1 | FileCheck %s --check-prefix=NOG
