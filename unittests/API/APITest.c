@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../Expect.h"
+#include "fmag/IR.h"    /* the builder */
+#include "fmag/SPIRV.h" /* the shader compiler's slot name */
 #include "fmag/fmag.h"
 
 static bool same_bits(float a, float b)
@@ -246,21 +248,32 @@ static void count_destroy(void *obj)
 }
 
 /* A context slot's object is destroyed when the slot is set again and with the
- * context, not by a reset. */
+ * context, not by a reset; slots are found by the content of their names, and a
+ * context holds FMAG_CONTEXT_MAX_SLOTS of them. */
 static void test_context_slots(void)
 {
-    static int one = 1, ten = 10;
+    static int one = 1, ten = 10, hundred = 100;
     fmag_context *ctx = fmag_context_create();
-    fmag_context_slot_set(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER, &one, count_destroy);
+    EXPECT(fmag_context_slot_set(ctx, "test.a", &one, count_destroy));
     fmag_context_reset(ctx);
-    EXPECT(slot_destroyed == 0 &&
-           fmag_context_slot_get(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER) == &one);
-    fmag_context_slot_set(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER, &ten, count_destroy);
+    char name[] = "test.a"; /* another pointer, the same name */
+    EXPECT(slot_destroyed == 0 && fmag_context_slot_get(ctx, name) == &one);
+    EXPECT(!fmag_context_slot_get(ctx, "test.b"));
+    EXPECT(fmag_context_slot_set(ctx, "test.a", &ten, count_destroy));
     EXPECT(slot_destroyed == 1);
+    EXPECT(fmag_context_slot_set(ctx, "test.b", &hundred, NULL));
+    EXPECT(fmag_context_slot_get(ctx, "test.a") == &ten &&
+           fmag_context_slot_get(ctx, "test.b") == &hundred);
     fmag_context_destroy(ctx);
     EXPECT(slot_destroyed == 11);
     ctx = fmag_context_create();
-    EXPECT(!fmag_context_slot_get(ctx, FMAG_CONTEXT_NSLOTS));
+    static const char *const names[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"};
+    for (int i = 0; i < FMAG_CONTEXT_MAX_SLOTS; i++)
+        EXPECT(fmag_context_slot_set(ctx, names[i], &one, NULL));
+    EXPECT(!fmag_context_slot_set(ctx, names[FMAG_CONTEXT_MAX_SLOTS], &one, NULL));
+    EXPECT(!fmag_context_slot_get(ctx, names[FMAG_CONTEXT_MAX_SLOTS]));
+    EXPECT(fmag_context_slot_set(ctx, "s3", NULL, NULL) && !fmag_context_slot_get(ctx, "s3"));
+    EXPECT(fmag_context_slot_set(ctx, names[FMAG_CONTEXT_MAX_SLOTS], &ten, NULL));
     fmag_context_destroy(ctx);
 }
 
