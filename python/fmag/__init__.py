@@ -70,13 +70,16 @@ class _Diag(ctypes.Structure):
 
 
 class _Options(ctypes.Structure):
-    _fields_ = [("language", ctypes.c_int), ("entry", ctypes.c_char_p),
+    _fields_ = [("size", ctypes.c_size_t), ("language", ctypes.c_int), ("entry", ctypes.c_char_p),
                 ("pipeline", ctypes.c_char_p), ("fastmath", ctypes.c_bool),
                 ("fast_codegen", ctypes.c_bool),
                 ("include_dirs", ctypes.POINTER(ctypes.c_char_p)),
                 ("ninclude_dirs", ctypes.c_size_t),
                 ("include_fn", ctypes.c_void_p), ("include_user", ctypes.c_void_p),
-                ("defines", ctypes.POINTER(ctypes.c_char_p)), ("ndefines", ctypes.c_size_t)]
+                ("defines", ctypes.POINTER(ctypes.c_char_p)), ("ndefines", ctypes.c_size_t),
+                ("stop_after", ctypes.c_int), ("emit", ctypes.c_int), ("emit_prefix", ctypes.c_char_p),
+                ("print_flags", ctypes.c_uint), ("lower_as_is", ctypes.c_bool),
+                ("pass_options", ctypes.c_void_p)]
 
 
 class _Operand(ctypes.Structure):
@@ -123,7 +126,8 @@ _sig("fmag_context_diag_count", ctypes.c_size_t, _P)
 _sig("fmag_context_set_inline_budget", None, _P, ctypes.c_size_t)
 _sig("fmag_context_set_unroll_budget", None, _P, ctypes.c_size_t)
 _sig("fmag_context_diag_record", ctypes.c_bool, _P, ctypes.c_size_t, ctypes.POINTER(_Diag))
-_sig("fmag_compile_options_init", None, ctypes.POINTER(_Options))
+_sig("fmag_compile_options_init_size", None, ctypes.POINTER(_Options), ctypes.c_size_t)
+_sig("fmag_free", None, _P)
 _sig("fmag_compile", _P, _P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
      ctypes.POINTER(_Options))
 _sig("fmag_image_read", _P, _P, ctypes.c_char_p, ctypes.c_size_t)
@@ -145,9 +149,6 @@ _sig("fmag_runner_set_threads", None, _P, ctypes.c_uint)
 _sig("fmag_run", ctypes.c_bool, _P, _P, _P, _F, _F, ctypes.c_size_t)
 _sig("fmag_run_per_lane", ctypes.c_bool, _P, _P, _P, ctypes.POINTER(ctypes.c_uint32), _F,
      ctypes.c_size_t, _F, ctypes.c_size_t, ctypes.c_size_t)
-_libc = ctypes.CDLL(ctypes.util.find_library("c"))
-_libc.free.argtypes = [_P]
-_libc.free.restype = None
 
 
 def _s(b):
@@ -229,7 +230,7 @@ class Program:
         try:
             return ctypes.string_at(p).decode("utf-8")
         finally:
-            _libc.free(p)
+            _lib.fmag_free(p)
 
     def __repr__(self):
         return "<fmag.Program %s: %d instructions, %d regs, %d in, %d out>" % (
@@ -271,7 +272,7 @@ class Image:
         try:
             return ctypes.string_at(data, n.value)
         finally:
-            _libc.free(data)
+            _lib.fmag_free(data)
 
     def save(self, path):
         with _Context() as c:
@@ -325,7 +326,7 @@ def compile(source, filename=None, language=None, entry=None, pipeline=None,
         raise CompileError("%s: error: this is a compiled .fmag image, not source: load it "
                            "with fmag.load (or fmag.Image.from_bytes)" % shown)
     opts = _Options()
-    _lib.fmag_compile_options_init(ctypes.byref(opts))
+    _lib.fmag_compile_options_init_size(ctypes.byref(opts), ctypes.sizeof(opts))
     opts.language = LANGUAGES[language]
     opts.entry = entry.encode() if entry else None
     opts.pipeline = pipeline.encode() if pipeline else None
