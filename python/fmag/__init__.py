@@ -474,10 +474,11 @@ def _compiler():
     return c
 
 
-def compile(source, **kw):
-    """Compiler.compile on this thread's Compiler (one context per thread, reset between
-    compiles, so GLSL after GLSL pays glslang's setup once per thread)."""
-    return _compiler().compile(source, **kw)
+def compile(source, *args, **kw):
+    """Compiler.compile (its arguments, in its order) on this thread's Compiler: one
+    context per thread, reset between compiles, so GLSL after GLSL pays glslang's setup
+    once per thread."""
+    return _compiler().compile(source, *args, **kw)
 
 
 def compile_file(path, **kw):
