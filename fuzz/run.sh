@@ -90,7 +90,7 @@ build fmag-read-fuzz "$root/fuzz/fmag_read_fuzz.c" "$root"/lib/VM/*.c
 build fmas-asm-fuzz "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c "$root/lib/AsmParser/TextInput.c" \
     "$root"/lib/IR/*.c "$root"/lib/VM/*.c
 build fir-parse-fuzz "$root/fuzz/fir_parse_fuzz.c" "$root/lib/AsmParser/FirParser.c" "$root/lib/AsmParser/TextInput.c" \
-    "$root"/lib/IR/*.c "$root/lib/Transforms/DCE.c"
+    "$root"/lib/IR/*.c "$root/lib/Transforms/DCE.c" "$root"/lib/Transforms/LegalizeInt*.c
 # Compile and run: the generator of tools/fmag-e2e, every layer from the IR down. Its
 # 11 input bytes are a generator seed and three choices, nothing comparison tracing can
 # steer, so the fast build leaves trace-cmp out (with -entropic=0 at run time: 6x the

@@ -239,12 +239,13 @@ static bool codegen_ready(fmag_module *m)
     fmag_foreach_func (f, m) {
         if (!f->is_export || f->first != f->last) return false;
         fmag_foreach_instr (i, f->first)
-            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI) return false;
+            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI || i->op == FMAG_OP_INT) return false;
     }
     return true;
 }
 
 bool fmag_prepare_codegen(fmag_module *m, const fmag_pass_options *opts)
 {
-    return codegen_ready(m) || fmag_run_passes(m, "inline,loop-unroll,ternary,ifconvert,dce", opts);
+    return codegen_ready(m) ||
+           fmag_run_passes(m, "inline,loop-unroll,ternary,ifconvert,legalize-int,dce", opts);
 }
