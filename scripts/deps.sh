@@ -18,6 +18,7 @@ test_pkgs=(
   libshaderc-dev spirv-tools spirv-headers glslang-tools  # GLSL/HLSL input (lib/SPIRV), HLSL interpreter
   vulkan-validationlayers       # Vulkan runner checked under the validation layers
   pkg-config python3-numpy      # install checks (fmag.pc), the Python module's tests
+  python3-dask python3-distributed  # the Python module on a Dask cluster (test/Python/test_dask.py)
   emscripten chromium           # the browser playground: its wasm build and the headless browser test (docs/Web.md)
 )
 case "${1:-test}" in

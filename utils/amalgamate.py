@@ -32,7 +32,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB_DIRS = ["IR", "AsmParser", "VM", "Transforms", "CodeGen", "Math", "SL", "SPIRV", "API"]
 # Public headers in dependency order (fmag.h last: it includes IR.h, VM.h, Version.h).
-PUBLIC = ["Version.h", "IR.h", "VM.h", "FloatText.h", "Asm.h", "Transforms.h", "CodeGen.h",
+PUBLIC = ["Version.h", "Context.h", "IR.h", "VM.h", "FloatText.h", "Asm.h", "Transforms.h", "CodeGen.h",
           "SL.h", "Math.h", "SPIRV.h", "fmag.h"]
 # Needed by the implementation only.
 PRIVATE_PUBLIC = ["PeepholeRules.h"]
@@ -43,7 +43,8 @@ EXCLUDED_HEADERS = {"GPU.h"}
 REPEATED = {"Passes.def", "Sugar.def", "IntOps.def"}
 SPIRV_HEADER_DIRS = ["/usr/include", "/usr/local/include"]
 
-INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
+# (a comment may follow the name: `#include "fmag/Context.h" /* why */`)
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*(/\*.*\*/\s*|//.*)?$')
 IDENT_RE = re.compile(r"(?!__)[A-Za-z_][A-Za-z_0-9]*")
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float
 for goto if inline int long register restrict return short signed sizeof static struct switch

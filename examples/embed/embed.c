@@ -11,6 +11,7 @@
 #define FMAG_IMPLEMENTATION
 #include "fmag.h"
 #else
+#include "fmag/IR.h" /* the builder: the graph becomes IR directly */
 #include "fmag/fmag.h"
 #endif
 #include <math.h>
@@ -128,7 +129,7 @@ static int compile_and_run(fmag_context *ctx, fmag_runner *ref, fmag_runner *bat
            fmag_program_inputs(p), fmag_program_outputs(p), fmag_program_flags(p));
     char *text = fmag_program_disassemble(p);
     if (text) fputs(text, stdout);
-    free(text);
+    fmag_free(text);
 
     float in[N][NIN], out_ref[N], out_batch[N];
     for (int k = 0; k < N; k++)

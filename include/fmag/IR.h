@@ -22,12 +22,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fmag/Context.h" /* the context handle, budgets, diagnostics */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct fmag_context fmag_context;
-typedef struct fmag_module fmag_module;
 typedef struct fmag_func fmag_func;
 typedef struct fmag_block fmag_block;
 /* A source file a frontend read, for the positions of the passes' diagnostics: its
@@ -42,25 +42,6 @@ typedef struct fmag_value fmag_value;
 typedef struct fmag_use fmag_use;
 
 /* ---------------------------------------------------------------- context */
-
-fmag_context *fmag_context_create(void);
-void fmag_context_destroy(fmag_context *ctx);
-/* Frees everything allocated in ctx (every module and IR object becomes invalid)
- * and clears its diagnostics, but keeps the arena's memory (up to 8 MB; the rest
- * is freed) for the next compile:
- * what a JIT that compiles program after program should do instead of
- * destroying and creating a context each time (docs/PERFORMANCE.md, bench/slc). */
-void fmag_context_reset(fmag_context *ctx);
-
-/* Objects a higher layer keeps for the life of the context, through resets: the
- * GLSL/HLSL front keeps its shaderc compiler here, whose setup costs about 100 ms
- * (glslang's built-in tables), so that compiling shader after shader in one context
- * pays it once. One object per slot, destroyed with the context (destroy may be
- * NULL); setting a slot destroys what it held. */
-typedef enum { FMAG_CONTEXT_SLOT_SHADER_COMPILER, FMAG_CONTEXT_NSLOTS } fmag_context_slot;
-void *fmag_context_slot_get(const fmag_context *ctx, fmag_context_slot slot);
-void fmag_context_slot_set(fmag_context *ctx, fmag_context_slot slot, void *obj,
-                           void (*destroy)(void *obj));
 
 /* Arena allocation owned by the context: zeroed, 16-byte aligned, freed with it. */
 void *fmag_context_alloc(fmag_context *ctx, size_t size);
@@ -102,46 +83,10 @@ void *fmag_tmp_calloc(size_t n, size_t size);
 void *fmag_tmp_realloc(void *p, size_t size);
 void fmag_tmp_free(void *p);
 
-/* ------------------------------------------------------------ source files */
+/* ----------------------------------------------------- diagnostics: producers */
 
-/* An embedder's #include resolver (GLSL/HLSL: fmag_spirv_options, fmag_compile_options),
- * for shaders that live in its own file system or in memory. Called with the name as
- * written, the including file's name (the source's filename, or what this resolver
- * gave as *resolved), and whether it was written "quoted" (false for <angled>; glslang
- * asks again unquoted for a quoted name not found). On success it sets *text and *len
- * and optionally *resolved (the name nested includes and diagnostics use; NULL: the
- * name as written), both allocated with malloc (the library frees them), and returns
- * true; false: not found here (the include directories are tried next). Called from
- * the compiling thread only. */
-typedef bool (*fmag_include_fn)(void *user, const char *name, const char *includer, bool quoted,
-                                char **text, size_t *len, char **resolved);
-
-/* ------------------------------------------------------- resource budgets */
-
-/* The most instructions one function, and the module's exports together, may have
- * after inlining (-inline-budget=N). The default stops a function that calls its
- * predecessor twice per level (2^n growth) long before memory or time run out; real
- * shaders are far below it. */
-#define FMAG_DEFAULT_INLINE_BUDGET 200000u
-void fmag_context_set_inline_budget(fmag_context *ctx, size_t max_instrs); /* 0: default */
-size_t fmag_context_inline_budget(const fmag_context *ctx);
-
-/* The most instructions one function may reach by loop unrolling (-unroll-budget=N);
- * a loop that would go past it is an error naming the loop and the budget. Large
- * enough for real shaders (a 64-tap loop of a 100-instruction body is 6400). */
-#define FMAG_UNROLL_DEFAULT_BUDGET 100000u
-void fmag_context_set_unroll_budget(fmag_context *ctx, size_t max_instrs); /* 0: default */
-size_t fmag_context_unroll_budget(const fmag_context *ctx);
-
-/* At most this many error diagnostics are kept (clang's -ferror-limit); the next
- * one becomes "error: too many errors emitted, stopping now" and the rest are
- * dropped. Parsers stop once the limit is reached. 0 means no limit. */
-#define FMAG_DEFAULT_ERROR_LIMIT 20u
-void fmag_context_set_error_limit(fmag_context *ctx, unsigned limit);
-bool fmag_context_error_limit_reached(const fmag_context *ctx);
-
-/* Diagnostics. Each is one fully formatted message: for text input
- * "file:line:col: error: msg" followed by the source line and a caret line;
+/* Diagnostics (Context.h reads them). Each is one fully formatted message: for text
+ * input "file:line:col: error: msg" followed by the source line and a caret line;
  * for IR checks "error: in function @f, block ^b, instruction %x: msg". */
 void fmag_context_error(fmag_context *ctx, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -170,11 +115,6 @@ void fmag_context_error_at(fmag_context *ctx, const char *filename, const char *
     __attribute__((format(printf, 7, 8)))
 #endif
     ;
-size_t fmag_context_diag_count(const fmag_context *ctx);
-const char *fmag_context_diag(const fmag_context *ctx, size_t i);
-void fmag_context_diag_clear(fmag_context *ctx);
-/* Writes every diagnostic, each followed by a newline. */
-void fmag_context_diag_print(const fmag_context *ctx, FILE *out);
 
 /* ----------------------------------------------------------------- values */
 
@@ -691,41 +631,6 @@ float fmag_eval(float a, float b, float c, float d, float e);
  * its 32 bits (an f32 operand or result as its bit pattern; unused operands 0). The
  * one definition the interpreter, constant folding and the tests share. */
 uint32_t fmag_eval_int(fmag_int_op op, uint32_t a, uint32_t b, uint32_t c);
-
-/* ------------------------------------------------ diagnostics as records */
-
-/* Every diagnostic also as a record, parsed from its text when it is recorded, for
- * embedders that show errors in their own UI (fmag/fmag.h). */
-typedef enum fmag_diag_severity {
-    FMAG_DIAG_ERROR,
-    FMAG_DIAG_WARNING,
-    FMAG_DIAG_NOTE,
-} fmag_diag_severity;
-
-typedef struct fmag_diagnostic {
-    fmag_diag_severity severity;
-    const char *file;      /* the file named by "file:line:col:", or NULL when none */
-    unsigned line, column; /* 1-based; 0 when the diagnostic has none */
-    const char *message;   /* the message alone: no position, severity or source line */
-    const char *text;      /* the whole printed form, as fmag_context_diag returns it */
-} fmag_diagnostic;
-
-/* Records "file[:line[:col]]: severity: msg" with its parts as given, never read back
- * from the text: a file name (an OpString in a SPIR-V module, a path a user chose) may
- * hold anything, ": error: " included, and the record still names it right. file
- * NULL: "severity: msg" alone; line 0: no line; col 0: no column. msg may go on over
- * more lines (a source excerpt); the record's message is its first line. Every
- * producer that names a file reports through this. */
-void fmag_context_report(fmag_context *ctx, fmag_diag_severity sev, const char *file, unsigned line,
-                         unsigned col, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
-
-/* Fills *out with diagnostic i (false when i >= fmag_context_diag_count). The strings
- * live until the diagnostics are cleared (diag_clear, reset, destroy). */
-bool fmag_context_diag_record(const fmag_context *ctx, size_t i, fmag_diagnostic *out);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,25 @@
 extern "C" {
 #endif
 
+/* The context slot (Context.h) where the GLSL/HLSL front keeps its shaderc compiler
+ * through fmag_context_reset (see fmag_shader_compiler below). */
+#define FMAG_CONTEXT_SLOT_SHADER_COMPILER "fmag.spirv.shader-compiler"
+
+/* An embedder's #include resolver (GLSL/HLSL: fmag_spirv_options, fmag_compile_options),
+ * for shaders that live in its own file system or in memory. Called with the name as
+ * written, the including file's name (the source's filename, or what this resolver
+ * gave as *resolved), and whether it was written "quoted" (false for <angled>; glslang
+ * asks again unquoted for a quoted name not found). On success it sets *text and *len
+ * and optionally *resolved (the name nested includes and diagnostics use; NULL: the
+ * name as written), both allocated with malloc (the library frees them), and returns
+ * true; false: not found here (the include directories are tried next). Called from
+ * the compiling thread only. fmag.h declares the same type under the same guard. */
+#ifndef FMAG_INCLUDE_FN_DEFINED
+#define FMAG_INCLUDE_FN_DEFINED
+typedef bool (*fmag_include_fn)(void *user, const char *name, const char *includer, bool quoted,
+                                char **text, size_t *len, char **resolved);
+#endif
+
 /* How a pointer parameter of the entry function passes data (GLSL in/out/inout). */
 typedef enum fmag_spirv_param_qual {
     FMAG_SPIRV_PARAM_AUTO = 0, /* decided from how the body uses it (docs/SPIRV.md) */
@@ -50,7 +69,7 @@ typedef struct fmag_spirv_options {
      * these directories in order; `#include <x>` in these directories only. */
     const char *const *include_dirs;
     size_t ninclude_dirs;
-    fmag_include_fn include_fn; /* tried before the directories (IR.h); NULL: none */
+    fmag_include_fn include_fn; /* tried before the directories (above); NULL: none */
     void *include_user;
     /* GLSL/HLSL: macros defined before the text, each "NAME" (defined as 1, as -D NAME
      * does) or "NAME=VALUE": an engine's shader permutations. */
@@ -118,9 +137,9 @@ void fmag_shader_spirv_free(fmag_shader_spirv *s);
 /* A shaderc compiler kept between compiles. Releasing glslang's last compiler tears
  * down its process-wide built-in tables (about 100 ms to set up again), so the calls
  * without _with (and the _with calls given NULL) use one that the context keeps
- * through fmag_context_reset (IR.h's slots), made on the context's first GLSL/HLSL
- * compile. Passing one of your own to the _with calls shares it between contexts of
- * one thread. Not shared between threads. NULL when built without shaderc. */
+ * through fmag_context_reset (FMAG_CONTEXT_SLOT_SHADER_COMPILER), made on the context's first
+ * GLSL/HLSL compile. Passing one of your own to the _with calls shares it between contexts of one
+ * thread. Not shared between threads. NULL when built without shaderc. */
 typedef struct fmag_shader_compiler fmag_shader_compiler;
 fmag_shader_compiler *fmag_shader_compiler_create(void);
 void fmag_shader_compiler_destroy(fmag_shader_compiler *c);

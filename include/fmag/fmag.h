@@ -1,11 +1,12 @@
 /* FMAG: the C API for embedders. One header for compiling user programs (SL; .fir and
  * .fmas; GLSL, HLSL and SPIR-V where the build has them) to FMAG images, inspecting
  * them, and running them on the CPU engines and the GPU runners. docs/API.md has a
- * worked example; the layer headers it includes (IR.h for the builder, VM.h for the
- * program records) stay available for finer control.
+ * worked example. It includes Context.h (the context handle and its diagnostics) and
+ * VM.h (the program records), never IR.h: handles are opaque here; IR.h is the
+ * builder's header, for finer control.
  *
  * Ownership
- *  - fmag_context (IR.h) owns every IR object and the diagnostics. fmag_context_reset
+ *  - fmag_context (Context.h) owns every IR object and the diagnostics. fmag_context_reset
  *    frees the IR and clears the diagnostics but keeps the memory for the next compile.
  *  - An fmag_image is owned by the caller and independent of the context it was compiled
  *    in: it stays valid after fmag_context_reset/destroy; free it with fmag_image_destroy.
@@ -15,6 +16,7 @@
  *  - Diagnostic strings (fmag_diagnostic) live until the context's diagnostics are
  *    cleared (fmag_context_diag_clear, fmag_context_reset, fmag_context_destroy).
  *  - Every pointer argument is borrowed for the duration of the call.
+ *  - A buffer the library returns is freed with fmag_free.
  *
  * Thread safety
  *  - The library has no global mutable state. Two threads may compile at once with two
@@ -39,7 +41,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "fmag/IR.h"
+#include "fmag/Context.h"
 #include "fmag/VM.h"
 #include "fmag/Version.h"
 
@@ -55,6 +57,35 @@ const char *fmag_version(void);
 /* FMAG_VERSION_NUMBER of the library linked (MAJOR * 10000 + MINOR * 100 + PATCH). */
 unsigned fmag_version_number(void);
 
+/* -------------------------------------------------------- ABI: versioning */
+
+/* The layout of the public types as this library was compiled: row i of a table of
+ * the structs in fmag.h, Context.h and VM.h, their fields and the enum constants
+ * (false past the last row). kind 'S': a struct, name "fmag_compile_options", value
+ * its size; 'F': a field, name "fmag_compile_options.entry", value its offset and
+ * extra its size; 'E': an enum constant, name "FMAG_LANG_GLSL", value its value. A
+ * binding that mirrors the types (the Python module) checks itself against it at
+ * load time; test/ABI records it with the exported symbols. */
+bool fmag_abi_entry(size_t i, char *kind, const char **name, long long *value, long long *extra);
+
+/* ---------------------------------------------------- status and memory */
+
+/* What a call that returns a status says, beside the diagnostics it recorded. */
+typedef enum fmag_status {
+    FMAG_OK = 0,
+    FMAG_ERROR_INPUT = 1,       /* the source or data is wrong: the diagnostics say where */
+    FMAG_ERROR_NOMEM = 2,       /* out of memory */
+    FMAG_ERROR_MISUSE = 3,      /* a bad argument or option combination (a bug in the caller) */
+    FMAG_ERROR_UNSUPPORTED = 4, /* not built into this library (a language, an engine) */
+} fmag_status;
+/* "ok", "input error", "out of memory", "misuse", "unsupported". */
+const char *fmag_status_name(fmag_status st);
+
+/* Frees a buffer the library returned (fmag_image_write's data, fmag_program_disassemble's
+ * text, fmag_compile_ex's bytes): use this, not the caller's free, which may belong to
+ * another C runtime or allocator. NULL is a no-op. */
+void fmag_free(void *p);
+
 /* ----------------------------------------------------------------- compile */
 
 typedef enum fmag_language {
@@ -68,7 +99,47 @@ typedef enum fmag_language {
     FMAG_LANG_MTLX,  /* .mtlx: a MaterialX document (docs/MaterialX.md; needs expat) */
 } fmag_language;
 
+/* Where fmag_compile_ex stops (clang's -E, -S, -emit-llvm): the stages in order are
+ * front end (GLSL/HLSL: source to SPIR-V, then SPIR-V to IR), the pass pipeline, and
+ * lowering to programs. */
+typedef enum fmag_stage {
+    FMAG_STAGE_PROGRAMS = 0, /* all the way: the lowered programs (the default) */
+    FMAG_STAGE_SPIRV,        /* GLSL/HLSL only: the SPIR-V glslang made (slc -emit-spirv) */
+    FMAG_STAGE_IR,           /* the IR the front end made, before any pass (slc -emit-ir) */
+    FMAG_STAGE_PASSES,       /* the IR after the pipeline (fmag-opt without -lower) */
+} fmag_stage;
+
+/* What fmag_compile_ex writes as bytes (fmag_compile_result.data). */
+typedef enum fmag_emit {
+    FMAG_EMIT_NONE = 0, /* nothing: the image (or the module) only */
+    FMAG_EMIT_FMAG,     /* the .fmag binary */
+    FMAG_EMIT_FMAS,     /* .fmas text (slc -S) */
+    FMAG_EMIT_FIR,      /* .fir text (FMAG_STAGE_IR or _PASSES) */
+    FMAG_EMIT_SPIRV,    /* the SPIR-V words (FMAG_STAGE_SPIRV) */
+    FMAG_EMIT_C,        /* the programs as straight-line source (slc --emit=c|glsl|cuda) */
+    FMAG_EMIT_GLSL,
+    FMAG_EMIT_CUDA,
+} fmag_emit;
+
+struct fmag_pass_options; /* Transforms.h: the pass manager's logs and checks */
+
+/* An embedder's #include resolver for GLSL/HLSL (SPIRV.h, which declares the same type
+ * under the same guard, says how it is called): the name as written, the including
+ * file, whether it was "quoted"; on success *text, *len and optionally *resolved,
+ * malloc'ed (the library frees them), and true; false: not found here. */
+#ifndef FMAG_INCLUDE_FN_DEFINED
+#define FMAG_INCLUDE_FN_DEFINED
+typedef bool (*fmag_include_fn)(void *user, const char *name, const char *includer, bool quoted,
+                                char **text, size_t *len, char **resolved);
+#endif
+
+/* Versioned as Win32's cbSize: `size` is sizeof(fmag_compile_options) as the caller was
+ * compiled, which fmag_compile_options_init sets; a newer library reads the fields the
+ * caller knows and takes the defaults for the rest, so a field can be added at the end
+ * without breaking a program built against an older header. A size smaller than this
+ * first version (a struct not set up by the init call) is FMAG_ERROR_MISUSE. */
 typedef struct fmag_compile_options {
+    size_t size;
     fmag_language language; /* FMAG_LANG_AUTO by default */
     const char *entry;      /* only this export becomes a program; NULL: every export */
     const char *pipeline;   /* passes or pipeline ("O0", "O1", "O2", "inline,cse"); NULL: O2 */
@@ -79,15 +150,38 @@ typedef struct fmag_compile_options {
      * `#include <x>` in these only. NULL/0 by default. */
     const char *const *include_dirs;
     size_t ninclude_dirs;
-    fmag_include_fn include_fn; /* tried before the directories (IR.h); NULL: none */
+    fmag_include_fn include_fn; /* tried before the directories (above); NULL: none */
     void *include_user;
     /* GLSL/HLSL: macros, each "NAME" (as 1) or "NAME=VALUE" (slc -D). */
     const char *const *defines;
     size_t ndefines;
+    /* The driver (fmag_compile_ex; fmag_compile takes the defaults). */
+    fmag_stage stop_after;   /* FMAG_STAGE_PROGRAMS */
+    fmag_emit emit;          /* FMAG_EMIT_NONE */
+    const char *emit_prefix; /* FMAG_EMIT_C/GLSL/CUDA: identifier prefix; NULL: fmag_baked_ */
+    unsigned print_flags;    /* FMAG_EMIT_FIR: IR.h's FMAG_PRINT_* bits (raw fmag) */
+    /* Lower the module as the pipeline left it, export by export, without the passes
+     * lowering needs (inline, unroll, if-convert), so that what cannot be lowered is
+     * codegen's diagnostic (fmag-opt -lower); lowering statistics go to the pass
+     * options' log when they ask for statistics. false: lowering prepares the module. */
+    bool lower_as_is;
+    /* The pass manager's options (Transforms.h: -verify-each, -print-after-all, -stats,
+     * -time-passes, bisection, budgets), for tools; NULL: the defaults. */
+    const struct fmag_pass_options *pass_options;
+    /* A program that uses derivatives takes them for these inputs only: comma-separated
+     * SL parameter names or input numbers (slc -derivs=; docs/Derivatives.md); NULL:
+     * every floating-point input. */
+    const char *derivs;
 } fmag_compile_options;
 
-/* Defaults: AUTO, every export, O2, strict math, full codegen (what `slc` does). */
-void fmag_compile_options_init(fmag_compile_options *opts);
+/* Sets every field to its default and `size` to `size` (what the inline call below
+ * passes: the caller's sizeof). Defaults: AUTO, every export, O2, strict math, full
+ * codegen, all the way to programs (what `slc` does). */
+void fmag_compile_options_init_size(fmag_compile_options *opts, size_t size);
+static inline void fmag_compile_options_init(fmag_compile_options *opts)
+{
+    fmag_compile_options_init_size(opts, sizeof *opts);
+}
 
 /* Whether this build can read GLSL/HLSL/SPIR-V (the lib/SPIRV front end). */
 bool fmag_have_language(fmag_language lang);
@@ -98,10 +192,39 @@ typedef struct fmag_image fmag_image;
  * per export, in source order. `filename` names the source in diagnostics; under
  * FMAG_LANG_AUTO the content picks the language, then the name's extension (a SPIR-V
  * binary or .fir text is read as such whatever its name; a .fmag image is refused:
- * fmag_image_read loads it). opts may be NULL (defaults). Returns NULL with
- * diagnostics in ctx. The IR made on the way stays in ctx until fmag_context_reset. */
+ * fmag_image_read loads it). opts may be NULL (defaults); its stop_after and emit are
+ * ignored (fmag_compile_ex takes them). Returns NULL with diagnostics in ctx. The IR
+ * made on the way stays in ctx until fmag_context_reset. */
 fmag_image *fmag_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
                          const fmag_compile_options *opts);
+
+/* What fmag_compile_ex made. Versioned as the options: `size` is the caller's sizeof
+ * (fmag_compile_result_init sets it); the library writes only what fits. */
+typedef struct fmag_compile_result {
+    size_t size;
+    fmag_image *image;   /* FMAG_STAGE_PROGRAMS: the programs (the caller destroys them) */
+    fmag_module *module; /* the IR, in ctx until fmag_context_reset (IR.h reads it); NULL
+                          * for .fmas (assembled as written) and at FMAG_STAGE_SPIRV */
+    void *data;          /* opts->emit's bytes (fmag_free), NULL for FMAG_EMIT_NONE */
+    size_t len;
+} fmag_compile_result;
+void fmag_compile_result_init_size(fmag_compile_result *r, size_t size);
+static inline void fmag_compile_result_init(fmag_compile_result *r)
+{
+    fmag_compile_result_init_size(r, sizeof *r);
+}
+/* Destroys the image and frees the bytes (the module stays with its context). */
+void fmag_compile_result_free(fmag_compile_result *r);
+
+/* The compile driver every tool sits on (slc, fmag-opt and fmag-run are option tables
+ * over it): fmag_compile with a stage to stop after and bytes to emit. .fmas text is
+ * assembled as written (emit FMAS or FMAG re-encodes it). The result's fields are set
+ * on success; on failure they are NULL and the diagnostics in ctx say why. Status:
+ * FMAG_OK; FMAG_ERROR_INPUT for bad source; FMAG_ERROR_MISUSE for an emit the stage
+ * cannot give (FMAG_EMIT_FIR of programs, SPIR-V of SL) or options without their size;
+ * FMAG_ERROR_UNSUPPORTED for a language this build cannot read; FMAG_ERROR_NOMEM. */
+fmag_status fmag_compile_ex(fmag_context *ctx, const char *filename, const char *src, size_t len,
+                            const fmag_compile_options *opts, fmag_compile_result *out);
 
 /* Optimizes and lowers a module built with the builder API (IR.h) or parsed; the
  * module is changed in place (passes run on it). opts->language and ->entry are
@@ -113,8 +236,8 @@ fmag_image *fmag_compile_module(fmag_module *m, const fmag_compile_options *opts
  * naming the record and byte offset. */
 fmag_image *fmag_image_read(fmag_context *ctx, const void *data, size_t len);
 fmag_image *fmag_image_load(fmag_context *ctx, const char *path);
-/* Writes the image as a .fmag file: to a malloc'ed buffer (the caller frees it) or a
- * path. */
+/* Writes the image as a .fmag file: to a buffer (the caller frees it with fmag_free)
+ * or a path. */
 bool fmag_image_write(fmag_context *ctx, const fmag_image *img, void **data, size_t *len);
 bool fmag_image_save(fmag_context *ctx, const fmag_image *img, const char *path);
 void fmag_image_destroy(fmag_image *img);
@@ -140,7 +263,8 @@ unsigned fmag_program_flags(const fmag_vm_program *p); /* FMAG_VM_FLAG_* */
 unsigned fmag_program_deriv_inputs(const fmag_vm_program *p);
 /* Instruction i decoded (register indices and literals); false when i is out of range. */
 bool fmag_program_instr(const fmag_vm_program *p, size_t i, fmag_vm_decoded *out);
-/* The program as .fmas text (what `fmag-as -d` prints), malloc'ed; the caller frees. */
+/* The program as .fmas text (what `fmag-as -d` prints); the caller frees it with
+ * fmag_free. */
 char *fmag_program_disassemble(const fmag_vm_program *p);
 
 /* ----------------------------------------------------------------- run */

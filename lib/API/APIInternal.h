@@ -2,6 +2,7 @@
 #ifndef FMAG_API_INTERNAL_H
 #define FMAG_API_INTERNAL_H
 
+#include "fmag/IR.h" /* the library side: the context's diagnostic producers */
 #include "fmag/fmag.h"
 
 struct fmag_image {

@@ -121,18 +121,3 @@ bool fmag_program_instr(const fmag_vm_program *p, size_t i, fmag_vm_decoded *out
 }
 
 /* The disassembler writes to a FILE; a temporary file keeps this to ISO C. */
-char *fmag_program_disassemble(const fmag_vm_program *p)
-{
-    FILE *f = tmpfile();
-    if (!f) return NULL;
-    fmag_asm_print_program(p, f);
-    long n = ftell(f);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text) {
-        rewind(f);
-        size_t got = fread(text, 1, (size_t)n, f);
-        text[got] = 0;
-    }
-    fclose(f);
-    return text;
-}

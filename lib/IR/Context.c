@@ -57,8 +57,8 @@ static void free_chunks(struct fmag_arena_chunk *c)
 void fmag_context_destroy(fmag_context *ctx)
 {
     if (!ctx) return;
-    for (int s = 0; s < FMAG_CONTEXT_NSLOTS; s++)
-        fmag_context_slot_set(ctx, (fmag_context_slot)s, NULL, NULL);
+    for (int s = 0; s < FMAG_CONTEXT_MAX_SLOTS; s++)
+        if (ctx->slots[s].obj && ctx->slots[s].destroy) ctx->slots[s].destroy(ctx->slots[s].obj);
     free_chunks(ctx->chunks);
     free_chunks(ctx->spare);
     free_tmps(ctx);
@@ -95,19 +95,36 @@ void fmag_context_reset(fmag_context *ctx)
     fmag_context_diag_clear(ctx);
 }
 
-void *fmag_context_slot_get(const fmag_context *ctx, fmag_context_slot slot)
+/* The slot of that name, or NULL; a free one when `make` and the name is new. */
+static int slot_index(const fmag_context *ctx, const char *name, bool make)
 {
-    return (unsigned)slot < FMAG_CONTEXT_NSLOTS ? ctx->slots[slot].obj : NULL;
+    int free_slot = -1;
+    for (int s = 0; s < FMAG_CONTEXT_MAX_SLOTS; s++) {
+        if (!ctx->slots[s].name) {
+            if (free_slot < 0) free_slot = s;
+        } else if (!strcmp(ctx->slots[s].name, name)) {
+            return s;
+        }
+    }
+    return make ? free_slot : -1;
 }
 
-void fmag_context_slot_set(fmag_context *ctx, fmag_context_slot slot, void *obj,
+void *fmag_context_slot_get(const fmag_context *ctx, const char *name)
+{
+    int s = name ? slot_index(ctx, name, false) : -1;
+    return s < 0 ? NULL : ctx->slots[s].obj;
+}
+
+bool fmag_context_slot_set(fmag_context *ctx, const char *name, void *obj,
                            void (*destroy)(void *obj))
 {
-    if ((unsigned)slot >= FMAG_CONTEXT_NSLOTS) return;
-    if (ctx->slots[slot].obj && ctx->slots[slot].destroy)
-        ctx->slots[slot].destroy(ctx->slots[slot].obj);
-    ctx->slots[slot].obj = obj;
-    ctx->slots[slot].destroy = destroy;
+    int s = name ? slot_index(ctx, name, obj != NULL) : -1;
+    if (s < 0) return !obj; /* clearing a slot that holds nothing succeeds */
+    if (ctx->slots[s].obj && ctx->slots[s].destroy) ctx->slots[s].destroy(ctx->slots[s].obj);
+    ctx->slots[s].name = obj ? name : NULL;
+    ctx->slots[s].obj = obj;
+    ctx->slots[s].destroy = obj ? destroy : NULL;
+    return true;
 }
 
 void fmag_context_out_of_memory(fmag_context *ctx, const char *what)

@@ -32,9 +32,10 @@ struct fmag_context {
     bool error_limit_set;
     size_t nerrors; /* stored diagnostics that are not notes, for the limit */
     struct {
+        const char *name; /* NULL: free */
         void *obj;
         void (*destroy)(void *obj);
-    } slots[FMAG_CONTEXT_NSLOTS];
+    } slots[FMAG_CONTEXT_MAX_SLOTS];
 };
 
 /* The module's constant pool: open addressing on the literal's bits. */

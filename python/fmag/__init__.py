@@ -11,19 +11,22 @@ installed. docs/Python.md.
 The library is found through $FMAG_LIBRARY (a path to libfmag.so), then next to this
 package in a build tree (build/lib) or an install prefix (lib/), then the system's
 library path.
+
+Threads follow the C library's rules (docs/API.md): a Compiler (one C context) and a
+Runner are each used by one thread at a time (they serialize callers with a lock), so
+the module-level compile() and run() keep one of each per thread; images are immutable
+and shared freely. Native handles are released by weakref.finalize, never __del__.
 """
 import ctypes
 import ctypes.util
 import math
 import os
+import threading
+import weakref
 
 __all__ = ["Error", "CompileError", "EngineUnavailable", "Diagnostic", "Image", "Program",
-           "Runner", "compile", "compile_file", "load", "run", "run_per_lane", "version",
-           "ENGINES", "LANGUAGES"]
-
-ENGINES = ("ref", "batch", "vulkan", "cuda")
-LANGUAGES = {None: 0, "auto": 0, "sl": 1, "fir": 2, "fmas": 3, "glsl": 4, "hlsl": 5, "spirv": 6, "mtlx": 7}
-SEVERITIES = ("error", "warning", "note")
+           "Compiler", "Runner", "compile", "compile_file", "load", "run", "run_per_lane",
+           "run_dask", "version", "ENGINES", "LANGUAGES"]
 
 try:  # optional
     import numpy as _np
@@ -70,13 +73,16 @@ class _Diag(ctypes.Structure):
 
 
 class _Options(ctypes.Structure):
-    _fields_ = [("language", ctypes.c_int), ("entry", ctypes.c_char_p),
+    _fields_ = [("size", ctypes.c_size_t), ("language", ctypes.c_int), ("entry", ctypes.c_char_p),
                 ("pipeline", ctypes.c_char_p), ("fastmath", ctypes.c_bool),
                 ("fast_codegen", ctypes.c_bool),
                 ("include_dirs", ctypes.POINTER(ctypes.c_char_p)),
                 ("ninclude_dirs", ctypes.c_size_t),
                 ("include_fn", ctypes.c_void_p), ("include_user", ctypes.c_void_p),
-                ("defines", ctypes.POINTER(ctypes.c_char_p)), ("ndefines", ctypes.c_size_t)]
+                ("defines", ctypes.POINTER(ctypes.c_char_p)), ("ndefines", ctypes.c_size_t),
+                ("stop_after", ctypes.c_int), ("emit", ctypes.c_int), ("emit_prefix", ctypes.c_char_p),
+                ("print_flags", ctypes.c_uint), ("lower_as_is", ctypes.c_bool),
+                ("pass_options", ctypes.c_void_p), ("derivs", ctypes.c_char_p)]
 
 
 class _Operand(ctypes.Structure):
@@ -109,6 +115,68 @@ _P = ctypes.c_void_p
 _F = ctypes.POINTER(ctypes.c_float)
 
 
+# ------------------------------------------------------------------ the ABI check
+
+def _abi_table():
+    """libfmag.so's own account of its public types (fmag_abi_entry): struct sizes,
+    field (offset, size) and enum values, as the library was compiled."""
+    entry = _lib.fmag_abi_entry
+    entry.restype = ctypes.c_bool
+    entry.argtypes = [ctypes.c_size_t, ctypes.POINTER(ctypes.c_char),
+                      ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_longlong),
+                      ctypes.POINTER(ctypes.c_longlong)]
+    kind, name = ctypes.c_char(), ctypes.c_char_p()
+    value, extra = ctypes.c_longlong(), ctypes.c_longlong()
+    table = {"S": {}, "F": {}, "E": {}}
+    i = 0
+    while entry(i, ctypes.byref(kind), ctypes.byref(name), ctypes.byref(value),
+                ctypes.byref(extra)):
+        table[kind.value.decode()][name.value.decode()] = (
+            (value.value, extra.value) if kind.value == b"F" else value.value)
+        i += 1
+    return table
+
+
+def _check_layout(table, struct, cname):
+    """Every field this module mirrors must sit where the library has it, and the
+    library's struct may only be larger (a newer library reads the prefix we pass)."""
+    have = table["S"].get(cname)
+    if have is None or have < ctypes.sizeof(struct):
+        raise ImportError("fmag: libfmag.so does not have %s as this module mirrors it "
+                          "(%s bytes there, %d here): the module and the library come from "
+                          "different builds" % (cname, have, ctypes.sizeof(struct)))
+    for fname, ftype in struct._fields_:
+        want = (getattr(struct, fname).offset, ctypes.sizeof(ftype))
+        got = table["F"].get("%s.%s" % (cname, fname))
+        if got != want:
+            raise ImportError("fmag: %s.%s is at (offset, size) %s in libfmag.so and %s in "
+                              "this module: the module and the library come from different "
+                              "builds" % (cname, fname, got, want))
+
+
+def _enum(table, *names):
+    """The values of enum constants, from the library (an ImportError if one is missing)."""
+    try:
+        return [table["E"][n] for n in names]
+    except KeyError as e:
+        raise ImportError("fmag: libfmag.so has no enum constant %s" % e) from None
+
+
+_ABI = _abi_table()
+for _struct, _cname in ((_Diag, "fmag_diagnostic"), (_Options, "fmag_compile_options"),
+                        (_Operand, "fmag_vm_operand"), (_Decoded, "fmag_vm_decoded")):
+    _check_layout(_ABI, _struct, _cname)
+ENGINES = ("ref", "batch", "vulkan", "cuda")
+_ENGINE_VALUES = dict(zip(ENGINES, _enum(_ABI, "FMAG_ENGINE_REF", "FMAG_ENGINE_BATCH",
+                                         "FMAG_ENGINE_VULKAN", "FMAG_ENGINE_CUDA")))
+_LANG = ("auto", "sl", "fir", "fmas", "glsl", "hlsl", "spirv", "mtlx")
+LANGUAGES = dict(zip(_LANG, _enum(_ABI, *("FMAG_LANG_" + n.upper() for n in _LANG))))
+LANGUAGES[None] = LANGUAGES["auto"]
+SEVERITIES = dict(zip(_enum(_ABI, "FMAG_DIAG_ERROR", "FMAG_DIAG_WARNING", "FMAG_DIAG_NOTE"),
+                      ("error", "warning", "note")))
+_FLAG_FASTMATH = _enum(_ABI, "FMAG_VM_FLAG_FASTMATH")[0]
+
+
 def _sig(name, res, *args):
     f = getattr(_lib, name)
     f.restype = res
@@ -119,11 +187,13 @@ def _sig(name, res, *args):
 _sig("fmag_version", ctypes.c_char_p)
 _sig("fmag_context_create", _P)
 _sig("fmag_context_destroy", None, _P)
+_sig("fmag_context_reset", None, _P)
 _sig("fmag_context_diag_count", ctypes.c_size_t, _P)
 _sig("fmag_context_set_inline_budget", None, _P, ctypes.c_size_t)
 _sig("fmag_context_set_unroll_budget", None, _P, ctypes.c_size_t)
 _sig("fmag_context_diag_record", ctypes.c_bool, _P, ctypes.c_size_t, ctypes.POINTER(_Diag))
-_sig("fmag_compile_options_init", None, ctypes.POINTER(_Options))
+_sig("fmag_compile_options_init_size", None, ctypes.POINTER(_Options), ctypes.c_size_t)
+_sig("fmag_free", None, _P)
 _sig("fmag_compile", _P, _P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
      ctypes.POINTER(_Options))
 _sig("fmag_image_read", _P, _P, ctypes.c_char_p, ctypes.c_size_t)
@@ -145,9 +215,6 @@ _sig("fmag_runner_set_threads", None, _P, ctypes.c_uint)
 _sig("fmag_run", ctypes.c_bool, _P, _P, _P, _F, _F, ctypes.c_size_t)
 _sig("fmag_run_per_lane", ctypes.c_bool, _P, _P, _P, ctypes.POINTER(ctypes.c_uint32), _F,
      ctypes.c_size_t, _F, ctypes.c_size_t, ctypes.c_size_t)
-_libc = ctypes.CDLL(ctypes.util.find_library("c"))
-_libc.free.argtypes = [_P]
-_libc.free.restype = None
 
 
 def _s(b):
@@ -166,18 +233,24 @@ class _Context:
     def __exit__(self, *exc):
         _lib.fmag_context_destroy(self.p)
 
-    def diagnostics(self):
-        out = []
-        for i in range(_lib.fmag_context_diag_count(self.p)):
-            d = _Diag()
-            _lib.fmag_context_diag_record(self.p, i, ctypes.byref(d))
-            sev = SEVERITIES[d.severity] if 0 <= d.severity < 3 else "error"
-            out.append(Diagnostic(_s(d.file), d.line, d.column, sev, _s(d.message), _s(d.text)))
-        return out
-
     def fail(self, cls, fallback):
-        diags = self.diagnostics()
-        raise cls("\n".join(d.text for d in diags) or fallback, diags)
+        _fail(self.p, cls, fallback)
+
+
+def _diagnostics(ctx):
+    out = []
+    for i in range(_lib.fmag_context_diag_count(ctx)):
+        d = _Diag()
+        _lib.fmag_context_diag_record(ctx, i, ctypes.byref(d))
+        sev = SEVERITIES.get(d.severity, "error")
+        out.append(Diagnostic(_s(d.file), d.line, d.column, sev, _s(d.message), _s(d.text)))
+    return out
+
+
+def _fail(ctx, cls, fallback):
+    """Raises cls with the context's diagnostics (printed, and as records)."""
+    diags = _diagnostics(ctx)
+    raise cls("\n".join(d.text for d in diags) or fallback, diags)
 
 
 def version():
@@ -210,7 +283,7 @@ class Program:
 
     @property
     def fastmath(self):
-        return bool(self.flags & 1)
+        return bool(self.flags & _FLAG_FASTMATH)
 
     def instructions(self):
         out = []
@@ -232,11 +305,23 @@ class Program:
         try:
             return ctypes.string_at(p).decode("utf-8")
         finally:
-            _libc.free(p)
+            _lib.fmag_free(p)
 
     def __repr__(self):
         return "<fmag.Program %s: %d instructions, %d regs, %d in, %d out>" % (
             self.name, self.instr_count, self.regs, self.inputs, self.outputs)
+
+    def __reduce__(self):
+        # pickled with its image (a Dask worker in another process gets the records)
+        return (_program_at, (self._image, self._image.programs.index(self)))
+
+    def __dask_tokenize__(self):
+        # the same program is the same task input, whatever object holds it
+        return ("fmag.Program", self._image.to_bytes(), self._image.programs.index(self))
+
+
+def _program_at(image, index):
+    return image.programs[index]
 
 
 class Image:
@@ -244,13 +329,15 @@ class Image:
 
     def __init__(self, ptr):
         self._p = ptr
+        # released with the last reference, or at exit (weakref.finalize, not __del__,
+        # which runs in an unspecified order at interpreter shutdown)
+        self._finalizer = weakref.finalize(self, _lib.fmag_image_destroy, ptr)
         self.programs = [Program(self, _lib.fmag_image_program(ptr, i))
                          for i in range(_lib.fmag_image_program_count(ptr))]
 
-    def __del__(self):
-        if getattr(self, "_p", None) and _lib is not None:  # not at interpreter exit
-            _lib.fmag_image_destroy(self._p)
-            self._p = None
+    def __reduce__(self):
+        # pickled as its .fmag bytes (validated again when read back)
+        return (Image.from_bytes, (self.to_bytes(),))
 
     def __len__(self):
         return len(self.programs)
@@ -274,7 +361,7 @@ class Image:
         try:
             return ctypes.string_at(data, n.value)
         finally:
-            _libc.free(data)
+            _lib.fmag_free(data)
 
     def save(self, path):
         with _Context() as c:
@@ -300,62 +387,106 @@ def load(path):
     return Image(p)
 
 
-def compile(source, filename=None, language=None, entry=None, pipeline=None,
-            fastmath=False, fast_codegen=False, include_dirs=(), defines=(),
-            inline_budget=0, unroll_budget=0):
-    """Compiles source text (str or bytes) to an Image. Without language, the library
-    decides as slc does: the content (.fir, .fmas, SPIR-V), then filename's extension,
-    then a guess (`#version`: GLSL), else SL; diagnostics name the source filename, or
-    <input>. pipeline: "O0", "O1", "O2" (default) or a pass list. include_dirs: where
-    GLSL/HLSL #include looks after the including file's directory (slc -I). defines:
-    GLSL/HLSL macros, "NAME" or "NAME=VALUE" (slc -D). inline_budget, unroll_budget:
-    the most instructions of one function after inlining and after loop unrolling
-    (slc -inline-budget, -unroll-budget; 0: the defaults, 200000 and 100000). Raises
-    CompileError with .diagnostics."""
-    for flag, v in (("inline_budget", inline_budget), ("unroll_budget", unroll_budget)):
-        # size_t: ctypes would wrap a larger one silently (2**70 -> 0, the default).
-        bits = 8 * ctypes.sizeof(ctypes.c_size_t)
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 2 ** bits:
-            raise ValueError("fmag: %s must be an int from 0 to 2**%d - 1, not %r"
-                             % (flag, bits, v))
-    if language not in LANGUAGES:
-        raise ValueError("fmag: unknown language %r (%s)" % (language, ", ".join(
-            k for k in LANGUAGES if k)))
-    src = source.encode("utf-8") if isinstance(source, str) else bytes(source)
-    shown = filename if filename is not None else "<input>"
-    if LANGUAGES[language] == 0 and src[:4] == b"FMAG":  # None or "auto"
-        # The library's message names its C function; here the Python one.
-        raise CompileError("%s: error: this is a compiled .fmag image, not source: load it "
-                           "with fmag.load (or fmag.Image.from_bytes)" % shown)
-    opts = _Options()
-    _lib.fmag_compile_options_init(ctypes.byref(opts))
-    opts.language = LANGUAGES[language]
-    opts.entry = entry.encode() if entry else None
-    opts.pipeline = pipeline.encode() if pipeline else None
-    opts.fastmath = bool(fastmath)
-    opts.fast_codegen = bool(fast_codegen)
-    dirs = [os.fsencode(d) for d in include_dirs]
-    cdirs = (ctypes.c_char_p * max(len(dirs), 1))(*dirs)
-    opts.include_dirs = cdirs
-    opts.ninclude_dirs = len(dirs)
-    defs = [d.encode() for d in defines]
-    cdefs = (ctypes.c_char_p * max(len(defs), 1))(*defs)
-    opts.defines = cdefs
-    opts.ndefines = len(defs)
-    with _Context() as c:
-        _lib.fmag_context_set_inline_budget(c.p, inline_budget)
-        _lib.fmag_context_set_unroll_budget(c.p, unroll_budget)
+class Compiler:
+    """One C context kept for compile after compile and reset between them, as a JIT
+    uses the library: its arena's memory and the GLSL/HLSL front's shaderc compiler
+    (about 100 ms to set up) survive the resets. A Compiler serializes its callers (a
+    context is one thread's at a time); the module-level compile() keeps one per
+    thread. close() (or the last reference) releases it."""
+
+    def __init__(self):
+        self._ctx = _lib.fmag_context_create()
+        if not self._ctx:
+            raise MemoryError("fmag: cannot create a context")
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _lib.fmag_context_destroy, self._ctx)
+
+    def close(self):
+        self._finalizer()
+
+    def compile(self, source, filename=None, language=None, entry=None, pipeline=None,
+                fastmath=False, fast_codegen=False, include_dirs=(), defines=(),
+                inline_budget=0, unroll_budget=0):
+        """Compiles source text (str or bytes) to an Image. Without language, the library
+        decides as slc does: the content (.fir, .fmas, SPIR-V), then filename's extension,
+        then a guess (`#version`: GLSL), else SL; diagnostics name the source filename, or
+        <input>. pipeline: "O0", "O1", "O2" (default) or a pass list. include_dirs: where
+        GLSL/HLSL #include looks after the including file's directory (slc -I). defines:
+        GLSL/HLSL macros, "NAME" or "NAME=VALUE" (slc -D). inline_budget, unroll_budget:
+        the most instructions of one function after inlining and after loop unrolling
+        (slc -inline-budget, -unroll-budget; 0: the defaults, 200000 and 100000). Raises
+        CompileError with .diagnostics."""
+        for flag, v in (("inline_budget", inline_budget), ("unroll_budget", unroll_budget)):
+            # size_t: ctypes would wrap a larger one silently (2**70 -> 0, the default).
+            bits = 8 * ctypes.sizeof(ctypes.c_size_t)
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 2 ** bits:
+                raise ValueError("fmag: %s must be an int from 0 to 2**%d - 1, not %r"
+                                 % (flag, bits, v))
+        if language not in LANGUAGES:
+            raise ValueError("fmag: unknown language %r (%s)" % (language, ", ".join(
+                k for k in LANGUAGES if k)))
+        src = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+        shown = filename if filename is not None else "<input>"
+        if LANGUAGES[language] == LANGUAGES["auto"] and src[:4] == b"FMAG":
+            # The library's message names its C function; here the Python one.
+            raise CompileError("%s: error: this is a compiled .fmag image, not source: load "
+                               "it with fmag.load (or fmag.Image.from_bytes)" % shown)
+        opts = _Options()
+        _lib.fmag_compile_options_init_size(ctypes.byref(opts), ctypes.sizeof(opts))
+        opts.language = LANGUAGES[language]
+        opts.entry = entry.encode() if entry else None
+        opts.pipeline = pipeline.encode() if pipeline else None
+        opts.fastmath = bool(fastmath)
+        opts.fast_codegen = bool(fast_codegen)
+        dirs = [os.fsencode(d) for d in include_dirs]
+        cdirs = (ctypes.c_char_p * max(len(dirs), 1))(*dirs)
+        opts.include_dirs = cdirs
+        opts.ninclude_dirs = len(dirs)
+        defs = [d.encode() for d in defines]
+        cdefs = (ctypes.c_char_p * max(len(defs), 1))(*defs)
+        opts.defines = cdefs
+        opts.ndefines = len(defs)
         name = os.fsencode(filename) if filename is not None else None
-        p = _lib.fmag_compile(c.p, name, src, len(src), ctypes.byref(opts))
-        if not p:
-            c.fail(CompileError, "fmag: %s: compilation failed" % shown)
-    return Image(p)
+        with self._lock:
+            if not self._finalizer.alive:
+                raise ValueError("fmag: this Compiler is closed")
+            ctx = self._ctx
+            try:
+                _lib.fmag_context_set_inline_budget(ctx, inline_budget)
+                _lib.fmag_context_set_unroll_budget(ctx, unroll_budget)
+                p = _lib.fmag_compile(ctx, name, src, len(src), ctypes.byref(opts))
+                if not p:
+                    _fail(ctx, CompileError, "fmag: %s: compilation failed" % shown)
+            finally:
+                _lib.fmag_context_reset(ctx)  # the IR goes; the memory and shaderc stay
+        return Image(p)
+
+    def compile_file(self, path, **kw):
+        """compile() of a file's contents, named by its path in diagnostics."""
+        with open(path, "rb") as f:
+            return self.compile(f.read(), filename=path, **kw)
+
+
+_local = threading.local()  # this thread's Compiler and runners
+
+
+def _compiler():
+    c = getattr(_local, "compiler", None)
+    if c is None:
+        c = _local.compiler = Compiler()
+    return c
+
+
+def compile(source, *args, **kw):
+    """Compiler.compile (its arguments, in its order) on this thread's Compiler: one
+    context per thread, reset between compiles, so GLSL after GLSL pays glslang's setup
+    once per thread."""
+    return _compiler().compile(source, *args, **kw)
 
 
 def compile_file(path, **kw):
     """compile() of a file's contents, named by its path in diagnostics."""
-    with open(path, "rb") as f:
-        return compile(f.read(), filename=path, **kw)
+    return _compiler().compile_file(path, **kw)
 
 
 # ------------------------------------------------------------------ running
@@ -423,23 +554,21 @@ class Runner:
     """An engine: "ref" (the reference VM), "batch" (SIMD + threads), "vulkan" or "cuda".
     Creating a GPU runner loads its driver: make one and reuse it. Raises
     EngineUnavailable with the reason when the engine or the device is missing. A runner
-    is for one thread at a time."""
+    is for one thread at a time: it serializes callers with a lock, and the module-level
+    run() keeps one per engine per thread."""
 
     def __init__(self, engine="ref", threads=0):
         if engine not in ENGINES:
             raise ValueError("fmag: unknown engine %r (%s)" % (engine, ", ".join(ENGINES)))
         self.engine = engine
         with _Context() as c:
-            self._p = _lib.fmag_runner_create(c.p, ENGINES.index(engine))
+            self._p = _lib.fmag_runner_create(c.p, _ENGINE_VALUES[engine])
             if not self._p:
                 c.fail(EngineUnavailable, "fmag: %s runner unavailable" % engine)
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _lib.fmag_runner_destroy, self._p)
         if threads:
             _lib.fmag_runner_set_threads(self._p, threads)
-
-    def __del__(self):
-        if getattr(self, "_p", None) and _lib is not None:  # not at interpreter exit
-            _lib.fmag_runner_destroy(self._p)
-            self._p = None
 
     def describe(self):
         return _s(_lib.fmag_runner_describe(self._p))
@@ -457,7 +586,7 @@ class Runner:
             out = _np.empty((n, program.outputs), dtype=_np.float32)
         else:
             out = (ctypes.c_float * max(n * program.outputs, 1))()
-        with _Context() as c:
+        with _Context() as c, self._lock:
             if not _lib.fmag_run(c.p, self._p, program._p, _ptr(buf, is_np), _ptr(out, is_np), n):
                 c.fail(Error, "fmag: run failed")
         return _rows_out(out, n, program.outputs, is_np)
@@ -478,27 +607,40 @@ class Runner:
             out = _np.zeros((n, wout), dtype=_np.float32)
         else:
             out = (ctypes.c_float * max(n * wout, 1))()
-        with _Context() as c:
+        with _Context() as c, self._lock:
             if not _lib.fmag_run_per_lane(c.p, self._p, image._p, cidx, _ptr(buf, is_np), win,
                                           _ptr(out, is_np), wout, n):
                 c.fail(Error, "fmag: run failed")
         return _rows_out(out, n, wout, is_np)
 
 
-_runners = {}
+def _runner(engine):
+    """This thread's runner for the engine (one runner per thread, the C rule)."""
+    runners = getattr(_local, "runners", None)
+    if runners is None:
+        runners = _local.runners = {}
+    r = runners.get(engine)
+    if r is None:
+        r = runners[engine] = Runner(engine)
+    return r
 
 
 def run(program, inputs, engine="ref"):
-    """Runner(engine).run(program, inputs), with one cached runner per engine (for the
-    calling thread's convenience; make your own Runner per thread when threading)."""
-    r = _runners.get(engine)
-    if r is None:
-        r = _runners[engine] = Runner(engine)
-    return r.run(program, inputs)
+    """Runner(engine).run(program, inputs), with this thread's runner for the engine
+    (made on first use and kept)."""
+    return _runner(engine).run(program, inputs)
 
 
 def run_per_lane(image, program_index, inputs, engine="ref"):
-    r = _runners.get(engine)
-    if r is None:
-        r = _runners[engine] = Runner(engine)
-    return r.run_per_lane(image, program_index, inputs)
+    """Runner(engine).run_per_lane on this thread's runner for the engine."""
+    return _runner(engine).run_per_lane(image, program_index, inputs)
+
+
+def run_dask(program, array, engine="batch"):
+    """Runs program over a Dask array of shape (n, inputs), block by block, wherever
+    Dask schedules the blocks (threads, or the worker processes of a
+    dask.distributed cluster: the program travels as its .fmag bytes). Returns a lazy
+    float32 Dask array of shape (n, outputs); .compute() runs it. Needs python3-dask
+    (and python3-distributed for a cluster)."""
+    from . import _dask
+    return _dask.run(program, array, engine)

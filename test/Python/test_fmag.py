@@ -283,5 +283,117 @@ class NewUserReview(unittest.TestCase):
                 fmag.run(p, fmag._np.array([[1.0, 1e39, 1.0]]))
 
 
+class ThreadsAndLifetimes(unittest.TestCase):
+    """The module under threads: compiles and runs from several threads at once, each
+    checked against float32 arithmetic worked in Python; one runner and one Compiler per
+    thread; handles released by their finalizers."""
+
+    def test_compile_and_run_from_threads(self):
+        import threading
+        errors, runners = [], {}
+        xs = [[f32(k / 7.0 - 2.0)] for k in range(50)]
+
+        def work(t):
+            try:
+                for rep in range(5):
+                    k = f32(t + rep / 4.0)
+                    img = fmag.compile("export f32 f(f32 x) { return x * %r + %d.0; }"
+                                       % (k, t), filename="t%d.sl" % t)
+                    got = fmag.run(img[0], xs, engine="ref" if rep % 2 else "batch")
+                    want = [[f32(f32(x[0] * k) + t)] for x in xs]  # mul, then add: two roundings
+                    fused = [[f32(x[0] * k + t)] for x in xs]      # or one fma (exact in double)
+                    for g, w, u in zip(got, want, fused):
+                        if g != w and g != u:
+                            errors.append((t, rep, g, w))
+                runners[t] = (id(fmag._runner("ref")), id(fmag._compiler()))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append((t, repr(e)))
+
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(set(runners.values())), 6, "one runner and one Compiler per thread")
+
+    def test_shared_compiler_and_runner_serialize(self):
+        import threading
+        c, r = fmag.Compiler(), fmag.Runner("batch")
+        out, errors = [], []
+
+        def work(t):
+            try:
+                img = c.compile("export f32 g(f32 x) { return max(x, %d.0); }" % t)
+                out.append((t, r.run(img[0], [[1.5], [7.5]])))
+            except Exception as e:  # noqa: BLE001
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        self.assertEqual(errors, [])
+        for t, got in out:
+            self.assertEqual(got, [[max(1.5, t)], [max(7.5, t)]])
+        c.close()
+        with self.assertRaises(ValueError):
+            c.compile("export f32 g(f32 x) { return x; }")
+
+    def test_compiler_errors_and_reuse(self):
+        c = fmag.Compiler()
+        with self.assertRaises(fmag.CompileError) as e:
+            c.compile("export f32 f(f32 x) {\n  return x +;\n}\n", filename="bad.sl")
+        self.assertEqual((e.exception.diagnostics[0].line, e.exception.diagnostics[0].column),
+                         (2, 13))
+        # the context was reset: the next compile reports only its own diagnostics
+        with self.assertRaises(fmag.CompileError) as e:
+            c.compile("export f32 f(f32 x) { return y; }", filename="b2.sl")
+        self.assertEqual([d.file for d in e.exception.diagnostics], ["b2.sl"])
+        self.assertEqual(fmag.run(c.compile("export f32 f(f32 x) { return x + 1.0; }")[0],
+                                  [[2.0]]), [[3.0]])
+
+    def test_finalizers_release_handles(self):
+        import gc
+        img = fmag.compile("export f32 f(f32 x) { return x; }")
+        fin = img._finalizer
+        prog = img[0]
+        del img
+        gc.collect()
+        self.assertTrue(fin.alive, "a Program keeps its image")
+        del prog
+        gc.collect()
+        self.assertFalse(fin.alive)
+        r = fmag.Runner("ref")
+        rfin = r._finalizer
+        del r
+        gc.collect()
+        self.assertFalse(rfin.alive)
+        self.assertFalse(hasattr(fmag.Image, "__del__") or hasattr(fmag.Runner, "__del__"))
+
+    def test_pickle_round_trip(self):
+        import pickle
+        img = fmag.compile("export f32 a(f32 x) { return x * 3.0; }\n"
+                           "export f32 b(f32 x) { return x - 1.0; }")
+        p = pickle.loads(pickle.dumps(img["b"]))
+        self.assertEqual((p.name, fmag.run(p, [[5.0]])), ("b", [[4.0]]))
+
+    def test_layouts_checked_against_the_library(self):
+        import ctypes
+        # the module's mirrors agree with the library's own table...
+        self.assertEqual(ctypes.sizeof(fmag._Options),
+                         fmag._ABI["S"]["fmag_compile_options"])
+        self.assertEqual(fmag.LANGUAGES["hlsl"], fmag._ABI["E"]["FMAG_LANG_HLSL"])
+
+        # ...and a mirror that does not is refused
+        class Swapped(ctypes.Structure):
+            _fields_ = [("size", ctypes.c_size_t), ("entry", ctypes.c_char_p),
+                        ("language", ctypes.c_int)]
+        with self.assertRaises(ImportError) as e:
+            fmag._check_layout(fmag._ABI, Swapped, "fmag_compile_options")
+        self.assertIn("fmag_compile_options.entry", str(e.exception))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2 if "-v" in sys.argv else 1)

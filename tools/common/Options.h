@@ -9,9 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "fmag/VM.h"
-
-typedef struct fmag_context fmag_context;
+#include "fmag/fmag.h" /* the context and compile types (the functions: fmagToolCompile) */
 
 /* What a tool is: its name prefixes every error and starts --version's line. */
 typedef struct fmag_tool {
@@ -151,5 +149,24 @@ int fmag_tool_wrong_kind(const fmag_tool *tool, const char *path, fmag_vm_file_k
  * ("error: ...") gets the tool's prefix, as clang prints its own errors, while
  * "file:line:col: error: ..." stays as it is (Diag.c, links lib/IR). */
 void fmag_tool_print_diags(const fmag_tool *tool, const fmag_context *ctx);
+
+/* ------------------------------------------- the compiling tools (Compile.c) */
+
+/* Option handlers slc and fmag-opt share: -lowering=fast|full (dest: bool, true for
+ * fast; anything else is "-lowering wants 'fast' or 'full', not 'V'"),
+ * -inline-budget=N and -unroll-budget=N (dest: unsigned long long, 1 or more) and
+ * -ferror-limit=N (dest: unsigned long long, 0 to 2^32-1). */
+bool fmag_opt_lowering(const fmag_tool *tool, void *dest, const char *spelling, const char *value);
+bool fmag_opt_budget(const fmag_tool *tool, void *dest, const char *spelling, const char *value);
+bool fmag_opt_error_limit(const fmag_tool *tool, void *dest, const char *spelling,
+                          const char *value);
+
+/* Writes len bytes to path (NULL or "-": standard output); false after printing
+ * "cannot write 'PATH': reason". */
+bool fmag_tool_write(const fmag_tool *tool, const char *path, const void *data, size_t len);
+
+/* fmag_compile_ex, with *out set up first and the diagnostics printed on failure. */
+bool fmag_tool_compile(const fmag_tool *tool, fmag_context *ctx, const char *shown, const char *src,
+                       size_t len, const fmag_compile_options *opts, fmag_compile_result *out);
 
 #endif

@@ -1,12 +1,10 @@
-/* fmag-opt: parse a .fir module, verify it, run passes, print it or lower it. */
-#include "fmag/CodeGen.h"
+/* fmag-opt: parse a .fir module, verify it, run passes, print it or lower it (SPEC §3).
+ * An option table over the compile driver, fmag_compile_ex (lib/API), stopping after
+ * the passes or lowering as the pipeline left the module; the pass manager's options
+ * (Transforms.h) go through it. */
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
-#include "fmag/VM.h"
 #include "Options.h"
-#ifdef FMAG_HAVE_CODEGEN
-#include "fmag/Asm.h"
-#endif
 
 #include <errno.h>
 #include <limits.h>
@@ -49,8 +47,7 @@ typedef struct cli {
     const char *input, *output;
     fmag_pass_options opts;
     unsigned long long error_limit;
-    bool lower, roundtrip, lowering_given;
-    fmag_codegen_options cg;
+    bool lower, roundtrip, lowering_given, fast_lowering;
     char *pipeline; /* the pass flags in order, joined with commas */
     size_t plen, cap;
 } cli;
@@ -118,12 +115,6 @@ static bool check_roundtrip(fmag_context *ctx, fmag_module *m, unsigned flags)
     return ok;
 }
 
-/* "-name=N" with N a decimal count below 2^32; false (and a message) otherwise. */
-static bool count_flag(const char *a, const char *value, unsigned long long *out)
-{
-    return fmag_opt_uint_value(&tool, a, value, 0, 0xFFFFFFFFull, out);
-}
-
 /* The option handlers: `dest` is the cli. */
 static bool opt_passes(const fmag_tool *t, void *dest, const char *spelling, const char *value)
 {
@@ -158,7 +149,7 @@ static bool opt_unroll_budget(const fmag_tool *t, void *dest, const char *spelli
                               const char *value)
 {
     unsigned long long n;
-    if (!fmag_opt_uint_value(t, spelling, value, 1, SIZE_MAX, &n)) return false;
+    if (!fmag_opt_budget(t, &n, spelling, value)) return false;
     ((cli *)dest)->opts.max_unroll_instrs = (size_t)n;
     return true;
 }
@@ -167,26 +158,16 @@ static bool opt_inline_budget(const fmag_tool *t, void *dest, const char *spelli
                               const char *value)
 {
     unsigned long long n;
-    if (!fmag_opt_uint_value(t, spelling, value, 1, SIZE_MAX, &n)) return false;
+    if (!fmag_opt_budget(t, &n, spelling, value)) return false;
     ((cli *)dest)->opts.inline_budget = (size_t)n;
     return true;
 }
 
-static bool opt_error_limit(const fmag_tool *t, void *dest, const char *spelling, const char *value)
-{
-    (void)t;
-    return count_flag(spelling, value, &((cli *)dest)->error_limit);
-}
-
 static bool opt_lowering(const fmag_tool *t, void *dest, const char *spelling, const char *value)
 {
-    (void)spelling;
     cli *c = dest;
-    if (strcmp(value, "fast") && strcmp(value, "full"))
-        return fmag_tool_error(t, "-lowering wants 'fast' or 'full', not '%s'", value), false;
-    c->cg.effort = value[1] == 'a' ? FMAG_CODEGEN_FAST : FMAG_CODEGEN_FULL;
     c->lowering_given = true;
-    return true;
+    return fmag_opt_lowering(t, &c->fast_lowering, spelling, value);
 }
 
 static bool opt_bisect_limit(const fmag_tool *t, void *dest, const char *spelling,
@@ -237,179 +218,115 @@ static int take_pass(const fmag_tool *t, void *user, const char *arg)
     return add_to_pipeline(user, name) ? 1 : -1;
 }
 
+/* The command line, as the option table below fills it in. */
+static cli c = {.error_limit = FMAG_DEFAULT_ERROR_LIMIT};
+static char verify_help[200];
+
+static const fmag_option table[] = {
+    {"-o", FMAG_OPT_NEXT, FMAG_OPT_STRING, &c.output, NULL, "FILE",
+     "write output to FILE ('-': standard output; with -lower,\na FILE ending in .fmag is "
+     "written as binary)"},
+    {"-passes", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &c, opt_passes, "a,b,c",
+     "run a comma-separated pipeline of passes"},
+    {"-O0|-O1|-O2", 0, FMAG_OPT_CALL, &c, opt_pipeline, NULL, "run a named pipeline"},
+    {"-verify-each", FMAG_OPT_EQ | FMAG_OPT_OPTIONAL, FMAG_OPT_CALL, &c, opt_verify_each, "0|1",
+     verify_help},
+    {"-opt-bisect-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_bisect_limit, "N",
+     "run only the first N pass applications (a pass on\none function, or a module pass) "
+     "and log each as\n'BISECT: [NOT ]running pass (K) NAME on ...'\n(to stderr; -1: run "
+     "all, log all)"},
+    {"-print-after-all", 0, FMAG_OPT_FLAG, &c.opts.print_after_all, NULL, NULL,
+     "print the module after every pass (to stderr)"},
+    {"-print-raw", 0, FMAG_OPT_CALL, &c, opt_print_raw, NULL,
+     "print every arithmetic instruction as plain fmag"},
+    {"-stats", 0, FMAG_OPT_FLAG, &c.opts.stats, NULL, NULL,
+     "per pass: instructions before/after (to stderr)"},
+    {"-time-passes", 0, FMAG_OPT_FLAG, &c.opts.time_passes, NULL, NULL,
+     "per pass: wall time (to stderr)"},
+    {"-check-roundtrip", 0, FMAG_OPT_FLAG, &c.roundtrip, NULL, NULL,
+     "check that parse(print(m)) equals m; exit 1 if not"},
+    {"-unroll-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_unroll_budget, "N",
+     "-loop-unroll: a function may grow to at most N\ninstructions (default 100000)"},
+    {"-lower", 0, FMAG_OPT_FLAG, &c.lower, NULL, NULL,
+     "lower each export to the FMAG stream (prints .fmas)"},
+    {"-lowering", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_lowering, "fast|full",
+     "with -lower: fast = two schedules, no search (JIT\nlatency); full = the default "
+     "search"},
+    {"-inline-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_inline_budget, "N",
+     "most instructions of a function, and of the exports\ntogether, after inlining "
+     "(default 200000; beyond it\n-inline is an error)"},
+    {"-ferror-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c.error_limit, fmag_opt_error_limit, "N",
+     "stop after N errors (default 20; 0: no limit)"},
+    {"-test-break-after", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_break_after, "PASS",
+     "testing: after PASS runs, plant a use before its\ndefinition in the first function "
+     "(for -verify-each's\ntests)"},
+};
+
+/* The driver's options for what the command line asks. */
+static void compile_options(fmag_compile_options *o)
+{
+    bool to_stdout = c.output && !strcmp(c.output, "-");
+    bool binary = c.lower && c.output && !to_stdout && ends_with(c.output, ".fmag");
+    fmag_compile_options_init(o);
+    o->language = FMAG_LANG_FIR;
+    o->pipeline = c.pipeline ? c.pipeline : ""; /* no pass flag: no pass */
+    o->stop_after = c.lower ? FMAG_STAGE_PROGRAMS : FMAG_STAGE_PASSES;
+    o->emit = !c.lower ? FMAG_EMIT_FIR : binary ? FMAG_EMIT_FMAG : FMAG_EMIT_FMAS;
+    o->lower_as_is = true;
+    o->fast_codegen = c.fast_lowering;
+    o->print_flags = c.opts.print_flags;
+    c.opts.log = stderr;
+    o->pass_options = &c.opts;
+}
+
 int main(int argc, char **argv)
 {
-    cli c = {0};
-    c.error_limit = FMAG_DEFAULT_ERROR_LIMIT;
-    c.cg.effort = FMAG_CODEGEN_FULL; /* the header only: no link needed */
-    char verify_help[200];
     snprintf(verify_help, sizeof verify_help,
              "run the verifier after every pass; =0 turns it off\n(default: on in Debug "
              "builds, off otherwise; this one: %s)",
              fmag_pass_verify_each_default() ? "on" : "off");
-    const fmag_option table[] = {
-        {"-o", FMAG_OPT_NEXT, FMAG_OPT_STRING, &c.output, NULL, "FILE",
-         "write output to FILE ('-': standard output; with -lower,\na FILE ending in .fmag is "
-         "written as binary)"},
-        {"-passes", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &c, opt_passes, "a,b,c",
-         "run a comma-separated pipeline of passes"},
-        {"-O0|-O1|-O2", 0, FMAG_OPT_CALL, &c, opt_pipeline, NULL, "run a named pipeline"},
-        {"-verify-each", FMAG_OPT_EQ | FMAG_OPT_OPTIONAL, FMAG_OPT_CALL, &c, opt_verify_each, "0|1",
-         verify_help},
-        {"-opt-bisect-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_bisect_limit, "N",
-         "run only the first N pass applications (a pass on\none function, or a module pass) "
-         "and log each as\n'BISECT: [NOT ]running pass (K) NAME on ...'\n(to stderr; -1: run "
-         "all, log all)"},
-        {"-print-after-all", 0, FMAG_OPT_FLAG, &c.opts.print_after_all, NULL, NULL,
-         "print the module after every pass (to stderr)"},
-        {"-print-raw", 0, FMAG_OPT_CALL, &c, opt_print_raw, NULL,
-         "print every arithmetic instruction as plain fmag"},
-        {"-stats", 0, FMAG_OPT_FLAG, &c.opts.stats, NULL, NULL,
-         "per pass: instructions before/after (to stderr)"},
-        {"-time-passes", 0, FMAG_OPT_FLAG, &c.opts.time_passes, NULL, NULL,
-         "per pass: wall time (to stderr)"},
-        {"-check-roundtrip", 0, FMAG_OPT_FLAG, &c.roundtrip, NULL, NULL,
-         "check that parse(print(m)) equals m; exit 1 if not"},
-        {"-unroll-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_unroll_budget, "N",
-         "-loop-unroll: a function may grow to at most N\ninstructions (default 100000)"},
-        {"-lower", 0, FMAG_OPT_FLAG, &c.lower, NULL, NULL,
-         "lower each export to the FMAG stream (prints .fmas)"},
-        {"-lowering", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_lowering, "fast|full",
-         "with -lower: fast = two schedules, no search (JIT\nlatency); full = the default "
-         "search"},
-        {"-inline-budget", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_inline_budget, "N",
-         "most instructions of a function, and of the exports\ntogether, after inlining "
-         "(default 200000; beyond it\n-inline is an error)"},
-        {"-ferror-limit", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_error_limit, "N",
-         "stop after N errors (default 20; 0: no limit)"},
-        {"-test-break-after", FMAG_OPT_EQ, FMAG_OPT_CALL, &c, opt_break_after, "PASS",
-         "testing: after PASS runs, plant a use before its\ndefinition in the first function "
-         "(for -verify-each's\ntests)"},
-    };
     fmag_opt_parser parser = {&tool,      table,     sizeof table / sizeof table[0],
                               take_input, take_pass, &c};
-    int status = fmag_opt_parse(&parser, argc, argv);
-    if (status != FMAG_OPT_RUN) {
-        free(c.pipeline);
-        return status;
-    }
-    fmag_pass_options opts = c.opts;
-    const char *input = c.input, *output = c.output;
-    char *pipeline = c.pipeline;
-    size_t plen = c.plen;
-    bool lower = c.lower, roundtrip = c.roundtrip;
-    fmag_codegen_options cg = c.cg;
-    if (c.lowering_given && !lower) {
-        fmag_tool_error(&tool, "-lowering=... applies to -lower, which is not given");
-        free(pipeline);
-        return 1;
-    }
-    if (!input) {
-        fmag_tool_error(&tool, "no input file (use '-' for standard input)");
-        free(pipeline);
-        return 1;
-    }
-    size_t len;
-    char err[512];
+    int rc = fmag_opt_parse(&parser, argc, argv);
     char *text = NULL;
-    if (fmag_tool_output_is_input(&tool, input, output) ||
-        !(text = fmag_tool_read_file(&tool, input, &len))) {
-        free(pipeline);
-        return 1;
+    size_t len;
+    if (rc != FMAG_OPT_RUN) goto out;
+    rc = 1;
+    if (c.lowering_given && !c.lower) {
+        fmag_tool_error(&tool, "-lowering=... applies to -lower, which is not given");
+        goto out;
     }
-    fmag_context *ctx = fmag_context_create();
-    fmag_context_set_error_limit(ctx, (unsigned)c.error_limit);
-    int rc = 0;
-    const char *shown = strcmp(input, "-") ? input : "<stdin>";
+    if (!c.input) {
+        fmag_tool_error(&tool, "no input file (use '-' for standard input)");
+        goto out;
+    }
+    if (fmag_tool_output_is_input(&tool, c.input, c.output) ||
+        !(text = fmag_tool_read_file(&tool, c.input, &len)))
+        goto out;
     /* .fir text, or text and data of no known kind (the parser names what is wrong);
      * any other kind is named with the tool that takes it. */
     fmag_vm_file_evidence ev;
-    fmag_vm_file_kind kind = fmag_vm_file_kind_of(input, text, len, &ev);
+    fmag_vm_file_kind kind = fmag_vm_file_kind_of(c.input, text, len, &ev);
     if (kind != FMAG_VM_FILE_FIR && kind != FMAG_VM_FILE_TEXT && kind != FMAG_VM_FILE_UNKNOWN) {
-        rc = fmag_tool_wrong_kind(&tool, input, kind, ev);
+        rc = fmag_tool_wrong_kind(&tool, c.input, kind, ev);
         goto out;
     }
-    fmag_module *m = fmag_parse_module(ctx, shown, text, len);
-    if (!m || !fmag_verify_module(m)) {
-        fmag_tool_print_diags(&tool, ctx);
-        rc = 1;
-        goto out;
-    }
-    opts.log = stderr;
-    if (plen && !fmag_run_passes(m, pipeline, &opts)) {
-        fmag_tool_print_diags(&tool, ctx);
-        rc = 1;
-        goto out;
-    }
-    if (roundtrip && !check_roundtrip(ctx, m, opts.print_flags)) {
-        fmag_tool_print_diags(&tool, ctx);
-        rc = 1;
-        goto out;
-    }
-    FILE *out = stdout;
-    bool to_stdout = output && !strcmp(output, "-");
-    bool binary = lower && output && !to_stdout && ends_with(output, ".fmag");
-    if (output && !binary && !to_stdout) {
-        out = fopen(output, "w");
-        if (!out) {
-            fprintf(stderr, "fmag-opt: error: cannot write '%s': %s\n", output, strerror(errno));
-            rc = 1;
-            goto out;
-        }
-    }
-    if (lower) {
-#ifdef FMAG_HAVE_CODEGEN
-        fmag_vm_image img;
-        fmag_vm_image_init(&img);
-        bool ok = true, any_export = false;
-        fmag_foreach_func (f, m)
-            any_export |= f->is_export;
-        /* An empty module passes the verifier (it has no function to check) but has no
-         * program either: refused with the verifier's words for a module of non-export
-         * functions, on every output (.fmas to stdout or a file, .fmag). */
-        if (!any_export) {
-            fmag_context_error(ctx, "error: module has no export function (an export is a "
-                                    "program's entry point)");
-            ok = false;
-        }
-        fmag_foreach_func (f, m) {
-            if (!ok || !f->is_export) continue;
-            fmag_codegen_stats st = {0};
-            if (!fmag_codegen_func_with(f, &img, &st, &cg)) {
-                ok = false;
-                break;
-            }
-            if (opts.stats)
-                fprintf(stderr,
-                        "stats: lower @%s: %u instructions, %u registers (max live %u, %u moves)\n",
-                        f->name, st.instrs, st.regs, st.max_live, st.moves);
-        }
-        if (!ok) {
+    fmag_context *ctx = fmag_context_create();
+    fmag_context_set_error_limit(ctx, (unsigned)c.error_limit);
+    fmag_compile_options o;
+    compile_options(&o);
+    fmag_compile_result r;
+    const char *shown = strcmp(c.input, "-") ? c.input : "<stdin>";
+    if (fmag_tool_compile(&tool, ctx, shown, text, len, &o, &r)) {
+        if (c.roundtrip && !check_roundtrip(ctx, r.module, c.opts.print_flags))
             fmag_tool_print_diags(&tool, ctx);
-            rc = 1;
-        } else if (binary) {
-            if (!fmag_vm_image_save(&img, output, err, sizeof err)) {
-                fprintf(stderr, "fmag-opt: error: %s\n", err);
-                rc = 1;
-            }
-        } else {
-            fmag_asm_print_image(&img, out);
-        }
-        fmag_vm_image_free(&img);
-#else
-        fprintf(stderr, "fmag-opt: error: -lower is not available (built without lib/CodeGen)\n");
-        rc = 1;
-#endif
-    } else {
-        fmag_module_print(m, out, opts.print_flags);
+        else
+            rc = fmag_tool_write(&tool, c.output, r.data, r.len) ? 0 : 1;
     }
-    if (out != stdout && fclose(out)) {
-        fprintf(stderr, "fmag-opt: error: cannot write '%s'\n", output);
-        rc = 1;
-    }
-out:
+    fmag_compile_result_free(&r);
     fmag_context_destroy(ctx);
+out:
     free(text);
-    free(pipeline);
+    free(c.pipeline);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* fmag-run: runs a .fmag, .fmas or .fir program on inputs from the command line or
- * a file, on a chosen engine; a thin driver over lib/VM, lib/AsmParser and lib/IR. */
+ * a file, on a chosen engine. .fmas and .fir go through the compile driver
+ * (fmag_compile_ex: assembled as written, or the verified IR for the interpreter);
+ * .fmag through lib/VM's reader; the engines are lib/VM's and lib/GPU's. */
 #define _POSIX_C_SOURCE 200809L
-#include "fmag/Asm.h"
 #include "fmag/Bits.h"
 #include "fmag/IR.h"
 #include "fmag/Math.h"
@@ -74,25 +75,27 @@ static bool rows_push(rows *r, const float *vals, size_t nvals, uint32_t prog)
 
 /* The programs a run can choose from. */
 typedef struct target {
-    fmag_vm_image img; /* .fmag / .fmas */
-    fmag_context *ctx; /* .fir */
-    fmag_func *fn;     /* .fir: the function to interpret */
-    size_t prog;       /* .fmag / .fmas: the selected program */
+    const fmag_vm_image *img; /* .fmag / .fmas: the records (&own, or the driver's image) */
+    fmag_vm_image own;        /* .fmag: read here */
+    fmag_context *ctx;        /* .fmas / .fir */
+    fmag_compile_result r;    /* .fmas / .fir: what the driver made */
+    fmag_func *fn;            /* .fir: the function to interpret */
+    size_t prog;              /* .fmag / .fmas: the selected program */
     bool is_fir;
 } target;
 
 static unsigned target_nin(const target *t, size_t prog)
 {
-    return t->is_fir ? t->fn->nparams : t->img.programs[prog].nin;
+    return t->is_fir ? t->fn->nparams : t->img->programs[prog].nin;
 }
 /* Inputs that carry derivatives (their x then y derivatives end the input list). */
 static unsigned target_nderiv(const target *t, size_t prog)
 {
-    return t->is_fir ? t->fn->nderiv : t->img.programs[prog].nderiv;
+    return t->is_fir ? t->fn->nderiv : t->img->programs[prog].nderiv;
 }
 static unsigned target_nout(const target *t, size_t prog)
 {
-    return t->is_fir ? t->fn->nresults : t->img.programs[prog].nout;
+    return t->is_fir ? t->fn->nresults : t->img->programs[prog].nout;
 }
 
 /* One value: anything strtof reads (decimal, hex float, inf, nan), whole field.
@@ -142,12 +145,12 @@ static bool parse_prog_ref(const target *t, const char *s, size_t len, uint32_t 
     while (k < len && s[k] >= '0' && s[k] <= '9' && v <= UINT32_MAX)
         v = v * 10 + (unsigned long)(s[k++] - '0');
     if (k == len && len > 0) {
-        if (v >= t->img.nprograms) return false;
+        if (v >= t->img->nprograms) return false;
         *out = (uint32_t)v;
         return true;
     }
-    for (size_t i = 0; i < t->img.nprograms; i++)
-        if (strlen(t->img.programs[i].name) == len && !memcmp(t->img.programs[i].name, s, len)) {
+    for (size_t i = 0; i < t->img->nprograms; i++)
+        if (strlen(t->img->programs[i].name) == len && !memcmp(t->img->programs[i].name, s, len)) {
             *out = (uint32_t)i;
             return true;
         }
@@ -197,7 +200,7 @@ static bool parse_fields(const target *t, bool per_lane, const char *s, size_t l
         if (!have_prog) {
             if (!parse_prog_ref(t, s + st, flen, &prog)) {
                 snprintf(err, errlen, "%s: '%.*s' is not a program index (0..%zu) or name", where,
-                         (int)(flen > 60 ? 60 : flen), s + st, t->img.nprograms - 1);
+                         (int)(flen > 60 ? 60 : flen), s + st, t->img->nprograms - 1);
                 return false;
             }
             have_prog = true;
@@ -224,7 +227,7 @@ static bool parse_fields(const target *t, bool per_lane, const char *s, size_t l
     }
     unsigned nin = target_nin(t, prog);
     if (nvals != nin) {
-        const char *name = t->is_fir ? t->fn->name : t->img.programs[prog].name;
+        const char *name = t->is_fir ? t->fn->name : t->img->programs[prog].name;
         unsigned nd = target_nderiv(t, prog);
         if (nd)
             snprintf(err, errlen,
@@ -346,36 +349,38 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
     }
     if (kind == KIND_FIR || kind == KIND_FMAS) {
         t->ctx = fmag_context_create();
-        if (kind == KIND_FMAS) {
-            ok = fmag_asm_parse(t->ctx, path, data, len, &t->img);
-        } else {
-            t->is_fir = true;
-            fmag_module *m = fmag_parse_module(t->ctx, path, data, len);
-            ok = m && fmag_verify_module(m);
-            /* A module that asks for derivatives is differentiated first, so that the
-             * function takes its inputs' derivatives as the compiled program would
-             * (its placeholders would otherwise give zeros). */
-            if (ok && (fmag_module_get_func(m, FMAG_DFDX_NAME) ||
-                       fmag_module_get_func(m, FMAG_DFDY_NAME))) {
-                fmag_pass_options po;
-                memset(&po, 0, sizeof po);
-                ok = fmag_run_passes(m, "derivatives", &po);
+        t->is_fir = kind == KIND_FIR;
+        fmag_compile_options o;
+        fmag_compile_options_init(&o);
+        o.language = t->is_fir ? FMAG_LANG_FIR : FMAG_LANG_FMAS;
+        o.stop_after = FMAG_STAGE_IR; /* .fir: parsed and verified, for the interpreter */
+        fmag_compile_result_init(&t->r);
+        ok = fmag_compile_ex(t->ctx, path, data, len, &o, &t->r) == FMAG_OK;
+        if (ok && !t->is_fir) t->img = fmag_image_vm(t->r.image);
+        /* A module that asks for derivatives is differentiated first, so that the
+         * function takes its inputs' derivatives as the compiled program would (its
+         * placeholders would otherwise give zeros). */
+        if (ok && t->is_fir &&
+            (fmag_module_get_func(t->r.module, FMAG_DFDX_NAME) ||
+             fmag_module_get_func(t->r.module, FMAG_DFDY_NAME))) {
+            fmag_pass_options po;
+            memset(&po, 0, sizeof po);
+            ok = fmag_run_passes(t->r.module, "derivatives", &po);
+        }
+        if (ok && t->is_fir) {
+            fmag_func *first = NULL, *first_export = NULL;
+            fmag_foreach_func (fn, t->r.module) {
+                if (!first) first = fn;
+                if (fn->is_export && !first_export) first_export = fn;
             }
-            if (ok) {
-                fmag_func *first = NULL, *first_export = NULL;
-                fmag_foreach_func (fn, m) {
-                    if (!first) first = fn;
-                    if (fn->is_export && !first_export) first_export = fn;
-                }
-                t->fn = prog_name ? fmag_module_get_func(m, prog_name)
-                                  : (first_export ? first_export : first);
-                if (!t->fn) {
-                    snprintf(err, errlen,
-                             prog_name ? "%s: no function named '%s'" : "%s: no functions%s", path,
-                             prog_name ? prog_name : "");
-                    free(data);
-                    return false;
-                }
+            t->fn = prog_name ? fmag_module_get_func(t->r.module, prog_name)
+                              : (first_export ? first_export : first);
+            if (!t->fn) {
+                snprintf(err, errlen,
+                         prog_name ? "%s: no function named '%s'" : "%s: no functions%s", path,
+                         prog_name ? prog_name : "");
+                free(data);
+                return false;
             }
         }
         if (!ok) {
@@ -401,7 +406,7 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
         }
     } else {
         char why[400];
-        ok = fmag_vm_image_read(&t->img, data, len, why, sizeof why);
+        ok = fmag_vm_image_read(&t->own, data, len, why, sizeof why);
         free(data);
         if (!ok) {
             snprintf(err, errlen, "%s: %s", path, why);
@@ -409,12 +414,12 @@ static bool load_target(target *t, const char *path, const char *prog_name, bool
         }
     }
     if (prog_name) {
-        const fmag_vm_program *p = fmag_vm_image_find(&t->img, prog_name);
+        const fmag_vm_program *p = fmag_vm_image_find(t->img, prog_name);
         if (!p) {
             snprintf(err, errlen, "%s: no program named '%s'", path, prog_name);
             return false;
         }
-        t->prog = (size_t)(p - t->img.programs);
+        t->prog = (size_t)(p - t->img->programs);
     }
     return true;
 }
@@ -450,15 +455,15 @@ static bool run_rows(target *t, backend bk, unsigned threads, const rows *in, fl
             }
         return true;
     }
-    const fmag_vm_program **progs = malloc(t->img.nprograms * sizeof(*progs));
+    const fmag_vm_program **progs = malloc(t->img->nprograms * sizeof(*progs));
     if (!progs) {
         snprintf(err, errlen, "out of memory");
         return false;
     }
-    for (size_t i = 0; i < t->img.nprograms; i++)
-        progs[i] = &t->img.programs[i];
+    for (size_t i = 0; i < t->img->nprograms; i++)
+        progs[i] = &t->img->programs[i];
     const fmag_vm_program **use = per_lane ? progs : progs + t->prog;
-    size_t nuse = per_lane ? t->img.nprograms : 1;
+    size_t nuse = per_lane ? t->img->nprograms : 1;
     const uint32_t *idx = per_lane ? in->prog : NULL;
     bool ok = false;
     switch (bk) {
@@ -595,202 +600,183 @@ static const fmag_tool run_tool = {
     "options:\n",
     NULL, NULL};
 
+/* The command line, as the option table below fills it in. */
+static run_args r;
+enum { EQN = FMAG_OPT_EQ_OR_NEXT };
+
+static const fmag_option opts[] = {
+    {"--in", EQN | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &r, opt_in, "V,V,...",
+     "one element's inputs (repeat for more elements); a leading\n"
+     "minus is a value: --in -1,2"},
+    {"--in-file", EQN, FMAG_OPT_CALL, &r, opt_in_file, "FILE",
+     "many elements: CSV text, one element per line (values\n"
+     "separated by commas or blanks; empty lines and lines\n"
+     "starting with # are skipped), or raw little-endian float32\n"
+     "(element after element) with --in-format=raw or a .bin/.f32\n"
+     "file name. '-' reads standard input."},
+    {"--in-format", EQN, FMAG_OPT_CALL, &r, opt_in_format, "csv|raw", "force the --in-file format"},
+    {"--program", EQN, FMAG_OPT_CALL, &r, opt_program, "NAME",
+     "run the program (or .fir function) of that name"},
+    {"--per-lane", FMAG_OPT_NO_VALUE, FMAG_OPT_FLAG, &r.per_lane, NULL, NULL,
+     "each element names its program: the first value of every\n"
+     "--in / CSV line is a program index (0-based, file order) or\n"
+     "name; the rest are that program's inputs (.fmag/.fmas only)"},
+    {"--backend", EQN, FMAG_OPT_CALL, &r, opt_backend, "B",
+     "ref (default; the reference interpreter), batch (the SIMD\n"
+     "multi-threaded CPU engine), vulkan, cuda"},
+    {"--threads", EQN, FMAG_OPT_CALL, &r, opt_threads, "N",
+     "batch engine threads (default: one per CPU)"},
+    {"--bench", EQN, FMAG_OPT_CALL, &r, opt_bench, "N",
+     "run N generated elements and print the throughput\n"
+     "(elements/s and FMAG instructions/s) instead of outputs;\n"
+     "a .fir prints elements/s only (lower it for instr/s)"},
+};
+
+/* --bench N: deterministic inputs in [-4, 4) (a mix of signs and magnitudes), one
+ * timed run, the throughput. */
+static int bench(target *t, rows *in, float **outv, size_t max_in, size_t max_out)
+{
+    char err[1024];
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    size_t iw = max_in ? max_in : 1, n = (size_t)r.bench;
+    in->v = malloc(n * iw * sizeof(float));
+    in->prog = calloc(n, sizeof(uint32_t));
+    *outv = malloc(n * (max_out ? max_out : 1) * sizeof(float));
+    if (!in->v || !in->prog || !*outv) return fail("out of memory for %llu elements", r.bench);
+    for (size_t k = 0; k < n * iw; k++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        in->v[k] = (float)(int32_t)(uint32_t)(s >> 32) * (4.0f / 2147483648.0f);
+    }
+    for (size_t k = 0; k < n; k++)
+        in->prog[k] = (uint32_t)t->prog;
+    in->n = in->cap = n;
+    double t0 = now_seconds();
+    if (!run_rows(t, r.bk, (unsigned)r.threads, in, *outv, max_out ? max_out : 1, false, err,
+                  sizeof err))
+        return fail("%s", err);
+    double dt = now_seconds() - t0;
+    if (dt <= 0) dt = 1e-9;
+    uint64_t sum = 0;
+    for (size_t k = 0; k < n * max_out; k++)
+        sum = sum * 1000003u + fmag_bits_of((*outv)[k]);
+    if (t->is_fir) {
+        /* The IR interpreter runs IR, not machine instructions, and does not count
+         * what it executes: an FMAG instr/s figure here would be made up. */
+        printf("program %s: %llu elements, IR interpreter (backend ref)\n"
+               "time %.6f s, %.4g elements/s, checksum %016llx\n",
+               t->fn->name, r.bench, dt, (double)r.bench / dt, (unsigned long long)sum);
+        return 0;
+    }
+    const fmag_vm_program *p = &t->img->programs[t->prog];
+    double ninstr = (double)p->ninstr;
+    printf("program %s: %llu elements, %.0f instructions, backend %s", p->name, r.bench, ninstr,
+           backend_names[r.bk]);
+    if (r.bk == BK_BATCH)
+        printf(" (%s, up to %u threads)", fmag_vm_batch_isa(),
+               r.threads ? (unsigned)r.threads : fmag_vm_hardware_threads());
+    printf("\ntime %.6f s, %.4g elements/s, %.4g FMAG instr/s, checksum %016llx\n", dt,
+           (double)r.bench / dt, (double)r.bench * ninstr / dt, (unsigned long long)sum);
+    return 0;
+}
+
+/* The elements: from --in-file, the --in lists, or one empty element for a program
+ * without inputs. false after printing the error. */
+static bool read_inputs(target *t, rows *in, size_t max_in)
+{
+    char err[1024];
+    if (r.in_file) {
+        size_t len;
+        char *data = fmag_vm_read_file(r.in_file, &len, err, sizeof err);
+        if (!data) return fail("%s", err), false;
+        bool raw = r.in_format ? !strcmp(r.in_format, "raw")
+                               : (ends_with(r.in_file, ".bin") || ends_with(r.in_file, ".f32"));
+        bool ok;
+        if (raw && r.per_lane) {
+            snprintf(err, sizeof err, "--per-lane needs CSV input");
+            ok = false;
+        } else if (raw) {
+            ok = parse_raw(t, data, len, in, r.in_file, err, sizeof err);
+        } else if (memchr(data, 0, len)) {
+            snprintf(err, sizeof err,
+                     "%s: NUL byte in CSV input (raw float32? use --in-format=raw)", r.in_file);
+            ok = false;
+        } else {
+            ok = parse_csv(t, r.per_lane, data, len, in, r.in_file, err, sizeof err);
+        }
+        free(data);
+        return ok || (fail("%s", err), false);
+    }
+    for (size_t k = 0; k < r.n_in_lists; k++) {
+        char where[64];
+        snprintf(where, sizeof where, "--in #%zu", k + 1);
+        if (!parse_element(t, r.per_lane, r.in_lists[k], strlen(r.in_lists[k]), in, where, err,
+                           sizeof err))
+            return fail("%s", err), false;
+    }
+    if (r.n_in_lists) return true;
+    if (r.per_lane || max_in)
+        return fail("program '%s' takes %zu input%s: give --in V,V,... or --in-file FILE",
+                    t->is_fir ? t->fn->name : t->img->programs[t->prog].name, max_in,
+                    max_in == 1 ? "" : "s"),
+               false;
+    return rows_push(in, NULL, 0, (uint32_t)t->prog) || (fail("out of memory"), false);
+}
+
 int main(int argc, char **argv)
 {
-    run_args r = {0};
     int rc = 1;
     char err[1024];
-
     r.in_lists = calloc((size_t)argc, sizeof(char *));
     if (!r.in_lists) return fail("out of memory");
-    enum { EQN = FMAG_OPT_EQ_OR_NEXT };
-    const fmag_option opts[] = {
-        {"--in", EQN | FMAG_OPT_EMPTY_OK, FMAG_OPT_CALL, &r, opt_in, "V,V,...",
-         "one element's inputs (repeat for more elements); a leading\n"
-         "minus is a value: --in -1,2"},
-        {"--in-file", EQN, FMAG_OPT_CALL, &r, opt_in_file, "FILE",
-         "many elements: CSV text, one element per line (values\n"
-         "separated by commas or blanks; empty lines and lines\n"
-         "starting with # are skipped), or raw little-endian float32\n"
-         "(element after element) with --in-format=raw or a .bin/.f32\n"
-         "file name. '-' reads standard input."},
-        {"--in-format", EQN, FMAG_OPT_CALL, &r, opt_in_format, "csv|raw",
-         "force the --in-file format"},
-        {"--program", EQN, FMAG_OPT_CALL, &r, opt_program, "NAME",
-         "run the program (or .fir function) of that name"},
-        {"--per-lane", FMAG_OPT_NO_VALUE, FMAG_OPT_FLAG, &r.per_lane, NULL, NULL,
-         "each element names its program: the first value of every\n"
-         "--in / CSV line is a program index (0-based, file order) or\n"
-         "name; the rest are that program's inputs (.fmag/.fmas only)"},
-        {"--backend", EQN, FMAG_OPT_CALL, &r, opt_backend, "B",
-         "ref (default; the reference interpreter), batch (the SIMD\n"
-         "multi-threaded CPU engine), vulkan, cuda"},
-        {"--threads", EQN, FMAG_OPT_CALL, &r, opt_threads, "N",
-         "batch engine threads (default: one per CPU)"},
-        {"--bench", EQN, FMAG_OPT_CALL, &r, opt_bench, "N",
-         "run N generated elements and print the throughput\n"
-         "(elements/s and FMAG instructions/s) instead of outputs;\n"
-         "a .fir prints elements/s only (lower it for instr/s)"},
-    };
     const fmag_opt_parser parser = {&run_tool, opts, sizeof opts / sizeof *opts,
                                     take_file, NULL, &r};
     rc = fmag_opt_parse(&parser, argc, argv);
     if (rc != FMAG_OPT_RUN) goto out;
     rc = 1;
-    const char *file = r.file, *in_file = r.in_file, *prog_name = r.prog_name;
-    const char *in_format = r.in_format;
-    const char **in_lists = r.in_lists;
-    size_t n_in_lists = r.n_in_lists;
-    bool per_lane = r.per_lane, have_bench = r.have_bench;
-    backend bk = r.bk;
-    unsigned long long bench = r.bench, threads = r.threads;
-    if (!file) {
+    if (!r.file) {
         fail("no program file (see --help)");
         goto out;
     }
-    if (have_bench && (in_file || n_in_lists || per_lane)) {
+    if (r.have_bench && (r.in_file || r.n_in_lists || r.per_lane)) {
         fail("--bench generates its own inputs; drop --in, --in-file and --per-lane");
         goto out;
     }
-    if (in_file && n_in_lists) {
+    if (r.in_file && r.n_in_lists) {
         fail("give --in or --in-file, not both");
         goto out;
     }
-    if (per_lane && prog_name) {
+    if (r.per_lane && r.prog_name) {
         fail("--per-lane picks programs per element; drop --program");
         goto out;
     }
-
     target t = {0};
-    fmag_vm_image_init(&t.img);
+    fmag_vm_image_init(&t.own);
+    t.img = &t.own;
     rows in = {0};
     float *outv = NULL;
-    if (!load_target(&t, file, prog_name, per_lane, err, sizeof err)) {
+    if (!load_target(&t, r.file, r.prog_name, r.per_lane, err, sizeof err)) {
         if (err[0]) fail("%s", err); /* empty: the diagnostics are printed already */
         goto done;
     }
     size_t max_in = 0, max_out = 0;
-    if (per_lane) {
-        for (size_t i = 0; i < t.img.nprograms; i++) {
-            if (t.img.programs[i].nin > max_in) max_in = t.img.programs[i].nin;
-            if (t.img.programs[i].nout > max_out) max_out = t.img.programs[i].nout;
-        }
-    } else {
-        max_in = target_nin(&t, t.prog);
-        max_out = target_nout(&t, t.prog);
+    for (size_t i = 0; r.per_lane && i < t.img->nprograms; i++) {
+        if (t.img->programs[i].nin > max_in) max_in = t.img->programs[i].nin;
+        if (t.img->programs[i].nout > max_out) max_out = t.img->programs[i].nout;
     }
+    if (!r.per_lane) max_in = target_nin(&t, t.prog), max_out = target_nout(&t, t.prog);
     in.width = max_in;
-
-    if (have_bench) {
-        /* Deterministic inputs in [-4, 4): a mix of signs and magnitudes. */
-        uint64_t s = 0x9E3779B97F4A7C15ull;
-        size_t iw = max_in ? max_in : 1;
-        in.v = malloc((size_t)bench * iw * sizeof(float));
-        in.prog = calloc((size_t)bench, sizeof(uint32_t));
-        outv = malloc((size_t)bench * (max_out ? max_out : 1) * sizeof(float));
-        if (!in.v || !in.prog || !outv) {
-            fail("out of memory for %llu elements", bench);
-            goto done;
-        }
-        for (size_t k = 0; k < (size_t)bench * iw; k++) {
-            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-            in.v[k] = (float)(int32_t)(uint32_t)(s >> 32) * (4.0f / 2147483648.0f);
-        }
-        for (size_t k = 0; k < (size_t)bench; k++)
-            in.prog[k] = (uint32_t)t.prog;
-        in.n = in.cap = (size_t)bench;
-        double t0 = now_seconds();
-        if (!run_rows(&t, bk, (unsigned)threads, &in, outv, max_out ? max_out : 1, false, err,
-                      sizeof err)) {
-            fail("%s", err);
-            goto done;
-        }
-        double dt = now_seconds() - t0;
-        if (dt <= 0) dt = 1e-9;
-        uint64_t sum = 0;
-        for (size_t k = 0; k < (size_t)bench * max_out; k++) {
-            sum = sum * 1000003u + fmag_bits_of(outv[k]);
-        }
-        if (t.is_fir) {
-            /* The IR interpreter runs IR, not machine instructions, and does not count
-             * what it executes: an FMAG instr/s figure here would be made up. */
-            printf("program %s: %llu elements, IR interpreter (backend ref)\n"
-                   "time %.6f s, %.4g elements/s, checksum %016llx\n",
-                   t.fn->name, bench, dt, (double)bench / dt, (unsigned long long)sum);
-        } else {
-            const fmag_vm_program *p = &t.img.programs[t.prog];
-            double ninstr = (double)p->ninstr;
-            printf("program %s: %llu elements, %.0f instructions, backend %s", p->name, bench,
-                   ninstr, backend_names[bk]);
-            if (bk == BK_BATCH)
-                printf(" (%s, up to %u threads)", fmag_vm_batch_isa(),
-                       threads ? (unsigned)threads : fmag_vm_hardware_threads());
-            printf("\ntime %.6f s, %.4g elements/s, %.4g FMAG instr/s, checksum %016llx\n", dt,
-                   (double)bench / dt, (double)bench * ninstr / dt, (unsigned long long)sum);
-        }
-        rc = 0;
+    if (r.have_bench) {
+        rc = bench(&t, &in, &outv, max_in, max_out);
         goto done;
     }
-
-    if (in_file) {
-        size_t len;
-        char *data = fmag_vm_read_file(in_file, &len, err, sizeof err);
-        if (!data) {
-            fail("%s", err);
-            goto done;
-        }
-        bool raw = in_format ? !strcmp(in_format, "raw")
-                             : (ends_with(in_file, ".bin") || ends_with(in_file, ".f32"));
-        bool ok;
-        if (raw && per_lane) {
-            snprintf(err, sizeof err, "--per-lane needs CSV input");
-            ok = false;
-        } else if (raw) {
-            ok = parse_raw(&t, data, len, &in, in_file, err, sizeof err);
-        } else {
-            if (memchr(data, 0, len)) {
-                snprintf(err, sizeof err,
-                         "%s: NUL byte in CSV input (raw float32? use --in-format=raw)", in_file);
-                ok = false;
-            } else {
-                ok = parse_csv(&t, per_lane, data, len, &in, in_file, err, sizeof err);
-            }
-        }
-        free(data);
-        if (!ok) {
-            fail("%s", err);
-            goto done;
-        }
-    } else if (n_in_lists) {
-        for (size_t k = 0; k < n_in_lists; k++) {
-            char where[64];
-            snprintf(where, sizeof where, "--in #%zu", k + 1);
-            if (!parse_element(&t, per_lane, in_lists[k], strlen(in_lists[k]), &in, where, err,
-                               sizeof err)) {
-                fail("%s", err);
-                goto done;
-            }
-        }
-    } else {
-        if (per_lane || max_in) {
-            fail("program '%s' takes %zu input%s: give --in V,V,... or --in-file FILE",
-                 t.is_fir ? t.fn->name : t.img.programs[t.prog].name, max_in,
-                 max_in == 1 ? "" : "s");
-            goto done;
-        }
-        if (!rows_push(&in, NULL, 0, (uint32_t)t.prog)) {
-            fail("out of memory");
-            goto done;
-        }
-    }
-
+    if (!read_inputs(&t, &in, max_in)) goto done;
     size_t ow = max_out ? max_out : 1;
     outv = calloc(in.n ? in.n * ow : 1, sizeof(float));
     if (!outv) {
         fail("out of memory");
         goto done;
     }
-    if (!run_rows(&t, bk, (unsigned)threads, &in, outv, ow, per_lane, err, sizeof err)) {
+    if (!run_rows(&t, r.bk, (unsigned)r.threads, &in, outv, ow, r.per_lane, err, sizeof err)) {
         fail("%s", err);
         goto done;
     }
@@ -805,7 +791,8 @@ done:
     free(in.v);
     free(in.prog);
     free(outv);
-    fmag_vm_image_free(&t.img);
+    fmag_vm_image_free(&t.own);
+    fmag_compile_result_free(&t.r);
     if (t.ctx) fmag_context_destroy(t.ctx);
 out:
     free(r.in_lists);

@@ -3,9 +3,12 @@
  * through bytes, diagnostics as records (positions known by construction), and the GPU
  * runners' errors where there is no device. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../Expect.h"
+#include "fmag/IR.h"    /* the builder */
+#include "fmag/SPIRV.h" /* the shader compiler's slot name */
 #include "fmag/fmag.h"
 
 static bool same_bits(float a, float b)
@@ -258,21 +261,32 @@ static void count_destroy(void *obj)
 }
 
 /* A context slot's object is destroyed when the slot is set again and with the
- * context, not by a reset. */
+ * context, not by a reset; slots are found by the content of their names, and a
+ * context holds FMAG_CONTEXT_MAX_SLOTS of them. */
 static void test_context_slots(void)
 {
-    static int one = 1, ten = 10;
+    static int one = 1, ten = 10, hundred = 100;
     fmag_context *ctx = fmag_context_create();
-    fmag_context_slot_set(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER, &one, count_destroy);
+    EXPECT(fmag_context_slot_set(ctx, "test.a", &one, count_destroy));
     fmag_context_reset(ctx);
-    EXPECT(slot_destroyed == 0 &&
-           fmag_context_slot_get(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER) == &one);
-    fmag_context_slot_set(ctx, FMAG_CONTEXT_SLOT_SHADER_COMPILER, &ten, count_destroy);
+    char name[] = "test.a"; /* another pointer, the same name */
+    EXPECT(slot_destroyed == 0 && fmag_context_slot_get(ctx, name) == &one);
+    EXPECT(!fmag_context_slot_get(ctx, "test.b"));
+    EXPECT(fmag_context_slot_set(ctx, "test.a", &ten, count_destroy));
     EXPECT(slot_destroyed == 1);
+    EXPECT(fmag_context_slot_set(ctx, "test.b", &hundred, NULL));
+    EXPECT(fmag_context_slot_get(ctx, "test.a") == &ten &&
+           fmag_context_slot_get(ctx, "test.b") == &hundred);
     fmag_context_destroy(ctx);
     EXPECT(slot_destroyed == 11);
     ctx = fmag_context_create();
-    EXPECT(!fmag_context_slot_get(ctx, FMAG_CONTEXT_NSLOTS));
+    static const char *const names[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"};
+    for (int i = 0; i < FMAG_CONTEXT_MAX_SLOTS; i++)
+        EXPECT(fmag_context_slot_set(ctx, names[i], &one, NULL));
+    EXPECT(!fmag_context_slot_set(ctx, names[FMAG_CONTEXT_MAX_SLOTS], &one, NULL));
+    EXPECT(!fmag_context_slot_get(ctx, names[FMAG_CONTEXT_MAX_SLOTS]));
+    EXPECT(fmag_context_slot_set(ctx, "s3", NULL, NULL) && !fmag_context_slot_get(ctx, "s3"));
+    EXPECT(fmag_context_slot_set(ctx, names[FMAG_CONTEXT_MAX_SLOTS], &ten, NULL));
     fmag_context_destroy(ctx);
 }
 
@@ -474,6 +488,115 @@ static void test_gpu_errors(void)
     fmag_context_destroy(ctx);
 }
 
+/* The compile driver: each stage and emit, against what the other calls give. */
+static void test_compile_stages(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    const char *sl = "f32 sq(f32 x) { return x * x; }\n"
+                     "export f32 f(f32 x) { return sq(x) + 1.0; }\n";
+    fmag_compile_options o;
+    fmag_compile_options_init(&o);
+    EXPECT(o.size == sizeof o && o.stop_after == FMAG_STAGE_PROGRAMS && !o.pass_options);
+    fmag_compile_result r;
+    fmag_compile_result_init(&r);
+    /* the programs, as .fmas: what disassembling fmag_compile's image gives */
+    o.emit = FMAG_EMIT_FMAS;
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &o, &r) == FMAG_OK && r.image && r.module &&
+           r.data);
+    fmag_image *img = compile(ctx, "f.sl", sl);
+    char *text = img ? fmag_program_disassemble(fmag_image_program(img, 0)) : NULL;
+    EXPECT(text && r.len == strlen(text) && !memcmp(r.data, text, r.len));
+    fmag_free(text);
+    fmag_compile_result_free(&r);
+    EXPECT(!r.image && !r.data);
+    /* .fmag bytes: fmag_image_write's */
+    o.emit = FMAG_EMIT_FMAG;
+    void *bytes = NULL;
+    size_t n = 0;
+    EXPECT(img && fmag_image_write(ctx, img, &bytes, &n));
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &o, &r) == FMAG_OK && r.len == n &&
+           !memcmp(r.data, bytes, n));
+    fmag_free(bytes);
+    fmag_compile_result_free(&r);
+    fmag_image_destroy(img);
+    /* the IR before the passes still calls @sq; after O2 it does not */
+    o.emit = FMAG_EMIT_FIR;
+    o.stop_after = FMAG_STAGE_IR;
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &o, &r) == FMAG_OK && !r.image &&
+           r.module && r.data && strstr(r.data, "call @sq"));
+    fmag_compile_result_free(&r);
+    o.stop_after = FMAG_STAGE_PASSES;
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &o, &r) == FMAG_OK && r.data &&
+           strstr(r.data, "export func @f") && !strstr(r.data, "call @"));
+    fmag_compile_result_free(&r);
+    /* an empty pipeline runs no pass */
+    o.pipeline = "";
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &o, &r) == FMAG_OK && r.data &&
+           strstr(r.data, "call @sq"));
+    fmag_compile_result_free(&r);
+    /* straight-line C of the program */
+    fmag_compile_options_init(&o);
+    o.emit = FMAG_EMIT_C;
+    o.emit_prefix = "t_";
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &o, &r) == FMAG_OK && r.data &&
+           strstr(r.data, "t_f"));
+    fmag_compile_result_free(&r);
+    /* misuse: .fir of programs, SPIR-V of SL, options without their size */
+    fmag_context_reset(ctx);
+    o.emit = FMAG_EMIT_FIR;
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &o, &r) == FMAG_ERROR_MISUSE && !r.data &&
+           !r.image && fmag_context_diag_count(ctx) == 1);
+    o.emit = FMAG_EMIT_SPIRV;
+    o.stop_after = FMAG_STAGE_SPIRV;
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &o, &r) == FMAG_ERROR_MISUSE);
+    fmag_compile_options zero;
+    memset(&zero, 0, sizeof zero);
+    fmag_context_reset(ctx);
+    EXPECT(fmag_compile_ex(ctx, "f.sl", sl, strlen(sl), &zero, &r) == FMAG_ERROR_MISUSE &&
+           !fmag_compile(ctx, "f.sl", sl, strlen(sl), &zero));
+    EXPECT(fmag_context_diag_count(ctx) == 2 &&
+           strstr(fmag_context_diag(ctx, 0), "fmag_compile_options_init"));
+    /* a caller built against a newer header (a larger struct): the known part is read */
+    struct {
+        fmag_compile_options o;
+        int later_field;
+    } newer;
+    fmag_compile_options_init_size(&newer.o, sizeof newer);
+    newer.later_field = 7;
+    newer.o.pipeline = "no-such-pass";
+    fmag_context_reset(ctx);
+    EXPECT(!fmag_compile(ctx, "f.sl", sl, strlen(sl), &newer.o) &&
+           strstr(fmag_context_diag(ctx, 0), "no-such-pass"));
+    /* statuses: bad source, and their names */
+    fmag_compile_options_init(&o);
+    EXPECT(fmag_compile_ex(ctx, "bad.sl", "export", 6, &o, &r) == FMAG_ERROR_INPUT);
+    EXPECT(!strcmp(fmag_status_name(FMAG_OK), "ok") &&
+           !strcmp(fmag_status_name(FMAG_ERROR_MISUSE), "misuse"));
+    fmag_free(NULL);
+    fmag_context_destroy(ctx);
+}
+
+/* fmag_abi_entry reports the layout this test was compiled against. */
+static void test_abi_table(void)
+{
+    char kind;
+    const char *name;
+    long long value, extra;
+    int found = 0;
+    for (size_t i = 0; fmag_abi_entry(i, &kind, &name, &value, &extra); i++) {
+        if (kind == 'S' && !strcmp(name, "fmag_compile_options"))
+            found += value == (long long)sizeof(fmag_compile_options);
+        if (kind == 'S' && !strcmp(name, "fmag_diagnostic"))
+            found += value == (long long)sizeof(fmag_diagnostic);
+        if (kind == 'F' && !strcmp(name, "fmag_compile_options.pass_options"))
+            found += value == (long long)offsetof(fmag_compile_options, pass_options) &&
+                     extra == (long long)sizeof(void *);
+        if (kind == 'E' && !strcmp(name, "FMAG_LANG_SPIRV")) found += value == FMAG_LANG_SPIRV;
+    }
+    EXPECT(found == 4);
+    EXPECT(!fmag_abi_entry((size_t)-1, &kind, &name, &value, &extra));
+}
+
 int main(void)
 {
     test_version();
@@ -485,6 +608,8 @@ int main(void)
     test_diagnostic_records();
     test_budgets();
     test_gpu_errors();
+    test_compile_stages();
+    test_abi_table();
     if (failures) fprintf(stderr, "api-unittests: %d failures\n", failures);
     return failures != 0;
 }
