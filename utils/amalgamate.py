@@ -10,7 +10,7 @@
 
 What goes in: the public headers, then (behind FMAG_IMPLEMENTATION) the sources of lib/
 IR, AsmParser, VM, Transforms, CodeGen, Math, SL, API and, when the folder exists,
-lib/SPIRV (its shaderc part excepted), and the GLSL interpreter (gpu/fmag_interp.glsl,
+lib/SPIRV and lib/Shader (the GLSL/HLSL front as its stub: shaderc is C++), and the GLSL interpreter (gpu/fmag_interp.glsl,
 gpu/fmag_run.comp) as string constants. What stays out: lib/Superopt (the
 superoptimizer; the Transforms pass superopt-peephole needs only its rule table,
 lib/Transforms/SuperoptRules.inc, and the rule type, fmag/SuperoptRules.h, which do go
@@ -30,10 +30,11 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIB_DIRS = ["IR", "AsmParser", "VM", "Transforms", "CodeGen", "Math", "SL", "SPIRV", "API"]
+LIB_DIRS = ["IR", "AsmParser", "VM", "Transforms", "CodeGen", "Math", "SL", "SPIRV", "Shader",
+            "API"]
 # Public headers in dependency order (fmag.h last: it includes IR.h, VM.h, Version.h).
 PUBLIC = ["Version.h", "IR.h", "VM.h", "FloatText.h", "Asm.h", "Transforms.h", "CodeGen.h",
-          "SL.h", "Math.h", "SPIRV.h", "fmag.h"]
+          "SL.h", "Math.h", "SPIRV.h", "Shader.h", "fmag.h"]
 # Needed by the implementation only.
 PRIVATE_PUBLIC = ["PeepholeRules.h"]
 # Public headers of the parts left out: an #include of one stays as written (the only
@@ -312,18 +313,19 @@ def main():
         print("amalgamate: spirv/unified1/spirv.h not found (spirv-headers): lib/SPIRV left out",
               file=sys.stderr)
         lib_dirs.remove("SPIRV")
+        lib_dirs.remove("Shader")
 
     inc = os.path.join(ROOT, "include", "fmag")
     public = [h for h in PUBLIC if h == "Version.h" or os.path.exists(os.path.join(inc, h))]
-    if "SPIRV" not in lib_dirs and "SPIRV.h" in public:
-        public.remove("SPIRV.h")
+    if "SPIRV" not in lib_dirs:
+        public = [h for h in public if h not in ("SPIRV.h", "Shader.h")]
     sources = []
     for d in lib_dirs:
         p = os.path.join(ROOT, "lib", d)
         if os.path.isdir(p):
             for f in sorted(os.listdir(p)):
                 path = os.path.join(p, f)
-                # The shaderc part goes in as its stub (FMAG_HAVE_SHADERC stays undefined
+                # lib/Shader goes in as its stub (FMAG_HAVE_SHADERC stays undefined
                 # here): GLSL/HLSL answer "built without", SPIR-V works.
                 if f.endswith(".c"):
                     sources.append((d, path))
@@ -494,6 +496,7 @@ def main():
     out.append("#if defined(FMAG_IMPLEMENTATION) && !defined(FMAG_IMPLEMENTATION_DONE) && !defined(__cplusplus)")
     out.append("#define FMAG_IMPLEMENTATION_DONE")
     out.append("#undef FMAG_HAVE_SHADERC /* shaderc is a link-time library: not in one header */")
+    out.append("#define FMAG_AMALGAMATION 1 /* lib/Shader's stub says why GLSL is missing */")
     if any(d == "SPIRV" for d, _ in sources):
         out.append("#define FMAG_API_HAVE_SPIRV 1 /* fmag_compile reads SPIR-V */")
     out.append("""/* One translation unit lets GCC inline across what were files, and its

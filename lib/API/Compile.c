@@ -10,6 +10,7 @@
 #include "fmag/Transforms.h"
 #if defined(FMAG_API_HAVE_SPIRV)
 #include "fmag/SPIRV.h"
+#include "fmag/Shader.h"
 #endif
 
 const char *fmag_version(void)
@@ -167,9 +168,8 @@ static fmag_module *import_shader(fmag_context *ctx, const char *filename, const
         return fmag_glsl_import(ctx, filename, src, len,
                                 lang == FMAG_LANG_HLSL ? FMAG_SOURCE_HLSL : FMAG_SOURCE_GLSL, &so);
     fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0,
-                        "%s input is not built into this FMAG library (it needs "
-                        "shaderc and SPIRV-Tools: libshaderc-dev, spirv-tools)",
-                        names[lang]);
+                        "%s input is not built into this FMAG library (%s)", names[lang],
+                        fmag_shader_input_missing());
     return NULL;
 #else
     (void)src;

@@ -630,15 +630,13 @@ static void fmag_spirv_import_thunk(void *arg)
     a->result = import_unguarded(a->ctx, a->words, a->nwords, a->opts, a->source);
 }
 
-fmag_module *spv_import_from_source(fmag_context *ctx, const uint32_t *words, size_t nwords,
-                                    const fmag_spirv_options *opts, spv_source source)
-{
-    struct fmag_spirv_import_args a = {ctx, words, nwords, opts, source, NULL};
-    return fmag_context_guard(ctx, fmag_spirv_import_thunk, &a) ? a.result : NULL;
-}
-
 fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t nwords,
                                const fmag_spirv_options *opts)
 {
-    return spv_import_from_source(ctx, words, nwords, opts, SPV_SOURCE_SPIRV);
+    fmag_spirv_origin o = opts ? opts->origin : FMAG_SPIRV_ORIGIN_SPIRV;
+    spv_source source = o == FMAG_SPIRV_ORIGIN_GLSL   ? SPV_SOURCE_GLSL
+                        : o == FMAG_SPIRV_ORIGIN_HLSL ? SPV_SOURCE_HLSL
+                                                      : SPV_SOURCE_SPIRV;
+    struct fmag_spirv_import_args a = {ctx, words, nwords, opts, source, NULL};
+    return fmag_context_guard(ctx, fmag_spirv_import_thunk, &a) ? a.result : NULL;
 }

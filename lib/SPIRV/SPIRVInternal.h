@@ -228,9 +228,6 @@ bool spv_error_op(spv_reader *r, const char *fmt, ...)
  * SPIR-V, the opcode's name, a colon and the spirv wording. */
 bool spv_error_feature(spv_reader *r, const char *glsl, const char *hlsl, const char *spirv);
 const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len);
-/* Import.c: fmag_spirv_import of a module that slc's front end made from `source`. */
-fmag_module *spv_import_from_source(fmag_context *ctx, const uint32_t *words, size_t nwords,
-                                    const fmag_spirv_options *opts, spv_source source);
 
 /* Parse.c */
 bool spv_parse(spv_reader *r);

@@ -11,6 +11,7 @@
 #include "fmag/SL.h"
 #ifdef FMAG_HAVE_SPIRV
 #include "fmag/SPIRV.h"
+#include "fmag/Shader.h"
 #endif
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"

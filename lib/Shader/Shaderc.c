@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fmag/SPIRV.h"
+#include "fmag/Shader.h"
 #include "GlslangDiag.h"
 
 #ifdef FMAG_HAVE_SHADERC
@@ -31,10 +31,21 @@
 
 bool fmag_shader_input_available(void)
 {
-#ifdef FMAG_HAVE_SHADERC
-    return true;
+    return fmag_shader_input_missing() == NULL;
+}
+
+const char *fmag_shader_input_missing(void)
+{
+#if defined(FMAG_HAVE_SHADERC)
+    return NULL;
+#elif defined(FMAG_AMALGAMATION)
+    /* glslang and shaderc are C++ libraries: no header can hold them */
+    return "the single header fmag.h has no GLSL/HLSL front: compile the shader to SPIR-V "
+           "(glslangValidator -V, glslc) and pass the .spv, or link the installed FMAG "
+           "library (libfmag), which reads GLSL and HLSL";
 #else
-    return false;
+    return "it needs shaderc and SPIRV-Tools: install libshaderc-dev and spirv-tools, then "
+           "reconfigure";
 #endif
 }
 
@@ -69,8 +80,8 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     (void)compiler, (void)src, (void)len, (void)lang, (void)opts;
     memset(out, 0, sizeof *out);
     fmag_context_report(ctx, FMAG_DIAG_ERROR, filename ? filename : "<input>", 0, 0,
-                        "built without GLSL/HLSL input (install libshaderc-dev and "
-                        "spirv-tools, then reconfigure)");
+                        "built without GLSL/HLSL input (%s)", fmag_shader_input_missing());
+
     return false;
 }
 
