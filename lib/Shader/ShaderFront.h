@@ -207,6 +207,10 @@ bool shf_same_name(const front *f, size_t a, size_t b);
 bool shf_tok_eq_str(const front *f, size_t i, const char *s, size_t n);
 bool shf_is_param_qualifier(const front *f, size_t i);
 bool shf_find_signature(front *f, signature *sig);
+/* Whether -entry NAME names a function the file defines; if not, the error, with the
+ * closest defined name as a "did you mean" when one is close (edit distance). Called
+ * before anything blanks the functions the entry does not reach. */
+bool shf_entry_defined(front *f);
 
 /* Wrapper.c */
 bool shf_wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout);

@@ -334,11 +334,20 @@ bool fmag_shader_to_spirv_opts(fmag_shader_compiler *compiler, fmag_context *ctx
     b.f = &f;
     b.pp = src;
     shaderc_compilation_result_t res = NULL;
+    char *nl_src = NULL; /* src with a final newline, for the preprocessor */
     f.pplen = len;
     if (shf_has_directive(src, len) && !shf_macros_bounded(&f, src, len)) goto done;
     if (f.ndefines || shf_has_directive(src, len)) {
-        res = shaderc_compile_into_preprocessed_text(comp, src, len, shaderc_fragment_shader,
-                                                     f.filename, "main", opts);
+        /* glslang refuses a directive on the last line without a newline ("'#pragma':
+         * directive must end with a newline") where glslangValidator, and every other
+         * compiler, takes it: the preprocessor gets the text with one (same lines). */
+        if (len && src[len - 1] != '\n' && (nl_src = malloc(len + 1))) {
+            memcpy(nl_src, src, len);
+            nl_src[len] = '\n';
+        }
+        res = shaderc_compile_into_preprocessed_text(
+            comp, nl_src ? nl_src : src, nl_src ? len + 1 : len, shaderc_fragment_shader,
+            f.filename, "main", opts);
         if (!res) goto oom;
         if (shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
             shf_report(&f, shaderc_result_get_error_message(res), user_lines);
@@ -393,6 +402,7 @@ done:
     if (res) shaderc_result_release(res);
     if (opts) shaderc_compile_options_release(opts);
     if (!compiler) shaderc_compiler_release(comp);
+    free(nl_src);
     fmag_tmp_free(b.text.p);
     fmag_tmp_free(b.full.p);
     fmag_tmp_free(f.pp);

@@ -242,6 +242,63 @@ static bool parse_param(front *f, size_t b, size_t e, param *p, unsigned index)
 }
 
 /* Finds the first definition of f->entry at file scope and reads its signature. */
+/* Levenshtein distance between a[0..na) and b[0..nb) (names of at most 64 bytes). */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t row[65];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
+
+/* The token of the file-scope function definition whose name is closest to `want` by
+ * edit distance (the first of equals), if close enough to be a typo: at most a third of
+ * the name's length, rounded up (clang's rule for its "did you mean"). SIZE_MAX if none. */
+static size_t closest_function(const front *f, const char *want)
+{
+    size_t wn = strlen(want), best = SIZE_MAX, best_d = (wn + 2) / 3 + 1;
+    if (wn > 64) return SIZE_MAX;
+    int depth = 0;
+    for (size_t i = 0; i + 1 < f->t.n; i++) {
+        if (shf_tok_punct(f, i, '{')) depth++;
+        if (shf_tok_punct(f, i, '}')) depth--;
+        const tok *t = &f->t.v[i];
+        if (depth != 0 || t->kind != TK_IDENT || t->len > 64 || !shf_tok_punct(f, i + 1, '('))
+            continue;
+        size_t k = shf_skip_group(f, i + 1);
+        if (shf_tok_punct(f, k, ':') && k + 1 < f->t.n) k += 2; /* HLSL return semantic */
+        if (!shf_tok_punct(f, k, '{')) continue;                /* not a definition */
+        size_t d = edit_distance(want, wn, f->pp + t->off, t->len);
+        if (d < best_d) best_d = d, best = i;
+    }
+    return best;
+}
+
+bool shf_entry_defined(front *f)
+{
+    if (f->entry_implied) return true; /* HLSL's main: shf_find_signature says it is missing */
+    size_t near = closest_function(f, f->entry);
+    if (near != SIZE_MAX && shf_tok_eq_str(f, near, f->entry, strlen(f->entry))) return true;
+    if (near != SIZE_MAX)
+        shf_front_error(f, 0, "no function '%s' defined in the file (-entry); did you mean '%.*s'?",
+                        f->entry, (int)f->t.v[near].len, f->pp + f->t.v[near].off);
+    else
+        shf_front_error(f, 0, "no function '%s' defined in the file (-entry)", f->entry);
+    return false;
+}
+
 bool shf_find_signature(front *f, signature *sig)
 {
     size_t nlen = strlen(f->entry);

@@ -280,6 +280,7 @@ bool shf_wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
     signature sig;
     global *hg = NULL;
     size_t nhg = 0;
+    if (!shf_entry_defined(f)) return false;
     if (f->lang == FMAG_SOURCE_HLSL && !(hg = hlsl_entry_globals(f, &nhg))) return false;
     if (f->lang == FMAG_SOURCE_GLSL) {
         /* Globals are not inputs under -entry, but a file that declares them must compile;
