@@ -603,6 +603,10 @@ static fmag_module *import_unguarded(fmag_context *ctx, const uint32_t *words, s
         if (r->funcs[k].reached && !spv_translate_func(r, &r->funcs[k])) return NULL;
     r->fn = NULL;
     r->cur_inst = UINT32_MAX;
+    /* The blocks' aux held the SSA construction's state (SSA.c); the module goes out
+     * with every aux clear, as IR.h asks of whoever sets one. */
+    fmag_foreach_func (f, r->m)
+        fmag_func_clear_aux(f);
     if (!(e.is_entry_point ? wrap_entry_point(r, &e) : wrap_function(r, &e))) return NULL;
     if (!fmag_verify_module(r->m)) {
         fmag_context_report(ctx, FMAG_DIAG_ERROR, r->filename, 0, 0,
