@@ -128,9 +128,7 @@ typedef struct spv_block {
     fmag_block *ir;
     fmag_block **tests; /* OpSwitch: one test block per case compared at run time */
     unsigned ntests;
-    /* dominator tree: immediate dominator, reverse postorder number, DFS interval */
-    struct spv_block *idom;
-    unsigned rpo, pre, post;
+    unsigned pre, post; /* the dominator tree's DFS interval (Function.c) */
 } spv_block;
 
 typedef struct spv_func {
