@@ -14,7 +14,7 @@
 # include/fmag/ header -> the library that owns it. A new public header goes here too:
 # configuring fails while one is missing.
 set(FMAG_LAYER_HEADERS_fmagVM VM.h)
-set(FMAG_LAYER_HEADERS_fmagIR IR.h FloatText.h Sugar.def)
+set(FMAG_LAYER_HEADERS_fmagIR IR.h FloatText.h Sugar.def IntOps.def)
 set(FMAG_LAYER_HEADERS_fmagAsmParser Asm.h)
 set(FMAG_LAYER_HEADERS_fmagTransforms Transforms.h Passes.def PeepholeRules.h)
 set(FMAG_LAYER_HEADERS_fmagCodeGen CodeGen.h)

@@ -2,6 +2,7 @@
 # Installs the Debian packages FMAG needs (idempotent: only what is missing is
 # installed, so a machine that has everything needs no network).
 #   scripts/deps.sh demo    what scripts/demo.sh needs: a C compiler, CMake, Python
+#   scripts/deps.sh web     what scripts/web.sh needs: CMake, Python, emscripten, chromium
 #   scripts/deps.sh [test]  everything the test suite and CI use (the default)
 # When another apt or dpkg holds its lock (unattended-upgrades on a fresh machine), this
 # waits for it with a message instead of failing (FMAG_APT_WAIT seconds, default 900).
@@ -16,11 +17,13 @@ test_pkgs=(
   libshaderc-dev spirv-tools spirv-headers glslang-tools  # GLSL/HLSL input (lib/SPIRV), HLSL interpreter
   vulkan-validationlayers       # Vulkan runner checked under the validation layers
   pkg-config python3-numpy      # install checks (fmag.pc), the Python module's tests
+  emscripten chromium           # the browser playground: its wasm build and the headless browser test (docs/Web.md)
 )
 case "${1:-test}" in
   demo) pkgs=("${demo_pkgs[@]}") ;;
+  web) pkgs=("${demo_pkgs[@]}" emscripten chromium) ;;
   test) pkgs=("${demo_pkgs[@]}" "${test_pkgs[@]}") ;;
-  *) echo "usage: scripts/deps.sh [demo|test]" >&2; exit 1 ;;
+  *) echo "usage: scripts/deps.sh [demo|web|test]" >&2; exit 1 ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

@@ -45,7 +45,7 @@ PRIVATE_PUBLIC = ["PeepholeRules.h"]
 # one, in lib/API/Run.c, sits behind FMAG_API_HAVE_GPU, which stays undefined here).
 EXCLUDED_HEADERS = {"GPU.h"}
 # Headers included once per use site (X-macro tables).
-REPEATED = {"Passes.def", "Sugar.def"}
+REPEATED = {"Passes.def", "Sugar.def", "IntOps.def"}
 SPIRV_HEADER_DIRS = ["/usr/include", "/usr/local/include"]
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')

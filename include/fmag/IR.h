@@ -178,6 +178,16 @@ void fmag_context_diag_print(const fmag_context *ctx, FILE *out);
 
 /* ----------------------------------------------------------------- values */
 
+/* A value's type (SPEC §2b): a float32 (the default, what the machine has) or a 32-bit
+ * integer (two's complement; signedness is in the operations). -legalize-int turns
+ * every integer into float arithmetic before lowering. */
+typedef enum fmag_type {
+    FMAG_TYPE_F32,
+    FMAG_TYPE_I32,
+} fmag_type;
+/* "f32" / "i32": the .fir spelling. */
+const char *fmag_type_name(fmag_type t);
+
 typedef enum fmag_value_kind {
     FMAG_VALUE_CONST,  /* an interned float literal, owned by the module */
     FMAG_VALUE_PARAM,  /* a function parameter */
@@ -193,9 +203,13 @@ struct fmag_use {
 
 struct fmag_value {
     fmag_value_kind kind;
+    fmag_type type;   /* set when the value is made; FMAG_TYPE_F32 unless it is an integer */
     unsigned id;      /* dense per function for params/results (FMAG_VALID_VALUE_IDS) */
     const char *name; /* the name from text without '%', or NULL (printer numbers it) */
-    float imm;        /* FMAG_VALUE_CONST */
+    union {           /* FMAG_VALUE_CONST: */
+        float imm;      /* an f32 literal */
+        uint32_t ibits; /* an i32 literal's 32 bits */
+    };
     fmag_func *func;  /* FMAG_VALUE_PARAM: owner */
     fmag_instr *def;  /* FMAG_VALUE_RESULT */
     unsigned index;   /* param number or result number */
@@ -206,6 +220,15 @@ struct fmag_value {
 static inline bool fmag_value_is_const(const fmag_value *v)
 {
     return v->kind == FMAG_VALUE_CONST;
+}
+static inline bool fmag_value_is_int(const fmag_value *v)
+{
+    return v->type == FMAG_TYPE_I32;
+}
+/* True when v is the i32 literal with these bits. */
+static inline bool fmag_value_is_int_imm(const fmag_value *v, uint32_t bits)
+{
+    return v->kind == FMAG_VALUE_CONST && v->type == FMAG_TYPE_I32 && v->ibits == bits;
 }
 /* True when v is the literal with exactly these bits (so +0 and -0 differ). */
 bool fmag_value_is_imm(const fmag_value *v, float f);
@@ -230,7 +253,25 @@ typedef enum fmag_opcode {
     FMAG_OP_BR,   /* 1 operand (guard); targets[0] when guard > 0, else targets[1] */
     FMAG_OP_JMP,  /* targets[0] */
     FMAG_OP_RET,  /* operands = returned values, one per function result */
+    FMAG_OP_INT,  /* an integer operation (iop, fmag/IntOps.def); 1 result */
 } fmag_opcode;
+
+/* The integer operations, one per row of fmag/IntOps.def. */
+typedef enum fmag_int_op {
+#define FMAG_INT_OP(ID, TEXT, NOPS, RT, T0, T1, T2, COMM) FMAG_IOP_##ID,
+#include "fmag/IntOps.def"
+#undef FMAG_INT_OP
+    FMAG_IOP_COUNT
+} fmag_int_op;
+/* The table's columns: the .fir keyword, the operand count, the result's and each
+ * operand's type, and whether the two operands commute. */
+const char *fmag_int_op_name(fmag_int_op op);
+unsigned fmag_int_op_nops(fmag_int_op op);
+fmag_type fmag_int_op_result_type(fmag_int_op op);
+fmag_type fmag_int_op_operand_type(fmag_int_op op, unsigned k);
+bool fmag_int_op_commutes(fmag_int_op op);
+/* The integer comparisons (icmp.*), whose result is the machine's boolean 1.0 / 0.0. */
+bool fmag_int_op_is_compare(fmag_int_op op);
 
 /* The opcode's .fir keyword ("fmag", "phi", ...), for diagnostics. */
 const char *fmag_opcode_name(fmag_opcode op);
@@ -249,6 +290,7 @@ struct fmag_instr {
     fmag_block **phi_blocks; /* FMAG_OP_PHI: incoming block per operand */
     fmag_block *targets[2];  /* BR / JMP */
     fmag_func *callee;       /* CALL */
+    fmag_int_op iop;         /* INT */
     void *aux;               /* scratch: see "derived state and scratch" below */
 };
 
@@ -343,8 +385,9 @@ struct fmag_func {
     fmag_func *prev, *next;
     bool is_export;
     unsigned nparams;
-    fmag_value *params;
+    fmag_value *params; /* each param's type is params[k].type */
     unsigned nresults;
+    fmag_type *result_types; /* NULL: every result is f32 (fmag_func_result_type) */
     fmag_block *first, *last; /* first is the entry */
     unsigned nvalues;         /* params + results, when FMAG_VALID_VALUE_IDS */
     unsigned nblocks;         /* blocks, when FMAG_VALID_BLOCK_IDS */
@@ -372,6 +415,15 @@ void fmag_func_number_blocks(fmag_func *f);
 size_t fmag_func_num_instrs(const fmag_func *f);
 /* Unlink a function from its module (its calls must be gone). */
 void fmag_func_erase(fmag_func *f);
+/* Result k's type, and setting it (before any call or ret names the function). An
+ * export's parameters and results are f32: a program's inputs and outputs are floats. */
+static inline fmag_type fmag_func_result_type(const fmag_func *f, unsigned k)
+{
+    return f->result_types ? f->result_types[k] : FMAG_TYPE_F32;
+}
+void fmag_func_set_result_type(fmag_func *f, unsigned k, fmag_type t);
+/* Whether any value of f (a parameter, a result, an instruction's result) is an i32. */
+bool fmag_func_has_int(const fmag_func *f);
 
 /* ------------------------------------------------- derived state and scratch
  *
@@ -448,6 +500,10 @@ fmag_func *fmag_module_get_func(const fmag_module *m, const char *name);
 /* The interned literal with exactly these bits. A NaN or an infinity is accepted
  * here (folding may make one) but the verifier reports it. */
 fmag_value *fmag_module_const(fmag_module *m, float f);
+/* The interned i32 literal with these bits (a pool apart from the f32 literals). */
+fmag_value *fmag_module_const_i32(fmag_module *m, uint32_t bits);
+/* The literal of type t with these 32 bits (an f32's bit pattern, or an i32). */
+fmag_value *fmag_module_const_bits(fmag_module *m, fmag_type t, uint32_t bits);
 size_t fmag_module_num_instrs(const fmag_module *m);
 /* Deep structural equality (names of values/blocks ignored, literal bits compared);
  * used by round-trip tests. */
@@ -512,6 +568,16 @@ fmag_value *fmag_build_ge(fmag_builder *b, fmag_value *x, fmag_value *y);
 fmag_value *fmag_build_le(fmag_builder *b, fmag_value *x, fmag_value *y);
 
 fmag_instr *fmag_build_phi(fmag_builder *b); /* add incoming with fmag_phi_add_incoming */
+fmag_instr *fmag_build_phi_typed(fmag_builder *b, fmag_type t);
+
+/* Integers (SPEC §2b): an operation of fmag/IntOps.def on its operands (unused ones
+ * NULL), and the i32 literal. */
+fmag_value *fmag_build_int(fmag_builder *b, fmag_int_op op, fmag_value *x, fmag_value *y,
+                           fmag_value *z);
+fmag_value *fmag_build_const_i32(fmag_builder *b, uint32_t bits);
+/* (g > 0) ? t : f on two values of one type: fmag's select for f32, iselect for i32;
+ * what the passes that turn phis into selects use. */
+fmag_value *fmag_build_select_typed(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value *g);
 /* Returns the call instruction; its results are call->results[0..callee->nresults-1]. */
 fmag_instr *fmag_build_call(fmag_builder *b, fmag_func *callee, fmag_value *const *args,
                             unsigned nargs);
@@ -602,6 +668,10 @@ bool fmag_interp_func(fmag_func *f, const float *in, float *out);
 
 /* The one instruction, exactly: (e > 0) ? fmaf(a, b, c) : d. */
 float fmag_eval(float a, float b, float c, float d, float e);
+/* An integer operation, exactly (fmag/IntOps.def): each operand and the result as
+ * its 32 bits (an f32 operand or result as its bit pattern; unused operands 0). The
+ * one definition the interpreter, constant folding and the tests share. */
+uint32_t fmag_eval_int(fmag_int_op op, uint32_t a, uint32_t b, uint32_t c);
 
 /* ------------------------------------------------ diagnostics as records */
 

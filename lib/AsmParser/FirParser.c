@@ -426,6 +426,65 @@ static fmag_value *parse_operand(parser *p)
     return NULL;
 }
 
+/* An integer literal at offset `off`: decimal with an optional '-' (-2^31 .. 2^32-1)
+ * or hex `0x` with up to 8 digits, taken modulo 2^32. Returns its length, 0 if none. */
+static size_t scan_int(const char *s, size_t n, uint32_t *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+    uint64_t v = 0;
+    size_t start = i;
+    if (i + 1 < n && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+        i += 2;
+        start = i;
+        while (i < n && i - start < 9 &&
+               ((s[i] >= '0' && s[i] <= '9') || ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'f')))
+            v = v * 16 + (uint64_t)(s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10), i++;
+        if (i == start || i - start > 8) return 0;
+    } else {
+        while (i < n && s[i] >= '0' && s[i] <= '9' && v <= 0xFFFFFFFFull)
+            v = v * 10 + (uint64_t)(s[i] - '0'), i++;
+        if (i == start || v > (neg ? 0x80000000ull : 0xFFFFFFFFull)) return 0;
+    }
+    if (i < n && (is_name_char(s[i]) || s[i] == '.')) return 0;
+    *out = neg ? (uint32_t)(0u - (uint32_t)v) : (uint32_t)v;
+    return i;
+}
+
+/* An operand where a value of type t is expected: a %name (its type is the
+ * verifier's to check), or a literal of that type. */
+static fmag_value *parse_operand_typed(parser *p, fmag_type t)
+{
+    if (t == FMAG_TYPE_F32 || p->tok.kind == TOK_LOCAL) return parse_operand(p);
+    uint32_t bits;
+    size_t used = scan_int(p->src + p->tok.off, p->len - p->tok.off, &bits);
+    if (!used || p->tok.kind == TOK_EOF) {
+        char buf[64];
+        error_at(p, p->tok.off,
+                 "expected an i32 value (%%name, or an integer literal from -2147483648 to "
+                 "4294967295 or 0x0 to 0xFFFFFFFF), found %s",
+                 tok_desc(p, buf, sizeof buf));
+        return NULL;
+    }
+    p->pos = p->tok.off + used;
+    next(p);
+    return fmag_module_const_i32(p->m, bits);
+}
+
+/* `: i32` / `: f32` after a parameter, or nothing (f32). */
+static bool parse_type(parser *p, fmag_type *t)
+{
+    if (tok_is(p, "i32") || tok_is(p, "f32")) {
+        *t = tok_is(p, "i32") ? FMAG_TYPE_I32 : FMAG_TYPE_F32;
+        next(p);
+        return true;
+    }
+    char buf[64];
+    error_at(p, p->tok.off, "expected a type (f32 or i32), found %s", tok_desc(p, buf, sizeof buf));
+    return false;
+}
+
 /* Comma-separated operands, exactly n of them (or any number when n < 0). */
 static int parse_operands(parser *p, fmag_value **ops, int n, int max, const char *opname)
 {
@@ -548,15 +607,40 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         fmag_value *v = build_arith(b, arith_forms[k].kind, ops);
         return define_value(p, &results[0], v);
     }
+    for (unsigned op = 0; op < FMAG_IOP_COUNT; op++) {
+        if (strcmp(opname, fmag_int_op_name(op))) continue;
+        if (nres != 1) {
+            error_at(p, optok.off, "'%s' produces one result, %u named", opname, nres);
+            return false;
+        }
+        unsigned n = fmag_int_op_nops(op);
+        fmag_value *ops[3] = {NULL, NULL, NULL};
+        size_t start = optok.off;
+        for (unsigned k = 0; k < n; k++) {
+            if (k && !expect(p, TOK_COMMA, "','")) {
+                error_at(p, start, "'%s' takes %u operand%s", opname, n, n == 1 ? "" : "s");
+                return false;
+            }
+            if (!(ops[k] = parse_operand_typed(p, fmag_int_op_operand_type(op, k)))) return false;
+        }
+        if (p->tok.kind == TOK_COMMA) {
+            error_at(p, start, "'%s' takes %u operand%s", opname, n, n == 1 ? "" : "s");
+            return false;
+        }
+        fmag_value *v = fmag_build_int(b, op, ops[0], ops[1], ops[2]);
+        return define_value(p, &results[0], v);
+    }
     if (!strcmp(opname, "phi")) {
         if (nres != 1) {
             error_at(p, optok.off, "'phi' produces one result, %u named", nres);
             return false;
         }
-        fmag_instr *phi = fmag_build_phi(b);
+        fmag_type pt = FMAG_TYPE_F32;
+        if (p->tok.kind == TOK_IDENT && !parse_type(p, &pt)) return false;
+        fmag_instr *phi = fmag_build_phi_typed(b, pt);
         for (;;) {
             if (!expect(p, TOK_LBRACK, "'[' starting a phi operand")) return false;
-            fmag_value *v = parse_operand(p);
+            fmag_value *v = parse_operand_typed(p, pt);
             if (!v || !expect(p, TOK_COMMA, "','")) return false;
             fmag_block *from = use_block(p);
             if (!from || !expect(p, TOK_RBRACK, "']'")) return false;
@@ -584,7 +668,8 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
         unsigned nargs = 0, cap = 0;
         if (p->tok.kind != TOK_RPAREN) {
             for (;;) {
-                fmag_value *v = parse_operand(p);
+                fmag_value *v = parse_operand_typed(
+                    p, nargs < callee->nparams ? callee->params[nargs].type : FMAG_TYPE_F32);
                 if (!v) {
                     fmag_tmp_free(args);
                     return false;
@@ -653,9 +738,11 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
     assert(vals); /* in a guard: fmag_tmp_* unwind, never NULL */
     unsigned k = 0;
     size_t retoff = optok.off;
-    if (p->tok.kind == TOK_LOCAL || p->tok.kind == TOK_NUMBER) {
+    if (p->tok.kind == TOK_LOCAL || p->tok.kind == TOK_NUMBER ||
+        (k < n && fmag_func_result_type(p->fn, k) == FMAG_TYPE_I32 && p->tok.kind == TOK_ERROR)) {
         for (;;) {
-            fmag_value *v = parse_operand(p);
+            fmag_value *v = parse_operand_typed(
+                p, k < n ? fmag_func_result_type(p->fn, k) : FMAG_TYPE_F32);
             if (!v) {
                 fmag_tmp_free(vals);
                 return false;
@@ -705,6 +792,9 @@ static fmag_func *parse_header(parser *p, bool create)
     next(p);
     if (!expect(p, TOK_LPAREN, "'('")) return NULL;
     token params[1024];
+    fmag_type ptypes[1024];
+    fmag_type rtypes[1024];
+    bool typed_results = false;
     unsigned np = 0;
     if (p->tok.kind != TOK_RPAREN) {
         for (;;) {
@@ -718,27 +808,49 @@ static fmag_func *parse_header(parser *p, bool create)
                 error_at(p, p->tok.off, "too many parameters (at most 1024)");
                 return NULL;
             }
-            params[np++] = p->tok;
+            params[np] = p->tok;
+            ptypes[np] = FMAG_TYPE_F32;
             next(p);
+            if (p->tok.kind == TOK_COLON) {
+                next(p);
+                if (!parse_type(p, &ptypes[np])) return NULL;
+            }
+            np++;
             if (p->tok.kind != TOK_COMMA) break;
             next(p);
         }
     }
     if (!expect(p, TOK_RPAREN, "')'") || !expect(p, TOK_ARROW, "'->'")) return NULL;
     size_t noff = p->tok.off;
-    /* Range first: a NaN or huge literal must never reach the integer cast. */
+    /* `-> i32, f32`: the results' types; `-> N`: N results, all f32. */
     float nr = p->tok.num;
-    if (p->tok.kind != TOK_NUMBER || p->src[noff] == '-' || p->src[noff] == '+' ||
+    if (tok_is(p, "i32") || tok_is(p, "f32")) {
+        typed_results = true;
+        nr = 0;
+        for (;;) {
+            if (nr == 1024) {
+                error_at(p, p->tok.off, "a function returns between 1 and 1024 values");
+                return NULL;
+            }
+            if (!parse_type(p, &rtypes[(unsigned)nr])) return NULL;
+            nr++;
+            if (p->tok.kind != TOK_COMMA) break;
+            next(p);
+        }
+    } else if (p->tok.kind != TOK_NUMBER || p->src[noff] == '-' || p->src[noff] == '+' ||
         memchr(p->src + noff, '.', p->tok.len) || !(nr >= 0 && nr <= 1e6f) ||
         nr != (float)(unsigned)nr) {
         error_at(p, noff, "expected the number of results (a positive integer)");
         return NULL;
     }
-    if (nr < 1 || nr > 1024) {
-        error_at(p, noff, "a function returns between 1 and 1024 values");
-        return NULL;
+    if (!typed_results) {
+        /* Range first: a NaN or huge literal must never reach the integer cast. */
+        if (nr < 1 || nr > 1024) {
+            error_at(p, noff, "a function returns between 1 and 1024 values");
+            return NULL;
+        }
+        next(p);
     }
-    next(p);
     if (p->tok.kind != TOK_LBRACE) {
         expect(p, TOK_LBRACE, "'{'");
         return NULL;
@@ -760,7 +872,11 @@ static fmag_func *parse_header(parser *p, bool create)
             }
         }
         f->params[k].name = fmag_context_strdup(p->ctx, p->src + params[k].noff, params[k].nlen);
+        f->params[k].type = ptypes[k];
     }
+    if (typed_results)
+        for (unsigned k = 0; k < f->nresults; k++)
+            fmag_func_set_result_type(f, k, rtypes[k]);
     return f;
 }
 

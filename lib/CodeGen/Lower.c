@@ -155,6 +155,14 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
             have_ret = true;
             continue;
         }
+        if (i->op == FMAG_OP_INT) {
+            fmag_context_error(ctx,
+                               "error: in function @%s: codegen: cannot lower the integer "
+                               "operation '%s' (run -legalize-int, or -O1/-O2, first)",
+                               f->name, fmag_int_op_name(i->iop));
+            ok = false;
+            break;
+        }
         if (i->op != FMAG_OP_FMAG || i->nops != 5) {
             fmag_context_error(ctx,
                                "error: in function @%s: codegen: cannot lower a '%s' instruction "

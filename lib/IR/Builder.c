@@ -79,9 +79,40 @@ fmag_value *fmag_build_fmag(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag
 
 fmag_instr *fmag_build_phi(fmag_builder *b)
 {
+    return fmag_build_phi_typed(b, FMAG_TYPE_F32);
+}
+
+fmag_instr *fmag_build_phi_typed(fmag_builder *b, fmag_type t)
+{
     fmag_instr *i = fmag_instr_create(b->block->func, FMAG_OP_PHI, 0, 1);
+    i->results[0].type = t;
     insert(b, i);
     return i;
+}
+
+fmag_value *fmag_build_int(fmag_builder *b, fmag_int_op op, fmag_value *x, fmag_value *y,
+                           fmag_value *z)
+{
+    unsigned n = fmag_int_op_nops(op);
+    fmag_instr *i = fmag_instr_create(b->block->func, FMAG_OP_INT, n, 1);
+    i->iop = op;
+    i->results[0].type = fmag_int_op_result_type(op);
+    fmag_value *ops[3] = {x, y, z};
+    for (unsigned k = 0; k < n; k++)
+        fmag_instr_set_op(i, k, ops[k]);
+    insert(b, i);
+    return &i->results[0];
+}
+
+fmag_value *fmag_build_const_i32(fmag_builder *b, uint32_t bits)
+{
+    return fmag_module_const_i32(b->module, bits);
+}
+
+fmag_value *fmag_build_select_typed(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value *g)
+{
+    if (t->type == FMAG_TYPE_I32) return fmag_build_int(b, FMAG_IOP_SELECT, t, f, g);
+    return fmag_build_select(b, t, f, g);
 }
 
 fmag_instr *fmag_build_call(fmag_builder *b, fmag_func *callee, fmag_value *const *args,
@@ -89,6 +120,8 @@ fmag_instr *fmag_build_call(fmag_builder *b, fmag_func *callee, fmag_value *cons
 {
     fmag_instr *i = fmag_instr_create(b->block->func, FMAG_OP_CALL, nargs, callee->nresults);
     i->callee = callee;
+    for (unsigned k = 0; k < callee->nresults; k++)
+        i->results[k].type = fmag_func_result_type(callee, k);
     for (unsigned k = 0; k < nargs; k++)
         fmag_instr_set_op(i, k, args[k]);
     insert(b, i);

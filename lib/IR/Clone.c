@@ -14,7 +14,7 @@ fmag_value *fmag_clone_map_value(const fmag_func *src, fmag_func *dst, const fma
     if (!v) return NULL;
     switch (v->kind) {
     case FMAG_VALUE_CONST:
-        return src->module == dst->module ? v : fmag_module_const(dst->module, v->imm);
+        return src->module == dst->module ? v : fmag_module_const_bits(dst->module, v->type, v->ibits);
     case FMAG_VALUE_PARAM:
         return o->params[v->index];
     case FMAG_VALUE_RESULT:
@@ -43,6 +43,9 @@ fmag_block *fmag_clone_body(fmag_func *dst, fmag_block *after, fmag_func *src,
                 for (unsigned k = 0; k < 2; k++)
                     c->targets[k] = i->targets[k] ? i->targets[k]->aux : NULL;
                 c->callee = i->callee && o->map_callees ? i->callee->aux : i->callee;
+                c->iop = i->iop;
+                for (unsigned k = 0; k < i->nresults; k++)
+                    c->results[k].type = i->results[k].type;
                 if (o->names)
                     for (unsigned k = 0; k < i->nresults; k++)
                         c->results[k].name = i->results[k].name;

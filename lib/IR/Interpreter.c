@@ -1,6 +1,7 @@
 /* The IR interpreter: the semantic oracle every pass and the code generator are
  * checked against. It runs a function of a verified module on one element, exactly
  * in float32 (every arithmetic instruction is fmag_eval, one fmaf rounding). */
+#include "fmag/Bits.h"
 #include "fmag/IR.h"
 
 #include <assert.h>
@@ -33,14 +34,20 @@ static void block_name(char *buf, size_t n, const fmag_block *b)
         snprintf(buf, n, "^bb%u", b->id);
 }
 
-/* A frame holds one float per value id of the function (fmag_func_renumber makes
- * them dense), so a value's slot is its id; constants carry their own bits. */
-static inline float get(const float *frame, unsigned nvalues, const fmag_value *v)
+/* A frame holds the 32 bits of each value id of the function (fmag_func_renumber
+ * makes them dense), so a value's slot is its id: an f32's bit pattern or an i32;
+ * constants carry their own bits. */
+static inline uint32_t get(const uint32_t *frame, unsigned nvalues, const fmag_value *v)
 {
-    if (v->kind == FMAG_VALUE_CONST) return v->imm;
+    if (v->kind == FMAG_VALUE_CONST) return v->ibits;
     assert(v->id < nvalues && "operand not numbered in this function: verify first");
     (void)nvalues;
     return frame[v->id];
+}
+
+static inline float getf(const uint32_t *frame, unsigned nvalues, const fmag_value *v)
+{
+    return fmag_float_of(get(frame, nvalues, v));
 }
 
 static fmag_value *phi_incoming(const fmag_instr *phi, const fmag_block *from)
@@ -50,7 +57,7 @@ static fmag_value *phi_incoming(const fmag_instr *phi, const fmag_block *from)
     return NULL;
 }
 
-static bool run(interp *st, fmag_func *f, const float *in, float *out)
+static bool run(interp *st, fmag_func *f, const uint32_t *in, uint32_t *out)
 {
     if (st->depth >= FMAG_INTERP_MAX_DEPTH) {
         fmag_context_error(st->ctx,
@@ -63,12 +70,12 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
     unsigned nv = f->nvalues;
     /* Second half: phi values read before any phi of the block is written, since
      * the phis of a block take their values simultaneously on entry. */
-    float *frame = fmag_tmp_calloc(2 * (size_t)nv + 1, sizeof *frame);
+    uint32_t *frame = fmag_tmp_calloc(2 * (size_t)nv + 1, sizeof *frame);
     if (!frame) {
         fmag_context_error(st->ctx, "error: in function @%s: out of memory", func_name(f));
         return false;
     }
-    float *phi_tmp = frame + nv;
+    uint32_t *phi_tmp = frame + nv;
     for (unsigned p = 0; p < f->nparams; p++)
         frame[f->params[p].id] = in[p];
 
@@ -116,11 +123,18 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
             }
             switch (i->op) {
             case FMAG_OP_FMAG:
-                frame[i->results[0].id] = fmag_eval(
-                    get(frame, nv, i->ops[FMAG_A].value), get(frame, nv, i->ops[FMAG_B].value),
-                    get(frame, nv, i->ops[FMAG_C].value), get(frame, nv, i->ops[FMAG_D].value),
-                    get(frame, nv, i->ops[FMAG_E].value));
+                frame[i->results[0].id] = fmag_bits_of(fmag_eval(
+                    getf(frame, nv, i->ops[FMAG_A].value), getf(frame, nv, i->ops[FMAG_B].value),
+                    getf(frame, nv, i->ops[FMAG_C].value), getf(frame, nv, i->ops[FMAG_D].value),
+                    getf(frame, nv, i->ops[FMAG_E].value)));
                 break;
+            case FMAG_OP_INT: {
+                uint32_t o[3] = {0, 0, 0};
+                for (unsigned k = 0; k < i->nops && k < 3; k++)
+                    o[k] = get(frame, nv, i->ops[k].value);
+                frame[i->results[0].id] = fmag_eval_int(i->iop, o[0], o[1], o[2]);
+                break;
+            }
             case FMAG_OP_PHI: {
                 block_name(bname, sizeof bname, b);
                 fmag_context_error(st->ctx,
@@ -131,7 +145,8 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
             }
             case FMAG_OP_CALL: {
                 fmag_func *g = i->callee;
-                float *io = fmag_tmp_malloc(((size_t)g->nparams + g->nresults + 1) * sizeof *io);
+                uint32_t *io =
+                    fmag_tmp_malloc(((size_t)g->nparams + g->nresults + 1) * sizeof *io);
                 if (!io) {
                     fmag_context_error(st->ctx, "error: in function @%s: out of memory",
                                        func_name(f));
@@ -148,7 +163,7 @@ static bool run(interp *st, fmag_func *f, const float *in, float *out)
                 break;
             }
             case FMAG_OP_BR:
-                next = get(frame, nv, i->ops[0].value) > 0.0f ? i->targets[0] : i->targets[1];
+                next = getf(frame, nv, i->ops[0].value) > 0.0f ? i->targets[0] : i->targets[1];
                 break;
             case FMAG_OP_JMP:
                 next = i->targets[0];
@@ -185,7 +200,28 @@ static bool fmag_interp_func_unguarded(fmag_func *f, const float *in, float *out
     fmag_foreach_func (g, f->module)
         fmag_func_renumber(g);
     interp st = {.ctx = f->module->ctx};
-    return run(&st, f, in, out);
+    uint32_t *io = fmag_tmp_malloc(((size_t)f->nparams + f->nresults + 1) * sizeof *io);
+    if (!io) {
+        fmag_context_error(st.ctx, "error: in function @%s: out of memory", func_name(f));
+        return false;
+    }
+    /* An i32 parameter takes a float holding the integer (SPEC §2b), truncated;
+     * an i32 result gives the float nearest the integer, read as signed. */
+    for (unsigned k = 0; k < f->nparams; k++)
+        io[k] = f->params[k].type == FMAG_TYPE_I32
+                    ? fmag_eval_int(in[k] < 0.0f ? FMAG_IOP_FPTOSI : FMAG_IOP_FPTOUI,
+                                    fmag_bits_of(in[k]), 0, 0)
+                    : fmag_bits_of(in[k]);
+    bool ok = run(&st, f, io, io + f->nparams);
+    if (ok)
+        for (unsigned k = 0; k < f->nresults; k++) {
+            uint32_t r = io[f->nparams + k];
+            if (fmag_func_result_type(f, k) == FMAG_TYPE_I32)
+                r = fmag_eval_int(FMAG_IOP_SITOFP, r, 0, 0);
+            out[k] = fmag_float_of(r);
+        }
+    fmag_tmp_free(io);
+    return ok;
 }
 
 /* The guarded entry point: an allocation failure inside ends in false with a

@@ -66,7 +66,8 @@ void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to)
 
 bool fmag_value_is_imm(const fmag_value *v, float f)
 {
-    return v->kind == FMAG_VALUE_CONST && fmag_bits_of(v->imm) == fmag_bits_of(f);
+    return v->kind == FMAG_VALUE_CONST && v->type == FMAG_TYPE_F32 &&
+           fmag_bits_of(v->imm) == fmag_bits_of(f);
 }
 
 /* ---------------------------------------------------------- instructions */
@@ -86,6 +87,8 @@ const char *fmag_opcode_name(fmag_opcode op)
         return "jmp";
     case FMAG_OP_RET:
         return "ret";
+    case FMAG_OP_INT:
+        return "int";
     }
     return "<bad opcode>";
 }
@@ -394,6 +397,31 @@ size_t fmag_func_num_instrs(const fmag_func *f)
     return n;
 }
 
+void fmag_func_set_result_type(fmag_func *f, unsigned k, fmag_type t)
+{
+    assert(k < f->nresults);
+    if (!f->result_types) {
+        if (t == FMAG_TYPE_F32) return;
+        f->result_types = fmag_context_alloc(f->module->ctx, f->nresults * sizeof(fmag_type));
+    }
+    f->result_types[k] = t;
+}
+
+bool fmag_func_has_int(const fmag_func *f)
+{
+    for (unsigned k = 0; k < f->nparams; k++)
+        if (f->params[k].type == FMAG_TYPE_I32) return true;
+    for (unsigned k = 0; k < f->nresults; k++)
+        if (fmag_func_result_type(f, k) == FMAG_TYPE_I32) return true;
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b) {
+            if (i->op == FMAG_OP_INT) return true;
+            for (unsigned k = 0; k < i->nresults; k++)
+                if (i->results[k].type == FMAG_TYPE_I32) return true;
+        }
+    return false;
+}
+
 void fmag_func_erase(fmag_func *f)
 {
     fmag_module *m = f->module;
@@ -428,24 +456,25 @@ fmag_func *fmag_module_get_func(const fmag_module *m, const char *name)
     return NULL;
 }
 
-static size_t const_hash(uint32_t bits, size_t cap)
+static size_t const_hash(fmag_type t, uint32_t bits, size_t cap)
 {
-    uint32_t h = bits * 0x9E3779B1u;
+    uint32_t h = (bits ^ (uint32_t)t * 0x85EBCA6Bu) * 0x9E3779B1u;
     h ^= h >> 15;
     return h & (cap - 1);
 }
 
-fmag_value *fmag_module_const(fmag_module *m, float f)
+/* One pool for both types, keyed on (type, bits): an i32 7 and the f32 whose bits
+ * are 7 are two literals. */
+fmag_value *fmag_module_const_bits(fmag_module *m, fmag_type t, uint32_t bits)
 {
     fmag_const_pool *pool = m->consts;
-    uint32_t bits = fmag_bits_of(f);
     if (pool->count * 2 >= pool->cap) {
         size_t ncap = pool->cap ? pool->cap * 2 : 64;
         fmag_value **slots = fmag_context_alloc(m->ctx, ncap * sizeof(*slots));
         for (size_t k = 0; k < pool->cap; k++) {
             fmag_value *v = pool->slots[k];
             if (!v) continue;
-            size_t h = const_hash(fmag_bits_of(v->imm), ncap);
+            size_t h = const_hash(v->type, v->ibits, ncap);
             while (slots[h])
                 h = (h + 1) & (ncap - 1);
             slots[h] = v;
@@ -453,17 +482,28 @@ fmag_value *fmag_module_const(fmag_module *m, float f)
         pool->slots = slots;
         pool->cap = ncap;
     }
-    size_t h = const_hash(bits, pool->cap);
+    size_t h = const_hash(t, bits, pool->cap);
     while (pool->slots[h]) {
-        if (fmag_bits_of(pool->slots[h]->imm) == bits) return pool->slots[h];
+        if (pool->slots[h]->ibits == bits && pool->slots[h]->type == t) return pool->slots[h];
         h = (h + 1) & (pool->cap - 1);
     }
     fmag_value *v = fmag_context_alloc(m->ctx, sizeof(*v));
     v->kind = FMAG_VALUE_CONST;
-    v->imm = f;
+    v->type = t;
+    v->ibits = bits;
     pool->slots[h] = v;
     pool->count++;
     return v;
+}
+
+fmag_value *fmag_module_const(fmag_module *m, float f)
+{
+    return fmag_module_const_bits(m, FMAG_TYPE_F32, fmag_bits_of(f));
+}
+
+fmag_value *fmag_module_const_i32(fmag_module *m, uint32_t bits)
+{
+    return fmag_module_const_bits(m, FMAG_TYPE_I32, bits);
 }
 
 size_t fmag_module_num_instrs(const fmag_module *m)
@@ -479,8 +519,8 @@ size_t fmag_module_num_instrs(const fmag_module *m)
 static bool value_equal(const fmag_value *a, const fmag_value *b)
 {
     if (!a || !b) return a == b;
-    if (a->kind != b->kind) return false;
-    if (a->kind == FMAG_VALUE_CONST) return fmag_bits_of(a->imm) == fmag_bits_of(b->imm);
+    if (a->kind != b->kind || a->type != b->type) return false;
+    if (a->kind == FMAG_VALUE_CONST) return a->ibits == b->ibits;
     return a->id == b->id;
 }
 
@@ -489,6 +529,10 @@ static bool func_equal(fmag_func *a, fmag_func *b)
     if (strcmp(a->name, b->name) || a->is_export != b->is_export || a->nparams != b->nparams ||
         a->nresults != b->nresults)
         return false;
+    for (unsigned k = 0; k < a->nparams; k++)
+        if (a->params[k].type != b->params[k].type) return false;
+    for (unsigned k = 0; k < a->nresults; k++)
+        if (fmag_func_result_type(a, k) != fmag_func_result_type(b, k)) return false;
     fmag_func_renumber(a);
     fmag_func_renumber(b);
     if (a->nblocks != b->nblocks || a->nvalues != b->nvalues) return false;
@@ -498,6 +542,9 @@ static bool func_equal(fmag_func *a, fmag_func *b)
         for (; ia && ib; ia = ia->next, ib = ib->next) {
             if (ia->op != ib->op || ia->nops != ib->nops || ia->nresults != ib->nresults)
                 return false;
+            if (ia->op == FMAG_OP_INT && ia->iop != ib->iop) return false;
+            for (unsigned k = 0; k < ia->nresults; k++)
+                if (ia->results[k].type != ib->results[k].type) return false;
             for (unsigned k = 0; k < ia->nops; k++) {
                 if (!value_equal(ia->ops[k].value, ib->ops[k].value)) return false;
                 if (ia->op == FMAG_OP_PHI && ia->phi_blocks[k]->id != ib->phi_blocks[k]->id)
@@ -536,8 +583,13 @@ static fmag_module *fmag_module_clone_unguarded(const fmag_module *src)
     for (fmag_func *f = src->first; f; f = f->next) {
         fmag_func *nf = fmag_func_create(dst, f->name, f->nparams, f->nresults, f->is_export);
         f->aux = nf;
-        for (unsigned k = 0; k < f->nparams; k++)
+        for (unsigned k = 0; k < f->nparams; k++) {
             nf->params[k].name = f->params[k].name;
+            nf->params[k].type = f->params[k].type;
+        }
+        for (unsigned k = 0; k < f->nresults; k++)
+            if (fmag_func_result_type(f, k) != FMAG_TYPE_F32)
+                fmag_func_set_result_type(nf, k, fmag_func_result_type(f, k));
     }
     bool ok = true;
     for (fmag_func *f = src->first; f && ok; f = f->next) {

@@ -123,7 +123,14 @@ void fmag_func_name_values(fmag_func *f)
 
 const char *fmag_value_str(fmag_value *v, char *buf, size_t len)
 {
-    if (v->kind == FMAG_VALUE_CONST) {
+    if (v->kind == FMAG_VALUE_CONST && v->type == FMAG_TYPE_I32) {
+        /* Small integers in decimal, the rest (masks, hash constants) in hex. */
+        int32_t s = (int32_t)v->ibits;
+        if (s >= -(1 << 24) && s <= (1 << 24))
+            snprintf(buf, len, "%d", (int)s);
+        else
+            snprintf(buf, len, "0x%08X", (unsigned)v->ibits);
+    } else if (v->kind == FMAG_VALUE_CONST) {
         char tmp[40];
         snprintf(buf, len, "%s", fmag_format_float(tmp, v->imm));
     } else if (v->name) {
@@ -240,8 +247,12 @@ void fmag_instr_print(fmag_instr *i, FILE *out, unsigned flags)
     case FMAG_OP_FMAG:
         print_fmag(out, i, flags);
         break;
+    case FMAG_OP_INT:
+        fprintf(out, "%s ", fmag_int_op_name(i->iop));
+        print_ops(out, i, (const unsigned[]){0, 1, 2}, i->nops < 3 ? i->nops : 3);
+        break;
     case FMAG_OP_PHI:
-        fputs("phi ", out);
+        fputs(i->results[0].type == FMAG_TYPE_I32 ? "phi i32 " : "phi ", out);
         for (unsigned k = 0; k < i->nops; k++) {
             fputs(k ? ", [" : "[", out);
             print_value(out, i->ops[k].value);
@@ -287,8 +298,17 @@ void fmag_func_print(fmag_func *f, FILE *out, unsigned flags)
     for (unsigned k = 0; k < f->nparams; k++) {
         fputs(k ? ", " : "", out);
         print_value(out, &f->params[k]);
+        if (f->params[k].type == FMAG_TYPE_I32) fputs(": i32", out);
     }
-    fprintf(out, ") -> %u {\n", f->nresults);
+    /* `-> N` when every result is f32 (the form before integers), else the types. */
+    if (!f->result_types) {
+        fprintf(out, ") -> %u {\n", f->nresults);
+    } else {
+        fputs(") ->", out);
+        for (unsigned k = 0; k < f->nresults; k++)
+            fprintf(out, "%s %s", k ? "," : "", fmag_type_name(fmag_func_result_type(f, k)));
+        fputs(" {\n", out);
+    }
     fmag_foreach_block (b, f) {
         fprintf(out, "^%s:\n", b->name);
         fmag_foreach_instr (i, b) {

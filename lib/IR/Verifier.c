@@ -433,6 +433,7 @@ static void check_operand(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
         report(st, b, i, "operand %s's use does not point back to its instruction", slot);
         return;
     }
+    if (v->kind == FMAG_VALUE_CONST && v->type == FMAG_TYPE_I32) return;
     if (v->kind == FMAG_VALUE_CONST) {
         namebuf nb;
         if (isnan(v->imm))
@@ -456,6 +457,57 @@ static void check_operand(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
         report(st, b, i, "operand %s (%s) is not defined in this function (erased?)", slot,
                vstr(st, v, &nb));
     }
+}
+
+/* The type operand k of i must have (SPEC §2b), or -1 when the counts are wrong. */
+static int operand_type(const vstate *st, const fmag_instr *i, unsigned k)
+{
+    switch (i->op) {
+    case FMAG_OP_FMAG:
+    case FMAG_OP_BR:
+        return FMAG_TYPE_F32;
+    case FMAG_OP_INT:
+        return (unsigned)i->iop < FMAG_IOP_COUNT && k < fmag_int_op_nops(i->iop)
+                   ? (int)fmag_int_op_operand_type(i->iop, k)
+                   : -1;
+    case FMAG_OP_PHI:
+        return i->nresults == 1 ? (int)i->results[0].type : -1;
+    case FMAG_OP_CALL:
+        return i->callee && k < i->callee->nparams ? (int)i->callee->params[k].type : -1;
+    case FMAG_OP_RET:
+        return k < st->f->nresults ? (int)fmag_func_result_type(st->f, k) : -1;
+    case FMAG_OP_JMP:
+        break;
+    }
+    return -1;
+}
+
+/* Operand and result types: integer operations per fmag/IntOps.def, a phi's operands
+ * of its own type, calls and rets per the signature, every fmag operand and branch
+ * guard f32; no integer crosses an export's interface. */
+static void check_types(vstate *st, fmag_block *b, fmag_instr *i)
+{
+    for (unsigned k = 0; k < i->nops; k++) {
+        fmag_value *v = i->ops[k].value;
+        int want = operand_type(st, i, k);
+        if (!v || want < 0 || (int)v->type == want) continue;
+        namebuf nb;
+        report(st, b, i, "operand %u (%s) is %s, expected %s", k, vstr(st, v, &nb),
+               fmag_type_name(v->type), fmag_type_name((fmag_type)want));
+    }
+    if (i->op == FMAG_OP_INT && (unsigned)i->iop < FMAG_IOP_COUNT && i->nresults == 1 &&
+        i->results[0].type != fmag_int_op_result_type(i->iop))
+        report(st, b, i, "%s's result is %s, expected %s", fmag_int_op_name(i->iop),
+               fmag_type_name(i->results[0].type),
+               fmag_type_name(fmag_int_op_result_type(i->iop)));
+    if (i->op == FMAG_OP_FMAG && i->nresults == 1 && i->results[0].type != FMAG_TYPE_F32)
+        report(st, b, i, "fmag's result is %s, expected f32", fmag_type_name(i->results[0].type));
+    if (i->op == FMAG_OP_CALL && i->callee && i->nresults == i->callee->nresults)
+        for (unsigned k = 0; k < i->nresults; k++)
+            if (i->results[k].type != fmag_func_result_type(i->callee, k))
+                report(st, b, i, "result %u of the call is %s, @%s returns %s", k,
+                       fmag_type_name(i->results[k].type), i->callee->name,
+                       fmag_type_name(fmag_func_result_type(i->callee, k)));
 }
 
 static void check_target(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
@@ -519,6 +571,14 @@ static void check_counts(vstate *st, fmag_block *b, fmag_instr *i)
     case FMAG_OP_JMP:
         want_ops = 0, want_res = 0;
         break;
+    case FMAG_OP_INT:
+        if ((unsigned)i->iop >= FMAG_IOP_COUNT) {
+            st->printable = false;
+            report(st, b, i, "unknown integer operation %d", (int)i->iop);
+            return;
+        }
+        want_ops = fmag_int_op_nops(i->iop), want_res = 1;
+        break;
     case FMAG_OP_RET:
         want_res = 0;
         if (i->nops != f->nresults)
@@ -545,6 +605,15 @@ static void check_structure(vstate *st)
     fmag_func *f = st->f;
     for (unsigned p = 0; p < f->nparams; p++)
         if (f->params[p].id < st->nvalues) st->vals[f->params[p].id] = &f->params[p];
+    if (f->is_export)
+        for (unsigned p = 0; p < f->nparams + f->nresults; p++)
+            if (p < f->nparams ? f->params[p].type != FMAG_TYPE_F32
+                               : fmag_func_result_type(f, p - f->nparams) != FMAG_TYPE_F32) {
+                report(st, NULL, NULL,
+                       "an export's parameters and results are f32 (a program's inputs and "
+                       "outputs are floats): convert with sitofp/fptosi");
+                break;
+            }
     fmag_block *prevb = NULL;
     fmag_foreach_block (b, f) {
         if (b->id < st->nblocks) st->blocks[b->id] = b;
@@ -574,12 +643,13 @@ static void check_structure(vstate *st)
             if (i->block != b) report(st, b, i, "instruction's owner is another block");
             if (i->prev != previ) report(st, b, i, "instruction list is broken (prev link)");
             previ = i;
-            if (i->op > FMAG_OP_RET) {
+            if (i->op > FMAG_OP_INT) {
                 st->printable = false;
                 report(st, b, i, "unknown opcode %d", (int)i->op);
                 continue;
             }
             check_counts(st, b, i);
+            check_types(st, b, i);
             if (i->nresults && !i->results) {
                 st->printable = false;
                 report(st, b, i, "instruction has %u results but no result values", i->nresults);

@@ -1,6 +1,7 @@
 /* Common subexpression elimination over the dominator tree.
  *
- * Matches two fmag instructions (or two calls of the same callee) with the same
+ * Matches two fmag instructions (or two calls of the same callee, or two integer
+ * operations of one kind, commutative ones up to operand order) with the same
  * operands where the first one's block dominates the second's (or precedes it in the
  * same block); the second's uses read the first, and it goes. Operands are compared
  * as SSA values; literals are interned, so two literals match only when their bits
@@ -26,7 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-enum { KEY_FMA, KEY_ADD, KEY_CALL };
+enum { KEY_FMA, KEY_ADD, KEY_CALL, KEY_INT /* + the integer op */ };
 
 typedef struct key {
     int tag;
@@ -51,6 +52,13 @@ static key make_key(const fmag_instr *i)
         k.tag = KEY_CALL;
         k.call = i;
         k.v[0] = i->callee;
+        return k;
+    }
+    if (i->op == FMAG_OP_INT) {
+        k.tag = KEY_INT + (int)i->iop;
+        for (unsigned j = 0; j < i->nops && j < 3; j++)
+            k.v[j] = i->ops[j].value;
+        if (fmag_int_op_commutes(i->iop)) sort2(&k.v[0], &k.v[1]);
         return k;
     }
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
@@ -122,7 +130,9 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
     for (unsigned bi = 0; bi < dt.n; bi++) {
         fmag_block *b = dt.rpo[bi];
         fmag_foreach_instr (i, b) {
-            if (!i->block || (i->op != FMAG_OP_FMAG && i->op != FMAG_OP_CALL)) continue;
+            if (!i->block ||
+                (i->op != FMAG_OP_FMAG && i->op != FMAG_OP_CALL && i->op != FMAG_OP_INT))
+                continue;
             key k = make_key(i);
             uint64_t h = key_hash(&k);
             size_t s = h & (cap - 1);

@@ -13,6 +13,11 @@
  *     literals equal up to the sign of zero, is that value.
  *   - `br` on a literal guard becomes `jmp` (blocks left unreachable are removed), a
  *     phi whose incoming values are all the same value is that value.
+ *   - an integer operation (SPEC §2b) on literals is computed with fmag_eval_int, the
+ *     IR's definition of it (a conversion to f32 that is not finite stays); iselect
+ *     on a literal guard or with equal arms is an arm; and the identities that hold
+ *     for every 32-bit value: x+0, x-0, x*1, x|0, x^0, x&-1, shifts by 0 are x;
+ *     x*0 and x&0 are 0; x-x and x^x are 0. No float identity touches an integer.
  *
  * Legal under the strict contract (SPEC §2): x*1 + 0 differs from x only when x is
  * -0 (it gives +0), and ±0 count as equal; a sign of zero can only reach another
@@ -32,6 +37,7 @@
  */
 #include "CFG.h"
 #include "OptUtil.h"
+#include "fmag/Bits.h"
 #include "fmag/Transforms.h"
 
 static bool set_select(fmag_instr *i, fmag_value *t)
@@ -50,6 +56,74 @@ static bool equal_mod_zero(const fmag_value *x, const fmag_value *y)
 {
     if (x == y) return true;
     return fmag_value_is_const(x) && fmag_value_is_const(y) && x->imm == y->imm;
+}
+
+static bool int_is(const fmag_value *v, uint32_t bits)
+{
+    return fmag_value_is_int_imm(v, bits);
+}
+
+/* Returns true when the integer operation i was replaced. */
+static bool fold_int(fmag_instr *i)
+{
+    fmag_module *m = i->block->func->module;
+    unsigned n = i->nops;
+    fmag_value *x = n > 0 ? i->ops[0].value : NULL, *y = n > 1 ? i->ops[1].value : NULL,
+               *z = n > 2 ? i->ops[2].value : NULL;
+    bool consts = true;
+    uint32_t o[3] = {0, 0, 0};
+    for (unsigned k = 0; k < n; k++) {
+        consts &= fmag_value_is_const(i->ops[k].value);
+        o[k] = i->ops[k].value->ibits;
+    }
+    fmag_type rt = fmag_int_op_result_type(i->iop);
+    if (consts) {
+        uint32_t r = fmag_eval_int(i->iop, o[0], o[1], o[2]);
+        if (rt == FMAG_TYPE_I32 || fmag_ou_finite(fmag_float_of(r))) {
+            fmag_ou_replace_and_erase(i, fmag_module_const_bits(m, rt, r));
+            return true;
+        }
+        return false;
+    }
+    fmag_value *to = NULL;
+    switch (i->iop) {
+    case FMAG_IOP_SELECT:
+        if (fmag_ou_const_true(z)) to = x;
+        else if (fmag_ou_const_false(z) || x == y) to = y;
+        break;
+    case FMAG_IOP_ADD:
+    case FMAG_IOP_OR:
+    case FMAG_IOP_XOR:
+        if (int_is(y, 0)) to = x;
+        else if (int_is(x, 0)) to = y;
+        else if (i->iop == FMAG_IOP_XOR && x == y) to = fmag_module_const_i32(m, 0);
+        break;
+    case FMAG_IOP_SUB:
+        if (int_is(y, 0)) to = x;
+        else if (x == y) to = fmag_module_const_i32(m, 0);
+        break;
+    case FMAG_IOP_MUL:
+        if (int_is(y, 1)) to = x;
+        else if (int_is(x, 1)) to = y;
+        else if (int_is(x, 0) || int_is(y, 0)) to = fmag_module_const_i32(m, 0);
+        break;
+    case FMAG_IOP_AND:
+        if (int_is(y, 0xFFFFFFFFu)) to = x;
+        else if (int_is(x, 0xFFFFFFFFu)) to = y;
+        else if (int_is(x, 0) || int_is(y, 0)) to = fmag_module_const_i32(m, 0);
+        else if (x == y) to = x;
+        break;
+    case FMAG_IOP_SHL:
+    case FMAG_IOP_LSHR:
+    case FMAG_IOP_ASHR:
+        if (fmag_value_is_const(y) && !(y->ibits & 31)) to = x;
+        break;
+    default:
+        break;
+    }
+    if (!to) return false;
+    fmag_ou_replace_and_erase(i, to);
+    return true;
 }
 
 /* Returns true when i changed or was erased. */
@@ -119,6 +193,7 @@ fmag_pass_status fmag_opt_constfold(fmag_func *f)
                  * dominate it, so they are never still ahead in this walk. */
                 if (!i->block) continue;
                 if (i->op == FMAG_OP_FMAG && fold_fmag(i)) changed = true;
+                if (i->op == FMAG_OP_INT && fold_int(i)) changed = true;
             }
         if (fmag_cfg_fold_branches(f)) {
             changed = true;

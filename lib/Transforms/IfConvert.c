@@ -55,7 +55,7 @@ static fmag_value *edge_of(fmag_block *from, fmag_block *to)
 static fmag_value *sel(fmag_builder *b, fmag_value *t, fmag_value *f, fmag_value *g)
 {
     if (t == f) return t;
-    return fmag_build_select(b, t, f, g);
+    return fmag_build_select_typed(b, t, f, g);
 }
 
 static bool has_calls(fmag_func *f)

@@ -90,6 +90,7 @@ static bool inline_call(fmag_instr *call)
             v = fmag_clone_map_value(g, f, &o, rets[0]->ops[r].value);
         } else {
             fmag_instr *phi = fmag_instr_create(f, FMAG_OP_PHI, 0, 1);
+            phi->results[0].type = call->results[r].type;
             if (last_phi)
                 fmag_instr_insert_after(last_phi, phi);
             else if (cont->first)

@@ -194,15 +194,15 @@ typedef struct sim {
     unsigned nbody;
     unsigned char *inner; /* by block id: inside a nested loop (a black box) */
     unsigned char *known; /* by value id */
-    float *val;
+    uint32_t *val; /* the 32 bits of an f32 or an i32 */
     unsigned char *feas; /* by block id: runs in this iteration */
     unsigned char *edge; /* by block id: bit k = successor k's edge is feasible */
     fmag_instr **phis;   /* the header's phis */
     unsigned nphis;
     unsigned char *hknown; /* the header phis' values entering this iteration */
-    float *hval;
+    uint32_t *hval;
     unsigned char *nknown; /* ... entering the next one */
-    float *nval;
+    uint32_t *nval;
     bool backedge;     /* some back edge feasible in this iteration */
     bool unknown_exit; /* a branch with an unknown guard had one arm leaving the loop:
                         * when the budget runs out, the trip count depends on the
@@ -220,10 +220,10 @@ static bool loop_value(const sim *s, const fmag_value *v)
     return v->kind == FMAG_VALUE_RESULT && v->def->block && in_loop(s, v->def->block);
 }
 
-static bool get(const sim *s, const fmag_value *v, float *out)
+static bool get(const sim *s, const fmag_value *v, uint32_t *out)
 {
     if (v->kind == FMAG_VALUE_CONST) {
-        *out = v->imm;
+        *out = v->ibits;
         return true;
     }
     if (!loop_value(s, v) || !s->known[v->id]) return false;
@@ -231,33 +231,59 @@ static bool get(const sim *s, const fmag_value *v, float *out)
     return true;
 }
 
-static void set(sim *s, fmag_value *v, bool known, float f)
+static void set(sim *s, fmag_value *v, bool known, uint32_t x)
 {
     s->known[v->id] = known;
-    s->val[v->id] = known ? f : 0.0f;
+    s->val[v->id] = known ? x : 0u;
+}
+
+static bool getf(const sim *s, const fmag_value *v, float *out)
+{
+    uint32_t x;
+    if (!get(s, v, &x)) return false;
+    *out = fmag_float_of(x);
+    return true;
+}
+
+/* An integer operation on the lattice: known when every operand is (an iselect also
+ * when its guard is and the chosen arm is). */
+static bool eval_int(const sim *s, const fmag_instr *i, uint32_t *out)
+{
+    uint32_t o[3] = {0, 0, 0};
+    bool k[3] = {true, true, true};
+    for (unsigned q = 0; q < i->nops && q < 3; q++)
+        k[q] = get(s, i->ops[q].value, &o[q]);
+    if (i->iop == FMAG_IOP_SELECT && k[2]) {
+        unsigned arm = fmag_float_of(o[2]) > 0.0f ? 0 : 1;
+        *out = o[arm];
+        return k[arm];
+    }
+    if (!(k[0] && k[1] && k[2])) return false;
+    *out = fmag_eval_int(i->iop, o[0], o[1], o[2]);
+    return fmag_int_op_result_type(i->iop) == FMAG_TYPE_I32 || fmag_ou_finite(fmag_float_of(*out));
 }
 
 /* The machine instruction on the known/unknown lattice, exactly. */
-static bool eval_fmag(const sim *s, const fmag_instr *i, float *out)
+static bool eval_fmag(const sim *s, const fmag_instr *i, uint32_t *out)
 {
     float a = 0.0f, b = 0.0f, c = 0.0f, d = 0.0f, e = 0.0f; /* get() may leave them unset */
-    bool ka = get(s, i->ops[FMAG_A].value, &a), kb = get(s, i->ops[FMAG_B].value, &b),
-         kc = get(s, i->ops[FMAG_C].value, &c), kd = get(s, i->ops[FMAG_D].value, &d),
-         ke = get(s, i->ops[FMAG_E].value, &e);
+    bool ka = getf(s, i->ops[FMAG_A].value, &a), kb = getf(s, i->ops[FMAG_B].value, &b),
+         kc = getf(s, i->ops[FMAG_C].value, &c), kd = getf(s, i->ops[FMAG_D].value, &d),
+         ke = getf(s, i->ops[FMAG_E].value, &e);
     if (ke && !(e > 0.0f)) {
-        *out = d;
+        *out = fmag_bits_of(d);
         return kd;
     }
     if (!(ka && kb && kc)) return false;
     float r = fmag_eval(a, b, c, 0.0f, 1.0f);
     if (!fmag_ou_finite(r)) return false;
     if (ke) {
-        *out = r;
+        *out = fmag_bits_of(r);
         return true;
     }
     /* An unknown guard choosing between two equal values. */
     if (kd && fmag_bits_of(r) == fmag_bits_of(d)) {
-        *out = r;
+        *out = fmag_bits_of(r);
         return true;
     }
     return false;
@@ -275,15 +301,15 @@ static bool edge_feasible(const sim *s, const fmag_block *p, const fmag_block *b
 }
 
 /* Merge of a phi's incoming values over the feasible edges into its block. */
-static bool merge_phi(const sim *s, const fmag_instr *phi, float *out)
+static bool merge_phi(const sim *s, const fmag_instr *phi, uint32_t *out)
 {
     bool any = false;
-    float v = 0.0f;
+    uint32_t v = 0;
     for (unsigned k = 0; k < phi->nops; k++) {
         if (!edge_feasible(s, phi->phi_blocks[k], phi->block)) continue;
-        float x;
+        uint32_t x;
         if (!get(s, phi->ops[k].value, &x)) return false;
-        if (any && fmag_bits_of(x) != fmag_bits_of(v)) return false;
+        if (any && x != v) return false;
         v = x;
         any = true;
     }
@@ -325,14 +351,14 @@ static void sim_iter(sim *s)
         if (s->inner[b->id]) {
             fmag_foreach_instr (i, b) {
                 for (unsigned r = 0; r < i->nresults; r++)
-                    set(s, &i->results[r], false, 0.0f);
+                    set(s, &i->results[r], false, 0u);
                 s->cost++;
             }
             mark_succs(s, b, 3);
             continue;
         }
         fmag_foreach_instr (i, b) {
-            float x = 0.0f;
+            uint32_t x = 0;
             bool kn = false;
             switch (i->op) {
             case FMAG_OP_PHI:
@@ -344,9 +370,13 @@ static void sim_iter(sim *s)
                 kn = eval_fmag(s, i, &x);
                 set(s, &i->results[0], kn, x);
                 break;
+            case FMAG_OP_INT:
+                kn = eval_int(s, i, &x);
+                set(s, &i->results[0], kn, x);
+                break;
             case FMAG_OP_CALL:
                 for (unsigned r = 0; r < i->nresults; r++)
-                    set(s, &i->results[r], false, 0.0f);
+                    set(s, &i->results[r], false, 0u);
                 break;
             case FMAG_OP_BR: {
                 fmag_block *succ[2];
@@ -355,7 +385,7 @@ static void sim_iter(sim *s)
                     mark_succs(s, b, 1);
                 } else if (get(s, i->ops[0].value, &x)) {
                     kn = true;
-                    mark_succs(s, b, x > 0.0f ? 1 : 2);
+                    mark_succs(s, b, fmag_float_of(x) > 0.0f ? 1 : 2);
                 } else {
                     if (in_loop(s, succ[0]) != in_loop(s, succ[1])) s->unknown_exit = true;
                     mark_succs(s, b, 3);
@@ -373,19 +403,19 @@ static void sim_iter(sim *s)
         }
     }
     for (unsigned k = 0; k < s->nphis; k++) {
-        float x = 0.0f;
+        uint32_t x = 0;
         bool any = false, kn = true;
         fmag_instr *phi = s->phis[k];
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (!edge_feasible(s, phi->phi_blocks[q], phi->block)) continue;
-            float y = 0.0f; /* get() leaves it unset when it fails */
-            if (!get(s, phi->ops[q].value, &y) || (any && fmag_bits_of(x) != fmag_bits_of(y)))
+            uint32_t y = 0; /* get() leaves it unset when it fails */
+            if (!get(s, phi->ops[q].value, &y) || (any && x != y))
                 kn = false;
             x = y;
             any = true;
         }
         s->nknown[k] = kn && any;
-        s->nval[k] = s->nknown[k] ? x : 0.0f;
+        s->nval[k] = s->nknown[k] ? x : 0u;
     }
 }
 
@@ -393,7 +423,7 @@ static bool state_repeats(const sim *s)
 {
     for (unsigned k = 0; k < s->nphis; k++) {
         if (s->hknown[k] != s->nknown[k]) return false;
-        if (s->hknown[k] && fmag_bits_of(s->hval[k]) != fmag_bits_of(s->nval[k])) return false;
+        if (s->hknown[k] && s->hval[k] != s->nval[k]) return false;
     }
     return true;
 }
@@ -410,17 +440,17 @@ static void state_init(sim *s)
     for (unsigned k = 0; k < s->nphis; k++) {
         fmag_instr *phi = s->phis[k];
         bool any = false, kn = true;
-        float x = 0.0f;
+        uint32_t x = 0;
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (in_loop(s, phi->phi_blocks[q])) continue;
-            float y = 0.0f; /* get() leaves it unset when it fails */
-            if (!get(s, phi->ops[q].value, &y) || (any && fmag_bits_of(x) != fmag_bits_of(y)))
+            uint32_t y = 0; /* get() leaves it unset when it fails */
+            if (!get(s, phi->ops[q].value, &y) || (any && x != y))
                 kn = false;
             x = y;
             any = true;
         }
         s->hknown[k] = kn && any;
-        s->hval[k] = s->hknown[k] ? x : 0.0f;
+        s->hval[k] = s->hknown[k] ? x : 0u;
     }
 }
 
@@ -542,6 +572,7 @@ static fmag_value *phi_at(lcssa *c, fmag_block *x)
         c->cap = ncap;
     }
     fmag_instr *phi = fmag_instr_create(c->s->f, FMAG_OP_PHI, 0, 1);
+    phi->results[0].type = c->v->type;
     if (x->first)
         fmag_instr_insert_before(x->first, phi);
     else
@@ -660,7 +691,7 @@ static bool clone_iteration(cloner *c, unsigned iter)
         fmag_instr *phi = s->phis[k];
         fmag_value *res = &phi->results[0];
         if (s->hknown[k]) {
-            c->map[res->id] = fmag_module_const(m, s->hval[k]);
+            c->map[res->id] = fmag_module_const_bits(m, res->type, s->hval[k]);
             continue;
         }
         /* The incoming (value, block) pairs of this copy's header. */
@@ -683,7 +714,7 @@ static bool clone_iteration(cloner *c, unsigned iter)
         if (nin == 0) return false; /* a copy without an entry: a bug */
         fmag_value *v = c->inv[0];
         if (nin > 1) {
-            fmag_instr *np = fmag_build_phi(&bld);
+            fmag_instr *np = fmag_build_phi_typed(&bld, res->type);
             for (unsigned q = 0; q < nin; q++)
                 fmag_phi_add_incoming(np, c->inv[q], c->inb[q]);
             v = &np->results[0];
@@ -700,13 +731,17 @@ static bool clone_iteration(cloner *c, unsigned iter)
             i->aux = NULL;
             if (i->op == FMAG_OP_PHI && b == h) continue;
             if (i->nresults == 1 && i->op != FMAG_OP_CALL && s->known[i->results[0].id]) {
-                c->map[i->results[0].id] = fmag_module_const(m, s->val[i->results[0].id]);
+                c->map[i->results[0].id] = fmag_module_const_bits(m, i->results[0].type,
+                                                                  s->val[i->results[0].id]);
                 continue;
             }
             if (fmag_instr_is_terminator(i)) continue;
             fmag_instr *ni =
                 fmag_instr_create(f, i->op, i->op == FMAG_OP_PHI ? 0 : i->nops, i->nresults);
             ni->callee = i->callee;
+            ni->iop = i->iop;
+            for (unsigned r = 0; r < i->nresults; r++)
+                ni->results[r].type = i->results[r].type;
             fmag_block_append(c->bmap[b->id], ni);
             i->aux = ni;
             for (unsigned r = 0; r < i->nresults; r++)
@@ -859,7 +894,8 @@ static unroll_result unroll_loop(loopinfo *li, const loop *l, size_t budget)
     for (unsigned k = 0; k < s.nbody; k++)
         fmag_foreach_instr (i, s.body[k])
             for (unsigned r = 0; r < i->nresults; r++)
-                fmag_value_replace_all_uses(&i->results[r], fmag_module_const(f->module, 0.0f));
+                fmag_value_replace_all_uses(
+                    &i->results[r], fmag_module_const_bits(f->module, i->results[r].type, 0));
     for (unsigned k = 0; k < s.nbody; k++)
         fmag_block_erase(s.body[k]);
     res = UNROLLED;

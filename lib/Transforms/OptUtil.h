@@ -14,16 +14,16 @@
 /* A literal guard that the machine takes (`> 0`); -0, +0 and negatives are not. */
 static inline bool fmag_ou_const_true(const fmag_value *v)
 {
-    return fmag_value_is_const(v) && v->imm > 0.0f;
+    return fmag_value_is_const(v) && v->type == FMAG_TYPE_F32 && v->imm > 0.0f;
 }
 static inline bool fmag_ou_const_false(const fmag_value *v)
 {
-    return fmag_value_is_const(v) && !(v->imm > 0.0f);
+    return fmag_value_is_const(v) && v->type == FMAG_TYPE_F32 && !(v->imm > 0.0f);
 }
 /* +0 or -0. */
 static inline bool fmag_ou_is_zero(const fmag_value *v)
 {
-    return fmag_value_is_const(v) && v->imm == 0.0f;
+    return fmag_value_is_const(v) && v->type == FMAG_TYPE_F32 && v->imm == 0.0f;
 }
 static inline bool fmag_ou_is_one(const fmag_value *v)
 {

@@ -61,9 +61,9 @@ static void hoist(fmag_block *arm, fmag_instr *before)
 static fmag_value *select_before(fmag_instr *pos, fmag_value *t, fmag_value *f, fmag_value *g)
 {
     if (t == f) return t;
-    fmag_module *m = pos->block->func->module;
-    return fmag_ou_build_before(pos, t, fmag_module_const(m, 1.0f), fmag_module_const(m, 0.0f), f,
-                                g);
+    fmag_builder b;
+    fmag_builder_before(&b, pos);
+    return fmag_build_select_typed(&b, t, f, g);
 }
 
 /* Rewrites the phis of m: the incoming values from `from_t` (taken when g > 0) and

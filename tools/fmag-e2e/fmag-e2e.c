@@ -320,6 +320,9 @@ static bool track_eval(fmag_func *f, const float *in, float *out, bool *nonfinit
             case FMAG_OP_JMP:
                 next = i->targets[0];
                 break;
+            case FMAG_OP_INT: /* the generated SL has no integers */
+                ok = false;
+                break;
             case FMAG_OP_RET:
                 for (unsigned k = 0; k < i->nops; k++)
                     out[k] = OPV(i, k);

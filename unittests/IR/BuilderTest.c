@@ -353,6 +353,60 @@ static void test_calls(test_state *t)
     teardown(&fx);
 }
 
+/* Integers (SPEC §2b): i32 literals are a pool apart from f32 ones, the builder
+ * types its results from fmag/IntOps.def, typed calls and selects, and a module copy
+ * and structural equality keep and compare the types. */
+static void test_integers(test_state *t)
+{
+    fixture fx;
+    setup(&fx);
+    fmag_value *i7 = fmag_module_const_i32(fx.m, 7);
+    fmag_value *f7bits = fmag_module_const(fx.m, test_float_of(7));
+    CHECK(t, i7 == fmag_module_const_i32(fx.m, 7) && i7 != f7bits);
+    CHECK(t, i7->type == FMAG_TYPE_I32 && f7bits->type == FMAG_TYPE_F32);
+    CHECK(t, fmag_value_is_int_imm(i7, 7) && !fmag_value_is_int_imm(f7bits, 7));
+    CHECK(t, !fmag_value_is_imm(fmag_module_const_i32(fx.m, 0), 0.0f));
+    fmag_value *xi = fmag_build_int(&fx.b, FMAG_IOP_FPTOSI, fx.x, NULL, NULL);
+    CHECK(t, xi->type == FMAG_TYPE_I32 && xi->def->op == FMAG_OP_INT && xi->def->nops == 1);
+    fmag_value *s = fmag_build_int(&fx.b, FMAG_IOP_ADD, xi, i7, NULL);
+    fmag_value *c = fmag_build_int(&fx.b, FMAG_IOP_ULT, s, i7, NULL);
+    CHECK(t, s->type == FMAG_TYPE_I32 && c->type == FMAG_TYPE_F32);
+    fmag_value *sel = fmag_build_select_typed(&fx.b, s, i7, c);
+    CHECK(t, sel->type == FMAG_TYPE_I32 && sel->def->op == FMAG_OP_INT &&
+                 sel->def->iop == FMAG_IOP_SELECT);
+    CHECK(t, fmag_build_select_typed(&fx.b, fx.x, fx.y, c)->def->op == FMAG_OP_FMAG);
+    fmag_func *g = fmag_func_create(fx.m, "g", 1, 2, false);
+    g->params[0].type = FMAG_TYPE_I32;
+    fmag_func_set_result_type(g, 1, FMAG_TYPE_I32);
+    CHECK(t, fmag_func_result_type(g, 0) == FMAG_TYPE_F32 &&
+                 fmag_func_result_type(g, 1) == FMAG_TYPE_I32);
+    fmag_instr *call = fmag_build_call(&fx.b, g, &sel, 1);
+    CHECK(t, call->results[0].type == FMAG_TYPE_F32 && call->results[1].type == FMAG_TYPE_I32);
+    fmag_value *r = fmag_build_int(&fx.b, FMAG_IOP_SITOFP, &call->results[1], NULL, NULL);
+    fmag_build_ret(&fx.b, &r, 1);
+    fmag_block *ge = fmag_block_create(g, "entry");
+    fmag_builder gb;
+    fmag_builder_at_end(&gb, ge);
+    fmag_value *gr[2] = {fmag_module_const(fx.m, 1.0f), &g->params[0]};
+    fmag_build_ret(&gb, gr, 2);
+    CHECK(t, fmag_func_has_int(fx.f) && fmag_func_has_int(g));
+    CHECK(t, fmag_verify_module(fx.m));
+    fmag_module *copy = fmag_module_clone(fx.m);
+    CHECK(t, copy && fmag_module_equal(fx.m, copy));
+    fmag_func *cg = fmag_module_get_func(copy, "g");
+    CHECK(t, cg && cg->params[0].type == FMAG_TYPE_I32 &&
+                 fmag_func_result_type(cg, 1) == FMAG_TYPE_I32);
+    cg->params[0].type = FMAG_TYPE_F32; /* equality sees a type, not just the shape */
+    CHECK(t, !fmag_module_equal(fx.m, copy));
+    /* x = 3.9: fptosi 3, +7 = 10, 10 <u 7 false: the select takes 7; g returns it. */
+    float in[3] = {3.9f, 0.0f, 0.0f}, out[1];
+    CHECK(t, fmag_interp_func(fx.f, in, out));
+    CHECK_BITS(t, out[0], 7.0f);
+    CHECK(t, fmag_eval_int(FMAG_IOP_ASHR, 0x80000000u, 33, 0) == 0xC0000000u);
+    CHECK(t, fmag_eval_int(FMAG_IOP_F2I, test_bits(-0.0f), 0, 0) == 0);
+    teardown(&fx);
+}
+
 int main(void)
 {
     test_state t = {0};
@@ -364,5 +418,6 @@ int main(void)
     test_rauw_and_erase(&t);
     test_phi_editing_and_cfg(&t);
     test_calls(&t);
+    test_integers(&t);
     return test_finish(&t, "ir-builder-unittests");
 }

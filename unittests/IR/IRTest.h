@@ -30,6 +30,13 @@ static inline uint32_t test_bits(float f)
     return u;
 }
 
+static inline float test_float_of(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
 #define CHECK_BITS(t, got, want)                                                                   \
     do {                                                                                           \
         float got_ = (got), want_ = (want);                                                        \
