@@ -9,6 +9,7 @@ c_lines() for the single header.
 
     python3 utils/glsl_snippet.py GLSL_FILE NAME OUT   writes OUT (only when it changes)
 """
+import os
 import sys
 
 
@@ -43,6 +44,8 @@ def write_if_changed(path, text):
                 return
     except OSError:
         pass
+    if os.path.dirname(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
