@@ -33,7 +33,7 @@ endfunction()
 function(fmag_install_package)
   get_property(layers GLOBAL PROPERTY FMAG_LAYER_LIBS)
   # Static link order (a library before the ones it calls) for fmag.pc and FMAG::fmag.
-  set(order fmagAPI fmagSPIRV fmagSL fmagMath fmagCodeGen fmagSuperopt fmagTransforms
+  set(order fmagAPI fmagShader fmagSPIRV fmagSL fmagMath fmagCodeGen fmagSuperopt fmagTransforms
             fmagAsmParser fmagGPU fmagIR fmagVM)
   set(ordered)
   foreach(l ${order})
@@ -66,7 +66,7 @@ function(fmag_install_package)
     if(dyn)
       target_link_libraries(fmag_shared PRIVATE ${dyn})
     endif()
-    # Third-party archives a layer needs (shaderc for lib/SPIRV's GLSL/HLSL input) go into
+    # Third-party archives a layer needs (shaderc for lib/Shader, the GLSL/HLSL input) go into
     # libfmag.so too, their symbols kept local so that only FMAG's API is exported.
     get_property(extra GLOBAL PROPERTY FMAG_SHARED_EXTRA_LIBS)
     if(extra)
@@ -128,7 +128,7 @@ function(fmag_install_package)
   set(pc_libs "-lfmag")
   set(pc_private "")
   get_property(extra GLOBAL PROPERTY FMAG_SHARED_EXTRA_LIBS)
-  if(extra) # shaderc's archives, for lib/SPIRV's GLSL/HLSL input (C++: libstdc++)
+  if(extra) # shaderc's archives, for lib/Shader's GLSL/HLSL input (C++: libstdc++)
     # A static link has no --start-group: each archive before the ones it calls.
     set(dep_order shaderc_combined SPIRV SPIRV-Tools-opt SPIRV-Tools glslang
                   MachineIndependent OSDependent HLSL OGLCompiler GenericCodeGen)

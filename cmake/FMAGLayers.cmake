@@ -23,11 +23,12 @@ set(FMAG_LAYER_HEADERS_fmagSL SL.h)
 set(FMAG_LAYER_HEADERS_fmagSuperopt Superopt.h SuperoptRules.h)
 set(FMAG_LAYER_HEADERS_fmagGPU GPU.h)
 set(FMAG_LAYER_HEADERS_fmagSPIRV SPIRV.h)
+set(FMAG_LAYER_HEADERS_fmagShader Shader.h)
 set(FMAG_LAYER_HEADERS_fmagMaterialX MaterialX.h)
 set(FMAG_LAYER_HEADERS_fmagAPI fmag.h)
 set(FMAG_LAYER_HEADERS_base Bits.h) # header-only: no link edge needed
 set(FMAG_LAYER_LIBS fmagVM fmagIR fmagAsmParser fmagTransforms fmagCodeGen fmagMath fmagSL
-                    fmagSuperopt fmagGPU fmagSPIRV fmagMaterialX fmagAPI base)
+                    fmagSuperopt fmagGPU fmagSPIRV fmagShader fmagMaterialX fmagAPI base)
 
 # Every header has exactly one owner.
 file(GLOB fmag_public_headers RELATIVE ${PROJECT_SOURCE_DIR}/include/fmag

@@ -30,6 +30,8 @@ float fmag_operand(uint w)
     return fmag_is_ref(w) ? FMAG_REG(w & uint(FMAG_REGS - 1)) : uintBitsToFloat(w);
 }
 
+// >>> fmag_soft_fma (the one source: lib/VM/EmitSource.c embeds these lines in the GLSL it
+// emits, through utils/glsl_snippet.py)
 // Exact single-rounding fma from float64: the product of two floats is exact in double; the
 // sum is rounded to odd (TwoSum error, then the last bit forced odd when inexact) so the final
 // rounding to float is not a double rounding.
@@ -56,6 +58,7 @@ float fmag_soft_fma(float a, float b, float c)
     }
     return float(s);
 }
+// <<< fmag_soft_fma
 
 void fmag_exec(uvec4 op)
 {

@@ -10,7 +10,7 @@
 
 What goes in: the public headers, then (behind FMAG_IMPLEMENTATION) the sources of lib/
 IR, AsmParser, VM, Transforms, CodeGen, Math, SL, API and, when the folder exists,
-lib/SPIRV (its shaderc part excepted), and the GLSL interpreter (gpu/fmag_interp.glsl,
+lib/SPIRV and lib/Shader (the GLSL/HLSL front as its stub: shaderc is C++), and the GLSL interpreter (gpu/fmag_interp.glsl,
 gpu/fmag_run.comp) as string constants. What stays out: lib/Superopt (the
 superoptimizer; the Transforms pass superopt-peephole needs only its rule table,
 lib/Transforms/SuperoptRules.inc, and the rule type, fmag/SuperoptRules.h, which do go
@@ -29,11 +29,16 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from glsl_snippet import c_lines as glsl_c_lines  # noqa: E402 (utils/, beside this script)
+from spirv_opnames import op_names  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIB_DIRS = ["IR", "AsmParser", "VM", "Transforms", "CodeGen", "Math", "SL", "SPIRV", "API"]
+LIB_DIRS = ["IR", "AsmParser", "VM", "Transforms", "CodeGen", "Math", "SL", "SPIRV", "Shader",
+            "API"]
 # Public headers in dependency order (fmag.h last: it includes IR.h, VM.h, Version.h).
-PUBLIC = ["Version.h", "Context.h", "IR.h", "VM.h", "FloatText.h", "Asm.h", "Transforms.h", "CodeGen.h",
-          "SL.h", "Math.h", "SPIRV.h", "fmag.h"]
+PUBLIC = ["Version.h", "Context.h", "IR.h", "VM.h", "FloatText.h", "Asm.h", "Transforms.h",
+          "CodeGen.h", "SL.h", "Math.h", "SPIRV.h", "Shader.h", "fmag.h"]
 # Needed by the implementation only.
 PRIVATE_PUBLIC = ["PeepholeRules.h"]
 # Public headers of the parts left out: an #include of one stays as written (the only
@@ -289,6 +294,30 @@ def rename(text, mapping):
     return "".join(out)
 
 
+# The implementation asks for POSIX and C11 with feature-test macros at the top of the
+# header, but when the user's file includes a C library header before fmag.h, the C
+# library has already decided what to declare (glibc's features.h runs once), and
+# strnlen, open_memstream, clock_gettime and, under -std=c99, aligned_alloc are then
+# missing. They are declared here with the prototypes POSIX and C11 give them (a
+# second, identical declaration is valid C); the functions are in the C library
+# whatever was declared.
+POSIX_PRELUDE = """/* POSIX and C11 functions the implementation calls, declared again in case a C library
+ * header included before fmag.h kept them out (the feature-test macros above then come
+ * too late). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+size_t strnlen(const char *s, size_t maxlen);
+FILE *open_memstream(char **ptr, size_t *sizeloc);
+void *aligned_alloc(size_t alignment, size_t size);
+#if !defined(CLOCK_MONOTONIC) && defined(__linux__)
+#define CLOCK_MONOTONIC 1 /* Linux's number for it */
+int clock_gettime(__clockid_t clock_id, struct timespec *tp);
+#endif"""
+
+
 def c_string(text, name):
     lines = ['/* %s, verbatim */' % name]
     for line in text.splitlines(True):
@@ -313,18 +342,19 @@ def main():
         print("amalgamate: spirv/unified1/spirv.h not found (spirv-headers): lib/SPIRV left out",
               file=sys.stderr)
         lib_dirs.remove("SPIRV")
+        lib_dirs.remove("Shader")
 
     inc = os.path.join(ROOT, "include", "fmag")
     public = [h for h in PUBLIC if h == "Version.h" or os.path.exists(os.path.join(inc, h))]
-    if "SPIRV" not in lib_dirs and "SPIRV.h" in public:
-        public.remove("SPIRV.h")
+    if "SPIRV" not in lib_dirs:
+        public = [h for h in public if h not in ("SPIRV.h", "Shader.h")]
     sources = []
     for d in lib_dirs:
         p = os.path.join(ROOT, "lib", d)
         if os.path.isdir(p):
             for f in sorted(os.listdir(p)):
                 path = os.path.join(p, f)
-                # The shaderc part goes in as its stub (FMAG_HAVE_SHADERC stays undefined
+                # lib/Shader goes in as its stub (FMAG_HAVE_SHADERC stays undefined
                 # here): GLSL/HLSL answer "built without", SPIR-V works.
                 if f.endswith(".c"):
                     sources.append((d, path))
@@ -338,10 +368,8 @@ def main():
         return read(os.path.join(inc, name))
 
     def spirv_op_names():
-        # what lib/SPIRV/CMakeLists.txt generates from spirv.h
-        text = read(os.path.join(spirv_dir, "spirv", "unified1", "spirv.h"))
-        rows = re.findall(r"^ *SpvOp([A-Za-z0-9_]+) = ([0-9]+),", text, re.M)
-        return "\n".join('{%s, "Op%s"},' % (num, name) for name, num in rows)
+        # the generator lib/SPIRV/CMakeLists.txt runs
+        return op_names(read(os.path.join(spirv_dir, "spirv", "unified1", "spirv.h")))
 
     def expand(text, here, tag):
         """Inlines "fmag/X.h" (once), local headers and .inc/.def files, and the
@@ -364,6 +392,11 @@ def main():
                 out.append(line)
                 continue
             target = m.group(1)
+            if target == "SoftFma.inc":
+                out.append("/* ---- SoftFma.inc, from gpu/fmag_interp.glsl */")
+                out.append(glsl_c_lines(read(os.path.join(ROOT, "gpu", "fmag_interp.glsl")),
+                                        "fmag_soft_fma"))
+                continue
             if target == "SPIRVOpNames.inc":
                 out.append("/* ---- SPIRVOpNames.inc, generated from spirv.h */")
                 out.append(spirv_op_names())
@@ -495,6 +528,8 @@ def main():
     out.append("#if defined(FMAG_IMPLEMENTATION) && !defined(FMAG_IMPLEMENTATION_DONE) && !defined(__cplusplus)")
     out.append("#define FMAG_IMPLEMENTATION_DONE")
     out.append("#undef FMAG_HAVE_SHADERC /* shaderc is a link-time library: not in one header */")
+    out.append("#define FMAG_AMALGAMATION 1 /* lib/Shader's stub says why GLSL is missing */")
+    out.append(POSIX_PRELUDE)
     if any(d == "SPIRV" for d, _ in sources):
         out.append("#define FMAG_API_HAVE_SPIRV 1 /* fmag_compile reads SPIR-V */")
     out.append("""/* One translation unit lets GCC inline across what were files, and its
@@ -525,6 +560,9 @@ def main():
 #endif""")
     out.append("#endif /* FMAG_IMPLEMENTATION */\n")
     text = "\n".join(out)
+    outdir = os.path.dirname(args.output)
+    if outdir:
+        os.makedirs(outdir, exist_ok=True)  # `-o DIR/fmag.h` with DIR not made yet
     with open(args.output, "w", encoding="utf-8") as f:
         f.write(text)
     print("amalgamate: wrote %s (%d files, %d names renamed, %d bytes)" %

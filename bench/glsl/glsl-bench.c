@@ -22,6 +22,7 @@
 #include "fmag/IR.h"
 #include "fmag/SL.h"
 #include "fmag/SPIRV.h"
+#include "fmag/Shader.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 

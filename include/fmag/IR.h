@@ -400,7 +400,7 @@ bool fmag_func_has_int(const fmag_func *f);
  * owns them for the duration of that one call, and clears every aux it set before
  * it returns (fmag_func_clear_aux). Between passes every aux is NULL, nobody reads
  * an aux it did not set, and the pass manager checks that after every pass (in
- * builds without NDEBUG). Users today: DCE, GuardStrip, MinMax (instructions),
+ * every build). Users today: DCE, GuardStrip, MinMax (instructions),
  * IfConvert and CFG cleanup (blocks), LoopUnroll and fmag_clone_body (blocks and
  * instructions of the source), Inline (functions, and the cloner's), the verifier's
  * recursion check (functions, saved and restored), and outside lib/IR and

@@ -14,6 +14,7 @@
 #include "fmag/Transforms.h"
 #if defined(FMAG_API_HAVE_SPIRV)
 #include "fmag/SPIRV.h"
+#include "fmag/Shader.h"
 #endif
 #if defined(FMAG_API_HAVE_MTLX)
 #include "fmag/MaterialX.h"
@@ -439,9 +440,8 @@ static fmag_status import_shader(fmag_context *ctx, const char *shown, const cha
         return *m ? FMAG_OK : FMAG_ERROR_INPUT;
     }
     fmag_context_report(ctx, FMAG_DIAG_ERROR, shown, 0, 0,
-                        "%s input is not built into this FMAG library (it needs "
-                        "shaderc and SPIRV-Tools: libshaderc-dev, spirv-tools)",
-                        language_names[lang]);
+                        "%s input is not built into this FMAG library (%s)", language_names[lang],
+                        fmag_shader_input_missing());
     return FMAG_ERROR_UNSUPPORTED;
 #else
     (void)src, (void)len, (void)o, (void)m, (void)out;

@@ -621,123 +621,34 @@ static bool mark_reachable(spv_reader *r, spv_func *f)
     return true;
 }
 
-/* The dominator tree of the reachable blocks (Cooper, Harvey and Kennedy's
- * iterative algorithm over reverse postorder), as DFS intervals so that a
- * dominance query is O(1). Uses of values are checked against it: SPIR-V that
- * uses a value where its definition does not dominate is malformed. */
-static void dominators(spv_reader *r, spv_func *f)
+/* The dominator tree of the reachable blocks, as DFS intervals so that a dominance
+ * query is O(1). Uses of values are checked against it: SPIR-V that uses a value where
+ * its definition does not dominate is malformed. The IR edges exist by now (make_edges,
+ * switch test blocks included), so lib/IR's tree (fmag_domtree, the one the verifier and
+ * the passes use) is built on the IR function and its intervals copied to the SPIR-V
+ * blocks: dominance among the blocks is the same in both graphs, since a switch's test
+ * blocks form a chain that only the switch's block enters. Copied at once because the
+ * translation goes on to change the function. */
+static bool dominators(spv_func *f)
 {
-    unsigned nb = f->nblocks, n = 0;
-    spv_block **order = fmag_context_alloc(r->ctx, (nb + 1) * sizeof *order);
-    spv_block **stack = fmag_context_alloc(r->ctx, (nb + 1) * sizeof *stack);
-    unsigned *next = fmag_context_alloc(r->ctx, (nb + 1) * sizeof *next);
-    bool *seen = fmag_context_alloc(r->ctx, nb + 1);
-    /* postorder by an iterative DFS */
-    unsigned sp = 0;
-    stack[sp++] = &f->blocks[0];
-    seen[0] = true;
-    while (sp) {
-        spv_block *b = stack[sp - 1];
-        unsigned bi = (unsigned)(b - f->blocks);
-        const spv_inst *t = &r->insts[b->term];
-        uint32_t labels[2];
-        spv_block *s = NULL;
-        while (!s) {
-            unsigned k = next[bi]++;
-            uint32_t lab;
-            if (t->op == SpvOpSwitch) {
-                if (k == 0 && t->nw >= 3)
-                    lab = t->w[2];
-                else if (4 + 2 * (k - 1) < t->nw && k > 0)
-                    lab = t->w[4 + 2 * (k - 1)];
-                else
-                    break;
-            } else {
-                unsigned m = succ_labels(r, t, labels, 2);
-                if (k >= m) break;
-                lab = labels[k];
-            }
-            spv_block *c = r->ids[lab].blk;
-            unsigned ci = (unsigned)(c - f->blocks);
-            if (!seen[ci]) {
-                seen[ci] = true;
-                s = c;
-            }
+    fmag_domtree dt;
+    if (!fmag_domtree_build(f->ir, &dt)) return false; /* out of memory (unguarded) */
+    for (unsigned k = 0; k < f->nblocks; k++) {
+        spv_block *b = &f->blocks[k];
+        if (!b->reachable) continue;
+        if (!fmag_domtree_reachable(&dt, b->ir)) {
+            /* Reachable in SPIR-V, not in the IR: a switch on a constant keeps only its
+             * taken edge. Its code is still translated; like an orphan it is dominated by
+             * the entry (interval 0) and dominates only itself and such orphans. */
+            b->pre = b->post = 0;
+            continue;
         }
-        if (s) {
-            stack[sp++] = s;
-        } else {
-            order[n++] = b;
-            sp--;
-        }
+        unsigned i = dt.rpo_index[b->ir->id];
+        b->pre = dt.tin[i];
+        b->post = dt.tout[i];
     }
-    for (unsigned k = 0; k < n; k++)
-        order[k]->rpo = n - 1 - k;
-    spv_block *entry = &f->blocks[0];
-    entry->idom = entry;
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (unsigned k = n; k-- > 0;) { /* reverse postorder */
-            spv_block *b = order[k];
-            if (b == entry) continue;
-            ssa_block *sb = b->ir->aux;
-            spv_block *nd = NULL;
-            for (unsigned p = 0; p < sb->npreds; p++) {
-                spv_block *pb = r->ids[((ssa_block *)sb->preds[p]->aux)->spv_label].blk;
-                if (!pb->idom) continue;
-                if (!nd) {
-                    nd = pb;
-                    continue;
-                }
-                spv_block *x = pb, *y = nd;
-                while (x != y) {
-                    while (x->rpo > y->rpo)
-                        x = x->idom;
-                    while (y->rpo > x->rpo)
-                        y = y->idom;
-                }
-                nd = x;
-            }
-            if (nd && b->idom != nd) {
-                b->idom = nd;
-                changed = true;
-            }
-        }
-    }
-    /* DFS intervals over the tree; children in CSR form (first[i]..first[i+1]). */
-    unsigned *first = fmag_context_alloc(r->ctx, (nb + 2) * sizeof *first);
-    spv_block **kids = fmag_context_alloc(r->ctx, (nb + 1) * sizeof *kids);
-    for (unsigned k = 0; k < nb; k++) {
-        spv_block *x = &f->blocks[k];
-        if (x->reachable && x != entry && x->idom) first[(unsigned)(x->idom - f->blocks) + 1]++;
-    }
-    for (unsigned k = 0; k < nb; k++)
-        first[k + 1] += first[k];
-    memset(next, 0, (nb + 1) * sizeof *next);
-    for (unsigned k = 0; k < nb; k++) {
-        spv_block *x = &f->blocks[k];
-        if (!x->reachable || x == entry || !x->idom) continue;
-        unsigned p = (unsigned)(x->idom - f->blocks);
-        kids[first[p] + next[p]++] = x;
-    }
-    memset(next, 0, (nb + 1) * sizeof *next);
-    unsigned clock = 0;
-    sp = 0;
-    stack[sp++] = entry;
-    entry->pre = clock++;
-    while (sp) {
-        spv_block *b = stack[sp - 1];
-        unsigned bi = (unsigned)(b - f->blocks);
-        if (first[bi] + next[bi] < first[bi + 1]) {
-            spv_block *c = kids[first[bi] + next[bi]++];
-            c->pre = clock++;
-            stack[sp++] = c;
-        } else {
-            b->post = clock++;
-            sp--;
-        }
-    }
+    fmag_domtree_free(&dt);
+    return true;
 }
 
 /* Creates the IR edges of block b's terminator (switch test blocks included),
@@ -1011,7 +922,7 @@ bool spv_translate_func(spv_reader *r, spv_func *f)
     }
     for (unsigned k = 0; k < f->nblocks; k++)
         if (f->blocks[k].reachable && !make_edges(r, f, &f->blocks[k])) return false;
-    dominators(r, f);
+    if (!dominators(f)) return spv_error(r, UINT32_MAX, "out of memory");
     fmag_block *entry = f->blocks[0].ir;
     ssa_seal(r, entry);
     /* The incoming values. */

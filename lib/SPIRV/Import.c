@@ -613,6 +613,10 @@ static fmag_module *import_unguarded(fmag_context *ctx, const uint32_t *words, s
         if (r->funcs[k].reached && !spv_translate_func(r, &r->funcs[k])) return NULL;
     r->fn = NULL;
     r->cur_inst = UINT32_MAX;
+    /* The blocks' aux held the SSA construction's state (SSA.c); the module goes out
+     * with every aux clear, as IR.h asks of whoever sets one. */
+    fmag_foreach_func (f, r->m)
+        fmag_func_clear_aux(f);
     if (!(e.is_entry_point ? wrap_entry_point(r, &e) : wrap_function(r, &e))) return NULL;
     if (!fmag_verify_module(r->m)) {
         fmag_context_report(ctx, FMAG_DIAG_ERROR, r->filename, 0, 0,
@@ -640,15 +644,13 @@ static void fmag_spirv_import_thunk(void *arg)
     a->result = import_unguarded(a->ctx, a->words, a->nwords, a->opts, a->source);
 }
 
-fmag_module *spv_import_from_source(fmag_context *ctx, const uint32_t *words, size_t nwords,
-                                    const fmag_spirv_options *opts, spv_source source)
-{
-    struct fmag_spirv_import_args a = {ctx, words, nwords, opts, source, NULL};
-    return fmag_context_guard(ctx, fmag_spirv_import_thunk, &a) ? a.result : NULL;
-}
-
 fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t nwords,
                                const fmag_spirv_options *opts)
 {
-    return spv_import_from_source(ctx, words, nwords, opts, SPV_SOURCE_SPIRV);
+    fmag_spirv_origin o = opts ? opts->origin : FMAG_SPIRV_ORIGIN_SPIRV;
+    spv_source source = o == FMAG_SPIRV_ORIGIN_GLSL   ? SPV_SOURCE_GLSL
+                        : o == FMAG_SPIRV_ORIGIN_HLSL ? SPV_SOURCE_HLSL
+                                                      : SPV_SOURCE_SPIRV;
+    struct fmag_spirv_import_args a = {ctx, words, nwords, opts, source, NULL};
+    return fmag_context_guard(ctx, fmag_spirv_import_thunk, &a) ? a.result : NULL;
 }

@@ -128,9 +128,7 @@ typedef struct spv_block {
     fmag_block *ir;
     fmag_block **tests; /* OpSwitch: one test block per case compared at run time */
     unsigned ntests;
-    /* dominator tree: immediate dominator, reverse postorder number, DFS interval */
-    struct spv_block *idom;
-    unsigned rpo, pre, post;
+    unsigned pre, post; /* the dominator tree's DFS interval (Function.c) */
 } spv_block;
 
 typedef struct spv_func {
@@ -230,9 +228,6 @@ bool spv_error_op(spv_reader *r, const char *fmt, ...)
  * SPIR-V, the opcode's name, a colon and the spirv wording. */
 bool spv_error_feature(spv_reader *r, const char *glsl, const char *hlsl, const char *spirv);
 const char *spv_id_str(spv_reader *r, uint32_t id, char *buf, size_t len);
-/* Import.c: fmag_spirv_import of a module that slc's front end made from `source`. */
-fmag_module *spv_import_from_source(fmag_context *ctx, const uint32_t *words, size_t nwords,
-                                    const fmag_spirv_options *opts, spv_source source);
 
 /* Parse.c */
 bool spv_parse(spv_reader *r);

@@ -173,11 +173,16 @@ static bool run_list(fmag_module *m, const char *list, pm_run *r, int depth)
         (void)diags;
         if (st == FMAG_PASS_FAILED) return false;
         bool changed = st == FMAG_PASS_CHANGED;
-#ifndef NDEBUG
-        /* aux is scratch owned for one call: every pass clears what it set (IR.h). */
-        fmag_foreach_func (f, m)
-            assert(fmag_func_aux_clear(f) && "a pass left an aux field set");
-#endif
+        /* aux is scratch owned for one call: every pass clears what it set (IR.h). A
+         * stale aux is a library bug that would show only where it is read, so this is
+         * checked in every build, not only where assert is on. */
+        fmag_foreach_func (f, m) {
+            if (!fmag_func_aux_clear(f)) {
+                fmag_context_error(ctx, "internal: pass '%s' left an aux field set in @%s", p->name,
+                                   f->name);
+                return false;
+            }
+        }
         if (opts && opts->after_pass) opts->after_pass(m, p->name, opts->after_pass_user);
         size_t after = stats ? fmag_module_num_instrs(m) : 0;
         if (stats)
@@ -199,12 +204,14 @@ static bool run_list(fmag_module *m, const char *list, pm_run *r, int depth)
 static bool fmag_run_passes_unguarded(fmag_module *m, const char *pipeline,
                                       const fmag_pass_options *opts)
 {
-#ifndef NDEBUG
-    /* A frontend may hand over IR with its own aux still set (the SPIR-V reader's
-     * blocks); from here on the pipeline owns them, and checks after each pass. */
-    fmag_foreach_func (f, m)
-        fmag_func_clear_aux(f);
-#endif
+    /* Whoever built the module (a frontend, the parser) cleared every aux it set. */
+    fmag_foreach_func (f, m) {
+        if (!fmag_func_aux_clear(f)) {
+            fmag_context_error(m->ctx, "internal: @%s reached the passes with an aux field set",
+                               f->name);
+            return false;
+        }
+    }
     if (opts && opts->max_unroll_instrs) m->max_unroll_instrs = opts->max_unroll_instrs;
     if (opts && opts->inline_budget) fmag_context_set_inline_budget(m->ctx, opts->inline_budget);
     pm_run r = {opts,

@@ -202,8 +202,9 @@ static const char cuda_helpers[] =
     "}\n"
     "#endif\n";
 
-/* The software fma is the Vulkan runner's (gpu/fmag_interp.glsl): float64 product (exact),
- * sum rounded to odd, one final rounding to float. */
+/* The software fma is the Vulkan runner's, its text taken from gpu/fmag_interp.glsl at
+ * configure time (SoftFma.inc): float64 product (exact), sum rounded to odd, one final
+ * rounding to float. */
 static const char glsl_helpers[] =
     "#ifndef FMAG_EMIT_GLSL_HELPERS\n"
     "#define FMAG_EMIT_GLSL_HELPERS\n"
@@ -214,26 +215,11 @@ static const char glsl_helpers[] =
     "#define FMAG_SOFT_FMA 0\n"
     "#endif\n"
     "#if FMAG_SOFT_FMA\n"
+/* gpu/fmag_interp.glsl's fmag_soft_fma, the one source of it (utils/glsl_snippet.py) */
+#include "SoftFma.inc"
     "float fmag_emit_fma_raw(float a, float b, float c)\n"
     "{\n"
-    "    precise double p = double(a) * double(b);\n"
-    "    precise double s = p + double(c);\n"
-    "    precise double bb = s - p;\n"
-    "    precise double e = (p - (s - bb)) + (double(c) - bb);\n"
-    "    if (e != 0.0 && !isinf(s) && !isnan(s)) {\n"
-    "        uvec2 u = unpackDouble2x32(s);\n"
-    "        if ((u.x & 1u) == 0u) {\n"
-    "            if ((e > 0.0) == (s > 0.0)) {\n"
-    "                u.x += 1u;\n"
-    "                if (u.x == 0u) u.y += 1u;\n"
-    "            } else {\n"
-    "                if (u.x == 0u) u.y -= 1u;\n"
-    "                u.x -= 1u;\n"
-    "            }\n"
-    "            s = packDouble2x32(u);\n"
-    "        }\n"
-    "    }\n"
-    "    return float(s);\n"
+    "    return fmag_soft_fma(a, b, c);\n"
     "}\n"
     "#else\n"
     "float fmag_emit_fma_raw(float a, float b, float c)\n"

@@ -37,3 +37,19 @@ export f32 smin_pow(f32 a, f32 b, f32 k) {
     b = pow(b, k);
     return pow((a * b) / (a + b), 1.0 / k);
 }
+
+// A literal zero exponent takes pow's strength reduction (pow_literal in
+// lib/Math/MathExpLog.c), which nothing else reaches (issue 31: returning x there
+// passed the suite): pow(x, 0.0) is 1 for every x, 0 and negative x included, as C's
+// pow gives; -0.0 likewise.
+// RUN: fmag-run %t.fmag --program lit0 --in 0 --in 2 --in 0.5 --in -3 --in 1e30 | FileCheck %s --check-prefix=LIT0
+// RUN: fmag-run %t.fast.fmag --program lit0 --in 0 --in 2 --in 0.5 --in -3 --in 1e30 | FileCheck %s --check-prefix=LIT0
+// LIT0: {{^1 1$}}
+// LIT0-NEXT: {{^1 1$}}
+// LIT0-NEXT: {{^1 1$}}
+// LIT0-NEXT: {{^1 1$}}
+// LIT0-NEXT: {{^1 1$}}
+export f32 lit0(f32 x, out f32 neg0) {
+    neg0 = pow(x, -0.0);
+    return pow(x, 0.0);
+}

@@ -125,6 +125,25 @@ class CompileAndRun(unittest.TestCase):
         out = fmag.run_per_lane(img, [0, 1, 1, 0], [[1.0], [2.0], [3.0], [4.0]], "batch")
         self.assertEqual(out, [[2.0], [6.0], [9.0], [5.0]])
 
+    def test_per_lane_unequal_strides(self):
+        """Input rows as wide as the widest program's inputs (2), output rows as wide as
+        the widest's outputs (3): an engine that stepped the outputs by the input stride
+        (issue 31's per-lane stride bug class) shifts every element after the first.
+        Values worked by hand; a program's unused output slots are 0."""
+        img = fmag.compile("export f32 a(f32 x, f32 y) { return x - y; }\n"
+                           "export f32x3 b(f32 x) { return f32x3(x, x * 2.0, x * 4.0); }\n")
+        idx = [1, 0, 1, 0, 1]
+        rows = [[1.0, 0.0], [5.0, 2.0], [3.0, 0.0], [7.0, 10.0], [0.5, 0.0]]
+        want = [[1.0, 2.0, 4.0], [3.0, 0.0, 0.0], [3.0, 6.0, 12.0], [-3.0, 0.0, 0.0],
+                [0.5, 1.0, 2.0]]
+        for engine in ("ref", "batch"):
+            self.assertEqual(fmag.run_per_lane(img, idx, rows, engine), want, engine)
+        np = fmag._np
+        if np is not None:
+            out = fmag.run_per_lane(img, idx, np.array(rows, dtype=np.float32), "batch")
+            self.assertEqual(out.shape, (5, 3))
+            self.assertEqual(out.tolist(), want)
+
     def test_diagnostics_are_records(self):
         with self.assertRaises(fmag.CompileError) as cm:
             fmag.compile("export f32 f(f32 x) {\n  return x +;\n}\n", filename="bad.sl")

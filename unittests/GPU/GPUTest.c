@@ -179,12 +179,21 @@ static void plant_selects(fmag_vm_program *p, fmag_vm_instr *code)
     plant_select_pairs(p, code, 4);
 }
 
-static void test_backend(fmag_gpu_runner *r)
+/* Every shape of run on runner r. `full` is for the runner's automatic choice; each design
+ * and knob that the runner can be forced to gets the short form (quick): register sizes
+ * on both sides of the specialization boundaries rather than all eight, and the per-lane
+ * runs with random indices and with a long program only. Every pipeline is compiled
+ * on first use, and on lavapipe that compile was most of the time: 233 of 376 s of the
+ * first scripts/test.sh on a fresh machine (issue 31; docs/Testing.md's quarter rule). */
+static void test_backend(fmag_gpu_runner *r, bool full)
 {
     bool flushes = strstr(fmag_gpu_runner_describe(r), "flushed") != NULL;
     /* uniform random streams at several register-file sizes (specializations) */
-    static const uint16_t sizes[] = {1, 3, 8, 16, 17, 40, 100, 300};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+    static const uint16_t all_sizes[] = {1, 3, 8, 16, 17, 40, 100, 300};
+    static const uint16_t quick_sizes[] = {3, 17, 300};
+    const uint16_t *sizes = full ? all_sizes : quick_sizes;
+    size_t nsizes = full ? sizeof all_sizes / sizeof all_sizes[0] : 3;
+    for (size_t s = 0; s < nsizes; ++s) {
         uint16_t regs = sizes[s];
         fmag_vm_instr code[200];
         fmag_vm_program p;
@@ -195,8 +204,11 @@ static void test_backend(fmag_gpu_runner *r)
         compare(r, &pp, 1, NULL, 3000, flushes, what);
     }
     /* uniform programs full of select idioms (the fused kernels) */
-    static const uint16_t sel_sizes[] = {5, 8, 13, 16, 32};
-    for (size_t s = 0; s < sizeof sel_sizes / sizeof sel_sizes[0]; ++s) {
+    static const uint16_t all_sel_sizes[] = {5, 8, 13, 16, 32};
+    static const uint16_t quick_sel_sizes[] = {8, 32};
+    const uint16_t *sel_sizes = full ? all_sel_sizes : quick_sel_sizes;
+    size_t nsel = full ? sizeof all_sel_sizes / sizeof all_sel_sizes[0] : 2;
+    for (size_t s = 0; s < nsel; ++s) {
         fmag_vm_instr code[120];
         fmag_vm_program p;
         random_program(&p, code, 120, sel_sizes[s], 4, 3);
@@ -229,57 +241,59 @@ static void test_backend(fmag_gpu_runner *r)
         for (int e = 0; e < N; ++e)
             idx[e] = rnd() % NP;
         compare(r, pp, NP, idx, N, flushes, "per-lane random");
-        /* the same with the K-elements-share-a-program pattern the CUDA runner exploits */
-        for (int e = 0; e < N; ++e)
-            idx[e] = (uint32_t)(e % 32) % NP;
-        compare(r, pp, NP, idx, N, flushes, "per-lane lane-pattern");
-        /* small register files (the CUDA runner's 8-elements-a-thread kernels) */
-        for (int k = 0; k < NP; ++k) {
-            uint16_t regs = (uint16_t)(1 + rnd() % 4);
-            random_program(&p[k], code[k], 1 + rnd() % 64, regs, 1, 1);
-        }
-        compare(r, pp, NP, idx, N, flushes, "per-lane small lane-pattern");
-        compare(r, pp, 1, NULL, N, flushes, "uniform small");
-        /* programs that agree on every instruction's operand kinds (the CUDA runner's
-         * uniform-branch kernels): one random shape, registers and literals drawn anew */
-        for (int sz = 0; sz < 2; ++sz) {
-            uint16_t regs = sz ? 12 : 3;
-            random_program(&p[0], code[0], 40, regs, 1, 1);
-            for (int k = 1; k < NP; ++k) {
-                p[k] = p[0];
-                p[k].code = code[k];
-                for (uint32_t i = 0; i < p[0].ninstr; ++i) {
-                    uint32_t w[4];
-                    memcpy(w, &code[0][i], sizeof w);
-                    for (int s = 0; s < 3; ++s)
-                        w[s] = fmag_gpu_is_ref(w[s]) ? fmag_vm_ref_word(rnd() % regs)
-                                                     : fbits(rnd_literal());
-                    w[3] = rnd() % regs | (rnd() % regs) << 16;
-                    memcpy(&code[k][i], w, sizeof w);
-                }
-            }
-            static fmag_gpu_word4 il[64 * NP];
-            for (uint32_t i = 0; i < p[0].ninstr; ++i)
-                for (int k = 0; k < NP; ++k)
-                    memcpy(&il[i * NP + k], &code[k][i], sizeof il[0]);
-            EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "kinds must agree");
-            /* an instruction that writes (guard 1.0) with another c kind breaks agreement;
-             * a no-op (guard 0.0, as the padding of a shorter program) does not */
-            fmag_gpu_word4 saved[2] = {il[0], il[1]};
-            for (int k = 0; k < 2; ++k)
-                if (!fmag_gpu_is_ref(il[k].g)) il[k].g = fbits(1.0f);
-            EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "kinds agree, guards 1");
-            il[1].c = fmag_gpu_is_ref(il[1].c) ? fbits(1.0f) : fmag_vm_ref_word(0);
-            EXPECT(!fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "one c kind differs");
-            il[1].g = fbits(0.0f);
-            EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "a no-op does not count");
-            il[0] = saved[0], il[1] = saved[1];
-            compare(r, pp, NP, idx, N, flushes, "per-lane same kinds lane-pattern");
-            for (int e = 0; e < N; ++e)
-                idx[e] = rnd() % NP;
-            compare(r, pp, NP, idx, N, flushes, "per-lane same kinds random");
+        if (full) {
+            /* the same with the K-elements-share-a-program pattern the CUDA runner exploits */
             for (int e = 0; e < N; ++e)
                 idx[e] = (uint32_t)(e % 32) % NP;
+            compare(r, pp, NP, idx, N, flushes, "per-lane lane-pattern");
+            /* small register files (the CUDA runner's 8-elements-a-thread kernels) */
+            for (int k = 0; k < NP; ++k) {
+                uint16_t regs = (uint16_t)(1 + rnd() % 4);
+                random_program(&p[k], code[k], 1 + rnd() % 64, regs, 1, 1);
+            }
+            compare(r, pp, NP, idx, N, flushes, "per-lane small lane-pattern");
+            compare(r, pp, 1, NULL, N, flushes, "uniform small");
+            /* programs that agree on every instruction's operand kinds (the CUDA runner's
+             * uniform-branch kernels): one random shape, registers and literals drawn anew */
+            for (int sz = 0; sz < 2; ++sz) {
+                uint16_t regs = sz ? 12 : 3;
+                random_program(&p[0], code[0], 40, regs, 1, 1);
+                for (int k = 1; k < NP; ++k) {
+                    p[k] = p[0];
+                    p[k].code = code[k];
+                    for (uint32_t i = 0; i < p[0].ninstr; ++i) {
+                        uint32_t w[4];
+                        memcpy(w, &code[0][i], sizeof w);
+                        for (int s = 0; s < 3; ++s)
+                            w[s] = fmag_gpu_is_ref(w[s]) ? fmag_vm_ref_word(rnd() % regs)
+                                                         : fbits(rnd_literal());
+                        w[3] = rnd() % regs | (rnd() % regs) << 16;
+                        memcpy(&code[k][i], w, sizeof w);
+                    }
+                }
+                static fmag_gpu_word4 il[64 * NP];
+                for (uint32_t i = 0; i < p[0].ninstr; ++i)
+                    for (int k = 0; k < NP; ++k)
+                        memcpy(&il[i * NP + k], &code[k][i], sizeof il[0]);
+                EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "kinds must agree");
+                /* an instruction that writes (guard 1.0) with another c kind breaks agreement;
+                 * a no-op (guard 0.0, as the padding of a shorter program) does not */
+                fmag_gpu_word4 saved[2] = {il[0], il[1]};
+                for (int k = 0; k < 2; ++k)
+                    if (!fmag_gpu_is_ref(il[k].g)) il[k].g = fbits(1.0f);
+                EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "kinds agree, guards 1");
+                il[1].c = fmag_gpu_is_ref(il[1].c) ? fbits(1.0f) : fmag_vm_ref_word(0);
+                EXPECT(!fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "one c kind differs");
+                il[1].g = fbits(0.0f);
+                EXPECT(fmag_gpu_lane_kinds_agree(il, p[0].ninstr, NP), "a no-op does not count");
+                il[0] = saved[0], il[1] = saved[1];
+                compare(r, pp, NP, idx, N, flushes, "per-lane same kinds lane-pattern");
+                for (int e = 0; e < N; ++e)
+                    idx[e] = rnd() % NP;
+                compare(r, pp, NP, idx, N, flushes, "per-lane same kinds random");
+                for (int e = 0; e < N; ++e)
+                    idx[e] = (uint32_t)(e % 32) % NP;
+            }
         }
         /* one long program among short ones: interleaving would pad too much, so the Vulkan
          * runner stores the programs one after another */
@@ -770,7 +784,7 @@ int main(void)
         }
         printf("%s\n", fmag_gpu_runner_describe(r)); /* starts with the API's name */
         int before = failures;
-        test_backend(r);
+        test_backend(r, true);
         if (apis[i].api == FMAG_GPU_VULKAN) {
             /* every design the runner can be forced to, then back to automatic */
             static const struct {
@@ -786,7 +800,7 @@ int main(void)
                 EXPECT(fmag_gpu_runner_set_vk_design(r, designs[k].d), "set design %s",
                        designs[k].name);
                 printf("%s: design %s\n", apis[i].name, designs[k].name);
-                test_backend(r);
+                test_backend(r, false);
             }
             /* the fast design at every K, with records from either buffer, fused or not */
             static const fmag_gpu_vk_fast_knobs knobs[] = {
@@ -797,7 +811,7 @@ int main(void)
                 EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
                 printf("%s: design fast, k %u, ubo %d, fuse %d, broadcast %d\n", apis[i].name,
                        knobs[k].k, knobs[k].ubo, knobs[k].fuse, knobs[k].bcast);
-                test_backend(r);
+                test_backend(r, false);
             }
             /* workgroups of 32 and 128 with the VEC layout (k, ubo, fuse, bcast, wg, vec,
              * spec); fewer combinations than the knobs allow, for CI's time on lavapipe */
@@ -809,7 +823,7 @@ int main(void)
                 printf("%s: design fast, k %u, ubo %d, fuse %d, wg %u, vec %d, spec %d\n",
                        apis[i].name, more[k].k, more[k].ubo, more[k].fuse, more[k].wg, more[k].vec,
                        more[k].spec);
-                test_backend(r);
+                test_backend(r, false);
             }
             /* records as specialization constants: a pipeline per program, so a few short
              * programs (test_backend's long ones take the records from a buffer) */
@@ -838,14 +852,14 @@ int main(void)
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST_O0), "set design fast -O0");
             EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[3]), "set fast knobs");
             printf("%s: design fast -O0, k 8\n", apis[i].name);
-            test_backend(r);
+            test_backend(r, false);
             /* the HLSL interpreter (glslang's HLSL front end), the same knobs */
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_HLSL), "set design hlsl");
             for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k += 2) {
                 EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
                 printf("%s: design hlsl, k %u, ubo %d, fuse %d\n", apis[i].name, knobs[k].k,
                        knobs[k].ubo, knobs[k].fuse);
-                test_backend(r);
+                test_backend(r, false);
             }
             EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0, 0, 0, 0, 0}),
                    "k 3 must be refused");

@@ -11,6 +11,7 @@
 #include "fmag/CodeGen.h"
 #include "fmag/IR.h"
 #include "fmag/SPIRV.h"
+#include "fmag/Shader.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
 

@@ -3,9 +3,10 @@
  * values, diagnostics and hostile text. Without shaderc only the stub is checked. */
 #include "fmag/IR.h"
 #include "fmag/SPIRV.h"
+#include "fmag/Shader.h"
 
 #include "../Expect.h"
-#include "../../lib/SPIRV/GlslangDiag.h"
+#include "../../lib/Shader/GlslangDiag.h"
 
 #include <stdlib.h>
 #include <string.h>

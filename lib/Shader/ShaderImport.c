@@ -9,8 +9,7 @@
  * the user gave it (-entry NAME, or main). */
 #include <stdlib.h>
 #include <string.h>
-#include "fmag/SPIRV.h"
-#include "SPIRVInternal.h"
+#include "fmag/Shader.h"
 
 enum {
     OP_SOURCE_CONTINUED = 2,
@@ -268,8 +267,8 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
     uint32_t *w2 = with_user_source(s.words, s.nwords, src, len, s.included, s.nincluded, &nw2);
     const uint32_t *words = w2 ? w2 : s.words;
     size_t nwords = w2 ? nw2 : s.nwords;
-    fmag_module *m = spv_import_from_source(
-        ctx, words, nwords, &o, lang == FMAG_SOURCE_GLSL ? SPV_SOURCE_GLSL : SPV_SOURCE_HLSL);
+    o.origin = lang == FMAG_SOURCE_GLSL ? FMAG_SPIRV_ORIGIN_GLSL : FMAG_SPIRV_ORIGIN_HLSL;
+    fmag_module *m = fmag_spirv_import(ctx, words, nwords, &o);
     const char *name = entry ? entry : "main";
     fmag_func *prog = NULL;
     if (m) {
