@@ -13,6 +13,8 @@ path = [config.fmag_tools_dir, config.llvm_tools_dir, config.environment.get("PA
 config.environment["PATH"] = os.pathsep.join(path)
 # Sanitizer builds: fail on the first report, and do not let leaks pass silently.
 config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:exitcode=99"
+config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "utils", "lsan.supp")
 config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1:exitcode=99"
 
 # The long run (scripts/test-long.sh, CI): tests that trim their work in the default
