@@ -1122,7 +1122,7 @@ static bool n_worley(mx_node *n, int op)
     if (!mx_in_const(n, "metric", 0.0f, &metric)) return false;
     if (r.n != 1) {
         mx_node_error(n, "worley noise is compiled as a float (the distance to the nearest "
-                         "point); the vector forms are not implemented");
+                         "point); its vector2/vector3 outputs are refused (docs/MaterialX.md)");
         return false;
     }
     if (metric < 0 || metric > 3 || metric != (float)(int)metric) {
