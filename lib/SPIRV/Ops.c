@@ -132,15 +132,24 @@ static bool binary(spv_reader *r, const spv_inst *in, fn2 fn)
     return true;
 }
 
+/* The operand and result of a one-operand instruction of one type (vectors component
+ * by component). */
+static bool unary_operands(spv_reader *r, const spv_inst *in, fmag_value ***a, fmag_value ***out,
+                           uint32_t *n)
+{
+    uint32_t na;
+    if (!need(r, in, 4)) return false;
+    if (!(*a = operand(r, in, 3, &na))) return false;
+    if (!(*out = result(r, in, n))) return false;
+    if (na != *n) return spv_error_op(r, "the operand type differs from the result type");
+    return true;
+}
+
 static bool negate(spv_reader *r, const spv_inst *in)
 {
-    uint32_t n, na;
-    if (!need(r, in, 4)) return false;
-    fmag_value **a = operand(r, in, 3, &na);
-    if (!a) return false;
-    fmag_value **out = result(r, in, &n);
-    if (!out) return false;
-    if (na != n) return spv_error_op(r, "the operand type differs from the result type");
+    uint32_t n;
+    fmag_value **a, **out;
+    if (!unary_operands(r, in, &a, &out, &n)) return false;
     for (uint32_t j = 0; j < n; j++) {
         if (in->op == SpvOpLogicalNot)
             out[j] = fmag_build_sub(B, r->one, a[j]);
@@ -758,13 +767,9 @@ static bool convert(spv_reader *r, const spv_inst *in)
  * the same exact derivative here. */
 static bool derivative(spv_reader *r, const spv_inst *in)
 {
-    uint32_t n, na;
-    if (!need(r, in, 4)) return false;
-    fmag_value **a = operand(r, in, 3, &na);
-    if (!a) return false;
-    fmag_value **out = result(r, in, &n);
-    if (!out) return false;
-    if (na != n) return spv_error_op(r, "the operand type differs from the result type");
+    uint32_t n;
+    fmag_value **a, **out;
+    if (!unary_operands(r, in, &a, &out, &n)) return false;
     uint32_t op = in->op;
     bool x = op == SpvOpDPdx || op == SpvOpDPdxFine || op == SpvOpDPdxCoarse;
     bool y = op == SpvOpDPdy || op == SpvOpDPdyFine || op == SpvOpDPdyCoarse;
