@@ -78,6 +78,9 @@ def expand_includes(path, seen, incdir):
 # Input ranges by parameter name: texture coordinates and positions over many lattice
 # cells (negative ones included: mx_floor and the hash of negative integers), the
 # integer style of Worley noise, jitter in [0, 1].
+NAMED = ("jitter", "lacunarity", "diminish", "amplitude", "pivot", "low", "high")
+
+
 def draw(rng, ptype, pname):
     if ptype in ("int", "uint"):
         if pname == "style":
@@ -93,6 +96,12 @@ def draw(rng, ptype, pname):
         return [f32(rng.uniform(1.5, 2.5))]
     if pname in ("diminish",):
         return [f32(rng.uniform(0.3, 0.7))]
+    # smoothstep's edges in their usual order (low < high: glsl-vs-mtlx.test; the other
+    # orders are mtlx-disagree.test's).
+    if pname == "low":
+        return [f32(rng.uniform(-1.0, 0.4))]
+    if pname == "high":
+        return [f32(rng.uniform(0.6, 2.0))]
     if pname in ("amplitude", "pivot"):
         return [f32(rng.uniform(-2.0, 2.0)) for _ in range(SIZE[ptype])]
     return [f32(rng.uniform(-50.0, 50.0)) for _ in range(SIZE[ptype])]
