@@ -78,7 +78,7 @@ def expand_includes(path, seen, incdir):
 # Input ranges by parameter name: texture coordinates and positions over many lattice
 # cells (negative ones included: mx_floor and the hash of negative integers), the
 # integer style of Worley noise, jitter in [0, 1].
-NAMED = ("jitter", "lacunarity", "diminish", "amplitude", "pivot", "low", "high")
+NAMED = ("jitter", "lacunarity", "diminish", "amplitude", "pivot", "low", "high", "amount")
 
 
 def draw(rng, ptype, pname):
@@ -98,6 +98,8 @@ def draw(rng, ptype, pname):
         return [f32(rng.uniform(0.3, 0.7))]
     # smoothstep's edges in their usual order (low < high: glsl-vs-mtlx.test; the other
     # orders are mtlx-disagree.test's).
+    if pname == "amount":
+        return [f32(rng.uniform(-360.0, 360.0))]
     if pname == "low":
         return [f32(rng.uniform(-1.0, 0.4))]
     if pname == "high":
