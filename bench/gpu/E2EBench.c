@@ -257,8 +257,8 @@ int main(int argc, char **argv)
         if (!ok)
             printf("%-8s failed: %s\n", name,
                    fmag_context_diag(ctx, fmag_context_diag_count(ctx) - 1));
-        printf("%-8s %s\n", name, ok && bad == 0 ? "exact (every output bit-identical to batch)"
-                                                 : "MISMATCH");
+        printf("%-8s %s\n", name,
+               ok && bad == 0 ? "exact (every output bit-identical to batch)" : "MISMATCH");
         fmag_runner_destroy(r);
     }
     if (din) cu.free_(din);

@@ -5,6 +5,8 @@
 # on examples/node_graph_a.sl, 4,194,304 elements, against the copies alone and the batch
 # engine on 16 threads), then runs the GPU and API unit tests on both runners.
 #   bench/gpu/e2e.sh [fmag-gpu-e2e args]      (logs in $OUT, else ./build-gpu-e2e)
+#   FMAG_E2E_BIN=DIR: the three programs built elsewhere (x86-64, CUDA enabled: the device
+#   time then goes to the runs alone), in DIR instead of a build here
 # Carry `.gl` (Vulkan loader .debs, docs/GPU.md) and `.spv` (bash bench/gpu/prepare.sh BUILD).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,6 +31,12 @@ CMARGS="-DCMAKE_BUILD_TYPE=Release -DFMAG_WERROR=OFF"
 if [ -e .spv/fmag_run.spv ] && ! command -v glslc >/dev/null; then
     CMARGS="$CMARGS -DFMAG_SPIRV_PREBUILT=$ROOT/.spv/fmag_run.spv -DFMAG_VULKAN_INCLUDE_DIR=$ROOT/.spv/include"
 fi
+E2E=$B/bin/fmag-gpu-e2e GPUTEST=$B/unittests/GPU/fmag-gpu-unittests
+APITEST=$B/unittests/API/fmag-api-unittests
+if [ -n "${FMAG_E2E_BIN:-}" ]; then
+    E2E=$FMAG_E2E_BIN/fmag-gpu-e2e GPUTEST=$FMAG_E2E_BIN/fmag-gpu-unittests
+    APITEST=$FMAG_E2E_BIN/fmag-api-unittests
+else
 echo "== build"
 t0=$(date +%s)
 cmake -S . -B $B $CMARGS >"$OUTDIR/config.txt" 2>&1 || { tail -20 "$OUTDIR/config.txt"; exit 1; }
@@ -36,15 +44,16 @@ grep "fmagGPU:" "$OUTDIR/config.txt"
 cmake --build $B -j"$(nproc)" --target fmag-gpu-e2e fmag-gpu-unittests fmag-api-unittests \
     >"$OUTDIR/build.txt" 2>&1 || { grep -B2 -A8 "error" "$OUTDIR/build.txt" | head -60; exit 1; }
 echo "built in $(($(date +%s) - t0)) s"
+fi
 echo "== end to end"
-$B/bin/fmag-gpu-e2e examples/node_graph_a.sl --n=4194304 --reps=10 --threads=16 "$@" 2>&1 |
+$E2E examples/node_graph_a.sl --n=4194304 --reps=10 --threads=16 "$@" 2>&1 |
     tee "$OUTDIR/e2e.txt"
 echo "== GPU unit tests (both runners against the reference VM)"
 t0=$(date +%s)
-timeout 240 $B/unittests/GPU/fmag-gpu-unittests >"$OUTDIR/gputest.txt" 2>&1
+timeout 240 $GPUTEST >"$OUTDIR/gputest.txt" 2>&1
 echo "rc=$? in $(($(date +%s) - t0)) s"
 grep -v "^vulkan: design\|^  " "$OUTDIR/gputest.txt" | tail -25
 echo "== API unit tests"
-timeout 60 $B/unittests/API/fmag-api-unittests >"$OUTDIR/apitest.txt" 2>&1
+timeout 60 $APITEST >"$OUTDIR/apitest.txt" 2>&1
 echo "rc=$?"
 tail -5 "$OUTDIR/apitest.txt"
