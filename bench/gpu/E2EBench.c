@@ -5,7 +5,9 @@
  *    machine's host-device bandwidth (CUDA's driver; the bus is the same for Vulkan);
  *  - the CPU batch engine on the same input (fmag_run, --threads threads).
  * Rows: the first call (buffers allocated), the median of --reps calls after it, columns
- * (fmag_run_columns), and on CUDA the device-resident call (fmag_run_device: no copy).
+ * (fmag_run_columns), on CUDA the device-resident call (fmag_run_device: no copy); then,
+ * through the runner interface under the API (GPU.h), the kernel alone on resident data and
+ * on CUDA fmag_gpu_run with the copies through pinned staging instead of direct.
  * Every GPU row is checked bit for bit against the batch engine (itself bit-identical to
  * the reference VM). Usage: fmag-gpu-e2e PROGRAM.sl [--n=N] [--reps=R] [--threads=T] */
 #define _POSIX_C_SOURCE 200809L
@@ -15,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "fmag/GPU.h"
 #include "fmag/fmag.h"
+#include "../../lib/GPU/GPUBench.h" /* kernel-only timing, the CUDA staging choice */
 
 static double now_ms(void)
 {
@@ -109,6 +113,40 @@ static void row(const char *engine, const char *what, double ms, double copies, 
     if (copies > 0) printf("  %5.2fx copies", ms / copies);
     if (batch > 0) printf("  %5.2fx batch", ms / batch);
     printf("\n");
+}
+
+/* Rows through the runner interface under the API (fmag/GPU.h): the kernel alone on
+ * resident data (fmag_gpu_time_per_lane), and on CUDA fmag_gpu_run with the host copies
+ * through pinned staging, then straight from and to the arrays (the default). */
+static bool runner_rows(fmag_engine e, const fmag_vm_program *p, const float *in, float *out,
+                        const float *want, size_t n, double *t, int reps, double copies,
+                        double batch_ms, size_t *bad)
+{
+    char err[256] = "";
+    const char *name = fmag_engine_name(e);
+    fmag_gpu_runner *g = fmag_gpu_runner_create(
+        e == FMAG_ENGINE_CUDA ? FMAG_GPU_CUDA : FMAG_GPU_VULKAN, err, sizeof err);
+    if (!g) return false;
+    double ms = 0;
+    bool ok = fmag_gpu_time_per_lane(g, &p, 1, NULL, in, p->nin, out, p->nout, n, 1, (unsigned)reps,
+                                     &ms, err, sizeof err);
+    if (ok) row(name, "kernel alone (resident data)", ms, copies, batch_ms);
+    for (int staged = 1; ok && staged >= 0 && fmag_gpu_runner_set_host_staging(g, staged);
+         --staged) {
+        ok = fmag_gpu_run(g, p, in, p->nin, out, p->nout, n, err, sizeof err);
+        for (int k = 0; ok && k < reps; ++k) {
+            double t0 = now_ms();
+            ok = fmag_gpu_run(g, p, in, p->nin, out, p->nout, n, err, sizeof err);
+            t[k] = now_ms() - t0;
+        }
+        *bad += ok ? mismatches(out, want, n * p->nout) : n;
+        if (ok)
+            row(name, staged ? "fmag_gpu_run, pinned staging" : "fmag_gpu_run, direct copies",
+                median(t, reps), copies, batch_ms);
+    }
+    if (!ok) printf("%-8s runner rows failed: %s\n", name, err);
+    fmag_gpu_runner_destroy(g);
+    return ok;
 }
 
 int main(int argc, char **argv)
@@ -254,6 +292,7 @@ int main(int argc, char **argv)
             cu.dtoh(out, dout, outb);
             bad += ok ? mismatches(out, want, n * nout) : n;
         }
+        if (ok) ok = runner_rows(e, p, in, out, want, n, t, reps, copies, batch_ms, &bad);
         if (!ok)
             printf("%-8s failed: %s\n", name,
                    fmag_context_diag(ctx, fmag_context_diag_count(ctx) - 1));

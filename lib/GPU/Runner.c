@@ -69,6 +69,13 @@ void fmag_gpu_runner_set_chunk(fmag_gpu_runner *r, size_t elems)
     if (r) r->chunk = elems ? (elems + 1023) / 1024 * 1024 : 0;
 }
 
+bool fmag_gpu_runner_set_host_staging(fmag_gpu_runner *r, bool staged)
+{
+    if (!r || !r->be->set_staged) return false;
+    r->be->set_staged(r->impl, staged);
+    return true;
+}
+
 void fmag_gpu_runner_counters(const fmag_gpu_runner *r, fmag_gpu_counters *out)
 {
     memset(out, 0, sizeof *out);
