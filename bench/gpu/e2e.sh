@@ -7,7 +7,9 @@
 #   bench/gpu/e2e.sh [fmag-gpu-e2e args]      (logs in $OUT, else ./build-gpu-e2e)
 #   FMAG_E2E_BIN=DIR: the three programs built elsewhere (x86-64, CUDA enabled: the device
 #   time then goes to the runs alone), in DIR instead of a build here
-# Carry `.gl` (Vulkan loader .debs, docs/GPU.md) and `.spv` (bash bench/gpu/prepare.sh BUILD).
+# Carry `.gl` (the Vulkan loader .debs: libvulkan1 and the libglvnd packages libglvnd0, libegl1,
+# libgl1, libglx0, libgles2, libopengl0, which NVIDIA's ICD needs; docs/GPU.md) and `.spv`
+# (bash bench/gpu/prepare.sh BUILD).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUTDIR=${OUT:-$ROOT/build-gpu-e2e}
@@ -50,10 +52,10 @@ $E2E examples/node_graph_a.sl --n=4194304 --reps=10 --threads=16 "$@" 2>&1 |
     tee "$OUTDIR/e2e.txt"
 echo "== GPU unit tests (both runners against the reference VM)"
 t0=$(date +%s)
-timeout 240 $GPUTEST >"$OUTDIR/gputest.txt" 2>&1
+timeout 150 $GPUTEST >"$OUTDIR/gputest.txt" 2>&1
 echo "rc=$? in $(($(date +%s) - t0)) s"
 grep -v "^vulkan: design\|^  " "$OUTDIR/gputest.txt" | tail -25
 echo "== API unit tests"
-timeout 60 $APITEST >"$OUTDIR/apitest.txt" 2>&1
+timeout 30 $APITEST >"$OUTDIR/apitest.txt" 2>&1
 echo "rc=$?"
 tail -5 "$OUTDIR/apitest.txt"
