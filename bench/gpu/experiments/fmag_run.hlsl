@@ -1,6 +1,7 @@
 // An experiment, not built since issue 31 (docs/GPU.md). FMAG compute entry in HLSL: the
 // Vulkan runner's gpu/fmag_fast.comp written in HLSL over fmag_interp.hlsl (same bindings,
-// push constants and specialization constants, so the runner ran either). Built with glslang's HLSL front end:
+// push constants and specialization constants, so the runner ran either). Built with
+// glslang's HLSL front end:
 //   cd bench/gpu/experiments && glslangValidator -D -V -S comp -e main -DFMAG_HLSL_SPEC \
 //       -I . fmag_run.hlsl
 // (written against the push constants before issue 32 added the column strides)
