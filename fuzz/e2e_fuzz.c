@@ -7,9 +7,6 @@
  * under SPEC §2's contract (fmag-e2e's checks). Any disagreement, failed compile or
  * sanitizer report is a crash. The generator is fmag-e2e's own, included rather
  * than copied so the two cannot drift apart. */
-#ifndef FMAG_VERSION_STRING
-#define FMAG_VERSION_STRING "fuzz"
-#endif
 #define main fmag_e2e_main
 #include "../tools/fmag-e2e/fmag-e2e.c"
 #undef main
