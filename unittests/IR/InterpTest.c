@@ -51,6 +51,15 @@ static void setup(fixture *fx, unsigned nparams, unsigned nresults)
     fmag_builder_at_end(&fx->b, fmag_block_create(fx->f, "entry"));
 }
 
+/* A non-export function of fx's module, *b at the end of its entry block. */
+static fmag_func *helper(fixture *fx, const char *name, unsigned nparams, unsigned nresults,
+                         fmag_builder *b)
+{
+    fmag_func *f = fmag_func_create(fx->m, name, nparams, nresults, false);
+    fmag_builder_at_end(b, fmag_block_create(f, "entry"));
+    return f;
+}
+
 static fmag_value *k(fixture *fx, float f)
 {
     return fmag_module_const(fx->m, f);
@@ -193,9 +202,8 @@ static void test_calls(test_state *t)
 {
     fixture fx;
     setup(&fx, 2, 2);
-    fmag_func *pm = fmag_func_create(fx.m, "pm", 2, 2, false);
     fmag_builder pb;
-    fmag_builder_at_end(&pb, fmag_block_create(pm, "entry"));
+    fmag_func *pm = helper(&fx, "pm", 2, 2, &pb);
     fmag_value *sv[2] = {fmag_build_add(&pb, &pm->params[0], &pm->params[1]),
                          fmag_build_sub(&pb, &pm->params[0], &pm->params[1])};
     fmag_build_ret(&pb, sv, 2);
@@ -330,9 +338,8 @@ static void test_report(test_state *t)
 {
     fixture fx;
     setup(&fx, 1, 1);
-    fmag_func *g = fmag_func_create(fx.m, "big", 1, 1, false);
     fmag_builder gb;
-    fmag_builder_at_end(&gb, fmag_block_create(g, "entry"));
+    fmag_func *g = helper(&fx, "big", 1, 1, &gb);
     ret1(&gb, fmag_build_mul(&gb, &g->params[0], k(&fx, 0x1p127f)));
     fmag_value *x = &fx.f->params[0];
     fmag_instr *call = fmag_build_call(&fx.b, g, &x, 1);
