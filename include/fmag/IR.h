@@ -587,6 +587,9 @@ size_t fmag_parse_float(const char *s, size_t len, float *out);
  * valid; otherwise records diagnostics naming the function, block and instruction. */
 bool fmag_verify_module(fmag_module *m);
 bool fmag_verify_func(fmag_func *f);
+/* Whether every operand of i (an instruction of f) has the type SPEC §2b gives it: what
+ * a front end checks as it builds, to refuse an ill-typed input with its own message. */
+bool fmag_instr_operand_types_ok(const fmag_func *f, const fmag_instr *i);
 /* Records a diagnostic and returns true when the call graph has a cycle. */
 bool fmag_module_has_recursion(fmag_module *m);
 
