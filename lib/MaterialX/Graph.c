@@ -1075,6 +1075,24 @@ static void compile_thunk(void *arg)
     }
 }
 
+/* Whether a node of the document antialiases with screen derivatives (splitlr,
+ * splittb: MaterialX's aastep). */
+static bool doc_uses_derivatives(const mx_doc *d)
+{
+    for (const mx_elem *e = d->root; e;) {
+        if (e->kind == MX_EK_NODE && (!strcmp(e->tag, "splitlr") || !strcmp(e->tag, "splittb")))
+            return true;
+        if (e->first) {
+            e = e->first;
+            continue;
+        }
+        while (e && !e->next)
+            e = e->parent;
+        if (e) e = e->next;
+    }
+    return false;
+}
+
 static void compile_doc(compile_args *a)
 {
     mx_doc *d = fmag_context_alloc(a->ctx, sizeof *d);
@@ -1089,6 +1107,9 @@ static void compile_doc(compile_args *a)
     g->ctx = a->ctx;
     if (!mx_doc_read(d)) return;
     g->m = fmag_module_create(a->ctx);
+    /* Before anything is built (IR.h): the antialiased nodes' derivatives must see
+     * the builtins as calls to apply their chain rules. */
+    g->m->math_calls = doc_uses_derivatives(d);
     g->fast = a->opts && a->opts->fastmath;
     g->m->fastmath = g->fast;
     g->m->src_file = fmag_context_strdup(a->ctx, a->filename, strlen(a->filename));

@@ -917,16 +917,32 @@ static bool n_ramp4(mx_node *n, int op)
     return out(n, r);
 }
 
-/* splitlr / splittb: MaterialX antialiases the edge with derivatives (aastep); without
- * them this is the limit, a step: valuer where u >= center (valuet where v >= center). */
+/* MaterialX's aastep(center, x): smoothstep over center -/+ w, w the length of x's
+ * screen derivatives over sqrt 2 (the caller's derivative inputs, docs/Derivatives.md);
+ * where w is 0 (derivatives of 0 given) the limit, a step at x >= center, which
+ * smoothstep over an empty interval would not give. */
+static fmag_value *aastep(mx_node *n, fmag_value *center, fmag_value *x)
+{
+    fmag_value *dx = fmag_build_dfdx(B, x), *dy = fmag_build_dfdy(B, x);
+    fmag_value *w =
+        mul(n, fmag_build_sqrt(B, fmag_build_fma(B, dx, dx, mul(n, dy, dy)), F), K(n, 0.70710678f));
+    fmag_value *smooth = fmag_build_smoothstep(B, sub(n, center, w), add(n, center, w), x, F);
+    fmag_value *step = sel(n, fmag_build_ge(B, x, center), K(n, 1.0f), K(n, 0.0f));
+    return sel(n, w, smooth, step);
+}
+
+/* splitlr / splittb: valuel to valuer across u = center (valueb to valuet across
+ * v = center), antialiased as MaterialX does it: mix(valuel, valuer, aastep(center, u)).
+ * MaterialX 1.38's GLSL had splittb's values the other way round; this is the
+ * specification's (and later MaterialX's) valuet above center. */
 static bool n_split(mx_node *n, int op)
 {
     mx_val a = mx_in(n, op == 0 ? "valuel" : "valueb", n->type, 0.0f),
            b = mx_in(n, op == 0 ? "valuer" : "valuet", n->type, 0.0f),
            c = mx_in(n, "center", MX_FLOAT, 0.5f), tc = texcoord(n), r = mk(n->type);
-    fmag_value *st = fmag_build_ge(B, mx_c(&tc, op == 0 ? 0 : 1), c.c[0]);
+    fmag_value *t = aastep(n, c.c[0], mx_c(&tc, op == 0 ? 0 : 1));
     for (unsigned i = 0; i < r.n; i++)
-        r.c[i] = sel(n, st, mx_c(&b, i), mx_c(&a, i));
+        r.c[i] = mixv(n, mx_c(&a, i), mx_c(&b, i), t);
     return out(n, r);
 }
 
