@@ -169,8 +169,9 @@ const char *mx_out_of_scope(const char *category, mx_type t);
  * components (1 or 3). */
 void mx_perlin(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
 void mx_cellnoise(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
-fmag_value *mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter,
-                      int metric);
+/* Worley noise: out gets the distances to the nearest nout (1 to 3) points, F1 first. */
+void mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter, int metric,
+               unsigned nout, fmag_value **out);
 void mx_fractal(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, int octaves,
                 fmag_value *lacunarity, fmag_value *diminish, fmag_value **out);
 

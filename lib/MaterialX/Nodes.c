@@ -1129,16 +1129,23 @@ static bool n_cellnoise(mx_node *n, int op)
     return out(n, r);
 }
 
+/* worleynoise2d/3d: float F1, vector2 (F1, F2) or vector3 (F1, F2, F3), the distances
+ * to the nearest jittered points. 1.39's `style` 1 (the nearest cell's noise) is not
+ * read: a diagnostic. */
 static bool n_worley(mx_node *n, int op)
 {
     unsigned dim = (unsigned)op;
     mx_val p = dim == 2 ? texcoord(n) : mx_in_geom(n, "position", MX_VECTOR3, "position");
     mx_val j = mx_in(n, "jitter", MX_FLOAT, 1.0f), r = mk(n->type);
-    float metric;
-    if (!mx_in_const(n, "metric", 0.0f, &metric)) return false;
-    if (r.n != 1) {
-        mx_node_error(n, "worley noise is compiled as a float (the distance to the nearest "
-                         "point); its vector2/vector3 outputs are refused (docs/MaterialX.md)");
+    float metric, style;
+    if (!mx_in_const(n, "metric", 0.0f, &metric) || !mx_in_const(n, "style", 0.0f, &style))
+        return false;
+    if (n->type != MX_FLOAT && n->type != MX_VECTOR2 && n->type != MX_VECTOR3) {
+        mx_node_error(n, "worley noise is a float, vector2 or vector3 (F1, F2, F3)");
+        return false;
+    }
+    if (style != 0) {
+        mx_node_error(n, "style %g is not 0 (distance): the cell style is not supported", style);
         return false;
     }
     if (metric < 0 || metric > 3 || metric != (float)(int)metric) {
@@ -1149,7 +1156,7 @@ static bool n_worley(mx_node *n, int op)
         return false;
     }
     fmag_value *pc[3] = {mx_c(&p, 0), mx_c(&p, 1), dim == 3 ? mx_c(&p, 2) : NULL};
-    r.c[0] = mx_worley(n, pc, dim, j.c[0], (int)metric);
+    mx_worley(n, pc, dim, j.c[0], (int)metric, r.n, r.c);
     return out(n, r);
 }
 
