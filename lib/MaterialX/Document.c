@@ -15,7 +15,7 @@ typedef struct reader {
     bool failed;
 } reader;
 
-static char *dup(mx_doc *d, const char *s)
+static char *arena_dup(mx_doc *d, const char *s)
 {
     return fmag_context_strdup(d->ctx, s, strlen(s));
 }
@@ -66,7 +66,7 @@ static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **a
         return;
     }
     mx_elem *e = fmag_context_alloc(d->ctx, sizeof *e);
-    e->tag = dup(d, tag);
+    e->tag = arena_dup(d, tag);
     e->name = "";
     unsigned n = 0;
     while (atts[2 * n])
@@ -75,8 +75,8 @@ static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **a
     e->nattrs = n;
     for (unsigned k = 0; k < n; k++) {
         const char *an = atts[2 * k];
-        const char *av = e->attrs[k].value = dup(d, atts[2 * k + 1]);
-        e->attrs[k].name = dup(d, an);
+        const char *av = e->attrs[k].value = arena_dup(d, atts[2 * k + 1]);
+        e->attrs[k].name = arena_dup(d, an);
         switch (an[0]) {
         case 'c':
             if (!strcmp(an, "channels")) e->a_channels = av;
