@@ -1,5 +1,5 @@
 /* mtlx-bench: compile latency of a MaterialX document to an FMAG stream in memory
- * (fmag_mtlx_compile, the O2 pipeline, codegen), the number an editor that recompiles
+ * (fmag_mtlx_compile, the O2 or O1 pipeline, codegen), the number an editor that recompiles
  * on every slider drag needs, beside slc-bench's SL numbers. A generated node graph
  * of N pattern nodes (default 60; texcoord, place2d, math, adjustment, compositing,
  * conditional and procedural nodes, color3) is compiled many times in one context
