@@ -408,17 +408,17 @@ static bool n_rotate3d(mx_node *n, int op)
     static const float yaxis[3] = {0, 1, 0};
     mx_val x = mx_in(n, "in", MX_VECTOR3, 0.0f), a = mx_in(n, "amount", MX_FLOAT, 0.0f),
            ax = mx_in_v(n, "axis", MX_VECTOR3, yaxis), r = mk(MX_VECTOR3);
-    fmag_value *k[3], *v[3], *kxv[3];
+    fmag_value *k[3], *v[3], *vxk[3];
     fmag_value *axc[3] = {mx_c(&ax, 0), mx_c(&ax, 1), mx_c(&ax, 2)};
     fmag_build_normalize(B, axc, 3, k, F);
     for (unsigned i = 0; i < 3; i++)
         v[i] = mx_c(&x, i);
     fmag_value *t = radians(n, a.c[0]), *s = fmag_build_sin(B, t, F), *c = fmag_build_cos(B, t, F);
-    fmag_build_cross(B, k, v, kxv, F);
+    fmag_build_cross(B, v, k, vxk, F); /* in x axis: MaterialX turns the row vector, v M */
     fmag_value *kd = fmag_build_dot(B, k, v, 3, F), *omc = sub(n, K(n, 1.0f), c);
     fmag_value *w = mul(n, kd, omc);
     for (unsigned i = 0; i < 3; i++)
-        r.c[i] = fmag_build_fma(B, k[i], w, fmag_build_fma(B, kxv[i], s, mul(n, v[i], c)));
+        r.c[i] = fmag_build_fma(B, k[i], w, fmag_build_fma(B, vxk[i], s, mul(n, v[i], c)));
     return out(n, r);
 }
 

@@ -236,9 +236,10 @@ def rot3(v, deg, axis):
     k = [x / L for x in axis]
     t = math.radians(deg)
     c, s = math.cos(t), math.sin(t)
-    kxv = [k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]]
+    # MaterialX turns v as the row vector v M: v c + (v x k) s + k (k . v)(1 - c)
+    vxk = [v[1] * k[2] - v[2] * k[1], v[2] * k[0] - v[0] * k[2], v[0] * k[1] - v[1] * k[0]]
     kd = sum(x * y for x, y in zip(k, v))
-    return [v[i] * c + kxv[i] * s + k[i] * kd * (1 - c) for i in range(3)]
+    return [v[i] * c + vxk[i] * s + k[i] * kd * (1 - c) for i in range(3)]
 
 
 case("rotate3d", "rotate3d", "vector3", [("in", "vector3", ANY), ("amount", "float", u(-180, 180)), ("axis", "vector3", u(0.2, 1))], lambda a: rot3(a[0], a[1][0], a[2]), 1e-4)
