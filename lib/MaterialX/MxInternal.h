@@ -169,9 +169,10 @@ const char *mx_out_of_scope(const char *category, mx_type t);
  * components (1 or 3). */
 void mx_perlin(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
 void mx_cellnoise(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
-/* Worley noise: out gets the distances to the nearest nout (1 to 3) points, F1 first. */
+/* Worley noise: out gets the distances to the nearest nout (1 to 3) points, F1 first;
+ * nearest (dim components, or NULL) the nearest point relative to p's cell. */
 void mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter, int metric,
-               unsigned nout, fmag_value **out);
+               unsigned nout, fmag_value **out, fmag_value **nearest);
 void mx_fractal(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, int octaves,
                 fmag_value *lacunarity, fmag_value *diminish, fmag_value **out);
 

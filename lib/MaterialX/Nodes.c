@@ -379,9 +379,11 @@ static bool n_invertmatrix(mx_node *n, int op)
     return out(n, r);
 }
 
+/* GLSL's radians (MaterialX's mx_radians), the constant split for a correctly
+ * rounded product */
 static fmag_value *radians(mx_node *n, fmag_value *deg)
 {
-    return mul(n, deg, K(n, 0.0174532925199432958f));
+    return fmag_build_radians(B, deg, F);
 }
 
 /* rotate2d: MaterialX's GLSL (ca*x + sa*y, -sa*x + ca*y) with amount in degrees. */
@@ -401,7 +403,10 @@ static bool n_rotate2d(mx_node *n, int op)
     return out(n, r);
 }
 
-/* rotate3d: Rodrigues' rotation of in about the normalized axis by amount degrees. */
+/* rotate3d: Rodrigues' rotation of in about the normalized axis by amount degrees,
+ * in c + (in x axis) s + axis (axis . in)(1 - c), the products and sums in the order of
+ * MaterialX's mx_rotate_vector3 (in x axis because MaterialX turns the row vector,
+ * v M): with long vectors the terms cancel, and another order rounds otherwise. */
 static bool n_rotate3d(mx_node *n, int op)
 {
     (void)op;
@@ -414,16 +419,18 @@ static bool n_rotate3d(mx_node *n, int op)
     for (unsigned i = 0; i < 3; i++)
         v[i] = mx_c(&x, i);
     fmag_value *t = radians(n, a.c[0]), *s = fmag_build_sin(B, t, F), *c = fmag_build_cos(B, t, F);
-    fmag_build_cross(B, v, k, vxk, F); /* in x axis: MaterialX turns the row vector, v M */
+    fmag_build_cross(B, v, k, vxk, F);
     fmag_value *kd = fmag_build_dot(B, k, v, 3, F), *omc = sub(n, K(n, 1.0f), c);
-    fmag_value *w = mul(n, kd, omc);
-    for (unsigned i = 0; i < 3; i++)
-        r.c[i] = fmag_build_fma(B, k[i], w, fmag_build_fma(B, vxk[i], s, mul(n, v[i], c)));
+    for (unsigned i = 0; i < 3; i++) {
+        fmag_value *turned = add(n, mul(n, v[i], c), mul(n, vxk[i], s));
+        r.c[i] = add(n, turned, mul(n, mul(n, k[i], kd), omc));
+    }
     return out(n, r);
 }
 
-/* place2d: ((texcoord - pivot) / scale) rotated by rotate degrees, minus offset, plus
- * pivot (the order of MaterialX's implementation graph). */
+/* place2d, as MaterialX's graph switches on operationorder: 0 (SRT)
+ * rotate2d((texcoord - pivot) / scale) - offset + pivot, 1 (TRS)
+ * rotate2d(texcoord - pivot - offset) / scale + pivot. */
 static bool n_place2d(mx_node *n, int op)
 {
     (void)op;
@@ -431,13 +438,19 @@ static bool n_place2d(mx_node *n, int op)
     mx_val tc = mx_in_geom(n, "texcoord", MX_VECTOR2, "texcoord");
     mx_val pv = mx_in(n, "pivot", MX_VECTOR2, 0.0f), sc = mx_in_v(n, "scale", MX_VECTOR2, one2),
            ro = mx_in(n, "rotate", MX_FLOAT, 0.0f), of = mx_in(n, "offset", MX_VECTOR2, 0.0f),
-           r = mk(MX_VECTOR2);
-    fmag_value *p[2], *q[2];
-    for (unsigned i = 0; i < 2; i++)
-        p[i] = divv(n, sub(n, mx_c(&tc, i), mx_c(&pv, i)), mx_c(&sc, i));
+           order = mx_in(n, "operationorder", MX_FLOAT, 0.0f), r = mk(MX_VECTOR2);
+    fmag_value *sp[2], *p[2], *q[2], *t[2], *u[2];
+    for (unsigned i = 0; i < 2; i++) {
+        sp[i] = sub(n, mx_c(&tc, i), mx_c(&pv, i));
+        p[i] = divv(n, sp[i], mx_c(&sc, i));
+        t[i] = sub(n, sp[i], mx_c(&of, i));
+    }
     rot2(n, p[0], p[1], ro.c[0], q);
+    rot2(n, t[0], t[1], ro.c[0], u);
+    fmag_value *trs = fmag_build_eq(B, order.c[0], K(n, 1.0f));
     for (unsigned i = 0; i < 2; i++)
-        r.c[i] = add(n, sub(n, q[i], mx_c(&of, i)), mx_c(&pv, i));
+        r.c[i] = sel(n, trs, add(n, divv(n, u[i], mx_c(&sc, i)), mx_c(&pv, i)),
+                     add(n, sub(n, q[i], mx_c(&of, i)), mx_c(&pv, i)));
     return out(n, r);
 }
 
@@ -475,13 +488,20 @@ static bool n_remap(mx_node *n, int op)
     return out(n, r);
 }
 
+/* smoothstep as MaterialX's mx_smoothstep_float: 1 at in >= high, else 0 at in <= low,
+ * else GLSL's smoothstep. The tests come first so that low >= high is a step at high
+ * (1 where in >= high), not GLSL's undefined smoothstep over an empty interval. */
 static bool n_smoothstep(mx_node *n, int op)
 {
     (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), lo = mx_in(n, "low", n->type, 0.0f),
            hi = mx_in(n, "high", n->type, 1.0f), r = mk(n->type);
-    for (unsigned i = 0; i < r.n; i++)
-        r.c[i] = fmag_build_smoothstep(B, mx_c(&lo, i), mx_c(&hi, i), mx_c(&x, i), F);
+    for (unsigned i = 0; i < r.n; i++) {
+        fmag_value *v = mx_c(&x, i), *l = mx_c(&lo, i), *h = mx_c(&hi, i);
+        fmag_value *s = fmag_build_smoothstep(B, l, h, v, F);
+        s = sel(n, fmag_build_le(B, v, l), K(n, 0.0f), s);
+        r.c[i] = sel(n, fmag_build_ge(B, v, h), K(n, 1.0f), s);
+    }
     return out(n, r);
 }
 
@@ -996,7 +1016,7 @@ static bool n_checkerboard(mx_node *n, int op)
 static bool n_circle(mx_node *n, int op)
 {
     (void)op;
-    mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.5f),
+    mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.0f),
            rad = mx_in(n, "radius", MX_FLOAT, 0.5f), r = mk(MX_FLOAT);
     fmag_value *dx = sub(n, mx_c(&tc, 0), mx_c(&c, 0)), *dy = sub(n, mx_c(&tc, 1), mx_c(&c, 1));
     fmag_value *d2 = fmag_build_fma(B, dx, dx, mul(n, dy, dy));
@@ -1004,16 +1024,18 @@ static bool n_circle(mx_node *n, int op)
     return out(n, r);
 }
 
-/* line: 1 within radius of the segment point1-point2, 0 elsewhere. */
+/* line: 1 within radius of the segment point1-point2, 0 elsewhere; the points are
+ * relative to center (MaterialX's graph measures from texcoord - center). */
 static bool n_line(mx_node *n, int op)
 {
     (void)op;
     static const float p1d[2] = {0.25f, 0.25f}, p2d[2] = {0.75f, 0.75f};
-    mx_val tc = texcoord(n), rad = mx_in(n, "radius", MX_FLOAT, 0.1f),
-           p1 = mx_in_v(n, "point1", MX_VECTOR2, p1d), p2 = mx_in_v(n, "point2", MX_VECTOR2, p2d),
-           r = mk(MX_FLOAT);
+    mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.0f),
+           rad = mx_in(n, "radius", MX_FLOAT, 0.1f), p1 = mx_in_v(n, "point1", MX_VECTOR2, p1d),
+           p2 = mx_in_v(n, "point2", MX_VECTOR2, p2d), r = mk(MX_FLOAT);
     fmag_value *lx = sub(n, mx_c(&p2, 0), mx_c(&p1, 0)), *ly = sub(n, mx_c(&p2, 1), mx_c(&p1, 1));
-    fmag_value *px = sub(n, mx_c(&tc, 0), mx_c(&p1, 0)), *py = sub(n, mx_c(&tc, 1), mx_c(&p1, 1));
+    fmag_value *px = sub(n, sub(n, mx_c(&tc, 0), mx_c(&c, 0)), mx_c(&p1, 0));
+    fmag_value *py = sub(n, sub(n, mx_c(&tc, 1), mx_c(&c, 1)), mx_c(&p1, 1));
     fmag_value *ll = fmag_build_fma(B, lx, lx, mul(n, ly, ly));
     fmag_value *llsafe = sel(n, fmag_build_gt(B, ll, K(n, 0.0f)), ll, K(n, 1.0f));
     fmag_value *t = clamp01(n, divv(n, fmag_build_fma(B, px, lx, mul(n, py, ly)), llsafe));
@@ -1028,7 +1050,7 @@ static bool n_line(mx_node *n, int op)
 static bool n_cloverleaf(mx_node *n, int op)
 {
     (void)op;
-    mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.5f),
+    mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.0f),
            rad = mx_in(n, "radius", MX_FLOAT, 0.5f), r = mk(MX_FLOAT);
     fmag_value *h = mul(n, rad.c[0], K(n, 0.5f)), *h2 = mul(n, h, h);
     fmag_value *dx = fmag_build_abs(B, sub(n, mx_c(&tc, 0), mx_c(&c, 0)));
@@ -1041,37 +1063,48 @@ static bool n_cloverleaf(mx_node *n, int op)
     return out(n, r);
 }
 
-/* hexagon: 1 inside the regular hexagon of circumradius radius with two vertices on
- * the horizontal through center, 0 elsewhere (our definition; docs/MaterialX.md). */
+/* hexagon: 1 inside (edge included) the regular hexagon of apothem radius about center
+ * with two vertices on the vertical through it, 0 elsewhere: MaterialX's graph, a signed
+ * distance of at most 0. */
 static bool n_hexagon(mx_node *n, int op)
 {
     (void)op;
-    mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.5f),
+    mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.0f),
            rad = mx_in(n, "radius", MX_FLOAT, 0.5f), r = mk(MX_FLOAT);
     fmag_value *dx = fmag_build_abs(B, sub(n, mx_c(&tc, 0), mx_c(&c, 0)));
     fmag_value *dy = fmag_build_abs(B, sub(n, mx_c(&tc, 1), mx_c(&c, 1)));
-    fmag_value *apo = mul(n, rad.c[0], K(n, 0.866025403784f)); /* apothem */
-    /* inside: |y| < apothem and |x| * sqrt(3)/2 + |y| / 2 < apothem */
-    fmag_value *e = fmag_build_fma(B, dx, K(n, 0.866025403784f), mul(n, dy, K(n, 0.5f)));
-    r.c[0] = mul(n, fmag_build_lt(B, dy, apo), fmag_build_lt(B, e, apo));
+    /* inside: |x| <= radius (the vertical sides) and |x| / 2 + |y| sqrt(3)/2 <= radius
+     * (the slanted ones) */
+    fmag_value *e = fmag_build_fma(B, dy, K(n, 0.866025403784f), mul(n, dx, K(n, 0.5f)));
+    r.c[0] = mul(n, fmag_build_le(B, dx, rad.c[0]), fmag_build_le(B, e, rad.c[0]));
     return out(n, r);
 }
 
-/* randomfloat: cellnoise of (in, seed) mapped to [min, max]. */
+/* MaterialX's randomfloat graph: cellnoise of (in * 4096, seed) (the scale puts
+ * nearby inputs in other cells) mapped to [lo, hi] and clamped there, as range does
+ * with doclamp. */
+static fmag_value *random_in(mx_node *n, fmag_value *in, fmag_value *seed, fmag_value *lo,
+                             fmag_value *hi)
+{
+    fmag_value *p[2] = {mul(n, in, K(n, 4096.0f)), seed}, *c;
+    mx_cellnoise(n, p, 2, 1, &c);
+    fmag_value *o = fmag_build_fma(B, c, sub(n, hi, lo), lo);
+    return fmag_build_clamp(B, o, fmag_build_min(B, lo, hi), fmag_build_max(B, lo, hi), F);
+}
+
 static bool n_randomfloat(mx_node *n, int op)
 {
     (void)op;
     mx_val x = mx_in(n, "in", MX_FLOAT, 0.0f), lo = mx_in(n, "min", MX_FLOAT, 0.0f),
            hi = mx_in(n, "max", MX_FLOAT, 1.0f), sd = mx_in(n, "seed", MX_FLOAT, 0.0f),
            r = mk(MX_FLOAT);
-    fmag_value *p[2] = {x.c[0], sd.c[0]}, *c;
-    mx_cellnoise(n, p, 2, 1, &c);
-    r.c[0] = mixv(n, lo.c[0], hi.c[0], c);
+    r.c[0] = random_in(n, x.c[0], sd.c[0], lo.c[0], hi.c[0]);
     return out(n, r);
 }
 
-/* randomcolor: hue, saturation and brightness from cellnoise of (in, seed + 0/1/2),
- * each mapped to its range, then hsvtorgb. */
+/* randomcolor: hue, saturation and brightness each a randomfloat of in in its range,
+ * seeded ceil(seed + 413.3), ceil(seed + 1522.4), ceil(seed + 1813.8) as MaterialX's
+ * graph seeds them, then hsvtorgb. */
 static bool n_randomcolor(mx_node *n, int op)
 {
     (void)op;
@@ -1079,12 +1112,12 @@ static bool n_randomcolor(mx_node *n, int op)
     static const char *const hi[] = {"huehigh", "saturationhigh", "brightnesshigh"};
     mx_val x = mx_in(n, "in", MX_FLOAT, 0.0f), sd = mx_in(n, "seed", MX_FLOAT, 0.0f),
            r = mk(n->type);
+    static const float seed_offset[3] = {413.3f, 1522.4f, 1813.8f};
     fmag_value *hsv[3];
     for (unsigned k = 0; k < 3; k++) {
-        fmag_value *p[2] = {x.c[0], add(n, sd.c[0], K(n, (float)k))}, *c;
-        mx_cellnoise(n, p, 2, 1, &c);
+        fmag_value *s = fmag_build_ceil(B, add(n, sd.c[0], K(n, seed_offset[k])), F);
         mx_val l = mx_in(n, lo[k], MX_FLOAT, 0.0f), h = mx_in(n, hi[k], MX_FLOAT, 1.0f);
-        hsv[k] = mixv(n, l.c[0], h.c[0], c);
+        hsv[k] = random_in(n, x.c[0], s, l.c[0], h.c[0]);
     }
     hsv2rgb(n, hsv, r.c);
     if (r.n == 4) r.c[3] = K(n, 1.0f);
@@ -1164,22 +1197,23 @@ static bool n_cellnoise(mx_node *n, int op)
 }
 
 /* worleynoise2d/3d: float F1, vector2 (F1, F2) or vector3 (F1, F2, F3), the distances
- * to the nearest jittered points. 1.39's `style` 1 (the nearest cell's noise) is not
- * read: a diagnostic. */
+ * to the nearest jittered points; with 1.39's `style` 1 (solid) instead the cell noise
+ * of the nearest point, as MaterialX's mx_worley_noise_* (any other style is the
+ * distance there; a literal one is refused here as a likely mistake). */
 static bool n_worley(mx_node *n, int op)
 {
     unsigned dim = (unsigned)op;
     mx_val p = dim == 2 ? texcoord(n) : mx_in_geom(n, "position", MX_VECTOR3, "position");
     mx_val j = mx_in(n, "jitter", MX_FLOAT, 1.0f), r = mk(n->type);
-    float metric, style;
-    if (!mx_in_const(n, "metric", 0.0f, &metric) || !mx_in_const(n, "style", 0.0f, &style))
-        return false;
+    mx_val style = mx_in(n, "style", MX_FLOAT, 0.0f);
+    float metric, lit_style;
+    if (!mx_in_const(n, "metric", 0.0f, &metric)) return false;
     if (n->type != MX_FLOAT && n->type != MX_VECTOR2 && n->type != MX_VECTOR3) {
         mx_node_error(n, "worley noise is a float, vector2 or vector3 (F1, F2, F3)");
         return false;
     }
-    if (style != 0) {
-        mx_node_error(n, "style %g is not 0 (distance): the cell style is not supported", style);
+    if (lit(style.c[0], &lit_style) && lit_style != 0 && lit_style != 1) {
+        mx_node_error(n, "style %g is not 0 (distance) or 1 (solid)", lit_style);
         return false;
     }
     if (metric < 0 || metric > 3 || metric != (float)(int)metric) {
@@ -1190,7 +1224,16 @@ static bool n_worley(mx_node *n, int op)
         return false;
     }
     fmag_value *pc[3] = {mx_c(&p, 0), mx_c(&p, 1), dim == 3 ? mx_c(&p, 2) : NULL};
-    mx_worley(n, pc, dim, j.c[0], (int)metric, r.n, r.c);
+    bool is_lit = lit(style.c[0], &lit_style), maybe_solid = !is_lit || lit_style == 1;
+    fmag_value *nearest[3], *cell[3];
+    mx_worley(n, pc, dim, j.c[0], (int)metric, r.n, r.c, maybe_solid ? nearest : NULL);
+    if (!maybe_solid) return out(n, r);
+    for (unsigned k = 0; k < dim; k++)
+        nearest[k] = add(n, nearest[k], pc[k]);
+    mx_cellnoise(n, nearest, dim, r.n == 1 ? 1 : 3, cell);
+    fmag_value *solid = is_lit ? K(n, 1.0f) : fmag_build_eq(B, style.c[0], K(n, 1.0f));
+    for (unsigned i = 0; i < r.n; i++)
+        r.c[i] = sel(n, solid, cell[i], r.c[i]);
     return out(n, r);
 }
 

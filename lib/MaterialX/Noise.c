@@ -208,9 +208,11 @@ void mx_cellnoise(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout,
 /* Worley: the distances to the nearest nout (1 to 3) of the jittered points of the
  * 3^dim cells around p, nearest first (F1, F2, F3). Each cell's distance d goes into
  * the sorted f1 <= f2 <= f3 as MaterialX's if/else chain puts it, written as
- * f3 = min(f3, max(f2, d)), f2 = min(f2, max(f1, d)), f1 = min(f1, d) (old f1, f2). */
+ * f3 = min(f3, max(f2, d)), f2 = min(f2, max(f1, d)), f1 = min(f1, d) (old f1, f2).
+ * nearest, unless NULL, gets the nearest point less p's cell corner (MaterialX's
+ * minpos, the first of equally near points), for the solid style. */
 void mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter, int metric,
-               unsigned nout, fmag_value **out)
+               unsigned nout, fmag_value **out, fmag_value **nearest)
 {
     fmag_value *I[3], *loc[3];
     for (unsigned k = 0; k < dim; k++)
@@ -218,6 +220,8 @@ void mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitte
     fmag_value *f[3];
     for (unsigned k = 0; k < nout; k++)
         f[k] = fk(n, 1e6f);
+    for (unsigned k = 0; nearest && k < dim; k++)
+        nearest[k] = fk(n, 0.0f);
     int zlo = dim == 3 ? -1 : 0, zhi = dim == 3 ? 1 : 0;
     for (int x = -1; x <= 1; x++)
         for (int y = -1; y <= 1; y++)
@@ -245,6 +249,11 @@ void mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitte
                         d = fmag_build_max(B, d, fmag_build_abs(B, diff[k]));
                 } else {
                     d = fmag_build_dot(B, diff, diff, dim, F);
+                }
+                if (nearest) {
+                    fmag_value *closer = fmag_build_lt(B, d, f[0]);
+                    for (unsigned k = 0; k < dim; k++)
+                        nearest[k] = fmag_build_select(B, diff[k], nearest[k], closer);
                 }
                 for (unsigned k = nout; k-- > 1;)
                     f[k] = fmag_build_min(B, f[k], fmag_build_max(B, f[k - 1], d));

@@ -319,8 +319,9 @@ case("cloverleaf", "cloverleaf", "float", [("texcoord", "vector2", UNIT), ("cent
      lambda a: [1.0 if any((abs(a[0][0] - a[1][0]) - dx) ** 2 + (abs(a[0][1] - a[1][1]) - dy) ** 2 < (a[2][0] / 2) ** 2
                            for dx, dy in [(a[2][0] / 2, 0), (0, a[2][0] / 2)]) else 0.0], 0)
 case("hexagon", "hexagon", "float", [("texcoord", "vector2", UNIT), ("center", "vector2", UNIT), ("radius", "float", u(0.2, 0.8))],
-     lambda a: [1.0 if abs(a[0][1] - a[1][1]) < a[2][0] * math.sqrt(3) / 2 and
-                abs(a[0][0] - a[1][0]) * math.sqrt(3) / 2 + abs(a[0][1] - a[1][1]) / 2 < a[2][0] * math.sqrt(3) / 2 else 0.0], 0)
+     # MaterialX's: apothem radius, two vertices on the vertical, the edge inside
+     lambda a: [1.0 if abs(a[0][0] - a[1][0]) <= a[2][0] and
+                abs(a[0][0] - a[1][0]) / 2 + abs(a[0][1] - a[1][1]) * math.sqrt(3) / 2 <= a[2][0] else 0.0], 0)
 case("texcoord", "texcoord", "vector2", [], None, 0)  # the stream itself: checked in gen
 case("swizzle", "swizzle", "vector3", [("in", "color4", ANY)], lambda a: [a[0][2], a[0][0], 1.0], 0)
 

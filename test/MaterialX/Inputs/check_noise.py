@@ -4,6 +4,7 @@ interpreter, or a compiled .fmag) on many points and compares it with the Python
 transcription of MaterialX's reference noise (mx_noise_ref.py).
 
 usage: check_noise.py FILE.fir|FILE.fmag COUNT SEED"""
+import math
 import os
 import random
 import subprocess
@@ -12,6 +13,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mx_noise_ref as ref  # noqa: E402
 from check_nodes import hsv2rgb  # noqa: E402  (the Standard Nodes formula)
+
+RANDOMCOLOR_SEEDS = (413.3, 1522.4, 1813.8)
+
+
+def random01(x, seed):
+    """MaterialX's randomfloat in [0, 1): the cell noise of (in * 4096, seed)."""
+    return ref.cellnoise([ref.f32(x * 4096.0), seed], 1)[0]
+
 
 # output -> (dimension of the input, reference, absolute tolerance)
 CASES = {
@@ -30,11 +39,12 @@ CASES = {
     "f3": (3, lambda p: ref.fractal(p, 1, 3, 2.0, 0.5), 8e-6),
     "f3v": (3, lambda p: ref.fractal(p, 3, 2, 1.9, 0.6), 8e-6),
     "f2": (2, lambda p: ref.fractal(p, 1, 3, 2.0, 0.5), 8e-6),
-    # graph R: randomfloat and randomcolor of (in, seed), from cell noise (the spec's
-    # "stable random value"); inputs (in, seed)
-    "R.rf": (2, lambda p: [-2.0 + 5.0 * ref.cellnoise(p, 1)[0]], 4e-6),
-    "R.rc": (2, lambda p: hsv2rgb([ref.cellnoise([p[0], p[1] + k])[0] * (0.5 if k == 1 else 1.0)
-                                   + (0.5 if k == 1 else 0.0) for k in range(3)]), 2e-5),
+    # graph R: randomfloat and randomcolor of (in, seed) as MaterialX's graphs build them:
+    # the cell noise of (in * 4096, seed), randomcolor's channels seeded
+    # ceil(seed + 413.3), ceil(seed + 1522.4), ceil(seed + 1813.8); inputs (in, seed)
+    "R.rf": (2, lambda p: [-2.0 + 5.0 * random01(p[0], p[1])], 4e-6),
+    "R.rc": (2, lambda p: hsv2rgb([random01(p[0], math.ceil(ref.f32(p[1] + ref.f32(off)))) * (0.5 if k == 1 else 1.0)
+                                   + (0.5 if k == 1 else 0.0) for k, off in enumerate(RANDOMCOLOR_SEEDS)]), 2e-5),
 }
 
 
