@@ -88,6 +88,15 @@ typedef struct fmag_spirv_options {
      * (docs/SPIRV.md, "Diagnostics"): FMAG_SPIRV_ORIGIN_SPIRV (0) names the SPIR-V
      * instruction first; a GLSL or HLSL front end (lib/Shader) sets its language. */
     fmag_spirv_origin origin;
+    /* The entry point's interface as its producer declared it (lib/Shader's generated
+     * entry point): one float Input variable at each location 0..declared_inputs-1 and
+     * one float Output at each 0..declared_outputs-1. SPIRV-Tools removes the variables
+     * a program never reads or writes; a location left without one is still an input
+     * (nothing reads it) or an output (it reads 0), so the program keeps the interface
+     * SPEC §5b gives it. Any other Input or Output variable is an error; at most 60000
+ * each, as for any interface. */
+    bool declared_interface;
+    unsigned declared_inputs, declared_outputs;
 } fmag_spirv_options;
 
 /* Builds an IR module with one export function (the program) from the SPIR-V
@@ -103,4 +112,52 @@ fmag_module *fmag_spirv_import(fmag_context *ctx, const uint32_t *words, size_t 
 }
 #endif
 #pragma GCC visibility pop
+
+/* ------------------------------------------------ the program interface rule
+ *
+ * SPEC §5b's rule, which values of an entry become the program's inputs and outputs
+ * and in what order, in one place (lib/SPIRV/Interface.c) for both halves of GLSL,
+ * HLSL and SPIR-V input: the GLSL/HLSL front's generated entry point (lib/Shader,
+ * text) and the reader's export wrapper (fmag_spirv_import, IR). Each describes the
+ * entry's values in its own terms (a parameter it parsed, a SPIR-V variable) as items,
+ * already scalarized to a count; the layout gives each item its first input and
+ * output slot. For the libraries in this tree, not exported from libfmag.so. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fmag_iface_role {
+    FMAG_IFACE_RESULT, /* the entry's result (an output: dir OUT) */
+    FMAG_IFACE_PARAM,  /* a parameter: dir IN, OUT or INOUT */
+    FMAG_IFACE_GLOBAL, /* a module-scope variable: IN (an input, a uniform) or OUT */
+} fmag_iface_role;
+
+/* No slot: an item that is not an input (or not an output). */
+#define FMAG_IFACE_NONE UINT32_MAX
+
+typedef struct fmag_iface_item {
+    fmag_iface_role role;
+    fmag_spirv_param_qual dir; /* FMAG_SPIRV_PARAM_IN, _OUT or _INOUT */
+    uint32_t nscalars;
+    /* Globals only: their order. By group; within one, those with a location by
+     * (location, component), before those without; ties in the items' order. */
+    uint32_t group;
+    bool has_location;
+    uint32_t location, component;
+    /* Set by fmag_iface_layout: the item's first input and first output slot, or
+     * FMAG_IFACE_NONE. */
+    uint32_t in_at, out_at;
+} fmag_iface_item;
+
+/* Lays out items[0..n-1]: inputs are the IN and INOUT parameters in order, then the
+ * IN globals in the order above; outputs are the result, then the OUT and INOUT
+ * parameters in order, then the OUT globals in the order above; each item's scalars
+ * are consecutive. *nin and *nout get the totals; the slots are exact while these
+ * fit in 32 bits (callers bound them first). False only when out of memory (scratch
+ * from fmag_tmp_malloc). */
+bool fmag_iface_layout(fmag_iface_item *items, size_t n, uint64_t *nin, uint64_t *nout);
+
+#ifdef __cplusplus
+}
+#endif
 #endif /* FMAG_SPIRV_H */
