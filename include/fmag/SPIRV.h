@@ -94,7 +94,7 @@ typedef struct fmag_spirv_options {
      * a program never reads or writes; a location left without one is still an input
      * (nothing reads it) or an output (it reads 0), so the program keeps the interface
      * SPEC §5b gives it. Any other Input or Output variable is an error; at most 60000
- * each, as for any interface. */
+     * each, as for any interface. */
     bool declared_interface;
     unsigned declared_inputs, declared_outputs;
 } fmag_spirv_options;

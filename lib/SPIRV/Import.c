@@ -334,8 +334,8 @@ static bool declared_items(spv_reader *r, fmag_iface_item *items, fmag_iface_ite
                                   : NULL;
         if (!it || taken[it - items] || v->nleaves != 1)
             return spv_error(r, UINT32_MAX,
-                             "internal: %s variable %s is not one of the %u float locations "
-                             "the front declared",
+                             "%s variable %s is not one of the %u float locations the "
+                             "producer declared (declared_interface)",
                              input ? "Input" : "Output", spv_id_str(r, v->id, nb, sizeof nb),
                              limit);
         item[v->index] = it;
@@ -594,7 +594,7 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
     fmag_value **rets = fmag_context_alloc(r->ctx, (nout + 1) * sizeof *rets);
     unsigned res = 0;
     for (uint32_t j = 0; j < items[0].nscalars; j++)
-        rets[j] = &c->results[res++];
+        rets[items[0].out_at + j] = &c->results[res++];
     for (unsigned p = 0; p < f->nparams; p++) {
         if (!f->pvars[p]) continue;
         for (uint32_t j = 0; j < f->pvars[p]->nleaves; j++, res++)
