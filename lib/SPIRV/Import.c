@@ -4,6 +4,7 @@
  * program's inputs and outputs (SPEC §5b, docs/SPIRV.md). */
 #include <stdlib.h>
 #include <string.h>
+#include "Interface.h"
 #include "SPIRVInternal.h"
 
 static bool is_interface_storage(uint32_t s)

@@ -1,10 +1,10 @@
-/* The program interface rule of SPEC §5b (fmag_iface_layout, SPIRV.h): the one place
+/* The program interface rule of SPEC §5b (fmag_iface_layout, Interface.h): the one place
  * that says which of an entry's values are inputs and outputs and in what order. The
  * GLSL/HLSL front's generated entry point (lib/Shader/Wrapper.c) and the reader's
  * export wrappers (Import.c) describe their entry as items and take the slots from
  * here, so the text the front writes and the IR the reader builds cannot disagree. */
 #include <stdint.h>
-#include "fmag/SPIRV.h"
+#include "Interface.h"
 
 static bool iface_is_input(const fmag_iface_item *it)
 {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../SPIRV/Interface.h" /* the interface rule: lib/Shader links lib/SPIRV */
 #include "GlslangDiag.h"
 #include "ShaderFront.h"
 
