@@ -165,7 +165,8 @@ struct fmag_gpu_cuda {
     CUdevice dev;
     CUcontext ctx;
     CUmodule mod;
-    char last[64]; /* the last launch's kernel */
+    int major, minor; /* compute capability */
+    char last[64];    /* the last launch's kernel */
 };
 
 const char *fmag_gpu_cuda_last_kernel(const fmag_gpu_cuda *c)
@@ -225,6 +226,7 @@ fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_
     if (!cu_ok(c, c->cuDeviceGet(&c->dev, 0), "cuDeviceGet", err, errlen)) goto fail;
     c->cuDeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev);
     c->cuDeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev);
+    c->major = maj, c->minor = min;
     if (maj < 9) {
         fmag_gpu_err(err, errlen, "CUDA device has compute capability %d.%d; the kernels need 9.0",
                      maj, min);
@@ -249,6 +251,10 @@ fail:
 #endif
 }
 
+static bool launch_function(fmag_gpu_cuda *c, CUfunction f, unsigned smem, unsigned per,
+                            fmag_cuda_args_c *a, const fmag_gpu_job *job, char *err,
+                            size_t errlen);
+
 static bool launch(fmag_gpu_cuda *c, const char *kname, uint32_t rows, uint32_t k,
                    fmag_cuda_args_c *a, bool shared, bool lane, const fmag_gpu_job *job, char *err,
                    size_t errlen)
@@ -263,7 +269,15 @@ static bool launch(fmag_gpu_cuda *c, const char *kname, uint32_t rows, uint32_t 
         return false;
     /* Per-lane streams are read through L1: leave it 40% of the shared/L1 array. */
     if (lane) c->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 60);
-    unsigned per = shared ? k * FMAG_CUDA_T : FMAG_CUDA_T;
+    return launch_function(c, f, smem, shared ? k * FMAG_CUDA_T : FMAG_CUDA_T, a, job, err,
+                           errlen);
+}
+
+/* Launches f over job->n elements, `per` a block of FMAG_CUDA_T threads (timed when
+ * job->reps > 0). */
+static bool launch_function(fmag_gpu_cuda *c, CUfunction f, unsigned smem, unsigned per,
+                            fmag_cuda_args_c *a, const fmag_gpu_job *job, char *err, size_t errlen)
+{
     unsigned grid = (unsigned)((job->n + per - 1) / per);
     void *params[] = {a};
     unsigned reps = job->reps ? job->reps + 1 : 1;
@@ -351,9 +365,76 @@ static bool upload_inputs(fmag_gpu_cuda *c, CUdeviceptr dst, const float *in, si
     return ok;
 }
 
+/* A baked module (BakeCuda.c): its kernel reads fmag_cuda_args_c's n, in, out, strides and
+ * evals, one element a thread. */
+typedef struct fmag_cu_baked {
+    CUmodule mod;
+    CUfunction fn;
+} fmag_cu_baked;
+
+void *fmag_gpu_cuda_module_load(fmag_gpu_cuda *c, const void *image, const char *name, char *err,
+                                size_t errlen)
+{
+    fmag_cu_baked *b = calloc(1, sizeof *b);
+    if (!b) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    /* the calling thread (the bake thread) needs the context current */
+    if (cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen) &&
+        cu_ok(c, c->cuModuleLoadData(&b->mod, image), "cuModuleLoadData", err, errlen) &&
+        cu_ok(c, c->cuModuleGetFunction(&b->fn, b->mod, name), name, err, errlen))
+        return b;
+    fmag_gpu_cuda_module_release(c, b);
+    return NULL;
+}
+
+void fmag_gpu_cuda_module_release(fmag_gpu_cuda *c, void *m)
+{
+    fmag_cu_baked *b = m;
+    if (b && b->mod) {
+        c->cuCtxSetCurrent(c->ctx);
+        c->cuModuleUnload(b->mod);
+    }
+    free(b);
+}
+
+void fmag_gpu_cuda_arch(const fmag_gpu_cuda *c, int *major, int *minor)
+{
+    *major = c->major, *minor = c->minor;
+}
+
+/* A baked launch: the inputs go up as they are and the outputs come back as they are (the
+ * baked code canonicalizes its own NaNs, unless NaN-agnostic). */
+static bool run_baked(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen)
+{
+    const fmag_cu_baked *b = job->native;
+    size_t isz = job->n * job->in_stride * 4, osz = job->n * job->out_stride * 4;
+    CUdeviceptr din = 0, dout = 0;
+    float *res = malloc(osz ? osz : 4);
+    bool ok = res != NULL;
+    if (!ok) fmag_gpu_err(err, errlen, "out of memory");
+    ok = ok && cu_ok(c, c->cuMemAlloc_v2(&din, isz ? isz : 16), "cuMemAlloc", err, errlen) &&
+         cu_ok(c, c->cuMemAlloc_v2(&dout, osz ? osz : 16), "cuMemAlloc", err, errlen);
+    if (ok && isz) ok = cu_ok(c, c->cuMemcpyHtoD_v2(din, job->in, isz), "cuMemcpyHtoD", err, errlen);
+    fmag_cuda_args_c a;
+    memset(&a, 0, sizeof a);
+    a.in = din, a.out = dout, a.n = (uint32_t)job->n, a.in_stride = (uint32_t)job->in_stride;
+    a.out_stride = (uint32_t)job->out_stride, a.evals = job->evals;
+    if (ok) ok = launch_function(c, b->fn, 0, FMAG_CUDA_T, &a, job, err, errlen);
+    if (ok) snprintf(c->last, sizeof c->last, "baked");
+    if (ok && osz) ok = cu_ok(c, c->cuMemcpyDtoH_v2(res, dout, osz), "cuMemcpyDtoH", err, errlen);
+    if (ok) fmag_gpu_copy_outputs(job, res);
+    if (din) c->cuMemFree_v2(din);
+    if (dout) c->cuMemFree_v2(dout);
+    free(res);
+    return ok;
+}
+
 bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen)
 {
     if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen)) return false;
+    if (job->native) return run_baked(c, job, err, errlen);
     uint32_t rf = fmag_gpu_pow2_regs(job->max_regs < 2 ? 2 : job->max_regs);
     /* One program for every element: the uniform kernels. */
     const fmag_vm_program *uni = NULL;

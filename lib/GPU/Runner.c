@@ -1,6 +1,7 @@
 /* The GPU runner: argument validation and dispatch to the Vulkan or CUDA back end. */
 #include <stdlib.h>
 #include <string.h>
+#include "Bake.h"
 #include "GPUInternal.h"
 
 fmag_gpu_runner *fmag_gpu_runner_create(fmag_gpu_api api, char *err, size_t errlen)
@@ -11,6 +12,7 @@ fmag_gpu_runner *fmag_gpu_runner_create(fmag_gpu_api api, char *err, size_t errl
         return NULL;
     }
     r->api = api;
+    r->bin_max = FMAG_GPU_BIN_PROGRAMS;
     if (api == FMAG_GPU_VULKAN)
         r->vk = fmag_gpu_vk_create(r->desc, sizeof r->desc, err, errlen);
     else if (api == FMAG_GPU_CUDA)
@@ -21,12 +23,14 @@ fmag_gpu_runner *fmag_gpu_runner_create(fmag_gpu_api api, char *err, size_t errl
         free(r);
         return NULL;
     }
+    fmag_gpu_tier_init(r);
     return r;
 }
 
 void fmag_gpu_runner_destroy(fmag_gpu_runner *r)
 {
     if (!r) return;
+    fmag_gpu_tier_fini(r); /* its pipelines and modules belong to the back end */
     if (r->vk) fmag_gpu_vk_destroy(r->vk);
     if (r->cuda) fmag_gpu_cuda_destroy(r->cuda);
     free(r);
@@ -140,8 +144,13 @@ static bool run_job(fmag_gpu_runner *r, const fmag_vm_program *const *progs, siz
     job.progs = progs, job.nprogs = nprogs, job.prog_index = prog_index;
     job.in = in, job.in_stride = in_stride, job.out = out, job.out_stride = out_stride, job.n = n;
     job.evals = evals, job.reps = reps, job.median_ms = median_ms;
-    if (r->vk) return fmag_gpu_vk_run(r->vk, &job, err, errlen);
-    return fmag_gpu_cuda_run(r->cuda, &job, err, errlen);
+    bool ok;
+    if (fmag_gpu_bin_run(r, &job, &ok, err, errlen)) return ok;
+    fmag_gpu_bake_entry *baked = fmag_gpu_tier_pick(r, &job);
+    ok = r->vk ? fmag_gpu_vk_run(r->vk, &job, err, errlen)
+               : fmag_gpu_cuda_run(r->cuda, &job, err, errlen);
+    fmag_gpu_tier_done(r, baked);
+    return ok;
 }
 
 bool fmag_gpu_run(fmag_gpu_runner *r, const fmag_vm_program *prog, const float *in,

@@ -109,6 +109,7 @@ extern const size_t fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size,
 #define FMAG_VK_VARIANT_BCAST 128u  /* fast, uniform: records through subgroupBroadcastFirst */
 #define FMAG_VK_VARIANT_VEC 256u    /* fast, the VEC layout (k 2 or 4) */
 #define FMAG_VK_VARIANT_SPEC 512u   /* fast, uniform: records as specialization constants */
+#define FMAG_VK_VARIANT_BAKED 1024u /* the program baked to its own pipeline (BakeVulkan.c) */
 /* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl, fmag_fast -O0, fmag_fast VEC 2
  * and 4, fmag_fast with specialization-constant records */
 #define FMAG_VK_NSHADERS 10
@@ -676,7 +677,14 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         fmag_gpu_err(err, errlen, "out of memory");
         return false;
     }
-    VkPipeline pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, pl.wg, code, nrec, err, errlen);
+    VkPipeline pipe = VK_NULL_HANDLE;
+    if (job->native) { /* baked: one element an invocation, FMAG_VK_LOCAL_SIZE a workgroup */
+        pipe = (VkPipeline)job->native;
+        pl.k = 1, pl.wg = FMAG_VK_LOCAL_SIZE, pl.variant = FMAG_VK_VARIANT_BAKED;
+        vk->last_create_ms = 0;
+    } else {
+        pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, pl.wg, code, nrec, err, errlen);
+    }
     if (!pipe) {
         free(code);
         return false;
@@ -825,7 +833,8 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
     static const struct {
         uint32_t bits;
         const char *name;
-    } names[] = {{FMAG_VK_VARIANT_HLSL, "hlsl"},
+    } names[] = {{FMAG_VK_VARIANT_BAKED, "baked"},
+                 {FMAG_VK_VARIANT_HLSL, "hlsl"},
                  {FMAG_VK_VARIANT_O0, "fast-O0"},
                  {FMAG_VK_VARIANT_BCAST, "fast-bcast"},
                  {FMAG_VK_VARIANT_VEC, "fast-vec"},
@@ -928,6 +937,40 @@ size_t fmag_gpu_vk_last_ir(fmag_gpu_vk *vk, char *buf, size_t len)
     }
     free(ir);
     return total;
+}
+
+void *fmag_gpu_vk_pipeline_from_spirv(fmag_gpu_vk *vk, const uint32_t *words, size_t nwords,
+                                      char *err, size_t errlen)
+{
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = nwords * 4;
+    mi.pCode = words;
+    VkShaderModule mod = VK_NULL_HANDLE;
+    if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &mi, NULL, &mod), "vkCreateShaderModule", err,
+               errlen))
+        return NULL;
+    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = mod;
+    ci.stage.pName = "main";
+    ci.layout = vk->layout;
+    VkPipeline pipe = VK_NULL_HANDLE;
+    bool ok = vk_ok(vk->vkCreateComputePipelines(vk->dev, VK_NULL_HANDLE, 1, &ci, NULL, &pipe),
+                    "vkCreateComputePipelines", err, errlen);
+    vk->vkDestroyShaderModule(vk->dev, mod, NULL);
+    return ok ? (void *)pipe : NULL;
+}
+
+void fmag_gpu_vk_pipeline_release(fmag_gpu_vk *vk, void *pipe)
+{
+    vk->vkDestroyPipeline(vk->dev, (VkPipeline)pipe, NULL);
+}
+
+bool fmag_gpu_vk_soft_fma(const fmag_gpu_vk *vk)
+{
+    return vk->soft_fma;
 }
 
 bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t errlen)
