@@ -41,7 +41,8 @@ bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *pro
  * installed); later runs of the same program (the same bytes) use the native code. The
  * results are the same bits either way. A program that fails to bake stays interpreted
  * (fmag_gpu_runner_bake_log says why); a run never fails for it.
- *  AUTO (the default): as above; no run waits for a compile;
+ *  AUTO (the default; OFF on a CPU Vulkan driver such as lavapipe, where a bake takes
+ *    seconds of LLVM): as above; no run waits for a compile;
  *  OFF: always interpret;
  *  EAGER: a run of a program not baked yet waits for its bake (then runs it natively). */
 typedef enum fmag_gpu_tier_mode {

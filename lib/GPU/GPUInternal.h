@@ -78,6 +78,8 @@ void *fmag_gpu_vk_pipeline_from_spirv(fmag_gpu_vk *vk, const uint32_t *words, si
                                       char *err, size_t errlen);
 void fmag_gpu_vk_pipeline_release(fmag_gpu_vk *vk, void *pipe);
 bool fmag_gpu_vk_soft_fma(const fmag_gpu_vk *vk);
+/* A CPU implementation (lavapipe): tiers default to OFF there (docs/GPU.md, "Tiers"). */
+bool fmag_gpu_vk_is_cpu(const fmag_gpu_vk *vk);
 /* A module from a CUDA binary image (cubin or PTX) and its kernel `name`; released by
  * fmag_gpu_cuda_module_release. The device's compute capability. */
 void *fmag_gpu_cuda_module_load(fmag_gpu_cuda *c, const void *image, const char *name, char *err,

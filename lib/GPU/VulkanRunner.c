@@ -55,6 +55,11 @@ size_t fmag_gpu_vk_last_ir(fmag_gpu_vk *vk, char *buf, size_t len)
     if (len) buf[0] = 0;
     return 0;
 }
+bool fmag_gpu_vk_is_cpu(const fmag_gpu_vk *vk)
+{
+    (void)vk;
+    return false;
+}
 
 #else
 
@@ -971,6 +976,11 @@ void fmag_gpu_vk_pipeline_release(fmag_gpu_vk *vk, void *pipe)
 bool fmag_gpu_vk_soft_fma(const fmag_gpu_vk *vk)
 {
     return vk->soft_fma;
+}
+
+bool fmag_gpu_vk_is_cpu(const fmag_gpu_vk *vk)
+{
+    return vk->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
 }
 
 bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t errlen)

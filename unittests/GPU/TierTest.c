@@ -397,6 +397,49 @@ static void test_modes(fmag_gpu_runner *r, const char *api)
     fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_AUTO);
 }
 
+/* Binning: random per-lane images over few programs, binned and not, against the reference
+ * VM bit for bit; the columns past an element's outputs keep what the caller had there. */
+static void test_binning(fmag_gpu_runner *r, const char *api)
+{
+    enum { N = 5000, NP = 3 };
+    static float in[N * INW], ref[N * OUTW], got[N * OUTW];
+    static uint32_t idx[N];
+    rand_prog rp[NP];
+    const fmag_vm_program *progs[NP];
+    for (int k = 0; k < NP; ++k)
+        random_prog(&rp[k]), progs[k] = &rp[k].p;
+    for (size_t i = 0; i < N * INW; ++i)
+        in[i] = special();
+    fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF);
+    for (int round = 0; round < 3; ++round) {
+        /* round 0: every program; 1: two of them in runs; 2: one program only */
+        for (size_t e = 0; e < N; ++e)
+            idx[e] = round == 0 ? rnd() % NP : round == 1 ? (uint32_t)(e / 700 % 2) * 2 : 1;
+        unsigned threshold = round == 0 ? 2 : 8; /* round 0: 3 programs > 2: unbinned too */
+        for (int binned = 0; binned < 2; ++binned) {
+            char err[512] = "";
+            for (size_t i = 0; i < N * OUTW; ++i)
+                ref[i] = got[i] = (float)i; /* what the caller had */
+            EXPECT(fmag_vm_run_ref_per_lane(progs, NP, idx, in, INW, ref, OUTW, N, err,
+                                            sizeof err),
+                   "reference: %s", err);
+            fmag_gpu_runner_set_bin_threshold(r, binned ? 8 : threshold);
+            EXPECT(fmag_gpu_run_per_lane(r, progs, NP, idx, in, INW, got, OUTW, N, err,
+                                         sizeof err),
+                   "%s: per-lane run: %s", api, err);
+            int bad = 0;
+            for (size_t i = 0; i < N * OUTW; ++i)
+                bad += fmag_bits_of(ref[i]) != fmag_bits_of(got[i]);
+            EXPECT(bad == 0, "%s: binning round %d (%s): %d words differ", api, round,
+                   binned ? "binned" : "threshold below", bad);
+        }
+    }
+    fmag_gpu_runner_set_bin_threshold(r, FMAG_GPU_BIN_PROGRAMS);
+    fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_AUTO);
+    printf("%s: binning: 3 per-lane images of %d elements, binned and not, bit-identical\n",
+           api, (int)N);
+}
+
 typedef struct runner_worker {
     fmag_gpu_api api;
     const fmag_vm_program *p;
@@ -415,6 +458,7 @@ static void *runner_worker_run(void *arg)
         EXPECT(0, "runner: %s", err);
         return NULL;
     }
+    fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_AUTO);
     for (int i = 0; i < 4; ++i) {
         run_compare(r, w->p, w->in, false, "thread");
         w->baked_runs += fmag_gpu_runner_last_tier(r) == FMAG_GPU_TIER_BAKED;
@@ -458,6 +502,9 @@ int main(int argc, char **argv)
             printf("%s: skipped: %s\n", apis[i].name, err);
             continue;
         }
+        /* explicitly: a CPU driver (lavapipe in CI) has the tiers off by default */
+        fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_AUTO);
+        test_binning(r, apis[i].name);
         test_tier_switch(r, apis[i].name);
         bool have_compiler = fmag_gpu_runner_last_tier(r) == FMAG_GPU_TIER_BAKED;
         if (have_compiler) test_modes(r, apis[i].name);
