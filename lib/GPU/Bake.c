@@ -115,13 +115,14 @@ static void bake_one(fmag_gpu_bake_cache *c, fmag_gpu_bake_entry *e)
     char err[1024] = "";
     size_t bytes = 0;
     void *native = NULL;
-    double t0 = now_ms(), ms = 0;
+    double t0 = now_ms(), ms = 0, compile_ms = 0;
     if (e->prog.ninstr > lim.max_instrs)
         snprintf(err, sizeof err, "%u instructions, over the bake limit of %u", e->prog.ninstr,
                  lim.max_instrs);
     else {
         void *blob = c->baker.compile(c->baker.user, &e->prog, e->nan_agnostic, &bytes, err,
                                       sizeof err);
+        compile_ms = now_ms() - t0;
         pthread_mutex_lock(&c->mu);
         bool stop = c->stop; /* the runner is going: its device is no place for a load */
         pthread_mutex_unlock(&c->mu);
@@ -141,6 +142,7 @@ static void bake_one(fmag_gpu_bake_cache *c, fmag_gpu_bake_entry *e)
     }
     pthread_mutex_lock(&c->mu);
     c->st.last_bake_ms = ms;
+    c->st.last_compile_ms = compile_ms;
     if (native) {
         e->native = native;
         e->bytes += bytes;
