@@ -21,6 +21,8 @@ glslc -O0 --target-env=vulkan1.1 -I gpu -DFMAG_SPEC_RECORDS gpu/fmag_fast.comp -
 glslangValidator -D -V -S comp -e main -DFMAG_HLSL_SPEC -Igpu gpu/fmag_run.hlsl -o .spv/fmag_hlsl.spv
 mkdir -p .spv/include/vulkan && cp /usr/include/vulkan/*.h .spv/include/vulkan/
 [ -d /usr/include/vk_video ] && cp -r /usr/include/vk_video .spv/include/
+# the Vulkan tiers' GLSL compiler (lib/GPU/CMakeLists.txt), where this build made it
+[ -e "$BUILD/lib/libfmag-shaderc.so" ] && strip -o .spv/libfmag-shaderc.so "$BUILD/lib/libfmag-shaderc.so"
 for x in $(cat bench/gpu/sl-suite.txt); do
     "$BUILD/bin/slc" "examples/$x.sl" -o ".spv/sl/$x.fmag"
 done
