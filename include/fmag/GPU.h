@@ -72,6 +72,42 @@ const char *fmag_gpu_tier_name(fmag_gpu_tier t);
  * error, time budget), oldest first; "" when none. Valid until the next call on r. */
 const char *fmag_gpu_runner_bake_log(fmag_gpu_runner *r);
 
+/* Columns (structure of arrays): input r of element k is in[r][k] (the program's nin arrays of
+ * n floats), output r is out[r][k] (nout arrays). Same results as fmag_gpu_run. */
+bool fmag_gpu_run_columns(fmag_gpu_runner *r, const fmag_vm_program *prog, const float *const *in,
+                          float *const *out, size_t n, char *err, size_t errlen);
+
+/* Device-resident data: the caller's own buffers on the runner's device, used where they are
+ * (no copy to or from the host). CUDA: handle is a CUdeviceptr in the runner's context (the
+ * primary context of the device fmag_gpu_runner_native names); Vulkan: handle is a VkBuffer of
+ * the runner's VkDevice, made with VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, offset a multiple of
+ * minStorageBufferOffsetAlignment. */
+typedef struct fmag_gpu_buffer {
+    uint64_t handle;
+    uint64_t offset; /* bytes */
+} fmag_gpu_buffer;
+
+/* Every element runs prog: in is [n][in_stride] floats in the buffer `in`, out is
+ * [n][out_stride] in `out` (columns past the program's nout keep their values). The call is
+ * synchronous: the caller's writes to `in` must be complete (CUDA: on any stream of the
+ * context; Vulkan: submitted and waited for), and `out` holds the results when it returns. */
+bool fmag_gpu_run_device(fmag_gpu_runner *r, const fmag_vm_program *prog, fmag_gpu_buffer in,
+                         size_t in_stride, fmag_gpu_buffer out, size_t out_stride, size_t n,
+                         char *err, size_t errlen);
+
+/* The runner's device, for a caller that makes its buffers there: Vulkan fills instance,
+ * physical_device, device (VkInstance, VkPhysicalDevice, VkDevice) and queue_family, and
+ * get_instance_proc_addr (the loader's vkGetInstanceProcAddr); CUDA fills cuda_device (the
+ * CUdevice ordinal, whose primary context the runner uses). */
+typedef struct fmag_gpu_native {
+    fmag_gpu_api api;
+    void *instance, *physical_device, *device;
+    uint32_t queue_family;
+    void *get_instance_proc_addr;
+    int cuda_device;
+} fmag_gpu_native;
+bool fmag_gpu_runner_native(const fmag_gpu_runner *r, fmag_gpu_native *out);
+
 /* Largest `regs` a program may have on each back end (the register file is specialized to
  * the next power of two). */
 #define FMAG_GPU_VK_MAX_REGS 4096u

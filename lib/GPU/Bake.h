@@ -23,6 +23,7 @@ typedef struct fmag_gpu_baker {
     void *(*load)(void *user, const void *blob, size_t len, char *err, size_t errlen);
     void (*release)(void *user, void *native);
     void (*destroy)(void *user); /* the compiler's own state; may be NULL */
+    bool cpu_device;             /* a CPU implementation: tiers default to OFF */
 } fmag_gpu_baker;
 
 typedef struct fmag_gpu_bake_cache fmag_gpu_bake_cache;

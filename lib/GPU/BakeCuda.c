@@ -58,13 +58,14 @@ static bool load_nvrtc(cu_baker *b)
 }
 
 /* The entry: element e = block * blockDim + thread; the argument block is CudaRunner.c's
- * fmag_cuda_args_c; evaluation ev > 0 (benchmarks) adds ev/16 to each input and sums the
- * outputs with __fadd_rn, as the interpreter's kernels do. */
+ * fmag_cuda_args_c (input i of element e at in[e * in_stride + i * in_col], likewise out);
+ * evaluation ev > 0 (benchmarks) adds ev/16 to each input and sums the outputs with
+ * __fadd_rn, as the interpreter's kernels do. */
 static const char entry_fmt[] =
     "struct fmag_bk_args {\n"
-    "    unsigned long long code, progs, prog_index, in, out;\n"
+    "    unsigned long long code, progs, prog_index, in, out, nan;\n"
     "    unsigned n, in_stride, out_stride, ninstr, nprogs, nin, nout, regs;\n"
-    "    unsigned evals, zero_init, pad0, pad1;\n};\n"
+    "    unsigned evals, zero_init, in_col, out_col;\n};\n"
     "extern \"C\" __global__ void fmag_baked_entry(fmag_bk_args a)\n{\n"
     "    unsigned e = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    if (e >= a.n) return;\n"
@@ -73,10 +74,15 @@ static const char entry_fmt[] =
     "    float fi[%u], fo[%u];\n"
     "    for (unsigned i = 0; i < %uu; ++i) fi[i] = 0.0f;\n"
     "    for (unsigned ev = 0; ev < a.evals; ++ev) {\n"
-    "        for (unsigned i = 0; i < %uu; ++i)\n"
-    "            fi[i] = ev ? __fadd_rn(in[i], (float)ev * 0.0625f) : in[i];\n"
+    "        for (unsigned i = 0; i < %uu; ++i) {\n"
+    "            float v = in[(size_t)i * a.in_col];\n"
+    "            fi[i] = ev ? __fadd_rn(v, (float)ev * 0.0625f) : v;\n"
+    "        }\n"
     "        fmag_baked_eval(0, fi, fo);\n"
-    "        for (unsigned i = 0; i < %uu; ++i) out[i] = ev ? __fadd_rn(out[i], fo[i]) : fo[i];\n"
+    "        for (unsigned i = 0; i < %uu; ++i) {\n"
+    "            float *o = out + (size_t)i * a.out_col;\n"
+    "            *o = ev ? __fadd_rn(*o, fo[i]) : fo[i];\n"
+    "        }\n"
     "    }\n}\n";
 
 static char *kernel_source(const fmag_vm_program *p, bool nan_agnostic, char *err, size_t errlen)
@@ -184,6 +190,6 @@ bool fmag_gpu_cuda_baker(fmag_gpu_cuda *c, struct fmag_gpu_baker *out)
     cu_baker *b = calloc(1, sizeof *b);
     if (!b) return false;
     b->cuda = c;
-    *out = (fmag_gpu_baker){b, cu_compile, cu_load, cu_release, cu_baker_destroy};
+    *out = (fmag_gpu_baker){b, cu_compile, cu_load, cu_release, cu_baker_destroy, false};
     return true;
 }

@@ -68,7 +68,8 @@ static bool load_shaderc(vk_baker *b)
 
 /* The compute shader: element e = base + workgroup * 64 + invocation runs the program;
  * evaluation ev > 0 (benchmarks) adds ev/16 to each input and sums the outputs, as the
- * interpreters do. The bindings and push constants are gpu/fmag_fast.comp's. */
+ * interpreters do. The bindings and push constants are gpu/fmag_fast.comp's (input i of
+ * element e at inp[e * in_stride + i * in_col], likewise out). */
 static char *shader_source(const fmag_vm_program *p, bool soft, bool nan_agnostic, char *err,
                            size_t errlen)
 {
@@ -88,7 +89,7 @@ static char *shader_source(const fmag_vm_program *p, bool soft, bool nan_agnosti
         "    uint n, in_stride, out_stride, nprogs;\n"
         "    uint per_lane, evals, base, code_stride;\n"
         "    uint zero_init, ninstr, nin, nout;\n"
-        "    uint lane_kinds, pad0, pad1, pad2;\n} pc;\n"
+        "    uint lane_kinds, in_col, out_col, pad;\n} pc;\n"
         "void main()\n{\n"
         "    uint e = pc.base + gl_WorkGroupID.x * 64u + gl_LocalInvocationID.x;\n"
         "    if (e >= pc.n) return;\n"
@@ -97,12 +98,12 @@ static char *shader_source(const fmag_vm_program *p, bool soft, bool nan_agnosti
         "    for (uint i = 0u; i < %uu; ++i) fo[i] = 0.0;\n"
         "    for (uint ev = 0u; ev < pc.evals; ++ev) {\n"
         "        for (uint i = 0u; i < %uu; ++i) {\n"
-        "            float v = inp[e * pc.in_stride + i];\n"
+        "            float v = inp[e * pc.in_stride + i * pc.in_col];\n"
         "            fi[i] = ev == 0u ? v : v + float(ev) * 0.0625;\n"
         "        }\n"
         "        fmag_baked_eval(0u, fi, fo);\n"
         "        for (uint i = 0u; i < %uu; ++i) {\n"
-        "            uint o = e * pc.out_stride + i;\n"
+        "            uint o = e * pc.out_stride + i * pc.out_col;\n"
         "            outp[o] = ev == 0u ? fo[i] : outp[o] + fo[i];\n"
         "        }\n"
         "    }\n}\n";
@@ -165,7 +166,8 @@ bool fmag_gpu_vk_baker(fmag_gpu_vk *vk, struct fmag_gpu_baker *out)
     vk_baker *b = calloc(1, sizeof *b);
     if (!b) return false;
     b->vk = vk;
-    *out = (fmag_gpu_baker){b, vk_compile, vk_load, vk_release, vk_baker_destroy};
+    *out = (fmag_gpu_baker){b, vk_compile, vk_load, vk_release, vk_baker_destroy,
+                            fmag_gpu_vk_is_cpu(vk)};
     return true;
 }
 #endif

@@ -29,8 +29,7 @@ static bool run_group(fmag_gpu_runner *r, const fmag_gpu_job *job, const fmag_vm
     g.median_ms = ms;
     fmag_gpu_bake_entry *e = fmag_gpu_tier_pick(r, &g);
     *baked = e != NULL;
-    bool ok = r->vk ? fmag_gpu_vk_run(r->vk, &g, err, errlen)
-                    : fmag_gpu_cuda_run(r->cuda, &g, err, errlen);
+    bool ok = r->be->run(r->impl, &g, err, errlen);
     fmag_gpu_tier_done(r, e);
     return ok;
 }
@@ -38,7 +37,8 @@ static bool run_group(fmag_gpu_runner *r, const fmag_gpu_job *job, const fmag_vm
 bool fmag_gpu_bin_run(fmag_gpu_runner *r, const fmag_gpu_job *job, bool *ok, char *err,
                       size_t errlen)
 {
-    if (!r->bin_max || !job->prog_index || job->nprogs < 2 || job->n < FMAG_GPU_BIN_MIN_ELEMENTS)
+    if (!r->bin_max || !job->prog_index || job->nprogs < 2 || job->layout != FMAG_GPU_ROWS ||
+        job->n < FMAG_GPU_BIN_MIN_ELEMENTS)
         return false;
     size_t *start = calloc(job->nprogs + 1, sizeof *start);
     if (!start) return false; /* unbinned, then */

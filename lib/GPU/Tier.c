@@ -7,14 +7,14 @@
 void fmag_gpu_tier_init(fmag_gpu_runner *r)
 {
     struct fmag_gpu_baker b;
-    bool ok = r->vk ? fmag_gpu_vk_baker(r->vk, &b) : fmag_gpu_cuda_baker(r->cuda, &b);
+    bool ok = r->be->baker && r->be->baker(r->impl, &b);
     /* no cache (no memory, no baker): every run interprets, as with the tiers off */
     r->bake = ok ? fmag_gpu_bake_create(&b) : NULL;
     if (ok && !r->bake && b.destroy) b.destroy(b.user);
     /* A CPU driver compiles a baked shader with LLVM, the software fma inlined at every
      * instruction: seconds to minutes a program, which a short-lived runner would wait for
      * when it goes. There the tiers are off unless asked for. */
-    r->tier_mode = r->vk && fmag_gpu_vk_is_cpu(r->vk) ? FMAG_GPU_TIER_OFF : FMAG_GPU_TIER_AUTO;
+    r->tier_mode = ok && b.cpu_device ? FMAG_GPU_TIER_OFF : FMAG_GPU_TIER_AUTO;
 }
 
 void fmag_gpu_tier_fini(fmag_gpu_runner *r)

@@ -79,7 +79,7 @@ static void si_release(void *user, void *native)
 static fmag_gpu_bake_cache *si_cache(stand_in *s, unsigned entries, size_t bytes)
 {
     memset(s, 0, sizeof *s);
-    fmag_gpu_baker b = {s, si_compile, si_load, si_release, NULL};
+    fmag_gpu_baker b = {s, si_compile, si_load, si_release, NULL, false};
     fmag_gpu_bake_cache *c = fmag_gpu_bake_create(&b);
     fmag_gpu_bake_limits lim = {entries, bytes, 1e6, 1000};
     if (c) fmag_gpu_bake_set_limits(c, &lim);
@@ -382,6 +382,29 @@ static void test_modes(fmag_gpu_runner *r, const char *api)
     random_prog(&rp);
     run_compare(r, &rp.p, in, false, "eager");
     EXPECT(fmag_gpu_runner_last_tier(r) == FMAG_GPU_TIER_BAKED, "%s: EAGER bakes at once", api);
+    /* the baked code on columns (structure of arrays): the rows' bits */
+    {
+        static float cin[INW][NEL], cout[OUTW][NEL], rows[NEL * OUTW];
+        const float *ci[INW];
+        float *co[OUTW];
+        for (int i = 0; i < INW; ++i) {
+            ci[i] = cin[i];
+            for (int e = 0; e < NEL; ++e)
+                cin[i][e] = in[e * INW + i];
+        }
+        for (int i = 0; i < OUTW; ++i)
+            co[i] = cout[i];
+        char err[256] = "";
+        bool ok = fmag_gpu_run(r, &rp.p, in, INW, rows, OUTW, NEL, err, sizeof err) &&
+                  fmag_gpu_run_columns(r, &rp.p, ci, co, NEL, err, sizeof err);
+        EXPECT(ok && fmag_gpu_runner_last_tier(r) == FMAG_GPU_TIER_BAKED, "%s: columns: %s", api,
+               err);
+        int bad = 0;
+        for (int e = 0; ok && e < NEL; ++e)
+            for (unsigned k = 0; k < rp.p.nout; ++k)
+                bad += fmag_bits_of(rows[e * OUTW + k]) != fmag_bits_of(cout[k][e]);
+        EXPECT(bad == 0, "%s: baked columns differ from rows in %d values", api, bad);
+    }
     EXPECT(!fmag_gpu_runner_set_tier_mode(r, (fmag_gpu_tier_mode)7), "a bad mode is refused");
     /* NaN-agnostic: another key, another bake; NaN payloads may differ */
     fmag_gpu_runner_set_nan_agnostic(r, true);
