@@ -269,8 +269,8 @@ static fmag_status emit_image(fmag_context *ctx, const fmag_vm_image *img,
                                                              : FMAG_VM_EMIT_CUDA;
         char *text = NULL;
         fmag_vm_emit_options eo = {o->emit_prefix, o->emit_nan_agnostic};
-        bool ok = fmag_vm_emit_source_opts(ps, img->nprograms, lang, &eo, &text, len, err,
-                                           sizeof err);
+        bool ok =
+            fmag_vm_emit_source_opts(ps, img->nprograms, lang, &eo, &text, len, err, sizeof err);
         free(ps);
         if (ok) {
             *data = text;

@@ -17,10 +17,10 @@ struct fmag_gpu_bake_entry {
     fmag_vm_program prog; /* a private copy: the caller's may be gone when the bake runs */
     bake_state state;
     void *native;
-    size_t bytes;      /* the native object's and the copy's */
-    unsigned holds;    /* launches holding the native object */
-    bool evicted;      /* out of the table; freed by the last fmag_gpu_bake_put */
-    uint64_t used;     /* LRU clock */
+    size_t bytes;              /* the native object's and the copy's */
+    unsigned holds;            /* launches holding the native object */
+    bool evicted;              /* out of the table; freed by the last fmag_gpu_bake_put */
+    uint64_t used;             /* LRU clock */
     fmag_gpu_bake_entry *next; /* the table's list */
 };
 
@@ -120,8 +120,8 @@ static void bake_one(fmag_gpu_bake_cache *c, fmag_gpu_bake_entry *e)
         snprintf(err, sizeof err, "%u instructions, over the bake limit of %u", e->prog.ninstr,
                  lim.max_instrs);
     else {
-        void *blob = c->baker.compile(c->baker.user, &e->prog, e->nan_agnostic, &bytes, err,
-                                      sizeof err);
+        void *blob =
+            c->baker.compile(c->baker.user, &e->prog, e->nan_agnostic, &bytes, err, sizeof err);
         compile_ms = now_ms() - t0;
         pthread_mutex_lock(&c->mu);
         bool stop = c->stop; /* the runner is going: its device is no place for a load */
@@ -256,8 +256,8 @@ static void evict(fmag_gpu_bake_cache *c, const fmag_gpu_bake_entry *keep)
 }
 
 /* A queued entry for p (under the lock), or NULL on no memory. */
-static fmag_gpu_bake_entry *enqueue(fmag_gpu_bake_cache *c, const fmag_vm_program *p,
-                                    uint64_t hash, bool nan_agnostic)
+static fmag_gpu_bake_entry *enqueue(fmag_gpu_bake_cache *c, const fmag_vm_program *p, uint64_t hash,
+                                    bool nan_agnostic)
 {
     if (!c->started) {
         if (pthread_create(&c->thread, NULL, bake_thread, c)) return NULL;

@@ -13,9 +13,8 @@
 /* NVRTC's C API (nvrtc.h), declared here so that no CUDA header is needed. */
 typedef void *nvrtc_program;
 #define NVRTC_FUNCS(X)                                                                             \
-    X(nvrtcCreateProgram,                                                                          \
-      (nvrtc_program *, const char *, const char *, int, const char *const *,                      \
-       const char *const *))                                                                       \
+    X(nvrtcCreateProgram, (nvrtc_program *, const char *, const char *, int, const char *const *,  \
+                           const char *const *))                                                   \
     X(nvrtcCompileProgram, (nvrtc_program, int, const char *const *))                              \
     X(nvrtcGetProgramLogSize, (nvrtc_program, size_t *))                                           \
     X(nvrtcGetProgramLog, (nvrtc_program, char *))                                                 \

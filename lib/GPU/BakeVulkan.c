@@ -166,8 +166,8 @@ bool fmag_gpu_vk_baker(fmag_gpu_vk *vk, struct fmag_gpu_baker *out)
     vk_baker *b = calloc(1, sizeof *b);
     if (!b) return false;
     b->vk = vk;
-    *out = (fmag_gpu_baker){b, vk_compile, vk_load, vk_release, vk_baker_destroy,
-                            fmag_gpu_vk_is_cpu(vk)};
+    *out = (fmag_gpu_baker){b,          vk_compile,       vk_load,
+                            vk_release, vk_baker_destroy, fmag_gpu_vk_is_cpu(vk)};
     return true;
 }
 #endif

@@ -92,8 +92,7 @@ static const struct {
     uint32_t rf, k;
     const char *name;
 } fmag_cu_kernels[] = {
-#define FMAG_CUDA_KERNEL(FAMILY, RF, K)                                                            \
-    {FMAG_CU_##FAMILY, RF, K, "fmag_" #FAMILY "_r" #RF "_k" #K},
+#define FMAG_CUDA_KERNEL(FAMILY, RF, K) {FMAG_CU_##FAMILY, RF, K, "fmag_" #FAMILY "_r" #RF "_k" #K},
 #include "../../gpu/fmag_cuda_kernels.def"
 #undef FMAG_CUDA_KERNEL
 };
@@ -224,17 +223,18 @@ static void *cu_create(char *desc, size_t desclen, char *err, size_t errlen)
                errlen))
         goto fail;
     if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen) ||
-        !cu_ok(c, c->cuModuleLoadData(&c->mod, fmag_cuda_fatbin), "cuModuleLoadData", err, errlen) ||
-        !cu_ok(c, c->cuModuleGetFunction(&c->scan, c->mod, "fmag_nan_scan"), "fmag_nan_scan",
-               err, errlen))
+        !cu_ok(c, c->cuModuleLoadData(&c->mod, fmag_cuda_fatbin), "cuModuleLoadData", err,
+               errlen) ||
+        !cu_ok(c, c->cuModuleGetFunction(&c->scan, c->mod, "fmag_nan_scan"), "fmag_nan_scan", err,
+               errlen))
         goto fail;
     /* streams, events and the census staging live as long as the runner */
     for (unsigned i = 0; i < FMAG_CU_STREAMS; ++i)
         if (!cu_ok(c, c->cuStreamCreate(&c->stream[i], 0), "cuStreamCreate", err, errlen))
             goto fail;
     for (unsigned i = 0; i < FMAG_CU_MAX_CHUNKS; ++i)
-        if (!cu_ok(c, c->cuEventCreate(&c->event[i], CU_EVENT_DISABLE_TIMING), "cuEventCreate",
-                   err, errlen))
+        if (!cu_ok(c, c->cuEventCreate(&c->event[i], CU_EVENT_DISABLE_TIMING), "cuEventCreate", err,
+                   errlen))
             goto fail;
     if (!cu_ok(c, c->cuMemAllocHost_v2((void **)&c->h_nan, FMAG_CU_MAX_CHUNKS * 16),
                "cuMemAllocHost", err, errlen))
@@ -495,8 +495,8 @@ static bool upload_program(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *p
             c->ucode_valid = false;
             if (!cu_ok(c, c->cuModuleGetGlobal_v2(&cst, &csz, c->mod, "fmag_cuda_ucode"),
                        "cuModuleGetGlobal", err, errlen) ||
-                (bytes && !cu_ok(c, c->cuMemcpyHtoD_v2(cst, pl->code, bytes), "cuMemcpyHtoD", err,
-                                 errlen)))
+                (bytes &&
+                 !cu_ok(c, c->cuMemcpyHtoD_v2(cst, pl->code, bytes), "cuMemcpyHtoD", err, errlen)))
                 return false;
             memcpy(c->ucode, pl->code, bytes);
             c->nucode = a->ninstr, c->ucode_valid = true;
@@ -507,8 +507,8 @@ static bool upload_program(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *p
         return false;
     }
     if (!cu_reserve(c, &c->progs, job->nprogs * 16, err, errlen) ||
-        !cu_ok(c, c->cuMemcpyHtoD_v2(c->progs.ptr, pl->tab, job->nprogs * 16), "cuMemcpyHtoD",
-               err, errlen))
+        !cu_ok(c, c->cuMemcpyHtoD_v2(c->progs.ptr, pl->tab, job->nprogs * 16), "cuMemcpyHtoD", err,
+               errlen))
         return false;
     a->code = c->code.ptr, a->progs = c->progs.ptr;
     return true;
@@ -601,7 +601,8 @@ static bool run_host(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, cha
         a.in = c->in.ptr + in_at * 4, a.out = c->out.ptr + out_at * 4;
         a.prog_index = c->index.ptr + e0 * 4, a.n = (uint32_t)m;
         a.nan = c->nan.ptr + nchunks * 16u;
-        ok = ok && (pl->baked || census(c, a.in, a.n, job->max_nin, ie, ic, a.nan, s, err, errlen)) &&
+        ok = ok &&
+             (pl->baked || census(c, a.in, a.n, job->max_nin, ie, ic, a.nan, s, err, errlen)) &&
              launch(c, pl, &a, s, err, errlen);
         for (size_t i = 0; ok && out_len && i < (cols ? job->max_nout : 1); ++i) {
             size_t w = out_at + i * n;

@@ -95,8 +95,8 @@ typedef struct fmag_gpu_bake_stat {
     unsigned entries, ready, pending; /* in the cache now */
     size_t bytes;
     unsigned long long baked, failed, evicted; /* since the runner was made */
-    double last_bake_ms;    /* the last bake: compile, then pipeline / module */
-    double last_compile_ms; /* its compile (shaderc / NVRTC) */
+    double last_bake_ms;                       /* the last bake: compile, then pipeline / module */
+    double last_compile_ms;                    /* its compile (shaderc / NVRTC) */
 } fmag_gpu_bake_stat;
 void fmag_gpu_runner_bake_stats(fmag_gpu_runner *r, fmag_gpu_bake_stat *st);
 /* Per-lane binning (docs/GPU.md, "Binning"): a per-lane run of at most `max_programs`

@@ -129,8 +129,8 @@ static bool check_job(fmag_gpu_runner *r, fmag_gpu_job *job, char *err, size_t e
      * room for a last partial group */
     if (job->nprogs > UINT32_MAX || job->n > (size_t)INT32_MAX || in_stride > UINT32_MAX ||
         out_stride > UINT32_MAX || job->evals == 0 ||
-        (!rows && ((size_t)in_stride * job->n > UINT32_MAX ||
-                   (size_t)out_stride * job->n > UINT32_MAX))) {
+        (!rows &&
+         ((size_t)in_stride * job->n > UINT32_MAX || (size_t)out_stride * job->n > UINT32_MAX))) {
         fmag_gpu_err(err, errlen, "launch too large for the GPU runner (at most 2^31 elements)");
         return false;
     }
@@ -214,8 +214,8 @@ bool fmag_gpu_run_columns(fmag_gpu_runner *r, const fmag_vm_program *prog, const
     if (prog && n) /* each column the program reads or writes must be there */
         for (unsigned i = 0; i < prog->nin + prog->nout; ++i)
             if (i < prog->nin ? !in || !in[i] : !out || !out[i - prog->nin]) {
-                fmag_gpu_err(err, errlen, "%s column %u is NULL", i < prog->nin ? "input" : "output",
-                             i < prog->nin ? i : i - prog->nin);
+                fmag_gpu_err(err, errlen, "%s column %u is NULL",
+                             i < prog->nin ? "input" : "output", i < prog->nin ? i : i - prog->nin);
                 return false;
             }
     return run(r, &job, err, errlen);

@@ -299,13 +299,12 @@ static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t
         ci.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module =
-        vk->shader[!fast                            ? (variant & FMAG_VK_VARIANT_WG ? FMAG_VK_SHADER_RUN_WG_PD
-                                                       : variant & FMAG_VK_VARIANT_PD ? FMAG_VK_SHADER_RUN_PD
-                                                                                      : FMAG_VK_SHADER_RUN)
-                   : !(variant & FMAG_VK_VARIANT_VEC) ? FMAG_VK_SHADER_FAST
-                   : k == 2                           ? FMAG_VK_SHADER_FAST_V2
-                                                      : FMAG_VK_SHADER_FAST_V4];
+    ci.stage.module = vk->shader[!fast ? (variant & FMAG_VK_VARIANT_WG   ? FMAG_VK_SHADER_RUN_WG_PD
+                                          : variant & FMAG_VK_VARIANT_PD ? FMAG_VK_SHADER_RUN_PD
+                                                                         : FMAG_VK_SHADER_RUN)
+                                 : !(variant & FMAG_VK_VARIANT_VEC) ? FMAG_VK_SHADER_FAST
+                                 : k == 2                           ? FMAG_VK_SHADER_FAST_V2
+                                                                    : FMAG_VK_SHADER_FAST_V4];
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = &spec;
     ci.layout = vk->layout;
@@ -417,8 +416,7 @@ static bool begin(fmag_gpu_vk *vk, unsigned slot, char *err, size_t errlen)
 {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    return vk_ok(vk->vkResetCommandBuffer(vk->cmd[slot], 0), "vkResetCommandBuffer", err,
-                 errlen) &&
+    return vk_ok(vk->vkResetCommandBuffer(vk->cmd[slot], 0), "vkResetCommandBuffer", err, errlen) &&
            vk_ok(vk->vkBeginCommandBuffer(vk->cmd[slot], &bi), "vkBeginCommandBuffer", err, errlen);
 }
 
@@ -428,8 +426,8 @@ static void record_dispatch(fmag_gpu_vk *vk, VkCommandBuffer cmd, VkPipeline pip
                             uint32_t k, size_t e0, size_t e1)
 {
     vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-    vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1, &vk->dset,
-                                0, NULL);
+    vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1, &vk->dset, 0,
+                                NULL);
     uint32_t group = FMAG_VK_LOCAL_SIZE * k;
     uint64_t per = (uint64_t)group * FMAG_VK_MAX_GROUPS;
     pc.n = (uint32_t)e1;
@@ -581,10 +579,10 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
     pl.pd = pl.rf <= 256 && (forced_pd || auto_pd);
     bool wg_fits =
         (uint64_t)pl.rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
-    bool wg = pl.pd && wg_fits &&
-              (d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
-               (auto_pd &&
-                pl.rf <= (pl.lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
+    bool wg =
+        pl.pd && wg_fits &&
+        (d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
+         (auto_pd && pl.rf <= (pl.lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
     pl.il = pl.lanes && (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || forced_pd ||
                          (auto_pd && maxlen * job->nprogs <= 4 * ncode));
     pl.variant = (wg ? FMAG_VK_VARIANT_WG : 0u) | (pl.pd ? FMAG_VK_VARIANT_PD : 0u) |
@@ -791,7 +789,8 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         if (!ok) break;
         if (nchunks == 0) /* the program, for every chunk */
             for (int i = VK_CODE; i <= VK_UBO; ++i)
-                if (i == VK_CODE || i == VK_PROGS || i == VK_UBO || (i == VK_INDEX && !job->prog_index))
+                if (i == VK_CODE || i == VK_PROGS || i == VK_UBO ||
+                    (i == VK_INDEX && !job->prog_index))
                     copy_region(vk, cmd, vk->up.buf, vk->buf[i].buf, L.at[i], 0, L.size[i]);
         if (job->prog_index)
             copy_region(vk, cmd, vk->up.buf, vk->buf[VK_INDEX].buf, L.at[VK_INDEX] + e0 * 4, e0 * 4,

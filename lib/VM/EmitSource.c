@@ -298,12 +298,12 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
                 sb_printf(b, "%s/* %u: guard %s is never > 0 */\n", indent, (unsigned)i, og);
                 continue;
             }
-            sb_printf(b, "%s%sr%u%s = %s(r%u%s, %s, %s);\n", indent, each, d, lane, fma, a,
-                      lane, ob, oc);
+            sb_printf(b, "%s%sr%u%s = %s(r%u%s, %s, %s);\n", indent, each, d, lane, fma, a, lane,
+                      ob, oc);
         } else {
             if (lang == FMAG_VM_EMIT_GLSL)
-                sb_printf(b, "%sr%u = fmag_emit_pos(%s) ? %s(r%u, %s, %s) : r%u;\n", indent, d,
-                          og, fma, a, ob, oc, d);
+                sb_printf(b, "%sr%u = fmag_emit_pos(%s) ? %s(r%u, %s, %s) : r%u;\n", indent, d, og,
+                          fma, a, ob, oc, d);
             else
                 sb_printf(b, "%s%sr%u%s = %s > %s ? %s(r%u%s, %s, %s) : r%u%s;\n", indent, each, d,
                           lane, og, zero, fma, a, lane, ob, oc, d, lane);
@@ -399,8 +399,8 @@ bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs, fma
 }
 
 bool fmag_vm_emit_source_opts(const fmag_vm_program *const *progs, size_t nprogs,
-                              fmag_vm_emit_lang lang, const fmag_vm_emit_options *opts,
-                              char **text, size_t *len, char *err, size_t errlen)
+                              fmag_vm_emit_lang lang, const fmag_vm_emit_options *opts, char **text,
+                              size_t *len, char *err, size_t errlen)
 {
     const char *prefix = opts ? opts->prefix : NULL;
     bool agnostic = opts && opts->nan_agnostic;

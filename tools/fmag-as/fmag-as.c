@@ -59,8 +59,8 @@ static FILE *open_out(const char *path, const char *mode)
 }
 
 /* --emit: the image as straight-line source (lib/VM/EmitSource.c). */
-static int emit_source(fmag_vm_image *img, fmag_vm_emit_lang lang,
-                       const fmag_vm_emit_options *eo, const char *output)
+static int emit_source(fmag_vm_image *img, fmag_vm_emit_lang lang, const fmag_vm_emit_options *eo,
+                       const char *output)
 {
     char err[600];
     char *src;
@@ -72,8 +72,7 @@ static int emit_source(fmag_vm_image *img, fmag_vm_emit_lang lang,
     }
     for (size_t i = 0; i < img->nprograms; i++)
         ps[i] = &img->programs[i];
-    bool ok =
-        fmag_vm_emit_source_opts(ps, img->nprograms, lang, eo, &src, &slen, err, sizeof err);
+    bool ok = fmag_vm_emit_source_opts(ps, img->nprograms, lang, eo, &src, &slen, err, sizeof err);
     free(ps);
     fmag_vm_image_free(img);
     if (!ok) return fmag_tool_error(&as_tool, "%s", err);

@@ -96,8 +96,8 @@ static void make_prog(test_prog *t, unsigned k, const char *name)
 {
     memset(t, 0, sizeof *t);
     for (unsigned i = 0; i <= k && i < 16; ++i)
-        t->code[i] = (fmag_vm_instr){fmag_bits_of(1.0f), fmag_bits_of((float)k),
-                                     fmag_bits_of(1.0f), 0};
+        t->code[i] =
+            (fmag_vm_instr){fmag_bits_of(1.0f), fmag_bits_of((float)k), fmag_bits_of(1.0f), 0};
     t->p.name = (char *)name;
     t->p.regs = 1, t->p.nin = 1, t->p.nout = 1, t->p.ninstr = k + 1 < 16 ? k + 1 : 16;
     t->p.code = t->code;
@@ -302,8 +302,8 @@ static bool same_bits(float ref, float got, bool nan_any)
 
 /* Runs p on the runner and the reference VM over `in`; counts elements that differ (bit for
  * bit, or any NaN for any NaN when nan_any). */
-static int run_compare(fmag_gpu_runner *r, const fmag_vm_program *p, const float *in,
-                       bool nan_any, const char *what)
+static int run_compare(fmag_gpu_runner *r, const fmag_vm_program *p, const float *in, bool nan_any,
+                       const char *what)
 {
     float ref[NEL * OUTW], got[NEL * OUTW];
     char err[512] = "";
@@ -411,13 +411,12 @@ static void test_modes(fmag_gpu_runner *r, const char *api)
     for (int k = 0; k < 2; ++k) {
         random_prog(&rp);
         run_compare(r, &rp.p, in, true, "nan-agnostic");
-        EXPECT(fmag_gpu_runner_last_tier(r) == FMAG_GPU_TIER_BAKED, "%s: NaN-agnostic baked",
-               api);
+        EXPECT(fmag_gpu_runner_last_tier(r) == FMAG_GPU_TIER_BAKED, "%s: NaN-agnostic baked", api);
     }
     fmag_gpu_runner_set_nan_agnostic(r, false);
     /* a failed bake (over the instruction limit) stays interpreted, with a record */
-    fmag_gpu_bake_limits lim = {FMAG_GPU_BAKE_ENTRIES, FMAG_GPU_BAKE_BYTES,
-                                FMAG_GPU_BAKE_BUDGET_MS, 3};
+    fmag_gpu_bake_limits lim = {FMAG_GPU_BAKE_ENTRIES, FMAG_GPU_BAKE_BYTES, FMAG_GPU_BAKE_BUDGET_MS,
+                                3};
     EXPECT(fmag_gpu_runner_set_bake_limits(r, &lim), "limits");
     random_prog(&rp);
     run_compare(r, &rp.p, in, false, "bake failure");
@@ -453,12 +452,10 @@ static void test_binning(fmag_gpu_runner *r, const char *api)
             char err[512] = "";
             for (size_t i = 0; i < N * OUTW; ++i)
                 ref[i] = got[i] = (float)i; /* what the caller had */
-            EXPECT(fmag_vm_run_ref_per_lane(progs, NP, idx, in, INW, ref, OUTW, N, err,
-                                            sizeof err),
+            EXPECT(fmag_vm_run_ref_per_lane(progs, NP, idx, in, INW, ref, OUTW, N, err, sizeof err),
                    "reference: %s", err);
             fmag_gpu_runner_set_bin_threshold(r, binned ? 8 : threshold);
-            EXPECT(fmag_gpu_run_per_lane(r, progs, NP, idx, in, INW, got, OUTW, N, err,
-                                         sizeof err),
+            EXPECT(fmag_gpu_run_per_lane(r, progs, NP, idx, in, INW, got, OUTW, N, err, sizeof err),
                    "%s: per-lane run: %s", api, err);
             int bad = 0;
             for (size_t i = 0; i < N * OUTW; ++i)
@@ -469,8 +466,8 @@ static void test_binning(fmag_gpu_runner *r, const char *api)
     }
     fmag_gpu_runner_set_bin_threshold(r, FMAG_GPU_BIN_PROGRAMS);
     fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_AUTO);
-    printf("%s: binning: 3 per-lane images of %d elements, binned and not, bit-identical\n",
-           api, (int)N);
+    printf("%s: binning: 3 per-lane images of %d elements, binned and not, bit-identical\n", api,
+           (int)N);
 }
 
 typedef struct runner_worker {
