@@ -142,6 +142,7 @@ struct fmag_gpu_cuda {
     fmag_gpu_word4 ucode[FMAG_CUDA_MAX_UNIFORM_C];
     uint32_t nucode;
     bool ucode_valid;
+    bool staged; /* host arrays always through pinned staging (fmag_gpu_runner_set_host_staging) */
     fmag_gpu_counters count;
     int major, minor; /* compute capability */
     char last[64];    /* the last launch's kernel */
@@ -553,78 +554,141 @@ static bool census_ok(const uint32_t *w, char *err, size_t errlen)
     return false;
 }
 
-/* Host arrays: the pipelined copies. Chunk by chunk the host packs the inputs into pinned
- * staging and queues their upload, the census, the kernel and the read-back on one of two
- * streams, so that one chunk's copies overlap another's kernel and the host's packing; then
- * it unpacks the chunks as they finish. */
+/* One chunk of a pipelined launch: elements [e0, e1) and where they lie in the images (one
+ * run of rows, or a piece of every column). */
+typedef struct cu_chunk {
+    size_t e0, e1, in_at, in_len, out_at, out_len;
+} cu_chunk;
+
+static cu_chunk chunk_at(const fmag_gpu_job *job, size_t e0, size_t chunk)
+{
+    uint32_t ie, ic, oe, oc;
+    fmag_gpu_strides(job, &ie, &ic, &oe, &oc);
+    bool cols = job->layout == FMAG_GPU_COLUMNS;
+    cu_chunk k;
+    k.e0 = e0, k.e1 = e0 + chunk < job->n ? e0 + chunk : job->n;
+    size_t m = k.e1 - e0;
+    k.in_at = cols ? e0 : e0 * ie, k.in_len = cols ? m : m * ie;
+    k.out_at = cols ? e0 : e0 * oe, k.out_len = cols ? m : m * oe;
+    return k;
+}
+
+/* Queues chunk k's upload on stream s: from the caller's arrays (direct: the device image has
+ * their layout; the driver stages pageable memory itself) or packed into pinned staging. */
+static bool queue_inputs(fmag_gpu_cuda *c, const fmag_gpu_job *job, const cu_chunk *k, bool direct,
+                         void *s, char *err, size_t errlen)
+{
+    bool cols = job->layout == FMAG_GPU_COLUMNS, ok = true;
+    float *h_in = c->h_in;
+    if (!direct) fmag_gpu_pack_inputs(job, h_in, k->e0, k->e1);
+    for (size_t i = 0; ok && k->in_len && (cols || job->in) && i < (cols ? job->max_nin : 1); ++i) {
+        size_t w = k->in_at + i * job->n;
+        const float *src = !direct ? h_in + w : cols ? job->in_cols[i] + k->e0 : job->in + w;
+        ok = cu_ok(c, c->cuMemcpyHtoDAsync_v2(c->in.ptr + w * 4, src, k->in_len * 4, s),
+                   "cuMemcpyHtoDAsync", err, errlen);
+    }
+    if (ok && job->prog_index) {
+        size_t m = k->e1 - k->e0;
+        const uint32_t *src = job->prog_index + k->e0;
+        if (!direct) {
+            uint32_t *h_idx = (uint32_t *)(h_in + fmag_gpu_in_words(job)) + k->e0;
+            memcpy(h_idx, src, m * 4);
+            src = h_idx;
+        }
+        ok = cu_ok(c, c->cuMemcpyHtoDAsync_v2(c->index.ptr + k->e0 * 4, src, m * 4, s),
+                   "cuMemcpyHtoDAsync", err, errlen);
+    }
+    return ok;
+}
+
+/* Queues chunk k's read-back on stream s: into the caller's arrays (direct) or pinned
+ * staging, then the census and the chunk's event. */
+static bool queue_outputs(fmag_gpu_cuda *c, const fmag_gpu_job *job, const cu_chunk *k,
+                          unsigned idx, bool direct, void *s, char *err, size_t errlen)
+{
+    bool cols = job->layout == FMAG_GPU_COLUMNS, ok = true;
+    for (size_t i = 0; ok && k->out_len && i < (cols ? job->max_nout : 1); ++i) {
+        size_t w = k->out_at + i * job->n;
+        float *dst = !direct ? (float *)c->h_out + w
+                     : cols  ? job->out_cols[i] + k->e0
+                             : job->out + w;
+        ok = cu_ok(c, c->cuMemcpyDtoHAsync_v2(dst, c->out.ptr + w * 4, k->out_len * 4, s),
+                   "cuMemcpyDtoHAsync", err, errlen);
+    }
+    return ok &&
+           cu_ok(c, c->cuMemcpyDtoHAsync_v2(c->h_nan + 4 * idx, c->nan.ptr + idx * 16u, 16, s),
+                 "cuMemcpyDtoHAsync", err, errlen) &&
+           cu_ok(c, c->cuEventRecord(c->event[idx], s), "cuEventRecord", err, errlen);
+}
+
+/* Host arrays: the pipelined copies. Chunk by chunk the host queues the upload, the census
+ * and the kernel on one of two streams, then the read-back of the chunk before, so that a
+ * chunk's copies overlap the kernel of its neighbour; then it waits for the chunks in turn
+ * (and unpacks those read back into staging). The copies go straight from and to the
+ * caller's arrays where their layout is the device image's (inputs always; outputs when
+ * dense or columns), else through pinned staging (fmag_gpu_runner_set_host_staging). */
 static bool run_host(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, char *err,
                      size_t errlen)
 {
     size_t n = job->n, inw = fmag_gpu_in_words(job), outw = fmag_gpu_out_words(job);
     size_t idx_bytes = job->prog_index ? n * 4 : 0;
+    bool cols = job->layout == FMAG_GPU_COLUMNS;
+    bool direct_in = !c->staged;
+    bool direct_out =
+        !c->staged && (cols || (!job->prog_index && job->progs[0]->nout == job->out_stride));
     if (!cu_reserve(c, &c->in, inw * 4, err, errlen) ||
         !cu_reserve(c, &c->out, outw * 4, err, errlen) ||
         !cu_reserve(c, &c->index, idx_bytes, err, errlen) ||
         !cu_reserve(c, &c->nan, FMAG_CU_MAX_CHUNKS * 16, err, errlen) ||
-        !cu_reserve_host(c, &c->h_in, &c->h_in_cap, inw * 4 + idx_bytes, err, errlen) ||
-        !cu_reserve_host(c, &c->h_out, &c->h_out_cap, outw * 4, err, errlen))
+        (!direct_in &&
+         !cu_reserve_host(c, &c->h_in, &c->h_in_cap, inw * 4 + idx_bytes, err, errlen)) ||
+        (!direct_out && !cu_reserve_host(c, &c->h_out, &c->h_out_cap, outw * 4, err, errlen)))
         return false;
     uint32_t ie, ic, oe, oc;
     fmag_gpu_strides(job, &ie, &ic, &oe, &oc);
-    bool cols = job->layout == FMAG_GPU_COLUMNS;
     size_t chunk = job->reps ? n : fmag_gpu_chunk_elems(job, 1024);
     if ((n + chunk - 1) / chunk > FMAG_CU_MAX_CHUNKS)
         chunk = ((n + FMAG_CU_MAX_CHUNKS - 1) / FMAG_CU_MAX_CHUNKS + 1023) / 1024 * 1024;
-    float *h_in = c->h_in, *h_out = c->h_out;
-    uint32_t *h_idx = (uint32_t *)(h_in + inw);
     fmag_cuda_args_c a = pl->a;
     a.in_stride = ie, a.in_col = ic, a.out_stride = oe, a.out_col = oc;
     bool ok = true;
-    unsigned nchunks = 0;
+    unsigned nchunks = 0, nqueued = 0;
     for (size_t e0 = 0; ok && e0 < n; e0 += chunk, ++nchunks) {
-        size_t e1 = e0 + chunk < n ? e0 + chunk : n, m = e1 - e0;
+        cu_chunk k = chunk_at(job, e0, chunk);
         void *s = c->stream[nchunks % FMAG_CU_STREAMS];
-        fmag_gpu_pack_inputs(job, h_in, e0, e1);
-        /* the chunk's part of the images: one run of rows, or a piece of every column */
-        size_t in_at = cols ? e0 : e0 * ie, in_len = cols ? m : m * ie;
-        size_t out_at = cols ? e0 : e0 * oe, out_len = cols ? m : m * oe;
-        for (size_t i = 0; ok && in_len && i < (cols ? job->max_nin : 1); ++i) {
-            size_t w = in_at + i * n;
-            ok = cu_ok(c, c->cuMemcpyHtoDAsync_v2(c->in.ptr + w * 4, h_in + w, in_len * 4, s),
-                       "cuMemcpyHtoDAsync", err, errlen);
-        }
-        if (ok && job->prog_index) {
-            memcpy(h_idx + e0, job->prog_index + e0, m * 4);
-            ok = cu_ok(c, c->cuMemcpyHtoDAsync_v2(c->index.ptr + e0 * 4, h_idx + e0, m * 4, s),
-                       "cuMemcpyHtoDAsync", err, errlen);
-        }
-        a.in = c->in.ptr + in_at * 4, a.out = c->out.ptr + out_at * 4;
-        a.prog_index = c->index.ptr + e0 * 4, a.n = (uint32_t)m;
+        a.in = c->in.ptr + k.in_at * 4, a.out = c->out.ptr + k.out_at * 4;
+        a.prog_index = c->index.ptr + e0 * 4, a.n = (uint32_t)(k.e1 - e0);
         a.nan = c->nan.ptr + nchunks * 16u;
-        ok = ok &&
-             (pl->baked || census(c, a.in, a.n, job->max_nin, ie, ic, a.nan, s, err, errlen)) &&
+        /* baked code canonicalizes its own NaNs: its census is the zeroed words alone */
+        ok = queue_inputs(c, job, &k, direct_in, s, err, errlen) &&
+             census(c, a.in, a.n, pl->baked ? 0 : job->max_nin, ie, ic, a.nan, s, err, errlen) &&
              launch(c, pl, &a, s, err, errlen);
-        for (size_t i = 0; ok && out_len && i < (cols ? job->max_nout : 1); ++i) {
-            size_t w = out_at + i * n;
-            ok = cu_ok(c, c->cuMemcpyDtoHAsync_v2(h_out + w, c->out.ptr + w * 4, out_len * 4, s),
-                       "cuMemcpyDtoHAsync", err, errlen);
+        if (ok && nchunks > 0) {
+            cu_chunk prev = chunk_at(job, e0 - chunk, chunk);
+            ok = queue_outputs(c, job, &prev, nchunks - 1, direct_out,
+                               c->stream[(nchunks - 1) % FMAG_CU_STREAMS], err, errlen);
+            nqueued += ok;
         }
-        if (pl->baked) memset(c->h_nan + 4 * nchunks, 0, 16); /* no census: nothing found */
-        ok = ok &&
-             (pl->baked || cu_ok(c, c->cuMemcpyDtoHAsync_v2(c->h_nan + 4 * nchunks, a.nan, 16, s),
-                                 "cuMemcpyDtoHAsync", err, errlen)) &&
-             cu_ok(c, c->cuEventRecord(c->event[nchunks], s), "cuEventRecord", err, errlen);
+    }
+    if (ok && nchunks > 0) {
+        cu_chunk last = chunk_at(job, (size_t)(nchunks - 1) * chunk, chunk);
+        ok = queue_outputs(c, job, &last, nchunks - 1, direct_out,
+                           c->stream[(nchunks - 1) % FMAG_CU_STREAMS], err, errlen);
+        nqueued += ok;
     }
     c->count.chunks += nchunks;
     /* every queued chunk is waited for, also after an error: the staging stays in use */
-    for (unsigned i = 0; i < nchunks; ++i) {
+    for (unsigned i = 0; i < nqueued; ++i) {
         bool done = cu_ok(c, c->cuEventSynchronize(c->event[i]), "kernel", err, errlen);
         ok = ok && done && census_ok(c->h_nan + 4 * i, err, errlen);
-        if (ok) {
-            size_t e0 = (size_t)i * chunk, e1 = e0 + chunk < n ? e0 + chunk : n;
-            fmag_gpu_unpack_outputs(job, h_out, e0, e1);
+        if (ok && !direct_out) {
+            cu_chunk k = chunk_at(job, (size_t)i * chunk, chunk);
+            fmag_gpu_unpack_outputs(job, c->h_out, k.e0, k.e1);
         }
     }
+    if (!ok) /* chunks queued without their read-back: let the streams drain */
+        for (unsigned i = 0; i < FMAG_CU_STREAMS; ++i)
+            c->cuStreamSynchronize(c->stream[i]);
     if (!ok || !job->reps) return ok;
     /* Timing: launches of the whole job on the resident data (one chunk: a is its args). */
     double *t = calloc(job->reps + 1, sizeof *t);
@@ -656,10 +720,8 @@ static bool run_device(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, c
     a.n = (uint32_t)job->n, a.nan = c->nan.ptr, a.prog_index = 0;
     void *s = c->stream[0];
     ++c->count.chunks;
-    if (pl->baked)
-        return launch(c, pl, &a, s, err, errlen) &&
-               cu_ok(c, c->cuStreamSynchronize(s), "kernel", err, errlen);
-    return census(c, a.in, a.n, job->max_nin, a.in_stride, 1, a.nan, s, err, errlen) &&
+    return census(c, a.in, a.n, pl->baked ? 0 : job->max_nin, a.in_stride, 1, a.nan, s, err,
+                  errlen) &&
            launch(c, pl, &a, s, err, errlen) &&
            cu_ok(c, c->cuMemcpyDtoHAsync_v2(c->h_nan, a.nan, 16, s), "cuMemcpyDtoHAsync", err,
                  errlen) &&
@@ -743,6 +805,11 @@ static bool cu_native(void *impl, fmag_gpu_native *out)
     return true;
 }
 
+static void cu_set_staged(void *impl, bool staged)
+{
+    ((fmag_gpu_cuda *)impl)->staged = staged;
+}
+
 static void cu_counters(void *impl, fmag_gpu_counters *out)
 {
     *out = ((fmag_gpu_cuda *)impl)->count;
@@ -757,5 +824,6 @@ const fmag_gpu_backend fmag_gpu_cuda_backend = {
     .last_launch = cu_last_launch,
     .native = cu_native,
     .counters = cu_counters,
+    .set_staged = cu_set_staged,
     .baker = cu_baker,
 };

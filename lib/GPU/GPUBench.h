@@ -48,6 +48,12 @@ bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs knob
  * multiple of 1024 otherwise, rounded up): tests compare chunked and unchunked launches. */
 void fmag_gpu_runner_set_chunk(fmag_gpu_runner *r, size_t elems);
 
+/* CUDA: copy host arrays through the runner's pinned staging (true) instead of straight from
+ * and to the caller's arrays where their layout allows (false, the default; the driver then
+ * stages pageable memory itself). The end-to-end benchmark times both. False when r has no
+ * such choice (Vulkan always stages: it has no copy from pageable memory). */
+bool fmag_gpu_runner_set_host_staging(fmag_gpu_runner *r, bool staged);
+
 /* What a runner has done since it was made: device buffers (re)allocated, pipelines or
  * kernels created, launches, chunks. Tests check that buffers are kept across calls. */
 typedef struct fmag_gpu_counters {

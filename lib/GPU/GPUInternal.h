@@ -48,6 +48,7 @@ typedef struct fmag_gpu_backend {
     void (*last_launch)(void *be, char *buf, size_t len);
     bool (*native)(void *be, fmag_gpu_native *out);
     void (*counters)(void *be, fmag_gpu_counters *out);
+    void (*set_staged)(void *be, bool staged);
     bool (*set_design)(void *be, fmag_gpu_vk_design d);
     bool (*set_fast)(void *be, fmag_gpu_vk_fast_knobs k);
     void (*set_capture_ir)(void *be, bool on);

@@ -73,6 +73,13 @@ void fmag_gpu_runner_set_chunk(fmag_gpu_runner *r, size_t elems)
     if (r) r->chunk = elems ? (elems + 1023) / 1024 * 1024 : 0;
 }
 
+bool fmag_gpu_runner_set_host_staging(fmag_gpu_runner *r, bool staged)
+{
+    if (!r || !r->be->set_staged) return false;
+    r->be->set_staged(r->impl, staged);
+    return true;
+}
+
 void fmag_gpu_runner_counters(const fmag_gpu_runner *r, fmag_gpu_counters *out)
 {
     memset(out, 0, sizeof *out);
@@ -122,8 +129,11 @@ static bool check_job(fmag_gpu_runner *r, fmag_gpu_job *job, char *err, size_t e
     bool rows = job->layout != FMAG_GPU_COLUMNS;
     size_t in_stride = rows ? job->in_stride : job->progs[0] ? job->progs[0]->nin : 0;
     size_t out_stride = rows ? job->out_stride : job->progs[0] ? job->progs[0]->nout : 0;
+    /* Without an index every element runs progs[0]: nothing per element to check, and the
+     * check's loop over n elements would cost milliseconds at the sizes the runners are for. */
+    size_t n_check = job->prog_index ? job->n : 0;
     if (!fmag_vm_check_lane_args(job->progs, job->nprogs, job->prog_index, in_stride, out_stride,
-                                 job->n, false, NULL, err, errlen))
+                                 n_check, false, NULL, err, errlen))
         return false;
     /* 2^31 elements at most: the kernels' 32-bit element and dispatch arithmetic then has
      * room for a last partial group */

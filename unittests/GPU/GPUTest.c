@@ -590,8 +590,8 @@ static void dev_program(fmag_vm_program *p, fmag_vm_instr *code, float *in, floa
 }
 
 /* out: DEV_N rows of DEV_OS floats as the device buffer holds them after the run */
-static void dev_check(const fmag_vm_program *p, const float *in, const float *ref,
-                      const float *out, bool flushes, const char *what)
+static void dev_check(const fmag_vm_program *p, const float *in, const float *ref, const float *out,
+                      bool flushes, const char *what)
 {
     int bad;
     COUNT_BAD(bad, p, in, DEV_N, ref, flushes, out[e * DEV_OS + i]);
@@ -632,7 +632,8 @@ static void test_device_vulkan(fmag_gpu_runner *r)
 #undef TEST_VK
     VkPhysicalDeviceMemoryProperties mp;
     vkGetPhysicalDeviceMemoryProperties((VkPhysicalDevice)nat.physical_device, &mp);
-    size_t bytes[2] = {sizeof(float) * DEV_N * DEV_NIN, DEV_OUT_AT + sizeof(float) * DEV_N * DEV_OS};
+    size_t bytes[2] = {sizeof(float) * DEV_N * DEV_NIN,
+                       DEV_OUT_AT + sizeof(float) * DEV_N * DEV_OS};
     test_vkbuf b[2];
     memset(b, 0, sizeof b);
     bool ok = true;
@@ -1087,15 +1088,15 @@ int main(void)
             }
             /* the fast design at every K, with records from either buffer, fused or not, in
              * the VEC layout where it has one (k, ubo, fuse, vec) */
-            static const fmag_gpu_vk_fast_knobs knobs[] = {{1, 1, 1, 0}, {2, 0, 0, 1}, {4, 1, 0, 0},
-                                                           {4, 0, 1, 1}, {8, 1, 1, 0},
-                                                           {0, -1, -1, -1}};
+            static const fmag_gpu_vk_fast_knobs knobs[] = {{1, 1, 1, 0}, {2, 0, 0, 1},
+                                                           {4, 1, 0, 0}, {4, 0, 1, 1},
+                                                           {8, 1, 1, 0}, {0, -1, -1, -1}};
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST), "set design fast");
             fmag_gpu_runner_set_capture_ir(r, true);
             for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; ++k) {
                 EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
-                printf("%s: design fast, k %u, ubo %d, fuse %d, vec %d\n", apis[i].name,
-                       knobs[k].k, knobs[k].ubo, knobs[k].fuse, knobs[k].vec);
+                printf("%s: design fast, k %u, ubo %d, fuse %d, vec %d\n", apis[i].name, knobs[k].k,
+                       knobs[k].ubo, knobs[k].fuse, knobs[k].vec);
                 test_backend(r, false);
             }
             /* whatever the driver offers: the text's length, and a buffer of 1 stays a string */
