@@ -432,12 +432,14 @@ static double now_seconds(void)
 }
 
 #ifdef FMAG_HAVE_GPU
-/* --tier and --nan-agnostic for the GPU backends, and the tier the last run used. */
+/* --tier (given: set_mode) and --nan-agnostic for the GPU backends, and the tier the last run
+ * used. Without --tier the runner keeps its own default (AUTO; OFF on a CPU Vulkan driver). */
 static struct {
+    bool set_mode;
     fmag_gpu_tier_mode mode;
     bool nan_agnostic;
     const char *ran;
-} gpu_tier = {FMAG_GPU_TIER_AUTO, false, NULL};
+} gpu_tier = {false, FMAG_GPU_TIER_AUTO, false, NULL};
 #endif
 
 /* Runs every row; out is [n][ow]. */
@@ -495,7 +497,7 @@ static bool run_rows(target *t, backend bk, unsigned threads, const rows *in, fl
         fmag_gpu_runner *r =
             fmag_gpu_runner_create(bk == BK_CUDA ? FMAG_GPU_CUDA : FMAG_GPU_VULKAN, err, errlen);
         if (r) {
-            fmag_gpu_runner_set_tier_mode(r, gpu_tier.mode);
+            if (gpu_tier.set_mode) fmag_gpu_runner_set_tier_mode(r, gpu_tier.mode);
             fmag_gpu_runner_set_nan_agnostic(r, gpu_tier.nan_agnostic);
             ok = fmag_gpu_run_per_lane(r, use, nuse, idx, in->v, iw, out, ow, in->n, err, errlen);
             gpu_tier.ran = fmag_gpu_tier_name(fmag_gpu_runner_last_tier(r));
@@ -654,9 +656,10 @@ static const fmag_option opts[] = {
     {"--threads", EQN, FMAG_OPT_CALL, &r, opt_threads, "N",
      "batch engine threads (default: one per CPU)"},
     {"--tier", EQN, FMAG_OPT_CALL, &r, opt_tier, "auto|off|eager",
-     "GPU backends: auto (default) interprets a program's first\n"
-     "run and bakes it to native code in the background; off\n"
-     "always interprets; eager waits for the bake (docs/GPU.md)"},
+     "GPU backends: auto interprets a program's first run and\n"
+     "bakes it to native code in the background; off always\n"
+     "interprets; eager waits for the bake. Default: auto, but\n"
+     "off on a CPU Vulkan driver such as lavapipe (docs/GPU.md)"},
     {"--nan-agnostic", FMAG_OPT_NO_VALUE, FMAG_OPT_FLAG, &r.nan_agnostic, NULL, NULL,
      "GPU backends: baked code may give a computed NaN any\n"
      "payload (faster); other results unchanged"},
@@ -786,6 +789,7 @@ int main(int argc, char **argv)
     gpu_tier.mode = !r.tier || !strcmp(r.tier, "auto") ? FMAG_GPU_TIER_AUTO
                     : !strcmp(r.tier, "off")           ? FMAG_GPU_TIER_OFF
                                                        : FMAG_GPU_TIER_EAGER;
+    gpu_tier.set_mode = r.tier != NULL;
     gpu_tier.nan_agnostic = r.nan_agnostic;
 #endif
     if (r.in_file && r.n_in_lists) {
