@@ -623,6 +623,17 @@ bool fmag_domtree_dominates(const fmag_domtree *dt, const fmag_block *a, const f
  * (a loop that does not end). */
 bool fmag_interp_func(fmag_func *f, const float *in, float *out);
 
+/* What an interpreted execution did beside its outputs. */
+typedef struct fmag_interp_report {
+    /* An f32 input or an instruction's f32 result (in f or a function it called) was an
+     * infinity or a NaN: SPEC §2's strict contract holds optimized code to the
+     * unoptimized outputs only on executions where this is false. */
+    bool nonfinite;
+    unsigned long steps; /* instructions executed, phis included, calls' bodies too */
+} fmag_interp_report;
+/* fmag_interp_func, filling *report (when not NULL) even when it returns false. */
+bool fmag_interp_func_ex(fmag_func *f, const float *in, float *out, fmag_interp_report *report);
+
 /* ----------------------------------------------------------- the machine op */
 
 /* The one instruction, exactly: (e > 0) ? fmaf(a, b, c) : d. */
