@@ -43,7 +43,7 @@ void li_s_to_bits(li *st, fmag_value *s, int nbits, fmag_value **bits)
     extract(st, s, nbits, bits);
 }
 
-static fmag_value *assemble(li *st, fmag_value *const *bits)
+fmag_value *li_bits_to_limb(li *st, fmag_value *const *bits)
 {
     float off = 0.0f;
     fmag_value *acc = NULL;
@@ -62,8 +62,8 @@ static fmag_value *assemble(li *st, fmag_value *const *bits)
 
 void li_bits_to_l(li *st, fmag_value *const *bits, fmag_value *out[2])
 {
-    out[0] = assemble(st, bits);
-    out[1] = assemble(st, bits + 16);
+    out[0] = li_bits_to_limb(st, bits);
+    out[1] = li_bits_to_limb(st, bits + 16);
 }
 
 /* One bit of x OP y, folding literal bits. */
@@ -161,6 +161,23 @@ static void shift_const(li *st, fmag_int_op op, fmag_value **x, int k, fmag_valu
     }
 }
 
+/* Whether and/or/xor takes i's result (an and with a literal mask stays on limbs):
+ * then a shift by a literal renames the bits of its operand, which the bit operation
+ * (x ^ x >> k) often needs anyway, rather than splitting limbs whose bits the bit
+ * operation would extract again. */
+static bool feeds_bit_op(fmag_instr *i)
+{
+    fmag_foreach_use (u, &i->results[0]) {
+        fmag_instr *user = u->user;
+        if (user->op != FMAG_OP_INT) continue;
+        if (user->iop == FMAG_IOP_OR || user->iop == FMAG_IOP_XOR) return true;
+        if (user->iop == FMAG_IOP_AND && !fmag_value_is_const(fmag_instr_op(user, 0)) &&
+            !fmag_value_is_const(fmag_instr_op(user, 1)))
+            return true;
+    }
+    return false;
+}
+
 static bool lower_bitwise(li *st, fmag_int_op op, fmag_value *x, fmag_value *y, li_val *res)
 {
     fmag_value **bx = li_get_bits(st, x), **by = li_get_bits(st, y);
@@ -203,7 +220,7 @@ bool li_lower_bits(li *st, fmag_instr *i, li_val *res)
     case FMAG_IOP_SHL:
     case FMAG_IOP_LSHR:
     case FMAG_IOP_ASHR: {
-        if (li_is_const(y, &c) && !li_info(st, x)->bits) {
+        if (li_is_const(y, &c) && !li_info(st, x)->bits && !(c % 16 && feeds_bit_op(i))) {
             fmag_value *a[2];
             li_get_l(st, x, a);
             li_wide_shift_const(st, op, a, (int)(c & 31), res->l);
