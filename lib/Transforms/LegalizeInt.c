@@ -385,6 +385,30 @@ fmag_value **li_get_bits(li *st, fmag_value *v)
     return bits;
 }
 
+fmag_value **li_get_guards(li *st, fmag_value *v)
+{
+    li_val *iv = li_info(st, v);
+    if (iv->bits) return iv->bits;
+    if (iv->guards) return iv->guards;
+    bool shared = iv->l[0] != NULL;
+    for (int k = 0; k < 2 && shared; k++) { /* another value's limbs with bits, or literals */
+        if (fmag_value_is_const(iv->l[k])) continue;
+        li_origin *o = iv->l[k]->aux;
+        shared = o && o->limb_of && o->limb_of != v && li_info(st, o->limb_of)->bits;
+    }
+    if (shared || li_is_const(v, NULL)) return li_get_bits(st, v);
+    int nb = iv->r.lo >= 0 ? bitlen(iv->r.hi) : 32;
+    fmag_value *l[2] = {iv->s, li_k(st, 0.0f)};
+    if (!(iv->s && nb <= 16)) li_get_l(st, v, l);
+    fmag_value **g = li_new_bits(st);
+    conv_pos p;
+    conv_begin(st, iv, &p);
+    li_l_to_guards(st, l, nb < 16 ? nb : 16, nb > 16 ? nb - 16 : 0, g);
+    conv_end(st, iv, &p);
+    iv->guards = g;
+    return g;
+}
+
 /* ------------------------------------------------------------ the pass */
 
 static bool lower_one(li *st, fmag_instr *i)

@@ -31,6 +31,8 @@ typedef struct li_val {
     fmag_value *s;
     fmag_value *l[2];
     fmag_value **bits;
+    fmag_value **guards; /* 32 floats each > 0 exactly when its bit is 1 (2 a bit from
+                          * limbs, 3 for bits); the bits are guards too */
     fmag_value *fptosi_of; /* the float an fptosi took: its sign is the value's sign */
     fmag_instr *after;
     bool done;
@@ -73,6 +75,8 @@ fmag_value *li_get_s(li *st, fmag_value *v);
 void li_get_l(li *st, fmag_value *v, fmag_value *out[2]);
 fmag_value **li_get_bits(li *st, fmag_value *v);
 fmag_value **li_new_bits(li *st);
+/* The bits as guards: the bits where made, else the cheaper guard form. */
+fmag_value **li_get_guards(li *st, fmag_value *v);
 
 /* ---- emission helpers (LegalizeInt.c), at st->b */
 fmag_value *li_k(li *st, float f);
@@ -126,6 +130,7 @@ bool li_lower_wide(li *st, fmag_instr *i, li_val *res, fmag_value **fres);
 /* ---- LegalizeIntBits.c */
 void li_l_to_bits(li *st, fmag_value *const l[2], int nbits_lo, int nbits_hi, fmag_value **bits);
 void li_s_to_bits(li *st, fmag_value *s, int nbits, fmag_value **bits);
+void li_l_to_guards(li *st, fmag_value *const l[2], int nbits_lo, int nbits_hi, fmag_value **g);
 void li_bits_to_l(li *st, fmag_value *const *bits, fmag_value *out[2]);
 /* One limb from its 16 bits (one fma a bit that is not a literal). */
 fmag_value *li_bits_to_limb(li *st, fmag_value *const *bits);
