@@ -31,8 +31,8 @@ typedef struct li_val {
     fmag_value *s;
     fmag_value *l[2];
     fmag_value **bits;
-    fmag_value **guards; /* 32 floats each > 0 exactly when its bit is 1 (2 a bit from
-                          * limbs, 3 for bits); the bits are guards too */
+    fmag_value **guards;   /* 32 floats each > 0 exactly when its bit is 1 (2 a bit from
+                            * limbs, 3 for bits); the bits are guards too */
     fmag_value *fptosi_of; /* the float an fptosi took: its sign is the value's sign */
     fmag_instr *after;
     bool done;

@@ -51,8 +51,7 @@ static void cond_neg(li *st, fmag_value *const x[2], fmag_value *g, fmag_value *
 
 /* a (limbs, unsigned) = q * c + r for a literal 0 < c < 65536: q as limbs, r one
  * float in [0, c). */
-static void udivrem_k(li *st, fmag_value *const a[2], uint32_t c, fmag_value *q[2],
-                      fmag_value **r)
+static void udivrem_k(li *st, fmag_value *const a[2], uint32_t c, fmag_value *q[2], fmag_value **r)
 {
     if ((c & (c - 1)) == 0) {
         int k = 0;

@@ -151,8 +151,8 @@ li_range li_range_of(fmag_int_op op, const li_range *r, fmag_value *const *ops)
     case FMAG_IOP_SREM: {
         /* by a literal c: |a / c| <= 2^31 / |c|, |a % c| < |c| */
         if (is_k(b, &k) && k != 0 && k != INT32_MIN && (op == FMAG_IOP_SREM || k != -1)) {
-            int64_t m = op == FMAG_IOP_SDIV ? ((int64_t)1 << 31) / (k < 0 ? -k : k)
-                                            : (k < 0 ? -k : k) - 1;
+            int64_t m =
+                op == FMAG_IOP_SDIV ? ((int64_t)1 << 31) / (k < 0 ? -k : k) : (k < 0 ? -k : k) - 1;
             if (!has(a, INT32_MIN)) m = min64(m, mag(a));
             if (op == FMAG_IOP_SDIV && k < 0) return mk(-m, m);
             return mk(a.lo >= 0 ? 0 : -m, a.hi <= 0 ? 0 : m);

@@ -34,9 +34,9 @@ static fmag_value *operand(fmag_builder *b, fmag_func *f, unsigned k)
 {
     fmag_value *h[2];
     for (unsigned j = 0; j < 2; j++) {
-        fmag_value *c = fmag_build_min(
-            b, fmag_build_max(b, &f->params[k + j], fmag_build_const(b, 0.0f)),
-            fmag_build_const(b, 65535.0f));
+        fmag_value *c =
+            fmag_build_min(b, fmag_build_max(b, &f->params[k + j], fmag_build_const(b, 0.0f)),
+                           fmag_build_const(b, 65535.0f));
         h[j] = fmag_build_int(b, FMAG_IOP_FPTOUI, c, NULL, NULL);
     }
     fmag_value *s = fmag_build_int(b, FMAG_IOP_SHL, h[0], fmag_build_const_i32(b, 16), NULL);
@@ -56,7 +56,8 @@ static fmag_module *module(fmag_context *ctx, fmag_int_op op, const uint32_t *li
     fmag_value *r = fmag_build_int(&b, op, x, y, NULL), *out[2] = {r, NULL};
     if (i32) {
         fmag_value *hi = fmag_build_int(&b, FMAG_IOP_LSHR, r, fmag_build_const_i32(&b, 16), NULL);
-        fmag_value *lo = fmag_build_int(&b, FMAG_IOP_AND, r, fmag_build_const_i32(&b, 0xFFFF), NULL);
+        fmag_value *lo =
+            fmag_build_int(&b, FMAG_IOP_AND, r, fmag_build_const_i32(&b, 0xFFFF), NULL);
         out[0] = fmag_build_int(&b, FMAG_IOP_UITOFP, hi, NULL, NULL);
         out[1] = fmag_build_int(&b, FMAG_IOP_UITOFP, lo, NULL, NULL);
     }
@@ -67,9 +68,9 @@ static fmag_module *module(fmag_context *ctx, fmag_int_op op, const uint32_t *li
 typedef struct sweep {
     fmag_int_op op;
     bool literal;
-    uint32_t c;            /* the literal */
-    int xhalf, yhalf;      /* pairs: where a and b go */
-    uint32_t ox, oy;       /* pairs: the other limbs */
+    uint32_t c;       /* the literal */
+    int xhalf, yhalf; /* pairs: where a and b go */
+    uint32_t ox, oy;  /* pairs: the other limbs */
 } sweep;
 
 static void operands(const sweep *s, uint64_t n, uint32_t *x, uint32_t *y)

@@ -270,7 +270,8 @@ static bool run_cases(const compiled *c, fmag_int_op op, const uint32_t *vals, s
                 printf("FAIL: %s(0x%08" PRIx32 ", 0x%08" PRIx32 ", 0x%08" PRIx32
                        "): output %u want %.9g (0x%08" PRIx32 ") got %.9g (0x%08" PRIx32 ")%s\n",
                        fmag_int_op_name(op), vals[3 * t], vals[3 * t + 1], vals[3 * t + 2], k, w,
-                       b_of(w), g, b_of(g), use_ref && !intcheck_same(w, ref[k]) ? " (reference VM)" : "");
+                       b_of(w), g, b_of(g),
+                       use_ref && !intcheck_same(w, ref[k]) ? " (reference VM)" : "");
         }
     }
     cnt->cases += n;
@@ -637,7 +638,8 @@ static bool check_random(unsigned long count, uint64_t seed, unsigned ninputs, b
             runs++;
             bool bad = false;
             for (unsigned k = 0; k < nout; k++)
-                bad |= !intcheck_same(want[t][k], ref[k]) || !intcheck_same(want[t][k], got[t * nout + k]);
+                bad |= !intcheck_same(want[t][k], ref[k]) ||
+                       !intcheck_same(want[t][k], got[t * nout + k]);
             if (!bad) continue;
             fails++;
             printf("FAIL: program %lu (seed %" PRIu64 "), input", it, seed);
@@ -673,7 +675,8 @@ static const fmag_tool intcheck_tool = {
     "usage: fmag-intcheck --ops [--count N]\n"
     "       fmag-intcheck --exhaustive OP [--from X] [--to Y]\n"
     "       fmag-intcheck --random N [--seed S] [--inputs K]\n"
-    "       fmag-intcheck --pairs OP [--xhalf lo|hi] [--yhalf lo|hi] [--other P,Q] [--from X] [--to Y]\n"
+    "       fmag-intcheck --pairs OP [--xhalf lo|hi] [--yhalf lo|hi] [--other P,Q] [--from X] "
+    "[--to Y]\n"
     "       fmag-intcheck --exhaustive OP --literal C [--from X] [--to Y]\n\n"
     "Checks -legalize-int against fmag_eval_int (the IR's definition of every integer\n"
     "operation): each operation alone on edge values and N random ones (--ops); every\n"
@@ -741,8 +744,7 @@ int main(int argc, char **argv)
     char *end;
     unsigned long ox = strtoul(other, &end, 0), oy = *end == ',' ? strtoul(end + 1, &end, 0) : 0;
     if (*end || !strchr(other, ',') || ox > 0xFFFF || oy > 0xFFFF)
-        return !fmag_opt_invalid_value(&intcheck_tool, "--other", other,
-                                       "two 16-bit limbs P,Q");
+        return !fmag_opt_invalid_value(&intcheck_tool, "--other", other, "two 16-bit limbs P,Q");
     bool ok = true;
     if (ops) ok &= check_ops((unsigned long)count, seed, verbose);
     if (exh && literal != ULLONG_MAX)
