@@ -5,8 +5,9 @@
 # Usage: fuzz/run.sh [seconds] [build-dir]
 # The checked-in minimized corpora (fuzz/corpus/<harness>/) seed each run;
 # FMAG_FUZZ_JOBS=N runs N forked workers per harness (-fork=N), and
-# FMAG_FUZZ_BUILD_ONLY=1 stops after building (to run the binaries elsewhere; the
-# corpora are copied to build-dir/corpus/<harness>/), FMAG_FUZZ_MODE=fast builds
+# FMAG_FUZZ_BUILD_ONLY=1 stops after building (to run the binaries elsewhere: stripped
+# copies in build-dir/bin/F or bin/A, the seeds in build-dir/corpus/<harness>/ and the
+# dictionaries in build-dir/dict/, what fuzz/scale.sh reads), FMAG_FUZZ_MODE=fast builds
 # without ASan at -O2 (see below).
 set -u
 secs=${1:-60}
@@ -14,7 +15,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-$root/build-fuzz}
 cc=${FMAG_FUZZ_CC:-/usr/lib/llvm-14/bin/clang}
 [ -x "$cc" ] || cc=clang
-base="-std=c11 -D_POSIX_C_SOURCE=200809L -g -ffp-contract=off -fno-sanitize-recover=all -I$root/include"
+base="-std=c11 -D_POSIX_C_SOURCE=200809L -g -ffp-contract=off -fno-sanitize-recover=all -I$root/include -I$out/gen"
 flags="$base -O1 -fsanitize=fuzzer,address,undefined"
 # FMAG_FUZZ_MODE=fast: libFuzzer + UBSan at -O2 without ASan, the usual build for large
 # campaigns (several times the executions per core); the ASan build keeps a share of them.
@@ -23,6 +24,19 @@ if [ "${FMAG_FUZZ_MODE:-asan}" = fast ]; then
 fi
 mkdir -p "$out/corpus-read" "$out/corpus-asm" "$out/corpus-slc" "$out/corpus-fir" "$out/corpus-e2e"
 mkdir -p "$out/corpus-spirv" "$out/corpus-spirv-mutate" "$out/gen" "$out/corpus-mtlx"
+# What CMake generates at configure time, made the same way here: gen/SoftFma.inc for
+# lib/VM/EmitSource.c, from gpu/fmag_interp.glsl (cmake/FMAGSoftFma.cmake), and
+# fmag/Version.h for fmag/fmag.h, from the version of the top-level project() line.
+python3 "$root/utils/glsl_snippet.py" "$root/gpu/fmag_interp.glsl" fmag_soft_fma "$out/gen/SoftFma.inc" ||
+    exit 1
+version=$(sed -n 's/^project(FMAG VERSION \([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p' "$root/CMakeLists.txt")
+major=${version%%.*}
+minor=${version#*.}
+minor=${minor%%.*}
+mkdir -p "$out/gen/fmag"
+sed -e "s/@PROJECT_VERSION_MAJOR@/$major/" -e "s/@PROJECT_VERSION_MINOR@/$minor/" \
+    -e "s/@PROJECT_VERSION_PATCH@/${version##*.}/" -e "s/@PROJECT_VERSION@/$version/" \
+    "$root/cmake/Version.h.in" > "$out/gen/fmag/Version.h"
 status=0
 harnesses=""
 
@@ -91,16 +105,19 @@ build fmas-asm-fuzz "$root/fuzz/fmas_asm_fuzz.c" "$root"/lib/AsmParser/fmas*.c "
     "$root"/lib/IR/*.c "$root"/lib/VM/*.c
 build fir-parse-fuzz "$root/fuzz/fir_parse_fuzz.c" "$root/lib/AsmParser/FirParser.c" "$root/lib/AsmParser/TextInput.c" \
     "$root"/lib/IR/*.c "$root/lib/Transforms/DCE.c" "$root"/lib/Transforms/LegalizeInt*.c
-# Compile and run: the generator of tools/fmag-e2e, every layer from the IR down. Its
-# 11 input bytes are a generator seed and three choices, nothing comparison tracing can
-# steer, so the fast build leaves trace-cmp out (with -entropic=0 at run time: 6x the
-# executions per core, docs/Reliability.md).
+# Compile and run: the generator of tools/fmag-e2e, every layer from the IR down (Math
+# for the passes' derivatives), and the option parser of tools/common (not its
+# Compile.c: that is the API's driver). Its 11 input bytes are a generator seed and
+# three choices, nothing comparison tracing can steer, so the fast build leaves
+# trace-cmp out (with -entropic=0 at run time: 6x the executions per core,
+# docs/Reliability.md).
 e2e_cov=""
 [ "${FMAG_FUZZ_MODE:-asan}" = fast ] && e2e_cov="-fno-sanitize-coverage=trace-cmp"
 # shellcheck disable=SC2086
 build e2e-fuzz $e2e_cov "$root/fuzz/e2e_fuzz.c" "$root"/lib/CodeGen/*.c "$root"/lib/Transforms/*.c \
-    "$root"/lib/IR/*.c "$root"/lib/VM/*.c "$root"/lib/AsmParser/fmas*.c "$root/lib/AsmParser/TextInput.c" -I"$root/lib/CodeGen" \
-    "$root"/tools/common/*.c -I"$root/tools/common" -DFMAG_VERSION_STRING='"fuzz"'
+    "$root"/lib/Math/*.c "$root"/lib/IR/*.c "$root"/lib/VM/*.c "$root"/lib/AsmParser/fmas*.c "$root/lib/AsmParser/TextInput.c" -I"$root/lib/CodeGen" \
+    "$root/tools/common/Options.c" "$root/tools/common/Diag.c" "$root/tools/common/ReadFile.c" \
+    "$root/tools/common/FileKind.c" -I"$root/tools/common"
 if [ -f "$root/fuzz/slc_fuzz.c" ]; then
     build slc-fuzz "$root/fuzz/slc_fuzz.c" "$root"/lib/SL/*.c "$root"/lib/Math/*.c \
         "$root"/lib/Transforms/*.c "$root"/lib/IR/*.c
@@ -156,25 +173,39 @@ for f in $(find "$root/test/MaterialX" -name '*.mtlx' -size -200k 2>/dev/null | 
     cp "$f" "$out/corpus-mtlx/"
 done
 
+# The seeds made above for a harness, beside its checked-in corpus.
+seed_dir() {
+    case $1 in
+    fmag-read-fuzz) echo "$out/corpus-read" ;;
+    fmas-asm-fuzz) echo "$out/corpus-asm" ;;
+    fir-parse-fuzz) echo "$out/corpus-fir" ;;
+    spirv-import-fuzz) echo "$out/corpus-spirv" ;;
+    spirv-mutate-fuzz) echo "$out/corpus-spirv-mutate" ;;
+    e2e-fuzz) echo "$out/corpus-e2e" ;;
+    mtlx-fuzz) echo "$out/corpus-mtlx" ;;
+    *) echo "$out/corpus-slc" ;;
+    esac
+}
+
 if [ "${FMAG_FUZZ_BUILD_ONLY:-0}" = 1 ]; then
-    for bin in $harnesses; do # the checked-in corpora beside the binaries, to carry them
+    # fuzz/scale.sh's layout: bin/F (the fast build) or bin/A (ASan) beside corpus/, so
+    # that building both modes into one directory gives what a scale run carries (all of
+    # it, the corpora included, about 20 MB; a device run carries 64 MiB at most). Debug
+    # info is stripped there; $out/<harness> keeps it, to symbolize a crash found
+    # elsewhere.
+    bindir=$out/bin/A
+    [ "${FMAG_FUZZ_MODE:-asan}" = fast ] && bindir=$out/bin/F
+    mkdir -p "$bindir" "$out/dict"
+    for bin in $harnesses; do # the seeds and dictionaries beside the binaries, to carry them
+        strip --strip-debug -o "$bindir/$bin" "$out/$bin" 2>/dev/null || cp "$out/$bin" "$bindir/$bin"
         mkdir -p "$out/corpus/$bin"
-        cp "$root/fuzz/corpus/$bin"/* "$out/corpus/$bin/" 2>/dev/null
+        cp "$root/fuzz/corpus/$bin"/* "$(seed_dir "$bin")"/* "$out/corpus/$bin/" 2>/dev/null
+        [ -f "$root/fuzz/${bin%-fuzz}.dict" ] && cp "$root/fuzz/${bin%-fuzz}.dict" "$out/dict/$bin.dict"
     done
-    cp -r "$out/corpus-spirv/." "$out/corpus/spirv-import-fuzz/" 2>/dev/null
     exit $status
 fi
 for bin in $harnesses; do
-    case $bin in
-    fmag-read-fuzz) corpus=$out/corpus-read ;;
-    fmas-asm-fuzz) corpus=$out/corpus-asm ;;
-    fir-parse-fuzz) corpus=$out/corpus-fir ;;
-    spirv-import-fuzz) corpus=$out/corpus-spirv ;;
-    spirv-mutate-fuzz) corpus=$out/corpus-spirv-mutate ;;
-    e2e-fuzz) corpus=$out/corpus-e2e ;;
-    mtlx-fuzz) corpus=$out/corpus-mtlx ;;
-    *) corpus=$out/corpus-slc ;;
-    esac
+    corpus=$(seed_dir "$bin")
     dict=""
     [ -f "$root/fuzz/${bin%-fuzz}.dict" ] && dict="-dict=$root/fuzz/${bin%-fuzz}.dict"
     if [ -d "$root/fuzz/corpus/$bin" ]; then

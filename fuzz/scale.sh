@@ -4,8 +4,9 @@
 # sums libFuzzer's final statistics per harness.
 #   fuzz/scale.sh DIR PLAN SECONDS OUT
 # DIR holds bin/F/<harness> (FMAG_FUZZ_MODE=fast: libFuzzer + UBSan, -O2),
-# bin/A/<harness> (ASan + UBSan) and corpus/<harness>/ (the seeds), as made by
-#   FMAG_FUZZ_BUILD_ONLY=1 [FMAG_FUZZ_MODE=fast] fuzz/run.sh 1 BUILD
+# bin/A/<harness> (ASan + UBSan), corpus/<harness>/ (the seeds) and dict/ (the
+# dictionaries), as made by
+#   FMAG_FUZZ_BUILD_ONLY=1 [FMAG_FUZZ_MODE=fast] fuzz/run.sh 1 DIR
 # PLAN has one line per harness and build: "harness F|A processes"; every process
 # runs SECONDS with -seed=<base + its index> (base 1000 * line number, plus
 # FMAG_FUZZ_SEED_BASE when set, so that later campaigns differ), its own
@@ -14,11 +15,15 @@
 # gzipped at the end. The exit status
 # is non-zero when a process fails (a crash, a sanitizer report, a timeout).
 set -u
-dir=$1
+[ $# -eq 4 ] || { echo "usage: fuzz/scale.sh DIR PLAN SECONDS OUT" >&2; exit 2; }
 plan=$2
 secs=$3
-out=$4
-mkdir -p "$out/logs" "$out/artifacts" "$out/work"
+mkdir -p "$4/logs" "$4/artifacts" "$4/work"
+# Absolute paths: each process runs in DIR (its corpus paths are relative to it), and
+# DIR and OUT may be given relative to where this starts (a device run's repository
+# root, DIR a carried build-fuzz).
+dir=$(cd "$1" && pwd) || exit 2
+out=$(cd "$4" && pwd) || exit 2
 line=0
 pids=""
 while read -r h mode procs; do
@@ -36,6 +41,8 @@ while read -r h mode procs; do
     # The compile-and-run harness reads 11 bytes; entropic scheduling cost it a third
     # of its time (docs/Reliability.md).
     [ "$h" = e2e-fuzz ] && extra="-max_len=11 -entropic=0"
+    # The harness's dictionary, as fuzz/run.sh passes it (slc's keywords).
+    [ -f "$dir/dict/$h.dict" ] && extra="$extra -dict=$dir/dict/$h.dict"
     i=0
     while [ "$i" -lt "$procs" ]; do
         seed=$((${FMAG_FUZZ_SEED_BASE:-0} + 1000 * line + i))

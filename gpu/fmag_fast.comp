@@ -6,16 +6,8 @@
 // per-lane launches read interleaved records [instr][program] and decode branch-free.
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#ifdef FMAG_SPEC_RECORDS
-// records known when the pipeline is built: the driver must fold them as IEEE (inf*0 = NaN),
-// which SPV_KHR_float_controls' SignedZeroInfNanPreserve asks of it; the runner uses this
-// build only on devices that grant it
-#extension GL_EXT_spirv_intrinsics : require
-spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 32);
-#endif
 
-// invocations per workgroup: specialization constant 6 (32, 64 or 128)
+// invocations per workgroup: specialization constant 6 (the runner uses 64)
 layout(local_size_x = 64, local_size_x_id = 6) in;
 #define FMAG_FAST_WG gl_WorkGroupSize.x
 layout(constant_id = 0) const uint FMAG_REGS = 16;
@@ -29,15 +21,7 @@ layout(constant_id = 3) const uint FMAG_K = 1;
 #endif
 // uniform records from the uniform buffer (true) or the storage buffer
 layout(constant_id = 4) const bool FMAG_UBO = true;
-// uniform records passed through subgroupBroadcastFirst, which tells the driver's compiler
-// that they are uniform (scalar registers, uniform branches)
-layout(constant_id = 5) const bool FMAG_BCAST = false;
 #include "fmag_interp.glsl"
-#ifdef FMAG_SPEC_RECORDS
-// -DFMAG_SPEC_RECORDS: a uniform program's records as specialization constants, a pipeline
-// per program; the driver folds each record's kind switch when it compiles the pipeline
-#include "fmag_spec_records.glsl"
-#endif
 
 #define FMAG_UBO_RECORDS 4096u
 layout(std430, binding = 0) readonly buffer Code { uvec4 code[]; };
@@ -52,13 +36,14 @@ layout(push_constant) uniform PC
     uint n, in_stride, out_stride, nprogs;
     uint per_lane, evals, base, code_stride;
     uint zero_init, ninstr, nin, nout; // ninstr, nin, nout: uniform launches
-    uint lane_kinds, pad0, pad1, pad2; // per lane: every program has the same kinds
+    uint lane_kinds;        // per lane: every program has the same kinds
+    uint in_col, out_col;   // input i of element e: inp[e * in_stride + i * in_col]
+    uint pad0;
 } pc;
 
 uvec4 fetch(uint i)
 {
-    uvec4 w = FMAG_UBO ? ucode[i & (FMAG_UBO_RECORDS - 1u)] : code[i];
-    return FMAG_BCAST ? subgroupBroadcastFirst(w) : w;
+    return FMAG_UBO ? ucode[i & (FMAG_UBO_RECORDS - 1u)] : code[i];
 }
 
 void main()
@@ -81,7 +66,7 @@ void main()
                 for (uint i = nin; i < FMAG_REGS; ++i)
                     FMAG_SM(i, j) = 0.0;
             for (uint i = 0u; i < nin; ++i) {
-                float v = e < pc.n ? inp[e * pc.in_stride + i] : 0.0;
+                float v = e < pc.n ? inp[e * pc.in_stride + i * pc.in_col] : 0.0;
                 // evaluation ev > 0 (benchmarks) adds ev/16, as the CUDA kernels do
                 FMAG_SM(i, j) = ev == 0u ? v : v + float(ev) * 0.0625;
             }
@@ -105,22 +90,18 @@ void main()
                 w = nx;
             }
         } else {
-#ifdef FMAG_SPEC_RECORDS
-            fmag_spec_run();
-#else
             uvec4 w = fetch(0u);
             for (uint i = 0u; i < ninstr; ++i) {
                 uvec4 nx = fetch(i + 1u); // also a fused select's partner
                 fmag_fast_exec(w, nx);
                 w = nx;
             }
-#endif
         }
         for (uint j = 0u; j < FMAG_K; ++j) {
             uint e = e0 + j * FMAG_FAST_WG;
             if (e < pc.n)
                 for (uint i = 0u; i < nout; ++i) {
-                    uint o = e * pc.out_stride + i;
+                    uint o = e * pc.out_stride + i * pc.out_col;
                     outp[o] = ev == 0u ? FMAG_SM(i, j) : outp[o] + FMAG_SM(i, j);
                 }
         }

@@ -67,6 +67,7 @@ layout(push_constant) uniform PC
     uint n, in_stride, out_stride, nprogs;
     uint per_lane, evals, base, code_stride;
     uint zero_init, pad0, pad1, pad2;
+    uint pad3, in_col, out_col, pad4; // input i of element e: inp[e * in_stride + i * in_col]
 } pc;
 
 void main()
@@ -85,14 +86,14 @@ void main()
                 for (uint i = nin; i < FMAG_REGS; ++i)
                     FMAG_REG(i) = 0.0;
             for (uint i = 0u; i < nin; ++i) {
-                float v = inp[e * pc.in_stride + i];
+                float v = inp[e * pc.in_stride + i * pc.in_col];
                 // evaluation ev > 0 (benchmarks) adds ev/16, as the CUDA kernels do
                 FMAG_REG(i) = ev == 0u ? v : v + float(ev) * 0.0625;
             }
             for (uint i = 0u; i < h.y; ++i)
                 FMAG_EXEC(code[h.x + i * pc.code_stride]);
             for (uint i = 0u; i < nout; ++i) {
-                uint o = e * pc.out_stride + i;
+                uint o = e * pc.out_stride + i * pc.out_col;
                 outp[o] = ev == 0u ? FMAG_REG(i) : outp[o] + FMAG_REG(i);
             }
         }

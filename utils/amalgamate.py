@@ -10,7 +10,8 @@
 
 What goes in: the public headers, then (behind FMAG_IMPLEMENTATION) the sources of lib/
 IR, AsmParser, VM, Transforms, CodeGen, Math, SL, API and, when the folder exists,
-lib/SPIRV and lib/Shader (the GLSL/HLSL front as its stub: shaderc is C++), and the GLSL interpreter (gpu/fmag_interp.glsl,
+lib/SPIRV and lib/Shader (the GLSL/HLSL front as its stub: shaderc is C++), lib/MaterialX
+behind FMAG_SINGLE_HEADER_MATERIALX (it needs expat: -lexpat), and the GLSL interpreter (gpu/fmag_interp.glsl,
 gpu/fmag_run.comp) as string constants. What stays out: lib/Superopt (the
 superoptimizer; the Transforms pass superopt-peephole needs only its rule table,
 lib/Transforms/SuperoptRules.inc, and the rule type, fmag/SuperoptRules.h, which do go
@@ -35,10 +36,15 @@ from spirv_opnames import op_names  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB_DIRS = ["IR", "AsmParser", "VM", "Transforms", "CodeGen", "Math", "SL", "SPIRV", "Shader",
-            "API"]
+            "MaterialX", "API"]
+# Layers that go in behind a macro the user defines, because they need another
+# project's library at link time: lib/MaterialX reads XML with expat, which is not
+# pasted in (a well-kept system library, -lexpat); without the macro fmag_compile
+# answers a .mtlx with the one-line reason (docs/MaterialX.md, "In the single header").
+OPTIONAL_DIRS = {"MaterialX": "FMAG_SINGLE_HEADER_MATERIALX"}
 # Public headers in dependency order (fmag.h last: it includes IR.h, VM.h, Version.h).
 PUBLIC = ["Version.h", "Context.h", "IR.h", "VM.h", "FloatText.h", "Asm.h", "Transforms.h",
-          "CodeGen.h", "SL.h", "Math.h", "SPIRV.h", "Shader.h", "fmag.h"]
+          "CodeGen.h", "SL.h", "Math.h", "SPIRV.h", "Shader.h", "MaterialX.h", "fmag.h"]
 # Needed by the implementation only.
 PRIVATE_PUBLIC = ["PeepholeRules.h"]
 # Public headers of the parts left out: an #include of one stays as written (the only
@@ -475,6 +481,8 @@ def main():
         rel = os.path.relpath(path, ROOT)
         body = expand(rename(text, mapping), os.path.dirname(path), rel)
         impl.append("/* ==== %s%s */" % (rel, " (renamed: %s)" % ", ".join(sorted(clash)) if clash else ""))
+        if d in OPTIONAL_DIRS:
+            impl.append("#if defined(%s)" % OPTIONAL_DIRS[d])
         # The macros of the layer's internal headers hold for this file only: defined
         # again here (the header itself is inlined once) and undefined after it.
         hdr_macros = [mt for h in local_headers(path)
@@ -486,6 +494,8 @@ def main():
         own_macros = sorted(m for m in macros if not m.endswith("_H"))
         if own_macros:
             impl.append("\n".join("#undef %s" % m for m in own_macros))
+        if d in OPTIONAL_DIRS:
+            impl.append("#endif /* %s */" % OPTIONAL_DIRS[d])
 
     glsl = read(os.path.join(ROOT, "gpu", "fmag_interp.glsl"))
     comp = read(os.path.join(ROOT, "gpu", "fmag_run.comp"))
@@ -503,7 +513,9 @@ def main():
  *                                   (C only: from C++ include it without the define)
  *
  * Link that program with -lm -lpthread. In: IR, passes, codegen, VM, SL, Math, the
- * embedding API (fmag/fmag.h: compile, inspect, run on the CPU engines)%s. Out:
+ * embedding API (fmag/fmag.h: compile, inspect, run on the CPU engines)%s. MaterialX
+ * documents: #define FMAG_SINGLE_HEADER_MATERIALX too (beside FMAG_IMPLEMENTATION) and
+ * link with -lexpat (Debian libexpat1-dev): the reader is built on expat. Out:
  * the superoptimizer and the GPU runners (the GLSL interpreter is here as source text,
  * fmag_glsl_interp_source). docs/API.md documents the API. */
 #ifndef FMAG_SINGLE_HEADER_H
@@ -532,6 +544,10 @@ def main():
     out.append(POSIX_PRELUDE)
     if any(d == "SPIRV" for d, _ in sources):
         out.append("#define FMAG_API_HAVE_SPIRV 1 /* fmag_compile reads SPIR-V */")
+    if any(d == "MaterialX" for d, _ in sources):
+        out.append("""#if defined(FMAG_SINGLE_HEADER_MATERIALX)
+#define FMAG_API_HAVE_MTLX 1 /* fmag_compile reads MaterialX: link with -lexpat */
+#endif""")
     out.append("""/* One translation unit lets GCC inline across what were files, and its
  * -Wmaybe-uninitialized then misfires (fmag_block_succs fills succ[k] for k < its result
  * only, which the callers respect); the separate-file build has no such warning. */

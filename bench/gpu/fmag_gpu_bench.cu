@@ -15,7 +15,7 @@
 #include <vector>
 
 #define FMAG_CUDA_DEFINE_CONSTANT
-#include "fmag_cuda.cuh" // gpu/ (run.sh: -Igpu)
+#include "fmag_cuda_experiments.cuh" // bench/gpu, over gpu/fmag_cuda.cuh (run.sh: -Igpu)
 #include "fmag_gpu_host.h" // lib/GPU (run.sh: -Ilib/GPU)
 
 #ifdef FMAG_BENCH_VULKAN
@@ -677,8 +677,11 @@ static bool vk_flushes; // the Vulkan runner's driver flushes float32 denormals
 // design variants that lost in earlier runs, docs/PERFORMANCE.md, and the forced Vulkan
 // designs are skipped)
 static bool QUICK;
+// --tiers: the native rows, the runners' automatic rows and the tier and binning rows only
+static bool TIERS;
 static bool skipped_in_quick(const char *name)
 {
+    if (TIERS) return true;
     static const char *old[] = {"G4-shared", "G8-shared",    "G4-carve60",    "G4-rf2",
                                 "G8-rf2",    "U4-spec",      "U8-spec",       "P4-pair",
                                 "S4-sel",    "S8-sel",       "SB4-1switch",   "U4-rf2",
@@ -892,6 +895,7 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
     fmag_cuda_args a;
     memset(&a, 0, sizeof a);
     a.in = d_in, a.out = d_out, a.n = N, a.in_stride = IS, a.out_stride = OS, a.evals = EVALS;
+    a.in_col = 1, a.out_col = 1; /* rows; a.nan NULL: the bench maps NaNs itself */
     a.nprogs = (unsigned)w.progs.size();
     a.prog_index = d_pi;
     std::vector<uint4> hprogs;
@@ -958,7 +962,7 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         cuModuleUnload(nv.mod);
     }
     // switch interpreter
-    {
+    if (!TIERS) {
         fmag_cuda_args s = a;
         s.code = d_s, s.ninstr = ns;
         double ms;
@@ -1206,10 +1210,20 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
 #ifdef FMAG_BENCH_VULKAN
 static fmag_gpu_runner *vk, *cu;
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label);
+static void bench_tiers(const Workload &w, fmag_gpu_runner *r, const char *api);
 void bench_runners(const Workload &w)
 {
+    // the interpreters' rows: no baking, no binning (the tier rows follow)
+    for (fmag_gpu_runner *r : {cu, vk})
+        if (r) fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF),
+                fmag_gpu_runner_set_bin_threshold(r, 0);
     if (cu) bench_runner(w, cu, "runner-cuda");
-    if (!vk) return;
+    if (cu) bench_tiers(w, cu, "cuda");
+    if (vk) bench_tiers(w, vk, "vk");
+    if (!vk || TIERS) {
+        if (vk) bench_runner(w, vk, "runner-vulkan");
+        return;
+    }
     // The Vulkan designs one by one (docs/GPU.md), then what the runner picks by itself.
     static const struct {
         fmag_gpu_vk_design d;
@@ -1219,65 +1233,75 @@ void bench_runners(const Workload &w)
         fmag_gpu_vk_fast_knobs knobs;
     } designs[] = {{FMAG_GPU_VK_PRIVATE, "vk-private", 0, true, {0, -1, -1, -1}},
                    {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "vk-private-il", 1, true, {0, -1, -1, -1}},
-                   {FMAG_GPU_VK_WORKGROUP, "vk-wg", 0, true, {0, -1, -1, -1}},
-                   {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "vk-wg-il", 1, true, {0, -1, -1, -1}},
                    {FMAG_GPU_VK_PRIVATE_PREDECODED, "vk-private-pd", 2, true, {0, -1, -1, -1}},
                    {FMAG_GPU_VK_WORKGROUP_PREDECODED, "vk-wg-pd", 0, true, {0, -1, -1, -1}},
+                   // (k, ubo, fuse, vec)
                    {FMAG_GPU_VK_FAST, "vk-fast-k1", 0, true, {1, 1, 1, 0}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k2", 0, true, {2, 1, 1, 0}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k4", 0, true, {4, 1, 1, 0}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k8", 0, true, {8, 1, 1, 0}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k2-bcast", 2, true, {2, 1, 1, 1}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k4-bcast", 2, true, {4, 1, 1, 1}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k2-ssbo-bcast", 2, true, {2, 0, 1, 1}},
-                   // (k, ubo, fuse, bcast, wg, vec, spec): workgroups of 32 / 128, the VEC
-                   // layout, records as specialization constants (a pipeline per program)
-                   {FMAG_GPU_VK_FAST, "vk-fast-k2-wg32", 0, true, {2, 1, 1, 0, 32, 0, 0}},
-                   {FMAG_GPU_VK_FAST, "vk-fast-k2-wg128", 0, true, {2, 1, 1, 0, 128, 0, 0}},
-
-                   {FMAG_GPU_VK_FAST, "vk-vec-k2", 0, false, {2, 1, 1, 0, 64, 1, 0}},
-                   {FMAG_GPU_VK_FAST, "vk-vec-k4", 0, false, {4, 1, 1, 0, 64, 1, 0}},
-
-
-                   {FMAG_GPU_VK_FAST, "vk-specrec-k2", 2, false, {2, 1, 1, 0, 64, 0, 1}},
-                   {FMAG_GPU_VK_FAST, "vk-specrec-k4", 2, true, {4, 1, 1, 0, 64, 0, 1}},
-
+                   {FMAG_GPU_VK_FAST, "vk-vec-k2", 0, false, {2, 1, 1, 1}},
+                   {FMAG_GPU_VK_FAST, "vk-vec-k4", 0, false, {4, 1, 1, 1}},
                    {FMAG_GPU_VK_FAST, "vk-fast-k4-ssbo", 2, true, {4, 0, 1, 0}},
                    // uniform: no select fusion; per lane: no branch on agreeing kinds
-                   {FMAG_GPU_VK_FAST, "vk-fast-k4-nofuse", 0, true, {4, 1, 0, 0}},
-                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k1", 0, true, {1, 1, 1, 0}},
-                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k2", 0, true, {2, 1, 1, 0}},
-                   {FMAG_GPU_VK_FAST_O0, "vk-fastO0-k4", 0, true, {4, 1, 1, 0}},
-                   {FMAG_GPU_VK_HLSL, "vk-hlsl-k1", 0, true, {1, 1, 1, 0}},
-                   {FMAG_GPU_VK_HLSL, "vk-hlsl", 0, true, {0, -1, -1, -1}},
-                   {FMAG_GPU_VK_HLSL, "vk-hlsl-k4", 0, true, {4, 1, 1, 0}}};
+                   {FMAG_GPU_VK_FAST, "vk-fast-k4-nofuse", 0, true, {4, 1, 0, 0}}};
+    // The runner ships only what its automatic choice picks; the experiments that lost
+    // (HLSL and -O0 builds, broadcast records, records as specialization constants,
+    // workgroups of 32 / 128) left it with their rows in docs/PERFORMANCE.md.
     for (auto &d : designs) {
         if ((QUICK && d.old) || (d.only == 1 && !w.perlane) || (d.only == 2 && w.perlane))
             continue;
-        // --quick: past 16 registers the fast design loses (PERFORMANCE.md); records as
-        // specialization constants only where a program has at most 64
-        unsigned maxregs = 0, maxlen = 0;
+        // --quick: past 16 registers the fast design loses (PERFORMANCE.md)
+        unsigned maxregs = 0;
         for (auto &p : w.progs)
-            maxregs = std::max(maxregs, (unsigned)p.regs),
-            maxlen = std::max(maxlen, (unsigned)p.code.size());
-        if (QUICK && (maxregs > 16 || (d.knobs.spec == 1 && maxlen > 64))) continue;
-        // records as specialization constants: the driver compiles a pipeline per program;
-        // once one took over 5 s the remaining rows are skipped
-        static bool spec_slow;
-        if (d.knobs.spec == 1 && (spec_slow || (d.knobs.k == 4 && maxregs > 4))) continue;
+            maxregs = std::max(maxregs, (unsigned)p.regs);
+        if (QUICK && maxregs > 16) continue;
         fmag_gpu_runner_set_vk_design(vk, d.d);
         fmag_gpu_runner_set_vk_fast(vk, d.knobs);
         bench_runner(w, vk, d.name);
-        const char *cm = strstr(fmag_gpu_runner_last_launch(vk), "pipeline_create_ms=");
-        if (d.knobs.spec == 1 && cm && atof(cm + 19) > 5000) {
-            printf("  %s: pipeline creation over 5 s: the other such rows are skipped\n", d.name);
-            spec_slow = true;
-        }
     }
     fmag_gpu_runner_set_vk_design(vk, FMAG_GPU_VK_AUTO);
-    fmag_gpu_runner_set_vk_fast(vk, fmag_gpu_vk_fast_knobs{0, -1, -1, -1, 0, -1, -1});
+    fmag_gpu_runner_set_vk_fast(vk, fmag_gpu_vk_fast_knobs{0, -1, -1, -1});
     bench_runner(w, vk, "runner-vulkan");
 }
+// The tiers (docs/GPU.md): uniform workloads baked at once (bit-identical, then NaN-agnostic)
+// with the bake's time, which is the time from a program's first run to its native use;
+// per-lane workloads binned by program, interpreted and (at most 8 programs) baked.
+static void bench_tiers(const Workload &w, fmag_gpu_runner *r, const char *api)
+{
+    std::string l = std::string(api);
+    if (!w.perlane) {
+        for (int na = 0; na < 2; ++na) {
+            fmag_gpu_runner_set_nan_agnostic(r, na != 0);
+            fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_EAGER);
+            std::string label = l + (na ? "-baked-na" : "-baked");
+            bench_runner(w, r, label.c_str());
+            fmag_gpu_bake_stat st;
+            fmag_gpu_runner_bake_stats(r, &st);
+            printf("  tier %s %s: %s; bake (first run to native) %.1f ms: compile %.1f ms, %s "
+                   "%.1f ms%s%s\n",
+                   w.name.c_str(), label.c_str(),
+                   fmag_gpu_tier_name(fmag_gpu_runner_last_tier(r)), st.last_bake_ms,
+                   st.last_compile_ms, !strcmp(api, "vk") ? "pipeline" : "module",
+                   st.last_bake_ms - st.last_compile_ms, *fmag_gpu_runner_bake_log(r) ? "; " : "",
+                   fmag_gpu_runner_bake_log(r));
+        }
+        fmag_gpu_runner_set_nan_agnostic(r, false);
+    } else {
+        fmag_gpu_runner_set_bin_threshold(r, 64);
+        fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF);
+        bench_runner(w, r, (l + "-binned").c_str());
+        if (w.progs.size() <= 8) {
+            fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_EAGER);
+            bench_runner(w, r, (l + "-binned-baked").c_str());
+            printf("  tier %s %s-binned-baked: %s\n", w.name.c_str(), api,
+                   fmag_gpu_tier_name(fmag_gpu_runner_last_tier(r)));
+        }
+        fmag_gpu_runner_set_bin_threshold(r, 0);
+    }
+    fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF);
+}
+
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label)
 {
     std::vector<fmag_vm_program> vp;
@@ -1357,6 +1381,8 @@ int main(int argc, char **argv)
             EVALS = (unsigned)atoi(argv[i] + 8);
         else if (!strcmp(argv[i], "--quick"))
             QUICK = true;
+        else if (!strcmp(argv[i], "--tiers"))
+            QUICK = TIERS = true;
     }
     // --write-fir=DIR: the P2live node graphs as .fir (u.fir uniform, l1..l32.fir per lane; and
     // P2's as p2-0..p2-32.fir),

@@ -587,6 +587,9 @@ size_t fmag_parse_float(const char *s, size_t len, float *out);
  * valid; otherwise records diagnostics naming the function, block and instruction. */
 bool fmag_verify_module(fmag_module *m);
 bool fmag_verify_func(fmag_func *f);
+/* Whether every operand of i (an instruction of f) has the type SPEC §2b gives it: what
+ * a front end checks as it builds, to refuse an ill-typed input with its own message. */
+bool fmag_instr_operand_types_ok(const fmag_func *f, const fmag_instr *i);
 /* Records a diagnostic and returns true when the call graph has a cycle. */
 bool fmag_module_has_recursion(fmag_module *m);
 
@@ -622,6 +625,17 @@ bool fmag_domtree_dominates(const fmag_domtree *dt, const fmag_block *a, const f
  * (with a diagnostic) on recursion deeper than a limit or a step budget overrun
  * (a loop that does not end). */
 bool fmag_interp_func(fmag_func *f, const float *in, float *out);
+
+/* What an interpreted execution did beside its outputs. */
+typedef struct fmag_interp_report {
+    /* An f32 input or an instruction's f32 result (in f or a function it called) was an
+     * infinity or a NaN: SPEC §2's strict contract holds optimized code to the
+     * unoptimized outputs only on executions where this is false. */
+    bool nonfinite;
+    unsigned long steps; /* instructions executed, phis included, calls' bodies too */
+} fmag_interp_report;
+/* fmag_interp_func, filling *report (when not NULL) even when it returns false. */
+bool fmag_interp_func_ex(fmag_func *f, const float *in, float *out, fmag_interp_report *report);
 
 /* ----------------------------------------------------------- the machine op */
 

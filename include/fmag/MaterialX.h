@@ -32,6 +32,12 @@ typedef struct fmag_mtlx_options {
 fmag_module *fmag_mtlx_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
                                const fmag_mtlx_options *opts);
 
+/* The context slot (Context.h) where fmag_mtlx_compile keeps the last document it
+ * read, parsed, through fmag_context_reset: compiling that text again, or the text
+ * with one attribute value changed (a node editor's edit), skips the XML parse
+ * (docs/MaterialX.md, "A node editor's loop"). Setting the slot to NULL drops it. */
+#define FMAG_MTLX_CONTEXT_SLOT "fmag.mtlx.document"
+
 /* Whether text is a MaterialX document: after an optional byte-order mark, XML
  * declaration, comments and processing instructions, the root element is <materialx>. */
 bool fmag_mtlx_is_document(const char *src, size_t len);

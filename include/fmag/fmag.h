@@ -172,6 +172,9 @@ typedef struct fmag_compile_options {
      * SL parameter names or input numbers (slc -derivs=; docs/Derivatives.md); NULL:
      * every floating-point input. */
     const char *derivs;
+    /* FMAG_EMIT_C/GLSL/CUDA: NaN-agnostic source (VM.h, fmag_vm_emit_options): a computed
+     * NaN keeps the hardware's payload; false by default. */
+    bool emit_nan_agnostic;
 } fmag_compile_options;
 
 /* Sets every field to its default and `size` to `size` (what the inline call below
@@ -306,6 +309,44 @@ bool fmag_run(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p, const
 bool fmag_run_per_lane(fmag_context *ctx, fmag_runner *r, const fmag_image *img,
                        const uint32_t *prog_index, const float *in, size_t in_stride, float *out,
                        size_t out_stride, size_t n);
+
+/* Runs n elements of program p over columns (structure of arrays: planar images): input i
+ * of element k is in[i][k] (p's nin arrays of n floats), output i is out[i][k] (nout
+ * arrays). The same bits as fmag_run on every engine. */
+bool fmag_run_columns(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p,
+                      const float *const *in, float *const *out, size_t n);
+
+/* Device-resident data, GPU runners only: a buffer of the runner's device, used in place
+ * (no copy to or from the host). CUDA: handle is a CUdeviceptr of the primary context of
+ * the runner's device; Vulkan: a VkBuffer of the runner's VkDevice made with
+ * VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, offset a multiple of minStorageBufferOffsetAlignment. */
+typedef struct fmag_device_buffer {
+    uint64_t handle;
+    uint64_t offset; /* bytes */
+} fmag_device_buffer;
+
+/* The runner's device, for making buffers there. Set size to sizeof(fmag_device_info)
+ * before the call. Vulkan fills instance, physical_device, device (VkInstance,
+ * VkPhysicalDevice, VkDevice), queue_family and get_instance_proc_addr (the loader's
+ * vkGetInstanceProcAddr); CUDA fills cuda_device (the CUdevice ordinal). False with a
+ * diagnostic for an engine that is no GPU runner. */
+typedef struct fmag_device_info {
+    size_t size;
+    fmag_engine engine;
+    void *instance, *physical_device, *device;
+    uint32_t queue_family;
+    void *get_instance_proc_addr;
+    int cuda_device;
+} fmag_device_info;
+bool fmag_runner_device(fmag_context *ctx, const fmag_runner *r, fmag_device_info *out);
+
+/* Runs n elements of p on device buffers: in is [n][in_stride] floats, out is
+ * [n][out_stride] (slots past p's nout keep their values). Synchronous: the caller's writes
+ * to in must be complete before the call (CUDA: on any stream of the context; Vulkan:
+ * submitted and waited for); out holds the results when it returns. */
+bool fmag_run_device(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p,
+                     fmag_device_buffer in, size_t in_stride, fmag_device_buffer out,
+                     size_t out_stride, size_t n);
 
 #ifdef __cplusplus
 }

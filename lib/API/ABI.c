@@ -28,10 +28,20 @@ static const abi_row rows[] = {
                 F(fmag_compile_options, stop_after) F(fmag_compile_options, emit) F(
                     fmag_compile_options, emit_prefix) F(fmag_compile_options, print_flags)
                     F(fmag_compile_options, lower_as_is) F(fmag_compile_options, pass_options) F(
-                        fmag_compile_options, derivs) S(fmag_compile_result)
+                        fmag_compile_options, derivs) F(fmag_compile_options, emit_nan_agnostic)
+                        S(fmag_compile_result)
                         F(fmag_compile_result, size) F(fmag_compile_result, image) F(
                             fmag_compile_result, module) F(fmag_compile_result,
                                                            data) F(fmag_compile_result, len)
+                            S(fmag_device_buffer) F(fmag_device_buffer, handle)
+                                F(fmag_device_buffer, offset) S(fmag_device_info)
+                                    F(fmag_device_info, size) F(fmag_device_info, engine)
+                                        F(fmag_device_info, instance)
+                                            F(fmag_device_info, physical_device)
+                                                F(fmag_device_info, device)
+                                                    F(fmag_device_info, queue_family)
+                                                        F(fmag_device_info, get_instance_proc_addr)
+                                                            F(fmag_device_info, cuda_device)
                             E(FMAG_OK) E(FMAG_ERROR_INPUT) E(FMAG_ERROR_NOMEM) E(FMAG_ERROR_MISUSE)
                                 E(FMAG_ERROR_UNSUPPORTED) E(FMAG_LANG_AUTO) E(FMAG_LANG_SL) E(
                                     FMAG_LANG_FIR) E(FMAG_LANG_FMAS) E(FMAG_LANG_GLSL)

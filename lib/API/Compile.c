@@ -268,8 +268,9 @@ static fmag_status emit_image(fmag_context *ctx, const fmag_vm_image *img,
                                  : o->emit == FMAG_EMIT_GLSL ? FMAG_VM_EMIT_GLSL
                                                              : FMAG_VM_EMIT_CUDA;
         char *text = NULL;
-        bool ok = fmag_vm_emit_source(ps, img->nprograms, lang, o->emit_prefix, &text, len, err,
-                                      sizeof err);
+        fmag_vm_emit_options eo = {o->emit_prefix, o->emit_nan_agnostic};
+        bool ok =
+            fmag_vm_emit_source_opts(ps, img->nprograms, lang, &eo, &text, len, err, sizeof err);
         free(ps);
         if (ok) {
             *data = text;
@@ -533,9 +534,17 @@ fmag_status fmag_compile_ex(fmag_context *ctx, const char *filename, const char 
         fmag_mtlx_options mo = {o.fastmath, o.entry};
         m = fmag_mtlx_compile(ctx, shown, src, len, &mo);
 #else
+#if defined(FMAG_AMALGAMATION) /* a package to install cannot help a single header */
+        fmag_context_report(ctx, FMAG_DIAG_ERROR, shown, 0, 0,
+                            "MaterialX input is not built into this FMAG library (the single "
+                            "header fmag.h reads MaterialX only with "
+                            "FMAG_SINGLE_HEADER_MATERIALX defined beside FMAG_IMPLEMENTATION, "
+                            "linked with -lexpat)");
+#else
         fmag_context_report(ctx, FMAG_DIAG_ERROR, shown, 0, 0,
                             "MaterialX input is not built into this FMAG library (it needs "
                             "expat: libexpat1-dev)");
+#endif
 #endif
         st = m ? FMAG_OK : FMAG_ERROR_INPUT;
         break;

@@ -12,6 +12,9 @@
 struct fmag_runner {
     fmag_engine engine;
     unsigned nthreads;
+    /* the batch engine of fmag_run_columns, made on first use for nthreads threads */
+    fmag_vm_engine *columns_engine;
+    unsigned columns_threads;
 #if defined(FMAG_API_HAVE_GPU)
     fmag_gpu_runner *gpu;
 #endif
@@ -89,6 +92,7 @@ void fmag_runner_destroy(fmag_runner *r)
 #if defined(FMAG_API_HAVE_GPU)
     if (r->gpu) fmag_gpu_runner_destroy(r->gpu);
 #endif
+    fmag_vm_engine_destroy(r->columns_engine);
     free(r);
 }
 
@@ -107,19 +111,24 @@ void fmag_runner_set_threads(fmag_runner *r, unsigned nthreads)
     r->nthreads = nthreads;
 }
 
+/* A program the runners may run (the GPU runners and fmag_vm_engine expect validated
+ * programs; images made by this API are, but a caller may hand in a record of its own). */
+static bool valid_program(fmag_context *ctx, const fmag_vm_program *p)
+{
+    char err[512] = "";
+    if (fmag_vm_program_validate(p, err, sizeof err)) return true;
+    if (ctx) fmag_context_error(ctx, "error: program '%s': %s", p->name, err);
+    return false;
+}
+
 static bool run_lanes(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *const *progs,
                       size_t nprogs, const uint32_t *prog_index, const float *in, size_t in_stride,
                       float *out, size_t out_stride, size_t n)
 {
     char err[512] = "";
     bool ok = false;
-    /* The GPU runners expect validated programs; images made by this API are, but a
-     * caller may hand in a program record of its own. */
     for (size_t i = 0; i < nprogs; i++)
-        if (!fmag_vm_program_validate(progs[i], err, sizeof err)) {
-            if (ctx) fmag_context_error(ctx, "error: program '%s': %s", progs[i]->name, err);
-            return false;
-        }
+        if (!valid_program(ctx, progs[i])) return false;
     switch (r->engine) {
     case FMAG_ENGINE_REF:
         ok = fmag_vm_run_ref_per_lane(progs, nprogs, prog_index, in, in_stride, out, out_stride, n,
@@ -183,5 +192,142 @@ bool fmag_run_per_lane(fmag_context *ctx, fmag_runner *r, const fmag_image *img,
         progs[i] = &img->vm.programs[i];
     bool ok = run_lanes(ctx, r, progs, np, prog_index, in, in_stride, out, out_stride, n);
     free(progs);
+    return ok;
+}
+
+/* Element-major copies of columns and back, for engines that take rows only. */
+static void columns_to_rows(const float *const *cols, size_t ncols, size_t n, float *rows)
+{
+    for (size_t e = 0; e < n; e++)
+        for (size_t i = 0; i < ncols; i++)
+            rows[e * ncols + i] = cols[i][e];
+}
+
+static void rows_to_columns(const float *rows, size_t ncols, size_t n, float *const *cols)
+{
+    for (size_t e = 0; e < n; e++)
+        for (size_t i = 0; i < ncols; i++)
+            cols[i][e] = rows[e * ncols + i];
+}
+
+static bool run_columns_ref(fmag_context *ctx, const fmag_vm_program *p, const float *const *in,
+                            float *const *out, size_t n, char *err, size_t errlen)
+{
+    float *rin = malloc((n * p->nin + 1) * sizeof *rin);
+    float *rout = malloc((n * p->nout + 1) * sizeof *rout);
+    bool ok = rin && rout;
+    if (!ok && ctx) fmag_context_error(ctx, "error: out of memory");
+    if (ok) {
+        columns_to_rows(in, p->nin, n, rin);
+        ok = fmag_vm_run_ref_per_lane(&p, 1, NULL, rin, p->nin, rout, p->nout, n, err, errlen);
+        if (ok) rows_to_columns(rout, p->nout, n, out);
+    }
+    free(rin);
+    free(rout);
+    return ok;
+}
+
+bool fmag_run_columns(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p,
+                      const float *const *in, float *const *out, size_t n)
+{
+    const char *missing = !r ? "runner" : !p ? "program" : NULL;
+    for (unsigned i = 0; !missing && n && i < p->nin + p->nout; i++)
+        if (i < p->nin ? !in || !in[i] : !out || !out[i - p->nin])
+            missing = i < p->nin ? "input column" : "output column";
+    if (missing) {
+        if (ctx) fmag_context_error(ctx, "error: fmag_run_columns: the %s is NULL", missing);
+        return false;
+    }
+    if (!valid_program(ctx, p)) return false;
+    char err[512] = "";
+    bool ok = false;
+    switch (r->engine) {
+    case FMAG_ENGINE_REF:
+        ok = run_columns_ref(ctx, p, in, out, n, err, sizeof err);
+        break;
+    case FMAG_ENGINE_BATCH:
+        if (r->columns_engine && r->columns_threads != r->nthreads) {
+            fmag_vm_engine_destroy(r->columns_engine);
+            r->columns_engine = NULL;
+        }
+        if (!r->columns_engine) {
+            fmag_vm_engine_options opt = {r->nthreads, FMAG_VM_ISA_AUTO, 0};
+            r->columns_engine = fmag_vm_engine_create(&opt, err, sizeof err);
+            r->columns_threads = r->nthreads;
+        }
+        ok = r->columns_engine &&
+             fmag_vm_engine_run_columns(r->columns_engine, p, in, out, n, err, sizeof err);
+        break;
+    case FMAG_ENGINE_VULKAN:
+    case FMAG_ENGINE_CUDA:
+#if defined(FMAG_API_HAVE_GPU)
+        ok = fmag_gpu_run_columns(r->gpu, p, in, out, n, err, sizeof err);
+#endif
+        break;
+    }
+    if (!ok && ctx && (err[0] || r->engine != FMAG_ENGINE_REF))
+        fmag_context_error(ctx, "error: %s engine: %s", engine_names[r->engine],
+                           err[0] ? err : "failed");
+    return ok;
+}
+
+/* The runner's GPU runner, or NULL with a diagnostic naming fn. */
+static void *gpu_of(fmag_context *ctx, const fmag_runner *r, const char *fn)
+{
+#if defined(FMAG_API_HAVE_GPU)
+    if (r && r->gpu) return r->gpu;
+#endif
+    if (ctx)
+        fmag_context_error(ctx, "error: %s: %s", fn,
+                           r ? "only the GPU runners (vulkan, cuda) have a device"
+                             : "the runner is NULL");
+    return NULL;
+}
+
+bool fmag_runner_device(fmag_context *ctx, const fmag_runner *r, fmag_device_info *out)
+{
+    if (!out || out->size < sizeof *out) {
+        if (ctx)
+            fmag_context_error(ctx, "error: fmag_runner_device: set out->size to "
+                                    "sizeof(fmag_device_info)");
+        return false;
+    }
+    void *gpu = gpu_of(ctx, r, "fmag_runner_device");
+    if (!gpu) return false;
+#if defined(FMAG_API_HAVE_GPU)
+    fmag_gpu_native nat;
+    if (!fmag_gpu_runner_native(gpu, &nat)) return false;
+    size_t size = out->size;
+    memset(out, 0, sizeof *out);
+    out->size = size, out->engine = r->engine;
+    out->instance = nat.instance, out->physical_device = nat.physical_device;
+    out->device = nat.device, out->queue_family = nat.queue_family;
+    out->get_instance_proc_addr = nat.get_instance_proc_addr;
+    out->cuda_device = nat.cuda_device;
+#endif
+    return true;
+}
+
+bool fmag_run_device(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p,
+                     fmag_device_buffer in, size_t in_stride, fmag_device_buffer out,
+                     size_t out_stride, size_t n)
+{
+    if (!p) {
+        if (ctx) fmag_context_error(ctx, "error: fmag_run_device: the program is NULL");
+        return false;
+    }
+    void *gpu = gpu_of(ctx, r, "fmag_run_device");
+    if (!gpu || !valid_program(ctx, p)) return false;
+    bool ok = false;
+    char err[512] = "";
+#if defined(FMAG_API_HAVE_GPU)
+    fmag_gpu_buffer gin = {in.handle, in.offset}, gout = {out.handle, out.offset};
+    ok = fmag_gpu_run_device(gpu, p, gin, in_stride, gout, out_stride, n, err, sizeof err);
+#else
+    (void)in, (void)in_stride, (void)out, (void)out_stride, (void)n;
+#endif
+    if (!ok && ctx)
+        fmag_context_error(ctx, "error: %s engine: %s", engine_names[r->engine],
+                           err[0] ? err : "failed");
     return ok;
 }

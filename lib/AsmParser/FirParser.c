@@ -3,6 +3,7 @@
  * function defined later; values and blocks may be used before their definition
  * (phis, dominance across blocks) and are resolved at the end of each function. */
 #include "AsmParserInternal.h"
+#include "fmag/Bits.h"
 #include "fmag/IR.h"
 #include "fmag/FloatText.h"
 
@@ -251,14 +252,6 @@ static const char *tok_name(parser *p)
 
 /* ------------------------------------------------------------ name tables */
 
-static size_t hash_name(const char *s, size_t len)
-{
-    size_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static name_entry *table_lookup(parser *p, name_table *t, const char *s, size_t len, bool create)
 {
     if (create && (t->count + 1) * 2 > t->cap) {
@@ -267,7 +260,7 @@ static name_entry *table_lookup(parser *p, name_table *t, const char *s, size_t 
         assert(slots); /* in a guard: fmag_tmp_* unwind, never NULL */
         for (size_t k = 0; k < t->cap; k++) {
             if (!t->slots[k].name) continue;
-            size_t h = hash_name(t->slots[k].name, strlen(t->slots[k].name)) & (ncap - 1);
+            size_t h = fmag_hash_bytes(t->slots[k].name, strlen(t->slots[k].name)) & (ncap - 1);
             while (slots[h].name)
                 h = (h + 1) & (ncap - 1);
             slots[h] = t->slots[k];
@@ -277,7 +270,7 @@ static name_entry *table_lookup(parser *p, name_table *t, const char *s, size_t 
         t->cap = ncap;
     }
     if (!t->cap) return NULL;
-    size_t h = hash_name(s, len) & (t->cap - 1);
+    size_t h = fmag_hash_bytes(s, len) & (t->cap - 1);
     while (t->slots[h].name) {
         if (strlen(t->slots[h].name) == len && !strncmp(t->slots[h].name, s, len))
             return &t->slots[h];
@@ -315,7 +308,7 @@ static void values_reset(parser *p)
 static void block_slots_insert(parser *p, size_t index)
 {
     const char *name = p->blocks[index].name;
-    size_t h = hash_name(name, strlen(name)) & (p->block_cap - 1);
+    size_t h = fmag_hash_bytes(name, strlen(name)) & (p->block_cap - 1);
     while (p->block_slots[h])
         h = (h + 1) & (p->block_cap - 1);
     p->block_slots[h] = index + 1;
@@ -352,7 +345,7 @@ static bool define_value(parser *p, const token *t, fmag_value *v)
 static block_entry *lookup_block(parser *p, const char *s, size_t len, size_t off)
 {
     if (p->block_cap) {
-        size_t h = hash_name(s, len) & (p->block_cap - 1);
+        size_t h = fmag_hash_bytes(s, len) & (p->block_cap - 1);
         while (p->block_slots[h]) {
             block_entry *e = &p->blocks[p->block_slots[h] - 1];
             if (strlen(e->name) == len && !strncmp(e->name, s, len)) return e;
@@ -741,8 +734,8 @@ static bool parse_instr(parser *p, fmag_builder *b, bool *terminated)
     if (p->tok.kind == TOK_LOCAL || p->tok.kind == TOK_NUMBER ||
         (k < n && fmag_func_result_type(p->fn, k) == FMAG_TYPE_I32 && p->tok.kind == TOK_ERROR)) {
         for (;;) {
-            fmag_value *v = parse_operand_typed(
-                p, k < n ? fmag_func_result_type(p->fn, k) : FMAG_TYPE_F32);
+            fmag_value *v =
+                parse_operand_typed(p, k < n ? fmag_func_result_type(p->fn, k) : FMAG_TYPE_F32);
             if (!v) {
                 fmag_tmp_free(vals);
                 return false;
@@ -838,8 +831,8 @@ static fmag_func *parse_header(parser *p, bool create)
             next(p);
         }
     } else if (p->tok.kind != TOK_NUMBER || p->src[noff] == '-' || p->src[noff] == '+' ||
-        memchr(p->src + noff, '.', p->tok.len) || !(nr >= 0 && nr <= 1e6f) ||
-        nr != (float)(unsigned)nr) {
+               memchr(p->src + noff, '.', p->tok.len) || !(nr >= 0 && nr <= 1e6f) ||
+               nr != (float)(unsigned)nr) {
         error_at(p, noff, "expected the number of results (a positive integer)");
         return NULL;
     }

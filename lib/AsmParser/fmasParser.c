@@ -3,6 +3,7 @@
  * every bad line, each as "file:line:col: error: msg", the line and a caret. */
 #include "AsmParserInternal.h"
 #include "fmag/Asm.h"
+#include "fmag/Bits.h"
 #include "fmag/FloatText.h"
 
 #include <math.h>
@@ -352,9 +353,7 @@ static void finish_def(asm_state *s, fmag_vm_image *img)
 
 static size_t seen_slot(char **set, size_t cap, const char *name)
 {
-    size_t h = 1469598103934665603ull;
-    for (const char *c = name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    size_t h = fmag_hash_bytes(name, strlen(name));
     for (h &= cap - 1; set[h] && strcmp(set[h], name); h = (h + 1) & (cap - 1))
         ;
     return h;

@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "GPUInternal.h"
 #include "fmag_gpu_host.h"
 
@@ -22,6 +21,7 @@ typedef unsigned long long CUdeviceptr;
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_EVENT_DISABLE_TIMING 2u
 
 #define FMAG_CU_FUNCS(X)                                                                           \
     X(cuInit, (unsigned))                                                                          \
@@ -45,14 +45,25 @@ typedef unsigned long long CUdeviceptr;
     X(cuLaunchKernel, (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,     \
                        unsigned, void *, void **, void **))                                        \
     X(cuStreamSynchronize, (void *))                                                               \
+    X(cuStreamCreate, (void **, unsigned))                                                         \
+    X(cuStreamDestroy_v2, (void *))                                                                \
+    X(cuEventCreate, (void **, unsigned))                                                          \
+    X(cuEventRecord, (void *, void *))                                                             \
+    X(cuEventSynchronize, (void *))                                                                \
+    X(cuEventDestroy_v2, (void *))                                                                 \
+    X(cuMemAllocHost_v2, (void **, size_t))                                                        \
+    X(cuMemFreeHost, (void *))                                                                     \
+    X(cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void *, size_t, void *))                           \
+    X(cuMemcpyDtoHAsync_v2, (void *, CUdeviceptr, size_t, void *))                                 \
+    X(cuMemsetD32Async, (CUdeviceptr, unsigned, size_t, void *))                                   \
     X(cuGetErrorString, (CUresult, const char **))
 
 /* Same layout as struct fmag_cuda_args in gpu/fmag_cuda.cuh. */
 typedef struct fmag_cuda_args_c {
-    CUdeviceptr code, progs, prog_index, in, out;
+    CUdeviceptr code, progs, prog_index, in, out, nan;
     uint32_t n, in_stride, out_stride, ninstr;
     uint32_t nprogs, nin, nout, regs;
-    uint32_t evals, zero_init, pad0, pad1;
+    uint32_t evals, zero_init, in_col, out_col;
 } fmag_cuda_args_c;
 
 #define FMAG_CUDA_T 128u
@@ -62,19 +73,18 @@ typedef struct fmag_cuda_args_c {
 #define CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
 #define FMAG_CUDA_MAX_UNIFORM_C 4096u
 
-/* The kernels of gpu/fmag_cuda.cu (one row per instance there), looked up by family, register
- * file and elements per thread. */
+/* The kernel families of gpu/fmag_cuda_kernels.def (described there). */
 typedef enum fmag_cu_family {
-    FMAG_CU_FWD,        /* uniform, forwarding pre-decode */
-    FMAG_CU_SELB,       /* uniform, byte-offset records, selects fused */
-    FMAG_CU_SPECB,      /* uniform, byte-offset records */
-    FMAG_CU_SPEC,       /* uniform, index records (rf 64-256) */
-    FMAG_CU_SHARED,     /* uniform, the raw stream */
-    FMAG_CU_LANE,       /* per lane, the raw streams interleaved */
-    FMAG_CU_LANEB,      /* per lane, byte-offset streams */
-    FMAG_CU_LANEBU,     /* per lane, byte-offset streams whose kinds agree */
-    FMAG_CU_LOCAL,      /* uniform, local-memory register file */
-    FMAG_CU_LOCAL_LANE, /* per lane, local-memory register file */
+    FMAG_CU_fwd,
+    FMAG_CU_selb,
+    FMAG_CU_specb,
+    FMAG_CU_spec,
+    FMAG_CU_shared,
+    FMAG_CU_lane,
+    FMAG_CU_laneb,
+    FMAG_CU_lanebu,
+    FMAG_CU_local,
+    FMAG_CU_local_lane,
 } fmag_cu_family;
 
 static const struct {
@@ -82,80 +92,33 @@ static const struct {
     uint32_t rf, k;
     const char *name;
 } fmag_cu_kernels[] = {
-    {FMAG_CU_FWD, 2, 8, "fmag_fwd_r2_k8"},
-    {FMAG_CU_FWD, 4, 8, "fmag_fwd_r4_k8"},
-    {FMAG_CU_SELB, 8, 4, "fmag_selb_r8_k4"},
-    {FMAG_CU_SELB, 16, 4, "fmag_selb_r16_k4"},
-    {FMAG_CU_SELB, 32, 4, "fmag_selb_r32_k4"},
-    {FMAG_CU_SPECB, 8, 4, "fmag_specb_r8_k4"},
-    {FMAG_CU_SPECB, 16, 4, "fmag_specb_r16_k4"},
-    {FMAG_CU_SPECB, 32, 4, "fmag_specb_r32_k4"},
-    {FMAG_CU_SPEC, 64, 2, "fmag_spec_r64_k2"},
-    {FMAG_CU_SPEC, 128, 1, "fmag_spec_r128_k1"},
-    {FMAG_CU_SPEC, 256, 1, "fmag_spec_r256_k1"},
-    {FMAG_CU_SHARED, 2, 8, "fmag_shared_r2_k8"},
-    {FMAG_CU_SHARED, 4, 1, "fmag_shared_r4_k1"},
-    {FMAG_CU_SHARED, 4, 4, "fmag_shared_r4_k4"},
-    {FMAG_CU_SHARED, 4, 8, "fmag_shared_r4_k8"},
-    {FMAG_CU_SHARED, 8, 1, "fmag_shared_r8_k1"},
-    {FMAG_CU_SHARED, 8, 4, "fmag_shared_r8_k4"},
-    {FMAG_CU_SHARED, 16, 1, "fmag_shared_r16_k1"},
-    {FMAG_CU_SHARED, 16, 4, "fmag_shared_r16_k4"},
-    {FMAG_CU_SHARED, 32, 1, "fmag_shared_r32_k1"},
-    {FMAG_CU_SHARED, 32, 4, "fmag_shared_r32_k4"},
-    {FMAG_CU_SHARED, 64, 1, "fmag_shared_r64_k1"},
-    {FMAG_CU_SHARED, 64, 2, "fmag_shared_r64_k2"},
-    {FMAG_CU_SHARED, 128, 1, "fmag_shared_r128_k1"},
-    {FMAG_CU_SHARED, 256, 1, "fmag_shared_r256_k1"},
-    {FMAG_CU_LANE, 2, 8, "fmag_lane_r2_k8"},
-    {FMAG_CU_LANE, 4, 1, "fmag_lane_r4_k1"},
-    {FMAG_CU_LANE, 4, 4, "fmag_lane_r4_k4"},
-    {FMAG_CU_LANE, 4, 8, "fmag_lane_r4_k8"},
-    {FMAG_CU_LANE, 8, 1, "fmag_lane_r8_k1"},
-    {FMAG_CU_LANE, 8, 4, "fmag_lane_r8_k4"},
-    {FMAG_CU_LANE, 16, 1, "fmag_lane_r16_k1"},
-    {FMAG_CU_LANE, 16, 4, "fmag_lane_r16_k4"},
-    {FMAG_CU_LANE, 32, 1, "fmag_lane_r32_k1"},
-    {FMAG_CU_LANE, 32, 4, "fmag_lane_r32_k4"},
-    {FMAG_CU_LANE, 64, 1, "fmag_lane_r64_k1"},
-    {FMAG_CU_LANE, 64, 2, "fmag_lane_r64_k2"},
-    {FMAG_CU_LANE, 128, 1, "fmag_lane_r128_k1"},
-    {FMAG_CU_LANE, 256, 1, "fmag_lane_r256_k1"},
-    {FMAG_CU_LANEB, 2, 8, "fmag_laneb_r2_k8"},
-    {FMAG_CU_LANEB, 4, 1, "fmag_laneb_r4_k1"},
-    {FMAG_CU_LANEB, 4, 4, "fmag_laneb_r4_k4"},
-    {FMAG_CU_LANEB, 4, 8, "fmag_laneb_r4_k8"},
-    {FMAG_CU_LANEB, 8, 1, "fmag_laneb_r8_k1"},
-    {FMAG_CU_LANEB, 8, 4, "fmag_laneb_r8_k4"},
-    {FMAG_CU_LANEB, 16, 1, "fmag_laneb_r16_k1"},
-    {FMAG_CU_LANEB, 16, 4, "fmag_laneb_r16_k4"},
-    {FMAG_CU_LANEB, 32, 1, "fmag_laneb_r32_k1"},
-    {FMAG_CU_LANEB, 32, 4, "fmag_laneb_r32_k4"},
-    {FMAG_CU_LANEBU, 2, 8, "fmag_lanebu_r2_k8"},
-    {FMAG_CU_LANEBU, 4, 1, "fmag_lanebu_r4_k1"},
-    {FMAG_CU_LANEBU, 4, 4, "fmag_lanebu_r4_k4"},
-    {FMAG_CU_LANEBU, 4, 8, "fmag_lanebu_r4_k8"},
-    {FMAG_CU_LANEBU, 8, 1, "fmag_lanebu_r8_k1"},
-    {FMAG_CU_LANEBU, 8, 4, "fmag_lanebu_r8_k4"},
-    {FMAG_CU_LANEBU, 16, 1, "fmag_lanebu_r16_k1"},
-    {FMAG_CU_LANEBU, 16, 4, "fmag_lanebu_r16_k4"},
-    {FMAG_CU_LANEBU, 32, 1, "fmag_lanebu_r32_k1"},
-    {FMAG_CU_LANEBU, 32, 4, "fmag_lanebu_r32_k4"},
-    {FMAG_CU_LOCAL, 1024, 1, "fmag_local_r1024"},
-    {FMAG_CU_LOCAL_LANE, 1024, 1, "fmag_local_lane_r1024"},
-    {FMAG_CU_LOCAL, 4096, 1, "fmag_local_r4096"},
-    {FMAG_CU_LOCAL_LANE, 4096, 1, "fmag_local_lane_r4096"},
+#define FMAG_CUDA_KERNEL(FAMILY, RF, K) {FMAG_CU_##FAMILY, RF, K, "fmag_" #FAMILY "_r" #RF "_k" #K},
+#include "../../gpu/fmag_cuda_kernels.def"
+#undef FMAG_CUDA_KERNEL
 };
+#define FMAG_CU_NKERNELS (sizeof fmag_cu_kernels / sizeof fmag_cu_kernels[0])
 
-/* The kernel of a family for rf and k; NULL when gpu/fmag_cuda.cu has no such instance. */
-static const char *cu_kernel(fmag_cu_family f, uint32_t rf, uint32_t k)
+/* The row of a family's kernel for rf and k; -1 when gpu/fmag_cuda_kernels.def has none. */
+static int cu_kernel(fmag_cu_family f, uint32_t rf, uint32_t k)
 {
-    for (size_t i = 0; i < sizeof fmag_cu_kernels / sizeof fmag_cu_kernels[0]; ++i)
+    for (size_t i = 0; i < FMAG_CU_NKERNELS; ++i)
         if (fmag_cu_kernels[i].family == f && fmag_cu_kernels[i].rf == rf &&
             fmag_cu_kernels[i].k == k)
-            return fmag_cu_kernels[i].name;
-    return NULL;
+            return (int)i;
+    return -1;
 }
+
+/* Device memory kept across launches and grown when a launch needs more. */
+typedef struct cu_buf {
+    CUdeviceptr ptr;
+    size_t cap;
+} cu_buf;
+
+typedef struct fmag_gpu_cuda fmag_gpu_cuda;
+
+/* Chunks a pipelined launch may have in flight (each has an event). */
+#define FMAG_CU_MAX_CHUNKS 64u
+#define FMAG_CU_STREAMS 2u
 
 struct fmag_gpu_cuda {
     void *lib;
@@ -165,13 +128,25 @@ struct fmag_gpu_cuda {
     CUdevice dev;
     CUcontext ctx;
     CUmodule mod;
-    char last[64]; /* the last launch's kernel */
+    CUfunction fn[FMAG_CU_NKERNELS]; /* resolved on first use, with their attributes */
+    CUfunction scan;                 /* fmag_nan_scan */
+    void *stream[FMAG_CU_STREAMS];
+    void *event[FMAG_CU_MAX_CHUNKS];
+    /* device buffers: code, program table, per-lane index, inputs, outputs, NaN census */
+    cu_buf code, progs, index, in, out, nan;
+    /* pinned host staging: inputs (then per-lane index), outputs, NaN census */
+    void *h_in, *h_out;
+    size_t h_in_cap, h_out_cap;
+    uint32_t *h_nan;
+    /* the records in constant memory now (not uploaded again for the same program) */
+    fmag_gpu_word4 ucode[FMAG_CUDA_MAX_UNIFORM_C];
+    uint32_t nucode;
+    bool ucode_valid;
+    bool staged; /* host arrays always through pinned staging (fmag_gpu_runner_set_host_staging) */
+    fmag_gpu_counters count;
+    int major, minor; /* compute capability */
+    char last[64];    /* the last launch's kernel */
 };
-
-const char *fmag_gpu_cuda_last_kernel(const fmag_gpu_cuda *c)
-{
-    return c ? c->last : "";
-}
 
 static bool cu_ok(fmag_gpu_cuda *c, CUresult r, const char *what, char *err, size_t errlen)
 {
@@ -182,16 +157,30 @@ static bool cu_ok(fmag_gpu_cuda *c, CUresult r, const char *what, char *err, siz
     return false;
 }
 
-void fmag_gpu_cuda_destroy(fmag_gpu_cuda *c)
+static void cu_destroy(void *impl)
 {
+    fmag_gpu_cuda *c = impl;
     if (!c) return;
+    if (c->ctx) {
+        c->cuCtxSetCurrent(c->ctx);
+        cu_buf *bufs[] = {&c->code, &c->progs, &c->index, &c->in, &c->out, &c->nan};
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
+            if (bufs[i]->ptr) c->cuMemFree_v2(bufs[i]->ptr);
+        if (c->h_in) c->cuMemFreeHost(c->h_in);
+        if (c->h_out) c->cuMemFreeHost(c->h_out);
+        if (c->h_nan) c->cuMemFreeHost(c->h_nan);
+        for (unsigned i = 0; i < FMAG_CU_MAX_CHUNKS; ++i)
+            if (c->event[i]) c->cuEventDestroy_v2(c->event[i]);
+        for (unsigned i = 0; i < FMAG_CU_STREAMS; ++i)
+            if (c->stream[i]) c->cuStreamDestroy_v2(c->stream[i]);
+    }
     if (c->mod) c->cuModuleUnload(c->mod);
     if (c->ctx) c->cuDevicePrimaryCtxRelease_v2(c->dev);
     if (c->lib) dlclose(c->lib);
     free(c);
 }
 
-fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_t errlen)
+static void *cu_create(char *desc, size_t desclen, char *err, size_t errlen)
 {
 #ifndef FMAG_GPU_HAVE_CUDA
     (void)desc, (void)desclen;
@@ -225,6 +214,7 @@ fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_
     if (!cu_ok(c, c->cuDeviceGet(&c->dev, 0), "cuDeviceGet", err, errlen)) goto fail;
     c->cuDeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev);
     c->cuDeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev);
+    c->major = maj, c->minor = min;
     if (maj < 9) {
         fmag_gpu_err(err, errlen, "CUDA device has compute capability %d.%d; the kernels need 9.0",
                      maj, min);
@@ -234,7 +224,21 @@ fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_
                errlen))
         goto fail;
     if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen) ||
-        !cu_ok(c, c->cuModuleLoadData(&c->mod, fmag_cuda_fatbin), "cuModuleLoadData", err, errlen))
+        !cu_ok(c, c->cuModuleLoadData(&c->mod, fmag_cuda_fatbin), "cuModuleLoadData", err,
+               errlen) ||
+        !cu_ok(c, c->cuModuleGetFunction(&c->scan, c->mod, "fmag_nan_scan"), "fmag_nan_scan", err,
+               errlen))
+        goto fail;
+    /* streams, events and the census staging live as long as the runner */
+    for (unsigned i = 0; i < FMAG_CU_STREAMS; ++i)
+        if (!cu_ok(c, c->cuStreamCreate(&c->stream[i], 0), "cuStreamCreate", err, errlen))
+            goto fail;
+    for (unsigned i = 0; i < FMAG_CU_MAX_CHUNKS; ++i)
+        if (!cu_ok(c, c->cuEventCreate(&c->event[i], CU_EVENT_DISABLE_TIMING), "cuEventCreate", err,
+                   errlen))
+            goto fail;
+    if (!cu_ok(c, c->cuMemAllocHost_v2((void **)&c->h_nan, FMAG_CU_MAX_CHUNKS * 16),
+               "cuMemAllocHost", err, errlen))
         goto fail;
     char name[128] = "";
     c->cuDeviceGetName(name, (int)sizeof name, c->dev);
@@ -244,47 +248,58 @@ fmag_gpu_cuda *fmag_gpu_cuda_create(char *desc, size_t desclen, char *err, size_
              name, maj, min, ver);
     return c;
 fail:
-    fmag_gpu_cuda_destroy(c);
+    cu_destroy(c);
     return NULL;
 #endif
 }
 
-static bool launch(fmag_gpu_cuda *c, const char *kname, uint32_t rows, uint32_t k,
-                   fmag_cuda_args_c *a, bool shared, bool lane, const fmag_gpu_job *job, char *err,
-                   size_t errlen)
+/* Grows device buffer b to at least need bytes (its contents are not kept). */
+static bool cu_reserve(fmag_gpu_cuda *c, cu_buf *b, size_t need, char *err, size_t errlen)
 {
+    size_t cap = b->cap;
+    if (!fmag_gpu_grow(&cap, need ? need : 16)) return true;
+    if (b->ptr) c->cuMemFree_v2(b->ptr);
+    b->ptr = 0, b->cap = 0;
+    if (!cu_ok(c, c->cuMemAlloc_v2(&b->ptr, cap), "cuMemAlloc", err, errlen)) return false;
+    b->cap = cap;
+    ++c->count.buffer_allocs;
+    return true;
+}
+
+/* Grows pinned host staging *h to at least need bytes. */
+static bool cu_reserve_host(fmag_gpu_cuda *c, void **h, size_t *hcap, size_t need, char *err,
+                            size_t errlen)
+{
+    size_t cap = *hcap;
+    if (!fmag_gpu_grow(&cap, need ? need : 16)) return true;
+    if (*h) c->cuMemFreeHost(*h);
+    *h = NULL, *hcap = 0;
+    if (!cu_ok(c, c->cuMemAllocHost_v2(h, cap), "cuMemAllocHost", err, errlen)) return false;
+    *hcap = cap;
+    ++c->count.buffer_allocs;
+    return true;
+}
+
+/* The kernel of row i, resolved and given its attributes on first use. */
+static CUfunction cu_function(fmag_gpu_cuda *c, int i, bool shared, char *err, size_t errlen)
+{
+    if (c->fn[i]) return c->fn[i];
     CUfunction f;
-    if (!cu_ok(c, c->cuModuleGetFunction(&f, c->mod, kname), kname, err, errlen)) return false;
-    unsigned smem = shared ? rows * k * FMAG_CUDA_T * 4u : 0u;
+    const char *name = fmag_cu_kernels[i].name;
+    if (!cu_ok(c, c->cuModuleGetFunction(&f, c->mod, name), name, err, errlen)) return NULL;
+    unsigned smem = shared ? fmag_cu_kernels[i].rf * fmag_cu_kernels[i].k * FMAG_CUDA_T * 4u : 0u;
     if (smem > 48u * 1024u &&
         !cu_ok(c,
                c->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem),
                "cuFuncSetAttribute", err, errlen))
-        return false;
+        return NULL;
     /* Per-lane streams are read through L1: leave it 40% of the shared/L1 array. */
-    if (lane) c->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 60);
-    unsigned per = shared ? k * FMAG_CUDA_T : FMAG_CUDA_T;
-    unsigned grid = (unsigned)((job->n + per - 1) / per);
-    void *params[] = {a};
-    unsigned reps = job->reps ? job->reps + 1 : 1;
-    double *t = calloc(reps, sizeof *t);
-    if (!t) {
-        fmag_gpu_err(err, errlen, "out of memory");
-        return false;
-    }
-    bool ok = true;
-    for (unsigned r = 0; ok && r < reps; ++r) {
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        ok = cu_ok(c, c->cuLaunchKernel(f, grid, 1, 1, FMAG_CUDA_T, 1, 1, smem, NULL, params, NULL),
-                   "cuLaunchKernel", err, errlen) &&
-             cu_ok(c, c->cuStreamSynchronize(NULL), "kernel", err, errlen);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        t[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-    }
-    if (ok && job->reps) *job->median_ms = fmag_gpu_median(t + 1, job->reps);
-    free(t);
-    return ok;
+    fmag_cu_family fam = fmag_cu_kernels[i].family;
+    if (fam == FMAG_CU_lane || fam == FMAG_CU_laneb || fam == FMAG_CU_lanebu ||
+        fam == FMAG_CU_local_lane)
+        c->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 60);
+    ++c->count.pipeline_creates;
+    return c->fn[i] = f;
 }
 
 /* True when the K elements a thread runs ((b*K + j)*T + t, j < K) share a program. */
@@ -301,59 +316,37 @@ static bool k_share(const uint32_t *pi, size_t n, uint32_t k)
     return true;
 }
 
-/* When some input word is the NaN 0x7FFFFFFF, picks in *subst a NaN pattern of
- * 0x7FFFFF80..0x7FFFFFFE that no input word has (0: no input needs one). */
-static bool nan_substitute(const float *in, size_t nwords, uint32_t *subst, char *err,
-                           size_t errlen)
-{
-    uint64_t used[2] = {0, 0}; /* candidates 0x7FFFFF80 + k, k < 127 */
-    bool need = false;
-    for (size_t w = 0; w < nwords; ++w) {
-        uint32_t b = fmag_bits_of(in[w]);
-        if (b == 0x7FFFFFFFu)
-            need = true;
-        else if ((b & ~0x7Fu) == 0x7FFFFF80u)
-            used[(b & 0x7Fu) >> 6] |= 1ull << (b & 63u);
-    }
-    *subst = 0;
-    if (!need) return true;
-    for (uint32_t k = 0; k < 127; ++k)
-        if (!(used[k >> 6] >> (k & 63) & 1)) {
-            *subst = 0x7FFFFF80u + k;
-            return true;
-        }
-    fmag_gpu_err(err, errlen,
-                 "the inputs use every NaN pattern 0x7FFFFF80-0x7FFFFFFF: the CUDA runner could "
-                 "not tell an input NaN 0x7FFFFFFF from a computed one");
-    return false;
-}
+/* A baked module (BakeCuda.c). */
+typedef struct fmag_cu_baked {
+    CUmodule mod;
+    CUfunction fn;
+} fmag_cu_baked;
 
-/* NVIDIA's arithmetic returns the NaN 0x7FFFFFFF; the reference VM stores every computed NaN
- * as FMAG_VM_CANONICAL_NAN, so the read-back maps one to the other (which keeps the kernels'
- * inner loop one instruction shorter). An input NaN with exactly those bits that no
- * instruction overwrites must come back unchanged: such inputs are uploaded as the pattern
- * *subst found nowhere in the inputs, which the read-back maps back. */
-static bool upload_inputs(fmag_gpu_cuda *c, CUdeviceptr dst, const float *in, size_t bytes,
-                          uint32_t *subst, char *err, size_t errlen)
-{
-    if (!nan_substitute(in, bytes / 4, subst, err, errlen)) return false;
-    if (!*subst) return cu_ok(c, c->cuMemcpyHtoD_v2(dst, in, bytes), "cuMemcpyHtoD", err, errlen);
-    uint32_t *tmp = malloc(bytes);
-    if (!tmp) {
-        fmag_gpu_err(err, errlen, "out of memory");
-        return false;
-    }
-    memcpy(tmp, in, bytes);
-    for (size_t w = 0; w < bytes / 4; ++w)
-        if (tmp[w] == 0x7FFFFFFFu) tmp[w] = *subst;
-    bool ok = cu_ok(c, c->cuMemcpyHtoD_v2(dst, tmp, bytes), "cuMemcpyHtoD", err, errlen);
-    free(tmp);
-    return ok;
-}
+/* One launch's plan: the kernel, its register rows and elements a thread, the code. */
+typedef struct cu_plan {
+    int kernel;
+    /* a baked program's kernel (BakeCuda.c: one element a thread, its own NaNs canonical, so
+     * no NaN census), or NULL */
+    CUfunction baked;
+    uint32_t rf, rows, k; /* rows: register rows allocated (0: rf) */
+    bool spec, shared;
+    fmag_gpu_word4 *code;
+    size_t ncode;
+    uint32_t *tab;
+    fmag_cuda_args_c a; /* the pointers and n are set per chunk */
+} cu_plan;
 
-bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, size_t errlen)
+/* Kernel choice, from the H200 measurements in docs/PERFORMANCE.md:
+ *  uniform, rf <= 4: forwarding pre-decode, 8 elements a thread (Horner-like chains);
+ *  uniform, rf <= 256: pre-decoded stream in constant memory, switch on operand kinds
+ *  (rf <= 32: byte-offset records, with or without select fusion);
+ *  per lane: the streams interleaved [instr][program], 8 / 4 / 1 elements a thread (as
+ *  many as share a program), rf <= 32 rewritten with byte offsets (laneb, or lanebu when
+ *  every program has the same operand kinds); larger register files: local-memory
+ *  kernels. */
+static bool plan_launch(const fmag_gpu_job *job, cu_plan *pl, char *err, size_t errlen)
 {
-    if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen)) return false;
+    memset(pl, 0, sizeof *pl);
     uint32_t rf = fmag_gpu_pow2_regs(job->max_regs < 2 ? 2 : job->max_regs);
     /* One program for every element: the uniform kernels. */
     const fmag_vm_program *uni = NULL;
@@ -367,7 +360,14 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     }
     if (uni) rf = fmag_gpu_pow2_regs(uni->regs < 2 ? 2 : uni->regs);
     uint8_t *scratch = calloc(rf, 1);
-    if (!scratch) {
+    size_t maxlen = 0;
+    for (size_t k = 0; k < job->nprogs; ++k)
+        if (job->progs[k]->ninstr > maxlen) maxlen = job->progs[k]->ninstr;
+    pl->ncode = uni ? uni->ninstr : maxlen * job->nprogs;
+    pl->code = calloc(pl->ncode ? pl->ncode : 1, sizeof *pl->code);
+    pl->tab = calloc(job->nprogs * 4, sizeof *pl->tab);
+    if (!scratch || !pl->code || !pl->tab) {
+        free(scratch);
         fmag_gpu_err(err, errlen, "out of memory");
         return false;
     }
@@ -380,48 +380,24 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     }
     free(scratch);
 
-    fmag_cuda_args_c a;
-    memset(&a, 0, sizeof a);
-    a.n = (uint32_t)job->n, a.in_stride = (uint32_t)job->in_stride;
-    a.out_stride = (uint32_t)job->out_stride, a.evals = job->evals, a.zero_init = zero;
-    a.nprogs = (uint32_t)job->nprogs;
-    a.regs = uni ? uni->regs : job->max_regs;
-    a.nin = uni ? uni->nin : job->max_nin;
-    a.nout = uni ? uni->nout : job->max_nout;
-
-    /* Host staging: code (uniform: as is, or pre-decoded; per lane: interleaved
-     * [instr][program] and padded with no-ops so a warp's fetches coalesce), program table. */
-    size_t maxlen = 0;
-    for (size_t k = 0; k < job->nprogs; ++k)
-        if (job->progs[k]->ninstr > maxlen) maxlen = job->progs[k]->ninstr;
-    size_t ncode = uni ? uni->ninstr : maxlen * job->nprogs;
-    fmag_gpu_word4 *code = calloc(ncode ? ncode : 1, sizeof *code);
-    uint32_t *tab = calloc(job->nprogs * 4, sizeof *tab);
-    if (!code || !tab) {
-        free(code);
-        free(tab);
-        fmag_gpu_err(err, errlen, "out of memory");
-        return false;
-    }
-    const char *kname = NULL;
-    bool spec = false, shared = true;
+    fmag_cuda_args_c *a = &pl->a;
+    a->evals = job->evals, a->zero_init = zero;
+    a->nprogs = (uint32_t)job->nprogs;
+    a->regs = uni ? uni->regs : job->max_regs;
+    a->nin = uni ? uni->nin : job->max_nin;
+    a->nout = uni ? uni->nout : job->max_nout;
+    fmag_gpu_word4 *code = pl->code;
+    uint32_t *tab = pl->tab;
+    int kernel = -1;
     uint32_t k = 1;
-    /* Kernel choice, from the H200 measurements in docs/PERFORMANCE.md:
-     *  uniform, rf <= 4: forwarding pre-decode, 8 elements a thread (Horner-like chains);
-     *  uniform, rf <= 256: pre-decoded stream in constant memory, switch on operand kinds
-     *  (rf <= 32: byte-offset records, with or without select fusion);
-     *  per lane: the streams interleaved [instr][program], 8 / 4 / 1 elements a thread (as
-     *  many as share a program), rf <= 32 rewritten with byte offsets (laneb, or lanebu when
-     *  every program has the same operand kinds); larger register files: local-memory
-     *  kernels. */
+    bool shared = true;
     uint8_t needed[32];
-    uint32_t npd = UINT32_MAX, rows = 0; /* rows: register rows allocated (0: rf) */
-    bool lane = false;
+    uint32_t npd = UINT32_MAX, rows = 0;
     if (uni && rf <= 4) {
         k = 8;
         npd = fmag_gpu_predecode_fwd((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf,
                                      k * FMAG_CUDA_T * 4u, uni->nout, code, needed);
-        kname = cu_kernel(FMAG_CU_FWD, rf, k);
+        kernel = cu_kernel(FMAG_CU_fwd, rf, k);
     } else if (uni && rf <= 32) {
         k = 4;
         npd = fmag_gpu_predecode_sel((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
@@ -433,12 +409,12 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
         if (npd > 0 && fused * 10 >= npd) {
             /* byte offsets: one mask per operand instead of a mask and a scale */
             fmag_gpu_predecode_bytes(code, npd, k * FMAG_CUDA_T * 4u);
-            kname = cu_kernel(FMAG_CU_SELB, rf, k);
+            kernel = cu_kernel(FMAG_CU_selb, rf, k);
         } else {
             /* the unfused records, byte offsets too */
             npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
             fmag_gpu_predecode_bytes(code, npd, k * FMAG_CUDA_T * 4u);
-            kname = cu_kernel(FMAG_CU_SPECB, rf, k);
+            kernel = cu_kernel(FMAG_CU_specb, rf, k);
         }
         /* at rf 32, shared memory for the program's own registers only (more blocks per
          * multiprocessor; at rf 8-16 it lost, docs/PERFORMANCE.md). The records are clamped
@@ -448,26 +424,25 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
     } else if (uni && rf <= 256) {
         k = rf <= 32 ? 4 : rf == 64 ? 2 : 1;
         npd = fmag_gpu_predecode((const fmag_gpu_word4 *)uni->code, uni->ninstr, rf, code);
-        kname = cu_kernel(FMAG_CU_SPEC, rf, k);
+        kernel = cu_kernel(FMAG_CU_spec, rf, k);
     }
     if (npd <= FMAG_CUDA_MAX_UNIFORM_C) {
-        spec = true;
-        a.ninstr = npd;
+        pl->spec = true;
+        a->ninstr = npd;
     } else if (uni) {
         rows = 0;
         memcpy(code, uni->code, (size_t)uni->ninstr * 16);
-        a.ninstr = uni->ninstr;
+        a->ninstr = uni->ninstr;
         if (rf < 4) rf = 4;
         if (rf <= 256) {
             k = rf <= 32 ? 4 : 1;
-            kname = cu_kernel(FMAG_CU_SHARED, rf, k);
+            kernel = cu_kernel(FMAG_CU_shared, rf, k);
         } else {
             shared = false;
             rf = rf <= 1024 ? 1024 : 4096;
-            kname = cu_kernel(FMAG_CU_LOCAL, rf, 1);
+            kernel = cu_kernel(FMAG_CU_local, rf, 1);
         }
     } else {
-        lane = true;
         for (size_t i = 0; i < maxlen; ++i)
             for (size_t p = 0; p < job->nprogs; ++p)
                 if (i < job->progs[p]->ninstr)
@@ -476,78 +451,379 @@ bool fmag_gpu_cuda_run(fmag_gpu_cuda *c, const fmag_gpu_job *job, char *err, siz
             tab[4 * p] = job->progs[p]->nin, tab[4 * p + 1] = job->progs[p]->nout;
             tab[4 * p + 2] = job->progs[p]->regs, tab[4 * p + 3] = job->progs[p]->ninstr;
         }
-        a.ninstr = (uint32_t)maxlen;
+        a->ninstr = (uint32_t)maxlen;
         if (rf <= 4 && k_share(job->prog_index, job->n, 8)) {
             k = 8;
-            kname = cu_kernel(FMAG_CU_LANE, rf, k);
+            kernel = cu_kernel(FMAG_CU_lane, rf, k);
         } else if (rf <= 256) {
             if (rf < 4) rf = 4;
             k = rf <= 32 && k_share(job->prog_index, job->n, 4) ? 4 : 1;
-            kname = cu_kernel(FMAG_CU_LANE, rf, k);
+            kernel = cu_kernel(FMAG_CU_lane, rf, k);
         } else {
             shared = false;
             rf = rf <= 1024 ? 1024 : 4096;
-            kname = cu_kernel(FMAG_CU_LOCAL_LANE, rf, 1);
+            kernel = cu_kernel(FMAG_CU_local_lane, rf, 1);
         }
         if (shared && rf <= 32) {
             /* operands as byte offsets, kinds as bits; programs that agree on every
              * instruction's operand kinds (32 Horner polynomials, say) branch on a kind for
              * the whole warp and skip literal operands' loads (docs/PERFORMANCE.md) */
             bool agree = fmag_gpu_lane_kinds_agree(code, maxlen, job->nprogs);
-            fmag_gpu_predecode_lane(code, (uint32_t)ncode, rf, k * FMAG_CUDA_T * 4u, code);
-            kname = cu_kernel(agree ? FMAG_CU_LANEBU : FMAG_CU_LANEB, rf, k);
+            fmag_gpu_predecode_lane(code, (uint32_t)pl->ncode, rf, k * FMAG_CUDA_T * 4u, code);
+            kernel = cu_kernel(agree ? FMAG_CU_lanebu : FMAG_CU_laneb, rf, k);
         }
     }
-
-    CUdeviceptr d[5] = {0, 0, 0, 0, 0};
-    size_t sz[5] = {ncode * 16, job->nprogs * 16, job->prog_index ? job->n * 4 : 4,
-                    job->n * job->in_stride * 4, job->n * job->out_stride * 4};
-    bool ok = true;
-    for (int i = 0; ok && i < 5; ++i)
-        ok = cu_ok(c, c->cuMemAlloc_v2(&d[i], sz[i] ? sz[i] : 16), "cuMemAlloc", err, errlen);
-    if (ok && spec) {
-        CUdeviceptr cst;
-        size_t csz;
-        ok = cu_ok(c, c->cuModuleGetGlobal_v2(&cst, &csz, c->mod, "fmag_cuda_ucode"),
-                   "cuModuleGetGlobal", err, errlen) &&
-             (a.ninstr == 0 || cu_ok(c, c->cuMemcpyHtoD_v2(cst, code, (size_t)a.ninstr * 16),
-                                     "cuMemcpyHtoD", err, errlen));
-    }
-    if (ok && !spec && ncode)
-        ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[0], code, ncode * 16), "cuMemcpyHtoD", err, errlen);
-    if (ok) ok = cu_ok(c, c->cuMemcpyHtoD_v2(d[1], tab, sz[1]), "cuMemcpyHtoD", err, errlen);
-    if (ok && job->prog_index)
-        ok =
-            cu_ok(c, c->cuMemcpyHtoD_v2(d[2], job->prog_index, sz[2]), "cuMemcpyHtoD", err, errlen);
-    uint32_t subst = 0;
-    if (ok && sz[3]) ok = upload_inputs(c, d[3], job->in, sz[3], &subst, err, errlen);
-    a.code = d[0], a.progs = d[1], a.prog_index = d[2], a.in = d[3], a.out = d[4];
-    if (ok && !kname) {
+    if (kernel < 0) {
         fmag_gpu_err(err, errlen, "CUDA: no kernel for this launch (rf %u, %u elements a thread)",
                      (unsigned)rf, (unsigned)k);
-        ok = false;
+        return false;
     }
-    if (ok) ok = launch(c, kname, rows ? rows : rf, k, &a, shared, lane, job, err, errlen);
-    if (ok) snprintf(c->last, sizeof c->last, "%s", kname);
-    if (ok && sz[4]) {
-        uint32_t *res = malloc(sz[4]);
-        if (!res) {
-            fmag_gpu_err(err, errlen, "out of memory");
-            ok = false;
-        } else {
-            ok = cu_ok(c, c->cuMemcpyDtoH_v2(res, d[4], sz[4]), "cuMemcpyDtoH", err, errlen);
-            for (size_t w = 0; ok && w < sz[4] / 4; ++w)
-                if (res[w] == 0x7FFFFFFFu)
-                    res[w] = FMAG_VM_CANONICAL_NAN;
-                else if (subst && res[w] == subst)
-                    res[w] = 0x7FFFFFFFu;
-            if (ok) fmag_gpu_copy_outputs(job, (const float *)res);
-            free(res);
+    pl->kernel = kernel, pl->rf = rf, pl->rows = rows, pl->k = k, pl->shared = shared;
+    return true;
+}
+
+/* The program's code and table on the device: records in constant memory (kept there while
+ * the next launch runs the same records), else the code buffer. */
+static bool upload_program(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, char *err,
+                           size_t errlen)
+{
+    fmag_cuda_args_c *a = &pl->a;
+    if (pl->spec) {
+        size_t bytes = (size_t)a->ninstr * 16;
+        if (!c->ucode_valid || c->nucode != a->ninstr || memcmp(c->ucode, pl->code, bytes)) {
+            CUdeviceptr cst;
+            size_t csz;
+            c->ucode_valid = false;
+            if (!cu_ok(c, c->cuModuleGetGlobal_v2(&cst, &csz, c->mod, "fmag_cuda_ucode"),
+                       "cuModuleGetGlobal", err, errlen) ||
+                (bytes &&
+                 !cu_ok(c, c->cuMemcpyHtoD_v2(cst, pl->code, bytes), "cuMemcpyHtoD", err, errlen)))
+                return false;
+            memcpy(c->ucode, pl->code, bytes);
+            c->nucode = a->ninstr, c->ucode_valid = true;
         }
+    } else if (!cu_reserve(c, &c->code, pl->ncode * 16, err, errlen) ||
+               (pl->ncode && !cu_ok(c, c->cuMemcpyHtoD_v2(c->code.ptr, pl->code, pl->ncode * 16),
+                                    "cuMemcpyHtoD", err, errlen))) {
+        return false;
     }
-    for (int i = 0; i < 5; ++i)
-        if (d[i]) c->cuMemFree_v2(d[i]);
-    free(code);
-    free(tab);
+    if (!cu_reserve(c, &c->progs, job->nprogs * 16, err, errlen) ||
+        !cu_ok(c, c->cuMemcpyHtoD_v2(c->progs.ptr, pl->tab, job->nprogs * 16), "cuMemcpyHtoD", err,
+               errlen))
+        return false;
+    a->code = c->code.ptr, a->progs = c->progs.ptr;
+    return true;
+}
+
+static bool launch(fmag_gpu_cuda *c, const cu_plan *pl, fmag_cuda_args_c *a, void *stream,
+                   char *err, size_t errlen)
+{
+    CUfunction f = pl->baked ? pl->baked : cu_function(c, pl->kernel, pl->shared, err, errlen);
+    if (!f) return false;
+    unsigned smem = pl->shared ? (pl->rows ? pl->rows : pl->rf) * pl->k * FMAG_CUDA_T * 4u : 0u;
+    unsigned per = pl->shared ? pl->k * FMAG_CUDA_T : FMAG_CUDA_T;
+    unsigned grid = (a->n + per - 1) / per;
+    void *params[] = {a};
+    ++c->count.launches;
+    return cu_ok(c, c->cuLaunchKernel(f, grid, 1, 1, FMAG_CUDA_T, 1, 1, smem, stream, params, NULL),
+                 "cuLaunchKernel", err, errlen);
+}
+
+/* The NaN census of elements [0, n) of the input image at in (fmag_cuda.cuh), into the
+ * four words at census, on stream s. */
+static bool census(fmag_gpu_cuda *c, CUdeviceptr in, uint32_t n, uint32_t nin, uint32_t in_elem,
+                   uint32_t in_col, CUdeviceptr words, void *s, char *err, size_t errlen)
+{
+    if (!cu_ok(c, c->cuMemsetD32Async(words, 0, 4, s), "cuMemsetD32Async", err, errlen))
+        return false;
+    if (!nin) return true;
+    void *params[] = {&in, &n, &nin, &in_elem, &in_col, &words};
+    return cu_ok(c,
+                 c->cuLaunchKernel(c->scan, (n + FMAG_CUDA_T - 1) / FMAG_CUDA_T, 1, 1, FMAG_CUDA_T,
+                                   1, 1, 0, s, params, NULL),
+                 "cuLaunchKernel(fmag_nan_scan)", err, errlen);
+}
+
+/* False when the census found 0x7FFFFFFF among the inputs and no free substitute pattern. */
+static bool census_ok(const uint32_t *w, char *err, size_t errlen)
+{
+    if (!(w[3] >> 31) || (w[0] & w[1] & w[2] & (w[3] | 0x80000000u)) != 0xFFFFFFFFu) return true;
+    fmag_gpu_err(err, errlen,
+                 "the inputs use every NaN pattern 0x7FFFFF80-0x7FFFFFFF: the CUDA runner could "
+                 "not tell an input NaN 0x7FFFFFFF from a computed one");
+    return false;
+}
+
+/* One chunk of a pipelined launch: elements [e0, e1) and where they lie in the images (one
+ * run of rows, or a piece of every column). */
+typedef struct cu_chunk {
+    size_t e0, e1, in_at, in_len, out_at, out_len;
+} cu_chunk;
+
+static cu_chunk chunk_at(const fmag_gpu_job *job, size_t e0, size_t chunk)
+{
+    uint32_t ie, ic, oe, oc;
+    fmag_gpu_strides(job, &ie, &ic, &oe, &oc);
+    bool cols = job->layout == FMAG_GPU_COLUMNS;
+    cu_chunk k;
+    k.e0 = e0, k.e1 = e0 + chunk < job->n ? e0 + chunk : job->n;
+    size_t m = k.e1 - e0;
+    k.in_at = cols ? e0 : e0 * ie, k.in_len = cols ? m : m * ie;
+    k.out_at = cols ? e0 : e0 * oe, k.out_len = cols ? m : m * oe;
+    return k;
+}
+
+/* Queues chunk k's upload on stream s: from the caller's arrays (direct: the device image has
+ * their layout; the driver stages pageable memory itself) or packed into pinned staging. */
+static bool queue_inputs(fmag_gpu_cuda *c, const fmag_gpu_job *job, const cu_chunk *k, bool direct,
+                         void *s, char *err, size_t errlen)
+{
+    bool cols = job->layout == FMAG_GPU_COLUMNS, ok = true;
+    float *h_in = c->h_in;
+    if (!direct) fmag_gpu_pack_inputs(job, h_in, k->e0, k->e1);
+    for (size_t i = 0; ok && k->in_len && (cols || job->in) && i < (cols ? job->max_nin : 1); ++i) {
+        size_t w = k->in_at + i * job->n;
+        const float *src = !direct ? h_in + w : cols ? job->in_cols[i] + k->e0 : job->in + w;
+        ok = cu_ok(c, c->cuMemcpyHtoDAsync_v2(c->in.ptr + w * 4, src, k->in_len * 4, s),
+                   "cuMemcpyHtoDAsync", err, errlen);
+    }
+    if (ok && job->prog_index) {
+        size_t m = k->e1 - k->e0;
+        const uint32_t *src = job->prog_index + k->e0;
+        if (!direct) {
+            uint32_t *h_idx = (uint32_t *)(h_in + fmag_gpu_in_words(job)) + k->e0;
+            memcpy(h_idx, src, m * 4);
+            src = h_idx;
+        }
+        ok = cu_ok(c, c->cuMemcpyHtoDAsync_v2(c->index.ptr + k->e0 * 4, src, m * 4, s),
+                   "cuMemcpyHtoDAsync", err, errlen);
+    }
     return ok;
 }
+
+/* Queues chunk k's read-back on stream s: into the caller's arrays (direct) or pinned
+ * staging, then the census and the chunk's event. */
+static bool queue_outputs(fmag_gpu_cuda *c, const fmag_gpu_job *job, const cu_chunk *k,
+                          unsigned idx, bool direct, void *s, char *err, size_t errlen)
+{
+    bool cols = job->layout == FMAG_GPU_COLUMNS, ok = true;
+    for (size_t i = 0; ok && k->out_len && i < (cols ? job->max_nout : 1); ++i) {
+        size_t w = k->out_at + i * job->n;
+        float *dst = !direct ? (float *)c->h_out + w
+                     : cols  ? job->out_cols[i] + k->e0
+                             : job->out + w;
+        ok = cu_ok(c, c->cuMemcpyDtoHAsync_v2(dst, c->out.ptr + w * 4, k->out_len * 4, s),
+                   "cuMemcpyDtoHAsync", err, errlen);
+    }
+    return ok &&
+           cu_ok(c, c->cuMemcpyDtoHAsync_v2(c->h_nan + 4 * idx, c->nan.ptr + idx * 16u, 16, s),
+                 "cuMemcpyDtoHAsync", err, errlen) &&
+           cu_ok(c, c->cuEventRecord(c->event[idx], s), "cuEventRecord", err, errlen);
+}
+
+/* Host arrays: the pipelined copies. Chunk by chunk the host queues the upload, the census
+ * and the kernel on one of two streams, then the read-back of the chunk before, so that a
+ * chunk's copies overlap the kernel of its neighbour; then it waits for the chunks in turn
+ * (and unpacks those read back into staging). The copies go straight from and to the
+ * caller's arrays where their layout is the device image's (inputs always; outputs when
+ * dense or columns), else through pinned staging (fmag_gpu_runner_set_host_staging). */
+static bool run_host(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, char *err,
+                     size_t errlen)
+{
+    size_t n = job->n, inw = fmag_gpu_in_words(job), outw = fmag_gpu_out_words(job);
+    size_t idx_bytes = job->prog_index ? n * 4 : 0;
+    bool cols = job->layout == FMAG_GPU_COLUMNS;
+    bool direct_in = !c->staged;
+    bool direct_out =
+        !c->staged && (cols || (!job->prog_index && job->progs[0]->nout == job->out_stride));
+    if (!cu_reserve(c, &c->in, inw * 4, err, errlen) ||
+        !cu_reserve(c, &c->out, outw * 4, err, errlen) ||
+        !cu_reserve(c, &c->index, idx_bytes, err, errlen) ||
+        !cu_reserve(c, &c->nan, FMAG_CU_MAX_CHUNKS * 16, err, errlen) ||
+        (!direct_in &&
+         !cu_reserve_host(c, &c->h_in, &c->h_in_cap, inw * 4 + idx_bytes, err, errlen)) ||
+        (!direct_out && !cu_reserve_host(c, &c->h_out, &c->h_out_cap, outw * 4, err, errlen)))
+        return false;
+    uint32_t ie, ic, oe, oc;
+    fmag_gpu_strides(job, &ie, &ic, &oe, &oc);
+    size_t chunk = job->reps ? n : fmag_gpu_chunk_elems(job, 1024);
+    if ((n + chunk - 1) / chunk > FMAG_CU_MAX_CHUNKS)
+        chunk = ((n + FMAG_CU_MAX_CHUNKS - 1) / FMAG_CU_MAX_CHUNKS + 1023) / 1024 * 1024;
+    fmag_cuda_args_c a = pl->a;
+    a.in_stride = ie, a.in_col = ic, a.out_stride = oe, a.out_col = oc;
+    bool ok = true;
+    unsigned nchunks = 0, nqueued = 0;
+    for (size_t e0 = 0; ok && e0 < n; e0 += chunk, ++nchunks) {
+        cu_chunk k = chunk_at(job, e0, chunk);
+        void *s = c->stream[nchunks % FMAG_CU_STREAMS];
+        a.in = c->in.ptr + k.in_at * 4, a.out = c->out.ptr + k.out_at * 4;
+        a.prog_index = c->index.ptr + e0 * 4, a.n = (uint32_t)(k.e1 - e0);
+        a.nan = c->nan.ptr + nchunks * 16u;
+        /* baked code canonicalizes its own NaNs: its census is the zeroed words alone */
+        ok = queue_inputs(c, job, &k, direct_in, s, err, errlen) &&
+             census(c, a.in, a.n, pl->baked ? 0 : job->max_nin, ie, ic, a.nan, s, err, errlen) &&
+             launch(c, pl, &a, s, err, errlen);
+        if (ok && nchunks > 0) {
+            cu_chunk prev = chunk_at(job, e0 - chunk, chunk);
+            ok = queue_outputs(c, job, &prev, nchunks - 1, direct_out,
+                               c->stream[(nchunks - 1) % FMAG_CU_STREAMS], err, errlen);
+            nqueued += ok;
+        }
+    }
+    if (ok && nchunks > 0) {
+        cu_chunk last = chunk_at(job, (size_t)(nchunks - 1) * chunk, chunk);
+        ok = queue_outputs(c, job, &last, nchunks - 1, direct_out,
+                           c->stream[(nchunks - 1) % FMAG_CU_STREAMS], err, errlen);
+        nqueued += ok;
+    }
+    c->count.chunks += nchunks;
+    /* every queued chunk is waited for, also after an error: the staging stays in use */
+    for (unsigned i = 0; i < nqueued; ++i) {
+        bool done = cu_ok(c, c->cuEventSynchronize(c->event[i]), "kernel", err, errlen);
+        ok = ok && done && census_ok(c->h_nan + 4 * i, err, errlen);
+        if (ok && !direct_out) {
+            cu_chunk k = chunk_at(job, (size_t)i * chunk, chunk);
+            fmag_gpu_unpack_outputs(job, c->h_out, k.e0, k.e1);
+        }
+    }
+    if (!ok) /* chunks queued without their read-back: let the streams drain */
+        for (unsigned i = 0; i < FMAG_CU_STREAMS; ++i)
+            c->cuStreamSynchronize(c->stream[i]);
+    if (!ok || !job->reps) return ok;
+    /* Timing: launches of the whole job on the resident data (one chunk: a is its args). */
+    double *t = calloc(job->reps + 1, sizeof *t);
+    if (!t) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return false;
+    }
+    for (unsigned r = 0; ok && r < job->reps + 1; ++r) {
+        double t0 = fmag_gpu_now_ms();
+        ok = launch(c, pl, &a, c->stream[0], err, errlen) &&
+             cu_ok(c, c->cuStreamSynchronize(c->stream[0]), "kernel", err, errlen);
+        t[r] = fmag_gpu_now_ms() - t0;
+    }
+    if (ok) *job->median_ms = fmag_gpu_median(t + 1, job->reps);
+    free(t);
+    return ok;
+}
+
+/* The caller's device buffers: the census and the kernel on them, nothing copied. */
+static bool run_device(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, char *err,
+                       size_t errlen)
+{
+    if (!cu_reserve(c, &c->nan, FMAG_CU_MAX_CHUNKS * 16, err, errlen)) return false;
+    fmag_cuda_args_c a = pl->a;
+    a.in = (CUdeviceptr)(job->dev_in.handle + job->dev_in.offset);
+    a.out = (CUdeviceptr)(job->dev_out.handle + job->dev_out.offset);
+    a.in_stride = (uint32_t)job->in_stride, a.in_col = 1;
+    a.out_stride = (uint32_t)job->out_stride, a.out_col = 1;
+    a.n = (uint32_t)job->n, a.nan = c->nan.ptr, a.prog_index = 0;
+    void *s = c->stream[0];
+    ++c->count.chunks;
+    return census(c, a.in, a.n, pl->baked ? 0 : job->max_nin, a.in_stride, 1, a.nan, s, err,
+                  errlen) &&
+           launch(c, pl, &a, s, err, errlen) &&
+           cu_ok(c, c->cuMemcpyDtoHAsync_v2(c->h_nan, a.nan, 16, s), "cuMemcpyDtoHAsync", err,
+                 errlen) &&
+           cu_ok(c, c->cuStreamSynchronize(s), "kernel", err, errlen) &&
+           census_ok(c->h_nan, err, errlen);
+}
+
+static bool cu_run(void *impl, const fmag_gpu_job *job, char *err, size_t errlen)
+{
+    fmag_gpu_cuda *c = impl;
+    if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen)) return false;
+    cu_plan pl;
+    bool ok;
+    if (job->native) { /* baked (Tier.c): its kernel over the job's images */
+        memset(&pl, 0, sizeof pl);
+        pl.baked = ((const fmag_cu_baked *)job->native)->fn;
+        pl.a.evals = job->evals;
+        ok = true;
+    } else {
+        ok = plan_launch(job, &pl, err, errlen) && upload_program(c, job, &pl, err, errlen);
+    }
+    if (ok)
+        ok = job->layout == FMAG_GPU_DEVICE ? run_device(c, job, &pl, err, errlen)
+                                            : run_host(c, job, &pl, err, errlen);
+    if (ok)
+        snprintf(c->last, sizeof c->last, "%s",
+                 pl.baked ? "baked" : fmag_cu_kernels[pl.kernel].name);
+    free(pl.code);
+    free(pl.tab);
+    return ok;
+}
+
+void *fmag_gpu_cuda_module_load(fmag_gpu_cuda *c, const void *image, const char *name, char *err,
+                                size_t errlen)
+{
+    fmag_cu_baked *b = calloc(1, sizeof *b);
+    if (!b) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    /* the calling thread (the bake thread) needs the context current */
+    if (cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen) &&
+        cu_ok(c, c->cuModuleLoadData(&b->mod, image), "cuModuleLoadData", err, errlen) &&
+        cu_ok(c, c->cuModuleGetFunction(&b->fn, b->mod, name), name, err, errlen))
+        return b;
+    fmag_gpu_cuda_module_release(c, b);
+    return NULL;
+}
+
+void fmag_gpu_cuda_module_release(fmag_gpu_cuda *c, void *m)
+{
+    fmag_cu_baked *b = m;
+    if (b && b->mod) {
+        c->cuCtxSetCurrent(c->ctx);
+        c->cuModuleUnload(b->mod);
+    }
+    free(b);
+}
+
+void fmag_gpu_cuda_arch(const fmag_gpu_cuda *c, int *major, int *minor)
+{
+    *major = c->major, *minor = c->minor;
+}
+
+static bool cu_baker(void *impl, struct fmag_gpu_baker *out)
+{
+    return fmag_gpu_cuda_baker(impl, out);
+}
+
+static void cu_last_launch(void *impl, char *buf, size_t len)
+{
+    fmag_gpu_cuda *c = impl;
+    snprintf(buf, len, "%s", c->last);
+}
+
+static bool cu_native(void *impl, fmag_gpu_native *out)
+{
+    fmag_gpu_cuda *c = impl;
+    out->api = FMAG_GPU_CUDA;
+    out->cuda_device = c->dev;
+    return true;
+}
+
+static void cu_set_staged(void *impl, bool staged)
+{
+    ((fmag_gpu_cuda *)impl)->staged = staged;
+}
+
+static void cu_counters(void *impl, fmag_gpu_counters *out)
+{
+    *out = ((fmag_gpu_cuda *)impl)->count;
+}
+
+const fmag_gpu_backend fmag_gpu_cuda_backend = {
+    .name = "cuda",
+    .max_regs = FMAG_GPU_CUDA_MAX_REGS,
+    .create = cu_create,
+    .destroy = cu_destroy,
+    .run = cu_run,
+    .last_launch = cu_last_launch,
+    .native = cu_native,
+    .counters = cu_counters,
+    .set_staged = cu_set_staged,
+    .baker = cu_baker,
+};

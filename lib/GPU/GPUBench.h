@@ -11,51 +11,55 @@ extern "C" {
 #endif
 
 /* The Vulkan runner's designs (docs/GPU.md). AUTO (the default) picks per launch from the
- * H200 measurements in docs/PERFORMANCE.md; the others force one.
+ * H200 measurements in docs/PERFORMANCE.md; the others force one of the designs AUTO picks
+ * elsewhere (the runner ships no design that AUTO cannot pick):
  *  PRIVATE: gpu/fmag_run.comp with the interpreter's private array `float r[RF]` (local
- *    memory on NVIDIA);
- *  WORKGROUP: fmag_run.comp with the register file in workgroup shared memory
- *    [reg][invocation] (where RF * 64 * 4 bytes fit the device's shared memory; else PRIVATE);
- *  *_INTERLEAVED: per-lane programs' code stored [instruction][program] instead of one
- *    program after another (uniform launches are the same either way);
+ *    memory on NVIDIA); *_INTERLEAVED: per-lane programs' code stored [instruction][program];
  *  *_PREDECODED: the code pre-decoded on the host (operand kinds as bits, register indices
- *    masked; uniform: no-ops dropped), per-lane code interleaved;
+ *    masked; uniform: no-ops dropped), per-lane code interleaved; WORKGROUP_PREDECODED keeps
+ *    the register file in workgroup shared memory [reg][invocation];
  *  FAST: gpu/fmag_fast.comp, K elements per invocation sharing each record, register file
  *    [reg][element][invocation] in shared memory, records with register offsets and a
  *    uniform branch per operand-kind combination, select idiom fused, uniform records from a
- *    uniform buffer (fmag_gpu_runner_set_vk_fast forces K, the buffer and the fusion);
- *  HLSL: the fast design from the HLSL interpreter (gpu/fmag_run.hlsl, glslang's HLSL front
- *    end), for the same launches; fmag_run.comp's designs elsewhere;
- *  FAST_O0: FAST from SPIR-V that glslc did not optimize (-O0). */
+ *    uniform buffer (fmag_gpu_runner_set_vk_fast forces K, the buffer, the fusion, VEC). */
 typedef enum fmag_gpu_vk_design {
     FMAG_GPU_VK_AUTO,
     FMAG_GPU_VK_PRIVATE,
     FMAG_GPU_VK_PRIVATE_INTERLEAVED,
-    FMAG_GPU_VK_WORKGROUP,
-    FMAG_GPU_VK_WORKGROUP_INTERLEAVED,
     FMAG_GPU_VK_PRIVATE_PREDECODED,
     FMAG_GPU_VK_WORKGROUP_PREDECODED,
-    FMAG_GPU_VK_FAST,
-    FMAG_GPU_VK_HLSL,
-    FMAG_GPU_VK_FAST_O0
+    FMAG_GPU_VK_FAST
 } fmag_gpu_vk_design;
 /* False (and nothing changes) when r is not a Vulkan runner or d is not a design above. */
 bool fmag_gpu_runner_set_vk_design(fmag_gpu_runner *r, fmag_gpu_vk_design d);
 
 /* Knobs of the FAST design; 0 or -1 leaves one to the runner's table. */
 typedef struct fmag_gpu_vk_fast_knobs {
-    unsigned k;  /* elements per invocation: 1, 2, 4 or 8; 0: automatic */
-    int ubo;     /* uniform records: 1 uniform buffer, 0 storage buffer, -1 automatic */
-    int fuse;    /* select idiom fused: 1 / 0, -1 automatic */
-    int bcast;   /* uniform records through subgroupBroadcastFirst: 1 / 0, -1 automatic */
-    unsigned wg; /* invocations a workgroup: 32, 64 or 128 (GLSL builds); 0: automatic */
-    int vec;     /* the VEC layout at k 2 and 4 (one vector access for the k elements): 1 / 0,
-                    -1 automatic */
-    int spec;    /* uniform records as specialization constants, a pipeline per program (at
-                    most 64 records): 1 / 0, -1 automatic */
+    unsigned k; /* elements per invocation: 1, 2, 4 or 8; 0: automatic */
+    int ubo;    /* uniform records: 1 uniform buffer, 0 storage buffer, -1 automatic */
+    int fuse;   /* select idiom fused: 1 / 0, -1 automatic */
+    int vec;    /* the VEC layout at k 2 and 4 (one vector access for the k elements): 1 / 0,
+                   -1 automatic */
 } fmag_gpu_vk_fast_knobs;
 /* False when r is not a Vulkan runner or a knob is out of range. */
 bool fmag_gpu_runner_set_vk_fast(fmag_gpu_runner *r, fmag_gpu_vk_fast_knobs knobs);
+
+/* Elements a chunk of the pipelined host copies (0, the default: the runner's choice; a
+ * multiple of 1024 otherwise, rounded up): tests compare chunked and unchunked launches. */
+void fmag_gpu_runner_set_chunk(fmag_gpu_runner *r, size_t elems);
+
+/* CUDA: copy host arrays through the runner's pinned staging (true) instead of straight from
+ * and to the caller's arrays where their layout allows (false, the default; the driver then
+ * stages pageable memory itself). The end-to-end benchmark times both. False when r has no
+ * such choice (Vulkan always stages: it has no copy from pageable memory). */
+bool fmag_gpu_runner_set_host_staging(fmag_gpu_runner *r, bool staged);
+
+/* What a runner has done since it was made: device buffers (re)allocated, pipelines or
+ * kernels created, launches, chunks. Tests check that buffers are kept across calls. */
+typedef struct fmag_gpu_counters {
+    unsigned long buffer_allocs, pipeline_creates, launches, chunks;
+} fmag_gpu_counters;
+void fmag_gpu_runner_counters(const fmag_gpu_runner *r, fmag_gpu_counters *out);
 
 /* Benchmark entry point: the same work as fmag_gpu_run_per_lane, but every element is
  * evaluated `evals` times (evaluation k > 0 adds k/16 to each input; out receives the sum of
@@ -78,6 +82,33 @@ const char *fmag_gpu_runner_last_launch(const fmag_gpu_runner *r);
  * driver offers none (or r is not a Vulkan runner). */
 void fmag_gpu_runner_set_capture_ir(fmag_gpu_runner *r, bool on);
 size_t fmag_gpu_runner_last_ir(const fmag_gpu_runner *r, char *buf, size_t len);
+
+/* The tier-up cache's limits (docs/GPU.md, "Tiers"): entries and bytes (copies of the
+ * programs and the native code) before least-recently-used eviction; a bake that takes
+ * longer than budget_ms, or a program of more than max_instrs instructions, fails (the
+ * program stays interpreted). */
+typedef struct fmag_gpu_bake_limits {
+    unsigned max_entries;
+    size_t max_bytes;
+    double budget_ms;
+    uint32_t max_instrs;
+} fmag_gpu_bake_limits;
+/* False when r is NULL or a limit is 0. */
+bool fmag_gpu_runner_set_bake_limits(fmag_gpu_runner *r, const fmag_gpu_bake_limits *lim);
+/* Waits until no bake is queued or in progress. */
+void fmag_gpu_runner_bake_wait(fmag_gpu_runner *r);
+typedef struct fmag_gpu_bake_stat {
+    unsigned entries, ready, pending; /* in the cache now */
+    size_t bytes;
+    unsigned long long baked, failed, evicted; /* since the runner was made */
+    double last_bake_ms;                       /* the last bake: compile, then pipeline / module */
+    double last_compile_ms;                    /* its compile (shaderc / NVRTC) */
+} fmag_gpu_bake_stat;
+void fmag_gpu_runner_bake_stats(fmag_gpu_runner *r, fmag_gpu_bake_stat *st);
+/* Per-lane binning (docs/GPU.md, "Binning"): a per-lane run of at most `max_programs`
+ * distinct programs is grouped by program on the device and each group runs uniformly;
+ * 0 turns binning off. */
+bool fmag_gpu_runner_set_bin_threshold(fmag_gpu_runner *r, unsigned max_programs);
 
 #ifdef __cplusplus
 }

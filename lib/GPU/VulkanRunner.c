@@ -1,20 +1,16 @@
-/* Vulkan back end: runs the GLSL interpreter (gpu/fmag_run.comp, SPIR-V embedded at build
- * time) on any Vulkan 1.1 driver. libvulkan is loaded at run time, so binaries built with
- * Vulkan support run, and say why not, on machines without it. */
+/* Vulkan back end: runs the GLSL interpreter (gpu/fmag_run.comp and gpu/fmag_fast.comp,
+ * SPIR-V embedded at build time) on any Vulkan 1.1 driver. libvulkan is loaded at run time,
+ * so binaries built with Vulkan support run, and say why not, on machines without it. */
 #define _GNU_SOURCE /* dl_iterate_phdr, for the ASan build's driver pinning */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include <time.h>
 #include "GPUInternal.h"
 #include "fmag_gpu_host.h"
 
 #ifndef FMAG_GPU_HAVE_VULKAN
 
-struct fmag_gpu_vk {
-    int unused;
-};
-fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t errlen)
+static void *vk_create(char *desc, size_t desclen, char *err, size_t errlen)
 {
     (void)desc, (void)desclen;
     fmag_gpu_err(err, errlen,
@@ -22,39 +18,19 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
                  "FMAG_ENABLE_VULKAN=OFF, at build time)");
     return NULL;
 }
-void fmag_gpu_vk_destroy(fmag_gpu_vk *vk)
+
+/* Never called: no runner of this back end is ever made. */
+static void vk_destroy(void *impl)
 {
-    (void)vk;
+    (void)impl;
 }
-bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t errlen)
-{
-    (void)vk, (void)job;
-    fmag_gpu_err(err, errlen, "Vulkan backend not built");
-    return false;
-}
-void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
-{
-    (void)vk, (void)d;
-}
-void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
-{
-    (void)vk, (void)k;
-}
-void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
-{
-    (void)vk;
-    if (len) buf[0] = 0;
-}
-void fmag_gpu_vk_set_capture_ir(fmag_gpu_vk *vk, bool on)
-{
-    (void)vk, (void)on;
-}
-size_t fmag_gpu_vk_last_ir(fmag_gpu_vk *vk, char *buf, size_t len)
-{
-    (void)vk;
-    if (len) buf[0] = 0;
-    return 0;
-}
+
+const fmag_gpu_backend fmag_gpu_vk_backend = {
+    .name = "vulkan",
+    .max_regs = FMAG_GPU_VK_MAX_REGS,
+    .create = vk_create,
+    .destroy = vk_destroy,
+};
 
 #else
 
@@ -81,39 +57,30 @@ static int pin_module(struct dl_phdr_info *info, size_t size, void *data)
 #define FMAG_PIN_DRIVER_MODULES() ((void)0)
 #endif
 
-/* The four builds of gpu/fmag_run.comp, indexed by FMAG_VK_VARIANT_* bits. */
-extern const unsigned char fmag_spirv_fmag_run[], fmag_spirv_fmag_run_wg[],
-    fmag_spirv_fmag_run_pd[], fmag_spirv_fmag_run_wg_pd[];
-extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_wg_size,
-    fmag_spirv_fmag_run_pd_size, fmag_spirv_fmag_run_wg_pd_size;
-/* gpu/fmag_fast.comp: K elements per invocation, records from a uniform buffer */
-extern const unsigned char fmag_spirv_fmag_fast[];
-extern const size_t fmag_spirv_fmag_fast_size;
-extern const unsigned char fmag_spirv_fmag_fast_o0[];
-extern const size_t fmag_spirv_fmag_fast_o0_size;
-/* gpu/fmag_run.hlsl through glslang's HLSL front end (size 0 when not built) */
-extern const unsigned char fmag_spirv_fmag_hlsl[];
-extern const size_t fmag_spirv_fmag_hlsl_size;
-/* fmag_fast.comp -DFMAG_VEC=2 / 4 (the VEC layout) and -DFMAG_SPEC_RECORDS (-O0) */
-extern const unsigned char fmag_spirv_fmag_fast_v2[], fmag_spirv_fmag_fast_v4[],
-    fmag_spirv_fmag_fast_spec[];
-extern const size_t fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size,
-    fmag_spirv_fmag_fast_spec_size;
+/* The shader builds (lib/GPU/CMakeLists.txt), in the order of FMAG_VK_SHADER_*. */
+extern const unsigned char fmag_spirv_fmag_run[], fmag_spirv_fmag_run_pd[],
+    fmag_spirv_fmag_run_wg_pd[], fmag_spirv_fmag_fast[], fmag_spirv_fmag_fast_v2[],
+    fmag_spirv_fmag_fast_v4[];
+extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_pd_size,
+    fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size, fmag_spirv_fmag_fast_v2_size,
+    fmag_spirv_fmag_fast_v4_size;
+enum {
+    FMAG_VK_SHADER_RUN,       /* fmag_run.comp, private register file, raw stream */
+    FMAG_VK_SHADER_RUN_PD,    /* the same, pre-decoded records */
+    FMAG_VK_SHADER_RUN_WG_PD, /* workgroup register file, pre-decoded records */
+    FMAG_VK_SHADER_FAST,      /* fmag_fast.comp */
+    FMAG_VK_SHADER_FAST_V2,   /* the VEC layout, k 2 */
+    FMAG_VK_SHADER_FAST_V4,   /* the VEC layout, k 4 */
+    FMAG_VK_NSHADERS
+};
 #define FMAG_VK_VARIANT_WG 1u       /* workgroup register file */
 #define FMAG_VK_VARIANT_PD 2u       /* pre-decoded records */
 #define FMAG_VK_VARIANT_LITGUARD 4u /* pre-decoded code may hold literal guards <= 0 */
 #define FMAG_VK_VARIANT_FAST 8u     /* gpu/fmag_fast.comp */
 #define FMAG_VK_VARIANT_UBO 16u     /* fast, uniform: records from the uniform buffer */
-#define FMAG_VK_VARIANT_HLSL 32u    /* fast, from gpu/fmag_run.hlsl */
-#define FMAG_VK_VARIANT_O0 64u      /* fast, glslc -O0 */
-#define FMAG_VK_VARIANT_BCAST 128u  /* fast, uniform: records through subgroupBroadcastFirst */
-#define FMAG_VK_VARIANT_VEC 256u    /* fast, the VEC layout (k 2 or 4) */
-#define FMAG_VK_VARIANT_SPEC 512u   /* fast, uniform: records as specialization constants */
-/* the four builds of fmag_run.comp, fmag_fast, fmag_run.hlsl, fmag_fast -O0, fmag_fast VEC 2
- * and 4, fmag_fast with specialization-constant records */
-#define FMAG_VK_NSHADERS 10
-#define FMAG_VK_SPEC_MAX_RECORDS 64u /* gpu/fmag_spec_records.glsl */
-#define FMAG_VK_UBO_BYTES 65536u     /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
+#define FMAG_VK_VARIANT_VEC 32u     /* fast, the VEC layout (k 2 or 4) */
+#define FMAG_VK_VARIANT_BAKED 64u   /* the program baked to its own pipeline (BakeVulkan.c) */
+#define FMAG_VK_UBO_BYTES 65536u    /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
     X(vkDestroyInstance)                                                                           \
@@ -169,14 +136,27 @@ extern const size_t fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size,
 #define FMAG_VK_MAX_PIPELINES 32
 #define FMAG_VK_LOCAL_SIZE 64u
 #define FMAG_VK_MAX_GROUPS 65535u
+/* Chunks of a pipelined launch in flight at once (a command buffer and a fence each). */
+#define FMAG_VK_MAX_CHUNKS 16u
 
 typedef struct fmag_vk_pipeline {
-    uint32_t rf, variant, k, wg;
+    uint32_t rf, variant, k;
     bool soft;
-    uint64_t records; /* SPEC: hash of the records (with their count), else 0 */
     VkPipeline pipe;
 } fmag_vk_pipeline;
 
+/* A buffer kept across launches and grown when one needs more; host buffers stay mapped. */
+typedef struct fmag_vk_buf {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    VkDeviceSize cap;
+    unsigned char *map;
+} fmag_vk_buf;
+
+/* The device buffers' bindings (gpu/fmag_run.comp, gpu/fmag_fast.comp). */
+enum { VK_CODE, VK_PROGS, VK_INDEX, VK_IN, VK_OUT, VK_UBO, VK_NBUF };
+
+typedef struct fmag_gpu_vk fmag_gpu_vk;
 struct fmag_gpu_vk {
     void *lib;
     PFN_vkGetInstanceProcAddr gipa;
@@ -192,43 +172,40 @@ struct fmag_gpu_vk {
     uint32_t qfam;
     bool has_f64;
     bool soft_fma;
-    VkShaderModule shader[FMAG_VK_NSHADERS]; /* by FMAG_VK_VARIANT_* bits; [4]: fast */
+    VkShaderModule shader[FMAG_VK_NSHADERS];
     fmag_gpu_vk_design design;
     fmag_gpu_vk_fast_knobs fast; /* forced knobs of the fast design (0 / -1: automatic) */
     /* VK_KHR_pipeline_executable_properties: the driver's statistics of each pipeline */
     bool has_stats;
-    /* VK_KHR_shader_float_controls with SignedZeroInfNanPreserve for float32: the records-as-
-     * specialization-constants build needs it, or the driver folds inf*0 as 0 */
-    bool has_ieee_consts;
     PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
     PFN_vkGetPipelineExecutableInternalRepresentationsKHR
         vkGetPipelineExecutableInternalRepresentationsKHR;
     bool capture_ir;      /* pipelines keep the driver's internal representations */
     VkPipeline last_pipe; /* the pipeline of the last launch */
-    uint32_t last_k, last_variant, last_wg;
+    uint32_t last_k, last_variant;
     double last_create_ms; /* vkCreateComputePipelines of the last launch (0: cached) */
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
     VkDescriptorPool dpool;
     VkDescriptorSet dset;
     VkCommandPool cpool;
-    VkCommandBuffer cmd;
-    VkFence fence;
+    VkCommandBuffer cmd[FMAG_VK_MAX_CHUNKS];
+    VkFence fence[FMAG_VK_MAX_CHUNKS];
     fmag_vk_pipeline pipes[FMAG_VK_MAX_PIPELINES];
     unsigned npipes;
+    /* kept across launches: the device buffers, the upload staging (write-combined is fine)
+     * and the read-back staging (host-cached where the device offers it: the host reads it) */
+    fmag_vk_buf buf[VK_NBUF], up, down;
+    fmag_gpu_counters count;
 };
 
-typedef struct fmag_vk_buf {
-    VkBuffer buf;
-    VkDeviceMemory mem;
-    VkDeviceSize size;
-} fmag_vk_buf;
-
+/* Push constants of both shaders (the fields one of them does not read are padding there). */
 typedef struct fmag_vk_pc {
     uint32_t n, in_stride, out_stride, nprogs;
     uint32_t per_lane, evals, base, code_stride;
     uint32_t zero_init, ninstr, nin, nout; /* fmag_fast.comp reads the last three */
-    uint32_t lane_kinds, pad0, pad1, pad2; /* fmag_fast.comp, per lane: kinds agree */
+    uint32_t lane_kinds;                   /* fmag_fast.comp, per lane: kinds agree */
+    uint32_t in_col, out_col, pad;         /* input i of element e: e*in_stride + i*in_col */
 } fmag_vk_pc;
 
 static bool vk_ok(VkResult r, const char *what, char *err, size_t errlen)
@@ -238,13 +215,27 @@ static bool vk_ok(VkResult r, const char *what, char *err, size_t errlen)
     return false;
 }
 
-void fmag_gpu_vk_destroy(fmag_gpu_vk *vk)
+static void buf_free(fmag_gpu_vk *vk, fmag_vk_buf *b)
 {
+    if (b->map) vk->vkUnmapMemory(vk->dev, b->mem);
+    if (b->buf) vk->vkDestroyBuffer(vk->dev, b->buf, NULL);
+    if (b->mem) vk->vkFreeMemory(vk->dev, b->mem, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+static void vk_destroy(void *impl)
+{
+    fmag_gpu_vk *vk = impl;
     if (!vk) return;
     if (vk->dev) {
+        for (int i = 0; i < VK_NBUF; ++i)
+            buf_free(vk, &vk->buf[i]);
+        buf_free(vk, &vk->up);
+        buf_free(vk, &vk->down);
         for (unsigned i = 0; i < vk->npipes; ++i)
             vk->vkDestroyPipeline(vk->dev, vk->pipes[i].pipe, NULL);
-        if (vk->fence) vk->vkDestroyFence(vk->dev, vk->fence, NULL);
+        for (unsigned i = 0; i < FMAG_VK_MAX_CHUNKS; ++i)
+            if (vk->fence[i]) vk->vkDestroyFence(vk->dev, vk->fence[i], NULL);
         if (vk->cpool) vk->vkDestroyCommandPool(vk->dev, vk->cpool, NULL);
         if (vk->dpool) vk->vkDestroyDescriptorPool(vk->dev, vk->dpool, NULL);
         if (vk->layout) vk->vkDestroyPipelineLayout(vk->dev, vk->layout, NULL);
@@ -278,83 +269,58 @@ static int device_rank(VkPhysicalDeviceType t)
     }
 }
 
-static double now_ms(void);
-
-/* FNV-1a over a SPEC launch's records: the pipeline cache's key for them. */
-static uint64_t records_hash(const fmag_gpu_word4 *rec, uint32_t n)
-{
-    uint64_t h = 1469598103934665603ull ^ n;
-    const unsigned char *b = (const unsigned char *)rec;
-    for (size_t i = 0; i < (size_t)n * 16; ++i)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
-/* rec/nrec: the records of a SPEC pipeline (specialization constants 16..), else unused. */
 static VkPipeline get_pipeline(fmag_gpu_vk *vk, uint32_t rf, bool soft, uint32_t variant,
-                               uint32_t k, uint32_t wg, const fmag_gpu_word4 *rec, uint32_t nrec,
-                               char *err, size_t errlen)
+                               uint32_t k, char *err, size_t errlen)
 {
-    bool specrec = (variant & FMAG_VK_VARIANT_SPEC) != 0;
-    uint64_t hash = specrec ? records_hash(rec, nrec) : 0;
     vk->last_create_ms = 0;
     for (unsigned i = 0; i < vk->npipes; ++i)
         if (vk->pipes[i].rf == rf && vk->pipes[i].soft == soft && vk->pipes[i].variant == variant &&
-            vk->pipes[i].k == k && vk->pipes[i].wg == wg && vk->pipes[i].records == hash)
+            vk->pipes[i].k == k)
             return vk->pipes[i].pipe;
-    /* constant ids 0-6, then (SPEC) 16 = the record count and 17 + 4 i + c = word c of
-     * record i */
-    enum { NBASE = 7, NSPEC = 1 + 4 * FMAG_VK_SPEC_MAX_RECORDS };
-    VkSpecializationMapEntry ent[NBASE + NSPEC];
-    uint32_t data[NBASE + NSPEC];
-    for (uint32_t i = 0; i < NBASE + NSPEC; ++i)
-        ent[i] = (VkSpecializationMapEntry){i < NBASE ? i : 16 + (i - NBASE), 4 * i, 4};
-    data[0] = rf, data[1] = soft ? 1u : 0u;
-    data[2] = (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u;
-    data[3] = k, data[4] = (variant & FMAG_VK_VARIANT_UBO) ? 1u : 0u;
-    data[5] = (variant & FMAG_VK_VARIANT_BCAST) ? 1u : 0u, data[6] = wg;
-    uint32_t nent = NBASE;
-    if (specrec) {
-        memset(data + NBASE, 0, sizeof data - NBASE * 4);
-        data[NBASE] = nrec;
-        memcpy(data + NBASE + 1, rec, (size_t)nrec * 16);
-        nent = NBASE + NSPEC;
-    }
+    /* constant ids: 0 rf, 1 soft fma, 2 literal guards, 3 k, 4 ubo, 6 workgroup size; ids a
+     * shader lacks (2 in fmag_fast.comp, 3-6 in fmag_run.comp) do not affect it (Vulkan
+     * spec, VkSpecializationInfo) */
+    enum { NSPEC = 6 };
+    static const uint32_t ids[NSPEC] = {0, 1, 2, 3, 4, 6};
+    VkSpecializationMapEntry ent[NSPEC];
+    uint32_t data[NSPEC] = {rf,
+                            soft ? 1u : 0u,
+                            (variant & FMAG_VK_VARIANT_LITGUARD) ? 1u : 0u,
+                            k,
+                            (variant & FMAG_VK_VARIANT_UBO) ? 1u : 0u,
+                            FMAG_VK_LOCAL_SIZE};
+    for (uint32_t i = 0; i < NSPEC; ++i)
+        ent[i] = (VkSpecializationMapEntry){ids[i], 4 * i, 4};
     bool fast = (variant & FMAG_VK_VARIANT_FAST) != 0;
-    /* ids absent from a shader (2 in fmag_fast.comp, 3-6 in fmag_run.comp, 5-6 in the HLSL
-     * build) do not affect it (Vulkan spec, VkSpecializationInfo) */
-    VkSpecializationInfo spec = {fast ? nent : 3, ent, nent * 4, data};
+    VkSpecializationInfo spec = {fast ? NSPEC : 3, ent, sizeof data, data};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     if (vk->has_stats && vk->capture_ir)
         ci.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = vk->shader[variant & FMAG_VK_VARIANT_HLSL  ? 5
-                                 : variant & FMAG_VK_VARIANT_O0  ? 6
-                                 : variant & FMAG_VK_VARIANT_VEC ? (k == 2 ? 7 : 8)
-                                 : specrec                       ? 9
-                                 : fast                          ? 4
-                                                                 : variant & 3u];
-    if (!ci.stage.module) {
-        fmag_gpu_err(err, errlen, "Vulkan: the HLSL shader was not built (glslangValidator)");
-        return VK_NULL_HANDLE;
-    }
+    ci.stage.module = vk->shader[!fast ? (variant & FMAG_VK_VARIANT_WG   ? FMAG_VK_SHADER_RUN_WG_PD
+                                          : variant & FMAG_VK_VARIANT_PD ? FMAG_VK_SHADER_RUN_PD
+                                                                         : FMAG_VK_SHADER_RUN)
+                                 : !(variant & FMAG_VK_VARIANT_VEC) ? FMAG_VK_SHADER_FAST
+                                 : k == 2                           ? FMAG_VK_SHADER_FAST_V2
+                                                                    : FMAG_VK_SHADER_FAST_V4];
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = &spec;
     ci.layout = vk->layout;
     VkPipeline pipe = VK_NULL_HANDLE;
-    double t0 = now_ms();
+    double t0 = fmag_gpu_now_ms();
     if (!vk_ok(vk->vkCreateComputePipelines(vk->dev, VK_NULL_HANDLE, 1, &ci, NULL, &pipe),
                "vkCreateComputePipelines", err, errlen))
         return VK_NULL_HANDLE;
-    vk->last_create_ms = now_ms() - t0;
+    vk->last_create_ms = fmag_gpu_now_ms() - t0;
+    ++vk->count.pipeline_creates;
     if (vk->npipes == FMAG_VK_MAX_PIPELINES) {
         vk->vkDestroyPipeline(vk->dev, vk->pipes[0].pipe, NULL);
         memmove(&vk->pipes[0], &vk->pipes[1], (FMAG_VK_MAX_PIPELINES - 1) * sizeof vk->pipes[0]);
         --vk->npipes;
     }
-    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, variant, k, wg, soft, hash, pipe};
+    vk->pipes[vk->npipes++] = (fmag_vk_pipeline){rf, variant, k, soft, pipe};
     return pipe;
 }
 
@@ -366,20 +332,18 @@ static int find_memory(const fmag_gpu_vk *vk, uint32_t bits, VkMemoryPropertyFla
     return -1;
 }
 
-static void buf_free(fmag_gpu_vk *vk, fmag_vk_buf *b)
-{
-    if (b->buf) vk->vkDestroyBuffer(vk->dev, b->buf, NULL);
-    if (b->mem) vk->vkFreeMemory(vk->dev, b->mem, NULL);
-    memset(b, 0, sizeof *b);
-}
+/* Kinds of buffer memory: device-local, host memory the host writes, host memory it reads. */
+typedef enum vk_mem_kind { VK_MEM_DEVICE, VK_MEM_UPLOAD, VK_MEM_READBACK } vk_mem_kind;
 
-static bool buf_alloc(fmag_gpu_vk *vk, fmag_vk_buf *b, VkDeviceSize size, bool host, char *err,
-                      size_t errlen)
+/* Grows b to at least size bytes (contents not kept); host buffers are mapped. */
+static bool buf_reserve(fmag_gpu_vk *vk, fmag_vk_buf *b, VkDeviceSize size, vk_mem_kind kind,
+                        char *err, size_t errlen)
 {
-    memset(b, 0, sizeof *b);
-    b->size = size < 16 ? 16 : size;
+    size_t cap = (size_t)b->cap;
+    if (!fmag_gpu_grow(&cap, size < 16 ? 16 : (size_t)size)) return true;
+    buf_free(vk, b);
     VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    bi.size = b->size;
+    bi.size = cap;
     bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -387,11 +351,18 @@ static bool buf_alloc(fmag_gpu_vk *vk, fmag_vk_buf *b, VkDeviceSize size, bool h
         return false;
     VkMemoryRequirements req;
     vk->vkGetBufferMemoryRequirements(vk->dev, b->buf, &req);
-    int type = host ? find_memory(vk, req.memoryTypeBits,
-                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
-                    : find_memory(vk, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0 && !host) type = find_memory(vk, req.memoryTypeBits, 0);
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    int type = -1;
+    if (kind == VK_MEM_DEVICE) {
+        type = find_memory(vk, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        if (type < 0) type = find_memory(vk, req.memoryTypeBits, 0);
+    } else {
+        /* reading write-combined memory is slow: the read-back prefers cached memory */
+        if (kind == VK_MEM_READBACK)
+            type = find_memory(vk, req.memoryTypeBits, host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+        if (type < 0) type = find_memory(vk, req.memoryTypeBits, host);
+    }
     if (type < 0) {
         fmag_gpu_err(err, errlen, "Vulkan: no suitable memory type");
         buf_free(vk, b);
@@ -403,76 +374,87 @@ static bool buf_alloc(fmag_gpu_vk *vk, fmag_vk_buf *b, VkDeviceSize size, bool h
     if (!vk_ok(vk->vkAllocateMemory(vk->dev, &ai, NULL, &b->mem), "vkAllocateMemory", err,
                errlen) ||
         !vk_ok(vk->vkBindBufferMemory(vk->dev, b->buf, b->mem, 0), "vkBindBufferMemory", err,
-               errlen)) {
+               errlen) ||
+        (kind != VK_MEM_DEVICE &&
+         !vk_ok(vk->vkMapMemory(vk->dev, b->mem, 0, VK_WHOLE_SIZE, 0, (void **)&b->map),
+                "vkMapMemory", err, errlen))) {
         buf_free(vk, b);
         return false;
     }
+    b->cap = cap;
+    ++vk->count.buffer_allocs;
     return true;
 }
 
-static void barrier(fmag_gpu_vk *vk, VkAccessFlags src, VkAccessFlags dst,
+static void barrier(fmag_gpu_vk *vk, VkCommandBuffer cmd, VkAccessFlags src, VkAccessFlags dst,
                     VkPipelineStageFlags sstage, VkPipelineStageFlags dstage)
 {
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = src;
     mb.dstAccessMask = dst;
-    vk->vkCmdPipelineBarrier(vk->cmd, sstage, dstage, 0, 1, &mb, 0, NULL, 0, NULL);
+    vk->vkCmdPipelineBarrier(cmd, sstage, dstage, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-static bool submit_wait(fmag_gpu_vk *vk, char *err, size_t errlen)
+static bool submit(fmag_gpu_vk *vk, unsigned slot, char *err, size_t errlen)
 {
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
-    si.pCommandBuffers = &vk->cmd;
-    if (!vk_ok(vk->vkResetFences(vk->dev, 1, &vk->fence), "vkResetFences", err, errlen) ||
-        !vk_ok(vk->vkQueueSubmit(vk->queue, 1, &si, vk->fence), "vkQueueSubmit", err, errlen) ||
-        !vk_ok(vk->vkWaitForFences(vk->dev, 1, &vk->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences",
-               err, errlen))
-        return false;
-    return true;
+    si.pCommandBuffers = &vk->cmd[slot];
+    return vk_ok(vk->vkEndCommandBuffer(vk->cmd[slot]), "vkEndCommandBuffer", err, errlen) &&
+           vk_ok(vk->vkResetFences(vk->dev, 1, &vk->fence[slot]), "vkResetFences", err, errlen) &&
+           vk_ok(vk->vkQueueSubmit(vk->queue, 1, &si, vk->fence[slot]), "vkQueueSubmit", err,
+                 errlen);
 }
 
-static bool begin(fmag_gpu_vk *vk, char *err, size_t errlen)
+static bool wait_slot(fmag_gpu_vk *vk, unsigned slot, char *err, size_t errlen)
+{
+    return vk_ok(vk->vkWaitForFences(vk->dev, 1, &vk->fence[slot], VK_TRUE, UINT64_MAX),
+                 "vkWaitForFences", err, errlen);
+}
+
+static bool begin(fmag_gpu_vk *vk, unsigned slot, char *err, size_t errlen)
 {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    return vk_ok(vk->vkResetCommandBuffer(vk->cmd, 0), "vkResetCommandBuffer", err, errlen) &&
-           vk_ok(vk->vkBeginCommandBuffer(vk->cmd, &bi), "vkBeginCommandBuffer", err, errlen);
+    return vk_ok(vk->vkResetCommandBuffer(vk->cmd[slot], 0), "vkResetCommandBuffer", err, errlen) &&
+           vk_ok(vk->vkBeginCommandBuffer(vk->cmd[slot], &bi), "vkBeginCommandBuffer", err, errlen);
 }
 
-/* k: elements per invocation and wg invocations a workgroup (the fast design; else 1, 64) */
-static void record_dispatch(fmag_gpu_vk *vk, VkPipeline pipe, fmag_vk_pc pc, uint32_t k,
-                            uint32_t wg)
+/* Dispatches elements [e0, e1) (e0 a multiple of k * the workgroup size); k: elements per
+ * invocation (the fast design; else 1). */
+static void record_dispatch(fmag_gpu_vk *vk, VkCommandBuffer cmd, VkPipeline pipe, fmag_vk_pc pc,
+                            uint32_t k, size_t e0, size_t e1)
 {
-    vk->vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-    vk->vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1,
-                                &vk->dset, 0, NULL);
-    uint32_t group = wg * k;
+    vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1, &vk->dset, 0,
+                                NULL);
+    uint32_t group = FMAG_VK_LOCAL_SIZE * k;
     uint64_t per = (uint64_t)group * FMAG_VK_MAX_GROUPS;
-    for (uint64_t base = 0; base < pc.n; base += per) {
+    pc.n = (uint32_t)e1;
+    for (uint64_t base = e0; base < e1; base += per) {
         pc.base = (uint32_t)base;
-        uint64_t left = pc.n - base, groups = (left + group - 1) / group;
+        uint64_t left = e1 - base, groups = (left + group - 1) / group;
         if (groups > FMAG_VK_MAX_GROUPS) groups = FMAG_VK_MAX_GROUPS;
-        vk->vkCmdPushConstants(vk->cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-        vk->vkCmdDispatch(vk->cmd, (uint32_t)groups, 1, 1);
+        vk->vkCmdPushConstants(cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+        vk->vkCmdDispatch(cmd, (uint32_t)groups, 1, 1);
+        ++vk->count.launches;
     }
 }
 
-static double now_ms(void)
+static bool vk_set_design(void *impl, fmag_gpu_vk_design d)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    if ((unsigned)d > (unsigned)FMAG_GPU_VK_FAST) return false;
+    ((fmag_gpu_vk *)impl)->design = d;
+    return true;
 }
 
-void fmag_gpu_vk_set_design(fmag_gpu_vk *vk, fmag_gpu_vk_design d)
+static bool vk_set_fast(void *impl, fmag_gpu_vk_fast_knobs k)
 {
-    vk->design = d;
-}
-
-void fmag_gpu_vk_set_fast(fmag_gpu_vk *vk, fmag_gpu_vk_fast_knobs k)
-{
-    vk->fast = k;
+    if ((k.k != 0 && k.k != 1 && k.k != 2 && k.k != 4 && k.k != 8) || k.ubo < -1 || k.ubo > 1 ||
+        k.fuse < -1 || k.fuse > 1 || k.vec < -1 || k.vec > 1)
+        return false;
+    ((fmag_gpu_vk *)impl)->fast = k;
+    return true;
 }
 
 /* Largest register files the workgroup design of fmag_run.comp is used for by default (where
@@ -556,8 +538,7 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
     fmag_gpu_vk_design d = vk->design;
     pl.lanes = job->prog_index && job->nprogs > 1;
     /* the fast design wherever it fits, unless another design is forced */
-    bool hlsl = d == FMAG_GPU_VK_HLSL, o0 = d == FMAG_GPU_VK_FAST_O0;
-    if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl || o0)) {
+    if (pl.rf <= 256 && (d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST)) {
         uint32_t k = vk->fast.k;
         size_t row = 0;
         while (fmag_vk_fast_table[row].max_rf < pl.rf)
@@ -566,22 +547,18 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
             pl.lanes ? fmag_vk_fast_table[row].k_lane : fmag_vk_fast_table[row].k_uniform;
         if (!k) {
             k = k_table;
-            /* 0: fmag_run.comp, unless a fast design is forced */
+            /* 0: fmag_run.comp, unless the fast design is forced */
             if (!k) k = d == FMAG_GPU_VK_AUTO ? 0 : 1;
         }
-        /* the HLSL build has 64 invocations a workgroup */
-        uint32_t wg = vk->fast.wg && !hlsl ? vk->fast.wg : FMAG_VK_LOCAL_SIZE;
+        uint32_t wg = FMAG_VK_LOCAL_SIZE;
         while (k > 1 && (!fast_fits(vk, pl.rf, k, wg) || (pl.lanes && !lanes_share(job, k, wg))))
             k /= 2;
         if (k && fast_fits(vk, pl.rf, k, wg)) {
             pl.fast = true, pl.k = k, pl.wg = wg;
-            bool glsl = !hlsl && !o0;
             bool vec_auto =
                 vk->fast.vec == -1 && k == k_table &&
                 (pl.lanes ? fmag_vk_fast_table[row].vec_lane : fmag_vk_fast_table[row].vec_uniform);
-            bool vec = glsl && (vk->fast.vec == 1 || vec_auto) && (k == 2 || k == 4);
-            bool specrec = glsl && !vec && !pl.lanes && vk->fast.spec == 1 && vk->has_ieee_consts &&
-                           job->progs[0]->ninstr <= FMAG_VK_SPEC_MAX_RECORDS;
+            bool vec = (vk->fast.vec == 1 || vec_auto) && (k == 2 || k == 4);
             pl.fuse = vk->fast.fuse != 0; /* fused unless forced off (PERFORMANCE.md) */
             pl.ubo = !pl.lanes && vk->fast.ubo != 0 &&
                      vk->props.limits.maxUniformBufferRange >= FMAG_VK_UBO_BYTES &&
@@ -589,28 +566,25 @@ static vk_plan plan_launch(const fmag_gpu_vk *vk, const fmag_gpu_job *job, size_
             pl.il = pl.lanes && maxlen * job->nprogs <= 4 * ncode;
             pl.kinds = pl.lanes && vk->fast.fuse != 0 && lane_kinds_agree(job, maxlen);
             pl.variant = FMAG_VK_VARIANT_FAST | (pl.ubo ? FMAG_VK_VARIANT_UBO : 0u) |
-                         (hlsl ? FMAG_VK_VARIANT_HLSL : 0u) | (o0 ? FMAG_VK_VARIANT_O0 : 0u) |
-                         (!pl.lanes && !hlsl && vk->fast.bcast == 1 ? FMAG_VK_VARIANT_BCAST : 0u) |
-                         (vec ? FMAG_VK_VARIANT_VEC : 0u) | (specrec ? FMAG_VK_VARIANT_SPEC : 0u);
+                         (vec ? FMAG_VK_VARIANT_VEC : 0u);
             return pl;
         }
     }
-    /* fmag_run.comp (docs/GPU.md, measured in docs/PERFORMANCE.md): the workgroup register
-     * file for the sizes where it measured faster; per-lane code interleaved [instr][program]
-     * unless padding every program to the longest would make the code over 4 times larger. */
+    /* fmag_run.comp (docs/GPU.md, measured in docs/PERFORMANCE.md): pre-decoded records up to
+     * 256 registers, the workgroup register file for the sizes where it measured faster;
+     * per-lane code interleaved [instr][program] unless padding every program to the
+     * longest would make the code over 4 times larger. */
+    bool auto_pd = d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST;
     bool forced_pd = d == FMAG_GPU_VK_PRIVATE_PREDECODED || d == FMAG_GPU_VK_WORKGROUP_PREDECODED;
-    bool auto_wg = d == FMAG_GPU_VK_AUTO || d == FMAG_GPU_VK_FAST || hlsl || o0;
-    pl.pd = pl.rf <= 256 && (forced_pd || auto_wg);
+    pl.pd = pl.rf <= 256 && (forced_pd || auto_pd);
     bool wg_fits =
         (uint64_t)pl.rf * FMAG_VK_LOCAL_SIZE * 4u <= vk->props.limits.maxComputeSharedMemorySize;
     bool wg =
-        wg_fits &&
-        (d == FMAG_GPU_VK_WORKGROUP || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-         d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
-         (auto_wg && pl.rf <= (pl.lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
-    pl.il = pl.lanes &&
-            (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || d == FMAG_GPU_VK_WORKGROUP_INTERLEAVED ||
-             forced_pd || (auto_wg && maxlen * job->nprogs <= 4 * ncode));
+        pl.pd && wg_fits &&
+        (d == FMAG_GPU_VK_WORKGROUP_PREDECODED ||
+         (auto_pd && pl.rf <= (pl.lanes ? FMAG_VK_WG_MAX_REGS_LANE : FMAG_VK_WG_MAX_REGS_UNIFORM)));
+    pl.il = pl.lanes && (d == FMAG_GPU_VK_PRIVATE_INTERLEAVED || forced_pd ||
+                         (auto_pd && maxlen * job->nprogs <= 4 * ncode));
     pl.variant = (wg ? FMAG_VK_VARIANT_WG : 0u) | (pl.pd ? FMAG_VK_VARIANT_PD : 0u) |
                  (pl.pd && pl.lanes ? FMAG_VK_VARIANT_LITGUARD : 0u);
     return pl;
@@ -659,7 +633,70 @@ static fmag_gpu_word4 *build_code(const fmag_gpu_job *job, const vk_plan *pl, si
     return code;
 }
 
-/* Runs one job with the given fma mode. */
+/* Where each part of a launch lies in the upload staging (bytes). */
+typedef struct vk_layout {
+    size_t size[VK_NBUF], at[VK_NBUF], up_total;
+} vk_layout;
+
+/* The upload staging holds code, program table, per-lane index, uniform records and the
+ * input image (each 256-byte aligned); the read-back staging the output image. */
+static vk_layout plan_buffers(const fmag_gpu_job *job, uint32_t nrec)
+{
+    vk_layout L;
+    bool dev = job->layout == FMAG_GPU_DEVICE;
+    L.size[VK_CODE] = ((size_t)nrec + job->nprogs + 1) * 16; /* with build_code's padding */
+    L.size[VK_PROGS] = job->nprogs * 16;
+    L.size[VK_INDEX] = job->prog_index ? job->n * 4 : 4;
+    L.size[VK_IN] = dev ? 0 : fmag_gpu_in_words(job) * 4;
+    L.size[VK_OUT] = dev ? 0 : fmag_gpu_out_words(job) * 4;
+    L.size[VK_UBO] = FMAG_VK_UBO_BYTES;
+    L.up_total = 0;
+    for (int i = 0; i < VK_NBUF; ++i) {
+        L.at[i] = L.up_total;
+        if (i != VK_OUT) L.up_total += (L.size[i] + 255) & ~(size_t)255;
+    }
+    return L;
+}
+
+/* Points the descriptor set at the launch's buffers: the runner's, or for a device-resident
+ * launch the caller's input and output. */
+static void bind_buffers(fmag_gpu_vk *vk, const fmag_gpu_job *job)
+{
+    VkDescriptorBufferInfo bi[VK_NBUF];
+    VkWriteDescriptorSet wr[VK_NBUF];
+    for (int i = 0; i < VK_NBUF; ++i) {
+        bi[i] = (VkDescriptorBufferInfo){vk->buf[i].buf, 0, VK_WHOLE_SIZE};
+        wr[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        wr[i].dstSet = vk->dset;
+        wr[i].dstBinding = (uint32_t)i;
+        wr[i].descriptorCount = 1;
+        wr[i].descriptorType =
+            i == VK_UBO ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        wr[i].pBufferInfo = &bi[i];
+    }
+    if (job->layout == FMAG_GPU_DEVICE) {
+        bi[VK_IN] = (VkDescriptorBufferInfo){(VkBuffer)(uintptr_t)job->dev_in.handle,
+                                             job->dev_in.offset, VK_WHOLE_SIZE};
+        bi[VK_OUT] = (VkDescriptorBufferInfo){(VkBuffer)(uintptr_t)job->dev_out.handle,
+                                              job->dev_out.offset, VK_WHOLE_SIZE};
+    }
+    uint32_t ubo_range = vk->props.limits.maxUniformBufferRange;
+    bi[VK_UBO].range = ubo_range < FMAG_VK_UBO_BYTES ? ubo_range : FMAG_VK_UBO_BYTES;
+    vk->vkUpdateDescriptorSets(vk->dev, VK_NBUF, wr, 0, NULL);
+}
+
+static void copy_region(fmag_gpu_vk *vk, VkCommandBuffer cmd, VkBuffer from, VkBuffer to,
+                        size_t from_at, size_t to_at, size_t bytes)
+{
+    if (!bytes) return;
+    VkBufferCopy c = {from_at, to_at, bytes};
+    vk->vkCmdCopyBuffer(cmd, from, to, 1, &c);
+}
+
+/* Runs one job with the given fma mode. Host arrays go through the pipelined copies: chunk
+ * by chunk the host packs the inputs into the upload staging and submits the chunk's copies,
+ * dispatch and read-back, so that its packing of one chunk overlaps the device's work on the
+ * ones before; then it unpacks each chunk as its fence signals. */
 static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, char *err,
                         size_t errlen)
 {
@@ -672,17 +709,6 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
     uint32_t rf = pl.rf;
     uint32_t nrec = 0;
     fmag_gpu_word4 *code = build_code(job, &pl, ncode, maxlen, &nrec);
-    if (!code) {
-        fmag_gpu_err(err, errlen, "out of memory");
-        return false;
-    }
-    VkPipeline pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, pl.wg, code, nrec, err, errlen);
-    if (!pipe) {
-        free(code);
-        return false;
-    }
-    vk->last_pipe = pipe, vk->last_variant = pl.variant, vk->last_k = pl.k, vk->last_wg = pl.wg;
-    /* Zero-initialisation only where a register may be read before it is written. */
     uint8_t *scratch = malloc(rf);
     if (!code || !scratch) {
         free(code);
@@ -690,6 +716,7 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
         fmag_gpu_err(err, errlen, "out of memory");
         return false;
     }
+    /* Zero-initialisation only where a register may be read before it is written. */
     bool zero = false;
     for (size_t k = 0; k < job->nprogs && !zero; ++k) {
         const fmag_vm_program *p = job->progs[k];
@@ -697,127 +724,130 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
                                         rf, scratch);
     }
     free(scratch);
-    /* Buffers: code, table {first, ninstr, nin, nout}, index, in, out, uniform records. */
-    size_t sz[6];
-    sz[0] = ((size_t)nrec + job->nprogs + 1) * 16; /* with build_code's padding */
-    sz[1] = job->nprogs * 16;
-    sz[2] = job->prog_index ? job->n * 4 : 4;
-    sz[3] = job->n * job->in_stride * 4;
-    sz[4] = job->n * job->out_stride * 4;
-    sz[5] = FMAG_VK_UBO_BYTES;
-    size_t off[6], total = 0;
-    for (int i = 0; i < 6; ++i) {
-        off[i] = total;
-        total += (sz[i] + 255) & ~(size_t)255;
+    VkPipeline pipe = VK_NULL_HANDLE;
+    if (job->native) { /* baked: one element an invocation */
+        pipe = (VkPipeline)job->native;
+        pl.k = 1, pl.variant = FMAG_VK_VARIANT_BAKED, vk->last_create_ms = 0;
+    } else {
+        pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, err, errlen);
     }
-    fmag_vk_buf dbuf[6], stage;
-    memset(dbuf, 0, sizeof dbuf);
-    memset(&stage, 0, sizeof stage);
-    bool ok = buf_alloc(vk, &stage, total, true, err, errlen);
-    for (int i = 0; ok && i < 6; ++i)
-        ok = buf_alloc(vk, &dbuf[i], sz[i], false, err, errlen);
-    unsigned char *map = NULL;
-    if (ok)
-        ok = vk_ok(vk->vkMapMemory(vk->dev, stage.mem, 0, VK_WHOLE_SIZE, 0, (void **)&map),
-                   "vkMapMemory", err, errlen);
-    if (ok) {
-        memcpy(map + off[0], code, sz[0]);
-        memset(map + off[5], 0, sz[5]);
-        if (pl.ubo) memcpy(map + off[5], code, (size_t)nrec * 16);
-        uint32_t first = 0;
-        for (size_t k = 0; k < job->nprogs; ++k) {
-            const fmag_vm_program *p = job->progs[k];
-            uint32_t h[4] = {pl.il ? (uint32_t)k : first, p->ninstr, p->nin, p->nout};
-            if ((pl.pd || pl.fast) && !pl.lanes) h[0] = 0, h[1] = nrec;
-            memcpy(map + off[1] + k * 16, h, 16);
-            first += p->ninstr;
-        }
-        if (job->prog_index)
-            memcpy(map + off[2], job->prog_index, sz[2]);
-        else
-            memset(map + off[2], 0, 4);
-        if (job->in) memcpy(map + off[3], job->in, sz[3]);
-        VkDescriptorBufferInfo bi[6];
-        VkWriteDescriptorSet wr[6];
-        for (int i = 0; i < 6; ++i) {
-            bi[i] = (VkDescriptorBufferInfo){dbuf[i].buf, 0, VK_WHOLE_SIZE};
-            wr[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-            wr[i].dstSet = vk->dset;
-            wr[i].dstBinding = (uint32_t)i;
-            wr[i].descriptorCount = 1;
-            wr[i].descriptorType =
-                i == 5 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            wr[i].pBufferInfo = &bi[i];
-        }
-        uint32_t ubo_range = vk->props.limits.maxUniformBufferRange;
-        bi[5].range = ubo_range < FMAG_VK_UBO_BYTES ? ubo_range : FMAG_VK_UBO_BYTES;
-        vk->vkUpdateDescriptorSets(vk->dev, 6, wr, 0, NULL);
-        ok = begin(vk, err, errlen);
+    vk_layout L = plan_buffers(job, nrec);
+    bool ok = pipe != VK_NULL_HANDLE;
+    for (int i = 0; ok && i < VK_NBUF; ++i)
+        ok = buf_reserve(vk, &vk->buf[i], L.size[i], VK_MEM_DEVICE, err, errlen);
+    ok = ok && buf_reserve(vk, &vk->up, L.up_total, VK_MEM_UPLOAD, err, errlen) &&
+         buf_reserve(vk, &vk->down, L.size[VK_OUT], VK_MEM_READBACK, err, errlen);
+    if (!ok) {
+        free(code);
+        return false;
     }
+    vk->last_pipe = pipe, vk->last_variant = pl.variant, vk->last_k = pl.k;
+    unsigned char *up = vk->up.map;
+    memcpy(up + L.at[VK_CODE], code, L.size[VK_CODE]);
+    memset(up + L.at[VK_UBO], 0, L.size[VK_UBO]);
+    if (pl.ubo) memcpy(up + L.at[VK_UBO], code, (size_t)nrec * 16);
+    free(code);
+    uint32_t first = 0;
+    for (size_t k = 0; k < job->nprogs; ++k) {
+        const fmag_vm_program *p = job->progs[k];
+        uint32_t h[4] = {pl.il ? (uint32_t)k : first, p->ninstr, p->nin, p->nout};
+        if ((pl.pd || pl.fast) && !pl.lanes) h[0] = 0, h[1] = nrec;
+        memcpy(up + L.at[VK_PROGS] + k * 16, h, 16);
+        first += p->ninstr;
+    }
+    if (!job->prog_index) memset(up + L.at[VK_INDEX], 0, 4);
+    bind_buffers(vk, job);
+
     const fmag_vm_program *p0 = job->progs[0];
-    fmag_vk_pc pc = {(uint32_t)job->n,
-                     (uint32_t)job->in_stride,
-                     (uint32_t)job->out_stride,
-                     (uint32_t)job->nprogs,
-                     pl.lanes || job->prog_index != NULL,
-                     job->evals,
-                     0,
-                     pl.il ? (uint32_t)job->nprogs : 1u,
-                     zero,
-                     nrec,
-                     p0->nin,
-                     p0->nout,
-                     pl.kinds,
-                     0,
-                     0,
-                     0};
+    fmag_vk_pc pc;
+    memset(&pc, 0, sizeof pc);
+    pc.in_stride = (uint32_t)job->in_stride, pc.out_stride = (uint32_t)job->out_stride;
+    pc.in_col = 1, pc.out_col = 1;
+    if (job->layout != FMAG_GPU_DEVICE)
+        fmag_gpu_strides(job, &pc.in_stride, &pc.in_col, &pc.out_stride, &pc.out_col);
+    pc.nprogs = (uint32_t)job->nprogs;
+    pc.per_lane = pl.lanes || job->prog_index != NULL;
     if (!pl.lanes && pl.fast) pc.per_lane = 0; /* one program for every element */
-    if (ok) {
-        for (int i = 0; i < 6; ++i) {
-            if (i == 4) continue; /* out: written by the shader */
-            VkBufferCopy c = {off[i], 0, sz[i] ? sz[i] : 4};
-            vk->vkCmdCopyBuffer(vk->cmd, stage.buf, dbuf[i].buf, 1, &c);
-        }
-        barrier(vk, VK_ACCESS_TRANSFER_WRITE_BIT,
+    pc.evals = job->evals, pc.code_stride = pl.il ? (uint32_t)job->nprogs : 1u;
+    pc.zero_init = zero, pc.ninstr = nrec, pc.nin = p0->nin, pc.nout = p0->nout;
+    pc.lane_kinds = pl.kinds;
+
+    size_t n = job->n;
+    bool cols = job->layout == FMAG_GPU_COLUMNS, dev = job->layout == FMAG_GPU_DEVICE;
+    size_t chunk = job->reps || dev ? n : fmag_gpu_chunk_elems(job, 1024);
+    if ((n + chunk - 1) / chunk > FMAG_VK_MAX_CHUNKS)
+        chunk = ((n + FMAG_VK_MAX_CHUNKS - 1) / FMAG_VK_MAX_CHUNKS + 1023) / 1024 * 1024;
+    float *in_img = (float *)(up + L.at[VK_IN]);
+    uint32_t ie = pc.in_stride, oe = pc.out_stride;
+    unsigned nchunks = 0;
+    for (size_t e0 = 0; ok && e0 < n; e0 += chunk, ++nchunks) {
+        size_t e1 = e0 + chunk < n ? e0 + chunk : n, m = e1 - e0;
+        VkCommandBuffer cmd = vk->cmd[nchunks];
+        if (!dev) fmag_gpu_pack_inputs(job, in_img, e0, e1);
+        if (job->prog_index) memcpy(up + L.at[VK_INDEX] + e0 * 4, job->prog_index + e0, m * 4);
+        ok = begin(vk, nchunks, err, errlen);
+        if (!ok) break;
+        if (nchunks == 0) /* the program, for every chunk */
+            for (int i = VK_CODE; i <= VK_UBO; ++i)
+                if (i == VK_CODE || i == VK_PROGS || i == VK_UBO ||
+                    (i == VK_INDEX && !job->prog_index))
+                    copy_region(vk, cmd, vk->up.buf, vk->buf[i].buf, L.at[i], 0, L.size[i]);
+        if (job->prog_index)
+            copy_region(vk, cmd, vk->up.buf, vk->buf[VK_INDEX].buf, L.at[VK_INDEX] + e0 * 4, e0 * 4,
+                        m * 4);
+        /* the chunk's part of the images: one run of rows, or a piece of every column */
+        size_t in_at = cols ? e0 : e0 * ie, in_len = cols ? m : m * ie;
+        size_t out_at = cols ? e0 : e0 * oe, out_len = cols ? m : m * oe;
+        for (size_t i = 0; !dev && i < (cols ? job->max_nin : 1); ++i)
+            copy_region(vk, cmd, vk->up.buf, vk->buf[VK_IN].buf, L.at[VK_IN] + (in_at + i * n) * 4,
+                        (in_at + i * n) * 4, in_len * 4);
+        barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT,
-                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-        record_dispatch(vk, pipe, pc, pl.k, pl.wg);
-        barrier(vk, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
-                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
-        VkBufferCopy c = {0, off[4], sz[4]};
-        vk->vkCmdCopyBuffer(vk->cmd, dbuf[4].buf, stage.buf, 1, &c);
-        ok = vk_ok(vk->vkEndCommandBuffer(vk->cmd), "vkEndCommandBuffer", err, errlen) &&
-             submit_wait(vk, err, errlen);
+                VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+        record_dispatch(vk, cmd, pipe, pc, pl.k, e0, e1);
+        if (!dev) {
+            barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+            for (size_t i = 0; i < (cols ? job->max_nout : 1); ++i)
+                copy_region(vk, cmd, vk->buf[VK_OUT].buf, vk->down.buf, (out_at + i * n) * 4,
+                            (out_at + i * n) * 4, out_len * 4);
+        }
+        ok = submit(vk, nchunks, err, errlen);
     }
-    if (ok) fmag_gpu_copy_outputs(job, (const float *)(map + off[4]));
+    vk->count.chunks += nchunks;
+    /* every submitted chunk is waited for, also after an error: the staging stays in use */
+    for (unsigned i = 0; i < nchunks; ++i) {
+        bool done = wait_slot(vk, i, err, errlen);
+        ok = ok && done;
+        if (ok && !dev) {
+            size_t e0 = (size_t)i * chunk, e1 = e0 + chunk < n ? e0 + chunk : n;
+            fmag_gpu_unpack_outputs(job, (const float *)vk->down.map, e0, e1);
+        }
+    }
     /* Timing: the dispatches alone, on the resident buffers. */
     if (ok && job->reps) {
         double *t = calloc(job->reps, sizeof *t);
         ok = t != NULL;
         for (unsigned r = 0; ok && r < job->reps + 1; ++r) {
-            ok = begin(vk, err, errlen);
+            ok = begin(vk, 0, err, errlen);
             if (!ok) break;
-            record_dispatch(vk, pipe, pc, pl.k, pl.wg);
-            ok = vk_ok(vk->vkEndCommandBuffer(vk->cmd), "vkEndCommandBuffer", err, errlen);
-            double t0 = now_ms();
-            ok = ok && submit_wait(vk, err, errlen);
+            record_dispatch(vk, vk->cmd[0], pipe, pc, pl.k, 0, n);
+            double t0 = fmag_gpu_now_ms();
+            ok = submit(vk, 0, err, errlen) && wait_slot(vk, 0, err, errlen);
             if (r > 0) /* the first launch warms up */
-                t[r - 1] = now_ms() - t0;
+                t[r - 1] = fmag_gpu_now_ms() - t0;
         }
         if (ok) *job->median_ms = fmag_gpu_median(t, job->reps);
         free(t);
     }
-    if (map) vk->vkUnmapMemory(vk->dev, stage.mem);
-    for (int i = 0; i < 6; ++i)
-        buf_free(vk, &dbuf[i]);
-    buf_free(vk, &stage);
-    free(code);
     return ok;
 }
 
 /* The design and the driver's statistics of the last launch's pipeline. */
-void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
+static void vk_last_launch(void *impl, char *buf, size_t len)
 {
+    fmag_gpu_vk *vk = impl;
     if (!len) return;
     buf[0] = 0;
     if (!vk->last_pipe) return;
@@ -825,11 +855,8 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
     static const struct {
         uint32_t bits;
         const char *name;
-    } names[] = {{FMAG_VK_VARIANT_HLSL, "hlsl"},
-                 {FMAG_VK_VARIANT_O0, "fast-O0"},
-                 {FMAG_VK_VARIANT_BCAST, "fast-bcast"},
+    } names[] = {{FMAG_VK_VARIANT_BAKED, "baked"},
                  {FMAG_VK_VARIANT_VEC, "fast-vec"},
-                 {FMAG_VK_VARIANT_SPEC, "fast-specrec"},
                  {FMAG_VK_VARIANT_FAST, "fast"},
                  {FMAG_VK_VARIANT_WG | FMAG_VK_VARIANT_PD, "wg-pd"},
                  {FMAG_VK_VARIANT_WG, "wg"},
@@ -845,7 +872,7 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
                          !fast                     ? ""
                          : v & FMAG_VK_VARIANT_UBO ? "-ubo"
                                                    : "-ssbo",
-                         (unsigned)vk->last_k, (unsigned)vk->last_wg, vk->last_create_ms,
+                         (unsigned)vk->last_k, FMAG_VK_LOCAL_SIZE, vk->last_create_ms,
                          vk->has_stats ? ":" : " (no pipeline statistics)");
     if (!vk->has_stats || at >= len) return;
     VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
@@ -879,16 +906,17 @@ void fmag_gpu_vk_last_launch(fmag_gpu_vk *vk, char *buf, size_t len)
     }
 }
 
-void fmag_gpu_vk_set_capture_ir(fmag_gpu_vk *vk, bool on)
+static void vk_set_capture_ir(void *impl, bool on)
 {
-    vk->capture_ir = on;
+    ((fmag_gpu_vk *)impl)->capture_ir = on;
 }
 
 /* The driver's internal representations of the last launch's pipeline (captured when
  * capture_ir was on at its creation): "== name (description)" then the text, each in turn;
  * returns the length of the whole text (buf holds at most len - 1 bytes of it). */
-size_t fmag_gpu_vk_last_ir(fmag_gpu_vk *vk, char *buf, size_t len)
+static size_t vk_last_ir(void *impl, char *buf, size_t len)
 {
+    fmag_gpu_vk *vk = impl;
     if (len) buf[0] = 0;
     if (!vk->last_pipe || !vk->has_stats || !vk->vkGetPipelineExecutableInternalRepresentationsKHR)
         return 0;
@@ -930,8 +958,9 @@ size_t fmag_gpu_vk_last_ir(fmag_gpu_vk *vk, char *buf, size_t len)
     return total;
 }
 
-bool fmag_gpu_vk_run(fmag_gpu_vk *vk, const fmag_gpu_job *job, char *err, size_t errlen)
+static bool vk_run(void *impl, const fmag_gpu_job *job, char *err, size_t errlen)
 {
+    fmag_gpu_vk *vk = impl;
     return vk_run_mode(vk, job, vk->soft_fma, err, errlen);
 }
 
@@ -981,14 +1010,14 @@ static bool vk_probe(fmag_gpu_vk *vk, bool soft, int *fma_bad, int *denorm_bad, 
     return ok;
 }
 
-fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t errlen)
+static void *vk_create(char *desc, size_t desclen, char *err, size_t errlen)
 {
     fmag_gpu_vk *vk = calloc(1, sizeof *vk);
     if (!vk) {
         fmag_gpu_err(err, errlen, "out of memory");
         return NULL;
     }
-    vk->fast = (fmag_gpu_vk_fast_knobs){0, -1, -1, -1, 0, -1, -1};
+    vk->fast = (fmag_gpu_vk_fast_knobs){0, -1, -1, -1};
     vk->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!vk->lib) vk->lib = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
     if (!vk->lib) {
@@ -1073,8 +1102,7 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pexf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     const char *ext_stats = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
-    const char *ext_fc = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
-    const char *exts[2];
+    const char *exts[1];
     uint32_t nexts = 0;
     {
         uint32_t next = 0;
@@ -1085,19 +1113,7 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
             vk->vkEnumerateDeviceExtensionProperties(vk->phys, NULL, &next, ext) == VK_SUCCESS)
             for (uint32_t i = 0; i < next; ++i)
                 have = have || !strcmp(ext[i].extensionName, ext_stats);
-        bool have_fc = false;
-        if (ext && next)
-            for (uint32_t i = 0; i < next; ++i)
-                have_fc = have_fc || !strcmp(ext[i].extensionName, ext_fc);
         free(ext);
-        if (have_fc) {
-            VkPhysicalDeviceFloatControlsPropertiesKHR fc = {
-                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
-            VkPhysicalDeviceProperties2 p2 = {
-                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &fc};
-            vk->vkGetPhysicalDeviceProperties2(vk->phys, &p2);
-            vk->has_ieee_consts = fc.shaderSignedZeroInfNanPreserveFloat32 == VK_TRUE;
-        }
         if (have) {
             VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
             f2.pNext = &pexf;
@@ -1114,7 +1130,6 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
             dci.pNext = &pexf;
             exts[nexts++] = ext_stats;
         }
-        if (vk->has_ieee_consts) exts[nexts++] = ext_fc;
         dci.enabledExtensionCount = nexts;
         dci.ppEnabledExtensionNames = nexts ? exts : NULL;
     }
@@ -1125,18 +1140,12 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
 
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     const unsigned char *spv[FMAG_VK_NSHADERS] = {
-        fmag_spirv_fmag_run,       fmag_spirv_fmag_run_wg,  fmag_spirv_fmag_run_pd,
-        fmag_spirv_fmag_run_wg_pd, fmag_spirv_fmag_fast,    fmag_spirv_fmag_hlsl,
-        fmag_spirv_fmag_fast_o0,   fmag_spirv_fmag_fast_v2, fmag_spirv_fmag_fast_v4,
-        fmag_spirv_fmag_fast_spec};
+        fmag_spirv_fmag_run,  fmag_spirv_fmag_run_pd,  fmag_spirv_fmag_run_wg_pd,
+        fmag_spirv_fmag_fast, fmag_spirv_fmag_fast_v2, fmag_spirv_fmag_fast_v4};
     const size_t spv_size[FMAG_VK_NSHADERS] = {
-        fmag_spirv_fmag_run_size,       fmag_spirv_fmag_run_wg_size,  fmag_spirv_fmag_run_pd_size,
-        fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size,    fmag_spirv_fmag_hlsl_size,
-        fmag_spirv_fmag_fast_o0_size,   fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size,
-        fmag_spirv_fmag_fast_spec_size};
+        fmag_spirv_fmag_run_size,  fmag_spirv_fmag_run_pd_size,  fmag_spirv_fmag_run_wg_pd_size,
+        fmag_spirv_fmag_fast_size, fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size};
     for (int i = 0; i < FMAG_VK_NSHADERS; ++i) {
-        if (!spv_size[i]) continue; /* the HLSL build, where glslangValidator was missing */
-        if (spv[i] == fmag_spirv_fmag_fast_spec && !vk->has_ieee_consts) continue;
         smi.codeSize = spv_size[i];
         smi.pCode = (const uint32_t *)(const void *)spv[i];
         if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &smi, NULL, &vk->shader[i]),
@@ -1189,12 +1198,15 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
     VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     cai.commandPool = vk->cpool;
     cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cai.commandBufferCount = 1;
+    cai.commandBufferCount = FMAG_VK_MAX_CHUNKS;
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    if (!vk_ok(vk->vkAllocateCommandBuffers(vk->dev, &cai, &vk->cmd), "vkAllocateCommandBuffers",
-               err, errlen) ||
-        !vk_ok(vk->vkCreateFence(vk->dev, &fci, NULL, &vk->fence), "vkCreateFence", err, errlen))
+    if (!vk_ok(vk->vkAllocateCommandBuffers(vk->dev, &cai, vk->cmd), "vkAllocateCommandBuffers",
+               err, errlen))
         goto fail;
+    for (unsigned i = 0; i < FMAG_VK_MAX_CHUNKS; ++i)
+        if (!vk_ok(vk->vkCreateFence(vk->dev, &fci, NULL, &vk->fence[i]), "vkCreateFence", err,
+                   errlen))
+            goto fail;
 
     /* A CPU driver (lavapipe) fuses fma() only on some of its code paths: never trust it.
      * Elsewhere the probe decides. */
@@ -1231,8 +1243,83 @@ fmag_gpu_vk *fmag_gpu_vk_create(char *desc, size_t desclen, char *err, size_t er
                      : "preserved");
     return vk;
 fail:
-    fmag_gpu_vk_destroy(vk);
+    vk_destroy(vk);
     return NULL;
 }
+
+void *fmag_gpu_vk_pipeline_from_spirv(fmag_gpu_vk *vk, const uint32_t *words, size_t nwords,
+                                      char *err, size_t errlen)
+{
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = nwords * 4;
+    mi.pCode = words;
+    VkShaderModule mod = VK_NULL_HANDLE;
+    if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &mi, NULL, &mod), "vkCreateShaderModule", err,
+               errlen))
+        return NULL;
+    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = mod;
+    ci.stage.pName = "main";
+    ci.layout = vk->layout;
+    VkPipeline pipe = VK_NULL_HANDLE;
+    bool ok = vk_ok(vk->vkCreateComputePipelines(vk->dev, VK_NULL_HANDLE, 1, &ci, NULL, &pipe),
+                    "vkCreateComputePipelines", err, errlen);
+    vk->vkDestroyShaderModule(vk->dev, mod, NULL);
+    return ok ? (void *)pipe : NULL;
+}
+
+void fmag_gpu_vk_pipeline_release(fmag_gpu_vk *vk, void *pipe)
+{
+    vk->vkDestroyPipeline(vk->dev, (VkPipeline)pipe, NULL);
+}
+
+bool fmag_gpu_vk_soft_fma(const fmag_gpu_vk *vk)
+{
+    return vk->soft_fma;
+}
+
+bool fmag_gpu_vk_is_cpu(const fmag_gpu_vk *vk)
+{
+    return vk->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
+static bool vk_baker(void *impl, struct fmag_gpu_baker *out)
+{
+    return fmag_gpu_vk_baker(impl, out);
+}
+
+static bool vk_native(void *impl, fmag_gpu_native *out)
+{
+    fmag_gpu_vk *vk = impl;
+    out->api = FMAG_GPU_VULKAN;
+    out->instance = (void *)vk->inst, out->physical_device = (void *)vk->phys;
+    out->device = (void *)vk->dev, out->queue_family = vk->qfam;
+    out->get_instance_proc_addr = *(void **)&vk->gipa;
+    return true;
+}
+
+static void vk_counters(void *impl, fmag_gpu_counters *out)
+{
+    *out = ((fmag_gpu_vk *)impl)->count;
+}
+
+const fmag_gpu_backend fmag_gpu_vk_backend = {
+    .name = "vulkan",
+    .max_regs = FMAG_GPU_VK_MAX_REGS,
+    .create = vk_create,
+    .destroy = vk_destroy,
+    .run = vk_run,
+    .last_launch = vk_last_launch,
+    .native = vk_native,
+    .counters = vk_counters,
+    .set_design = vk_set_design,
+    .set_fast = vk_set_fast,
+    .set_capture_ir = vk_set_capture_ir,
+    .last_ir = vk_last_ir,
+    .baker = vk_baker,
+};
 
 #endif /* FMAG_GPU_HAVE_VULKAN */

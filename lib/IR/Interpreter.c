@@ -19,7 +19,14 @@ typedef struct interp {
     fmag_context *ctx;
     unsigned long steps;
     unsigned depth;
+    bool nonfinite; /* fmag_interp_report.nonfinite */
 } interp;
+
+/* An f32 infinity or NaN: all exponent bits set. */
+static inline bool bits_nonfinite(uint32_t bits)
+{
+    return (bits & 0x7f800000u) == 0x7f800000u;
+}
 
 static const char *func_name(const fmag_func *f)
 {
@@ -76,8 +83,10 @@ static bool run(interp *st, fmag_func *f, const uint32_t *in, uint32_t *out)
         return false;
     }
     uint32_t *phi_tmp = frame + nv;
-    for (unsigned p = 0; p < f->nparams; p++)
+    for (unsigned p = 0; p < f->nparams; p++) {
         frame[f->params[p].id] = in[p];
+        if (f->params[p].type == FMAG_TYPE_F32) st->nonfinite |= bits_nonfinite(in[p]);
+    }
 
     bool ok = false;
     char bname[64];
@@ -122,17 +131,22 @@ static bool run(interp *st, fmag_func *f, const uint32_t *in, uint32_t *out)
                 goto done;
             }
             switch (i->op) {
-            case FMAG_OP_FMAG:
-                frame[i->results[0].id] = fmag_bits_of(fmag_eval(
+            case FMAG_OP_FMAG: {
+                uint32_t r = fmag_bits_of(fmag_eval(
                     getf(frame, nv, i->ops[FMAG_A].value), getf(frame, nv, i->ops[FMAG_B].value),
                     getf(frame, nv, i->ops[FMAG_C].value), getf(frame, nv, i->ops[FMAG_D].value),
                     getf(frame, nv, i->ops[FMAG_E].value)));
+                st->nonfinite |= bits_nonfinite(r);
+                frame[i->results[0].id] = r;
                 break;
+            }
             case FMAG_OP_INT: {
                 uint32_t o[3] = {0, 0, 0};
                 for (unsigned k = 0; k < i->nops && k < 3; k++)
                     o[k] = get(frame, nv, i->ops[k].value);
-                frame[i->results[0].id] = fmag_eval_int(i->iop, o[0], o[1], o[2]);
+                uint32_t r = fmag_eval_int(i->iop, o[0], o[1], o[2]);
+                if (i->results[0].type == FMAG_TYPE_F32) st->nonfinite |= bits_nonfinite(r);
+                frame[i->results[0].id] = r;
                 break;
             }
             case FMAG_OP_PHI: {
@@ -145,8 +159,7 @@ static bool run(interp *st, fmag_func *f, const uint32_t *in, uint32_t *out)
             }
             case FMAG_OP_CALL: {
                 fmag_func *g = i->callee;
-                uint32_t *io =
-                    fmag_tmp_malloc(((size_t)g->nparams + g->nresults + 1) * sizeof *io);
+                uint32_t *io = fmag_tmp_malloc(((size_t)g->nparams + g->nresults + 1) * sizeof *io);
                 if (!io) {
                     fmag_context_error(st->ctx, "error: in function @%s: out of memory",
                                        func_name(f));
@@ -194,7 +207,8 @@ done:
     return ok;
 }
 
-static bool fmag_interp_func_unguarded(fmag_func *f, const float *in, float *out)
+static bool fmag_interp_func_unguarded(fmag_func *f, const float *in, float *out,
+                                       fmag_interp_report *report)
 {
     /* Dense ids for every function that may be called; passes may have left gaps. */
     fmag_foreach_func (g, f->module)
@@ -213,6 +227,10 @@ static bool fmag_interp_func_unguarded(fmag_func *f, const float *in, float *out
                                     fmag_bits_of(in[k]), 0, 0)
                     : fmag_bits_of(in[k]);
     bool ok = run(&st, f, io, io + f->nparams);
+    if (report) {
+        report->nonfinite = st.nonfinite;
+        report->steps = st.steps;
+    }
     if (ok)
         for (unsigned k = 0; k < f->nresults; k++) {
             uint32_t r = io[f->nparams + k];
@@ -230,17 +248,24 @@ struct fmag_interp_func_args {
     fmag_func *f;
     const float *in;
     float *out;
+    fmag_interp_report *report;
     bool result;
 };
 
 static void fmag_interp_func_thunk(void *arg)
 {
     struct fmag_interp_func_args *a = arg;
-    a->result = fmag_interp_func_unguarded(a->f, a->in, a->out);
+    a->result = fmag_interp_func_unguarded(a->f, a->in, a->out, a->report);
+}
+
+bool fmag_interp_func_ex(fmag_func *f, const float *in, float *out, fmag_interp_report *report)
+{
+    if (report) *report = (fmag_interp_report){false, 0};
+    struct fmag_interp_func_args a = {f, in, out, report, false};
+    return fmag_context_guard(f->module->ctx, fmag_interp_func_thunk, &a) ? a.result : false;
 }
 
 bool fmag_interp_func(fmag_func *f, const float *in, float *out)
 {
-    struct fmag_interp_func_args a = {f, in, out, false};
-    return fmag_context_guard(f->module->ctx, fmag_interp_func_thunk, &a) ? a.result : false;
+    return fmag_interp_func_ex(f, in, out, NULL);
 }

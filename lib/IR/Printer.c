@@ -1,6 +1,7 @@
 /* The .fir printer. It prints exactly what the parser reads: sugar only where the
  * instruction is the sugar's exact expansion, every literal with its bits kept. */
 #include "IRInternal.h"
+#include "fmag/Bits.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,7 @@ typedef struct name_set {
 
 static size_t str_hash(const char *s)
 {
-    size_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return fmag_hash_bytes(s, strlen(s));
 }
 
 static void set_grow(name_set *s);

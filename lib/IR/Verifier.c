@@ -459,8 +459,8 @@ static void check_operand(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)
     }
 }
 
-/* The type operand k of i must have (SPEC §2b), or -1 when the counts are wrong. */
-static int operand_type(const vstate *st, const fmag_instr *i, unsigned k)
+/* The type operand k of i (in f) must have (SPEC §2b), or -1 when the counts are wrong. */
+static int operand_type(const fmag_func *f, const fmag_instr *i, unsigned k)
 {
     switch (i->op) {
     case FMAG_OP_FMAG:
@@ -475,7 +475,7 @@ static int operand_type(const vstate *st, const fmag_instr *i, unsigned k)
     case FMAG_OP_CALL:
         return i->callee && k < i->callee->nparams ? (int)i->callee->params[k].type : -1;
     case FMAG_OP_RET:
-        return k < st->f->nresults ? (int)fmag_func_result_type(st->f, k) : -1;
+        return k < f->nresults ? (int)fmag_func_result_type(f, k) : -1;
     case FMAG_OP_JMP:
         break;
     }
@@ -489,7 +489,7 @@ static void check_types(vstate *st, fmag_block *b, fmag_instr *i)
 {
     for (unsigned k = 0; k < i->nops; k++) {
         fmag_value *v = i->ops[k].value;
-        int want = operand_type(st, i, k);
+        int want = operand_type(st->f, i, k);
         if (!v || want < 0 || (int)v->type == want) continue;
         namebuf nb;
         report(st, b, i, "operand %u (%s) is %s, expected %s", k, vstr(st, v, &nb),
@@ -508,6 +508,16 @@ static void check_types(vstate *st, fmag_block *b, fmag_instr *i)
                 report(st, b, i, "result %u of the call is %s, @%s returns %s", k,
                        fmag_type_name(i->results[k].type), i->callee->name,
                        fmag_type_name(fmag_func_result_type(i->callee, k)));
+}
+
+bool fmag_instr_operand_types_ok(const fmag_func *f, const fmag_instr *i)
+{
+    for (unsigned k = 0; k < i->nops; k++) {
+        const fmag_value *v = i->ops[k].value;
+        int want = operand_type(f, i, k);
+        if (v && want >= 0 && (int)v->type != want) return false;
+    }
+    return true;
 }
 
 static void check_target(vstate *st, fmag_block *b, fmag_instr *i, unsigned k)

@@ -15,11 +15,7 @@ typedef struct reader {
     bool failed;
 } reader;
 
-/* Deeper nesting than any document has (a node graph is three levels): a bound on
- * what a hostile document can make the walk do. */
-#define MX_MAX_DEPTH 256u
-
-static char *dup(mx_doc *d, const char *s)
+static char *arena_dup(mx_doc *d, const char *s)
 {
     return fmag_context_strdup(d->ctx, s, strlen(s));
 }
@@ -70,7 +66,7 @@ static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **a
         return;
     }
     mx_elem *e = fmag_context_alloc(d->ctx, sizeof *e);
-    e->tag = dup(d, tag);
+    e->tag = arena_dup(d, tag);
     e->name = "";
     unsigned n = 0;
     while (atts[2 * n])
@@ -79,8 +75,8 @@ static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **a
     e->nattrs = n;
     for (unsigned k = 0; k < n; k++) {
         const char *an = atts[2 * k];
-        const char *av = e->attrs[k].value = dup(d, atts[2 * k + 1]);
-        e->attrs[k].name = dup(d, an);
+        const char *av = e->attrs[k].value = arena_dup(d, atts[2 * k + 1]);
+        e->attrs[k].name = arena_dup(d, an);
         switch (an[0]) {
         case 'c':
             if (!strcmp(an, "channels")) e->a_channels = av;
@@ -111,8 +107,8 @@ static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **a
     }
     e->etype = (int)mx_type_of(e->a_type);
     e->kind = elem_kind(tag);
-    e->line = (unsigned)XML_GetCurrentLineNumber(r->p);
-    e->col = (unsigned)XML_GetCurrentColumnNumber(r->p) + 1;
+    XML_Index at = XML_GetCurrentByteIndex(r->p);
+    e->pos = at > 0 ? (size_t)at : 0;
     e->parent = r->cur;
     if (r->cur) {
         e->index = r->cur->nchildren++;
@@ -190,11 +186,15 @@ static bool build_index(mx_doc *d)
                     break;
                 }
             if (dupl) {
-                if (ok)
-                    fmag_context_error_at(d->ctx, d->filename, d->text, d->len, e->line, e->col,
+                if (ok) {
+                    unsigned line, col, first, first_col;
+                    mx_elem_where(d, e, &line, &col);
+                    mx_elem_where(d, d->index[i], &first, &first_col);
+                    fmag_context_error_at(d->ctx, d->filename, d->text, d->len, line, col,
                                           "a second element named '%s' in one scope (the "
                                           "first is at line %u)",
-                                          e->name, d->index[i]->line);
+                                          e->name, first);
+                }
                 ok = false;
             } else {
                 d->index[i] = e;
@@ -213,6 +213,7 @@ static bool build_index(mx_doc *d)
 
 bool mx_doc_read(mx_doc *d)
 {
+    if (mx_cache_load(d)) return build_index(d);
     XML_Memory_Handling_Suite mem = {fmag_tmp_malloc, fmag_tmp_realloc, fmag_tmp_free};
     reader r;
     memset(&r, 0, sizeof r);
@@ -245,14 +246,17 @@ bool mx_doc_read(mx_doc *d)
     XML_ParserFree(r.p);
     if (!ok || r.failed) return false;
     if (!d->root || strcmp(d->root->tag, "materialx")) {
-        fmag_context_error_at(d->ctx, d->filename, d->text, d->len, d->root ? d->root->line : 1,
-                              d->root ? d->root->col : 1,
+        unsigned line = 1, col = 1;
+        if (d->root) mx_elem_where(d, d->root, &line, &col);
+        fmag_context_error_at(d->ctx, d->filename, d->text, d->len, line, col,
                               "not a MaterialX document: the root element is <%s>, not "
                               "<materialx>",
                               d->root ? d->root->tag : "");
         return false;
     }
-    return build_index(d);
+    if (!build_index(d)) return false;
+    mx_cache_store(d);
+    return true;
 }
 
 void mx_doc_free(mx_doc *d)
@@ -260,6 +264,24 @@ void mx_doc_free(mx_doc *d)
     fmag_tmp_free(d->index);
     d->index = NULL;
     d->index_cap = 0;
+}
+
+void mx_elem_where(const mx_doc *d, const mx_elem *e, unsigned *line, unsigned *col)
+{
+    const unsigned char *t = (const unsigned char *)d->text;
+    size_t end = e->pos < d->len ? e->pos : d->len;
+    unsigned l = 1, c = 1;
+    for (size_t i = 0; i < end; i++) {
+        unsigned char ch = t[i];
+        if (ch == '\n' || (ch == '\r' && (i + 1 >= d->len || t[i + 1] != '\n'))) {
+            l++; /* \r\n, \n and a lone \r each end a line, as in expat */
+            c = 1;
+        } else if (ch != '\r' && (ch & 0xC0u) != 0x80u) {
+            c++; /* a UTF-8 continuation byte is not a character of its own */
+        }
+    }
+    *line = l;
+    *col = c;
 }
 
 const char *mx_attr_get(const mx_elem *e, const char *name)

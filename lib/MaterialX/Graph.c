@@ -86,11 +86,12 @@ static void elem_diag(mx_gen *g, mx_elem *e, fmag_diag_severity sev, const char 
 {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    unsigned line, col;
+    mx_elem_where(g->d, e, &line, &col);
     if (sev == FMAG_DIAG_ERROR)
-        fmag_context_error_at(g->ctx, g->d->filename, g->d->text, g->d->len, e->line, e->col, "%s",
-                              msg);
+        fmag_context_error_at(g->ctx, g->d->filename, g->d->text, g->d->len, line, col, "%s", msg);
     else
-        fmag_context_report(g->ctx, sev, g->d->filename, e->line, e->col, "%s", msg);
+        fmag_context_report(g->ctx, sev, g->d->filename, line, col, "%s", msg);
 }
 
 /* A warning at e with its source line and a caret, as the errors have. */
@@ -108,16 +109,18 @@ static void gskip(mx_gen *g, mx_elem *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    unsigned line, ecol;
+    mx_elem_where(g->d, e, &line, &ecol);
     const char *t = g->d->text, *end = t + g->d->len, *p = t;
-    for (unsigned l = 1; l < e->line && p < end; p++)
+    for (unsigned l = 1; l < line && p < end; p++)
         if (*p == '\n') l++;
     const char *q = p;
     while (q < end && *q != '\n' && *q != '\r')
         q++;
     int len = q - p > 200 ? 200 : (int)(q - p);
-    unsigned col = e->col > 0 && e->col <= (unsigned)len + 1 ? e->col : 1;
-    fmag_context_report(g->ctx, FMAG_DIAG_WARNING, g->d->filename, e->line, e->col,
-                        "%s\n%.*s\n%*s^", msg, len, p, (int)col - 1, "");
+    unsigned col = ecol > 0 && ecol <= (unsigned)len + 1 ? ecol : 1;
+    fmag_context_report(g->ctx, FMAG_DIAG_WARNING, g->d->filename, line, ecol, "%s\n%.*s\n%*s^",
+                        msg, len, p, (int)col - 1, "");
 }
 
 static void gerror(mx_gen *g, mx_elem *e, const char *fmt, ...)
@@ -144,7 +147,9 @@ void mx_node_error(mx_node *n, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fmag_context_error_at(g->ctx, g->d->filename, g->d->text, g->d->len, n->e->line, n->e->col,
+    unsigned line, col;
+    mx_elem_where(g->d, n->e, &line, &col);
+    fmag_context_error_at(g->ctx, g->d->filename, g->d->text, g->d->len, line, col,
                           "node '%s' (%s, %s): %s", n->e->name, n->e->tag, mx_type_name(n->type),
                           msg);
 }
@@ -1070,6 +1075,24 @@ static void compile_thunk(void *arg)
     }
 }
 
+/* Whether a node of the document antialiases with screen derivatives (splitlr,
+ * splittb: MaterialX's aastep). */
+static bool doc_uses_derivatives(const mx_doc *d)
+{
+    for (const mx_elem *e = d->root; e;) {
+        if (e->kind == MX_EK_NODE && (!strcmp(e->tag, "splitlr") || !strcmp(e->tag, "splittb")))
+            return true;
+        if (e->first) {
+            e = e->first;
+            continue;
+        }
+        while (e && !e->next)
+            e = e->parent;
+        if (e) e = e->next;
+    }
+    return false;
+}
+
 static void compile_doc(compile_args *a)
 {
     mx_doc *d = fmag_context_alloc(a->ctx, sizeof *d);
@@ -1084,6 +1107,9 @@ static void compile_doc(compile_args *a)
     g->ctx = a->ctx;
     if (!mx_doc_read(d)) return;
     g->m = fmag_module_create(a->ctx);
+    /* Before anything is built (IR.h): the antialiased nodes' derivatives must see
+     * the builtins as calls to apply their chain rules. */
+    g->m->math_calls = doc_uses_derivatives(d);
     g->fast = a->opts && a->opts->fastmath;
     g->m->fastmath = g->fast;
     g->m->src_file = fmag_context_strdup(a->ctx, a->filename, strlen(a->filename));

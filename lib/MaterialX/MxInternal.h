@@ -33,7 +33,7 @@ struct mx_elem {
     const char *name; /* the name attribute, or "" */
     mx_attr *attrs;
     unsigned nattrs;
-    unsigned line, col; /* of the '<' that opens it, 1-based */
+    size_t pos; /* byte offset of the '<' that opens it (mx_elem_where: line and column) */
     mx_elem *parent, *first, *last, *next;
     unsigned index; /* among its parent's children */
     unsigned nchildren;
@@ -56,10 +56,25 @@ typedef struct mx_doc {
     size_t index_cap;
 } mx_doc;
 
-/* Parses the XML into a tree in the context's arena; false after a diagnostic. */
+/* Deeper nesting than any document has (a node graph is three levels): a bound on
+ * what a hostile document can make the walk do. */
+#define MX_MAX_DEPTH 256u
+
+/* Parses the XML into a tree in the context's arena; false after a diagnostic.
+ * The context keeps the last document's tree (DocCache.c): the same text again, or
+ * one with a single attribute value changed, is not parsed again. */
 bool mx_doc_read(mx_doc *d);
+/* DocCache.c: the tree of the context's cached document when d's text is its text or
+ * that text with one attribute value changed (true), or nothing (false). */
+bool mx_cache_load(mx_doc *d);
+/* Keeps the tree just parsed as the context's cached document (best effort). */
+void mx_cache_store(mx_doc *d);
 void mx_doc_free(mx_doc *d);
 const char *mx_attr_get(const mx_elem *e, const char *name); /* NULL: absent */
+/* The 1-based line and column (in characters, as expat counts) of e's '<'. Counted
+ * from the text only when a diagnostic asks: expat's own line numbers cost a tenth
+ * of the parse when taken at every element. */
+void mx_elem_where(const mx_doc *d, const mx_elem *e, unsigned *line, unsigned *col);
 /* The child of parent named name, or NULL. */
 mx_elem *mx_doc_child(const mx_doc *d, const mx_elem *parent, const char *name);
 
@@ -154,8 +169,9 @@ const char *mx_out_of_scope(const char *category, mx_type t);
  * components (1 or 3). */
 void mx_perlin(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
 void mx_cellnoise(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, fmag_value **out);
-fmag_value *mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter,
-                      int metric);
+/* Worley noise: out gets the distances to the nearest nout (1 to 3) points, F1 first. */
+void mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter, int metric,
+               unsigned nout, fmag_value **out);
 void mx_fractal(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout, int octaves,
                 fmag_value *lacunarity, fmag_value *diminish, fmag_value **out);
 

@@ -231,6 +231,7 @@ static bool n_binary(mx_node *n, int op)
 
 static bool n_invert(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), a = mx_in(n, "amount", n->type, 1.0f),
            r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
@@ -240,6 +241,7 @@ static bool n_invert(mx_node *n, int op)
 
 static bool n_clamp(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), lo = mx_in(n, "low", n->type, 0.0f),
            hi = mx_in(n, "high", n->type, 1.0f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
@@ -254,6 +256,7 @@ static mx_val in_alt(mx_node *n, const char *a, const char *b, mx_type t, float 
 
 static bool n_atan2(mx_node *n, int op)
 {
+    (void)op;
     mx_val y = in_alt(n, "iny", "in1", n->type, 0.0f), x = in_alt(n, "inx", "in2", n->type, 1.0f),
            r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
@@ -263,6 +266,7 @@ static bool n_atan2(mx_node *n, int op)
 
 static bool n_normalize(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), r = mk(n->type);
     fmag_value *c[4];
     for (unsigned i = 0; i < r.n; i++)
@@ -291,6 +295,7 @@ static bool n_vreduce(mx_node *n, int op)
 
 static bool n_cross(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in1", MX_VECTOR3, 0.0f), y = mx_in(n, "in2", MX_VECTOR3, 0.0f),
            r = mk(MX_VECTOR3);
     fmag_value *a[3], *b[3];
@@ -306,6 +311,7 @@ static bool n_cross(mx_node *n, int op)
  * space the caller chose), so they pass the vector through (docs/MaterialX.md). */
 static bool n_passthrough(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
         r.c[i] = mx_c(&x, i);
@@ -316,6 +322,7 @@ static bool n_passthrough(mx_node *n, int op)
  * column-built matrix); a vector one shorter than the matrix is a point (w = 1). */
 static bool n_transformmatrix(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f);
     mx_val m = mx_in(n, "mat", MX_NONE, 0.0f);
     mx_val r = mk(n->type);
@@ -338,6 +345,7 @@ static bool n_transformmatrix(mx_node *n, int op)
 
 static bool n_transpose(mx_node *n, int op)
 {
+    (void)op;
     mx_val m = mx_in(n, "in", n->type, 0.0f), r = mk(n->type);
     unsigned N = r.n == 9 ? 3 : 4;
     for (unsigned i = 0; i < N; i++)
@@ -348,6 +356,7 @@ static bool n_transpose(mx_node *n, int op)
 
 static bool n_determinant(mx_node *n, int op)
 {
+    (void)op;
     mx_val m = mx_in(n, "in", MX_NONE, 0.0f), r = mk(MX_FLOAT);
     unsigned N = m.n == 9 ? 3 : m.n == 16 ? 4 : 0;
     if (!N) {
@@ -360,6 +369,7 @@ static bool n_determinant(mx_node *n, int op)
 
 static bool n_invertmatrix(mx_node *n, int op)
 {
+    (void)op;
     mx_val m = mx_in(n, "in", n->type, 0.0f), r = mk(n->type);
     if (m.n != r.n) {
         mx_node_error(n, "input 'in' is not a %s", mx_type_name(n->type));
@@ -384,6 +394,7 @@ static void rot2(mx_node *n, fmag_value *x, fmag_value *y, fmag_value *deg, fmag
 
 static bool n_rotate2d(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", MX_VECTOR2, 0.0f), a = mx_in(n, "amount", MX_FLOAT, 0.0f),
            r = mk(MX_VECTOR2);
     rot2(n, mx_c(&x, 0), mx_c(&x, 1), a.c[0], r.c);
@@ -393,20 +404,21 @@ static bool n_rotate2d(mx_node *n, int op)
 /* rotate3d: Rodrigues' rotation of in about the normalized axis by amount degrees. */
 static bool n_rotate3d(mx_node *n, int op)
 {
+    (void)op;
     static const float yaxis[3] = {0, 1, 0};
     mx_val x = mx_in(n, "in", MX_VECTOR3, 0.0f), a = mx_in(n, "amount", MX_FLOAT, 0.0f),
            ax = mx_in_v(n, "axis", MX_VECTOR3, yaxis), r = mk(MX_VECTOR3);
-    fmag_value *k[3], *v[3], *kxv[3];
+    fmag_value *k[3], *v[3], *vxk[3];
     fmag_value *axc[3] = {mx_c(&ax, 0), mx_c(&ax, 1), mx_c(&ax, 2)};
     fmag_build_normalize(B, axc, 3, k, F);
     for (unsigned i = 0; i < 3; i++)
         v[i] = mx_c(&x, i);
     fmag_value *t = radians(n, a.c[0]), *s = fmag_build_sin(B, t, F), *c = fmag_build_cos(B, t, F);
-    fmag_build_cross(B, k, v, kxv, F);
+    fmag_build_cross(B, v, k, vxk, F); /* in x axis: MaterialX turns the row vector, v M */
     fmag_value *kd = fmag_build_dot(B, k, v, 3, F), *omc = sub(n, K(n, 1.0f), c);
     fmag_value *w = mul(n, kd, omc);
     for (unsigned i = 0; i < 3; i++)
-        r.c[i] = fmag_build_fma(B, k[i], w, fmag_build_fma(B, kxv[i], s, mul(n, v[i], c)));
+        r.c[i] = fmag_build_fma(B, k[i], w, fmag_build_fma(B, vxk[i], s, mul(n, v[i], c)));
     return out(n, r);
 }
 
@@ -414,6 +426,7 @@ static bool n_rotate3d(mx_node *n, int op)
  * pivot (the order of MaterialX's implementation graph). */
 static bool n_place2d(mx_node *n, int op)
 {
+    (void)op;
     static const float one2[2] = {1, 1};
     mx_val tc = mx_in_geom(n, "texcoord", MX_VECTOR2, "texcoord");
     mx_val pv = mx_in(n, "pivot", MX_VECTOR2, 0.0f), sc = mx_in_v(n, "scale", MX_VECTOR2, one2),
@@ -450,6 +463,7 @@ static bool n_reflect(mx_node *n, int op)
 
 static bool n_remap(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), il = mx_in(n, "inlow", n->type, 0.0f),
            ih = mx_in(n, "inhigh", n->type, 1.0f), ol = mx_in(n, "outlow", n->type, 0.0f),
            oh = mx_in(n, "outhigh", n->type, 1.0f), r = mk(n->type);
@@ -463,6 +477,7 @@ static bool n_remap(mx_node *n, int op)
 
 static bool n_smoothstep(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), lo = mx_in(n, "low", n->type, 0.0f),
            hi = mx_in(n, "high", n->type, 1.0f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
@@ -483,6 +498,7 @@ static fmag_value *luma(mx_node *n, const mx_val *c)
 
 static bool n_luminance(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), r = mk(n->type);
     fmag_value *l = luma(n, &x);
     for (unsigned i = 0; i < 3; i++)
@@ -493,6 +509,7 @@ static bool n_luminance(mx_node *n, int op)
 
 static bool n_saturate(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), a = mx_in(n, "amount", MX_FLOAT, 1.0f),
            r = mk(n->type);
     fmag_value *l = luma(n, &x);
@@ -556,6 +573,7 @@ static bool n_hsv(mx_node *n, int op)
 
 static bool n_hsvadjust(mx_node *n, int op)
 {
+    (void)op;
     static const float dflt[3] = {0, 1, 1};
     mx_val x = mx_in(n, "in", n->type, 0.0f), a = mx_in_v(n, "amount", MX_VECTOR3, dflt),
            r = mk(n->type);
@@ -571,6 +589,7 @@ static bool n_hsvadjust(mx_node *n, int op)
 
 static bool n_contrast(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), a = mx_in(n, "amount", n->type, 1.0f),
            p = mx_in(n, "pivot", n->type, 0.5f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
@@ -582,6 +601,7 @@ static bool n_contrast(mx_node *n, int op)
  * doclamp. */
 static bool n_range(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), il = mx_in(n, "inlow", n->type, 0.0f),
            ih = mx_in(n, "inhigh", n->type, 1.0f), ga = mx_in(n, "gamma", n->type, 1.0f),
            ol = mx_in(n, "outlow", n->type, 0.0f), oh = mx_in(n, "outhigh", n->type, 1.0f),
@@ -602,6 +622,7 @@ static bool n_range(mx_node *n, int op)
 
 static bool n_extract(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", MX_NONE, 0.0f), r = mk(MX_FLOAT);
     float idx;
     if (!mx_in_const(n, "index", 0.0f, &idx)) return false;
@@ -656,6 +677,7 @@ static bool n_separate(mx_node *n, int op)
  * otherwise, down by dropping the last components. */
 static bool n_convert(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", MX_NONE, 0.0f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
         r.c[i] = x.n == 1 ? x.c[0] : i < x.n ? x.c[i] : K(n, i == 3 ? 1.0f : 0.0f);
@@ -666,6 +688,7 @@ static bool n_convert(mx_node *n, int op)
 
 static bool n_swizzle(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", MX_NONE, 0.0f), r = mk(n->type);
     const char *ch = mx_in_str(n, "channels", "");
     if (strlen(ch) != r.n) {
@@ -805,6 +828,7 @@ static bool n_inside(mx_node *n, int op)
 
 static bool n_mix(mx_node *n, int op)
 {
+    (void)op;
     mx_val f = mx_in(n, "fg", n->type, 0.0f), b = mx_in(n, "bg", n->type, 0.0f),
            m = mx_in(n, "mix", n->type, 0.0f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
@@ -836,6 +860,7 @@ static bool n_if(mx_node *n, int op)
 /* switch: in1 where which < 1, in2 where which < 2, ..., the last input otherwise. */
 static bool n_switch(mx_node *n, int op)
 {
+    (void)op;
     static const char *const names[] = {"in1", "in2", "in3", "in4", "in5",
                                         "in6", "in7", "in8", "in9", "in10"};
     unsigned count = 5;
@@ -875,6 +900,7 @@ static bool n_logic(mx_node *n, int op)
 
 static bool n_constant(mx_node *n, int op)
 {
+    (void)op;
     mx_val v = mx_in(n, "value", n->type, 0.0f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
         r.c[i] = mx_c(&v, i);
@@ -905,6 +931,7 @@ static bool n_ramp(mx_node *n, int op)
 
 static bool n_ramp4(mx_node *n, int op)
 {
+    (void)op;
     mx_val tl = mx_in(n, "valuetl", n->type, 0.0f), tr = mx_in(n, "valuetr", n->type, 0.0f),
            bl = mx_in(n, "valuebl", n->type, 0.0f), br = mx_in(n, "valuebr", n->type, 0.0f),
            tc = texcoord(n), r = mk(n->type);
@@ -917,16 +944,32 @@ static bool n_ramp4(mx_node *n, int op)
     return out(n, r);
 }
 
-/* splitlr / splittb: MaterialX antialiases the edge with derivatives (aastep); without
- * them this is the limit, a step: valuer where u >= center (valuet where v >= center). */
+/* MaterialX's aastep(center, x): smoothstep over center -/+ w, w the length of x's
+ * screen derivatives over sqrt 2 (the caller's derivative inputs, docs/Derivatives.md);
+ * where w is 0 (derivatives of 0 given) the limit, a step at x >= center, which
+ * smoothstep over an empty interval would not give. */
+static fmag_value *aastep(mx_node *n, fmag_value *center, fmag_value *x)
+{
+    fmag_value *dx = fmag_build_dfdx(B, x), *dy = fmag_build_dfdy(B, x);
+    fmag_value *w =
+        mul(n, fmag_build_sqrt(B, fmag_build_fma(B, dx, dx, mul(n, dy, dy)), F), K(n, 0.70710678f));
+    fmag_value *smooth = fmag_build_smoothstep(B, sub(n, center, w), add(n, center, w), x, F);
+    fmag_value *step = sel(n, fmag_build_ge(B, x, center), K(n, 1.0f), K(n, 0.0f));
+    return sel(n, w, smooth, step);
+}
+
+/* splitlr / splittb: valuel to valuer across u = center (valueb to valuet across
+ * v = center), antialiased as MaterialX does it: mix(valuel, valuer, aastep(center, u)).
+ * MaterialX 1.38's GLSL had splittb's values the other way round; this is the
+ * specification's (and later MaterialX's) valuet above center. */
 static bool n_split(mx_node *n, int op)
 {
     mx_val a = mx_in(n, op == 0 ? "valuel" : "valueb", n->type, 0.0f),
            b = mx_in(n, op == 0 ? "valuer" : "valuet", n->type, 0.0f),
            c = mx_in(n, "center", MX_FLOAT, 0.5f), tc = texcoord(n), r = mk(n->type);
-    fmag_value *st = fmag_build_ge(B, mx_c(&tc, op == 0 ? 0 : 1), c.c[0]);
+    fmag_value *t = aastep(n, c.c[0], mx_c(&tc, op == 0 ? 0 : 1));
     for (unsigned i = 0; i < r.n; i++)
-        r.c[i] = sel(n, st, mx_c(&b, i), mx_c(&a, i));
+        r.c[i] = mixv(n, mx_c(&a, i), mx_c(&b, i), t);
     return out(n, r);
 }
 
@@ -934,6 +977,7 @@ static bool n_split(mx_node *n, int op)
  * others, with (u', v') = texcoord * uvtiling - uvoffset. */
 static bool n_checkerboard(mx_node *n, int op)
 {
+    (void)op;
     static const float eight[2] = {8, 8};
     mx_val c1 = mx_in(n, "color1", n->type, 1.0f), c2 = mx_in(n, "color2", n->type, 0.0f),
            ti = mx_in_v(n, "uvtiling", MX_VECTOR2, eight),
@@ -951,6 +995,7 @@ static bool n_checkerboard(mx_node *n, int op)
 /* circle: 1 inside (distance to center < radius), 0 outside. */
 static bool n_circle(mx_node *n, int op)
 {
+    (void)op;
     mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.5f),
            rad = mx_in(n, "radius", MX_FLOAT, 0.5f), r = mk(MX_FLOAT);
     fmag_value *dx = sub(n, mx_c(&tc, 0), mx_c(&c, 0)), *dy = sub(n, mx_c(&tc, 1), mx_c(&c, 1));
@@ -962,6 +1007,7 @@ static bool n_circle(mx_node *n, int op)
 /* line: 1 within radius of the segment point1-point2, 0 elsewhere. */
 static bool n_line(mx_node *n, int op)
 {
+    (void)op;
     static const float p1d[2] = {0.25f, 0.25f}, p2d[2] = {0.75f, 0.75f};
     mx_val tc = texcoord(n), rad = mx_in(n, "radius", MX_FLOAT, 0.1f),
            p1 = mx_in_v(n, "point1", MX_VECTOR2, p1d), p2 = mx_in_v(n, "point2", MX_VECTOR2, p2d),
@@ -981,6 +1027,7 @@ static bool n_line(mx_node *n, int op)
  * along the axes, 0 elsewhere (our definition; docs/MaterialX.md). */
 static bool n_cloverleaf(mx_node *n, int op)
 {
+    (void)op;
     mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.5f),
            rad = mx_in(n, "radius", MX_FLOAT, 0.5f), r = mk(MX_FLOAT);
     fmag_value *h = mul(n, rad.c[0], K(n, 0.5f)), *h2 = mul(n, h, h);
@@ -998,6 +1045,7 @@ static bool n_cloverleaf(mx_node *n, int op)
  * the horizontal through center, 0 elsewhere (our definition; docs/MaterialX.md). */
 static bool n_hexagon(mx_node *n, int op)
 {
+    (void)op;
     mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.5f),
            rad = mx_in(n, "radius", MX_FLOAT, 0.5f), r = mk(MX_FLOAT);
     fmag_value *dx = fmag_build_abs(B, sub(n, mx_c(&tc, 0), mx_c(&c, 0)));
@@ -1012,6 +1060,7 @@ static bool n_hexagon(mx_node *n, int op)
 /* randomfloat: cellnoise of (in, seed) mapped to [min, max]. */
 static bool n_randomfloat(mx_node *n, int op)
 {
+    (void)op;
     mx_val x = mx_in(n, "in", MX_FLOAT, 0.0f), lo = mx_in(n, "min", MX_FLOAT, 0.0f),
            hi = mx_in(n, "max", MX_FLOAT, 1.0f), sd = mx_in(n, "seed", MX_FLOAT, 0.0f),
            r = mk(MX_FLOAT);
@@ -1025,6 +1074,7 @@ static bool n_randomfloat(mx_node *n, int op)
  * each mapped to its range, then hsvtorgb. */
 static bool n_randomcolor(mx_node *n, int op)
 {
+    (void)op;
     static const char *const lo[] = {"huelow", "saturationlow", "brightnesslow"};
     static const char *const hi[] = {"huehigh", "saturationhigh", "brightnesshigh"};
     mx_val x = mx_in(n, "in", MX_FLOAT, 0.0f), sd = mx_in(n, "seed", MX_FLOAT, 0.0f),
@@ -1113,16 +1163,23 @@ static bool n_cellnoise(mx_node *n, int op)
     return out(n, r);
 }
 
+/* worleynoise2d/3d: float F1, vector2 (F1, F2) or vector3 (F1, F2, F3), the distances
+ * to the nearest jittered points. 1.39's `style` 1 (the nearest cell's noise) is not
+ * read: a diagnostic. */
 static bool n_worley(mx_node *n, int op)
 {
     unsigned dim = (unsigned)op;
     mx_val p = dim == 2 ? texcoord(n) : mx_in_geom(n, "position", MX_VECTOR3, "position");
     mx_val j = mx_in(n, "jitter", MX_FLOAT, 1.0f), r = mk(n->type);
-    float metric;
-    if (!mx_in_const(n, "metric", 0.0f, &metric)) return false;
-    if (r.n != 1) {
-        mx_node_error(n, "worley noise is compiled as a float (the distance to the nearest "
-                         "point); its vector2/vector3 outputs are refused (docs/MaterialX.md)");
+    float metric, style;
+    if (!mx_in_const(n, "metric", 0.0f, &metric) || !mx_in_const(n, "style", 0.0f, &style))
+        return false;
+    if (n->type != MX_FLOAT && n->type != MX_VECTOR2 && n->type != MX_VECTOR3) {
+        mx_node_error(n, "worley noise is a float, vector2 or vector3 (F1, F2, F3)");
+        return false;
+    }
+    if (style != 0) {
+        mx_node_error(n, "style %g is not 0 (distance): the cell style is not supported", style);
         return false;
     }
     if (metric < 0 || metric > 3 || metric != (float)(int)metric) {
@@ -1133,7 +1190,7 @@ static bool n_worley(mx_node *n, int op)
         return false;
     }
     fmag_value *pc[3] = {mx_c(&p, 0), mx_c(&p, 1), dim == 3 ? mx_c(&p, 2) : NULL};
-    r.c[0] = mx_worley(n, pc, dim, j.c[0], (int)metric);
+    mx_worley(n, pc, dim, j.c[0], (int)metric, r.n, r.c);
     return out(n, r);
 }
 
@@ -1172,6 +1229,7 @@ static bool n_time(mx_node *n, int op)
 
 static bool n_geompropvalue(mx_node *n, int op)
 {
+    (void)op;
     const char *gp = mx_in_str(n, "geomprop", "");
     char key[96];
     snprintf(key, sizeof key, "geomprop.%.80s", gp);

@@ -205,14 +205,19 @@ void mx_cellnoise(mx_node *n, fmag_value *const *p, unsigned dim, unsigned nout,
     cell_of_ints(n, I, dim, nout, out);
 }
 
-/* Worley: the nearest of the jittered points of the 3^dim cells around p. */
-fmag_value *mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter,
-                      int metric)
+/* Worley: the distances to the nearest nout (1 to 3) of the jittered points of the
+ * 3^dim cells around p, nearest first (F1, F2, F3). Each cell's distance d goes into
+ * the sorted f1 <= f2 <= f3 as MaterialX's if/else chain puts it, written as
+ * f3 = min(f3, max(f2, d)), f2 = min(f2, max(f1, d)), f1 = min(f1, d) (old f1, f2). */
+void mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value *jitter, int metric,
+               unsigned nout, fmag_value **out)
 {
     fmag_value *I[3], *loc[3];
     for (unsigned k = 0; k < dim; k++)
         loc[k] = floorfrac(n, p[k], &I[k]);
-    fmag_value *best = NULL;
+    fmag_value *f[3];
+    for (unsigned k = 0; k < nout; k++)
+        f[k] = fk(n, 1e6f);
     int zlo = dim == 3 ? -1 : 0, zhi = dim == 3 ? 1 : 0;
     for (int x = -1; x <= 1; x++)
         for (int y = -1; y <= 1; y++)
@@ -241,9 +246,12 @@ fmag_value *mx_worley(mx_node *n, fmag_value *const *p, unsigned dim, fmag_value
                 } else {
                     d = fmag_build_dot(B, diff, diff, dim, F);
                 }
-                best = best ? fmag_build_min(B, best, d) : fmag_build_min(B, fk(n, 1e6f), d);
+                for (unsigned k = nout; k-- > 1;)
+                    f[k] = fmag_build_min(B, f[k], fmag_build_max(B, f[k - 1], d));
+                f[0] = fmag_build_min(B, f[0], d);
             }
-    return metric == 0 ? fmag_build_sqrt(B, best, F) : best;
+    for (unsigned k = 0; k < nout; k++)
+        out[k] = metric == 0 ? fmag_build_sqrt(B, f[k], F) : f[k];
 }
 
 /* sum over octaves of amplitude * noise(p); amplitude *= diminish, p *= lacunarity */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "SLInternal.h"
+#include "fmag/Bits.h"
 
 /* GLSL.std.450's others (issue 14), after the original ones. */
 // clang-format off
@@ -69,19 +70,11 @@ static bool name_eq(const char *a, unsigned alen, const char *b, unsigned blen)
     return alen == blen && !memcmp(a, b, alen);
 }
 
-static size_t name_hash(const char *name, unsigned len)
-{
-    size_t h = 1469598103934665603ull;
-    for (unsigned i = 0; i < len; i++)
-        h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The slot of s->func_table for a name: its function or the empty slot. */
 static sl_func **func_slot(sl_session *s, const char *name, unsigned len)
 {
     size_t mask = s->func_table_cap - 1;
-    for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
+    for (size_t i = fmag_hash_bytes(name, len) & mask;; i = (i + 1) & mask) {
         sl_func **e = &s->func_table[i];
         if (!*e || name_eq((*e)->name, (*e)->name_len, name, len)) return e;
     }
@@ -99,7 +92,7 @@ static sl_func *find_func(sl_session *s, const char *name, unsigned len)
 static sl_var **table_slot(checker *c, const char *name, unsigned len)
 {
     size_t mask = c->tcap - 1;
-    for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
+    for (size_t i = fmag_hash_bytes(name, len) & mask;; i = (i + 1) & mask) {
         sl_var **e = &c->table[i];
         if (!*e || name_eq((*e)->name, (*e)->name_len, name, len)) return e;
     }

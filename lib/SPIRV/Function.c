@@ -818,6 +818,19 @@ static bool check_result(spv_reader *r, const spv_inst *in)
     return true;
 }
 
+/* A module whose types were tampered with (an integer where OpFSub wants a float) reaches
+ * the builder with operands of the wrong IR type: a diagnostic at the SPIR-V instruction,
+ * not invalid IR. Checks the instructions built after `last` in blk. */
+static bool check_operand_types(spv_reader *r, spv_func *f, fmag_block *blk, fmag_instr *last)
+{
+    if (!blk || blk != r->b.block) return true;
+    for (fmag_instr *i = last ? last->next : blk->first; i; i = i->next)
+        if (!fmag_instr_operand_types_ok(f->ir, i))
+            return spv_error_op(r, "an operand of the wrong type (an integer where a float "
+                                   "belongs, or the reverse)");
+    return true;
+}
+
 static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
 {
     switch (in->op) {
@@ -852,9 +865,12 @@ static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
         }
         return spv_translate_op(r, in);
     }
-    default:
-        (void)f;
-        return spv_translate_op(r, in) && check_result(r, in);
+    default: {
+        fmag_block *blk = r->b.block;
+        fmag_instr *last = blk ? blk->last : NULL;
+        return spv_translate_op(r, in) && check_result(r, in) &&
+               check_operand_types(r, f, blk, last);
+    }
     }
 }
 

@@ -19,6 +19,7 @@ import functools
 import http.server
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -69,6 +70,12 @@ def serve(root):
     return srv
 
 
+def canonical_ir(text):
+    """.fir text with every %value renamed in order of first appearance."""
+    names = {}
+    return re.sub(r"%[A-Za-z0-9_.]+", lambda m: names.setdefault(m.group(0), "%%v%d" % len(names)), text)
+
+
 # ------------------------------------------------------------------ native oracles
 class Native:
     def __init__(self, tools, tmp):
@@ -104,6 +111,15 @@ class Native:
         if p.returncode or q.returncode:
             raise RuntimeError("native %s failed: %s%s" % (lang, p.stderr, q.stderr))
         return p.stdout, fmag
+
+    def ir(self, text, pipeline):
+        """The module after the pipeline: slc -emit-ir's IR through fmag-opt."""
+        src = self.write(text, ".sl")
+        p = self.tool("slc", "-emit-ir", src, "-o", src + ".fir")
+        q = self.tool("fmag-opt", src + ".fir", pipeline) if not p.returncode else p
+        if p.returncode or q.returncode:
+            raise RuntimeError("native IR failed: %s%s" % (p.stderr, q.stderr))
+        return q.stdout
 
     def run(self, fmag, name, rows, nout):
         """Reference VM outputs (list of bit tuples) for rows of input floats."""
@@ -374,6 +390,15 @@ def main():
                 fail("sdf %s: the page's stream differs from slc %s -S" % (pipe, pipe))
             else:
                 print("ok: sdf %s: stream equals slc %s -S" % (pipe, pipe), flush=True)
+        # the IR pane: the module after the pipeline (fmag_compile_ex stopping after the
+        # passes), against slc -emit-ir through fmag-opt (whose values keep the numbers
+        # they had in the text: compared up to value names)
+        for pipe in ("-O2", "-O1"):
+            st = pg.type_program(src, "sl", pipe)
+            if canonical_ir(st["ir"]) != canonical_ir(native.ir(src, pipe)):
+                fail("sdf %s: the page's IR differs from slc -emit-ir | fmag-opt %s" % (pipe, pipe))
+            else:
+                print("ok: sdf %s: IR equals slc -emit-ir | fmag-opt %s" % (pipe, pipe), flush=True)
         st = pg.type_program(src, "sl", "-inline -ifconvert -cse -dce")
         if "func" not in st["ir"] or not st["programs"]:
             fail("a pass list: no IR or no program (%s)" % st["diagText"])

@@ -488,6 +488,61 @@ static void test_gpu_errors(void)
     fmag_context_destroy(ctx);
 }
 
+/* fmag_run_columns gives fmag_run's bits on every engine this machine has (fmag_run on
+ * the reference engine is the oracle); fmag_run_device is refused off the GPU runners. */
+static void test_columns(void)
+{
+    fmag_context *ctx = fmag_context_create();
+    fmag_image *img = compile(ctx, "c.sl",
+                              "export f32 c(f32 x, f32 y, f32 w, out f32 z) "
+                              "{ z = w > 0.0 ? x / y : x - w; return x * y + w; }");
+    EXPECT(img != NULL);
+    if (!img) return;
+    const fmag_vm_program *p = fmag_image_program(img, 0);
+    enum { N = 777 };
+    static float rows[N][3], want[N][2], cin[3][N], cout[2][N];
+    for (int k = 0; k < N; k++)
+        for (int i = 0; i < 3; i++)
+            rows[k][i] = cin[i][k] = (float)((k * 7 + i * 13) % 41) * 0.25f - 5.0f;
+    fmag_runner *ref = fmag_runner_create(ctx, FMAG_ENGINE_REF);
+    EXPECT(fmag_run(ctx, ref, p, &rows[0][0], &want[0][0], N));
+    const float *const ins[3] = {cin[0], cin[1], cin[2]};
+    float *const outs[2] = {cout[0], cout[1]};
+    for (fmag_engine e = FMAG_ENGINE_REF; e <= FMAG_ENGINE_CUDA; e++) {
+        size_t before = fmag_context_diag_count(ctx);
+        fmag_runner *r = e == FMAG_ENGINE_REF ? ref : fmag_runner_create(ctx, e);
+        if (!r) { /* a GPU runner this machine lacks: its creation's diagnostic only */
+            EXPECT(fmag_context_diag_count(ctx) == before + 1);
+            continue;
+        }
+        if (e == FMAG_ENGINE_BATCH) fmag_runner_set_threads(r, 2);
+        memset(cout, 0, sizeof cout);
+        EXPECT(fmag_run_columns(ctx, r, p, ins, outs, N));
+        int bad = 0;
+        for (int k = 0; k < N; k++)
+            bad += !same_bits(cout[0][k], want[k][0]) || !same_bits(cout[1][k], want[k][1]);
+        EXPECT(bad == 0);
+        fmag_device_info info = {.size = sizeof info};
+        fmag_device_buffer none = {0, 0};
+        bool gpu = e == FMAG_ENGINE_VULKAN || e == FMAG_ENGINE_CUDA;
+        EXPECT(fmag_runner_device(ctx, r, &info) == gpu);
+        EXPECT(!gpu || (info.engine == e && (e == FMAG_ENGINE_CUDA || info.device)));
+        if (!gpu) EXPECT(!fmag_run_device(ctx, r, p, none, 3, none, 2, N));
+        if (r != ref) fmag_runner_destroy(r);
+    }
+    /* a missing column is a diagnostic, not a crash */
+    const float *const short_ins[3] = {cin[0], NULL, cin[2]};
+    size_t nd = fmag_context_diag_count(ctx);
+    EXPECT(!fmag_run_columns(ctx, ref, p, short_ins, outs, N));
+    EXPECT(fmag_context_diag_count(ctx) == nd + 1 &&
+           strstr(fmag_context_diag(ctx, nd), "input column is NULL"));
+    fmag_device_info small = {.size = 8};
+    EXPECT(!fmag_runner_device(ctx, ref, &small));
+    fmag_runner_destroy(ref);
+    fmag_image_destroy(img);
+    fmag_context_destroy(ctx);
+}
+
 /* The compile driver: each stage and emit, against what the other calls give. */
 static void test_compile_stages(void)
 {
@@ -608,6 +663,7 @@ int main(void)
     test_diagnostic_records();
     test_budgets();
     test_gpu_errors();
+    test_columns();
     test_compile_stages();
     test_abi_table();
     if (failures) fprintf(stderr, "api-unittests: %d failures\n", failures);

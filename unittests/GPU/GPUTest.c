@@ -450,25 +450,304 @@ static void test_backend(fmag_gpu_runner *r, bool full)
 
 /* fmag_vm_check_lane_args (lib/VM/LaneArgs.c), which the GPU runners share with the CPU
  * engines: each refusal once, worked out by hand. */
-/* Short uniform programs (at most 64 records: the runner's limit for records as
- * specialization constants), random and full of select idioms, at 3 to 16 registers. */
-static void test_spec_records(fmag_gpu_runner *r)
+/* Reference outputs of a uniform program: ref[e * nout + i] (the reference VM). */
+static void reference_rows(const fmag_vm_program *p, const float *in, size_t n, float *ref)
+{
+    float *regs = malloc(sizeof(float) * 65536);
+    for (size_t e = 0; e < n; ++e)
+        fmag_vm_run(p, in + e * p->nin, ref + e * p->nout, regs);
+    free(regs);
+}
+
+/* Elements whose outputs differ from ref ([n][nout]), skipping those that touch a denormal
+ * on a flushing driver; got(e, i) is output i of element e. */
+#define COUNT_BAD(bad, p, in, n, ref, flushes, got)                                                \
+    do {                                                                                           \
+        bad = 0;                                                                                   \
+        for (size_t e = 0; e < (n); ++e) {                                                         \
+            if ((flushes) && touches_denormal((p), (in) + e * (p)->nin)) continue;                 \
+            for (uint32_t i = 0; i < (p)->nout; ++i)                                               \
+                if (!same((got), (ref)[e * (p)->nout + i])) {                                      \
+                    ++bad;                                                                         \
+                    break;                                                                         \
+                }                                                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* The ways into a runner give the reference VM's bits: rows, the chunked copies, columns
+ * (structure of arrays), rows with an output stride wider than the program's outputs; and a
+ * runner keeps its buffers across calls, growing them only for a larger call. Inputs hold
+ * the NaN 0x7FFFFFFF and the CUDA runner's substitute patterns. */
+static void test_call_paths(fmag_gpu_runner *r)
 {
     bool flushes = strstr(fmag_gpu_runner_describe(r), "flushed") != NULL;
-    static const uint16_t sizes[] = {3, 16};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
-        fmag_vm_instr code[64];
+    enum { N = 5000, BIG = 12000, NIN = 4, NOUT = 3 };
+    fmag_vm_instr code[120];
+    fmag_vm_program p;
+    random_program(&p, code, 120, 8, NIN, NOUT);
+    plant_selects(&p, code);
+    float *in = malloc(sizeof(float) * BIG * NIN), *out = malloc(sizeof(float) * BIG * 5);
+    float *ref = malloc(sizeof(float) * BIG * NOUT);
+    float *cin[NIN], *cout[NOUT];
+    for (int i = 0; i < NIN; ++i)
+        cin[i] = malloc(sizeof(float) * N);
+    for (int i = 0; i < NOUT; ++i)
+        cout[i] = malloc(sizeof(float) * N);
+    for (size_t i = 0; i < (size_t)BIG * NIN; ++i)
+        in[i] = rnd_input(!flushes);
+    in[7] = bits(0x7FFFFFFFu), in[13] = bits(0x7FFFFF80u), in[4 * 4000 + 1] = bits(0x7FFFFFFFu);
+    reference_rows(&p, in, BIG, ref);
+    char err[256] = "";
+    int bad;
+    fmag_gpu_counters c0, c1;
+
+    /* rows, one chunk; then in chunks of 1024 (5 of them) */
+    bool ok = fmag_gpu_run(r, &p, in, NIN, out, NOUT, N, err, sizeof err);
+    EXPECT(ok, "rows: %s", err);
+    COUNT_BAD(bad, &p, in, N, ref, flushes, out[e * NOUT + i]);
+    EXPECT(ok && bad == 0, "rows: %d elements differ from the reference VM", bad);
+    fmag_gpu_runner_counters(r, &c0);
+    fmag_gpu_runner_set_chunk(r, 1000); /* rounded up to 1024 */
+    memset(out, 0, sizeof(float) * N * NOUT);
+    ok = fmag_gpu_run(r, &p, in, NIN, out, NOUT, N, err, sizeof err);
+    EXPECT(ok, "rows in chunks: %s", err);
+    COUNT_BAD(bad, &p, in, N, ref, flushes, out[e * NOUT + i]);
+    EXPECT(ok && bad == 0, "rows in chunks: %d elements differ from the reference VM", bad);
+    fmag_gpu_runner_counters(r, &c1);
+    EXPECT(c1.chunks - c0.chunks == 5, "rows in chunks of 1024: %lu chunks, want 5",
+           c1.chunks - c0.chunks);
+    EXPECT(c1.buffer_allocs == c0.buffer_allocs && c1.pipeline_creates == c0.pipeline_creates,
+           "a second call of the same size allocated %lu buffers and created %lu pipelines",
+           c1.buffer_allocs - c0.buffer_allocs, c1.pipeline_creates - c0.pipeline_creates);
+
+    /* columns, chunked too */
+    for (size_t e = 0; e < N; ++e)
+        for (int i = 0; i < NIN; ++i)
+            cin[i][e] = in[e * NIN + i];
+    ok = fmag_gpu_run_columns(r, &p, (const float *const *)cin, cout, N, err, sizeof err);
+    EXPECT(ok, "columns: %s", err);
+    COUNT_BAD(bad, &p, in, N, ref, flushes, cout[i][e]);
+    EXPECT(ok && bad == 0, "columns: %d elements differ from the reference VM", bad);
+    EXPECT(!fmag_gpu_run_columns(r, &p, (const float *const *)cin, NULL, N, err, sizeof err),
+           "columns without outputs must be refused");
+
+    /* an output stride of 5: columns 3 and 4 keep the caller's values */
+    fmag_gpu_runner_set_chunk(r, 0);
+    for (size_t i = 0; i < (size_t)N * 5; ++i)
+        out[i] = bits(0x7FBADBADu);
+    ok = fmag_gpu_run(r, &p, in, NIN, out, 5, N, err, sizeof err);
+    COUNT_BAD(bad, &p, in, N, ref, flushes, out[e * 5 + i]);
+    for (size_t e = 0; ok && e < N; ++e)
+        bad += fbits(out[e * 5 + 3]) != 0x7FBADBADu || fbits(out[e * 5 + 4]) != 0x7FBADBADu;
+    EXPECT(ok && bad == 0, "output stride 5: %d differences (%s)", bad, err);
+
+    /* a larger call grows the buffers; a smaller one after it allocates nothing */
+    fmag_gpu_runner_counters(r, &c0);
+    ok = fmag_gpu_run(r, &p, in, NIN, out, NOUT, BIG, err, sizeof err);
+    COUNT_BAD(bad, &p, in, BIG, ref, flushes, out[e * NOUT + i]);
+    EXPECT(ok && bad == 0, "rows, %d elements: %d differ (%s)", BIG, bad, err);
+    fmag_gpu_runner_counters(r, &c1);
+    EXPECT(c1.buffer_allocs > c0.buffer_allocs, "a larger call must grow the buffers");
+    c0 = c1;
+    ok = fmag_gpu_run(r, &p, in, NIN, out, NOUT, 700, err, sizeof err);
+    COUNT_BAD(bad, &p, in, 700, ref, flushes, out[e * NOUT + i]);
+    EXPECT(ok && bad == 0, "rows, 700 elements: %d differ (%s)", bad, err);
+    fmag_gpu_runner_counters(r, &c1);
+    EXPECT(c1.buffer_allocs == c0.buffer_allocs, "a smaller call allocated %lu buffers",
+           c1.buffer_allocs - c0.buffer_allocs);
+
+    /* per lane, chunked: two programs, element by element */
+    fmag_vm_instr code2[60];
+    fmag_vm_program q;
+    random_program(&q, code2, 60, 5, 3, 2);
+    const fmag_vm_program *pq[2] = {&p, &q};
+    uint32_t *idx = malloc(sizeof(uint32_t) * 3000);
+    for (size_t e = 0; e < 3000; ++e)
+        idx[e] = rnd() % 2;
+    fmag_gpu_runner_set_chunk(r, 1024);
+    compare(r, pq, 2, idx, 3000, flushes, "per lane in chunks");
+    fmag_gpu_runner_set_chunk(r, 0);
+    free(idx);
+    for (int i = 0; i < NIN; ++i)
+        free(cin[i]);
+    for (int i = 0; i < NOUT; ++i)
+        free(cout[i]);
+    free(in), free(out), free(ref);
+}
+
+/* The device-resident entry: the same bits as rows from the host, on buffers the test makes
+ * on the runner's device (the output at an offset, its stride wider than the outputs). */
+enum { DEV_N = 3000, DEV_NIN = 4, DEV_NOUT = 3, DEV_OS = 4, DEV_OUT_AT = 256 };
+
+static void dev_program(fmag_vm_program *p, fmag_vm_instr *code, float *in, float *ref,
+                        bool flushes)
+{
+    random_program(p, code, 80, 8, DEV_NIN, DEV_NOUT);
+    for (size_t i = 0; i < (size_t)DEV_N * DEV_NIN; ++i)
+        in[i] = rnd_input(!flushes);
+    in[5] = bits(0x7FFFFFFFu);
+    reference_rows(p, in, DEV_N, ref);
+}
+
+/* out: DEV_N rows of DEV_OS floats as the device buffer holds them after the run */
+static void dev_check(const fmag_vm_program *p, const float *in, const float *ref, const float *out,
+                      bool flushes, const char *what)
+{
+    int bad;
+    COUNT_BAD(bad, p, in, DEV_N, ref, flushes, out[e * DEV_OS + i]);
+    for (size_t e = 0; e < DEV_N; ++e)
+        bad += fbits(out[e * DEV_OS + 3]) != 0x7FBADBADu;
+    EXPECT(bad == 0, "%s: %d elements differ from the reference VM", what, bad);
+}
+
+#ifdef FMAG_TEST_VULKAN
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+/* A host-visible storage buffer of the runner's device, mapped. */
+typedef struct test_vkbuf {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    void *map;
+} test_vkbuf;
+
+static void test_device_vulkan(fmag_gpu_runner *r)
+{
+    fmag_gpu_native nat;
+    EXPECT(fmag_gpu_runner_native(r, &nat) && nat.api == FMAG_GPU_VULKAN && nat.device,
+           "the Vulkan runner must name its device");
+    PFN_vkGetInstanceProcAddr gipa;
+    *(void **)&gipa = nat.get_instance_proc_addr;
+    VkInstance inst = (VkInstance)nat.instance;
+    VkDevice dev = (VkDevice)nat.device;
+#define TEST_VK(f) PFN_##f f = (PFN_##f)gipa(inst, #f)
+    TEST_VK(vkGetPhysicalDeviceMemoryProperties);
+    TEST_VK(vkCreateBuffer);
+    TEST_VK(vkDestroyBuffer);
+    TEST_VK(vkGetBufferMemoryRequirements);
+    TEST_VK(vkAllocateMemory);
+    TEST_VK(vkFreeMemory);
+    TEST_VK(vkBindBufferMemory);
+    TEST_VK(vkMapMemory);
+#undef TEST_VK
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties((VkPhysicalDevice)nat.physical_device, &mp);
+    size_t bytes[2] = {sizeof(float) * DEV_N * DEV_NIN,
+                       DEV_OUT_AT + sizeof(float) * DEV_N * DEV_OS};
+    test_vkbuf b[2];
+    memset(b, 0, sizeof b);
+    bool ok = true;
+    for (int k = 0; ok && k < 2; ++k) {
+        VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+        bi.size = bytes[k];
+        bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+        ok = vkCreateBuffer(dev, &bi, NULL, &b[k].buf) == VK_SUCCESS;
+        VkMemoryRequirements req;
+        if (ok) vkGetBufferMemoryRequirements(dev, b[k].buf, &req);
+        VkMemoryPropertyFlags want =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        uint32_t type = 0;
+        while (ok && type < mp.memoryTypeCount &&
+               (!(req.memoryTypeBits & (1u << type)) ||
+                (mp.memoryTypes[type].propertyFlags & want) != want))
+            ++type;
+        VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        ai.allocationSize = ok ? req.size : 0;
+        ai.memoryTypeIndex = type;
+        ok = ok && type < mp.memoryTypeCount &&
+             vkAllocateMemory(dev, &ai, NULL, &b[k].mem) == VK_SUCCESS &&
+             vkBindBufferMemory(dev, b[k].buf, b[k].mem, 0) == VK_SUCCESS &&
+             vkMapMemory(dev, b[k].mem, 0, VK_WHOLE_SIZE, 0, &b[k].map) == VK_SUCCESS;
+    }
+    EXPECT(ok, "could not make host-visible storage buffers on the runner's device");
+    if (ok) {
+        bool flushes = strstr(fmag_gpu_runner_describe(r), "flushed") != NULL;
+        fmag_vm_instr code[80];
         fmag_vm_program p;
-        random_program(&p, code, 64, sizes[s], 3, 2);
-        if (s > 0) plant_selects(&p, code);
-        const fmag_vm_program *pp = &p;
-        char what[64];
-        snprintf(what, sizeof what, "uniform short regs=%u", sizes[s]);
-        compare(r, &pp, 1, NULL, 2000, flushes, what);
-        EXPECT(strstr(fmag_gpu_runner_last_launch(r), "specrec") != NULL, "%s ran %s", what,
-               fmag_gpu_runner_last_launch(r));
+        float *in = b[0].map, *ref = malloc(sizeof(float) * DEV_N * DEV_NOUT);
+        float *out = (float *)((char *)b[1].map + DEV_OUT_AT);
+        dev_program(&p, code, in, ref, flushes);
+        for (size_t i = 0; i < (size_t)DEV_N * DEV_OS; ++i)
+            out[i] = bits(0x7FBADBADu);
+        char err[256] = "";
+        fmag_gpu_counters c0, c1;
+        fmag_gpu_runner_counters(r, &c0);
+        fmag_gpu_buffer bin = {(uint64_t)(uintptr_t)b[0].buf, 0};
+        fmag_gpu_buffer bout = {(uint64_t)(uintptr_t)b[1].buf, DEV_OUT_AT};
+        ok = fmag_gpu_run_device(r, &p, bin, DEV_NIN, bout, DEV_OS, DEV_N, err, sizeof err);
+        EXPECT(ok, "vulkan device buffers: %s", err);
+        fmag_gpu_runner_counters(r, &c1);
+        if (ok) dev_check(&p, in, ref, out, flushes, "vulkan device buffers");
+        EXPECT(c1.chunks - c0.chunks == 1, "device buffers: one launch");
+        free(ref);
+    }
+    for (int k = 0; k < 2; ++k) {
+        if (b[k].buf) vkDestroyBuffer(dev, b[k].buf, NULL);
+        if (b[k].mem) vkFreeMemory(dev, b[k].mem, NULL);
     }
 }
+#endif
+
+#if defined(__linux__)
+#include <dlfcn.h>
+/* CUDA device pointers of the runner's device (the driver API, loaded as the runner does). */
+static void test_device_cuda(fmag_gpu_runner *r)
+{
+    fmag_gpu_native nat;
+    EXPECT(fmag_gpu_runner_native(r, &nat) && nat.api == FMAG_GPU_CUDA, "CUDA runner's device");
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return;
+    typedef int (*retain_fn)(void **, int);
+    typedef int (*ctx_fn)(void *);
+    typedef int (*alloc_fn)(unsigned long long *, size_t);
+    typedef int (*free_fn)(unsigned long long);
+    typedef int (*htod_fn)(unsigned long long, const void *, size_t);
+    typedef int (*dtoh_fn)(void *, unsigned long long, size_t);
+    typedef int (*release_fn)(int);
+    retain_fn retain;
+    ctx_fn set_ctx;
+    alloc_fn alloc;
+    free_fn dfree;
+    htod_fn htod;
+    dtoh_fn dtoh;
+    release_fn release;
+    *(void **)&retain = dlsym(lib, "cuDevicePrimaryCtxRetain");
+    *(void **)&set_ctx = dlsym(lib, "cuCtxSetCurrent");
+    *(void **)&alloc = dlsym(lib, "cuMemAlloc_v2");
+    *(void **)&dfree = dlsym(lib, "cuMemFree_v2");
+    *(void **)&htod = dlsym(lib, "cuMemcpyHtoD_v2");
+    *(void **)&dtoh = dlsym(lib, "cuMemcpyDtoH_v2");
+    *(void **)&release = dlsym(lib, "cuDevicePrimaryCtxRelease_v2");
+    void *ctx = NULL;
+    unsigned long long din = 0, dout = 0;
+    size_t inb = sizeof(float) * DEV_N * DEV_NIN, outb = sizeof(float) * DEV_N * DEV_OS;
+    bool flushes = false;
+    fmag_vm_instr code[80];
+    fmag_vm_program p;
+    float *in = malloc(inb), *out = malloc(outb), *ref = malloc(sizeof(float) * DEV_N * DEV_NOUT);
+    dev_program(&p, code, in, ref, flushes);
+    for (size_t i = 0; i < (size_t)DEV_N * DEV_OS; ++i)
+        out[i] = bits(0x7FBADBADu);
+    bool ok = retain && set_ctx && alloc && dfree && htod && dtoh && release &&
+              retain(&ctx, nat.cuda_device) == 0 && set_ctx(ctx) == 0 && alloc(&din, inb) == 0 &&
+              alloc(&dout, DEV_OUT_AT + outb) == 0 && htod(din, in, inb) == 0 &&
+              htod(dout + DEV_OUT_AT, out, outb) == 0;
+    EXPECT(ok, "could not make CUDA device buffers");
+    char err[256] = "";
+    if (ok) {
+        fmag_gpu_buffer bin = {din, 0}, bout = {dout, DEV_OUT_AT};
+        ok = fmag_gpu_run_device(r, &p, bin, DEV_NIN, bout, DEV_OS, DEV_N, err, sizeof err);
+        EXPECT(ok, "cuda device buffers: %s", err);
+        ok = ok && dtoh(out, dout + DEV_OUT_AT, outb) == 0;
+        if (ok) dev_check(&p, in, ref, out, flushes, "cuda device buffers");
+    }
+    if (din) dfree(din);
+    if (dout) dfree(dout);
+    if (ctx) release(nat.cuda_device);
+    free(in), free(out), free(ref);
+    dlclose(lib);
+}
+#endif
 
 static void test_lane_args(void)
 {
@@ -783,17 +1062,22 @@ int main(void)
             continue;
         }
         printf("%s\n", fmag_gpu_runner_describe(r)); /* starts with the API's name */
+        /* the interpreters' designs are under test here (TierTest.c: tiers and binning) */
+        fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF);
+        fmag_gpu_runner_set_bin_threshold(r, 0);
         int before = failures;
         test_backend(r, true);
+        test_call_paths(r);
         if (apis[i].api == FMAG_GPU_VULKAN) {
+#ifdef FMAG_TEST_VULKAN
+            test_device_vulkan(r);
+#endif
             /* every design the runner can be forced to, then back to automatic */
             static const struct {
                 fmag_gpu_vk_design d;
                 const char *name;
             } designs[] = {{FMAG_GPU_VK_PRIVATE, "private"},
                            {FMAG_GPU_VK_PRIVATE_INTERLEAVED, "private, interleaved"},
-                           {FMAG_GPU_VK_WORKGROUP, "workgroup"},
-                           {FMAG_GPU_VK_WORKGROUP_INTERLEAVED, "workgroup, interleaved"},
                            {FMAG_GPU_VK_PRIVATE_PREDECODED, "private, pre-decoded"},
                            {FMAG_GPU_VK_WORKGROUP_PREDECODED, "workgroup, pre-decoded"}};
             for (size_t k = 0; k < sizeof designs / sizeof designs[0]; ++k) {
@@ -802,40 +1086,19 @@ int main(void)
                 printf("%s: design %s\n", apis[i].name, designs[k].name);
                 test_backend(r, false);
             }
-            /* the fast design at every K, with records from either buffer, fused or not */
-            static const fmag_gpu_vk_fast_knobs knobs[] = {
-                {1, 1, 1, 1, 0, 0, 0}, {2, 0, 0, 0, 0, 0, 0}, {4, 1, 0, 1, 0, 0, 0},
-                {8, 0, 1, 1, 0, 0, 0}, {8, 1, 1, 0, 0, 0, 0}, {0, -1, -1, -1, 0, -1, -1}};
+            /* the fast design at every K, with records from either buffer, fused or not, in
+             * the VEC layout where it has one (k, ubo, fuse, vec) */
+            static const fmag_gpu_vk_fast_knobs knobs[] = {{1, 1, 1, 0}, {2, 0, 0, 1},
+                                                           {4, 1, 0, 0}, {4, 0, 1, 1},
+                                                           {8, 1, 1, 0}, {0, -1, -1, -1}};
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST), "set design fast");
+            fmag_gpu_runner_set_capture_ir(r, true);
             for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; ++k) {
                 EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
-                printf("%s: design fast, k %u, ubo %d, fuse %d, broadcast %d\n", apis[i].name,
-                       knobs[k].k, knobs[k].ubo, knobs[k].fuse, knobs[k].bcast);
+                printf("%s: design fast, k %u, ubo %d, fuse %d, vec %d\n", apis[i].name, knobs[k].k,
+                       knobs[k].ubo, knobs[k].fuse, knobs[k].vec);
                 test_backend(r, false);
             }
-            /* workgroups of 32 and 128 with the VEC layout (k, ubo, fuse, bcast, wg, vec,
-             * spec); fewer combinations than the knobs allow, for CI's time on lavapipe */
-            static const fmag_gpu_vk_fast_knobs more[] = {{2, 1, 1, 0, 128, 1, 0},
-                                                          {4, 0, 0, 0, 32, 1, 0}};
-            fmag_gpu_runner_set_capture_ir(r, true);
-            for (size_t k = 0; k < sizeof more / sizeof more[0]; ++k) {
-                EXPECT(fmag_gpu_runner_set_vk_fast(r, more[k]), "set fast knobs");
-                printf("%s: design fast, k %u, ubo %d, fuse %d, wg %u, vec %d, spec %d\n",
-                       apis[i].name, more[k].k, more[k].ubo, more[k].fuse, more[k].wg, more[k].vec,
-                       more[k].spec);
-                test_backend(r, false);
-            }
-            /* records as specialization constants: a pipeline per program, so a few short
-             * programs (test_backend's long ones take the records from a buffer) */
-            static const fmag_gpu_vk_fast_knobs spec[] = {{4, 1, 1, 0, 128, 0, 1}};
-            for (size_t k = 0; k < sizeof spec / sizeof spec[0]; ++k) {
-                EXPECT(fmag_gpu_runner_set_vk_fast(r, spec[k]), "set fast knobs");
-                printf("%s: design fast, records as specialization constants, k %u, wg %u, "
-                       "vec %d\n",
-                       apis[i].name, spec[k].k, spec[k].wg, spec[k].vec);
-                test_spec_records(r);
-            }
-            EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[5]), "set fast knobs");
             /* whatever the driver offers: the text's length, and a buffer of 1 stays a string */
             char one[1] = {'x'};
             size_t irlen = fmag_gpu_runner_last_ir(r, one, sizeof one);
@@ -843,31 +1106,18 @@ int main(void)
             printf("%s: internal representations of the last pipeline: %zu bytes\n", apis[i].name,
                    irlen);
             fmag_gpu_runner_set_capture_ir(r, false);
-            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){2, 0, 0, 0, 48, 0, 0}),
-                   "a workgroup of 48 must be refused");
-            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){2, 0, 0, 0, 0, 2, 0}),
+            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){2, 0, 0, 2}),
                    "vec 2 must be refused");
-            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){2, 0, 0, 0, 0, 0, -2}),
-                   "spec -2 must be refused");
-            EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST_O0), "set design fast -O0");
-            EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[3]), "set fast knobs");
-            printf("%s: design fast -O0, k 8\n", apis[i].name);
-            test_backend(r, false);
-            /* the HLSL interpreter (glslang's HLSL front end), the same knobs */
-            EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_HLSL), "set design hlsl");
-            for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k += 2) {
-                EXPECT(fmag_gpu_runner_set_vk_fast(r, knobs[k]), "set fast knobs");
-                printf("%s: design hlsl, k %u, ubo %d, fuse %d\n", apis[i].name, knobs[k].k,
-                       knobs[k].ubo, knobs[k].fuse);
-                test_backend(r, false);
-            }
-            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0, 0, 0, 0, 0}),
+            EXPECT(!fmag_gpu_runner_set_vk_fast(r, (fmag_gpu_vk_fast_knobs){3, 0, 0, 0}),
                    "k 3 must be refused");
             EXPECT(!fmag_gpu_runner_set_vk_design(r, (fmag_gpu_vk_design)99),
                    "an unknown design must be refused");
             EXPECT(fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_AUTO), "back to automatic");
         } else {
-            EXPECT(!fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_WORKGROUP),
+#if defined(__linux__)
+            test_device_cuda(r);
+#endif
+            EXPECT(!fmag_gpu_runner_set_vk_design(r, FMAG_GPU_VK_FAST),
                    "a Vulkan design on another back end must be refused");
         }
         printf("%s: %s\n", apis[i].name, failures == before ? "all passed" : "FAILED");

@@ -1,6 +1,7 @@
 /* Unit tests of fmag_eval and the IR interpreter against hand-computed values and C
  * fmaf: diamonds, simultaneous phis, calls with several results, recursion, the sign
- * of zero, and the limits (step budget, call depth) that make it return false. */
+ * of zero, the limits (step budget, call depth) that make it return false, and the
+ * report of fmag_interp_func_ex. */
 #include "IRTest.h"
 
 #include <math.h>
@@ -48,6 +49,15 @@ static void setup(fixture *fx, unsigned nparams, unsigned nresults)
     fx->m = fmag_module_create(fx->ctx);
     fx->f = fmag_func_create(fx->m, "main", nparams, nresults, true);
     fmag_builder_at_end(&fx->b, fmag_block_create(fx->f, "entry"));
+}
+
+/* A non-export function of fx's module, *b at the end of its entry block. */
+static fmag_func *helper(fixture *fx, const char *name, unsigned nparams, unsigned nresults,
+                         fmag_builder *b)
+{
+    fmag_func *f = fmag_func_create(fx->m, name, nparams, nresults, false);
+    fmag_builder_at_end(b, fmag_block_create(f, "entry"));
+    return f;
 }
 
 static fmag_value *k(fixture *fx, float f)
@@ -192,9 +202,8 @@ static void test_calls(test_state *t)
 {
     fixture fx;
     setup(&fx, 2, 2);
-    fmag_func *pm = fmag_func_create(fx.m, "pm", 2, 2, false);
     fmag_builder pb;
-    fmag_builder_at_end(&pb, fmag_block_create(pm, "entry"));
+    fmag_func *pm = helper(&fx, "pm", 2, 2, &pb);
     fmag_value *sv[2] = {fmag_build_add(&pb, &pm->params[0], &pm->params[1]),
                          fmag_build_sub(&pb, &pm->params[0], &pm->params[1])};
     fmag_build_ret(&pb, sv, 2);
@@ -322,6 +331,42 @@ static void test_unverified(test_state *t)
     fmag_context_destroy(fx.ctx);
 }
 
+/* fmag_interp_func_ex's report: an infinity made inside a callee and then discarded
+ * (the output is finite) still counts, as does an infinite input; steps count every
+ * instruction run, the callee's and the terminators included. */
+static void test_report(test_state *t)
+{
+    fixture fx;
+    setup(&fx, 1, 1);
+    fmag_builder gb;
+    fmag_func *g = helper(&fx, "big", 1, 1, &gb);
+    ret1(&gb, fmag_build_mul(&gb, &g->params[0], k(&fx, 0x1p127f)));
+    fmag_value *x = &fx.f->params[0];
+    fmag_instr *call = fmag_build_call(&fx.b, g, &x, 1);
+    /* Guard -1: the fallback 7, whatever the call gave. */
+    ret1(&fx.b, fmag_build_fmag(&fx.b, &call->results[0], k(&fx, 1.0f), k(&fx, 0.0f), k(&fx, 7.0f),
+                                k(&fx, -1.0f)));
+    CHECK(t, fmag_verify_module(fx.m));
+    float out = 0.0f;
+    fmag_interp_report rep = {true, 0};
+    CHECK(t, fmag_interp_func_ex(fx.f, (float[]){1.0f}, &out, &rep));
+    CHECK_BITS(t, out, 7.0f);
+    CHECK(t, !rep.nonfinite);
+    CHECK(t, rep.steps == 5); /* call, fmag, ret; the callee's mul, ret */
+    CHECK(t, fmag_interp_func_ex(fx.f, (float[]){4.0f}, &out, &rep));
+    CHECK_BITS(t, out, 7.0f);
+    CHECK(t, rep.nonfinite); /* 4 * 2^127 overflows in the callee */
+    CHECK(t, fmag_interp_func_ex(fx.f, (float[]){-0x1p-10f}, &out, &rep));
+    CHECK(t, !rep.nonfinite);
+    CHECK(t, fmag_interp_func_ex(fx.f, (float[]){INFINITY}, &out, &rep));
+    CHECK(t, rep.nonfinite);
+    CHECK(t, fmag_interp_func_ex(fx.f, (float[]){NAN}, &out, &rep));
+    CHECK(t, rep.nonfinite);
+    /* A report is optional. */
+    CHECK(t, fmag_interp_func_ex(fx.f, (float[]){4.0f}, &out, NULL));
+    fmag_context_destroy(fx.ctx);
+}
+
 int main(void)
 {
     test_state t = {0};
@@ -335,5 +380,6 @@ int main(void)
     test_infinite_loop(&t);
     test_literals(&t);
     test_unverified(&t);
+    test_report(&t);
     return test_finish(&t, "ir-interp-unittests");
 }

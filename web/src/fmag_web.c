@@ -1,27 +1,36 @@
 /* The C side of the WebAssembly build: what the page needs beside fmag/fmag.h that a
  * JavaScript caller cannot do through the public API alone (options and diagnostic
  * structs are read and written here, not at hard-coded offsets in JavaScript; the
- * optimized IR and slc -S's exact text need the layer headers). Exported by name from
+ * optimized IR and slc -S's exact text need the layer headers). Both compiles go
+ * through the one compile driver, fmag_compile_ex. Exported by name from
  * web/CMakeLists.txt; wrapped by web/page/fmag.js. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fmag/Asm.h"
-#include "fmag/SL.h"
-#include "fmag/Transforms.h"
+#include "fmag/IR.h"
 #include "fmag/fmag.h"
 
-/* fmag_compile with the options the page sets; the rest stay at their defaults. */
+/* The page's compile options (the rest stay at their defaults). */
+static void page_options(fmag_compile_options *o, int lang, const char *pipeline, int fastmath)
+{
+    fmag_compile_options_init(o);
+    o->language = (fmag_language)lang;
+    o->pipeline = pipeline && *pipeline ? pipeline : NULL;
+    o->fastmath = fastmath != 0;
+}
+
+/* The programs, through the compile driver (fmag_compile_ex, as slc); NULL with
+ * diagnostics in ctx. */
 fmag_image *fmag_web_compile(fmag_context *ctx, const char *filename, const char *src, size_t len,
                              int lang, const char *pipeline, int fastmath, int fast_codegen)
 {
     fmag_compile_options o;
-    fmag_compile_options_init(&o);
-    o.language = (fmag_language)lang;
-    o.pipeline = pipeline && *pipeline ? pipeline : NULL;
-    o.fastmath = fastmath != 0;
+    page_options(&o, lang, pipeline, fastmath);
     o.fast_codegen = fast_codegen != 0;
-    return fmag_compile(ctx, filename, src, len, &o);
+    fmag_compile_result r;
+    fmag_compile_result_init(&r);
+    return fmag_compile_ex(ctx, filename, src, len, &o, &r) == FMAG_OK ? r.image : NULL;
 }
 
 /* Text written to a FILE through open_memstream, or NULL when out of memory. */
@@ -60,29 +69,25 @@ char *fmag_web_disassemble_image(const fmag_image *img)
 /* The module after the front end and the pipeline (what `fmag-opt -O2` prints for
  * .fir; `slc -emit-ir` piped through it for SL), malloc'ed; NULL with diagnostics in
  * ctx. .fmas has no IR: an empty string. The image comes from fmag_web_compile; this is
- * a second compile of the same text, for the IR pane only. */
+ * a second run of the driver on the same text, stopping after the passes, for the IR
+ * pane only. The text is printed here rather than emitted by the driver (FMAG_EMIT_FIR),
+ * which writes through a temporary file, and the page has no file system. */
 char *fmag_web_optimized_ir(fmag_context *ctx, const char *filename, const char *src, size_t len,
                             int lang, const char *pipeline, int fastmath)
 {
-    fmag_module *m = NULL;
-    if (lang == FMAG_LANG_FMAS) {
+    fmag_compile_options o;
+    page_options(&o, lang, pipeline, fastmath);
+    o.stop_after = FMAG_STAGE_PASSES;
+    fmag_compile_result r;
+    fmag_compile_result_init(&r);
+    if (fmag_compile_ex(ctx, filename, src, len, &o, &r) != FMAG_OK) return NULL;
+    if (!r.module) { /* .fmas: assembled as written */
+        fmag_compile_result_free(&r);
         char *empty = malloc(1);
         if (empty) *empty = 0;
         return empty;
     }
-    if (lang == FMAG_LANG_FIR) {
-        m = fmag_parse_module(ctx, filename, src, len);
-    } else {
-        fmag_sl_options so = {fastmath != 0, NULL};
-        m = fmag_sl_compile(ctx, filename, src, len, &so);
-    }
-    if (!m) return NULL;
-    if (fastmath) m->fastmath = true;
-    if (!fmag_verify_module(m)) return NULL;
-    fmag_pass_options po;
-    memset(&po, 0, sizeof po);
-    if (!fmag_run_passes(m, pipeline && *pipeline ? pipeline : "O2", &po)) return NULL;
-    return print_to_string(print_module, m);
+    return print_to_string(print_module, r.module);
 }
 
 /* Diagnostic i's fields (fmag_diagnostic is a struct: read here, not in JavaScript). */

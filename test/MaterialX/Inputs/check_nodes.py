@@ -55,6 +55,20 @@ def smooth(e0, e1, x):
     return t * t * (3 - 2 * t)
 
 
+def aastep(center, x, dx, dy):
+    """MaterialX's mx_aastep: smoothstep over center -/+ |(dx, dy)| / sqrt 2; with no
+    derivative, the step x >= center."""
+    w = math.hypot(dx, dy) * 0.70710678
+    return smooth(center - w, center + w, x) if w > 0 else (1.0 if x >= center else 0.0)
+
+
+# Nodes whose programs take derivative inputs (docs/Derivatives.md): the check gives
+# the texture coordinate random derivatives (du/dx, du/dy, dv/dx, dv/dy; the other
+# inputs 0), puts it near the edge so that the antialiased band is hit, and the
+# formula gets the derivatives as a second argument.
+DERIV_CASES = {"splitlr": 0, "splittb": 1}
+
+
 def rgb2hsv(c):
     r, g, b = c[:3]
     mx, mn = max(r, g, b), min(r, g, b)
@@ -222,9 +236,10 @@ def rot3(v, deg, axis):
     k = [x / L for x in axis]
     t = math.radians(deg)
     c, s = math.cos(t), math.sin(t)
-    kxv = [k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]]
+    # MaterialX turns v as the row vector v M: v c + (v x k) s + k (k . v)(1 - c)
+    vxk = [v[1] * k[2] - v[2] * k[1], v[2] * k[0] - v[0] * k[2], v[0] * k[1] - v[1] * k[0]]
     kd = sum(x * y for x, y in zip(k, v))
-    return [v[i] * c + kxv[i] * s + k[i] * kd * (1 - c) for i in range(3)]
+    return [v[i] * c + vxk[i] * s + k[i] * kd * (1 - c) for i in range(3)]
 
 
 case("rotate3d", "rotate3d", "vector3", [("in", "vector3", ANY), ("amount", "float", u(-180, 180)), ("axis", "vector3", u(0.2, 1))], lambda a: rot3(a[0], a[1][0], a[2]), 1e-4)
@@ -282,9 +297,9 @@ case("ramptb", "ramptb", "float", [("valuet", "float", ANY), ("valueb", "float",
 case("ramp4", "ramp4", "float", [("valuetl", "float", ANY), ("valuetr", "float", ANY), ("valuebl", "float", ANY), ("valuebr", "float", ANY), ("texcoord", "vector2", UNIT)],
      lambda a: [mix(mix(a[2][0], a[3][0], a[4][0]), mix(a[0][0], a[1][0], a[4][0]), a[4][1])])
 case("splitlr", "splitlr", "color3", [("valuel", "color3", ANY), ("valuer", "color3", ANY), ("center", "float", UNIT), ("texcoord", "vector2", UNIT)],
-     lambda a: a[1] if a[3][0] >= a[2][0] else a[0], 0)
+     lambda a, d: comp(lambda l, r: mix(l, r, aastep(a[2][0], a[3][0], d[0], d[1])), 3)([a[0], a[1]]), 1e-4)
 case("splittb", "splittb", "float", [("valuet", "float", ANY), ("valueb", "float", ANY), ("center", "float", UNIT), ("texcoord", "vector2", UNIT)],
-     lambda a: a[0] if a[3][1] >= a[2][0] else a[1], 0)
+     lambda a, d: [mix(a[1][0], a[0][0], aastep(a[2][0], a[3][1], d[2], d[3]))], 1e-4)
 case("checkerboard", "checkerboard", "color3", [("color1", "color3", ANY), ("color2", "color3", ANY), ("uvtiling", "vector2", u(1, 10)), ("uvoffset", "vector2", ANY), ("texcoord", "vector2", UNIT)],
      lambda a: a[0] if mod(math.floor(a[4][0] * a[2][0] - a[3][0]) + math.floor(a[4][1] * a[2][1] - a[3][1]), 2) == 1 else a[1], 0)
 case("circle", "circle", "float", [("texcoord", "vector2", UNIT), ("center", "vector2", UNIT), ("radius", "float", u(0.1, 0.6))],
@@ -359,6 +374,16 @@ def check(path, count, seed, fir_for_params):
         rows, want = [], []
         for _ in range(count):
             vals = [[float(struct_f32(smp(r))) for _ in range(SIZE[t])] for _, t, smp in ins]
+            axis = DERIV_CASES.get(name)
+            if axis is not None:
+                names = [i for i, _, _ in ins]
+                center, tc = vals[names.index("center")][0], vals[names.index("texcoord")]
+                tc[axis] = float(struct_f32(center + r.uniform(-0.06, 0.06)))
+                # du/dx du/dy dv/dx dv/dy: 0, or 0.01 to 0.05 either way (a band
+                # at least 0.014 wide: float rounding of x - (center - w) grows as
+                # 1 / w, and the tolerance, 1e-4, covers it down to that width)
+                derivs = [float(struct_f32(r.choice([0.0, r.choice([-1, 1]) * r.uniform(0.01, 0.05)])))
+                          for _ in range(4)]
             byname = {}
             for (i, t, _), v in zip(ins, vals):
                 if SIZE[t] == 1:
@@ -367,8 +392,15 @@ def check(path, count, seed, fir_for_params):
                     sfx = "rgba" if t.startswith("color") else "xyzw"
                     for k, x in enumerate(v):
                         byname["%s.%s" % (i, sfx[k] if SIZE[t] <= 4 else k)] = x
-            rows.append([byname[p] for p in params[prog]])
-            want.append(fn(vals))
+            row = [byname[p] for p in params[prog]]
+            if axis is not None:
+                tc_deriv = {"texcoord.x": (derivs[0], derivs[1]), "texcoord.y": (derivs[2], derivs[3])}
+                row += [tc_deriv.get(p, (0.0, 0.0))[0] for p in params[prog]]
+                row += [tc_deriv.get(p, (0.0, 0.0))[1] for p in params[prog]]
+                want.append(fn(vals, derivs))
+            else:
+                want.append(fn(vals))
+            rows.append(row)
         csv = "\n".join(",".join(repr(x) for x in row) for row in rows) + "\n"
         res = subprocess.run(["fmag-run", path, "--program", prog, "--in-file", "-"], input=csv,
                              capture_output=True, text=True)

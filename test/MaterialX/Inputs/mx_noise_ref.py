@@ -119,10 +119,12 @@ def cellnoise(p, nout=1):
     return [bits_to_01(hash_int(*I, ch)) for ch in range(nout)]
 
 
-def worley(p, jitter=1.0, metric=0):
+def worley(p, jitter=1.0, metric=0, nout=None):
+    """F1 (nout None: the float), or [F1, F2] / [F1, F2, F3] (nout 2, 3): the distances to
+    the nearest jittered points, kept sorted by the reference's if/else chain."""
     dim = len(p)
     I, loc = zip(*[floorfrac(f32(v)) for v in p])
-    best = f32(1e6)
+    sq = [f32(1e6)] * 3
     rng = [(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in ((-1, 0, 1) if dim == 3 else (0,))]
     for off in rng:
         ci = [I[k] + off[k] for k in range(dim)]
@@ -135,8 +137,14 @@ def worley(p, jitter=1.0, metric=0):
             d = f32(max(abs(x) for x in diff))
         else:
             d = f32(sum(x * x for x in diff))
-        best = min(best, d)
-    return f32(math.sqrt(best)) if metric == 0 else best
+        if d < sq[0]:
+            sq = [d, sq[0], sq[1]]
+        elif d < sq[1]:
+            sq = [sq[0], d, sq[1]]
+        elif d < sq[2]:
+            sq[2] = d
+    res = [f32(math.sqrt(v)) if metric == 0 else v for v in sq]
+    return res[0] if nout is None else res[:nout]
 
 
 def fractal(p, nout=1, octaves=3, lacunarity=2.0, diminish=0.5):

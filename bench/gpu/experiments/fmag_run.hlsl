@@ -1,7 +1,10 @@
-// FMAG compute entry in HLSL: the Vulkan runner's gpu/fmag_fast.comp written in HLSL over
-// gpu/fmag_interp.hlsl (same bindings, push constants and specialization constants, so the
-// runner runs either). Built with glslang's HLSL front end:
-//   glslangValidator -D -V -S comp -e main -DFMAG_HLSL_SPEC -I gpu gpu/fmag_run.hlsl
+// An experiment, not built since issue 31 (docs/GPU.md). FMAG compute entry in HLSL: the
+// Vulkan runner's gpu/fmag_fast.comp written in HLSL over fmag_interp.hlsl (same bindings,
+// push constants and specialization constants, so the runner ran either). Built with
+// glslang's HLSL front end:
+//   cd bench/gpu/experiments && glslangValidator -D -V -S comp -e main -DFMAG_HLSL_SPEC \
+//       -I . fmag_run.hlsl
+// (written against the push constants before issue 32 added the column strides)
 // Without FMAG_HLSL_SPEC the constants are macros (define FMAG_REGS, FMAG_K, FMAG_SOFT_FMA
 // and FMAG_UBO on the command line), as D3D12 has no specialization constants (DXC: -T cs_6_0
 // -E main; the [[vk::...]] attributes are ignored there, the register() bindings apply).

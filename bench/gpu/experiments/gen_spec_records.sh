@@ -1,5 +1,6 @@
 #!/bin/bash
-# gpu/gen_spec_records.sh > gpu/fmag_spec_records.glsl: the record stream of a uniform program
+# (an experiment, not built: docs/GPU.md) bench/gpu/experiments/gen_spec_records.sh >
+# fmag_spec_records.glsl: the record stream of a uniform program
 # as specialization constants (fmag_fast.comp -DFMAG_SPEC_RECORDS). GLSL has no loops in its
 # preprocessor, so the 4 x N declarations and the N calls are written out here.
 N=${1:-64}

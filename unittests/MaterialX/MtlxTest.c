@@ -1,0 +1,121 @@
+/* A node editor compiles one document after another in one context: the context
+ * keeps the last document parsed (DocCache.c) and takes an edit of one attribute
+ * value without parsing again. Each edit here is compiled in that context and in a
+ * fresh one (which has nothing cached); both must give the hand-computed outputs,
+ * and the same diagnostics, line and column included. */
+#include <stdio.h>
+#include <string.h>
+#include "../Expect.h"
+#include "fmag/Context.h"
+#include "fmag/IR.h"
+#include "fmag/MaterialX.h"
+
+/* out = texcoord.x * gain + offset, then clamped to [lo, 1]. */
+static const char *const doc_fmt =
+    "<?xml version=\"1.0\"?>\n"
+    "<materialx version=\"1.38\">\n"
+    "  <nodegraph name=\"g\">\n"
+    "    <texcoord name=\"uv\" type=\"vector2\"/>\n"
+    "    <multiply name=\"m\" type=\"float\">\n"
+    "      <input name=\"in1\" type=\"float\" nodename=\"uv\" channels=\"x\"/>\n"
+    "      <input name=\"in2\" type=\"float\" value=\"%s\"/>\n"
+    "    </multiply>\n"
+    "    <add name=\"a\" type=\"float\">\n"
+    "      <input name=\"in1\" type=\"float\" nodename=\"%s\"/>\n"
+    "      <input name=\"in2\" type=\"float\" value='%s'/>\n"
+    "    </add>\n"
+    "    <%s name=\"c\" type=\"float\">\n"
+    "      <input name=\"in\" type=\"float\" nodename=\"a\"/>\n"
+    "      <input name=\"low\" type=\"float\" value=\"%s\"/>\n"
+    "    </%s>\n"
+    "    <output name=\"out\" type=\"float\" nodename=\"c\"/>\n"
+    "  </nodegraph>\n"
+    "</materialx>\n";
+
+typedef struct edit {
+    const char *gain, *from, *offset, *clamp, *lo;
+} edit;
+
+static size_t make(char *buf, size_t cap, const edit *e)
+{
+    int n = snprintf(buf, cap, doc_fmt, e->gain, e->from, e->offset, e->clamp, e->lo, e->clamp);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+/* The program's output at texcoord (x, 0.5), or the diagnostics joined. */
+static void compile(fmag_context *ctx, const char *src, size_t len, float x, float *out,
+                    char *diags, size_t cap)
+{
+    diags[0] = 0;
+    *out = -1e30f;
+    fmag_module *m = fmag_mtlx_compile(ctx, "edit.mtlx", src, len, NULL);
+    fmag_func *f = m ? fmag_module_get_func(m, "g.out") : NULL;
+    float in[2] = {x, 0.5f};
+    if (f && !fmag_interp_func(f, in, out)) *out = -2e30f;
+    for (size_t i = 0; i < fmag_context_diag_count(ctx); i++) {
+        size_t n = strlen(diags);
+        snprintf(diags + n, cap - n, "%s\n", fmag_context_diag(ctx, i));
+    }
+}
+
+int main(void)
+{
+    /* Each row: the edit, then the output at x = 0.25 worked by hand (1e30: the
+     * document is an error, with that diagnostic). */
+    static const struct {
+        edit e;
+        float want;
+        const char *diag; /* a part of the diagnostic, or NULL */
+    } steps[] = {
+        {{"2.0", "m", "0.25", "clamp", "0.0"}, 0.75f, NULL},      /* parsed */
+        {{"2.0", "m", "0.25", "clamp", "0.0"}, 0.75f, NULL},      /* the same text */
+        {{"3.0", "m", "0.25", "clamp", "0.0"}, 1.0f, NULL},       /* one value */
+        {{"1.5", "m", "0.25", "clamp", "0.0"}, 0.625f, NULL},     /* shorter */
+        {{"1.5", "m", "-0.125", "clamp", "0.0"}, 0.25f, NULL},    /* in '' quotes */
+        {{"1.5", "m", "-0.125", "clamp", "0.5"}, 0.5f, NULL},     /* after the edit above */
+        {{"1.5", "uv", "0.0", "clamp", "0.0"}, 1e30f, "vector2"}, /* a connection: a type error */
+        {{"1.5", "m", "0.0", "clamp", "0.0"}, 0.375f, NULL},
+        {{"1.5", "m", "0.0", "clampx", "0.0"}, 1e30f, "clampx"}, /* tags: parsed again */
+        {{"1.5", "m", "0.0", "clamp", "0.0"}, 0.375f, NULL},
+        {{"1<5", "m", "0.0", "clamp", "0.0"}, 1e30f, "malformed XML"}, /* markup: parsed */
+        {{"1.5\" x=\"1", "m", "0.0", "clamp", "0.0"}, 0.375f, NULL},   /* a new attribute */
+        {{"1.5", "m", "0.0", "clamp", "0.0"}, 0.375f, NULL},
+        {{"1&#46;5", "m", "0.0", "clamp", "0.0"}, 0.375f, NULL}, /* a reference: parsed */
+        {{"2.5", "m", "0.0", "clamp", "0.0"}, 0.625f, NULL},     /* after a reference */
+        {{"x", "m", "0.0", "clamp", "0.0"}, 1e30f, "'x'"},       /* a bad value */
+        {{"2.0", "m", "0.125", "clamp", "0.0"}, 0.625f, NULL},
+    };
+    fmag_context *editor = fmag_context_create();
+    char src[4096], dg_editor[4096], dg_fresh[4096];
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        size_t len = make(src, sizeof src, &steps[i].e);
+        EXPECT(len > 0);
+        float got_editor, got_fresh;
+        fmag_context_reset(editor);
+        compile(editor, src, len, 0.25f, &got_editor, dg_editor, sizeof dg_editor);
+        fmag_context *fresh = fmag_context_create();
+        compile(fresh, src, len, 0.25f, &got_fresh, dg_fresh, sizeof dg_fresh);
+        fmag_context_destroy(fresh);
+        bool error = steps[i].want == 1e30f;
+        if (error) {
+            EXPECT(got_editor == -1e30f);
+            EXPECT(steps[i].diag && strstr(dg_editor, steps[i].diag));
+        } else {
+            EXPECT(got_editor == steps[i].want);
+            EXPECT(dg_editor[0] == 0);
+        }
+        EXPECT(got_editor == got_fresh);
+        EXPECT(!strcmp(dg_editor, dg_fresh)); /* positions after an edit included */
+        if (failures) {
+            fprintf(stderr, "step %zu: editor %g fresh %g\n%s---\n%s", i, (double)got_editor,
+                    (double)got_fresh, dg_editor, dg_fresh);
+            break;
+        }
+    }
+    /* Dropping the cached document: the next compile parses. */
+    EXPECT(fmag_context_slot_get(editor, FMAG_MTLX_CONTEXT_SLOT) != NULL);
+    fmag_context_slot_set(editor, FMAG_MTLX_CONTEXT_SLOT, NULL, NULL);
+    EXPECT(fmag_context_slot_get(editor, FMAG_MTLX_CONTEXT_SLOT) == NULL);
+    fmag_context_destroy(editor);
+    return failures != 0;
+}
