@@ -677,8 +677,11 @@ static bool vk_flushes; // the Vulkan runner's driver flushes float32 denormals
 // design variants that lost in earlier runs, docs/PERFORMANCE.md, and the forced Vulkan
 // designs are skipped)
 static bool QUICK;
+// --tiers: the native rows, the runners' automatic rows and the tier and binning rows only
+static bool TIERS;
 static bool skipped_in_quick(const char *name)
 {
+    if (TIERS) return true;
     static const char *old[] = {"G4-shared", "G8-shared",    "G4-carve60",    "G4-rf2",
                                 "G8-rf2",    "U4-spec",      "U8-spec",       "P4-pair",
                                 "S4-sel",    "S8-sel",       "SB4-1switch",   "U4-rf2",
@@ -959,7 +962,7 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
         cuModuleUnload(nv.mod);
     }
     // switch interpreter
-    {
+    if (!TIERS) {
         fmag_cuda_args s = a;
         s.code = d_s, s.ninstr = ns;
         double ms;
@@ -1207,10 +1210,20 @@ static void run_workload(Workload &w, std::vector<std::pair<std::string, double>
 #ifdef FMAG_BENCH_VULKAN
 static fmag_gpu_runner *vk, *cu;
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label);
+static void bench_tiers(const Workload &w, fmag_gpu_runner *r, const char *api);
 void bench_runners(const Workload &w)
 {
+    // the interpreters' rows: no baking, no binning (the tier rows follow)
+    for (fmag_gpu_runner *r : {cu, vk})
+        if (r) fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF),
+                fmag_gpu_runner_set_bin_threshold(r, 0);
     if (cu) bench_runner(w, cu, "runner-cuda");
-    if (!vk) return;
+    if (cu) bench_tiers(w, cu, "cuda");
+    if (vk) bench_tiers(w, vk, "vk");
+    if (!vk || TIERS) {
+        if (vk) bench_runner(w, vk, "runner-vulkan");
+        return;
+    }
     // The Vulkan designs one by one (docs/GPU.md), then what the runner picks by itself.
     static const struct {
         fmag_gpu_vk_design d;
@@ -1251,6 +1264,44 @@ void bench_runners(const Workload &w)
     fmag_gpu_runner_set_vk_fast(vk, fmag_gpu_vk_fast_knobs{0, -1, -1, -1});
     bench_runner(w, vk, "runner-vulkan");
 }
+// The tiers (docs/GPU.md): uniform workloads baked at once (bit-identical, then NaN-agnostic)
+// with the bake's time, which is the time from a program's first run to its native use;
+// per-lane workloads binned by program, interpreted and (at most 8 programs) baked.
+static void bench_tiers(const Workload &w, fmag_gpu_runner *r, const char *api)
+{
+    std::string l = std::string(api);
+    if (!w.perlane) {
+        for (int na = 0; na < 2; ++na) {
+            fmag_gpu_runner_set_nan_agnostic(r, na != 0);
+            fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_EAGER);
+            std::string label = l + (na ? "-baked-na" : "-baked");
+            bench_runner(w, r, label.c_str());
+            fmag_gpu_bake_stat st;
+            fmag_gpu_runner_bake_stats(r, &st);
+            printf("  tier %s %s: %s; bake (first run to native) %.1f ms: compile %.1f ms, %s "
+                   "%.1f ms%s%s\n",
+                   w.name.c_str(), label.c_str(),
+                   fmag_gpu_tier_name(fmag_gpu_runner_last_tier(r)), st.last_bake_ms,
+                   st.last_compile_ms, !strcmp(api, "vk") ? "pipeline" : "module",
+                   st.last_bake_ms - st.last_compile_ms, *fmag_gpu_runner_bake_log(r) ? "; " : "",
+                   fmag_gpu_runner_bake_log(r));
+        }
+        fmag_gpu_runner_set_nan_agnostic(r, false);
+    } else {
+        fmag_gpu_runner_set_bin_threshold(r, 64);
+        fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF);
+        bench_runner(w, r, (l + "-binned").c_str());
+        if (w.progs.size() <= 8) {
+            fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_EAGER);
+            bench_runner(w, r, (l + "-binned-baked").c_str());
+            printf("  tier %s %s-binned-baked: %s\n", w.name.c_str(), api,
+                   fmag_gpu_tier_name(fmag_gpu_runner_last_tier(r)));
+        }
+        fmag_gpu_runner_set_bin_threshold(r, 0);
+    }
+    fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF);
+}
+
 static void bench_runner(const Workload &w, fmag_gpu_runner *r, const char *label)
 {
     std::vector<fmag_vm_program> vp;
@@ -1330,6 +1381,8 @@ int main(int argc, char **argv)
             EVALS = (unsigned)atoi(argv[i] + 8);
         else if (!strcmp(argv[i], "--quick"))
             QUICK = true;
+        else if (!strcmp(argv[i], "--tiers"))
+            QUICK = TIERS = true;
     }
     // --write-fir=DIR: the P2live node graphs as .fir (u.fir uniform, l1..l32.fir per lane; and
     // P2's as p2-0..p2-32.fir),

@@ -18,6 +18,8 @@ glslc $F -DFMAG_VEC=2 -o .spv/fmag_fast_v2.spv
 glslc $F -DFMAG_VEC=4 -o .spv/fmag_fast_v4.spv
 mkdir -p .spv/include/vulkan && cp /usr/include/vulkan/*.h .spv/include/vulkan/
 [ -d /usr/include/vk_video ] && cp -r /usr/include/vk_video .spv/include/
+# the Vulkan tiers' GLSL compiler (lib/GPU/CMakeLists.txt), where this build made it
+[ -e "$BUILD/lib/libfmag-shaderc.so" ] && strip -o .spv/libfmag-shaderc.so "$BUILD/lib/libfmag-shaderc.so"
 # the SL examples only where this build has slc (bench/gpu/e2e.sh needs none)
 if [ -x "$BUILD/bin/slc" ]; then
     for x in $(cat bench/gpu/sl-suite.txt); do

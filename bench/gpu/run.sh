@@ -2,13 +2,16 @@
 # bench/gpu/run.sh: the one command for the H200 (device tool). Builds the GPU benchmark,
 # records the compiler's resource report and SASS, runs the suite (bit-exact checks on
 # sampled elements) and, where NVIDIA's Vulkan driver loads, the Vulkan runner too.
-#   bench/gpu/run.sh [bench args: --n=N --evals=E --quick]   (results in $OUT, else
-#   ./build-gpu-bench; --quick skips the design variants that lost in earlier runs;
+#   bench/gpu/run.sh [bench args: --n=N --evals=E --quick --tiers]   (results in $OUT, else
+#   ./build-gpu-bench; --quick skips the design variants that lost in earlier runs; --tiers
+#   runs only the native rows, the runners' automatic rows and the tier and binning rows
+#   (docs/GPU.md, "Tiers"), with the GPU unit tests after the benchmark;
 #   FMAG_BENCH_OLD_NATIVE=1 adds the bench's former CUDA generator as the `native-old` row
 #   beside the library emitter's `native`; the driver's internal representations of some
 #   Vulkan pipelines, where it offers any, land in $OUT/ir)
-# Carry `.gl` (Vulkan loader .debs, see docs/GPU.md) and `.spv` (SPIR-V, Vulkan headers and
-# fallback SL .fmag files, made here by `bash bench/gpu/prepare.sh BUILD`).
+# Carry `.gl` (Vulkan loader .debs, see docs/GPU.md) and `.spv` (SPIR-V, Vulkan headers,
+# fallback SL .fmag files and libfmag-shaderc.so for the Vulkan tiers, made here by
+# `bash bench/gpu/prepare.sh BUILD`).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUTDIR=${OUT:-$ROOT/build-gpu-bench}
@@ -45,19 +48,33 @@ CMARGS="-DCMAKE_BUILD_TYPE=Release -DFMAG_WERROR=OFF"
 if [ -e .spv/fmag_run.spv ] && ! command -v glslc >/dev/null; then
     CMARGS="$CMARGS -DFMAG_SPIRV_PREBUILT=$ROOT/.spv/fmag_run.spv -DFMAG_VULKAN_INCLUDE_DIR=$ROOT/.spv/include"
 fi
+# the Vulkan baker's GLSL compiler (the device has no shaderc): the module built here
+if [ -e .spv/libfmag-shaderc.so ] && [ -z "${FMAG_SHADERC_LIBRARY:-}" ]; then
+    export FMAG_SHADERC_LIBRARY=$ROOT/.spv/libfmag-shaderc.so
+fi
+TIERS=0
+for a in "$@"; do [ "$a" = --tiers ] && TIERS=1; done
 echo "== library build"
 SLARGS=()
 if cmake -S . -B $B/build $CMARGS >"$OUTDIR/libconfig.txt" 2>&1 &&
-    cmake --build $B/build -j16 --target fmagGPU fmag-gpu-unittests >"$OUTDIR/libbuild.txt" 2>&1; then
+    cmake --build $B/build -j16 --target fmagGPU fmag-gpu-unittests fmag-gpu-tier-unittests \
+        >"$OUTDIR/libbuild.txt" 2>&1; then
     grep "fmagGPU:" "$OUTDIR/libconfig.txt"
-    VKFLAGS="$B/build/lib/GPU/libfmagGPU.a $B/build/lib/VM/libfmagVM.a -ldl"
-    echo "== GPU unit tests (runners vs the reference VM)"
-    $B/build/unittests/GPU/fmag-gpu-unittests 2>&1 | tail -40 | tee "$OUTDIR/libtest.txt"
+    VKFLAGS="$B/build/lib/GPU/libfmagGPU.a $B/build/lib/VM/libfmagVM.a -ldl -lpthread"
+    echo "== GPU tier unit tests (bake cache; baked code vs the reference VM; binning)"
+    $B/build/unittests/GPU/fmag-gpu-tier-unittests 2>&1 | tail -40 | tee "$OUTDIR/tiertest.txt"
+    if [ $TIERS = 0 ]; then
+        echo "== GPU unit tests (runners vs the reference VM)"
+        $B/build/unittests/GPU/fmag-gpu-unittests 2>&1 | tail -40 | tee "$OUTDIR/libtest.txt"
+    fi
     # SL examples of the suite: compiled here by slc, else the ones prepare.sh carried
     echo "== SL examples (bench/gpu/sl-suite.txt)"
     SLDIR=$B/sl
     mkdir -p $SLDIR
-    if cmake --build $B/build -j16 --target slc >>"$OUTDIR/libbuild.txt" 2>&1; then
+    # FMAG_BENCH_CARRIED_SL=1: the carried .fmag files, no slc, fmag-opt or fmag-run build
+    # (a short device call: the P2c rows and the fmag-run lines are left out)
+    LEAN=${FMAG_BENCH_CARRIED_SL:-}
+    if [ -z "$LEAN" ] && cmake --build $B/build -j16 --target slc >>"$OUTDIR/libbuild.txt" 2>&1; then
         SLC="$B/build/bin/slc"
     else
         SLC=""
@@ -72,11 +89,11 @@ if cmake -S . -B $B/build $CMARGS >"$OUTDIR/libconfig.txt" 2>&1 &&
     echo "${SLARGS[@]}"
     # the compiled node graphs (P2c) need fmag-opt
     FMAG_OPT=""
-    if cmake --build $B/build -j16 --target fmag-opt >>"$OUTDIR/libbuild.txt" 2>&1; then
+    if [ -z "$LEAN" ] && cmake --build $B/build -j16 --target fmag-opt >>"$OUTDIR/libbuild.txt" 2>&1; then
         FMAG_OPT="$B/build/bin/fmag-opt"
     fi
     # fmag-run end to end (needs the rest of the tree to build here)
-    if cmake --build $B/build -j16 --target fmag-run >>"$OUTDIR/libbuild.txt" 2>&1; then
+    if [ -z "$LEAN" ] && cmake --build $B/build -j16 --target fmag-run >>"$OUTDIR/libbuild.txt" 2>&1; then
         for bk in ref cuda vulkan; do
             echo "fmag-run --backend=$bk test/GPU/cuda-exact.fmas:" $($B/build/bin/fmag-run \
                 --backend=$bk test/GPU/cuda-exact.fmas --in 1.000244140625,1.000244140625,-1.00048828125 \
@@ -115,5 +132,10 @@ echo "== run"
 mkdir -p "$OUTDIR/ir"
 FMAG_BENCH_IR_DIR="$OUTDIR/ir" FMAG_BENCH_CSV="$OUTDIR/bench.csv" $B/fmag_gpu_bench ${SLARGS[@]+"${SLARGS[@]}"} "$@" 2>&1 | tee "$OUTDIR/bench.txt"
 rc=${PIPESTATUS[0]}
+if [ $TIERS = 1 ] && [ -x $B/build/unittests/GPU/fmag-gpu-unittests ]; then
+    echo "== GPU unit tests (runners vs the reference VM), ${FMAG_BENCH_UNITTEST_S:-300} s at most"
+    timeout "${FMAG_BENCH_UNITTEST_S:-300}" $B/build/unittests/GPU/fmag-gpu-unittests 2>&1 |
+        tail -40 | tee "$OUTDIR/libtest.txt"
+fi
 
 exit $rc

@@ -9,13 +9,14 @@ In range: the operands are fptosi of values bounded to [-1000, 1000] (or [0, 100
 for the unsigned forms), which the range analysis keeps as one float; the count is
 the instructions of the operation alone.
 
-    python3 bench/integers/op_costs.py [build/bin/fmag-opt]
+    python3 bench/integers/op_costs.py [build/bin/fmag-opt] [--markdown]
 """
 import re
 import subprocess
 import sys
 
-OPT = sys.argv[1] if len(sys.argv) > 1 else "build/bin/fmag-opt"
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+OPT = ARGS[0] if ARGS else "build/bin/fmag-opt"
 I, F = "i", "f"
 OPS = [  # name, operand types, result type, second operand literal (or None)
     ("iadd", [I, I], I), ("isub", [I, I], I), ("imul", [I, I], I), ("ineg", [I], I),
@@ -93,17 +94,28 @@ def small(op, tys, rt, lit=None):
     return count_block(text, "entry") - (count_block(base, "entry") - 1)
 
 
+LITERALS = {  # the second operand of the "by a literal" rows
+    "imul": [0x85EBCA6B], "and": [0xFFFF], "shl": [13], "lshr": [13], "ashr": [13],
+    "udiv": [10, 1000, 16], "urem": [10, 1000, 16], "sdiv": [10, 1000, -7],
+    "srem": [10, 1000, -7], "smod": [10, 1000, -7], "or": [0x80000001], "xor": [0x9E3779B9],
+}
+
+
 def main():
-    print(f"{'operation':<22}{'full width':>11}{'in range':>10}")
+    """Prints the table of docs/Integers.md (markdown) with --markdown, else plain."""
+    md = "--markdown" in sys.argv
+    if md:
+        print("| operation | full width | in range |\n|---|---:|---:|")
+    else:
+        print(f"{'operation':<26}{'full width':>11}{'in range':>10}")
     for op, tys, rt in OPS:
-        rows = [(op, None)]
-        if op in ("sdiv", "udiv", "srem", "urem", "smod", "shl", "lshr", "ashr", "imul", "and"):
-            rows.append((op + " by literal", 10 if "div" in op or "rem" in op or "mod" in op
-                         else 0xFFFF if op == "and" else 0x85EBCA6B if op == "imul" else 13))
+        rows = [(op, None)] + [(f"{op} by {k if abs(k) < 65536 else hex(k)}", k)
+                               for k in LITERALS.get(op, [])]
         for name, lit in rows:
             f = full(op, tys, rt, lit)
             s = small(op, tys, rt, lit)
-            print(f"{name:<22}{f:>11}{'-' if s is None else s:>10}")
+            s = "-" if s is None else s
+            print(f"| {name} | {f} | {s} |" if md else f"{name:<26}{f:>11}{s:>10}")
 
 
 if __name__ == "__main__":

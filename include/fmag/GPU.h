@@ -35,6 +35,43 @@ bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *pro
                            const uint32_t *prog_index, const float *in, size_t in_stride,
                            float *out, size_t out_stride, size_t n, char *err, size_t errlen);
 
+/* Tiers (docs/GPU.md, "Tiers"): a runner interprets a program's first run at once and bakes
+ * it to native code in the background (emitted GLSL through shaderc to a Vulkan pipeline;
+ * emitted CUDA through NVRTC to a module, each compiler loaded at run time where
+ * installed); later runs of the same program (the same bytes) use the native code. The
+ * results are the same bits either way. A program that fails to bake stays interpreted
+ * (fmag_gpu_runner_bake_log says why); a run never fails for it.
+ *  AUTO (the default; OFF on a CPU Vulkan driver such as lavapipe, where a bake takes
+ *    seconds of LLVM): as above; no run waits for a compile;
+ *  OFF: always interpret;
+ *  EAGER: a run of a program not baked yet waits for its bake (then runs it natively). */
+typedef enum fmag_gpu_tier_mode {
+    FMAG_GPU_TIER_AUTO,
+    FMAG_GPU_TIER_OFF,
+    FMAG_GPU_TIER_EAGER
+} fmag_gpu_tier_mode;
+/* False (nothing changes) for a mode not above. */
+bool fmag_gpu_runner_set_tier_mode(fmag_gpu_runner *r, fmag_gpu_tier_mode mode);
+/* NaN-agnostic baking (VM.h, fmag_vm_emit_options): a computed NaN keeps whatever payload
+ * the hardware gives it, where the caller allows unspecified NaN payloads; every other
+ * result is unchanged. Off by default (bit-identical to the VM). The interpreters are
+ * unaffected. */
+void fmag_gpu_runner_set_nan_agnostic(fmag_gpu_runner *r, bool on);
+
+/* Which code the last run used: all interpreted, all baked, or (a binned per-lane run)
+ * some groups of each. INTERPRETED before any run. */
+typedef enum fmag_gpu_tier {
+    FMAG_GPU_TIER_INTERPRETED,
+    FMAG_GPU_TIER_BAKED,
+    FMAG_GPU_TIER_MIXED
+} fmag_gpu_tier;
+fmag_gpu_tier fmag_gpu_runner_last_tier(const fmag_gpu_runner *r);
+/* "interpreted", "baked", "mixed". */
+const char *fmag_gpu_tier_name(fmag_gpu_tier t);
+/* Why programs stay interpreted: one line per failed bake (compiler missing, compile
+ * error, time budget), oldest first; "" when none. Valid until the next call on r. */
+const char *fmag_gpu_runner_bake_log(fmag_gpu_runner *r);
+
 /* Columns (structure of arrays): input r of element k is in[r][k] (the program's nin arrays of
  * n floats), output r is out[r][k] (nout arrays). Same results as fmag_gpu_run. */
 bool fmag_gpu_run_columns(fmag_gpu_runner *r, const fmag_vm_program *prog, const float *const *in,

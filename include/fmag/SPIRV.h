@@ -88,6 +88,15 @@ typedef struct fmag_spirv_options {
      * (docs/SPIRV.md, "Diagnostics"): FMAG_SPIRV_ORIGIN_SPIRV (0) names the SPIR-V
      * instruction first; a GLSL or HLSL front end (lib/Shader) sets its language. */
     fmag_spirv_origin origin;
+    /* The entry point's interface as its producer declared it (lib/Shader's generated
+     * entry point): one float Input variable at each location 0..declared_inputs-1 and
+     * one float Output at each 0..declared_outputs-1. SPIRV-Tools removes the variables
+     * a program never reads or writes; a location left without one is still an input
+     * (nothing reads it) or an output (it reads 0), so the program keeps the interface
+     * SPEC §5b gives it. Any other Input or Output variable is an error; at most 60000
+     * each, as for any interface. */
+    bool declared_interface;
+    unsigned declared_inputs, declared_outputs;
 } fmag_spirv_options;
 
 /* Builds an IR module with one export function (the program) from the SPIR-V

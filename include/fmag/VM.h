@@ -298,6 +298,20 @@ typedef enum fmag_vm_emit_lang {
 bool fmag_vm_emit_lang_parse(const char *name, fmag_vm_emit_lang *lang);
 bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs, fmag_vm_emit_lang lang,
                          const char *prefix, char **text, size_t *len, char *err, size_t errlen);
+/* The emitter's options: the identifier prefix (NULL: "fmag_baked_") and the NaN-agnostic
+ * mode, where the caller allows unspecified NaN payloads: each instruction is the plain
+ * hardware fma (fmaf, GLSL fma() where FMAG_SOFT_FMA is 0, __fmaf_rn) without the VM's
+ * canonicalization of a computed NaN to 0x7FC00000 (and, in GLSL, without the bit-level
+ * decisions on zero, infinity and NaN operands that keep a folding driver exact). Every
+ * result that is not a NaN is the VM's (GLSL: on a driver that honors `precise`).
+ * fmag_vm_emit_source is this with {prefix, false}. */
+typedef struct fmag_vm_emit_options {
+    const char *prefix;
+    bool nan_agnostic;
+} fmag_vm_emit_options;
+bool fmag_vm_emit_source_opts(const fmag_vm_program *const *progs, size_t nprogs,
+                              fmag_vm_emit_lang lang, const fmag_vm_emit_options *opts, char **text,
+                              size_t *len, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -172,6 +172,9 @@ typedef struct fmag_compile_options {
      * SL parameter names or input numbers (slc -derivs=; docs/Derivatives.md); NULL:
      * every floating-point input. */
     const char *derivs;
+    /* FMAG_EMIT_C/GLSL/CUDA: NaN-agnostic source (VM.h, fmag_vm_emit_options): a computed
+     * NaN keeps the hardware's payload; false by default. */
+    bool emit_nan_agnostic;
 } fmag_compile_options;
 
 /* Sets every field to its default and `size` to `size` (what the inline call below

@@ -28,7 +28,8 @@ static const abi_row rows[] = {
                 F(fmag_compile_options, stop_after) F(fmag_compile_options, emit) F(
                     fmag_compile_options, emit_prefix) F(fmag_compile_options, print_flags)
                     F(fmag_compile_options, lower_as_is) F(fmag_compile_options, pass_options) F(
-                        fmag_compile_options, derivs) S(fmag_compile_result)
+                        fmag_compile_options, derivs) F(fmag_compile_options, emit_nan_agnostic)
+                        S(fmag_compile_result)
                         F(fmag_compile_result, size) F(fmag_compile_result, image) F(
                             fmag_compile_result, module) F(fmag_compile_result,
                                                            data) F(fmag_compile_result, len)

@@ -268,8 +268,9 @@ static fmag_status emit_image(fmag_context *ctx, const fmag_vm_image *img,
                                  : o->emit == FMAG_EMIT_GLSL ? FMAG_VM_EMIT_GLSL
                                                              : FMAG_VM_EMIT_CUDA;
         char *text = NULL;
-        bool ok = fmag_vm_emit_source(ps, img->nprograms, lang, o->emit_prefix, &text, len, err,
-                                      sizeof err);
+        fmag_vm_emit_options eo = {o->emit_prefix, o->emit_nan_agnostic};
+        bool ok =
+            fmag_vm_emit_source_opts(ps, img->nprograms, lang, &eo, &text, len, err, sizeof err);
         free(ps);
         if (ok) {
             *data = text;

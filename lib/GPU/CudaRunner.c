@@ -144,7 +144,8 @@ struct fmag_gpu_cuda {
     bool ucode_valid;
     bool staged; /* host arrays always through pinned staging (fmag_gpu_runner_set_host_staging) */
     fmag_gpu_counters count;
-    char last[64]; /* the last launch's kernel */
+    int major, minor; /* compute capability */
+    char last[64];    /* the last launch's kernel */
 };
 
 static bool cu_ok(fmag_gpu_cuda *c, CUresult r, const char *what, char *err, size_t errlen)
@@ -213,6 +214,7 @@ static void *cu_create(char *desc, size_t desclen, char *err, size_t errlen)
     if (!cu_ok(c, c->cuDeviceGet(&c->dev, 0), "cuDeviceGet", err, errlen)) goto fail;
     c->cuDeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev);
     c->cuDeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev);
+    c->major = maj, c->minor = min;
     if (maj < 9) {
         fmag_gpu_err(err, errlen, "CUDA device has compute capability %d.%d; the kernels need 9.0",
                      maj, min);
@@ -314,9 +316,18 @@ static bool k_share(const uint32_t *pi, size_t n, uint32_t k)
     return true;
 }
 
+/* A baked module (BakeCuda.c). */
+typedef struct fmag_cu_baked {
+    CUmodule mod;
+    CUfunction fn;
+} fmag_cu_baked;
+
 /* One launch's plan: the kernel, its register rows and elements a thread, the code. */
 typedef struct cu_plan {
     int kernel;
+    /* a baked program's kernel (BakeCuda.c: one element a thread, its own NaNs canonical, so
+     * no NaN census), or NULL */
+    CUfunction baked;
     uint32_t rf, rows, k; /* rows: register rows allocated (0: rf) */
     bool spec, shared;
     fmag_gpu_word4 *code;
@@ -507,7 +518,7 @@ static bool upload_program(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *p
 static bool launch(fmag_gpu_cuda *c, const cu_plan *pl, fmag_cuda_args_c *a, void *stream,
                    char *err, size_t errlen)
 {
-    CUfunction f = cu_function(c, pl->kernel, pl->shared, err, errlen);
+    CUfunction f = pl->baked ? pl->baked : cu_function(c, pl->kernel, pl->shared, err, errlen);
     if (!f) return false;
     unsigned smem = pl->shared ? (pl->rows ? pl->rows : pl->rf) * pl->k * FMAG_CUDA_T * 4u : 0u;
     unsigned per = pl->shared ? pl->k * FMAG_CUDA_T : FMAG_CUDA_T;
@@ -648,8 +659,9 @@ static bool run_host(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, cha
         a.in = c->in.ptr + k.in_at * 4, a.out = c->out.ptr + k.out_at * 4;
         a.prog_index = c->index.ptr + e0 * 4, a.n = (uint32_t)(k.e1 - e0);
         a.nan = c->nan.ptr + nchunks * 16u;
+        /* baked code canonicalizes its own NaNs: its census is the zeroed words alone */
         ok = queue_inputs(c, job, &k, direct_in, s, err, errlen) &&
-             census(c, a.in, a.n, job->max_nin, ie, ic, a.nan, s, err, errlen) &&
+             census(c, a.in, a.n, pl->baked ? 0 : job->max_nin, ie, ic, a.nan, s, err, errlen) &&
              launch(c, pl, &a, s, err, errlen);
         if (ok && nchunks > 0) {
             cu_chunk prev = chunk_at(job, e0 - chunk, chunk);
@@ -708,7 +720,8 @@ static bool run_device(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, c
     a.n = (uint32_t)job->n, a.nan = c->nan.ptr, a.prog_index = 0;
     void *s = c->stream[0];
     ++c->count.chunks;
-    return census(c, a.in, a.n, job->max_nin, a.in_stride, 1, a.nan, s, err, errlen) &&
+    return census(c, a.in, a.n, pl->baked ? 0 : job->max_nin, a.in_stride, 1, a.nan, s, err,
+                  errlen) &&
            launch(c, pl, &a, s, err, errlen) &&
            cu_ok(c, c->cuMemcpyDtoHAsync_v2(c->h_nan, a.nan, 16, s), "cuMemcpyDtoHAsync", err,
                  errlen) &&
@@ -721,14 +734,61 @@ static bool cu_run(void *impl, const fmag_gpu_job *job, char *err, size_t errlen
     fmag_gpu_cuda *c = impl;
     if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen)) return false;
     cu_plan pl;
-    bool ok = plan_launch(job, &pl, err, errlen) && upload_program(c, job, &pl, err, errlen);
+    bool ok;
+    if (job->native) { /* baked (Tier.c): its kernel over the job's images */
+        memset(&pl, 0, sizeof pl);
+        pl.baked = ((const fmag_cu_baked *)job->native)->fn;
+        pl.a.evals = job->evals;
+        ok = true;
+    } else {
+        ok = plan_launch(job, &pl, err, errlen) && upload_program(c, job, &pl, err, errlen);
+    }
     if (ok)
         ok = job->layout == FMAG_GPU_DEVICE ? run_device(c, job, &pl, err, errlen)
                                             : run_host(c, job, &pl, err, errlen);
-    if (ok) snprintf(c->last, sizeof c->last, "%s", fmag_cu_kernels[pl.kernel].name);
+    if (ok)
+        snprintf(c->last, sizeof c->last, "%s",
+                 pl.baked ? "baked" : fmag_cu_kernels[pl.kernel].name);
     free(pl.code);
     free(pl.tab);
     return ok;
+}
+
+void *fmag_gpu_cuda_module_load(fmag_gpu_cuda *c, const void *image, const char *name, char *err,
+                                size_t errlen)
+{
+    fmag_cu_baked *b = calloc(1, sizeof *b);
+    if (!b) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    /* the calling thread (the bake thread) needs the context current */
+    if (cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen) &&
+        cu_ok(c, c->cuModuleLoadData(&b->mod, image), "cuModuleLoadData", err, errlen) &&
+        cu_ok(c, c->cuModuleGetFunction(&b->fn, b->mod, name), name, err, errlen))
+        return b;
+    fmag_gpu_cuda_module_release(c, b);
+    return NULL;
+}
+
+void fmag_gpu_cuda_module_release(fmag_gpu_cuda *c, void *m)
+{
+    fmag_cu_baked *b = m;
+    if (b && b->mod) {
+        c->cuCtxSetCurrent(c->ctx);
+        c->cuModuleUnload(b->mod);
+    }
+    free(b);
+}
+
+void fmag_gpu_cuda_arch(const fmag_gpu_cuda *c, int *major, int *minor)
+{
+    *major = c->major, *minor = c->minor;
+}
+
+static bool cu_baker(void *impl, struct fmag_gpu_baker *out)
+{
+    return fmag_gpu_cuda_baker(impl, out);
 }
 
 static void cu_last_launch(void *impl, char *buf, size_t len)
@@ -765,4 +825,5 @@ const fmag_gpu_backend fmag_gpu_cuda_backend = {
     .native = cu_native,
     .counters = cu_counters,
     .set_staged = cu_set_staged,
+    .baker = cu_baker,
 };

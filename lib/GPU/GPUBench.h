@@ -83,6 +83,33 @@ const char *fmag_gpu_runner_last_launch(const fmag_gpu_runner *r);
 void fmag_gpu_runner_set_capture_ir(fmag_gpu_runner *r, bool on);
 size_t fmag_gpu_runner_last_ir(const fmag_gpu_runner *r, char *buf, size_t len);
 
+/* The tier-up cache's limits (docs/GPU.md, "Tiers"): entries and bytes (copies of the
+ * programs and the native code) before least-recently-used eviction; a bake that takes
+ * longer than budget_ms, or a program of more than max_instrs instructions, fails (the
+ * program stays interpreted). */
+typedef struct fmag_gpu_bake_limits {
+    unsigned max_entries;
+    size_t max_bytes;
+    double budget_ms;
+    uint32_t max_instrs;
+} fmag_gpu_bake_limits;
+/* False when r is NULL or a limit is 0. */
+bool fmag_gpu_runner_set_bake_limits(fmag_gpu_runner *r, const fmag_gpu_bake_limits *lim);
+/* Waits until no bake is queued or in progress. */
+void fmag_gpu_runner_bake_wait(fmag_gpu_runner *r);
+typedef struct fmag_gpu_bake_stat {
+    unsigned entries, ready, pending; /* in the cache now */
+    size_t bytes;
+    unsigned long long baked, failed, evicted; /* since the runner was made */
+    double last_bake_ms;                       /* the last bake: compile, then pipeline / module */
+    double last_compile_ms;                    /* its compile (shaderc / NVRTC) */
+} fmag_gpu_bake_stat;
+void fmag_gpu_runner_bake_stats(fmag_gpu_runner *r, fmag_gpu_bake_stat *st);
+/* Per-lane binning (docs/GPU.md, "Binning"): a per-lane run of at most `max_programs`
+ * distinct programs is grouped by program on the device and each group runs uniformly;
+ * 0 turns binning off. */
+bool fmag_gpu_runner_set_bin_threshold(fmag_gpu_runner *r, unsigned max_programs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,7 +29,12 @@ typedef struct fmag_gpu_job {
     uint32_t max_regs, max_nin, max_nout;
     unsigned evals, reps; /* reps > 0: time `reps` launches on resident data */
     double *median_ms;
+    /* Uniform launches: progs[0] baked to native code (a VkPipeline; BakeCuda.c's kernel),
+     * or NULL to interpret (Tier.c). */
+    void *native;
 } fmag_gpu_job;
+
+struct fmag_gpu_baker; /* Bake.h */
 
 /* A back end: created with the runner, one object per runner (used by one thread at a time).
  * Bench and test hooks are NULL where a back end has none. */
@@ -48,6 +53,8 @@ typedef struct fmag_gpu_backend {
     bool (*set_fast)(void *be, fmag_gpu_vk_fast_knobs k);
     void (*set_capture_ir)(void *be, bool on);
     size_t (*last_ir)(void *be, char *buf, size_t len);
+    /* the back end's compiler for the tiers (Bake.h); false: none in this build */
+    bool (*baker)(void *be, struct fmag_gpu_baker *out);
 } fmag_gpu_backend;
 
 extern const fmag_gpu_backend fmag_gpu_vk_backend, fmag_gpu_cuda_backend;
@@ -58,6 +65,12 @@ struct fmag_gpu_runner {
     size_t chunk; /* fmag_gpu_runner_set_chunk */
     char desc[512];
     char last[2048]; /* fmag_gpu_runner_last_launch */
+    /* tiers (Tier.c) and binning (Bin.c) */
+    struct fmag_gpu_bake_cache *bake; /* NULL: the back end has no baker */
+    fmag_gpu_tier_mode tier_mode;
+    bool nan_agnostic;
+    fmag_gpu_tier last_tier;
+    unsigned bin_max; /* per-lane binning up to this many distinct programs (0: off) */
 };
 
 static inline void fmag_gpu_err(char *err, size_t errlen, const char *fmt, ...)
@@ -96,5 +109,39 @@ bool fmag_gpu_grow(size_t *cap, size_t need);
 double fmag_gpu_median(double *v, size_t n);
 /* CLOCK_MONOTONIC in milliseconds. */
 double fmag_gpu_now_ms(void);
+
+/* --- Tiers: back-end services for the bakers (BakeVulkan.c, BakeCuda.c), callable from the
+ * bake thread while launches run. Vulkan: a compute pipeline over the runner's pipeline
+ * layout from SPIR-V words, its release; whether the runner uses the software fma; whether
+ * the device is a CPU (lavapipe: tiers default to OFF, docs/GPU.md "Tiers"). */
+typedef struct fmag_gpu_vk fmag_gpu_vk;
+typedef struct fmag_gpu_cuda fmag_gpu_cuda;
+void *fmag_gpu_vk_pipeline_from_spirv(fmag_gpu_vk *vk, const uint32_t *words, size_t nwords,
+                                      char *err, size_t errlen);
+void fmag_gpu_vk_pipeline_release(fmag_gpu_vk *vk, void *pipe);
+bool fmag_gpu_vk_soft_fma(const fmag_gpu_vk *vk);
+bool fmag_gpu_vk_is_cpu(const fmag_gpu_vk *vk);
+/* CUDA: a module from a binary image (a cubin) and its kernel `name`, its release; the
+ * device's compute capability. */
+void *fmag_gpu_cuda_module_load(fmag_gpu_cuda *c, const void *image, const char *name, char *err,
+                                size_t errlen);
+void fmag_gpu_cuda_module_release(fmag_gpu_cuda *c, void *m);
+void fmag_gpu_cuda_arch(const fmag_gpu_cuda *c, int *major, int *minor);
+/* The bakers over those services. */
+bool fmag_gpu_vk_baker(fmag_gpu_vk *vk, struct fmag_gpu_baker *out);
+bool fmag_gpu_cuda_baker(fmag_gpu_cuda *c, struct fmag_gpu_baker *out);
+
+/* Tier.c: the cache made with the runner, and the code of a launch: a held entry (job->native
+ * set) or NULL (interpret). */
+typedef struct fmag_gpu_bake_entry fmag_gpu_bake_entry;
+void fmag_gpu_tier_init(fmag_gpu_runner *r);
+void fmag_gpu_tier_fini(fmag_gpu_runner *r);
+fmag_gpu_bake_entry *fmag_gpu_tier_pick(fmag_gpu_runner *r, fmag_gpu_job *job);
+void fmag_gpu_tier_done(fmag_gpu_runner *r, fmag_gpu_bake_entry *e);
+
+/* Bin.c: runs a per-lane job binned by program when it qualifies (*ok: its result) and
+ * returns true; false: run it unbinned. */
+bool fmag_gpu_bin_run(fmag_gpu_runner *r, const fmag_gpu_job *job, bool *ok, char *err,
+                      size_t errlen);
 
 #endif /* FMAG_GPU_INTERNAL_H */

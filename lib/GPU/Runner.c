@@ -1,6 +1,7 @@
 /* The GPU runner: argument validation, then the back end's function table (Vulkan or CUDA). */
 #include <stdlib.h>
 #include <string.h>
+#include "Bake.h"
 #include "GPUInternal.h"
 
 static const fmag_gpu_backend *backend_of(fmag_gpu_api api)
@@ -27,17 +28,20 @@ fmag_gpu_runner *fmag_gpu_runner_create(fmag_gpu_api api, char *err, size_t errl
         return NULL;
     }
     r->be = be;
+    r->bin_max = FMAG_GPU_BIN_PROGRAMS;
     r->impl = be->create(r->desc, sizeof r->desc, err, errlen);
     if (!r->impl) {
         free(r);
         return NULL;
     }
+    fmag_gpu_tier_init(r);
     return r;
 }
 
 void fmag_gpu_runner_destroy(fmag_gpu_runner *r)
 {
     if (!r) return;
+    fmag_gpu_tier_fini(r); /* its pipelines and modules belong to the back end */
     r->be->destroy(r->impl);
     free(r);
 }
@@ -175,7 +179,12 @@ static bool run(fmag_gpu_runner *r, fmag_gpu_job *job, char *err, size_t errlen)
 {
     if (!check_job(r, job, err, errlen)) return false;
     if (job->n == 0) return true;
-    return r->be->run(r->impl, job, err, errlen);
+    bool ok;
+    if (fmag_gpu_bin_run(r, job, &ok, err, errlen)) return ok;
+    fmag_gpu_bake_entry *baked = fmag_gpu_tier_pick(r, job);
+    ok = r->be->run(r->impl, job, err, errlen);
+    fmag_gpu_tier_done(r, baked);
+    return ok;
 }
 
 static fmag_gpu_job rows_job(const fmag_vm_program *const *progs, size_t nprogs,

@@ -79,6 +79,7 @@ enum {
 #define FMAG_VK_VARIANT_FAST 8u     /* gpu/fmag_fast.comp */
 #define FMAG_VK_VARIANT_UBO 16u     /* fast, uniform: records from the uniform buffer */
 #define FMAG_VK_VARIANT_VEC 32u     /* fast, the VEC layout (k 2 or 4) */
+#define FMAG_VK_VARIANT_BAKED 64u   /* the program baked to its own pipeline (BakeVulkan.c) */
 #define FMAG_VK_UBO_BYTES 65536u    /* FMAG_UBO_RECORDS (fmag_fast.comp) records of 16 bytes */
 
 #define FMAG_VK_FUNCS(X)                                                                           \
@@ -723,7 +724,13 @@ static bool vk_run_mode(fmag_gpu_vk *vk, const fmag_gpu_job *job, bool soft, cha
                                         rf, scratch);
     }
     free(scratch);
-    VkPipeline pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, err, errlen);
+    VkPipeline pipe = VK_NULL_HANDLE;
+    if (job->native) { /* baked: one element an invocation */
+        pipe = (VkPipeline)job->native;
+        pl.k = 1, pl.variant = FMAG_VK_VARIANT_BAKED, vk->last_create_ms = 0;
+    } else {
+        pipe = get_pipeline(vk, rf, soft, pl.variant, pl.k, err, errlen);
+    }
     vk_layout L = plan_buffers(job, nrec);
     bool ok = pipe != VK_NULL_HANDLE;
     for (int i = 0; ok && i < VK_NBUF; ++i)
@@ -848,7 +855,8 @@ static void vk_last_launch(void *impl, char *buf, size_t len)
     static const struct {
         uint32_t bits;
         const char *name;
-    } names[] = {{FMAG_VK_VARIANT_VEC, "fast-vec"},
+    } names[] = {{FMAG_VK_VARIANT_BAKED, "baked"},
+                 {FMAG_VK_VARIANT_VEC, "fast-vec"},
                  {FMAG_VK_VARIANT_FAST, "fast"},
                  {FMAG_VK_VARIANT_WG | FMAG_VK_VARIANT_PD, "wg-pd"},
                  {FMAG_VK_VARIANT_WG, "wg"},
@@ -1239,6 +1247,50 @@ fail:
     return NULL;
 }
 
+void *fmag_gpu_vk_pipeline_from_spirv(fmag_gpu_vk *vk, const uint32_t *words, size_t nwords,
+                                      char *err, size_t errlen)
+{
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = nwords * 4;
+    mi.pCode = words;
+    VkShaderModule mod = VK_NULL_HANDLE;
+    if (!vk_ok(vk->vkCreateShaderModule(vk->dev, &mi, NULL, &mod), "vkCreateShaderModule", err,
+               errlen))
+        return NULL;
+    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    if (vk->has_stats) ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = mod;
+    ci.stage.pName = "main";
+    ci.layout = vk->layout;
+    VkPipeline pipe = VK_NULL_HANDLE;
+    bool ok = vk_ok(vk->vkCreateComputePipelines(vk->dev, VK_NULL_HANDLE, 1, &ci, NULL, &pipe),
+                    "vkCreateComputePipelines", err, errlen);
+    vk->vkDestroyShaderModule(vk->dev, mod, NULL);
+    return ok ? (void *)pipe : NULL;
+}
+
+void fmag_gpu_vk_pipeline_release(fmag_gpu_vk *vk, void *pipe)
+{
+    vk->vkDestroyPipeline(vk->dev, (VkPipeline)pipe, NULL);
+}
+
+bool fmag_gpu_vk_soft_fma(const fmag_gpu_vk *vk)
+{
+    return vk->soft_fma;
+}
+
+bool fmag_gpu_vk_is_cpu(const fmag_gpu_vk *vk)
+{
+    return vk->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
+static bool vk_baker(void *impl, struct fmag_gpu_baker *out)
+{
+    return fmag_gpu_vk_baker(impl, out);
+}
+
 static bool vk_native(void *impl, fmag_gpu_native *out)
 {
     fmag_gpu_vk *vk = impl;
@@ -1267,6 +1319,7 @@ const fmag_gpu_backend fmag_gpu_vk_backend = {
     .set_fast = vk_set_fast,
     .set_capture_ir = vk_set_capture_ir,
     .last_ir = vk_last_ir,
+    .baker = vk_baker,
 };
 
 #endif /* FMAG_GPU_HAVE_VULKAN */

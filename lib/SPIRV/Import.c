@@ -4,6 +4,7 @@
  * program's inputs and outputs (SPEC §5b, docs/SPIRV.md). */
 #include <stdlib.h>
 #include <string.h>
+#include "Interface.h"
 #include "SPIRVInternal.h"
 
 static bool is_interface_storage(uint32_t s)
@@ -230,33 +231,6 @@ static bool choose_entry(spv_reader *r, entry_choice *e)
 
 /* ------------------------------------------------------------ the wrapper */
 
-/* Location order (declaration order when glslang assigned the locations), then
- * the variables without one in module order. An insertion sort: interfaces are
- * small, and it keeps ties in module order. */
-static bool before(spv_reader *r, const spv_var *a, const spv_var *b)
-{
-    const spv_id *ia = &r->ids[a->id], *ib = &r->ids[b->id];
-    if (ia->has_location != ib->has_location) return ia->has_location;
-    if (ia->has_location) {
-        if (ia->location != ib->location) return ia->location < ib->location;
-        if (ia->component != ib->component) return ia->component < ib->component;
-    }
-    return a->index < b->index;
-}
-
-static void sort_vars(spv_reader *r, spv_var **v, unsigned n)
-{
-    for (unsigned i = 1; i < n; i++) {
-        spv_var *x = v[i];
-        unsigned j = i;
-        while (j > 0 && before(r, x, v[j - 1])) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
-}
-
 /* Leaves of a module variable's starting value: its initializer, or zeros. */
 static void initial(spv_reader *r, spv_var *v, fmag_value **out)
 {
@@ -313,16 +287,78 @@ static fmag_func *new_wrapper(spv_reader *r, entry_choice *e, uint64_t nin, uint
     return w;
 }
 
+/* An interface item for module variable v: its Location orders the Input and Output
+ * variables (declaration order when glslang assigned them), then those without one;
+ * the uniforms come after the Inputs, in module order (group 1, no location). */
+static fmag_iface_item var_item(spv_reader *r, const spv_var *v)
+{
+    const spv_id *id = &r->ids[v->id];
+    bool uniform = is_uniform(v->storage);
+    fmag_iface_item it = {
+        .role = FMAG_IFACE_GLOBAL,
+        .dir = v->storage == SpvStorageClassOutput ? FMAG_SPIRV_PARAM_OUT : FMAG_SPIRV_PARAM_IN,
+        .nscalars = v->nleaves,
+        .group = uniform,
+        .has_location = !uniform && id->has_location,
+        .location = id->location,
+        .component = id->component,
+    };
+    return it;
+}
+
+/* With a declared interface (fmag_spirv_options::declared_interface): one item per
+ * location, inputs first (items[0 .. nin-1], then the outputs), which the variables
+ * that survived take (item[v->index]); the locations left are placeholders. */
+static bool declared_items(spv_reader *r, fmag_iface_item *items, fmag_iface_item **item)
+{
+    unsigned nin = r->opts->declared_inputs, nout = r->opts->declared_outputs;
+    char nb[64];
+    bool *taken = fmag_context_alloc(r->ctx, (size_t)nin + nout + 1);
+    for (unsigned k = 0; k < nin + nout; k++) {
+        fmag_iface_item it = {
+            .role = FMAG_IFACE_GLOBAL,
+            .dir = k < nin ? FMAG_SPIRV_PARAM_IN : FMAG_SPIRV_PARAM_OUT,
+            .nscalars = 1,
+            .has_location = true,
+            .location = k < nin ? k : k - nin,
+        };
+        items[k] = it;
+    }
+    for (unsigned k = 0; k < r->ngvars; k++) {
+        spv_var *v = r->gvars[k];
+        const spv_id *id = &r->ids[v->id];
+        bool input = v->storage == SpvStorageClassInput;
+        if (is_builtin(r, v) || (!input && v->storage != SpvStorageClassOutput)) continue;
+        unsigned limit = input ? nin : nout;
+        fmag_iface_item *it = id->has_location && id->location < limit
+                                  ? &items[(input ? 0 : nin) + id->location]
+                                  : NULL;
+        if (!it || taken[it - items] || v->nleaves != 1)
+            return spv_error(r, UINT32_MAX,
+                             "%s variable %s is not one of the %u float locations the "
+                             "producer declared (declared_interface)",
+                             input ? "Input" : "Output", spv_id_str(r, v->id, nb, sizeof nb),
+                             limit);
+        item[v->index] = it;
+        taken[it - items] = true;
+    }
+    return true;
+}
+
 static bool wrap_entry_point(spv_reader *r, entry_choice *e)
 {
     spv_func *f = e->fn;
     char nb[64];
     if (f->nparams) return spv_error(r, f->begin, "the entry point function has parameters");
-    spv_var **ins = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *ins);
-    spv_var **unis = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *unis);
-    spv_var **outs = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *outs);
-    unsigned nins = 0, nunis = 0, nouts = 0;
-    uint64_t nin = 0, nout = 0;
+    bool declared = r->opts->declared_interface;
+    if (declared && (r->opts->declared_inputs > 60000 || r->opts->declared_outputs > 60000))
+        return spv_error(r, UINT32_MAX, "too many inputs or outputs"); /* new_wrapper's bound */
+    size_t nplaces = declared ? (size_t)r->opts->declared_inputs + r->opts->declared_outputs : 0;
+    /* item[k]: module variable k's place in the interface, or NULL (not part of it). */
+    fmag_iface_item *items = fmag_context_alloc(r->ctx, (nplaces + r->ngvars + 1) * sizeof *items);
+    fmag_iface_item **item = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *item);
+    size_t nitems = nplaces;
+    if (declared && !declared_items(r, items, item)) return false;
     for (unsigned k = 0; k < r->ngvars; k++) {
         spv_var *v = r->gvars[k];
         spv_type *t = spv_type_get(r, v->type);
@@ -333,49 +369,36 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
                 return spv_error(r, UINT32_MAX, "interface variable %s is %s",
                                  spv_id_str(r, v->id, nb, sizeof nb),
                                  t && t->bad ? t->bad : "untyped");
-            if (v->storage == SpvStorageClassInput) {
-                ins[nins++] = v;
-                nin += v->nleaves;
-            } else {
-                outs[nouts++] = v;
-                nout += v->nleaves;
-            }
+            if (declared) continue; /* placed by declared_items */
         } else if (is_uniform(v->storage) && !opaque) {
             if (t->bad)
                 return spv_error(r, UINT32_MAX, "uniform %s is %s",
                                  spv_id_str(r, v->id, nb, sizeof nb), t->bad);
-            unis[nunis++] = v;
-            nin += v->nleaves;
+        } else {
+            continue;
         }
+        items[nitems] = var_item(r, v);
+        item[v->index] = &items[nitems++];
     }
-    sort_vars(r, ins, nins);
-    sort_vars(r, outs, nouts);
-    for (unsigned k = 0; k < nunis; k++)
-        ins[nins++] = unis[k];
+    uint64_t nin = 0, nout = 0;
+    if (!fmag_iface_layout(items, nitems, &nin, &nout))
+        return spv_error(r, UINT32_MAX, "out of memory");
     if (!nout)
         return spv_error(r, UINT32_MAX,
                          "the entry point has no Output variables: the program "
                          "would compute nothing");
     fmag_func *w = new_wrapper(r, e, nin, nout);
     if (!w) return false;
-    /* Inputs: where each variable's leaves start among the wrapper's params. */
-    unsigned *at = fmag_context_alloc(r->ctx, (r->ngvars + 1) * sizeof *at);
-    for (unsigned k = 0; k < r->ngvars; k++)
-        at[k] = UINT32_MAX; /* not an input (a built-in): its leaves are 0 */
-    for (unsigned k = 0, a = 0; k < nins; k++) {
-        at[ins[k]->index] = a;
-        a += ins[k]->nleaves;
-    }
     fmag_value **args = fmag_context_alloc(r->ctx, (f->nin + 1) * sizeof *args);
     unsigned a = 0;
     for (unsigned g = 0; g < f->nglobals; g++) {
         spv_var *v = f->globals[g];
-        if ((v->storage == SpvStorageClassInput || is_uniform(v->storage)) &&
-            at[v->index] != UINT32_MAX) {
+        const fmag_iface_item *it = item[v->index];
+        if (it && it->in_at != FMAG_IFACE_NONE) {
             for (uint32_t j = 0; j < v->nleaves; j++)
-                args[a++] = &w->params[at[v->index] + j];
+                args[a++] = &w->params[it->in_at + j];
         } else if (v->storage == SpvStorageClassInput || is_uniform(v->storage)) {
-            for (uint32_t j = 0; j < v->nleaves; j++)
+            for (uint32_t j = 0; j < v->nleaves; j++) /* a built-in: no FMAG data */
                 args[a++] = r->zero;
         } else {
             initial(r, v, args + a);
@@ -387,19 +410,21 @@ static bool wrap_entry_point(spv_reader *r, entry_choice *e)
     unsigned *out_off = fmag_context_alloc(r->ctx, (f->nglobals + 1) * sizeof *out_off);
     global_offsets(r, f, in_off, out_off);
     fmag_value **rets = fmag_context_alloc(r->ctx, (nout + 1) * sizeof *rets);
-    unsigned k = 0;
-    for (unsigned o = 0; o < nouts; o++) {
-        spv_var *v = outs[o];
+    for (uint64_t k = 0; k < nout; k++)
+        rets[k] = r->zero; /* a declared output without a variable: never written */
+    for (unsigned k = 0; k < r->ngvars; k++) {
+        spv_var *v = r->gvars[k];
+        const fmag_iface_item *it = item[v->index];
+        if (!it || it->out_at == FMAG_IFACE_NONE) continue;
         int gp = global_pos(f, v);
-        if (gp < 0) {
-            initial(r, v, rets + k);
-            k += v->nleaves;
+        if (gp < 0) { /* an Output the entry never touches: its initial value */
+            initial(r, v, rets + it->out_at);
             continue;
         }
         for (uint32_t j = 0; j < v->nleaves; j++)
-            rets[k++] = &c->results[out_off[gp] + j];
+            rets[it->out_at + j] = &c->results[out_off[gp] + j];
     }
-    fmag_build_ret(&r->b, rets, k);
+    fmag_build_ret(&r->b, rets, (unsigned)nout);
     return true;
 }
 
@@ -457,13 +482,18 @@ static void param_quals(spv_reader *r, spv_func *f, fmag_spirv_param_qual *q)
     }
 }
 
-static bool wrap_function(spv_reader *r, entry_choice *e)
+/* The interface of a function entry: its result, its parameters (the pointer ones
+ * with qualifiers q) and, with globals_as_inputs, the Input and uniform variables it
+ * reads, as items[0 .. 1 + nparams + nglobals - 1] (a global that is not an input:
+ * a zero-sized item). */
+static bool function_items(spv_reader *r, spv_func *f, const fmag_spirv_param_qual *q,
+                           fmag_iface_item *items)
 {
-    spv_func *f = e->fn;
     char nb[64];
-    uint64_t nin = 0, nout = spv_type_leaves(r, f->ret);
-    fmag_spirv_param_qual *q = fmag_context_alloc(r->ctx, (f->nparams + 1) * sizeof *q);
-    param_quals(r, f, q);
+    memset(items, 0, (1 + f->nparams + f->nglobals) * sizeof *items);
+    items[0].role = FMAG_IFACE_RESULT;
+    items[0].dir = FMAG_SPIRV_PARAM_OUT;
+    items[0].nscalars = spv_type_leaves(r, f->ret);
     for (unsigned p = 0; p < f->nparams; p++) {
         spv_id *pid = &r->ids[f->params[p]];
         spv_type *t = spv_type_get(r, f->pvars[p] ? f->pvars[p]->type : pid->type);
@@ -472,9 +502,10 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
                              "parameter %s of the entry function holds integers: an "
                              "FMAG program's inputs and outputs are floats",
                              spv_id_str(r, f->params[p], nb, sizeof nb));
-        uint32_t n = t ? t->nleaves : 0;
-        if (q[p] != FMAG_SPIRV_PARAM_OUT) nin += n;
-        if (q[p] != FMAG_SPIRV_PARAM_IN) nout += n;
+        fmag_iface_item *it = &items[1 + p];
+        it->role = FMAG_IFACE_PARAM;
+        it->dir = q[p];
+        it->nscalars = t ? t->nleaves : 0;
     }
     spv_type *rt = spv_type_get(r, f->ret);
     if (rt && rt->has_int)
@@ -483,6 +514,9 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
                          "outputs are floats");
     for (unsigned g = 0; g < f->nglobals; g++) {
         spv_var *v = f->globals[g];
+        fmag_iface_item *it = &items[1 + f->nparams + g];
+        it->role = FMAG_IFACE_GLOBAL;
+        it->dir = FMAG_SPIRV_PARAM_IN;
         if (v->storage != SpvStorageClassInput && !is_uniform(v->storage)) continue;
         if (is_builtin(r, v)) continue; /* reading one is an error already */
         if (!r->opts->globals_as_inputs)
@@ -491,8 +525,24 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
                              "inputs are its parameters",
                              v->storage == SpvStorageClassInput ? "Input" : "uniform",
                              spv_id_str(r, v->id, nb, sizeof nb));
-        nin += v->nleaves;
+        it->nscalars = v->nleaves;
     }
+    return true;
+}
+
+static bool wrap_function(spv_reader *r, entry_choice *e)
+{
+    spv_func *f = e->fn;
+    char nb[64];
+    fmag_spirv_param_qual *q = fmag_context_alloc(r->ctx, (f->nparams + 1) * sizeof *q);
+    param_quals(r, f, q);
+    fmag_iface_item *items =
+        fmag_context_alloc(r->ctx, (1 + f->nparams + f->nglobals) * sizeof *items);
+    uint64_t nin = 0, nout = 0;
+    if (!function_items(r, f, q, items)) return false;
+    if (!fmag_iface_layout(items, 1 + f->nparams + f->nglobals, &nin, &nout))
+        return spv_error(r, f->begin, "out of memory");
+    const fmag_iface_item *params = items + 1, *globals = items + 1 + f->nparams;
     /* A Private variable without an initializer gets its value from code: glslang
      * puts global initializers at the top of the entry point, which -entry does not
      * run. Reading it before writing it would read 0: an error instead. */
@@ -523,18 +573,16 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
     fmag_func *w = new_wrapper(r, e, nin, nout);
     if (!w) return false;
     fmag_value **args = fmag_context_alloc(r->ctx, (f->nin + 1) * sizeof *args);
-    unsigned a = 0, in = 0;
+    unsigned a = 0;
     for (unsigned p = 0; p < f->nparams; p++) {
-        spv_id *pid = &r->ids[f->params[p]];
-        uint32_t n = f->pvars[p] ? f->pvars[p]->nleaves : spv_type_leaves(r, pid->type);
-        for (uint32_t j = 0; j < n; j++)
-            args[a++] = q[p] == FMAG_SPIRV_PARAM_OUT ? r->zero : &w->params[in++];
+        for (uint32_t j = 0; j < params[p].nscalars; j++)
+            args[a++] = q[p] == FMAG_SPIRV_PARAM_OUT ? r->zero : &w->params[params[p].in_at + j];
     }
     for (unsigned g = 0; g < f->nglobals; g++) {
         spv_var *v = f->globals[g];
-        if ((v->storage == SpvStorageClassInput || is_uniform(v->storage)) && !is_builtin(r, v)) {
+        if (globals[g].nscalars) {
             for (uint32_t j = 0; j < v->nleaves; j++)
-                args[a++] = &w->params[in++];
+                args[a++] = &w->params[globals[g].in_at + j];
         } else if (v->storage == SpvStorageClassInput || is_uniform(v->storage)) {
             for (uint32_t j = 0; j < v->nleaves; j++)
                 args[a++] = r->zero;
@@ -545,15 +593,15 @@ static bool wrap_function(spv_reader *r, entry_choice *e)
     }
     fmag_instr *c = fmag_build_call(&r->b, f->ir, args, a);
     fmag_value **rets = fmag_context_alloc(r->ctx, (nout + 1) * sizeof *rets);
-    unsigned k = 0, res = 0;
-    for (uint32_t j = 0; j < spv_type_leaves(r, f->ret); j++)
-        rets[k++] = &c->results[res++];
+    unsigned res = 0;
+    for (uint32_t j = 0; j < items[0].nscalars; j++)
+        rets[items[0].out_at + j] = &c->results[res++];
     for (unsigned p = 0; p < f->nparams; p++) {
         if (!f->pvars[p]) continue;
         for (uint32_t j = 0; j < f->pvars[p]->nleaves; j++, res++)
-            if (q[p] != FMAG_SPIRV_PARAM_IN) rets[k++] = &c->results[res];
+            if (q[p] != FMAG_SPIRV_PARAM_IN) rets[params[p].out_at + j] = &c->results[res];
     }
-    fmag_build_ret(&r->b, rets, k);
+    fmag_build_ret(&r->b, rets, (unsigned)nout);
     return true;
 }
 

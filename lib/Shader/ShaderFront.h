@@ -127,10 +127,8 @@ static inline unsigned ftype_size(const front *f, ftype t)
     return one * (t.array ? t.array : 1);
 }
 
-typedef enum { DIR_IN, DIR_OUT, DIR_INOUT } pdir;
-
 typedef struct param {
-    pdir dir;
+    fmag_spirv_param_qual dir; /* as written: in (also no qualifier), out or inout */
     ftype ty;
 } param;
 

@@ -1,12 +1,11 @@
 /* GLSL/HLSL source to an FMAG IR module: shaderc (Shaderc.c) then the SPIR-V reader.
  *
- * The generated entry point declares one float Input per scalar input at locations
- * 0..nin-1 (and Outputs likewise), but SPIRV-Tools removes interface variables the
- * program never reads, and the reader makes one parameter per Input variable that is
- * left (in location order). So the locations that survived are read back from the
- * SPIR-V, and an export with the full interface calls the imported function with the
- * matching parameters (the inline pass removes the call). The program keeps the name
- * the user gave it (-entry NAME, or main). */
+ * The generated entry point declares one float Input variable per scalar input at
+ * locations 0..nin-1 (and Outputs likewise), in the order of SPEC §5b
+ * (fmag_iface_layout). SPIRV-Tools removes the interface variables the program never
+ * reads; the reader is told the interface the front declared
+ * (fmag_spirv_options::declared_interface), so the export keeps every input and
+ * output. The program keeps the name the user gave it (-entry NAME, or main). */
 #include <stdlib.h>
 #include <string.h>
 #include "fmag/Shader.h"
@@ -18,12 +17,7 @@ enum {
     OP_MEMBER_NAME = 6,
     OP_STRING = 7,
     OP_TYPE_POINTER = 32,
-    OP_DECORATE = 71,
-    OP_VARIABLE = 59,
-    DEC_BUILTIN = 11,
-    DEC_LOCATION = 30,
-    SC_INPUT = 1,
-    SC_OUTPUT = 3
+    OP_VARIABLE = 59
 };
 
 /* Appends one instruction: opcode, the fixed words, then `text` as a NUL-terminated
@@ -124,46 +118,6 @@ static uint32_t *with_user_source(const uint32_t *w, size_t nw, const char *src,
     return out;
 }
 
-/* The Location of every Input (dir 0) or Output (dir 1) variable, ascending, in
- * locs[0..*n-1] (the reader's parameter and result order). False on a module this
- * front did not make (a variable without a location, a location out of range). */
-static bool surviving_locations(const uint32_t *w, size_t nw, unsigned dir, unsigned limit,
-                                unsigned *locs, unsigned *n)
-{
-    uint32_t want = dir ? SC_OUTPUT : SC_INPUT;
-    *n = 0;
-    bool *seen = fmag_tmp_calloc(limit + 1, 1);
-    if (!seen) return false;
-    bool ok = true;
-    for (size_t i = 5; i < nw && ok;) {
-        uint32_t len = w[i] >> 16, op = w[i] & 0xffff;
-        if (!len || i + len > nw) break;
-        if (op == OP_VARIABLE && len >= 4 && w[i + 3] == want) {
-            uint32_t id = w[i + 2];
-            bool found = false, builtin = false;
-            for (size_t j = 5; j < nw && !found && !builtin;) {
-                uint32_t l2 = w[j] >> 16;
-                if (!l2 || j + l2 > nw) break;
-                /* A built-in the user redeclared (gl_FragDepth): not the interface. */
-                builtin = (w[j] & 0xffff) == OP_DECORATE && l2 >= 3 && w[j + 1] == id &&
-                          w[j + 2] == DEC_BUILTIN;
-                if ((w[j] & 0xffff) == OP_DECORATE && l2 >= 4 && w[j + 1] == id &&
-                    w[j + 2] == DEC_LOCATION) {
-                    if (w[j + 3] < limit && !seen[w[j + 3]]) seen[w[j + 3]] = true, found = true;
-                    break;
-                }
-                j += l2;
-            }
-            ok = found || builtin;
-        }
-        i += len;
-    }
-    for (unsigned l = 0; l < limit; l++)
-        if (seen[l]) locs[(*n)++] = l;
-    fmag_tmp_free(seen);
-    return ok;
-}
-
 /* The names of the uniform data the module reads (HLSL globals live in a "$Global"
  * block, cbuffers are blocks: their member names; other variables: their own name),
  * comma-separated into buf. False when there is none. */
@@ -208,31 +162,6 @@ static bool uniform_names(const uint32_t *w, size_t nw, char *buf, size_t cap)
     return used > 0;
 }
 
-/* Wraps `inner` (params = the surviving inputs, results = the surviving outputs, in
- * location order) in an export with all nin inputs and nout outputs. */
-static fmag_func *full_interface(fmag_context *ctx, fmag_module *m, fmag_func *inner,
-                                 const char *name, const unsigned *in_locs, unsigned nin_s,
-                                 const unsigned *out_locs, unsigned nout_s, unsigned nin,
-                                 unsigned nout)
-{
-    fmag_func *w = fmag_func_create(m, name, nin, nout, true);
-    if (!w) return NULL;
-    fmag_builder b;
-    fmag_builder_at_end(&b, fmag_block_create(w, "entry"));
-    fmag_value **args = fmag_context_alloc(ctx, (nin_s + 1) * sizeof *args);
-    fmag_value **rets = fmag_context_alloc(ctx, (nout + 1) * sizeof *rets);
-    for (unsigned k = 0; k < nin_s; k++)
-        args[k] = &w->params[in_locs[k]];
-    fmag_instr *call = fmag_build_call(&b, inner, args, nin_s);
-    /* An output the optimizer removed was never written: it reads 0, as in SL. */
-    for (unsigned j = 0; j < nout; j++)
-        rets[j] = fmag_build_const(&b, 0.0f);
-    for (unsigned k = 0; k < nout_s; k++)
-        rets[out_locs[k]] = &call->results[k];
-    fmag_build_ret(&b, rets, nout);
-    return w;
-}
-
 fmag_module *fmag_glsl_import(fmag_context *ctx, const char *filename, const char *src, size_t len,
                               fmag_source_language lang, const fmag_spirv_options *opts)
 {
@@ -268,6 +197,9 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
     const uint32_t *words = w2 ? w2 : s.words;
     size_t nwords = w2 ? nw2 : s.nwords;
     o.origin = lang == FMAG_SOURCE_GLSL ? FMAG_SPIRV_ORIGIN_GLSL : FMAG_SPIRV_ORIGIN_HLSL;
+    o.declared_interface = true;
+    o.declared_inputs = s.nin;
+    o.declared_outputs = s.nout;
     fmag_module *m = fmag_spirv_import(ctx, words, nwords, &o);
     const char *name = entry ? entry : "main";
     fmag_func *prog = NULL;
@@ -276,13 +208,9 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
             if (f->is_export) prog = f;
         }
     }
-    unsigned nin = s.nin, nout = s.nout, nin_s = 0, nout_s = 0;
-    unsigned *in_locs = m ? fmag_context_alloc(ctx, (nin + 1) * sizeof *in_locs) : NULL;
-    unsigned *out_locs = m ? fmag_context_alloc(ctx, (nout + 1) * sizeof *out_locs) : NULL;
-    bool ok = m && prog && in_locs && out_locs &&
-              surviving_locations(words, nwords, 0, nin, in_locs, &nin_s) &&
-              surviving_locations(words, nwords, 1, nout, out_locs, &nout_s) &&
-              prog->nparams == nin_s && prog->nresults == nout_s;
+    /* More inputs than declared: uniform data the front left (the reader puts it after
+     * the declared inputs). */
+    bool ok = m && prog && prog->nparams == s.nin && prog->nresults == s.nout;
     char names[256];
     if (m && !ok && prog && lang == FMAG_SOURCE_GLSL &&
         uniform_names(words, nwords, names, sizeof names)) {
@@ -309,23 +237,13 @@ static fmag_module *import_spirv(fmag_context *ctx, const char *filename, const 
          * shuffled inputs. */
         fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0,
                             "internal: the imported entry point has %u inputs and %u "
-                            "outputs; the SPIR-V interface has %u and %u",
-                            prog ? prog->nparams : 0, prog ? prog->nresults : 0, nin_s, nout_s);
+                            "outputs; the front declared %u and %u",
+                            prog ? prog->nparams : 0, prog ? prog->nresults : 0, s.nin, s.nout);
         m = NULL;
     }
     fmag_tmp_free(w2);
     if (!m) return NULL;
-    if (nin_s == nin && nout_s == nout) {
-        prog->name = fmag_context_strdup(ctx, name, strlen(name));
-        return m;
-    }
-    prog->is_export = false;
-    prog->name = fmag_context_strdup(ctx, "_fmag_body", 10);
-    if (!full_interface(ctx, m, prog, fmag_context_strdup(ctx, name, strlen(name)), in_locs, nin_s,
-                        out_locs, nout_s, nin, nout)) {
-        fmag_context_report(ctx, FMAG_DIAG_ERROR, filename, 0, 0, "out of memory");
-        return NULL;
-    }
+    prog->name = fmag_context_strdup(ctx, name, strlen(name));
     return m;
 }
 

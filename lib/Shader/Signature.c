@@ -200,17 +200,17 @@ static bool parse_param(front *f, size_t b, size_t e, param *p, unsigned index)
 {
     char what[64];
     snprintf(what, sizeof what, "parameter %u of '%s'", index + 1, f->entry);
-    p->dir = DIR_IN;
+    p->dir = FMAG_SPIRV_PARAM_IN;
     size_t i = b;
     for (;; i++) {
         if (shf_tok_punct(f, i, '[') && shf_tok_punct(f, i + 1, '[')) /* [[vk::location(3)]] */
             i = shf_skip_group(f, i) - 1;
         else if (shf_tok_is(f, i, "in"))
-            p->dir = DIR_IN;
+            p->dir = FMAG_SPIRV_PARAM_IN;
         else if (shf_tok_is(f, i, "out"))
-            p->dir = DIR_OUT;
+            p->dir = FMAG_SPIRV_PARAM_OUT;
         else if (shf_tok_is(f, i, "inout"))
-            p->dir = DIR_INOUT;
+            p->dir = FMAG_SPIRV_PARAM_INOUT;
         else if (!shf_is_param_qualifier(f, i))
             break;
     }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../SPIRV/Interface.h" /* the interface rule: lib/Shader links lib/SPIRV */
 #include "GlslangDiag.h"
 #include "ShaderFront.h"
 
@@ -275,6 +276,43 @@ static global *hlsl_entry_globals(front *f, size_t *ng)
     return g;
 }
 
+/* One item of the interface (fmag_iface_layout): the rule of SPEC §5b lives there. */
+static void set_item(const front *f, fmag_iface_item *it, fmag_iface_role role,
+                     fmag_spirv_param_qual dir, ftype t)
+{
+    memset(it, 0, sizeof *it);
+    it->role = role;
+    it->dir = dir;
+    it->nscalars = ftype_size(f, t);
+}
+
+/* The entry's interface: items[0] its result (none: no scalars), items[1 + p] parameter
+ * p, then the HLSL globals it reads; laid out, with the totals in *ni and *no. NULL when
+ * out of memory (diagnosed). */
+static fmag_iface_item *entry_interface(front *f, const signature *sig, const global *hg,
+                                        size_t nhg, uint64_t *ni, uint64_t *no)
+{
+    size_t n = 1 + sig->nparams + nhg;
+    fmag_iface_item *items = fmag_tmp_malloc(n * sizeof *items);
+    if (!items) {
+        shf_front_error(f, 0, "out of memory");
+        return NULL;
+    }
+    ftype none = {0, 0, 0, 0, 0};
+    set_item(f, &items[0], FMAG_IFACE_RESULT, FMAG_SPIRV_PARAM_OUT,
+             sig->has_result ? sig->result : none);
+    for (unsigned p = 0; p < sig->nparams; p++)
+        set_item(f, &items[1 + p], FMAG_IFACE_PARAM, sig->params[p].dir, sig->params[p].ty);
+    for (size_t k = 0; k < nhg; k++)
+        set_item(f, &items[1 + sig->nparams + k], FMAG_IFACE_GLOBAL, FMAG_SPIRV_PARAM_IN, hg[k].ty);
+    if (!fmag_iface_layout(items, n, ni, no)) {
+        shf_front_error(f, 0, "out of memory");
+        fmag_tmp_free(items);
+        return NULL;
+    }
+    return items;
+}
+
 /* The wrapper for -entry NAME: call it with the interface's inputs, write its outputs. */
 bool shf_wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
 {
@@ -301,24 +339,21 @@ bool shf_wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
         fmag_tmp_free(hg);
         return false;
     }
-    uint64_t ni = 0, no = sig.has_result ? ftype_size(f, sig.result) : 0;
-    for (unsigned p = 0; p < sig.nparams; p++) {
-        if (sig.params[p].dir != DIR_OUT) ni += ftype_size(f, sig.params[p].ty);
-        if (sig.params[p].dir != DIR_IN) no += ftype_size(f, sig.params[p].ty);
-    }
-    for (size_t k = 0; k < nhg; k++)
-        ni += ftype_size(f, hg[k].ty);
-    bool fits = interface_fits(f, ni, no, sig.line);
+    uint64_t ni = 0, no = 0;
+    fmag_iface_item *items = entry_interface(f, &sig, hg, nhg, &ni, &no);
+    bool fits = items && interface_fits(f, ni, no, sig.line);
     if (fits && no == 0)
         shf_front_error(
             f, sig.line,
             "entry '%s' has no outputs (it returns void and has no out or inout parameter)",
             f->entry);
     if (!fits || no == 0) {
+        fmag_tmp_free(items);
         fmag_tmp_free(sig.params);
         fmag_tmp_free(hg);
         return false;
     }
+    const fmag_iface_item *params = items + 1, *globals = items + 1 + sig.nparams;
     shf_sb_printf(b, "\n");
     if (f->lang == FMAG_SOURCE_GLSL) {
         interface_glsl(b, ni, no);
@@ -326,44 +361,47 @@ bool shf_wrap_entry(front *f, strbuf *b, unsigned *nin, unsigned *nout)
     } else {
         interface_hlsl(b, ni, no);
     }
-    unsigned next = 0;
+    unsigned next;
     char var[32];
+    bool ok = true;
     for (unsigned p = 0; p < sig.nparams; p++) {
         snprintf(var, sizeof var, "_fmag_p%u", p);
         declare_var(f, b, var, sig.params[p].ty);
-        if (sig.params[p].dir != DIR_OUT) walk_value(f, b, var, sig.params[p].ty, &next, WALK_IN);
+        if ((next = params[p].in_at) != FMAG_IFACE_NONE)
+            walk_value(f, b, var, sig.params[p].ty, &next, WALK_IN);
     }
-    for (size_t k = 0; k < nhg; k++) {
+    for (size_t k = 0; k < nhg && ok; k++) {
         char gvar[FRONT_MAX_EXPR];
-        if (!shf_global_expr(f, &hg[k], gvar, sizeof gvar)) {
-            fmag_tmp_free(sig.params);
-            fmag_tmp_free(hg);
-            return false;
-        }
-        walk_value(f, b, gvar, hg[k].ty, &next, WALK_IN);
+        ok = shf_global_expr(f, &hg[k], gvar, sizeof gvar);
+        next = globals[k].in_at;
+        if (ok) walk_value(f, b, gvar, hg[k].ty, &next, WALK_IN);
     }
-    if (sig.has_result) {
+    if (ok && sig.has_result) {
         declare_var(f, b, "_fmag_r", sig.result);
         shf_sb_printf(b, "    _fmag_r = ");
-    } else {
+    } else if (ok) {
         shf_sb_printf(b, "    ");
     }
-    shf_sb_printf(b, "%s(", f->entry);
-    for (unsigned p = 0; p < sig.nparams; p++)
-        shf_sb_printf(b, "%s_fmag_p%u", p ? ", " : "", p);
-    shf_sb_printf(b, ");\n");
-    next = 0;
-    if (sig.has_result) walk_value(f, b, "_fmag_r", sig.result, &next, WALK_OUT);
-    for (unsigned p = 0; p < sig.nparams; p++) {
-        snprintf(var, sizeof var, "_fmag_p%u", p);
-        if (sig.params[p].dir != DIR_IN) walk_value(f, b, var, sig.params[p].ty, &next, WALK_OUT);
+    if (ok) {
+        shf_sb_printf(b, "%s(", f->entry);
+        for (unsigned p = 0; p < sig.nparams; p++)
+            shf_sb_printf(b, "%s_fmag_p%u", p ? ", " : "", p);
+        shf_sb_printf(b, ");\n");
+        next = items[0].out_at;
+        if (sig.has_result) walk_value(f, b, "_fmag_r", sig.result, &next, WALK_OUT);
+        for (unsigned p = 0; p < sig.nparams; p++) {
+            snprintf(var, sizeof var, "_fmag_p%u", p);
+            if ((next = params[p].out_at) != FMAG_IFACE_NONE)
+                walk_value(f, b, var, sig.params[p].ty, &next, WALK_OUT);
+        }
+        if (f->lang == FMAG_SOURCE_HLSL) interface_hlsl_end(b, (unsigned)no);
+        shf_sb_printf(b, "}\n");
+        *nin = (unsigned)ni, *nout = (unsigned)no;
     }
-    if (f->lang == FMAG_SOURCE_HLSL) interface_hlsl_end(b, (unsigned)no);
-    shf_sb_printf(b, "}\n");
-    *nin = (unsigned)ni, *nout = (unsigned)no;
+    fmag_tmp_free(items);
     fmag_tmp_free(sig.params);
     fmag_tmp_free(hg);
-    return true;
+    return ok;
 }
 
 /* Without -entry: the program is main(); its inputs and outputs are the stripped globals. */
@@ -389,14 +427,20 @@ bool shf_wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool has_
     for (size_t k = 0; k < ng; k++)
         if (!g[k].refused) g[kept++] = g[k];
     ng = kept;
+    /* The globals in declaration order: no location, one group. */
+    fmag_iface_item *items = fmag_tmp_malloc((ng ? ng : 1) * sizeof *items);
     uint64_t ni = 0, no = 0;
-    for (size_t k = 0; k < ng; k++) {
-        if (g[k].out)
-            no += ftype_size(f, g[k].ty);
-        else
-            ni += ftype_size(f, g[k].ty);
+    for (size_t k = 0; items && k < ng; k++)
+        set_item(f, &items[k], FMAG_IFACE_GLOBAL,
+                 g[k].out ? FMAG_SPIRV_PARAM_OUT : FMAG_SPIRV_PARAM_IN, g[k].ty);
+    if (!items || !fmag_iface_layout(items, ng, &ni, &no)) {
+        shf_front_error(f, 0, "out of memory");
+        fmag_tmp_free(items);
+        fmag_tmp_free(g);
+        return false;
     }
     if (!interface_fits(f, ni, no, 0)) {
+        fmag_tmp_free(items);
         fmag_tmp_free(g);
         return false;
     }
@@ -410,32 +454,34 @@ bool shf_wrap_main(front *f, strbuf *b, unsigned *nin, unsigned *nout, bool has_
                                   "of the file's functions"
                                 : "main() has no outputs: declare global 'out' variables, or pass "
                                   "-entry NAME");
+        fmag_tmp_free(items);
         fmag_tmp_free(g);
         return false;
     }
     shf_sb_printf(b, "\n");
     interface_glsl(b, ni, no);
     shf_sb_printf(b, "void main()\n{\n");
-    unsigned next = 0;
+    unsigned next;
     char var[FRONT_MAX_EXPR];
-    for (size_t k = 0; k < ng; k++) {
-        if (!shf_global_expr(f, &g[k], var, sizeof var)) {
-            fmag_tmp_free(g);
-            return false;
+    bool ok = true;
+    for (size_t k = 0; k < ng && ok; k++) {
+        ok = shf_global_expr(f, &g[k], var, sizeof var);
+        next = items[k].in_at;
+        if (ok) walk_value(f, b, var, g[k].ty, &next, g[k].out ? WALK_ZERO : WALK_IN);
+    }
+    if (ok) {
+        shf_sb_printf(b, "    _fmag_umain();\n");
+        for (size_t k = 0; k < ng; k++) {
+            if ((next = items[k].out_at) == FMAG_IFACE_NONE) continue;
+            shf_global_expr(f, &g[k], var, sizeof var);
+            walk_value(f, b, var, g[k].ty, &next, WALK_OUT);
         }
-        walk_value(f, b, var, g[k].ty, &next, g[k].out ? WALK_ZERO : WALK_IN);
+        shf_sb_printf(b, "}\n");
+        *nin = (unsigned)ni, *nout = (unsigned)no;
     }
-    shf_sb_printf(b, "    _fmag_umain();\n");
-    next = 0;
-    for (size_t k = 0; k < ng; k++) {
-        if (!g[k].out) continue;
-        shf_global_expr(f, &g[k], var, sizeof var);
-        walk_value(f, b, var, g[k].ty, &next, WALK_OUT);
-    }
-    shf_sb_printf(b, "}\n");
-    *nin = (unsigned)ni, *nout = (unsigned)no;
+    fmag_tmp_free(items);
     fmag_tmp_free(g);
-    return true;
+    return ok;
 }
 
 #endif /* FMAG_HAVE_SHADERC */

@@ -247,14 +247,63 @@ static void s_to_l(li *st, li_val *iv)
     }
 }
 
+static li_origin *origin(li *st, fmag_value *f)
+{
+    if (fmag_value_is_const(f)) return NULL;
+    if (!f->aux) f->aux = fmag_context_alloc(st->m->ctx, sizeof(li_origin));
+    return f->aux;
+}
+
+void li_note_forms(li *st, fmag_value *v)
+{
+    if (fmag_value_is_const(v)) return;
+    li_val *iv = li_info(st, v);
+    for (int k = 0; k < 2; k++) {
+        li_origin *o = iv->l[k] ? origin(st, iv->l[k]) : NULL;
+        if (o && !o->limb_of) o->limb_of = v, o->limb_half = k;
+    }
+    for (int k = 0; iv->bits && k < 32; k++) {
+        li_origin *o = origin(st, iv->bits[k]);
+        if (o && !o->bit_of) o->bit_of = v, o->bit_index = k;
+    }
+}
+
+void li_bits_reuse_l(li *st, fmag_value *self, fmag_value *const *bits, fmag_value *out[2])
+{
+    for (int k = 0; k < 2; k++) {
+        out[k] = NULL;
+        li_origin *o = fmag_value_is_const(bits[16 * k]) ? NULL : bits[16 * k]->aux;
+        if (!o || !o->bit_of || o->bit_of == self || o->bit_index % 16) continue;
+        fmag_value *const *ob = li_info(st, o->bit_of)->bits + o->bit_index;
+        bool same = true;
+        for (int t = 0; t < 16; t++)
+            same &= ob[t] == bits[16 * k + t];
+        if (!same) continue;
+        fmag_value *l[2];
+        li_get_l(st, o->bit_of, l);
+        out[k] = l[o->bit_index / 16];
+    }
+}
+
+fmag_value *li_get_neg(li *st, fmag_value *v)
+{
+    li_val *iv = li_info(st, v);
+    /* fptosi(x) < 0 exactly when x <= -1, NaN excluded: -x - pred(1) > 0 */
+    if (iv->fptosi_of) return li_fmak(st, iv->fptosi_of, -1.0f, -0x1.fffffep-1f);
+    fmag_value *l[2];
+    li_get_l(st, v, l);
+    return li_sign_guard(st, l[1]);
+}
+
 fmag_value *li_get_s(li *st, fmag_value *v)
 {
     li_val *iv = li_info(st, v);
     if (iv->s) return iv->s;
     assert(li_is_small(iv->r));
+    fmag_value *l[2];
+    li_get_l(st, v, l);
     conv_pos p;
     conv_begin(st, iv, &p);
-    if (!iv->l[0]) li_bits_to_l(st, iv->bits, iv->l);
     fmag_value *h = iv->l[1];
     if (iv->r.lo >= 0)
         ;
@@ -271,13 +320,18 @@ void li_get_l(li *st, fmag_value *v, fmag_value *out[2])
 {
     li_val *iv = li_info(st, v);
     if (!iv->l[0]) {
+        fmag_value *reuse[2] = {NULL, NULL};
+        if (!iv->s) li_bits_reuse_l(st, v, iv->bits, reuse);
         conv_pos p;
         conv_begin(st, iv, &p);
-        if (iv->s)
+        if (iv->s) {
             s_to_l(st, iv);
-        else
-            li_bits_to_l(st, iv->bits, iv->l);
+        } else {
+            for (int k = 0; k < 2; k++)
+                iv->l[k] = reuse[k] ? reuse[k] : li_bits_to_limb(st, iv->bits + 16 * k);
+        }
         conv_end(st, iv, &p);
+        li_note_forms(st, v);
     }
     out[0] = iv->l[0];
     out[1] = iv->l[1];
@@ -300,18 +354,59 @@ fmag_value **li_get_bits(li *st, fmag_value *v)
         iv->bits = bits;
         return bits;
     }
+    /* a limb that is another value's limb takes that value's bits */
+    bool have[2] = {false, false};
+    for (int k = 0; k < 2 && iv->l[0]; k++) {
+        li_origin *o = fmag_value_is_const(iv->l[k]) ? NULL : iv->l[k]->aux;
+        if (!o || !o->limb_of || o->limb_of == v) continue;
+        fmag_value **ob = li_get_bits(st, o->limb_of) + 16 * o->limb_half;
+        for (int t = 0; t < 16; t++)
+            bits[16 * k + t] = ob[t];
+        have[k] = true;
+    }
+    if (!have[0] || !have[1]) {
+        conv_pos p;
+        conv_begin(st, iv, &p);
+        if (iv->s && iv->r.lo >= 0 && !have[0] && !have[1]) {
+            li_s_to_bits(st, iv->s, bitlen(iv->r.hi), bits);
+        } else {
+            if (!iv->l[0]) s_to_l(st, iv);
+            int nb = iv->r.lo >= 0 ? bitlen(iv->r.hi) : 32;
+            int nlo = nb < 16 ? nb : 16, nhi = nb > 16 ? nb - 16 : 0;
+            fmag_value *part[32];
+            li_l_to_bits(st, iv->l, have[0] ? 0 : nlo, have[1] ? 0 : nhi, part);
+            for (int k = 0; k < 32; k++)
+                if (!have[k / 16]) bits[k] = part[k];
+        }
+        conv_end(st, iv, &p);
+    }
+    iv->bits = bits;
+    li_note_forms(st, v);
+    return bits;
+}
+
+fmag_value **li_get_guards(li *st, fmag_value *v)
+{
+    li_val *iv = li_info(st, v);
+    if (iv->bits) return iv->bits;
+    if (iv->guards) return iv->guards;
+    bool shared = iv->l[0] != NULL;
+    for (int k = 0; k < 2 && shared; k++) { /* another value's limbs with bits, or literals */
+        if (fmag_value_is_const(iv->l[k])) continue;
+        li_origin *o = iv->l[k]->aux;
+        shared = o && o->limb_of && o->limb_of != v && li_info(st, o->limb_of)->bits;
+    }
+    if (shared || li_is_const(v, NULL)) return li_get_bits(st, v);
+    int nb = iv->r.lo >= 0 ? bitlen(iv->r.hi) : 32;
+    fmag_value *l[2] = {iv->s, li_k(st, 0.0f)};
+    if (!(iv->s && nb <= 16)) li_get_l(st, v, l);
+    fmag_value **g = li_new_bits(st);
     conv_pos p;
     conv_begin(st, iv, &p);
-    if (iv->s && iv->r.lo >= 0) {
-        li_s_to_bits(st, iv->s, bitlen(iv->r.hi), bits);
-    } else {
-        if (!iv->l[0]) s_to_l(st, iv);
-        int nb = iv->r.lo >= 0 ? bitlen(iv->r.hi) : 32;
-        li_l_to_bits(st, iv->l, nb < 16 ? nb : 16, nb > 16 ? nb - 16 : 0, bits);
-    }
+    li_l_to_guards(st, l, nb < 16 ? nb : 16, nb > 16 ? nb - 16 : 0, g);
     conv_end(st, iv, &p);
-    iv->bits = bits;
-    return bits;
+    iv->guards = g;
+    return g;
 }
 
 /* ------------------------------------------------------------ the pass */
@@ -341,6 +436,7 @@ static bool lower_one(li *st, fmag_instr *i)
         res->done = true;
         /* An expansion may have finished with code after the definition point. */
         res->after = i;
+        li_note_forms(st, &i->results[0]);
     } else if (fres) {
         fmag_value_replace_all_uses(&i->results[0], fres);
     }
@@ -400,6 +496,7 @@ static void run_body(void *arg)
                 iv->r = li_range_full();
                 iv->after = last_phi;
                 iv->done = true;
+                li_note_forms(st, &i->results[0]);
                 a->todo[a->ntodo++] = i;
             } else if (i->op == FMAG_OP_INT) {
                 for (unsigned k = 0; k < i->nops; k++) {

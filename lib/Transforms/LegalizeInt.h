@@ -31,9 +31,25 @@ typedef struct li_val {
     fmag_value *s;
     fmag_value *l[2];
     fmag_value **bits;
+    fmag_value **guards;   /* 32 floats each > 0 exactly when its bit is 1 (2 a bit from
+                            * limbs, 3 for bits); the bits are guards too */
+    fmag_value *fptosi_of; /* the float an fptosi took: its sign is the value's sign */
     fmag_instr *after;
     bool done;
 } li_val;
+
+/* Where a float made by the pass came from (its aux, while the pass runs): the first
+ * i32 value that held it as a limb, and as a bit. An i32 value whose limb is another
+ * value's limb (x >> 16, x & 0xFFFF0000, a select of equal limbs) takes that value's
+ * bits instead of extracting its own, and 16 bits that are another value's limb's
+ * bits assemble to that limb for nothing. The owner's forms dominate every value made
+ * from them (it is defined first, and its conversions go right after it). */
+typedef struct li_origin {
+    fmag_value *limb_of; /* i32 value whose l[limb_half] this is */
+    int limb_half;
+    fmag_value *bit_of; /* i32 value whose bits[bit_index] this is */
+    int bit_index;
+} li_origin;
 
 typedef struct li {
     fmag_func *f;
@@ -48,12 +64,19 @@ typedef struct li {
 
 /* ---- LegalizeInt.c: forms of an operand, made on demand */
 li_val *li_info(li *st, fmag_value *v);
+/* Records v's limbs and bits as v's where no other value claimed them first. */
+void li_note_forms(li *st, fmag_value *v);
+/* > 0 exactly when the i32 v is negative, made at st->b (for an fptosi's result from
+ * its float, so the high limb may stay dead) */
+fmag_value *li_get_neg(li *st, fmag_value *v);
 bool li_is_small(const li_range r);
 bool li_is_const(fmag_value *v, uint32_t *bits);
 fmag_value *li_get_s(li *st, fmag_value *v);
 void li_get_l(li *st, fmag_value *v, fmag_value *out[2]);
 fmag_value **li_get_bits(li *st, fmag_value *v);
 fmag_value **li_new_bits(li *st);
+/* The bits as guards: the bits where made, else the cheaper guard form. */
+fmag_value **li_get_guards(li *st, fmag_value *v);
 
 /* ---- emission helpers (LegalizeInt.c), at st->b */
 fmag_value *li_k(li *st, float f);
@@ -82,8 +105,13 @@ li_range li_range_const(uint32_t bits);
 bool li_float_bounds(fmag_value *v, double *lo, double *hi, int depth);
 li_range li_range_of(fmag_int_op op, const li_range *r, fmag_value *const *ops);
 
-/* ---- LegalizeIntSmall.c: the in-range forms; false when the operation needs the
- * full-width path */
+/* ---- LegalizeIntSmall.c
+ * Floor division of an integer float s by a literal 0 < c < 2^22, where |s| < 2^24 and
+ * |s| / c < 2^22 - 2: *q = floor(s / c), *r = s - *q * c (the estimate s * fl(1/c)
+ * rounds to floor(s / c) or one above; one correction each way). 9 instructions, 4
+ * for a power of two. */
+void li_floordiv_k(li *st, fmag_value *s, int64_t c, fmag_value **q, fmag_value **r);
+/* The in-range forms; false when the operation needs the full-width path. */
 bool li_lower_small(li *st, fmag_instr *i, li_val *res, fmag_value **fres);
 
 /* ---- LegalizeIntWide.c: limbs */
@@ -102,7 +130,12 @@ bool li_lower_wide(li *st, fmag_instr *i, li_val *res, fmag_value **fres);
 /* ---- LegalizeIntBits.c */
 void li_l_to_bits(li *st, fmag_value *const l[2], int nbits_lo, int nbits_hi, fmag_value **bits);
 void li_s_to_bits(li *st, fmag_value *s, int nbits, fmag_value **bits);
+void li_l_to_guards(li *st, fmag_value *const l[2], int nbits_lo, int nbits_hi, fmag_value **g);
 void li_bits_to_l(li *st, fmag_value *const *bits, fmag_value *out[2]);
+/* One limb from its 16 bits (one fma a bit that is not a literal). */
+fmag_value *li_bits_to_limb(li *st, fmag_value *const *bits);
+/* Limbs of another value whose bits these are, or NULL (per half). */
+void li_bits_reuse_l(li *st, fmag_value *self, fmag_value *const *bits, fmag_value *out[2]);
 bool li_lower_bits(li *st, fmag_instr *i, li_val *res);
 
 /* ---- LegalizeIntDiv.c */

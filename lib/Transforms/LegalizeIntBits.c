@@ -28,6 +28,28 @@ static void extract(li *st, fmag_value *x, int n, fmag_value **bits)
     if (n >= 1) bits[0] = r;
 }
 
+/* Guards of the bits of an integer float x in [0, 2^n): g[i] > 0 exactly when bit i
+ * is set (the remainder's comparison, without making it 0/1); bit 0 is the last
+ * remainder itself. */
+static void extract_guards(li *st, fmag_value *x, int n, fmag_value **g)
+{
+    fmag_value *r = x;
+    for (int i = n - 1; i >= 1; i--) {
+        float p = ldexpf(1.0f, i);
+        g[i] = li_addk(st, r, 1.0f - p);
+        r = li_fm(st, r, li_k(st, 1.0f), li_k(st, -p), r, g[i]);
+    }
+    if (n >= 1) g[0] = r;
+}
+
+void li_l_to_guards(li *st, fmag_value *const l[2], int nbits_lo, int nbits_hi, fmag_value **g)
+{
+    for (int k = 0; k < 32; k++)
+        g[k] = li_k(st, 0.0f);
+    extract_guards(st, l[0], nbits_lo, g);
+    extract_guards(st, l[1], nbits_hi, g + 16);
+}
+
 void li_l_to_bits(li *st, fmag_value *const l[2], int nbits_lo, int nbits_hi, fmag_value **bits)
 {
     for (int k = 0; k < 32; k++)
@@ -43,7 +65,7 @@ void li_s_to_bits(li *st, fmag_value *s, int nbits, fmag_value **bits)
     extract(st, s, nbits, bits);
 }
 
-static fmag_value *assemble(li *st, fmag_value *const *bits)
+fmag_value *li_bits_to_limb(li *st, fmag_value *const *bits)
 {
     float off = 0.0f;
     fmag_value *acc = NULL;
@@ -62,38 +84,8 @@ static fmag_value *assemble(li *st, fmag_value *const *bits)
 
 void li_bits_to_l(li *st, fmag_value *const *bits, fmag_value *out[2])
 {
-    out[0] = assemble(st, bits);
-    out[1] = assemble(st, bits + 16);
-}
-
-/* One bit of x OP y, folding literal bits. */
-static fmag_value *bit_op(li *st, fmag_int_op op, fmag_value *x, fmag_value *y)
-{
-    if (fmag_value_is_const(x) && !fmag_value_is_const(y)) {
-        fmag_value *t = x;
-        x = y;
-        y = t;
-    }
-    bool y0 = is_k(y, 0.0f), y1 = is_k(y, 1.0f);
-    switch (op) {
-    case FMAG_IOP_AND:
-        if (y0) return y;
-        if (y1) return x;
-        if (x == y) return x;
-        return li_fm(st, x, li_k(st, 1.0f), li_k(st, 0.0f), li_k(st, 0.0f), y);
-    case FMAG_IOP_OR:
-        if (y0) return x;
-        if (y1) return y;
-        if (x == y) return x;
-        return li_fm(st, y, li_k(st, 1.0f), li_k(st, 0.0f), x, y);
-    case FMAG_IOP_XOR:
-        if (y0) return x;
-        if (y1) return li_fmak(st, x, -1.0f, 1.0f);
-        if (x == y) return li_k(st, 0.0f);
-        return li_fm(st, x, li_k(st, -1.0f), li_k(st, 1.0f), x, y);
-    default:
-        return NULL;
-    }
+    out[0] = li_bits_to_limb(st, bits);
+    out[1] = li_bits_to_limb(st, bits + 16);
 }
 
 /* The amount's low five bits, as 0/1 floats. */
@@ -161,12 +153,133 @@ static void shift_const(li *st, fmag_int_op op, fmag_value **x, int k, fmag_valu
     }
 }
 
-static bool lower_bitwise(li *st, fmag_int_op op, fmag_value *x, fmag_value *y, li_val *res)
+/* An and/or/xor that works on bits (an and with a literal mask stays on limbs). */
+static bool is_bit_op(const fmag_instr *user)
 {
-    fmag_value **bx = li_get_bits(st, x), **by = li_get_bits(st, y);
-    res->bits = li_new_bits(st);
-    for (int k = 0; k < 32; k++)
-        res->bits[k] = bit_op(st, op, bx[k], by[k]);
+    if (user->op != FMAG_OP_INT) return false;
+    if (user->iop == FMAG_IOP_OR || user->iop == FMAG_IOP_XOR) return true;
+    return user->iop == FMAG_IOP_AND && !fmag_value_is_const(fmag_instr_op(user, 0)) &&
+           !fmag_value_is_const(fmag_instr_op(user, 1));
+}
+
+/* Whether a bit operation takes i's result: then a shift by a literal renames the
+ * bits of its operand, which the bit operation (x ^ x >> k) often needs anyway,
+ * rather than splitting limbs whose bits the bit operation would extract again. */
+static bool feeds_bit_op(fmag_instr *i)
+{
+    fmag_foreach_use (u, &i->results[0])
+        if (is_bit_op(u->user)) return true;
+    return false;
+}
+
+/* One bit of x OP y, folding literal bits. */
+static fmag_value *bit_op(li *st, fmag_int_op op, fmag_value *x, fmag_value *y)
+{
+    if (fmag_value_is_const(x) && !fmag_value_is_const(y)) {
+        fmag_value *t = x;
+        x = y;
+        y = t;
+    }
+    bool y0 = is_k(y, 0.0f), y1 = is_k(y, 1.0f);
+    switch (op) {
+    case FMAG_IOP_AND:
+        if (y0) return y;
+        if (y1) return x;
+        if (x == y) return x;
+        return li_fm(st, x, li_k(st, 1.0f), li_k(st, 0.0f), li_k(st, 0.0f), y);
+    case FMAG_IOP_OR:
+        if (y0) return x;
+        if (y1) return y;
+        if (x == y) return x;
+        return li_fm(st, y, li_k(st, 1.0f), li_k(st, 0.0f), x, y);
+    case FMAG_IOP_XOR:
+        if (y0) return x;
+        if (y1) return li_fmak(st, x, -1.0f, 1.0f);
+        if (x == y) return li_k(st, 0.0f);
+        return li_fm(st, x, li_k(st, -1.0f), li_k(st, 1.0f), x, y);
+    default:
+        return NULL;
+    }
+}
+
+/* One bit of x OP y from x's bit (0/1) and y's guard; 0/1. */
+static fmag_value *bit_op_guard(li *st, fmag_int_op op, fmag_value *x, fmag_value *g)
+{
+    fmag_value *one = li_k(st, 1.0f), *zero = li_k(st, 0.0f);
+    if (x == g) return op == FMAG_IOP_XOR ? zero : x; /* a 0/1 bit is its own guard */
+    if (is_k(x, 0.0f)) return op == FMAG_IOP_AND ? zero : li_bool(st, g);
+    if (is_k(x, 1.0f)) {
+        if (op == FMAG_IOP_OR) return one;
+        return op == FMAG_IOP_AND ? li_bool(st, g) : li_fm(st, zero, one, zero, one, g);
+    }
+    switch (op) {
+    case FMAG_IOP_AND:
+        return li_fm(st, x, one, zero, zero, g);
+    case FMAG_IOP_OR:
+        return li_fm(st, one, one, zero, x, g);
+    default:
+        return li_fm(st, x, li_k(st, -1.0f), one, x, g);
+    }
+}
+
+/* Whether v goes on to bit operations other than `except` (keep it in bit form) or
+ * to arithmetic (make its limbs). */
+static bool wants_bits(fmag_value *v, fmag_instr *except)
+{
+    fmag_foreach_use (u, v) {
+        fmag_instr *user = u->user;
+        if (user == except || user->op != FMAG_OP_INT) continue;
+        if (is_bit_op(user)) return true;
+        bool shift = user->iop == FMAG_IOP_SHL || user->iop == FMAG_IOP_LSHR ||
+                     user->iop == FMAG_IOP_ASHR || user->iop == FMAG_IOP_NOT;
+        if (shift && feeds_bit_op(user)) return true;
+    }
+    return false;
+}
+
+/* x OP y, x's bits 0/1 and y's guards. In bit form: one fmag a bit. To limbs: the
+ * and of each limb accumulates with one fmag a bit (g > 0 ? b * 2^i + acc : acc),
+ * and x | y = x + y - (x & y), x ^ y = x + y - 2 (x & y) on the limbs. */
+static bool lower_bitwise(li *st, fmag_instr *i, fmag_value *x, fmag_value *y, li_val *res)
+{
+    fmag_int_op op = i->iop;
+    /* the 0/1 side: one in bit form already (y's guards then cost nothing or 2 a bit) */
+    bool xb = li_info(st, x)->bits || wants_bits(x, i);
+    bool yb = li_info(st, y)->bits || wants_bits(y, i);
+    if (!xb && yb) {
+        fmag_value *t = x;
+        x = y;
+        y = t;
+    }
+    fmag_value **bx = li_get_bits(st, x);
+    fmag_value **gy = xb && yb ? li_get_bits(st, y) : li_get_guards(st, y);
+    bool y01 = gy == li_info(st, y)->bits;
+    /* or/xor on limbs needs both operands' limbs: from bits, one fma a bit each */
+    bool limbs_cost = !li_info(st, x)->l[0] || !li_info(st, y)->l[0];
+    if (wants_bits(&i->results[0], NULL) || (op != FMAG_IOP_AND && y01 && limbs_cost)) {
+        res->bits = li_new_bits(st);
+        for (int k = 0; k < 32; k++)
+            res->bits[k] = y01 ? bit_op(st, op, bx[k], gy[k]) : bit_op_guard(st, op, bx[k], gy[k]);
+        return true;
+    }
+    fmag_value *acc[2], *a[2], *b[2];
+    for (int k = 0; k < 2; k++) {
+        acc[k] = li_k(st, 0.0f);
+        for (int j = 0; j < 16; j++)
+            if (!is_k(bx[16 * k + j], 0.0f))
+                acc[k] = li_fm(st, bx[16 * k + j], li_k(st, ldexpf(1.0f, j)), acc[k], acc[k],
+                               gy[16 * k + j]);
+    }
+    if (op == FMAG_IOP_AND) {
+        res->l[0] = acc[0];
+        res->l[1] = acc[1];
+        return true;
+    }
+    li_get_l(st, x, a);
+    li_get_l(st, y, b);
+    float m = op == FMAG_IOP_OR ? -1.0f : -2.0f;
+    for (int k = 0; k < 2; k++)
+        res->l[k] = li_add(st, li_fma(st, acc[k], li_k(st, m), a[k]), b[k]);
     return true;
 }
 
@@ -188,22 +301,22 @@ bool li_lower_bits(li *st, fmag_instr *i, li_val *res)
             li_get_l(st, x, a);
             if (li_wide_mask(st, a, c, res->l)) return true;
         }
-        return lower_bitwise(st, op, x, y, res);
+        return lower_bitwise(st, i, x, y, res);
     case FMAG_IOP_OR:
     case FMAG_IOP_XOR:
-        return lower_bitwise(st, op, x, y, res);
+        return lower_bitwise(st, i, x, y, res);
     case FMAG_IOP_NOT: {
         li_val *iv = li_info(st, x);
         if (!iv->bits) return false; /* limbs: 65535 - limb */
         res->bits = li_new_bits(st);
         for (int k = 0; k < 32; k++)
-            res->bits[k] = bit_op(st, FMAG_IOP_XOR, iv->bits[k], li_k(st, 1.0f));
+            res->bits[k] = li_fmak(st, iv->bits[k], -1.0f, 1.0f);
         return true;
     }
     case FMAG_IOP_SHL:
     case FMAG_IOP_LSHR:
     case FMAG_IOP_ASHR: {
-        if (li_is_const(y, &c) && !li_info(st, x)->bits) {
+        if (li_is_const(y, &c) && !li_info(st, x)->bits && !(c % 16 && feeds_bit_op(i))) {
             fmag_value *a[2];
             li_get_l(st, x, a);
             li_wide_shift_const(st, op, a, (int)(c & 31), res->l);

@@ -146,6 +146,7 @@ bool li_lower_cast(li *st, fmag_instr *i, li_val *res, fmag_value **fres)
     case FMAG_IOP_FPTOSI:
     case FMAG_IOP_FPTOUI:
         fp_to_int(st, x, i->iop == FMAG_IOP_FPTOSI, res->l);
+        if (i->iop == FMAG_IOP_FPTOSI) res->fptosi_of = x;
         return true;
     case FMAG_IOP_F2I:
         f2i(st, x, res->l);

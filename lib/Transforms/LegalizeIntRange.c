@@ -149,6 +149,14 @@ li_range li_range_of(fmag_int_op op, const li_range *r, fmag_value *const *ops)
     }
     case FMAG_IOP_SDIV:
     case FMAG_IOP_SREM: {
+        /* by a literal c: |a / c| <= 2^31 / |c|, |a % c| < |c| */
+        if (is_k(b, &k) && k != 0 && k != INT32_MIN && (op == FMAG_IOP_SREM || k != -1)) {
+            int64_t m =
+                op == FMAG_IOP_SDIV ? ((int64_t)1 << 31) / (k < 0 ? -k : k) : (k < 0 ? -k : k) - 1;
+            if (!has(a, INT32_MIN)) m = min64(m, mag(a));
+            if (op == FMAG_IOP_SDIV && k < 0) return mk(-m, m);
+            return mk(a.lo >= 0 ? 0 : -m, a.hi <= 0 ? 0 : m);
+        }
         if (has(a, INT32_MIN)) return li_range_full();
         int64_t m = mag(a);
         li_range out = {-m, m};
@@ -156,14 +164,19 @@ li_range li_range_of(fmag_int_op op, const li_range *r, fmag_value *const *ops)
         return out;
     }
     case FMAG_IOP_SMOD: {
+        if (is_k(b, &k) && k != 0 && k != INT32_MIN) /* the divisor's sign */
+            return k > 0 ? mk(0, k - 1) : mk(k + 1, 0);
         if (has(a, INT32_MIN) || has(b, INT32_MIN)) return li_range_full();
         int64_t m = max64(mag(a), mag(b));
         return (li_range){-m, m};
     }
     case FMAG_IOP_UDIV:
+        if (is_k(b, &k) && k >= 2) /* an unsigned literal below 2^31 */
+            return mk(0, (a.lo < 0 ? (int64_t)UINT32_MAX : a.hi) / k);
         if (a.lo < 0) return li_range_full();
         return has(b, 0) ? mk(-1, a.hi) : mk(0, a.hi);
     case FMAG_IOP_UREM:
+        if (is_k(b, &k) && k > 0) return mk(0, a.lo >= 0 ? min64(a.hi, k - 1) : k - 1);
         if (a.lo >= 0) return mk(0, a.hi);
         if (b.lo > 0) return mk(0, b.hi - 1);
         return li_range_full();

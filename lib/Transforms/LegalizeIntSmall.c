@@ -31,8 +31,7 @@ static fmag_value *trunc_small(li *st, fmag_value *x, bool nonneg)
     return t;
 }
 
-/* floor division of an integer float s (|s| / c < 2^22 - 2) by a literal 0 < c < 2^22. */
-static void floordiv_k(li *st, fmag_value *s, int64_t c, fmag_value **q, fmag_value **r)
+void li_floordiv_k(li *st, fmag_value *s, int64_t c, fmag_value **q, fmag_value **r)
 {
     if ((c & (c - 1)) == 0) {
         int k = 0;
@@ -79,7 +78,7 @@ static bool lower_div_k(li *st, fmag_instr *i, li_val *res, li_range ra)
     int64_t C = c < 0 ? -c : c;
     if (C >= (1 << 22) || mag(ra) / C >= (1 << 22) - 2 || mag(ra) >= (1 << 22) - C) return false;
     fmag_value *q, *r;
-    floordiv_k(st, s, C, &q, &r);
+    li_floordiv_k(st, s, C, &q, &r);
     bool nonneg = ra.lo >= 0;
     fmag_value *na = nonneg ? NULL : li_fmak(st, s, -1.0f, 0.0f);
     switch (op) {

@@ -255,6 +255,17 @@ static const char glsl_helpers[] =
     "    if ((ur & ~SIGN) == 0u && mc == 0u) return uintBitsToFloat(sp);\n"
     "    return r;\n"
     "}\n"
+    "// NaN-agnostic source (fmag_vm_emit_options): the hardware fma where it is fused; the\n"
+    "// software fma decides infinities and zeros only inside fmag_emit_fma.\n"
+    "float fmag_emit_fma_any(float a, float b, float c)\n"
+    "{\n"
+    "#if FMAG_SOFT_FMA\n"
+    "    return fmag_emit_fma(a, b, c);\n"
+    "#else\n"
+    "    precise float r = fma(a, b, c);\n"
+    "    return r;\n"
+    "#endif\n"
+    "}\n"
     "// The guard, g > 0 (false for NaN and both zeros), on the bits: a compiler that assumes\n"
     "// no NaNs could otherwise turn the select around.\n"
     "bool fmag_emit_pos(float g)\n"
@@ -267,10 +278,14 @@ static const char glsl_helpers[] =
 /* One line per instruction. `chunk`: registers are arrays of FMAG_EMIT_CHUNK lanes and
  * each line a loop over them (the C batch loop). */
 static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lang,
-                        const char *indent, bool chunk)
+                        const char *indent, bool chunk, bool nan_agnostic)
 {
     const char *zero = lang == FMAG_VM_EMIT_GLSL ? "0.0" : "0.0f";
     const char *lane = chunk ? "[j]" : "", *each = chunk ? "FMAG_EMIT_EACH(j) " : "";
+    /* NaN-agnostic: the raw fma, whatever NaN payload the hardware makes; GLSL keeps its
+     * guard on the bits (a compiler that assumes no NaNs could turn `g > 0` around) */
+    static const char *const raw_fma[] = {"fmaf", "fmag_emit_fma_any", "__fmaf_rn"};
+    const char *fma = nan_agnostic ? raw_fma[lang] : "fmag_emit_fma";
     for (uint32_t i = 0; i < p->ninstr; i++) {
         fmag_vm_instr x = p->code[i];
         unsigned d = fmag_vm_instr_d(x), a = fmag_vm_instr_a(x);
@@ -283,15 +298,15 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
                 sb_printf(b, "%s/* %u: guard %s is never > 0 */\n", indent, (unsigned)i, og);
                 continue;
             }
-            sb_printf(b, "%s%sr%u%s = fmag_emit_fma(r%u%s, %s, %s);\n", indent, each, d, lane, a,
-                      lane, ob, oc);
+            sb_printf(b, "%s%sr%u%s = %s(r%u%s, %s, %s);\n", indent, each, d, lane, fma, a, lane,
+                      ob, oc);
         } else {
             if (lang == FMAG_VM_EMIT_GLSL)
-                sb_printf(b, "%sr%u = fmag_emit_pos(%s) ? fmag_emit_fma(r%u, %s, %s) : r%u;\n",
-                          indent, d, og, a, ob, oc, d);
+                sb_printf(b, "%sr%u = fmag_emit_pos(%s) ? %s(r%u, %s, %s) : r%u;\n", indent, d, og,
+                          fma, a, ob, oc, d);
             else
-                sb_printf(b, "%s%sr%u%s = %s > %s ? fmag_emit_fma(r%u%s, %s, %s) : r%u%s;\n",
-                          indent, each, d, lane, og, zero, a, lane, ob, oc, d, lane);
+                sb_printf(b, "%s%sr%u%s = %s > %s ? %s(r%u%s, %s, %s) : r%u%s;\n", indent, each, d,
+                          lane, og, zero, fma, a, lane, ob, oc, d, lane);
         }
     }
 }
@@ -300,7 +315,7 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
  * outputs. `inx(k)`/`outx(k)` are how input/output k is spelled, given as printf
  * formats taking k. */
 static void emit_body(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lang, const char *infmt,
-                      const char *outfmt, const char *indent)
+                      const char *outfmt, const char *indent, bool nan_agnostic)
 {
     const char *zero = lang == FMAG_VM_EMIT_GLSL ? "0.0" : "0.0f";
     for (uint32_t r = 0; r < p->regs; r++) {
@@ -314,7 +329,7 @@ static void emit_body(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lang,
             sb_printf(b, "%s", zero);
         sb_printf(b, ";\n");
     }
-    emit_instrs(b, p, lang, indent, false);
+    emit_instrs(b, p, lang, indent, false, nan_agnostic);
     for (uint32_t k = 0; k < p->nout; k++) {
         sb_printf(b, "%s", indent);
         sb_printf(b, outfmt, (unsigned)k);
@@ -326,11 +341,13 @@ static void emit_body(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lang,
             sb_printf(b, "%s(void)r%u;\n", indent, (unsigned)r);
 }
 
-static void emit_c_program(sbuf *b, const fmag_vm_program *p, const char *name, bool cuda)
+static void emit_c_program(sbuf *b, const fmag_vm_program *p, const char *name, bool cuda,
+                           bool nan_agnostic)
 {
     const char *dev = cuda ? "__device__ " : "";
     sb_printf(b, "%svoid %s(const float *in, float *out)\n{\n", dev, name);
-    emit_body(b, p, cuda ? FMAG_VM_EMIT_CUDA : FMAG_VM_EMIT_C, "in[%u]", "out[%u]", "    ");
+    emit_body(b, p, cuda ? FMAG_VM_EMIT_CUDA : FMAG_VM_EMIT_C, "in[%u]", "out[%u]", "    ",
+              nan_agnostic);
     sb_printf(b, "}\n\n");
     if (cuda) {
         /* One element per thread, grid-stride; rows of in_stride / out_stride floats. */
@@ -359,7 +376,7 @@ static void emit_c_program(sbuf *b, const fmag_vm_program *p, const char *name, 
     }
     for (uint32_t r = p->nin; r < p->regs; r++)
         sb_printf(b, "        FMAG_EMIT_EACH(j) r%u[j] = 0.0f;\n", (unsigned)r);
-    emit_instrs(b, p, FMAG_VM_EMIT_C, "        ", true);
+    emit_instrs(b, p, FMAG_VM_EMIT_C, "        ", true, nan_agnostic);
     for (uint32_t r = 0; r < p->nout; r++)
         sb_printf(b, "        memcpy(out[%u] + k, r%u, m * sizeof(float));\n", (unsigned)r,
                   (unsigned)r);
@@ -367,16 +384,26 @@ static void emit_c_program(sbuf *b, const fmag_vm_program *p, const char *name, 
 }
 
 static void emit_glsl_program(sbuf *b, const fmag_vm_program *p, const char *name, unsigned maxin,
-                              unsigned maxout)
+                              unsigned maxout, bool nan_agnostic)
 {
     sb_printf(b, "void %s(in float fmag_in[%u], out float fmag_out[%u])\n{\n", name, maxin, maxout);
-    emit_body(b, p, FMAG_VM_EMIT_GLSL, "fmag_in[%u]", "fmag_out[%u]", "    ");
+    emit_body(b, p, FMAG_VM_EMIT_GLSL, "fmag_in[%u]", "fmag_out[%u]", "    ", nan_agnostic);
     sb_printf(b, "}\n\n");
 }
 
 bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs, fmag_vm_emit_lang lang,
                          const char *prefix, char **text, size_t *len, char *err, size_t errlen)
 {
+    fmag_vm_emit_options o = {prefix, false};
+    return fmag_vm_emit_source_opts(progs, nprogs, lang, &o, text, len, err, errlen);
+}
+
+bool fmag_vm_emit_source_opts(const fmag_vm_program *const *progs, size_t nprogs,
+                              fmag_vm_emit_lang lang, const fmag_vm_emit_options *opts, char **text,
+                              size_t *len, char *err, size_t errlen)
+{
+    const char *prefix = opts ? opts->prefix : NULL;
+    bool agnostic = opts && opts->nan_agnostic;
     *text = NULL;
     if (len) *len = 0;
     if (nprogs == 0) {
@@ -426,7 +453,12 @@ bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs, fma
     bool glsl = lang == FMAG_VM_EMIT_GLSL;
     sb_printf(&b, "%s Generated by fmag (lib/VM/EmitSource.c): %zu FMAG program%s as %s.\n",
               glsl ? "/*" : "/*", nprogs, nprogs == 1 ? "" : "s", lang_name[lang]);
-    sb_printf(&b, " * %s */\n", how[lang]);
+    if (agnostic)
+        sb_printf(&b, " * NaN-agnostic: a computed NaN keeps whatever payload the hardware's fma "
+                      "gives it\n * (not the VM's canonical 0x7FC00000); every other result "
+                      "as above. */\n");
+    else
+        sb_printf(&b, " * %s */\n", how[lang]);
     sb_printf(&b, "%s\n",
               lang == FMAG_VM_EMIT_C      ? c_helpers
               : lang == FMAG_VM_EMIT_CUDA ? cuda_helpers
@@ -438,9 +470,9 @@ bool fmag_vm_emit_source(const fmag_vm_program *const *progs, size_t nprogs, fma
         sb_printf(&b, "': %u inputs, %u outputs, %u registers, %u instructions */\n",
                   (unsigned)p->nin, (unsigned)p->nout, (unsigned)p->regs, (unsigned)p->ninstr);
         if (glsl)
-            emit_glsl_program(&b, p, names[i], maxin, maxout);
+            emit_glsl_program(&b, p, names[i], maxin, maxout, agnostic);
         else
-            emit_c_program(&b, p, names[i], lang == FMAG_VM_EMIT_CUDA);
+            emit_c_program(&b, p, names[i], lang == FMAG_VM_EMIT_CUDA, agnostic);
     }
     /* The per-lane image: a switch over the programs. */
     if (glsl) {

@@ -82,7 +82,8 @@ class _Options(ctypes.Structure):
                 ("defines", ctypes.POINTER(ctypes.c_char_p)), ("ndefines", ctypes.c_size_t),
                 ("stop_after", ctypes.c_int), ("emit", ctypes.c_int), ("emit_prefix", ctypes.c_char_p),
                 ("print_flags", ctypes.c_uint), ("lower_as_is", ctypes.c_bool),
-                ("pass_options", ctypes.c_void_p), ("derivs", ctypes.c_char_p)]
+                ("pass_options", ctypes.c_void_p), ("derivs", ctypes.c_char_p),
+                ("emit_nan_agnostic", ctypes.c_bool)]
 
 
 class _Operand(ctypes.Structure):

@@ -59,7 +59,7 @@ static FILE *open_out(const char *path, const char *mode)
 }
 
 /* --emit: the image as straight-line source (lib/VM/EmitSource.c). */
-static int emit_source(fmag_vm_image *img, fmag_vm_emit_lang lang, const char *prefix,
+static int emit_source(fmag_vm_image *img, fmag_vm_emit_lang lang, const fmag_vm_emit_options *eo,
                        const char *output)
 {
     char err[600];
@@ -72,7 +72,7 @@ static int emit_source(fmag_vm_image *img, fmag_vm_emit_lang lang, const char *p
     }
     for (size_t i = 0; i < img->nprograms; i++)
         ps[i] = &img->programs[i];
-    bool ok = fmag_vm_emit_source(ps, img->nprograms, lang, prefix, &src, &slen, err, sizeof err);
+    bool ok = fmag_vm_emit_source_opts(ps, img->nprograms, lang, eo, &src, &slen, err, sizeof err);
     free(ps);
     fmag_vm_image_free(img);
     if (!ok) return fmag_tool_error(&as_tool, "%s", err);
@@ -102,7 +102,7 @@ static bool take_input(const fmag_tool *tool, void *user, const char *arg)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL;
-    bool disasm = false, info = false, emit = false;
+    bool disasm = false, info = false, emit = false, nan_agnostic = false;
     const char *prefix = NULL;
     fmag_vm_emit_lang lang = FMAG_VM_EMIT_C;
     const char *emit_name = NULL;
@@ -119,6 +119,9 @@ int main(int argc, char **argv)
          "(standard output unless -o); docs/VM.md, \"Baking a program to source\""},
         {"--prefix", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_STRING, &prefix, NULL, "P",
          "identifier prefix of the emitted source (default fmag_baked_)"},
+        {"--nan-agnostic", 0, FMAG_OPT_FLAG, &nan_agnostic, NULL, NULL,
+         "--emit: a computed NaN keeps the hardware's payload (no\n"
+         "canonical 0x7FC00000; faster); other results unchanged"},
     };
     const fmag_opt_parser parser = {&as_tool,   opts, sizeof opts / sizeof *opts,
                                     take_input, NULL, &input};
@@ -132,6 +135,7 @@ int main(int argc, char **argv)
     if (!input) return fmag_tool_error(&as_tool, "no input file (see --help)");
     if (fmag_tool_output_is_input(&as_tool, input, output)) return 1;
     if (disasm && info) return fmag_tool_error(&as_tool, "-d and -i cannot be combined");
+    if (nan_agnostic && !emit) return fmag_tool_error(&as_tool, "--nan-agnostic needs --emit");
     if (emit && (disasm || info))
         return fmag_tool_error(&as_tool, "--emit cannot be combined with -d or -i");
 
@@ -211,7 +215,8 @@ int main(int argc, char **argv)
         }
         fmag_context_destroy(ctx);
     }
-    if (emit) return emit_source(&img, lang, prefix, output);
+    fmag_vm_emit_options eo = {prefix, nan_agnostic};
+    if (emit) return emit_source(&img, lang, &eo, output);
     char *def_out = NULL;
     if (!output) {
         if (!strcmp(input, "-"))

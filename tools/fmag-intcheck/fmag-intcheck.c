@@ -16,10 +16,12 @@
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "IntCheck.h"
 #include "Options.h"
 #include "../common/Rng.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ static uint32_t b_of(float f)
     return b;
 }
 
-static bool same(float a, float b)
+bool intcheck_same(float a, float b)
 {
     if (isnan(a) && isnan(b)) return true;
     return a == b && (a != 0.0f || b == 0.0f) ? true : b_of(a) == b_of(b) || (a == 0 && b == 0);
@@ -53,13 +55,7 @@ static bool same(float a, float b)
 
 /* ------------------------------------------------------------ compiled programs */
 
-typedef struct compiled {
-    fmag_vm_image img;
-    const fmag_vm_program *p;
-    unsigned ninstr;
-} compiled;
-
-static bool compile(fmag_module *m, compiled *c, fmag_context *ctx)
+bool intcheck_compile(fmag_module *m, compiled *c, fmag_context *ctx)
 {
     fmag_vm_image_init(&c->img);
     if (!fmag_run_passes(m, "O2", NULL)) return false;
@@ -233,7 +229,7 @@ static void run_ir(fmag_func *f, fmag_int_op op, const uint32_t *vals, size_t n,
         fmag_interp_func(f, in, got);
         (void)nin;
         for (unsigned k = 0; k < nout; k++) {
-            if (same(want[k], got[k])) continue;
+            if (intcheck_same(want[k], got[k])) continue;
             if (cnt->failures++ < 10)
                 printf("FAIL: %s(0x%08" PRIx32 ", 0x%08" PRIx32 ", 0x%08" PRIx32
                        "): output %u want %.9g got %.9g (legalized IR, interpreter)\n",
@@ -268,13 +264,14 @@ static bool run_cases(const compiled *c, fmag_int_op op, const uint32_t *vals, s
         if (use_ref) fmag_vm_run(c->p, in + t * nin, ref, regs);
         for (unsigned k = 0; k < nout; k++) {
             float w = want[t * nout + k], g = got[t * nout + k];
-            if (same(w, g) && (!use_ref || same(w, ref[k]))) continue;
+            if (intcheck_same(w, g) && (!use_ref || intcheck_same(w, ref[k]))) continue;
             if (!finite_inputs(op, vals + 3 * t)) continue; /* outside the contract */
             if (cnt->failures++ < 10)
                 printf("FAIL: %s(0x%08" PRIx32 ", 0x%08" PRIx32 ", 0x%08" PRIx32
                        "): output %u want %.9g (0x%08" PRIx32 ") got %.9g (0x%08" PRIx32 ")%s\n",
                        fmag_int_op_name(op), vals[3 * t], vals[3 * t + 1], vals[3 * t + 2], k, w,
-                       b_of(w), g, b_of(g), use_ref && !same(w, ref[k]) ? " (reference VM)" : "");
+                       b_of(w), g, b_of(g),
+                       use_ref && !intcheck_same(w, ref[k]) ? " (reference VM)" : "");
         }
     }
     cnt->cases += n;
@@ -297,7 +294,7 @@ static bool check_ops(unsigned long nrandom, uint64_t seed, bool verbose)
         fmag_module *ir = fmag_module_clone(m);
         compiled c;
         bool ir_ok = fmag_run_passes(ir, "legalize-int", NULL) && !fmag_func_has_int(ir->first);
-        if (!ir_ok || !compile(m, &c, ctx)) {
+        if (!ir_ok || !intcheck_compile(m, &c, ctx)) {
             printf("FAIL: %s: compiling failed\n", fmag_int_op_name(op));
             fmag_context_diag_print(ctx, stdout);
             fmag_context_destroy(ctx);
@@ -370,7 +367,7 @@ static bool check_exhaustive(const char *name, uint64_t from, uint64_t to)
     fmag_module *m = op_module(ctx, (fmag_int_op)op, false);
     fmag_module *ir = fmag_module_clone(m);
     compiled c;
-    if (!fmag_run_passes(ir, "legalize-int", NULL) || !compile(m, &c, ctx)) {
+    if (!fmag_run_passes(ir, "legalize-int", NULL) || !intcheck_compile(m, &c, ctx)) {
         fmag_context_diag_print(ctx, stderr);
         return false;
     }
@@ -611,7 +608,7 @@ static bool check_random(unsigned long count, uint64_t seed, unsigned ninputs, b
         }
         fmag_module *orig = fmag_module_clone(m);
         compiled c;
-        if (!compile(m, &c, ctx)) {
+        if (!intcheck_compile(m, &c, ctx)) {
             printf("FAIL: program %lu (seed %" PRIu64 "): compiling failed\n", it, seed);
             fmag_context_diag_print(ctx, stdout);
             fmag_module_print(orig, stdout, 0);
@@ -641,7 +638,8 @@ static bool check_random(unsigned long count, uint64_t seed, unsigned ninputs, b
             runs++;
             bool bad = false;
             for (unsigned k = 0; k < nout; k++)
-                bad |= !same(want[t][k], ref[k]) || !same(want[t][k], got[t * nout + k]);
+                bad |= !intcheck_same(want[t][k], ref[k]) ||
+                       !intcheck_same(want[t][k], got[t * nout + k]);
             if (!bad) continue;
             fails++;
             printf("FAIL: program %lu (seed %" PRIu64 "), input", it, seed);
@@ -676,18 +674,25 @@ static const fmag_tool intcheck_tool = {
     "fmag-intcheck",
     "usage: fmag-intcheck --ops [--count N]\n"
     "       fmag-intcheck --exhaustive OP [--from X] [--to Y]\n"
-    "       fmag-intcheck --random N [--seed S] [--inputs K]\n\n"
+    "       fmag-intcheck --random N [--seed S] [--inputs K]\n"
+    "       fmag-intcheck --pairs OP [--xhalf lo|hi] [--yhalf lo|hi] [--other P,Q] [--from X] "
+    "[--to Y]\n"
+    "       fmag-intcheck --exhaustive OP --literal C [--from X] [--to Y]\n\n"
     "Checks -legalize-int against fmag_eval_int (the IR's definition of every integer\n"
     "operation): each operation alone on edge values and N random ones (--ops); every\n"
     "input of a one-operand operation, or the slice [X, Y) of the 2^32 (--exhaustive);\n"
     "or N random integer programs, the IR interpreter against the -O2 program on the\n"
-    "reference VM and the batch engine (--random). Exit 1 on any mismatch.\n\noptions:\n",
+    "reference VM and the batch engine (--random); every pair of 16-bit limbs (a, b) of a\n"
+    "two-operand OP, a in x's --xhalf limb and b in y's --yhalf limb, the other limbs P\n"
+    "and Q (--pairs; pairs [X, Y) of the 2^32, index a * 65536 + b); or every x of\n"
+    "OP(x, C) for a literal C (--exhaustive --literal). Exit 1 on any mismatch.\n\noptions:\n",
     NULL, NULL};
 
 int main(int argc, char **argv)
 {
     bool ops = false, verbose = false;
-    const char *exh = NULL;
+    const char *exh = NULL, *pairs = NULL, *xhalf = "lo", *yhalf = "lo", *other = "0,0";
+    unsigned long long literal = ULLONG_MAX;
     unsigned long long random_n = 0, count = 20000, seed = 1, ninputs = 16, from = 0,
                        to = 1ull << 32;
     enum { EQN = FMAG_OPT_EQ_OR_NEXT };
@@ -702,6 +707,13 @@ int main(int argc, char **argv)
         {"--seed", EQN, FMAG_OPT_UINT, &seed, NULL, "S", "random seed (1)"},
         {"--inputs", EQN, FMAG_OPT_UINT, &ninputs, NULL, "K",
          "--random: inputs per program (16, at most 64)"},
+        {"--literal", EQN, FMAG_OPT_UINT, &literal, NULL, "C",
+         "--exhaustive: OP(x, C), C a 32-bit literal"},
+        {"--pairs", EQN, FMAG_OPT_STRING, &pairs, NULL, "OP", "every pair of limbs of OP"},
+        {"--xhalf", EQN, FMAG_OPT_STRING, &xhalf, NULL, "lo|hi", "--pairs: x's swept limb (lo)"},
+        {"--yhalf", EQN, FMAG_OPT_STRING, &yhalf, NULL, "lo|hi", "--pairs: y's swept limb (lo)"},
+        {"--other", EQN, FMAG_OPT_STRING, &other, NULL, "P,Q",
+         "--pairs: x's and y's other limbs (0,0)"},
         {"-v", 0, FMAG_OPT_FLAG, &verbose, NULL, NULL, "progress"},
     };
     const fmag_opt_parser parser = {&intcheck_tool, table, sizeof table / sizeof *table,
@@ -717,11 +729,33 @@ int main(int argc, char **argv)
         snprintf(v, sizeof v, "%llu", to);
         return !fmag_opt_invalid_value(&intcheck_tool, "--to", v, "--from to 4294967296");
     }
+    if (literal != ULLONG_MAX && (literal > UINT32_MAX || !exh)) {
+        snprintf(v, sizeof v, "%llu", literal);
+        return !fmag_opt_invalid_value(&intcheck_tool, "--literal", v,
+                                       "0 to 4294967295, with --exhaustive OP");
+    }
+    int halves[2];
+    const char *half_opt[2] = {xhalf, yhalf}, *half_name[2] = {"--xhalf", "--yhalf"};
+    for (int k = 0; k < 2; k++) {
+        halves[k] = !strcmp(half_opt[k], "hi");
+        if (!halves[k] && strcmp(half_opt[k], "lo"))
+            return !fmag_opt_invalid_value(&intcheck_tool, half_name[k], half_opt[k], "lo or hi");
+    }
+    char *end;
+    unsigned long ox = strtoul(other, &end, 0), oy = *end == ',' ? strtoul(end + 1, &end, 0) : 0;
+    if (*end || !strchr(other, ',') || ox > 0xFFFF || oy > 0xFFFF)
+        return !fmag_opt_invalid_value(&intcheck_tool, "--other", other, "two 16-bit limbs P,Q");
     bool ok = true;
     if (ops) ok &= check_ops((unsigned long)count, seed, verbose);
-    if (exh) ok &= check_exhaustive(exh, from, to);
+    if (exh && literal != ULLONG_MAX)
+        ok &= intcheck_literal(exh, (uint32_t)literal, from, to);
+    else if (exh)
+        ok &= check_exhaustive(exh, from, to);
+    if (pairs)
+        ok &= intcheck_pairs(pairs, halves[0], halves[1], (uint32_t)ox, (uint32_t)oy, from, to);
     if (random_n) ok &= check_random((unsigned long)random_n, seed, (unsigned)ninputs, verbose);
-    if (!ops && !exh && !random_n)
-        return fmag_tool_error(&intcheck_tool, "nothing to do: --ops, --exhaustive or --random");
+    if (!ops && !exh && !random_n && !pairs)
+        return fmag_tool_error(&intcheck_tool,
+                               "nothing to do: --ops, --exhaustive, --pairs or --random");
     return ok ? 0 : 1;
 }

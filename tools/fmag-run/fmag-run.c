@@ -431,6 +431,17 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+#ifdef FMAG_HAVE_GPU
+/* --tier (given: set_mode) and --nan-agnostic for the GPU backends, and the tier the last run
+ * used. Without --tier the runner keeps its own default (AUTO; OFF on a CPU Vulkan driver). */
+static struct {
+    bool set_mode;
+    fmag_gpu_tier_mode mode;
+    bool nan_agnostic;
+    const char *ran;
+} gpu_tier = {false, FMAG_GPU_TIER_AUTO, false, NULL};
+#endif
+
 /* Runs every row; out is [n][ow]. */
 static bool run_rows(target *t, backend bk, unsigned threads, const rows *in, float *out, size_t ow,
                      bool per_lane, char *err, size_t errlen)
@@ -486,7 +497,13 @@ static bool run_rows(target *t, backend bk, unsigned threads, const rows *in, fl
         fmag_gpu_runner *r =
             fmag_gpu_runner_create(bk == BK_CUDA ? FMAG_GPU_CUDA : FMAG_GPU_VULKAN, err, errlen);
         if (r) {
+            if (gpu_tier.set_mode) fmag_gpu_runner_set_tier_mode(r, gpu_tier.mode);
+            fmag_gpu_runner_set_nan_agnostic(r, gpu_tier.nan_agnostic);
             ok = fmag_gpu_run_per_lane(r, use, nuse, idx, in->v, iw, out, ow, in->n, err, errlen);
+            gpu_tier.ran = fmag_gpu_tier_name(fmag_gpu_runner_last_tier(r));
+            const char *log = fmag_gpu_runner_bake_log(r);
+            if (ok && gpu_tier.mode == FMAG_GPU_TIER_EAGER && *log)
+                fprintf(stderr, "fmag-run: note: %.*s\n", (int)strcspn(log, "\n"), log);
             fmag_gpu_runner_destroy(r);
         }
 #else
@@ -504,7 +521,8 @@ typedef struct run_args {
     const char *file, *in_file, *prog_name, *in_format;
     const char **in_lists;
     size_t n_in_lists;
-    bool per_lane, have_bench;
+    bool per_lane, have_bench, nan_agnostic;
+    const char *tier;
     backend bk;
     unsigned long long bench, threads;
 } run_args;
@@ -579,6 +597,17 @@ static bool opt_bench(const fmag_tool *tool, void *dest, const char *spelling, c
     return true;
 }
 
+static bool opt_tier(const fmag_tool *tool, void *dest, const char *spelling, const char *value)
+{
+    (void)spelling;
+    if (strcmp(value, "auto") && strcmp(value, "off") && strcmp(value, "eager")) {
+        fmag_tool_error(tool, "--tier must be auto, off or eager, not '%s'", value);
+        return false;
+    }
+    ((run_args *)dest)->tier = value;
+    return true;
+}
+
 static bool take_file(const fmag_tool *tool, void *user, const char *arg)
 {
     run_args *r = user;
@@ -626,6 +655,14 @@ static const fmag_option opts[] = {
      "multi-threaded CPU engine), vulkan, cuda"},
     {"--threads", EQN, FMAG_OPT_CALL, &r, opt_threads, "N",
      "batch engine threads (default: one per CPU)"},
+    {"--tier", EQN, FMAG_OPT_CALL, &r, opt_tier, "auto|off|eager",
+     "GPU backends: auto interprets a program's first run and\n"
+     "bakes it to native code in the background; off always\n"
+     "interprets; eager waits for the bake. Default: auto, but\n"
+     "off on a CPU Vulkan driver such as lavapipe (docs/GPU.md)"},
+    {"--nan-agnostic", FMAG_OPT_NO_VALUE, FMAG_OPT_FLAG, &r.nan_agnostic, NULL, NULL,
+     "GPU backends: baked code may give a computed NaN any\n"
+     "payload (faster); other results unchanged"},
     {"--bench", EQN, FMAG_OPT_CALL, &r, opt_bench, "N",
      "run N generated elements and print the throughput\n"
      "(elements/s and FMAG instructions/s) instead of outputs;\n"
@@ -674,6 +711,9 @@ static int bench(target *t, rows *in, float **outv, size_t max_in, size_t max_ou
     if (r.bk == BK_BATCH)
         printf(" (%s, up to %u threads)", fmag_vm_batch_isa(),
                r.threads ? (unsigned)r.threads : fmag_vm_hardware_threads());
+#ifdef FMAG_HAVE_GPU
+    if (gpu_tier.ran) printf(", tier %s", gpu_tier.ran);
+#endif
     printf("\ntime %.6f s, %.4g elements/s, %.4g FMAG instr/s, checksum %016llx\n", dt,
            (double)r.bench / dt, (double)r.bench * ninstr / dt, (unsigned long long)sum);
     return 0;
@@ -741,6 +781,17 @@ int main(int argc, char **argv)
         fail("--bench generates its own inputs; drop --in, --in-file and --per-lane");
         goto out;
     }
+    if ((r.tier || r.nan_agnostic) && r.bk != BK_VULKAN && r.bk != BK_CUDA) {
+        fail("--tier and --nan-agnostic are for the GPU backends (vulkan, cuda)");
+        goto out;
+    }
+#ifdef FMAG_HAVE_GPU
+    gpu_tier.mode = !r.tier || !strcmp(r.tier, "auto") ? FMAG_GPU_TIER_AUTO
+                    : !strcmp(r.tier, "off")           ? FMAG_GPU_TIER_OFF
+                                                       : FMAG_GPU_TIER_EAGER;
+    gpu_tier.set_mode = r.tier != NULL;
+    gpu_tier.nan_agnostic = r.nan_agnostic;
+#endif
     if (r.in_file && r.n_in_lists) {
         fail("give --in or --in-file, not both");
         goto out;

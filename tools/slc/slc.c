@@ -37,7 +37,7 @@ typedef struct slc_args {
     unsigned long long inline_budget, unroll_budget, error_limit;
     const char *input, *output, *level, *lang, *emit_prefix, *emit_name, *entry;
     const char *derivs; /* -derivs=NAMES */
-    bool emit_asm, emit_ir, emit_spirv, fastmath, fast_lowering;
+    bool emit_asm, emit_ir, emit_spirv, fastmath, fast_lowering, nan_agnostic;
     str_list include_dirs, defines; /* -I, -D */
 } slc_args;
 
@@ -178,6 +178,9 @@ static const fmag_option table[] = {
      "print the stream as straight-line source instead"},
     {"--prefix", FMAG_OPT_EQ | FMAG_OPT_EMPTY_OK, FMAG_OPT_STRING, &a.emit_prefix, NULL, "P",
      "identifier prefix of that source (default fmag_baked_)"},
+    {"--nan-agnostic", 0, FMAG_OPT_FLAG, &a.nan_agnostic, NULL, NULL,
+     "--emit: a computed NaN keeps the hardware's payload (no\n"
+     "canonical 0x7FC00000; faster); other results unchanged"},
     {"-emit-ir", 0, FMAG_OPT_FLAG, &a.emit_ir, NULL, NULL,
      "print the IR (.fir) before optimization"},
     {"-O0|-O1|-O2", 0, FMAG_OPT_CALL, &a.level, opt_level, NULL,
@@ -232,6 +235,8 @@ int main(int argc, char **argv)
     fmag_vm_emit_lang emit_lang = FMAG_VM_EMIT_C;
     if (a.emit_name && !fmag_vm_emit_lang_parse(a.emit_name, &emit_lang))
         return fmag_tool_error(&slc_tool, "--emit wants c, glsl or cuda, not '%s'", a.emit_name);
+    if (a.nan_agnostic && !a.emit_name)
+        return fmag_tool_error(&slc_tool, "--nan-agnostic needs --emit");
     if (!a.input) return fmag_tool_error(&slc_tool, "no input file (see --help)");
     if (fmag_tool_output_is_input(&slc_tool, a.input, a.output)) return 1;
     if (!language_of(a.lang, &o.language))
@@ -242,6 +247,7 @@ int main(int argc, char **argv)
     if (!src || input_language(&a, src, len, &o.language) < 0) return free(src), 1;
     o.entry = a.entry, o.pipeline = a.level, o.fastmath = a.fastmath, o.derivs = a.derivs;
     o.fast_codegen = a.fast_lowering, o.emit_prefix = a.emit_prefix;
+    o.emit_nan_agnostic = a.nan_agnostic;
     o.include_dirs = a.include_dirs.v, o.ninclude_dirs = a.include_dirs.n;
     o.defines = a.defines.v, o.ndefines = a.defines.n;
     static const fmag_emit of_lang[] = {FMAG_EMIT_C, FMAG_EMIT_GLSL, FMAG_EMIT_CUDA};

@@ -1062,6 +1062,9 @@ int main(void)
             continue;
         }
         printf("%s\n", fmag_gpu_runner_describe(r)); /* starts with the API's name */
+        /* the interpreters' designs are under test here (TierTest.c: tiers and binning) */
+        fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF);
+        fmag_gpu_runner_set_bin_threshold(r, 0);
         int before = failures;
         test_backend(r, true);
         test_call_paths(r);
