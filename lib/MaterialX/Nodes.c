@@ -447,7 +447,9 @@ static bool n_place2d(mx_node *n, int op)
     }
     rot2(n, p[0], p[1], ro.c[0], q);
     rot2(n, t[0], t[1], ro.c[0], u);
-    fmag_value *trs = fmag_build_eq(B, order.c[0], K(n, 1.0f));
+    float lit_order;
+    fmag_value *trs = lit(order.c[0], &lit_order) ? K(n, lit_order == 1.0f ? 1.0f : 0.0f)
+                                                  : fmag_build_eq(B, order.c[0], K(n, 1.0f));
     for (unsigned i = 0; i < 2; i++)
         r.c[i] = sel(n, trs, add(n, divv(n, u[i], mx_c(&sc, i)), mx_c(&pv, i)),
                      add(n, sub(n, q[i], mx_c(&of, i)), mx_c(&pv, i)));
