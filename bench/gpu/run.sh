@@ -86,6 +86,13 @@ if cmake -S . -B $B/build $CMARGS >"$OUTDIR/libconfig.txt" 2>&1 &&
         demo=$(head -1 "examples/$x.sl" | sed -n 's#^// demo-input: *##p' | tr -d ' ')
         SLARGS+=("--sl=$f@$demo")
     done
+    # the integer hashes of bench/int (issue 27's throughput rows; they join SL-mix-L too)
+    if [ -n "$SLC" ]; then
+        for f in bench/int/*.sl; do
+            o=$SLDIR/int-$(basename "$f" .sl).fmag
+            "$SLC" "$f" -o "$o" && SLARGS+=("--sl=$o@$(sed -n 's#^// demo-input: *##p' "$f" | tr -d ' ')")
+        done
+    fi
     echo "${SLARGS[@]}"
     # the compiled node graphs (P2c) need fmag-opt
     FMAG_OPT=""
