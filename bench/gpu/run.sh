@@ -86,6 +86,14 @@ if cmake -S . -B $B/build $CMARGS >"$OUTDIR/libconfig.txt" 2>&1 &&
         demo=$(head -1 "examples/$x.sl" | sed -n 's#^// demo-input: *##p' | tr -d ' ')
         SLARGS+=("--sl=$f@$demo")
     done
+    # FMAG_BENCH_INT=1: the integer hashes of bench/int (issue 27's throughput rows); off by
+    # default, since every --sl program joins SL-mix-L and would change that row's mix
+    if [ -n "$SLC" ] && [ "${FMAG_BENCH_INT:-0}" = 1 ]; then
+        for f in bench/int/*.sl; do
+            o=$SLDIR/int-$(basename "$f" .sl).fmag
+            "$SLC" "$f" -o "$o" && SLARGS+=("--sl=$o@$(sed -n 's#^// demo-input: *##p' "$f" | tr -d ' ')")
+        done
+    fi
     echo "${SLARGS[@]}"
     # the compiled node graphs (P2c) need fmag-opt
     FMAG_OPT=""

@@ -1,0 +1,43 @@
+#!/bin/bash
+# bench/gpu/carried.sh DIR: the whole GPU check in one short device call, with everything built
+# here (bench/gpu/pack.sh DIR fills DIR: the GPU/API unit tests, fmag-gpu-e2e and the benchmark
+# built with CUDA on, the SL suite as .fmag, the shaderc module, the Vulkan loader .debs). Runs
+# the end-to-end rows (issue 32's call at the speed of the bus), the tier unit tests (the NVRTC
+# and shaderc bakes on the real driver), the benchmark's --tiers rows (baked against native,
+# binning) and the GPU and API unit tests. Logs in $OUT.
+set -u
+D=$(cd "${1:?usage: bench/gpu/carried.sh DIR}" && pwd)
+OUTDIR=${OUT:-/tmp/fmag-carried}
+mkdir -p "$OUTDIR"
+cd "$(dirname "$0")/../.."
+for f in "$D"/gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+if [ ! -e /usr/share/vulkan/icd.d/nvidia_icd.json ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+export LD_LIBRARY_PATH=$D/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export FMAG_SHADERC_LIBRARY=$D/lib/libfmag-shaderc.so
+{
+    date -u
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv
+    echo "cpus: $(nproc)"
+} 2>&1 | tee "$OUTDIR/env.txt"
+step() { # name, seconds, command...
+    local name=$1 secs=$2
+    shift 2
+    echo "== $name"
+    local t0=$(date +%s)
+    timeout "$secs" "$@" >"$OUTDIR/$name.txt" 2>&1
+    echo "rc=$? in $(($(date +%s) - t0)) s"
+    tail -${TAIL:-30} "$OUTDIR/$name.txt"
+}
+step e2e 90 "$D/bin/fmag-gpu-e2e" examples/node_graph_a.sl --n=4194304 --reps=10 --threads=16
+TAIL=25 step tiertest 90 "$D/bin/fmag-gpu-tier-unittests"
+SL=()
+for f in "$D"/sl/*.fmag; do
+    x=$(basename "$f" .fmag)
+    SL+=("--sl=$f@$(head -1 "examples/$x.sl" | sed -n 's#^// demo-input: *##p' | tr -d ' ')")
+done
+TAIL=80 step bench-tiers 150 "$D/bin/fmag_gpu_bench" --tiers "${SL[@]}"
+TAIL=12 step gputest 100 "$D/bin/fmag-gpu-unittests"
+TAIL=5 step apitest 30 "$D/bin/fmag-api-unittests"
