@@ -158,13 +158,7 @@ static bool build_index(mx_doc *d)
     size_t count = 0;
     for (mx_elem *e = d->root; e;) {
         count += e->name[0] != 0;
-        if (e->first) {
-            e = e->first;
-            continue;
-        }
-        while (e && !e->next)
-            e = e->parent;
-        if (e) e = e->next;
+        e = mx_elem_next_preorder(e);
     }
     size_t cap = 16;
     while (cap < 2 * count + 2)
@@ -200,13 +194,7 @@ static bool build_index(mx_doc *d)
                 d->index[i] = e;
             }
         }
-        if (e->first) {
-            e = e->first;
-            continue;
-        }
-        while (e && !e->next)
-            e = e->parent;
-        if (e) e = e->next;
+        e = mx_elem_next_preorder(e);
     }
     return ok;
 }

@@ -1082,13 +1082,7 @@ static bool doc_uses_derivatives(const mx_doc *d)
     for (const mx_elem *e = d->root; e;) {
         if (e->kind == MX_EK_NODE && (!strcmp(e->tag, "splitlr") || !strcmp(e->tag, "splittb")))
             return true;
-        if (e->first) {
-            e = e->first;
-            continue;
-        }
-        while (e && !e->next)
-            e = e->parent;
-        if (e) e = e->next;
+        e = mx_elem_next_preorder(e);
     }
     return false;
 }

@@ -46,6 +46,15 @@ struct mx_elem {
         *a_channels;
 };
 
+/* The element after e in document order (children first), or NULL after the last. */
+static inline mx_elem *mx_elem_next_preorder(const mx_elem *e)
+{
+    if (e->first) return e->first;
+    while (e && !e->next)
+        e = e->parent;
+    return e ? e->next : NULL;
+}
+
 typedef struct mx_doc {
     fmag_context *ctx;
     const char *filename, *text;
