@@ -29,7 +29,8 @@ static inline float fmag_float_of(uint32_t u)
  * 64-bit constant. */
 static inline size_t fmag_hash_bytes(const void *data, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)data; /* C++ (the GPU bench) includes this too */
+    const unsigned char *p =
+        (const unsigned char *)data;           /* C++ (the GPU bench) includes this too */
     uint64_t h = UINT64_C(0xcbf29ce484222325); /* the offset basis */
     for (size_t i = 0; i < len; i++)
         h = (h ^ p[i]) * UINT64_C(0x100000001b3); /* the FNV prime */

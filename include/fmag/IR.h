@@ -143,18 +143,18 @@ struct fmag_use {
 
 struct fmag_value {
     fmag_value_kind kind;
-    fmag_type type;   /* set when the value is made; FMAG_TYPE_F32 unless it is an integer */
-    unsigned id;      /* dense per function for params/results (FMAG_VALID_VALUE_IDS) */
-    const char *name; /* the name from text without '%', or NULL (printer numbers it) */
-    union {           /* FMAG_VALUE_CONST: */
+    fmag_type type;     /* set when the value is made; FMAG_TYPE_F32 unless it is an integer */
+    unsigned id;        /* dense per function for params/results (FMAG_VALID_VALUE_IDS) */
+    const char *name;   /* the name from text without '%', or NULL (printer numbers it) */
+    union {             /* FMAG_VALUE_CONST: */
         float imm;      /* an f32 literal */
         uint32_t ibits; /* an i32 literal's 32 bits */
     };
-    fmag_func *func;  /* FMAG_VALUE_PARAM: owner */
-    fmag_instr *def;  /* FMAG_VALUE_RESULT */
-    unsigned index;   /* param number or result number */
-    fmag_use *uses;   /* head of the use list */
-    void *aux;        /* scratch: see "derived state and scratch" below */
+    fmag_func *func; /* FMAG_VALUE_PARAM: owner */
+    fmag_instr *def; /* FMAG_VALUE_RESULT */
+    unsigned index;  /* param number or result number */
+    fmag_use *uses;  /* head of the use list */
+    void *aux;       /* scratch: see "derived state and scratch" below */
 };
 
 static inline bool fmag_value_is_const(const fmag_value *v)

@@ -498,8 +498,7 @@ static void check_types(vstate *st, fmag_block *b, fmag_instr *i)
     if (i->op == FMAG_OP_INT && (unsigned)i->iop < FMAG_IOP_COUNT && i->nresults == 1 &&
         i->results[0].type != fmag_int_op_result_type(i->iop))
         report(st, b, i, "%s's result is %s, expected %s", fmag_int_op_name(i->iop),
-               fmag_type_name(i->results[0].type),
-               fmag_type_name(fmag_int_op_result_type(i->iop)));
+               fmag_type_name(i->results[0].type), fmag_type_name(fmag_int_op_result_type(i->iop)));
     if (i->op == FMAG_OP_FMAG && i->nresults == 1 && i->results[0].type != FMAG_TYPE_F32)
         report(st, b, i, "fmag's result is %s, expected f32", fmag_type_name(i->results[0].type));
     if (i->op == FMAG_OP_CALL && i->callee && i->nresults == i->callee->nresults)
