@@ -15,7 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fmag_sl_options opts = {size > 0 && (data[0] & 1), NULL};
     fmag_module *m = fmag_sl_compile(ctx, "fuzz.sl", (const char *)data, size, &opts);
     bool any_export = false;
-    if (m) fmag_foreach_func(f, m) any_export |= f->is_export;
+    if (m)
+        fmag_foreach_func (f, m)
+            any_export |= f->is_export;
     if (m && any_export) {
         if (!fmag_verify_module(m)) __builtin_trap(); /* the frontend produced invalid IR */
         fmag_pass_options po;

@@ -104,8 +104,7 @@ int main(int argc, char **argv)
             free(text);
             continue;
         }
-        fmag_foreach_func(f, m)
-        {
+        fmag_foreach_func (f, m) {
             if (!f->is_export) continue;
             fmag_codegen_stats st;
             memset(&st, 0, sizeof st);

@@ -189,7 +189,9 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t blocks = 0;
-    fmag_foreach_func(f, m) fmag_foreach_block(b, f) blocks++;
+    fmag_foreach_func (f, m)
+        fmag_foreach_block (b, f)
+            blocks++;
     double best = 1e30, times[1000], cpu_best = 1e30;
     size_t out_instrs = 0;
     for (unsigned r = 0; r < reps; r++) {
@@ -256,14 +258,12 @@ int main(int argc, char **argv)
             size_t n1 = after(fm, before_p, &ok1), n2 = after(fm, after_p, &ok2);
             size_t n = ok1 && (!ok2 || n1 < n2) ? n1 : n2;
             printf(" %s %zu", pi->name, n);
-            if ((ok1 || ok2) && n < best_alone)
-                best_alone = n;
+            if ((ok1 || ok2) && n < best_alone) best_alone = n;
         }
         bool good = o2 <= best_alone;
         printf("\n  -> -O2 %zu vs best single pass %zu: %s\n", o2, best_alone,
                good ? "O2 removes at least as much as any pass alone" : "WORSE than a pass alone");
-        if (!good)
-            status = 1;
+        if (!good) status = 1;
         fmag_context_destroy(c);
         free(text);
     }

@@ -14,7 +14,8 @@ fmag_value *fmag_clone_map_value(const fmag_func *src, fmag_func *dst, const fma
     if (!v) return NULL;
     switch (v->kind) {
     case FMAG_VALUE_CONST:
-        return src->module == dst->module ? v : fmag_module_const_bits(dst->module, v->type, v->ibits);
+        return src->module == dst->module ? v
+                                          : fmag_module_const_bits(dst->module, v->type, v->ibits);
     case FMAG_VALUE_PARAM:
         return o->params[v->index];
     case FMAG_VALUE_RESULT:

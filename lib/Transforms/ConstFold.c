@@ -88,30 +88,44 @@ static bool fold_int(fmag_instr *i)
     fmag_value *to = NULL;
     switch (i->iop) {
     case FMAG_IOP_SELECT:
-        if (fmag_ou_const_true(z)) to = x;
-        else if (fmag_ou_const_false(z) || x == y) to = y;
+        if (fmag_ou_const_true(z))
+            to = x;
+        else if (fmag_ou_const_false(z) || x == y)
+            to = y;
         break;
     case FMAG_IOP_ADD:
     case FMAG_IOP_OR:
     case FMAG_IOP_XOR:
-        if (int_is(y, 0)) to = x;
-        else if (int_is(x, 0)) to = y;
-        else if (i->iop == FMAG_IOP_XOR && x == y) to = fmag_module_const_i32(m, 0);
+        if (int_is(y, 0))
+            to = x;
+        else if (int_is(x, 0))
+            to = y;
+        else if (i->iop == FMAG_IOP_XOR && x == y)
+            to = fmag_module_const_i32(m, 0);
         break;
     case FMAG_IOP_SUB:
-        if (int_is(y, 0)) to = x;
-        else if (x == y) to = fmag_module_const_i32(m, 0);
+        if (int_is(y, 0))
+            to = x;
+        else if (x == y)
+            to = fmag_module_const_i32(m, 0);
         break;
     case FMAG_IOP_MUL:
-        if (int_is(y, 1)) to = x;
-        else if (int_is(x, 1)) to = y;
-        else if (int_is(x, 0) || int_is(y, 0)) to = fmag_module_const_i32(m, 0);
+        if (int_is(y, 1))
+            to = x;
+        else if (int_is(x, 1))
+            to = y;
+        else if (int_is(x, 0) || int_is(y, 0))
+            to = fmag_module_const_i32(m, 0);
         break;
     case FMAG_IOP_AND:
-        if (int_is(y, 0xFFFFFFFFu)) to = x;
-        else if (int_is(x, 0xFFFFFFFFu)) to = y;
-        else if (int_is(x, 0) || int_is(y, 0)) to = fmag_module_const_i32(m, 0);
-        else if (x == y) to = x;
+        if (int_is(y, 0xFFFFFFFFu))
+            to = x;
+        else if (int_is(x, 0xFFFFFFFFu))
+            to = y;
+        else if (int_is(x, 0) || int_is(y, 0))
+            to = fmag_module_const_i32(m, 0);
+        else if (x == y)
+            to = x;
         break;
     case FMAG_IOP_SHL:
     case FMAG_IOP_LSHR:

@@ -194,10 +194,10 @@ typedef struct sim {
     unsigned nbody;
     unsigned char *inner; /* by block id: inside a nested loop (a black box) */
     unsigned char *known; /* by value id */
-    uint32_t *val; /* the 32 bits of an f32 or an i32 */
-    unsigned char *feas; /* by block id: runs in this iteration */
-    unsigned char *edge; /* by block id: bit k = successor k's edge is feasible */
-    fmag_instr **phis;   /* the header's phis */
+    uint32_t *val;        /* the 32 bits of an f32 or an i32 */
+    unsigned char *feas;  /* by block id: runs in this iteration */
+    unsigned char *edge;  /* by block id: bit k = successor k's edge is feasible */
+    fmag_instr **phis;    /* the header's phis */
     unsigned nphis;
     unsigned char *hknown; /* the header phis' values entering this iteration */
     uint32_t *hval;
@@ -409,8 +409,7 @@ static void sim_iter(sim *s)
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (!edge_feasible(s, phi->phi_blocks[q], phi->block)) continue;
             uint32_t y = 0; /* get() leaves it unset when it fails */
-            if (!get(s, phi->ops[q].value, &y) || (any && x != y))
-                kn = false;
+            if (!get(s, phi->ops[q].value, &y) || (any && x != y)) kn = false;
             x = y;
             any = true;
         }
@@ -444,8 +443,7 @@ static void state_init(sim *s)
         for (unsigned q = 0; q < phi->nops && kn; q++) {
             if (in_loop(s, phi->phi_blocks[q])) continue;
             uint32_t y = 0; /* get() leaves it unset when it fails */
-            if (!get(s, phi->ops[q].value, &y) || (any && x != y))
-                kn = false;
+            if (!get(s, phi->ops[q].value, &y) || (any && x != y)) kn = false;
             x = y;
             any = true;
         }
@@ -731,8 +729,8 @@ static bool clone_iteration(cloner *c, unsigned iter)
             i->aux = NULL;
             if (i->op == FMAG_OP_PHI && b == h) continue;
             if (i->nresults == 1 && i->op != FMAG_OP_CALL && s->known[i->results[0].id]) {
-                c->map[i->results[0].id] = fmag_module_const_bits(m, i->results[0].type,
-                                                                  s->val[i->results[0].id]);
+                c->map[i->results[0].id] =
+                    fmag_module_const_bits(m, i->results[0].type, s->val[i->results[0].id]);
                 continue;
             }
             if (fmag_instr_is_terminator(i)) continue;

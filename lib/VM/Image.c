@@ -264,7 +264,8 @@ bool fmag_vm_image_write(const fmag_vm_image *img, void **data, size_t *len, cha
             return false;
         }
         size_t name_len = p->name ? strlen(p->name) : 0;
-        if (p->name && fmag_vm_utf8_invalid_at((const unsigned char *)p->name, name_len) < name_len) {
+        if (p->name &&
+            fmag_vm_utf8_invalid_at((const unsigned char *)p->name, name_len) < name_len) {
             snprintf(err, errlen, "program %zu: name is not valid UTF-8", r);
             return false;
         }

@@ -221,7 +221,8 @@ static void test_builder_position(test_state *t)
 
 static bool use_list_has(fmag_value *v, fmag_instr *user, unsigned k)
 {
-    fmag_foreach_use(u, v) if (u->user == user && u->index == k) return true;
+    fmag_foreach_use (u, v)
+        if (u->user == user && u->index == k) return true;
     return false;
 }
 

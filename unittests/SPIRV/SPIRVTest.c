@@ -114,7 +114,7 @@ static bool run(const uint32_t *w, size_t n, const fmag_spirv_options *o, const 
     if (fmag_context_diag_count(ctx)) snprintf(diag, dlen, "%s", fmag_context_diag(ctx, 0));
     if (m) {
         fmag_func *f = NULL;
-        fmag_foreach_func(x, m)
+        fmag_foreach_func (x, m)
             if (x->is_export) f = x;
         ok = f && fmag_interp_func(f, in, out);
         if (f) {
