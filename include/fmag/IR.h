@@ -613,6 +613,11 @@ typedef struct fmag_domtree {
  * tree. Block ids must not change while it is used. Returns false when out of
  * memory (outside a guard; inside one the failure unwinds). */
 bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt);
+/* The same tree over edges a client supplies instead of the terminators': at most two
+ * successors of b into s (a frontend whose blocks have their edges before their
+ * terminators: the SPIR-V reader). Leaves the function's valid bits alone. */
+typedef unsigned (*fmag_succs_fn)(void *user, const fmag_block *b, fmag_block *s[2]);
+bool fmag_domtree_build_edges(fmag_func *f, fmag_succs_fn succs, void *user, fmag_domtree *dt);
 void fmag_domtree_free(fmag_domtree *dt);
 bool fmag_domtree_reachable(const fmag_domtree *dt, const fmag_block *b);
 /* Does block a dominate block b? False when either is unreachable. O(1). */

@@ -37,6 +37,11 @@ static unsigned intersect(const unsigned *idom, unsigned a, unsigned b)
 
 bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
 {
+    return fmag_domtree_build_edges(f, NULL, NULL, dt);
+}
+
+bool fmag_domtree_build_edges(fmag_func *f, fmag_succs_fn succs, void *user, fmag_domtree *dt)
+{
     memset(dt, 0, sizeof(*dt));
     dt->f = f;
     fmag_func_number_blocks(f);
@@ -74,7 +79,7 @@ bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
     while (top) {
         fmag_block *b = stack[top - 1];
         fmag_block *s[2];
-        unsigned ns = fmag_ir_edges(b, blocks, nb, s);
+        unsigned ns = fmag_ir_edges(succs, user, b, blocks, nb, s);
         if (next[b->id] < ns) {
             fmag_block *c = s[next[b->id]++];
             if (!state[c->id]) {
@@ -97,7 +102,7 @@ bool fmag_domtree_build(fmag_func *f, fmag_domtree *dt)
 
     /* Predecessors as the rest of the library computes them; unreachable ones are
      * skipped below (their idom stays undefined). */
-    ok = fmag_preds_build(f, NULL, 0, &preds);
+    ok = fmag_preds_build_with(f, succs, user, NULL, 0, &preds);
     if (!ok) goto out;
 
     for (unsigned i = 0; i < n; i++)
@@ -154,7 +159,7 @@ out:
     fmag_tmp_free(cstart);
     fmag_tmp_free(child);
     if (!ok) fmag_domtree_free(dt);
-    if (ok) f->valid |= FMAG_VALID_DOMINANCE;
+    if (ok && !succs) f->valid |= FMAG_VALID_DOMINANCE;
     return ok;
 }
 

@@ -9,11 +9,11 @@
 
 #include <string.h>
 
-unsigned fmag_ir_edges(const fmag_block *b, fmag_block *const *blocks, unsigned nb,
-                       fmag_block *s[2])
+unsigned fmag_ir_edges(fmag_succs_fn fn, void *user, const fmag_block *b,
+                       fmag_block *const *blocks, unsigned nb, fmag_block *s[2])
 {
     fmag_block *t[2];
-    unsigned nt = fmag_block_succs(b, t), n = 0;
+    unsigned nt = fn ? fn(user, b, t) : fmag_block_succs(b, t), n = 0;
     for (unsigned k = 0; k < nt; k++) {
         fmag_block *x = t[k];
         if (!x || x->id >= nb || blocks[x->id] != x) continue;
@@ -34,6 +34,12 @@ void fmag_func_number_blocks(fmag_func *f)
 
 bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fmag_preds *p)
 {
+    return fmag_preds_build_with(f, NULL, NULL, from, nfrom, p);
+}
+
+bool fmag_preds_build_with(fmag_func *f, fmag_succs_fn fn, void *user, fmag_block *const *from,
+                           unsigned nfrom, fmag_preds *p)
+{
     memset(p, 0, sizeof(*p));
     fmag_func_number_blocks(f);
     unsigned nb = p->nblocks = f->nblocks;
@@ -52,7 +58,7 @@ bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fma
         }
         for (unsigned i = 0; i < nfrom; i++) {
             fmag_block *s[2];
-            unsigned ns = fmag_ir_edges(from[i], blocks, nb, s);
+            unsigned ns = fmag_ir_edges(fn, user, from[i], blocks, nb, s);
             for (unsigned k = 0; k < ns; k++)
                 p->start[s[k]->id + 1]++;
         }
@@ -60,7 +66,7 @@ bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fma
             p->start[i + 1] += p->start[i];
         for (unsigned i = 0; i < nfrom; i++) {
             fmag_block *s[2];
-            unsigned ns = fmag_ir_edges(from[i], blocks, nb, s);
+            unsigned ns = fmag_ir_edges(fn, user, from[i], blocks, nb, s);
             for (unsigned k = 0; k < ns; k++)
                 p->list[p->start[s[k]->id] + fill[s[k]->id]++] = from[i];
         }
@@ -68,7 +74,7 @@ bool fmag_preds_build(fmag_func *f, fmag_block *const *from, unsigned nfrom, fma
     fmag_tmp_free(blocks);
     fmag_tmp_free(fill);
     if (!ok) fmag_preds_free(p);
-    if (ok) f->valid |= FMAG_VALID_PREDS;
+    if (ok && !fn) f->valid |= FMAG_VALID_PREDS;
     return ok;
 }
 

@@ -276,6 +276,16 @@ static bool dyn_budget(spv_reader *r, const spv_ptr *p, uint32_t n)
     return true;
 }
 
+/* Whether types a and b have n leaves of the same IR types (a float where an integer
+ * belongs is how a tampered module's load or store goes wrong). */
+static bool same_leaf_types(spv_reader *r, uint32_t a, uint32_t b, uint32_t n)
+{
+    if (n != spv_type_leaves(r, b)) return false;
+    for (uint32_t j = 0; j < n; j++)
+        if (spv_leaf_type(r, a, j) != spv_leaf_type(r, b, j)) return false;
+    return true;
+}
+
 static bool load(spv_reader *r, const spv_inst *in)
 {
     if (in->nw < 4) return spv_error_op(r, "truncated instruction");
@@ -291,7 +301,7 @@ static bool load(spv_reader *r, const spv_inst *in)
     uint32_t n;
     fmag_value **out = spv_new_value(r, in->w[2], in->w[1], &n);
     if (!out) return false;
-    if (n != spv_type_leaves(r, p->type))
+    if (!same_leaf_types(r, in->w[1], p->type, n))
         return spv_error_op(r, "the result type differs from the pointee");
     if (p->var->global && p->var->storage == SpvStorageClassInput && is_builtin(r, p->var)) {
         char nb[64];
@@ -315,6 +325,9 @@ static bool store_values(spv_reader *r, spv_ptr *p, fmag_value **v, uint32_t n)
                             spv_id_str(r, p->var->id, nb, sizeof nb));
     if (n != spv_type_leaves(r, p->type))
         return spv_error_op(r, "the value's type differs from the pointee");
+    for (uint32_t j = 0; j < n; j++)
+        if (v[j]->type != spv_leaf_type(r, p->type, j))
+            return spv_error_op(r, "the value's type differs from the pointee");
     if (!dyn_budget(r, p, n)) return false;
     r->work += n;
     if (r->work > (1u << 24))
@@ -623,23 +636,33 @@ static bool mark_reachable(spv_reader *r, spv_func *f)
 
 /* The dominator tree of the reachable blocks, as DFS intervals so that a dominance
  * query is O(1). Uses of values are checked against it: SPIR-V that uses a value where
- * its definition does not dominate is malformed. The IR edges exist by now (make_edges,
- * switch test blocks included), so lib/IR's tree (fmag_domtree, the one the verifier and
- * the passes use) is built on the IR function and its intervals copied to the SPIR-V
- * blocks: dominance among the blocks is the same in both graphs, since a switch's test
- * blocks form a chain that only the switch's block enters. Copied at once because the
- * translation goes on to change the function. */
+ * its definition does not dominate is malformed. The blocks have their edges by now
+ * (make_edges, switch test blocks included) but not yet their terminators, so lib/IR's
+ * tree (fmag_domtree, the one the verifier and the passes use) is built over the SSA
+ * successor lists and its intervals copied to the SPIR-V blocks: dominance among the
+ * blocks is the same in both graphs, since a switch's test blocks form a chain that
+ * only the switch's block enters. Copied at once because the translation goes on to
+ * change the function. */
+static unsigned ssa_succs(void *user, const fmag_block *b, fmag_block *s[2])
+{
+    (void)user;
+    const ssa_block *sb = b->aux;
+    s[0] = sb->succs[0];
+    s[1] = sb->succs[1];
+    return sb->nsuccs;
+}
+
 static bool dominators(spv_func *f)
 {
     fmag_domtree dt;
-    if (!fmag_domtree_build(f->ir, &dt)) return false; /* out of memory (unguarded) */
+    if (!fmag_domtree_build_edges(f->ir, ssa_succs, NULL, &dt)) return false; /* out of memory */
     for (unsigned k = 0; k < f->nblocks; k++) {
         spv_block *b = &f->blocks[k];
         if (!b->reachable) continue;
         if (!fmag_domtree_reachable(&dt, b->ir)) {
-            /* Reachable in SPIR-V, not in the IR: a switch on a constant keeps only its
-             * taken edge. Its code is still translated; like an orphan it is dominated by
-             * the entry (interval 0) and dominates only itself and such orphans. */
+            /* Reachable in SPIR-V, not over the edges make_edges made (the two walks
+             * agree today; kept so a disagreement cannot read past the tree): dominated
+             * by the entry (interval 0), dominating only itself and such blocks. */
             b->pre = b->post = 0;
             continue;
         }
@@ -831,7 +854,7 @@ static bool check_operand_types(spv_reader *r, spv_func *f, fmag_block *blk, fma
     return true;
 }
 
-static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
+static bool translate_one(spv_reader *r, const spv_inst *in)
 {
     switch (in->op) {
     case SpvOpNop:
@@ -865,13 +888,16 @@ static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
         }
         return spv_translate_op(r, in);
     }
-    default: {
-        fmag_block *blk = r->b.block;
-        fmag_instr *last = blk ? blk->last : NULL;
-        return spv_translate_op(r, in) && check_result(r, in) &&
-               check_operand_types(r, f, blk, last);
+    default:
+        return spv_translate_op(r, in) && check_result(r, in);
     }
-    }
+}
+
+static bool translate_inst(spv_reader *r, spv_func *f, const spv_inst *in)
+{
+    fmag_block *blk = r->b.block;
+    fmag_instr *last = blk ? blk->last : NULL;
+    return translate_one(r, in) && check_operand_types(r, f, blk, last);
 }
 
 /* A loop header's IR block is named after its source line ("loop.line12"), so that

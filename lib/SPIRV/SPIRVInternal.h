@@ -160,6 +160,8 @@ typedef struct ssa_block {
     uint32_t spv_label; /* the SPIR-V block whose code or terminator it holds */
     fmag_block **preds;
     unsigned npreds, cappreds, unfilled;
+    fmag_block *succs[2]; /* the edges out, before the terminator exists (dominators) */
+    unsigned nsuccs;
     bool sealed, filled;
     uint32_t *keys; /* slot + 1; 0 = empty */
     fmag_value **vals;

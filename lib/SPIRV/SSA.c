@@ -28,6 +28,8 @@ void ssa_add_pred(spv_reader *r, ssa_block *b, fmag_block *pred)
     }
     b->preds[b->npreds++] = pred;
     b->unfilled++;
+    ssa_block *pb = pred->aux;
+    if (pb->nsuccs < 2) pb->succs[pb->nsuccs++] = b->ir; /* a lowered switch too: two at most */
 }
 
 static fmag_value **slot_ref(spv_reader *r, ssa_block *b, uint32_t slot, bool insert)
