@@ -50,8 +50,8 @@ void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap);
  * (blocks[] by id, nb of them), a br with equal arms giving one. Shared by the
  * predecessor lists and the dominator tree so both see the same graph. The targets
  * are the terminator's, or fn's when it is not NULL (fmag_domtree_build_edges). */
-unsigned fmag_ir_edges(fmag_succs_fn fn, void *user, const fmag_block *b,
-                       fmag_block *const *blocks, unsigned nb, fmag_block *s[2]);
+unsigned fmag_ir_edges(fmag_succs_fn fn, void *user, const fmag_block *b, fmag_block *const *blocks,
+                       unsigned nb, fmag_block *s[2]);
 /* fmag_preds_build over a client's edges; sets no valid bit when fn is not NULL. */
 bool fmag_preds_build_with(fmag_func *f, fmag_succs_fn fn, void *user, fmag_block *const *from,
                            unsigned nfrom, fmag_preds *p);

@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-unsigned fmag_ir_edges(fmag_succs_fn fn, void *user, const fmag_block *b,
-                       fmag_block *const *blocks, unsigned nb, fmag_block *s[2])
+unsigned fmag_ir_edges(fmag_succs_fn fn, void *user, const fmag_block *b, fmag_block *const *blocks,
+                       unsigned nb, fmag_block *s[2])
 {
     fmag_block *t[2];
     unsigned nt = fn ? fn(user, b, t) : fmag_block_succs(b, t), n = 0;
