@@ -68,6 +68,7 @@ struct fmag_gpu_runner {
     /* tiers (Tier.c) and binning (Bin.c) */
     struct fmag_gpu_bake_cache *bake; /* NULL: the back end has no baker */
     fmag_gpu_tier_mode tier_mode;
+    fmag_gpu_tier_mode tier_default; /* what FMAG_GPU_TIER_DEFAULT restores */
     bool nan_agnostic;
     fmag_gpu_tier last_tier;
     unsigned bin_max; /* per-lane binning up to this many distinct programs (0: off) */
