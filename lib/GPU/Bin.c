@@ -2,10 +2,9 @@
  * grouped by program with a counting sort (count, prefix, scatter), each group runs as a
  * uniform launch (interpreted or baked: Tier.c), and the outputs are scattered back. Each
  * element computes what it computes unbinned, so the bits are the same. The sort and the
- * scatters run on the device where the back end has them (the bin_* hooks: Vulkan's
- * gpu/fmag_bin.comp), on the host otherwise. */
+ * scatters run on the device (the back ends' bin_* hooks: gpu/fmag_bin.comp on Vulkan, the
+ * fmag_bin_* kernels of gpu/fmag_cuda.cu); a back end without them runs unbinned. */
 #include <stdlib.h>
-#include <string.h>
 #include "Bake.h"
 #include "GPUInternal.h"
 
@@ -54,8 +53,8 @@ static bool few_programs(const fmag_gpu_runner *r, const uint32_t *counts, size_
     return distinct <= r->bin_max;
 }
 
-/* The groups' uniform launches, group k over rows start[k].. of the binned images that
- * `layout` describes (host arrays, or the device's buffers). */
+/* The groups' uniform launches, group k over rows start[k].. of the binned images on the
+ * device that g names. */
 static bool run_groups(fmag_gpu_runner *r, const fmag_gpu_job *job, const uint32_t *counts,
                        const size_t *start, fmag_gpu_job g, char *err, size_t errlen)
 {
@@ -66,10 +65,7 @@ static bool run_groups(fmag_gpu_runner *r, const fmag_gpu_job *job, const uint32
         if (!counts[k]) continue;
         fmag_gpu_job gk = g;
         size_t in_at = start[k] * job->in_stride, out_at = start[k] * job->out_stride;
-        if (g.layout == FMAG_GPU_DEVICE)
-            gk.dev_in.offset += in_at * sizeof(float), gk.dev_out.offset += out_at * sizeof(float);
-        else
-            gk.in += in_at, gk.out += out_at;
+        gk.dev_in.offset += in_at * sizeof(float), gk.dev_out.offset += out_at * sizeof(float);
         double ms = 0;
         bool baked = false;
         ok = run_group(r, gk, job->progs[k], counts[k], &ms, &baked, err, errlen);
@@ -101,46 +97,6 @@ static bool bin_on_device(fmag_gpu_runner *r, const fmag_gpu_job *job, uint32_t 
     return true;
 }
 
-/* The host's counting sort: the inputs gathered by group, the groups run on the host
- * arrays, the outputs scattered back. */
-static bool bin_on_host(fmag_gpu_runner *r, const fmag_gpu_job *job, uint32_t *counts,
-                        size_t *start, bool *ok, char *err, size_t errlen)
-{
-    for (size_t e = 0; e < job->n; ++e)
-        ++counts[job->prog_index[e]];
-    if (!few_programs(r, counts, job->nprogs)) return false;
-    fmag_gpu_bin_starts(counts, job->nprogs, start);
-    size_t slots = start[job->nprogs];
-    size_t *at = malloc(job->nprogs * sizeof *at);
-    uint32_t *perm = malloc(job->n * sizeof *perm); /* element -> binned row */
-    float *gin = malloc((slots * job->in_stride + 1) * sizeof *gin);
-    float *gout = calloc(slots * job->out_stride + 1, sizeof *gout);
-    *ok = at && perm && gin && gout;
-    if (!*ok) fmag_gpu_err(err, errlen, "out of memory");
-    if (*ok) {
-        memcpy(at, start, job->nprogs * sizeof *at);
-        for (size_t e = 0; e < job->n; ++e) {
-            size_t q = at[job->prog_index[e]]++;
-            perm[e] = (uint32_t)q;
-            memcpy(gin + q * job->in_stride, job->in + e * job->in_stride,
-                   job->in_stride * sizeof *gin);
-        }
-        fmag_gpu_job g = *job;
-        g.in = gin, g.out = gout;
-        *ok = run_groups(r, job, counts, start, g, err, errlen);
-    }
-    for (size_t e = 0; *ok && e < job->n; ++e) {
-        const fmag_vm_program *p = job->progs[job->prog_index[e]];
-        memcpy(job->out + e * job->out_stride, gout + (size_t)perm[e] * job->out_stride,
-               p->nout * sizeof *gout);
-    }
-    free(at);
-    free(perm);
-    free(gin);
-    free(gout);
-    return true;
-}
-
 /* Whether a sample of the elements names at most r->bin_max programs: an image with many
  * programs is told at once, without a pass over it. */
 static bool sample_has_few_programs(const fmag_gpu_runner *r, const fmag_gpu_job *job)
@@ -164,15 +120,15 @@ static bool sample_has_few_programs(const fmag_gpu_runner *r, const fmag_gpu_job
 bool fmag_gpu_bin_run(fmag_gpu_runner *r, const fmag_gpu_job *job, bool *ok, char *err,
                       size_t errlen)
 {
-    if (!r->bin_max || !job->prog_index || job->nprogs < 2 || job->layout != FMAG_GPU_ROWS ||
-        job->n < FMAG_GPU_BIN_MIN_ELEMENTS || !sample_has_few_programs(r, job))
+    if (!r->bin_max || !r->be->bin_count || !job->prog_index || job->nprogs < 2 ||
+        job->layout != FMAG_GPU_ROWS || job->n < FMAG_GPU_BIN_MIN_ELEMENTS ||
+        !sample_has_few_programs(r, job))
         return false;
     uint32_t *counts = calloc(job->nprogs, sizeof *counts);
     size_t *start = malloc((job->nprogs + 1) * sizeof *start);
     bool binned = false;
     if (counts && start) /* else unbinned, then */
-        binned = r->be->bin_count ? bin_on_device(r, job, counts, start, ok, err, errlen)
-                                  : bin_on_host(r, job, counts, start, ok, err, errlen);
+        binned = bin_on_device(r, job, counts, start, ok, err, errlen);
     free(counts);
     free(start);
     return binned;
