@@ -508,6 +508,28 @@ static int tier_run(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p,
     return bad;
 }
 
+/* Runs the image per lane on r and on the reference runner over LANE_N elements (program
+ * e / 1000 % 2, inputs from e); the count of output words that differ, -1 when a run fails. */
+enum { LANE_N = 6000 };
+static int lane_run(fmag_context *ctx, fmag_runner *r, fmag_runner *ref, const fmag_image *img)
+{
+    static float in[LANE_N][2], want[LANE_N][2], got[LANE_N][2];
+    static uint32_t idx[LANE_N];
+    if (!img) return -1;
+    for (int k = 0; k < LANE_N; k++) {
+        idx[k] = (uint32_t)(k / 1000 % 2);
+        in[k][0] = (float)(k % 97) * 0.125f - 6.0f, in[k][1] = (float)(k % 13) - 6.5f;
+        want[k][1] = got[k][1] = 7.0f; /* past program 0's one output: kept */
+    }
+    if (!fmag_run_per_lane(ctx, ref, img, idx, &in[0][0], 2, &want[0][0], 2, LANE_N) ||
+        !fmag_run_per_lane(ctx, r, img, idx, &in[0][0], 2, &got[0][0], 2, LANE_N))
+        return -1;
+    int bad = 0;
+    for (int k = 0; k < LANE_N; k++)
+        bad += !same_bits(got[k][0], want[k][0]) || !same_bits(got[k][1], want[k][1]);
+    return bad;
+}
+
 static void test_tiers(void)
 {
     EXPECT(!strcmp(fmag_tier_name(FMAG_TIER_INTERPRETED), "interpreted"));
@@ -550,6 +572,11 @@ static void test_tiers(void)
         in[k][1] = k % 5 == 0 ? INFINITY : (float)(k % 3) - 1.0f; /* 0 * inf: NaN */
     }
     EXPECT(fmag_run(ctx, ref, p, &in[0][0], want, N));
+    fmag_image *lanes = compile(ctx, "lanes.sl",
+                                "export f32 a(f32 x, f32 y) { return x * y - 0.75; }\n"
+                                "export f32 b(f32 x, f32 y, out f32 z) { z = x - y; "
+                                "return max(x, y) * 0.5; }");
+    EXPECT(lanes != NULL);
     o.tier_mode = FMAG_TIER_MODE_EAGER;
     EXPECT(fmag_runner_set_options(ctx, ref, &o)); /* accepted, and ignored */
     EXPECT(tier_run(ctx, ref, p, &in[0][0], want, N, false) == 0);
@@ -590,11 +617,18 @@ static void test_tiers(void)
         EXPECT(fmag_runner_set_options(ctx, r, &o));
         EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, true) == 0);
         EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_BAKED);
-        printf("api-unittests: %s: OFF interpreted, EAGER baked, reference bits\n",
+        /* a per-lane image of two programs, large enough to be binned by program: each
+         * group baked (EAGER), the reference engine's bits */
+        o.nan_agnostic = false;
+        EXPECT(fmag_runner_set_options(ctx, r, &o));
+        EXPECT(lane_run(ctx, r, ref, lanes) == 0);
+        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_BAKED);
+        printf("api-unittests: %s: OFF interpreted, EAGER baked (per lane too), reference bits\n",
                fmag_engine_name(e));
         fmag_runner_destroy(r);
     }
     fmag_runner_destroy(ref);
+    fmag_image_destroy(lanes);
     fmag_image_destroy(img);
     fmag_context_destroy(ctx);
 }
