@@ -857,8 +857,9 @@ static bool cu_bin_count(void *impl, const fmag_gpu_job *job, uint32_t *counts, 
     void *params[] = {&c->bin_index.ptr, &n, &nprogs, &c->bin_counts.ptr};
     return cu_ok(c, c->cuMemcpyHtoD_v2(c->bin_index.ptr, job->prog_index, job->n * 4),
                  "cuMemcpyHtoD", err, errlen) &&
-           (!in_bytes || cu_ok(c, c->cuMemcpyHtoD_v2(c->bin_rows.ptr, job->in, in_bytes),
-                               "cuMemcpyHtoD", err, errlen)) &&
+           (!in_bytes || !job->in ||
+            cu_ok(c, c->cuMemcpyHtoD_v2(c->bin_rows.ptr, job->in, in_bytes), "cuMemcpyHtoD", err,
+                  errlen)) &&
            cu_ok(c, c->cuMemsetD32Async(c->bin_counts.ptr, 0, job->nprogs, c->stream[0]),
                  "cuMemsetD32Async", err, errlen) &&
            bin_launch(c, FMAG_CU_HELPER_bin_count, job->n, params, err, errlen) &&
