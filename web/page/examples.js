@@ -58,8 +58,9 @@ export func @main(%u, %v, %t) -> 1 {
 ` },
   mtlx: { lang: 'mtlx', src: `<?xml version="1.0"?>
 <materialx version="1.38">
-  <!-- Ripples: rings that move out from the centre with time, over a checkerboard.
-       Program inputs: texcoord (the pixel's u, v) and time (t). -->
+  <!-- Ripples: rings that move out from the centre with time,
+       over a checkerboard. The program's inputs: texcoord (the
+       pixel's u, v), then time (t): no interface inputs. -->
   <nodegraph name="ripples">
     <texcoord name="uv" type="vector2"/>
     <time name="t" type="float"/>
