@@ -45,17 +45,20 @@ expat_src() {
   rm -rf "$apt" "$dir/tree" && mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/src"
   local keyring=/usr/share/keyrings/debian-archive-keyring.gpg opt=""
   [ -f "$keyring" ] && opt="[signed-by=$keyring] "
-  apt-get indextargets --format '$(ORIGIN) $(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' |
+  if ! apt-get indextargets --format '$(ORIGIN) $(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' |
     awk -v opt="$opt" '$1 == "Debian" && $4 == "main" { print "deb-src " opt $2 " " $3 " main" }' |
-    sort -u >"$apt/sources.list"
-  if [ ! -s "$apt/sources.list" ]; then
+    sort -u >"$apt/sources.list" || [ ! -s "$apt/sources.list" ]; then
     echo "deps: expat-src: apt has no Debian archive configured (apt-get indextargets)" >&2
     return 1
   fi
   local a=(-o "Dir::Etc::SourceList=$(realpath "$apt/sources.list")" -o Dir::Etc::SourceParts=/nonexistent
            -o "Dir::State::Lists=$(realpath "$apt/lists")" -o "Dir::Cache=$(realpath "$apt/cache")"
            -o "APT::Sandbox::User=$(id -un)" -o Acquire::Languages=none -q)
-  apt-get "${a[@]}" update >"$apt/update.log" 2>&1 || { cat "$apt/update.log" >&2; return 1; }
+  if ! apt-get "${a[@]}" update >"$apt/update.log" 2>&1; then
+    echo "deps: expat-src: apt-get update of the Debian archive's sources failed (no mirror?):" >&2
+    tail -3 "$apt/update.log" >&2
+    return 1
+  fi
   local want v got=""
   want=$(dpkg-query -W -f='${source:Version}' libexpat1-dev 2>/dev/null || true)
   for v in $want $(apt-cache "${a[@]}" showsrc expat | awk '/^Version:/ { print $2 }' | sort -urV); do

@@ -33,7 +33,7 @@ else
   expat_tree=
 fi
 # configured once, and again when the expat source comes or goes
-if ! grep -qx "FMAG_EXPAT_SOURCE_DIR:PATH=$expat_tree" "$dir/CMakeCache.txt" 2>/dev/null; then
+if ! grep -qxF "FMAG_EXPAT_SOURCE_DIR:PATH=$expat_tree" "$dir/CMakeCache.txt" 2>/dev/null; then
   emcmake cmake -S web -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DFMAG_EXPAT_SOURCE_DIR=$expat_tree" >/dev/null
 fi
 cmake --build "$dir" -j"$(nproc)"
