@@ -315,7 +315,7 @@ int main(int argc, char **argv)
     }
     if (print) {
         size_t len;
-        char *s = make_graph(only ? only : 60, 0.5f, "color3", &len);
+        char *s = make_graph(only ? only : 60, 0.5f, only_type ? only_type : "color3", &len);
         fwrite(s, 1, len, stdout);
         free(s);
         return 0;
