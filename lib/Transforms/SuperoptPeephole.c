@@ -266,9 +266,73 @@ static bool cone_is_private(const fmag_superopt_rule *r, const match_state *s)
     return true;
 }
 
-static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
+/* ------------------------------------------------------------ dirty roots
+ *
+ * Whether a root matches depends only on its view: the instructions within
+ * rule_set.reach operand edges of it, their operands, and the use counts of those
+ * below it. A root whose try failed stays failed until a rewrite changes its view,
+ * so the sweeps after the first try only the roots a rewrite marked (the first
+ * tries all): the same tries that match as trying every root, without the full
+ * sweep that only confirms the fixed point. The mark is the instruction's aux: the
+ * rewrite that set it (a generation) and the edges it still spreads over, so one
+ * rewrite's marking visits an instruction again only to spread further. */
+enum { MARK_LEFT_BITS = 5 };
+_Static_assert(MAXPAT + 2 < 1u << MARK_LEFT_BITS, "a mark's edges left fit its low bits");
+
+typedef struct marker {
+    uintptr_t gen;
+    unsigned reach;
+} marker;
+
+/* Marks `in` and its users up to `left` use edges away. */
+static void mark(const marker *mk, fmag_instr *in, unsigned left)
+{
+    uintptr_t had = (uintptr_t)in->aux;
+    if (had >> MARK_LEFT_BITS == mk->gen && (had & ((1u << MARK_LEFT_BITS) - 1)) > left) return;
+    in->aux = (void *)(mk->gen << MARK_LEFT_BITS | (left + 1));
+    if (!left || !in->nresults) return;
+    fmag_foreach_use (u, fmag_instr_result(in))
+        mark(mk, u->user, left - 1);
+}
+
+static void mark_value(const marker *mk, fmag_value *v, unsigned left)
+{
+    if (v && v->kind == FMAG_VALUE_RESULT && v->def) mark(mk, v->def, left);
+}
+
+/* The view's depth of the rules: the most operand edges from a root to a pattern op. */
+static unsigned rules_reach(const rule_set *rs)
+{
+    unsigned reach = 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        const fmag_superopt_rule *r = rs->order[i];
+        unsigned dist[MAXPAT] = {0};
+        for (unsigned k = r->npattern; k-- > 0;)
+            for (unsigned j = 0; j < 5; j++) {
+                const fmag_so_ref *ref = &r->pattern[k].s[j];
+                if (ref->kind != FMAG_SO_REF_OP) continue;
+                /* ops name earlier ops; otherwise no better bound than the op count */
+                unsigned d = ref->index < k ? dist[k] + 1 : r->npattern;
+                if (ref->index < k && d > dist[ref->index]) dist[ref->index] = d;
+                if (d > reach) reach = d;
+            }
+    }
+    return reach;
+}
+
+/* Marks what a rewrite of the cone of `root` changes the view of: the root's users
+ * (their operand becomes the new result) and what is within reach of them; within
+ * reach of the inputs (their use counts change) and of the new instructions. Before
+ * the rewrite: the root's uses are still there. */
+static void mark_before_rewrite(const marker *mk, fmag_instr *root)
+{
+    mark(mk, root, mk->reach + 1);
+}
+
+static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s, const marker *mk)
 {
     fmag_instr *root = s->m[r->npattern - 1];
+    mark_before_rewrite(mk, root);
     fmag_builder b;
     fmag_builder_before(&b, root);
     fmag_value *zero = fmag_module_const(f->module, 0.0f);
@@ -282,6 +346,7 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
         for (int k = 0; k < 3; k++)
             ops[k] = o[k]->is_reg ? regs[o[k]->reg] : fmag_module_const(f->module, o[k]->imm);
         regs[c->d] = fmag_build_fmag(&b, regs[c->a], ops[0], ops[1], regs[c->d], ops[2]);
+        mark_value(mk, regs[c->d], mk->reach);
     }
     fmag_value_replace_all_uses(fmag_instr_result(root), regs[0]);
     /* the root first, then the cone from its newest op down: each is unused by then */
@@ -292,6 +357,8 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s)
             dup |= s->m[q] == in;
         if (!dup && in && !fmag_instr_result(in)->uses) fmag_instr_erase(in);
     }
+    for (unsigned i = 0; i < r->nin && i < sizeof s->bind / sizeof s->bind[0]; i++)
+        mark_value(mk, s->bind[i], mk->reach);
 }
 
 /* The rules, largest pattern first (stable), so a rule whose pattern contains
@@ -309,7 +376,7 @@ static void rule_set_init(rule_set *rs)
         rs->root[i] = op_filter_of(rs, &rs->order[i]->pattern[rs->order[i]->npattern - 1]);
 }
 
-static bool try_root(fmag_func *f, fmag_instr *in, const rule_set *rs)
+static bool try_root(fmag_func *f, fmag_instr *in, const rule_set *rs, const marker *mk)
 {
     features have = features_of(rs, in);
     for (size_t i = 0; i < rs->n; i++) {
@@ -320,7 +387,7 @@ static bool try_root(fmag_func *f, fmag_instr *in, const rule_set *rs)
         if (!match_op(r, r->npattern - 1, fmag_instr_result(in), &s) || !cone_is_private(r, &s) ||
             (r->nin > 1 && !s.bind[1]))
             continue;
-        rewrite(f, r, &s);
+        rewrite(f, r, &s, mk);
         return true;
     }
     return false;
@@ -331,18 +398,21 @@ static bool try_root(fmag_func *f, fmag_instr *in, const rule_set *rs)
  * the sweep goes on from the newest of those: they may be roots themselves. A rewrite
  * can also make a later root match, hence the caller's sweeps to a fixed point; each
  * sweep is linear in the block, where restarting from the end after every rewrite
- * was quadratic. */
-static bool sweep(fmag_func *f, const rule_set *rs)
+ * was quadratic; after the first, a sweep tries only the marked roots (above). */
+static bool sweep(fmag_func *f, const rule_set *rs, marker *mk, bool first)
 {
     bool changed = false;
     fmag_foreach_block (bb, f) {
         for (fmag_instr *in = bb->last; in;) {
-            if (in->op != FMAG_OP_FMAG) {
+            bool marked = in->aux != NULL;
+            in->aux = NULL;
+            if (in->op != FMAG_OP_FMAG || (!first && !marked)) {
                 in = in->prev;
                 continue;
             }
             fmag_instr *after = in->next;
-            if (!try_root(f, in, rs)) {
+            mk->gen++;
+            if (!try_root(f, in, rs, mk)) {
                 in = in->prev;
                 continue;
             }
@@ -357,8 +427,10 @@ fmag_pass_status fmag_opt_superopt_peephole(fmag_func *f)
 {
     rule_set rs;
     rule_set_init(&rs);
+    marker mk = {0, rules_reach(&rs)};
     bool changed = false;
-    while (sweep(f, &rs))
+    for (bool first = true; sweep(f, &rs, &mk, first); first = false)
         changed = true;
+    fmag_func_clear_aux(f);
     return changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }
