@@ -377,12 +377,16 @@ bool fmag_func_aux_clear(const fmag_func *f)
     if (f->aux) return false;
     for (unsigned k = 0; k < f->nparams; k++)
         if (f->params[k].aux) return false;
+    /* the pass manager asks after every pass: one test per instruction (aux and a
+     * single result's aux, the common case) */
     for (const fmag_block *b = f->first; b; b = b->next) {
         if (b->aux) return false;
         for (const fmag_instr *i = b->first; i; i = i->next) {
-            if (i->aux) return false;
-            for (unsigned k = 0; k < i->nresults; k++)
-                if (i->results[k].aux) return false;
+            unsigned n = i->nresults;
+            const fmag_value *r = i->results;
+            if (i->aux || (n && r[0].aux)) return false;
+            for (unsigned k = 1; k < n; k++)
+                if (r[k].aux) return false;
         }
     }
     return true;
