@@ -95,6 +95,7 @@ _Static_assert(MAXPAT <= 32, "match_state.set has a bit per pattern op");
 enum { NLIT = 11, FEAT_FMAG = 5 * NLIT, LIT_HASH = 32 };
 _Static_assert(FEAT_FMAG + 5 <= 64, "the features fit one word");
 _Static_assert(NLIT < LIT_HASH, "the literal hash always has an empty place");
+_Static_assert(sizeof superopt_rules / sizeof superopt_rules[0] <= 256, "a rule index fits a byte");
 
 typedef uint64_t features;
 
@@ -102,11 +103,19 @@ typedef struct op_filter {
     features need, need_swapped;
 } op_filter;
 
-/* The rules in the order they are tried, their roots' filters (side by side: every
- * instruction is tested against each) and the literal table, made once per pass run. */
+enum { NRULES = sizeof superopt_rules / sizeof superopt_rules[0] };
+/* What an instruction's last slot (e, which the product's order leaves in place)
+ * holds: nothing a root asks for, literal i (1 + i), an fmag result (NLIT + 1). */
+enum { NSLOT_E = NLIT + 2 };
+
+/* The rules in the order they are tried, their roots' filters, per kind of last slot
+ * the rules whose root accepts it (in order), and the literal table, made once per
+ * pass run. */
 typedef struct rule_set {
-    const fmag_superopt_rule *order[sizeof superopt_rules / sizeof superopt_rules[0]];
-    op_filter root[sizeof superopt_rules / sizeof superopt_rules[0]];
+    const fmag_superopt_rule *order[NRULES];
+    op_filter root[NRULES];
+    uint8_t by_slot_e[NSLOT_E][NRULES];
+    unsigned nby_slot_e[NSLOT_E];
     size_t n;
     unsigned nlits;
     /* the roots' literals by hash (open addressing), to index + 1; 0: an empty place */
@@ -178,6 +187,14 @@ static op_filter op_filter_of(const rule_set *rs, const fmag_so_op *p)
         f.need_swapped |= need_of(rs, &p->s[j], j < 2 ? 1 - j : j);
     }
     return f;
+}
+
+/* The features of slot e alone (at most one bit) as an index of rule_set.by_slot_e. */
+static unsigned slot_e_kind(features have)
+{
+    features lits = have >> (4 * NLIT) & ((1u << NLIT) - 1);
+    if (lits) return 1 + (unsigned)__builtin_ctzll(lits);
+    return have >> (FEAT_FMAG + 4) & 1 ? NLIT + 1 : 0;
 }
 
 /* The product's two factors may come in either order. */
@@ -374,12 +391,26 @@ static void rule_set_init(rule_set *rs)
         add_lits(rs, &rs->order[i]->pattern[rs->order[i]->npattern - 1]);
     for (size_t i = 0; i < rs->n; i++)
         rs->root[i] = op_filter_of(rs, &rs->order[i]->pattern[rs->order[i]->npattern - 1]);
+    /* slot e is not swapped, so need and need_swapped ask the same of it */
+    for (unsigned e = 0; e < NSLOT_E; e++) {
+        rs->nby_slot_e[e] = 0;
+        features have_e = e == 0          ? 0
+                          : e == NLIT + 1 ? (features)1 << (FEAT_FMAG + 4)
+                                          : (features)1 << (4 * NLIT + e - 1);
+        for (size_t i = 0; i < rs->n; i++) {
+            features need_e = rs->root[i].need & ((features)((1u << NLIT) - 1) << (4 * NLIT) |
+                                                  (features)1 << (FEAT_FMAG + 4));
+            if (!(need_e & ~have_e)) rs->by_slot_e[e][rs->nby_slot_e[e]++] = (uint8_t)i;
+        }
+    }
 }
 
 static bool try_root(fmag_func *f, fmag_instr *in, const rule_set *rs, const marker *mk)
 {
     features have = features_of(rs, in);
-    for (size_t i = 0; i < rs->n; i++) {
+    unsigned e = slot_e_kind(have);
+    for (unsigned k = 0; k < rs->nby_slot_e[e]; k++) {
+        unsigned i = rs->by_slot_e[e][k];
         if (!op_plausible(&rs->root[i], have)) continue;
         const fmag_superopt_rule *r = rs->order[i];
         match_state s;
