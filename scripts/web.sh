@@ -7,19 +7,34 @@
 #   scripts/web.sh test [DIR]     build, then the browser test (test/Web/browser_test.py)
 #                                 against the native tools of build/ (built if missing)
 # Needs the Debian packages emscripten and chromium: installed here when missing
-# (scripts/deps.sh web; the browser test also needs the native build's tools).
+# (scripts/deps.sh web; the browser test also needs the native build's tools). MaterialX
+# needs expat, which Emscripten does not port: Debian's expat source is fetched once into
+# DIR/expat-src (scripts/deps.sh expat-src) and built with the page; without it (no
+# Debian mirror) the page is built without MaterialX, except under CI=true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-serve}
 dir=${2:-build-wasm}
 case "$mode" in serve|build|test) ;; *) echo "usage: scripts/web.sh [serve|build|test] [DIR]" >&2; exit 1 ;; esac
-command -v emcmake >/dev/null && { [ "$mode" = build ] || command -v chromium >/dev/null; } ||
-  bash scripts/deps.sh web
+command -v emcmake >/dev/null && command -v dpkg-source >/dev/null &&
+  { [ "$mode" = build ] || command -v chromium >/dev/null; } || bash scripts/deps.sh web
 # Debian's emscripten 3.1.6 finds its own acorn (a Debian node package) only through
 # NODE_PATH under a Node that is not Debian's own.
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
-if [ ! -f "$dir/CMakeCache.txt" ]; then
-  emcmake cmake -S web -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+mkdir -p "$dir"
+expat=$(realpath "$dir")/expat-src
+if bash scripts/deps.sh expat-src "$expat"; then
+  expat_tree=$expat/tree
+elif [ "${CI:-}" = true ]; then
+  echo "web.sh: no expat source for MaterialX (CI needs it)" >&2
+  exit 1
+else
+  echo "web.sh: no expat source: the page is built without MaterialX" >&2
+  expat_tree=
+fi
+# configured once, and again when the expat source comes or goes
+if ! grep -qxF "FMAG_EXPAT_SOURCE_DIR:PATH=$expat_tree" "$dir/CMakeCache.txt" 2>/dev/null; then
+  emcmake cmake -S web -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DFMAG_EXPAT_SOURCE_DIR=$expat_tree" >/dev/null
 fi
 cmake --build "$dir" -j"$(nproc)"
 case "$mode" in

@@ -10,18 +10,11 @@
 #include <string.h>
 #include <time.h>
 #include "fmag/VM.h"
+#include "../BenchTime.h"
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return bench_seconds(CLOCK_MONOTONIC) * 1e3;
 }
 
 typedef struct image_set {
@@ -135,15 +128,14 @@ int main(int argc, char **argv)
         }
         if (r) t[0][r - 1] = t1 - t0, t[1][r - 1] = now_ms() - t1;
     }
-    qsort(t[0], reps, sizeof(double), cmp_double);
-    qsort(t[1], reps, sizeof(double), cmp_double);
+    double per_lane = bench_median(t[0], reps), binned = bench_median(t[1], reps);
     size_t differ = 0;
     for (size_t k = 0; k < n * s.ow; ++k)
         differ += memcmp(&o1[k], &o2[k], sizeof *o1) != 0;
     printf("%zu programs, %zu elements, %u threads (%s): per lane %.2f ms, binned %.2f ms "
            "(x%.2f), %zu values differ\n",
-           s.nprogs, n, fmag_vm_engine_threads(e), fmag_vm_engine_isa(e), t[0][reps / 2],
-           t[1][reps / 2], t[0][reps / 2] / t[1][reps / 2], differ);
+           s.nprogs, n, fmag_vm_engine_threads(e), fmag_vm_engine_isa(e), per_lane, binned,
+           per_lane / binned, differ);
     fmag_vm_engine_destroy(e);
     return differ ? 1 : 0;
 }

@@ -16,22 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static double clock_of(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "../BenchTime.h"
+
 /* Wall time; and the process's CPU time, which single-thread figures use so that other
  * work on a shared machine (the development machine's two cores carry many jobs) does not
  * count against them. */
 static double now(void)
 {
-    return clock_of(CLOCK_MONOTONIC);
+    return bench_seconds(CLOCK_MONOTONIC);
 }
 static double cpu_now(void)
 {
-    return clock_of(CLOCK_PROCESS_CPUTIME_ID);
+    return bench_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /* Cycles: the time-stamp counter, which ticks at a constant rate (not the core clock,
@@ -437,7 +433,7 @@ static void scaling(bench_prog *bp, size_t nb, unsigned maxt)
 /* Thread CPU time: a probe thread taken off its core does not count. */
 static double thread_now(void)
 {
-    return clock_of(CLOCK_THREAD_CPUTIME_ID);
+    return bench_seconds(CLOCK_THREAD_CPUTIME_ID);
 }
 static double probe_add(void)
 {

@@ -25,18 +25,11 @@
 #include "fmag/Shader.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "../BenchTime.h"
 
 static double now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return bench_seconds(CLOCK_MONOTONIC) * 1e6;
 }
 
 #define MAXRUNS 4096
@@ -46,12 +39,6 @@ typedef struct samples {
     double v[NPHASE][MAXRUNS];
     size_t n;
 } samples;
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n ? v[n / 2] : 0;
-}
 
 static bool finish(fmag_context *ctx, fmag_module *m, double *t, unsigned *ninstr)
 {
@@ -177,8 +164,9 @@ int main(int argc, char **argv)
             own[r] = gl.v[1][r] + gl.v[2][r] + gl.v[3][r];
         }
         for (int p = 0; p < NPHASE; p++)
-            ms[p] = median(sl.v[p], sl.n), mg[p] = median(gl.v[p], gl.n);
-        double ts = median(tot_s, sl.n), tg = median(tot_g, gl.n), to = median(own, gl.n);
+            ms[p] = bench_median(sl.v[p], sl.n), mg[p] = bench_median(gl.v[p], gl.n);
+        double ts = bench_median(tot_s, sl.n), tg = bench_median(tot_g, gl.n),
+               to = bench_median(own, gl.n);
         printf("| %s | %u | %.1f | %.1f | %.1f | %.1f | %u | %.1f | %.1f | %.1f | %.1f | %.1f | "
                "%.2f |\n",
                name, n_sl, ts, ms[0], ms[2], ms[3], n_gl, mg[0], mg[1], mg[2], mg[3], tg, to / ts);

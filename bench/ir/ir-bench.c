@@ -8,18 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../BenchTime.h"
 
 static double now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return bench_seconds(CLOCK_PROCESS_CPUTIME_ID) * 1e6;
 }
 
 /* A deterministic module of about n instructions. */
@@ -94,10 +87,8 @@ int main(int argc, char **argv)
             tp[r] = t1 - t0, tv[r] = t2 - t1, tr[r] = t3 - t2;
             fmag_context_destroy(ctx);
         }
-        qsort(tp, repeats, sizeof(double), cmp_double);
-        qsort(tv, repeats, sizeof(double), cmp_double);
-        qsort(tr, repeats, sizeof(double), cmp_double);
-        double p = tp[repeats / 2], v = tv[repeats / 2], w = tr[repeats / 2];
+        double p = bench_median(tp, repeats), v = bench_median(tv, repeats),
+               w = bench_median(tr, repeats);
         printf("%8zu %10.1f %10.1f %10.1f %10.1f %12.1f\n", ninstr, p, v, w, p + v + w,
                (p + v + w) * 1e3 / ninstr);
         free(text);

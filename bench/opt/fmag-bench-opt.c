@@ -7,20 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../BenchTime.h"
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return bench_seconds(CLOCK_MONOTONIC) * 1e3;
 }
 
 /* CPU time of this process: steadier than wall time on a shared, loaded machine. */
 static double cpu_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return bench_seconds(CLOCK_PROCESS_CPUTIME_ID) * 1e3;
 }
 
 static uint64_t next(uint64_t *s)

@@ -25,6 +25,7 @@
 #include "fmag/SL.h"
 #include "fmag/Transforms.h"
 #include "fmag/VM.h"
+#include "../BenchTime.h"
 
 /* What a run measures: --cpu-time reads the thread's CPU clock instead of the
  * wall clock, for a loaded machine where other processes steal the core. */
@@ -40,9 +41,7 @@ typedef struct bench_cfg {
 
 static double now_us(const bench_cfg *cfg)
 {
-    struct timespec ts;
-    clock_gettime(cfg->clock, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+    return bench_seconds(cfg->clock) * 1e6;
 }
 
 /* One full compile; returns the instruction count of all programs, 0 on error.
@@ -80,12 +79,6 @@ static unsigned compile_once(const bench_cfg *cfg, fmag_context *reuse, const ch
     return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct timing {
     unsigned instrs;
     double total, phase[3]; /* medians, µs */
@@ -116,12 +109,9 @@ static bool time_compile(const bench_cfg *cfg, fmag_context *reuse, const char *
             p[k][reps] = ph[k];
         reps++;
     }
-    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-    out->total = t[reps / 2];
-    for (int k = 0; k < 3; k++) {
-        qsort(p[k], (size_t)reps, sizeof t[0], cmp_double);
-        out->phase[k] = p[k][reps / 2];
-    }
+    out->total = bench_median(t, (size_t)reps);
+    for (int k = 0; k < 3; k++)
+        out->phase[k] = bench_median(p[k], (size_t)reps);
     free(t);
     return true;
 }

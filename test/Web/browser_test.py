@@ -3,13 +3,13 @@
 on SwiftShader (WebGL2 and WebGPU on the CPU), driven over the DevTools protocol (cdp.py),
 loads the page from a static server on 127.0.0.1, types programs into the editor and
 checks against independent oracles of the native build:
-  1. the FMAG stream the page shows equals `slc -S` (SL), `fmag-opt -O2 -lower` (.fir) or
-     `fmag-as -d` (.fmas) of the same text, byte for byte;
+  1. the FMAG stream the page shows equals `slc -S` (SL, MaterialX), `fmag-opt -O2 -lower`
+     (.fir) or `fmag-as -d` (.fmas) of the same text, byte for byte;
   2. every pixel's output words equal the reference VM's (`fmag-run` on the native .fmag,
      same inputs), bit for bit, uniform and per lane, on WebGL2 and on WebGPU; and the
      integer fma of both shaders on random and edge-case operands and guards;
-  3. a syntax error shows at its line (gutter mark and message); the permalink restores
-     the program;
+  3. a syntax error and a malformed MaterialX document show at their line (gutter mark
+     and message, the line native slc reports); the permalink restores the program;
   4. screenshots of the page are written for a person to look at.
 usage: browser_test.py --web BUILD/web --tools BUILD/bin --out DIR [--chromium PATH]
        [--quick] [--bench]"""
@@ -35,6 +35,8 @@ import cdp  # noqa: E402
 SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SIZE = 128  # the page's image in this test (?size=128): a quarter of the default's work
 CANON_NAN = 0x7FC00000
+EXT = {"sl": ".sl", "fir": ".fir", "fmas": ".fmas", "mtlx": ".mtlx"}
+NATIVE_NAME = {"sl": "slc -S", "mtlx": "slc -S", "fir": "fmag-opt -O2 -lower", "fmas": "fmag-as -d"}
 failures = []
 
 
@@ -97,9 +99,9 @@ class Native:
 
     def stream(self, text, lang, pipeline):
         """The .fmas the native tools print for this source, and a .fmag of it."""
-        src = self.write(text, {"sl": ".sl", "fir": ".fir", "fmas": ".fmas"}[lang])
+        src = self.write(text, EXT[lang])
         fmag = src + ".fmag"
-        if lang == "sl":
+        if lang in ("sl", "mtlx"):
             p = self.tool("slc", pipeline, "-S", src)
             q = self.tool("slc", pipeline, src, "-o", fmag)
         elif lang == "fir":
@@ -112,9 +114,9 @@ class Native:
             raise RuntimeError("native %s failed: %s%s" % (lang, p.stderr, q.stderr))
         return p.stdout, fmag
 
-    def ir(self, text, pipeline):
+    def ir(self, text, pipeline, lang="sl"):
         """The module after the pipeline: slc -emit-ir's IR through fmag-opt."""
-        src = self.write(text, ".sl")
+        src = self.write(text, EXT[lang])
         p = self.tool("slc", "-emit-ir", src, "-o", src + ".fir")
         q = self.tool("fmag-opt", src + ".fir", pipeline) if not p.returncode else p
         if p.returncode or q.returncode:
@@ -313,6 +315,32 @@ def fma_ok(inputs, got, want):
     return got == (CANON_NAN if guard else inputs[0])
 
 
+MTLX_BAD = [
+    ("malformed XML", 7, """<?xml version="1.0"?>
+<materialx version="1.38">
+  <nodegraph name="g">
+    <texcoord name="uv" type="vector2"/>
+    <separate2 name="s" type="multioutput">
+      <input name="in" type="vector2" nodename="uv"/>
+    </separate3>
+    <output name="out" type="float" nodename="s" output="outx"/>
+  </nodegraph>
+</materialx>
+"""),
+    ("unknown node", 6, """<?xml version="1.0"?>
+<materialx version="1.38">
+  <nodegraph name="g">
+    <texcoord name="uv" type="vector2"/>
+    <time name="t" type="float"/>
+    <noise9d name="n" type="float">
+      <input name="in" type="float" nodename="t"/>
+    </noise9d>
+    <output name="out" type="float" nodename="n"/>
+  </nodegraph>
+</materialx>
+"""),
+]
+
 FMA_PROG = """; the fma and the guard on chosen words
 .def fmaprobe, 4, 1
     %r0 = fmag %r0, %r1, %r2, %r3
@@ -363,7 +391,8 @@ def main():
         for name, lang, src, perlane in programs_to_check(args.quick):
             want, fmag = native.stream(src, lang, "-O2")
             for be in backends + ["wasm"]:
-                if be == "webgpu" and name not in ("plasma", "tiles-perlane", "hash21", "fmas", "multi_export"):
+                if be == "webgpu" and name not in ("plasma", "tiles-perlane", "hash21", "fmas", "mtlx",
+                                                   "multi_export"):
                     continue  # WebGPU: a subset (the same shader logic, CI time)
                 if be == "wasm" and name not in ("tiles-perlane", "hash21"):
                     continue  # the page's CPU engine (the reference VM in wasm, fmag.js's run)
@@ -377,8 +406,7 @@ def main():
                             name, len(st["stream"]), len(want)))
                     else:
                         print("ok: %s: stream equals the native %s byte for byte (%d bytes)" % (
-                            name, {"sl": "slc -S", "fir": "fmag-opt -O2 -lower", "fmas": "fmag-as -d"}[lang],
-                            len(want)), flush=True)
+                            name, NATIVE_NAME[lang], len(want)), flush=True)
                 check_pixels("%s on %s%s (%.0f ms)" % (name, be, ", per lane" if perlane else "", st["renderMs"]),
                              native, fmag, st["programs"], pg.bits(), t)
         # another pipeline: -O0 and a pass list, against slc
@@ -399,6 +427,20 @@ def main():
                 fail("sdf %s: the page's IR differs from slc -emit-ir | fmag-opt %s" % (pipe, pipe))
             else:
                 print("ok: sdf %s: IR equals slc -emit-ir | fmag-opt %s" % (pipe, pipe), flush=True)
+        # MaterialX: the other pipelines' streams, and the IR pane, against slc
+        mtlx = dict((n, s) for n, _, s, _ in programs_to_check(True))["mtlx"]
+        for pipe in ("-O0", "-O1"):
+            want, _ = native.stream(mtlx, "mtlx", pipe)
+            st = pg.type_program(mtlx, "mtlx", pipe)
+            if st["stream"] != want:
+                fail("mtlx %s: the page's stream differs from slc %s -S" % (pipe, pipe))
+            else:
+                print("ok: mtlx %s: stream equals slc %s -S" % (pipe, pipe), flush=True)
+        st = pg.type_program(mtlx, "mtlx", "-O2")
+        if canonical_ir(st["ir"]) != canonical_ir(native.ir(mtlx, "-O2", "mtlx")):
+            fail("mtlx -O2: the page's IR differs from slc -emit-ir | fmag-opt -O2")
+        else:
+            print("ok: mtlx -O2: IR equals slc -emit-ir | fmag-opt -O2", flush=True)
         st = pg.type_program(src, "sl", "-inline -ifconvert -cse -dce")
         if "func" not in st["ir"] or not st["programs"]:
             fail("a pass list: no IR or no program (%s)" % st["diagText"])
@@ -433,6 +475,21 @@ def main():
         else:
             print("ok: syntax error shown at line 3: %s" % st["diagText"][0], flush=True)
 
+        # a malformed MaterialX document (a closing tag that does not match, line 7), and
+        # one that is well-formed XML with a node FMAG does not know (line 6): each error
+        # at the line native slc reports, which is the line written here
+        for what, line, bad_doc in MTLX_BAD:
+            st = pg.type_program(bad_doc, "mtlx", "-O2", False, "webgl2")
+            native_err = native.tool("slc", "-S", native.write(bad_doc, ".mtlx")).stderr
+            m = re.search(r"\.mtlx:(\d+):(\d+): error: ", native_err)
+            want = "line %s:%s: error: " % m.groups() if m else "(slc reported no line)"
+            if (not m or int(m.group(1)) != line or st["errorLines"] != [line]
+                    or not any(d.startswith(want) for d in st["diagText"])):
+                fail("MaterialX %s: slc says %r; the page marks %s, lists %s" % (
+                    what, native_err.strip()[:120], st["errorLines"], st["diagText"]))
+            else:
+                print("ok: MaterialX %s shown at line %d: %s" % (what, line, st["diagText"][0]), flush=True)
+
         # the permalink: the address the page wrote, opened afresh, restores the program
         perm_src = "export f32 grey(f32 u, f32 v) {\n    return u * v; // permalink\n}\n"
         pg.type_program(perm_src, "sl", "-O1", True, "webgl2")
@@ -445,12 +502,14 @@ def main():
         else:
             print("ok: permalink restores the source, the pipeline and per-lane (%d-byte address)" % len(href), flush=True)
 
-        # (4) screenshots for a person: plasma on WebGL2, and the four-export example per
-        # lane (a program per tile) with its stream and statistics
-        examples = dict((n, s) for n, _, s, _ in programs_to_check(True))
-        for shot_name, src, perlane in (("playground.png", examples["plasma"], False),
-                                        ("playground-perlane.png", examples["tiles"], True)):
-            pg.type_program(src, "sl", "-O2", perlane, "webgl2")
+        # (4) screenshots for a person: plasma on WebGL2, the four-export example per lane
+        # (a program per tile) with its stream and statistics, and the MaterialX graph
+        examples = dict((n, (lang, s)) for n, lang, s, _ in programs_to_check(True))
+        for shot_name, ex, perlane in (("playground.png", "plasma", False),
+                                       ("playground-perlane.png", "tiles", True),
+                                       ("playground-mtlx.png", "mtlx", False)):
+            lang, src = examples[ex]
+            pg.type_program(src, lang, "-O2", perlane, "webgl2")
             shot = page.send("Page.captureScreenshot", {"format": "png"})
             path = os.path.join(args.out, shot_name)
             with open(path, "wb") as f:
@@ -472,6 +531,7 @@ def bench(pg, backends):
     programs, median of 5 renders after a warm-up."""
     names = ("hash11", "node_graph_a", "blinn_phong", "cook_torrance", "fbm")
     srcs = [open(os.path.join(SRC, "examples", n + ".sl")).read() for n in names]
+    examples = dict((n, (lang, s)) for n, lang, s, _ in programs_to_check(True))
     # V8 runs wasm on its baseline compiler first and moves hot functions to the optimizing
     # one in the background (seconds on a loaded machine): the first compile after the
     # page loads is the user's first figure, the rest are measured after a warm-up
@@ -484,22 +544,26 @@ def bench(pg, backends):
     print("after 12 s of warm-up, the mean of a batch of >= 300 ms, best of 3 batches")
     print("| program | fast lowering µs | full lowering µs |")
     print("|---|---:|---:|")
-    for n, src in zip(names, srcs):
-        fast = pg.p.eval("fmagPage.compileBench(%s, 'sl', true)" % js_str(src))
-        full = pg.p.eval("fmagPage.compileBench(%s, 'sl', false)" % js_str(src))
-        print("| %s.sl | %.1f | %.1f |" % (n, fast, full), flush=True)
-    progs = [("plasma", dict((n, s) for n, _, s, _ in programs_to_check(True))["plasma"])]
+    # the page's MaterialX example: the same text each time, so after the first the
+    # context's cached document is reused (docs/MaterialX.md): an editor's recompile
+    rows = [(n + ".sl", "sl", src) for n, src in zip(names, srcs)]
+    rows.append(("ripples.mtlx (page example, recompile)", "mtlx", examples["mtlx"][1]))
+    for n, lang, src in rows:
+        fast = pg.p.eval("fmagPage.compileBench(%s, '%s', true)" % (js_str(src), lang))
+        full = pg.p.eval("fmagPage.compileBench(%s, '%s', false)" % (js_str(src), lang))
+        print("| %s | %.1f | %.1f |" % (n, fast, full), flush=True)
+    progs = [("plasma", "sl", examples["plasma"][1]), ("ripples.mtlx", "mtlx", examples["mtlx"][1])]
     for n in ("hash21", "value_noise", "fbm"):
-        progs.append((n, open(os.path.join(SRC, "examples", n + ".sl")).read()))
+        progs.append((n, "sl", open(os.path.join(SRC, "examples", n + ".sl")).read()))
     print("\nbench: %dx%d image, median of 5 renders (after one warm-up)" % (SIZE, SIZE))
     print("| program | instrs | backend | mode | ms | M instr/s |")
     print("|---|---:|---|---|---:|---:|")
-    for name, src in progs:
+    for name, lang, src in progs:
         for be in backends:
             modes = [True, False] if be == "webgl2" else [True]
             for exact in modes:
                 pg.p.eval("fmagPage.setExact(%s)" % ("true" if exact else "false"))
-                st = pg.type_program(src, "sl", "-O2", False, be)
+                st = pg.type_program(src, lang, "-O2", False, be)
                 ms = sorted(pg.p.eval("fmagPage.bench(6)")[1:])[2]
                 n = st["programs"][0]["instrs"]
                 print("| %s | %d | %s | %s | %.1f | %.1f |" % (

@@ -1,5 +1,7 @@
 // Programs the page offers. Inputs: u, v (pixel centres, 0..1, v up) and t (seconds);
-// outputs: a colour (one output grey, three rgb).
+// outputs: a colour (one output grey, three rgb). A MaterialX graph's inputs are its
+// interface inputs, then texcoord and time (docs/MaterialX.md, "Interface"): a graph
+// with no interface inputs that reads texcoord and time gets (u, v, t).
 export const EXAMPLES = {
   plasma: { lang: 'sl', src: `// Plasma: sums of sines over position and time.
 export f32x3 plasma(f32x2 p, f32 t) {
@@ -53,6 +55,52 @@ export func @main(%u, %v, %t) -> 1 {
   %r = phi [%0, ^pos], [%u, ^neg]
   ret %r
 }
+` },
+  mtlx: { lang: 'mtlx', src: `<?xml version="1.0"?>
+<materialx version="1.38">
+  <!-- Ripples: rings that move out from the centre with time,
+       over a checkerboard. The program's inputs: texcoord (the
+       pixel's u, v), then time (t): no interface inputs. -->
+  <nodegraph name="ripples">
+    <texcoord name="uv" type="vector2"/>
+    <time name="t" type="float"/>
+    <distance name="d" type="float">
+      <input name="in1" type="vector2" nodename="uv"/>
+      <input name="in2" type="vector2" value="0.5, 0.5"/>
+    </distance>
+    <multiply name="rings" type="float">
+      <input name="in1" type="float" nodename="d"/>
+      <input name="in2" type="float" value="40"/>
+    </multiply>
+    <multiply name="speed" type="float">
+      <input name="in1" type="float" nodename="t"/>
+      <input name="in2" type="float" value="3"/>
+    </multiply>
+    <subtract name="phase" type="float">
+      <input name="in1" type="float" nodename="rings"/>
+      <input name="in2" type="float" nodename="speed"/>
+    </subtract>
+    <sin name="wave" type="float">
+      <input name="in" type="float" nodename="phase"/>
+    </sin>
+    <remap name="w" type="float">
+      <input name="in" type="float" nodename="wave"/>
+      <input name="inlow" type="float" value="-1"/>
+    </remap>
+    <checkerboard name="board" type="color3">
+      <input name="color1" type="color3" value="0.1, 0.2, 0.5"/>
+      <input name="color2" type="color3" value="0.2, 0.35, 0.7"/>
+      <input name="uvtiling" type="vector2" value="8, 8"/>
+      <input name="texcoord" type="vector2" nodename="uv"/>
+    </checkerboard>
+    <mix name="tint" type="color3">
+      <input name="fg" type="color3" value="1.0, 0.65, 0.2"/>
+      <input name="bg" type="color3" nodename="board"/>
+      <input name="mix" type="float" nodename="w"/>
+    </mix>
+    <output name="out" type="color3" nodename="tint"/>
+  </nodegraph>
+</materialx>
 ` },
   fmas: { lang: 'fmas', src: `; FMAG assembly, run as written: r0 = u*v + t*0.25
 .def mix_uv, 3, 1

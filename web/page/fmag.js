@@ -1,5 +1,5 @@
 // fmag.js: the FMAG library (WebAssembly, web/CMakeLists.txt) as an ES module. A thin
-// layer over include/fmag/fmag.h: compile SL, .fir or .fmas text, inspect the programs,
+// layer over include/fmag/fmag.h: compile SL, .fir, .fmas or MaterialX text, inspect the programs,
 // disassemble them, run them on the reference VM. Strings and arrays are copied in and
 // out of the wasm heap here; nothing else in the page touches the heap.
 //
@@ -11,8 +11,8 @@
 import createFmagModule from './fmag_wasm.mjs';
 
 // fmag_language (fmag.h)
-export const LANGUAGES = { auto: 0, sl: 1, fir: 2, fmas: 3 };
-const EXT = { sl: '.sl', fir: '.fir', fmas: '.fmas', auto: '' };
+export const LANGUAGES = { auto: 0, sl: 1, fir: 2, fmas: 3, mtlx: 7 };
+const EXT = { sl: '.sl', fir: '.fir', fmas: '.fmas', mtlx: '.mtlx', auto: '' };
 const ENGINE_REF = 0;
 
 export async function loadFmag(moduleArgs = {}) {
@@ -29,6 +29,9 @@ export class Fmag {
   }
 
   version() { return this.M.UTF8ToString(this.M._fmag_version()); }
+
+  // Whether this build reads the language (MaterialX only where expat was built in).
+  haveLanguage(lang) { return !!this.M._fmag_have_language(LANGUAGES[lang] ?? -1); }
 
   // A NUL-terminated copy of s in the heap: [pointer, byte length]. Free with M._free.
   _str(s) {
@@ -62,9 +65,10 @@ export class Fmag {
     return out;
   }
 
-  // Compiles text to an image (one program per export). options: language ('sl', 'fir',
-  // 'fmas', 'auto'), pipeline ('O0', 'O1', 'O2' or a pass list: fmag-opt's names),
-  // fastmath, fastCodegen, filename, withIR (also the optimized IR: a second compile).
+  // Compiles text to an image (one program per export; MaterialX: per graph output).
+  // options: language ('sl', 'fir', 'fmas', 'mtlx', 'auto'), pipeline ('O0', 'O1', 'O2'
+  // or a pass list: fmag-opt's names), fastmath, fastCodegen, filename, withIR (also the
+  // optimized IR: a second compile).
   // Returns { image (FmagImage or null), stream (slc -S text), ir, diagnostics, compileUs }.
   compile(src, options = {}) {
     const M = this.M;

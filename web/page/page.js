@@ -1,7 +1,7 @@
 // The playground: the editor, the compiler (fmag.js, wasm) on every edit, the panes,
 // and the image on the GPU (fmag_webgl.js / fmag_webgpu.js). window.fmagPage is the
 // surface the browser test (test/Web) drives.
-import { loadFmag } from './fmag.js';
+import { loadFmag, LANGUAGES } from './fmag.js';
 import { FmagWebGL } from './fmag_webgl.js';
 import { FmagWebGPU } from './fmag_webgpu.js';
 import { EXAMPLES } from './examples.js';
@@ -279,13 +279,13 @@ window.fmagPage = {
   // (fmag_compile alone: the source copied into the heap once, the image destroyed)
   compileBench: (src, lang, fastCodegen, minMs = 300, rounds = 3) => {
     let best = Infinity;
-    const M = fmag.M, [ps, len] = fmag._str(src), [pf] = fmag._str('bench.sl'), [pp] = fmag._str('O2');
+    const M = fmag.M, [ps, len] = fmag._str(src), [pf] = fmag._str('bench.' + lang), [pp] = fmag._str('O2');
     for (let r = 0; r < rounds; r++) {
       let n = 0;
       const t0 = performance.now();
       do {
         M._fmag_context_reset(fmag.ctx);
-        const img = M._fmag_web_compile(fmag.ctx, pf, ps, len, 1, pp, 0, fastCodegen ? 1 : 0);
+        const img = M._fmag_web_compile(fmag.ctx, pf, ps, len, LANGUAGES[lang], pp, 0, fastCodegen ? 1 : 0);
         if (!img) throw new Error('compile failed');
         M._fmag_image_destroy(img);
         n++;
@@ -312,6 +312,11 @@ async function main() {
   }
   if (!navigator.gpu) ui.backend.querySelector('option[value=webgpu]').disabled = true;
   fmag = await loadFmag();
+  if (!fmag.haveLanguage('mtlx')) {
+    const o = ui.lang.querySelector('option[value=mtlx]');
+    o.disabled = true;
+    o.textContent += ' (not built: no expat source, docs/Web.md)';
+  }
   ui.source.addEventListener('input', scheduleCompile);
   ui.source.addEventListener('scroll', () => { ui.gutter.scrollTop = ui.source.scrollTop; });
   ui.source.addEventListener('keydown', (e) => {
