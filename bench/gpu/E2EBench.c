@@ -9,7 +9,10 @@
  * through the runner interface under the API (GPU.h), the kernel alone on resident data and
  * on CUDA fmag_gpu_run with the copies through pinned staging instead of direct.
  * Every GPU row is checked bit for bit against the batch engine (itself bit-identical to
- * the reference VM). Usage: fmag-gpu-e2e PROGRAM.sl [--n=N] [--reps=R] [--threads=T] */
+ * the reference VM). The GPU runners' tier is pinned (--tier, docs/GPU.md "Tiers"): off by
+ * default, so the rows time the interpreter's call and never a bake in the background;
+ * eager bakes on the first call and times the baked code after it.
+ * Usage: fmag-gpu-e2e PROGRAM.sl [--n=N] [--reps=R] [--threads=T] [--tier=off|auto|eager] */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdint.h>
@@ -118,15 +121,16 @@ static void row(const char *engine, const char *what, double ms, double copies, 
 /* Rows through the runner interface under the API (fmag/GPU.h): the kernel alone on
  * resident data (fmag_gpu_time_per_lane), and on CUDA fmag_gpu_run with the host copies
  * through pinned staging, then straight from and to the arrays (the default). */
-static bool runner_rows(fmag_engine e, const fmag_vm_program *p, const float *in, float *out,
-                        const float *want, size_t n, double *t, int reps, double copies,
-                        double batch_ms, size_t *bad)
+static bool runner_rows(fmag_engine e, fmag_gpu_tier_mode tier, const fmag_vm_program *p,
+                        const float *in, float *out, const float *want, size_t n, double *t,
+                        int reps, double copies, double batch_ms, size_t *bad)
 {
     char err[256] = "";
     const char *name = fmag_engine_name(e);
     fmag_gpu_runner *g = fmag_gpu_runner_create(
         e == FMAG_ENGINE_CUDA ? FMAG_GPU_CUDA : FMAG_GPU_VULKAN, err, sizeof err);
     if (!g) return false;
+    fmag_gpu_runner_set_tier_mode(g, tier);
     double ms = 0;
     bool ok = fmag_gpu_time_per_lane(g, &p, 1, NULL, in, p->nin, out, p->nout, n, 1, (unsigned)reps,
                                      &ms, err, sizeof err);
@@ -155,6 +159,12 @@ int main(int argc, char **argv)
     size_t n = 4194304;
     int reps = 10;
     unsigned threads = 16;
+    static const char *const tier_names[] = {"off", "auto", "eager"};
+    static const fmag_tier_mode tier_modes[] = {FMAG_TIER_MODE_OFF, FMAG_TIER_MODE_AUTO,
+                                                FMAG_TIER_MODE_EAGER};
+    static const fmag_gpu_tier_mode gpu_tier_modes[] = {FMAG_GPU_TIER_OFF, FMAG_GPU_TIER_AUTO,
+                                                        FMAG_GPU_TIER_EAGER};
+    int tier = 0; /* off: the rows time the interpreter */
     for (int i = 1; i < argc; ++i) {
         if (!strncmp(argv[i], "--n=", 4))
             n = strtoull(argv[i] + 4, NULL, 10);
@@ -162,11 +172,19 @@ int main(int argc, char **argv)
             reps = atoi(argv[i] + 7);
         else if (!strncmp(argv[i], "--threads=", 10))
             threads = (unsigned)atoi(argv[i] + 10);
-        else
+        else if (!strncmp(argv[i], "--tier=", 7)) {
+            for (tier = 2; tier >= 0 && strcmp(argv[i] + 7, tier_names[tier]); --tier)
+                ;
+            if (tier < 0) {
+                fprintf(stderr, "fmag-gpu-e2e: --tier must be off, auto or eager\n");
+                return 2;
+            }
+        } else
             path = argv[i];
     }
     if (!path || reps < 1 || n == 0) {
-        fprintf(stderr, "usage: fmag-gpu-e2e PROGRAM.sl [--n=N] [--reps=R] [--threads=T]\n");
+        fprintf(stderr, "usage: fmag-gpu-e2e PROGRAM.sl [--n=N] [--reps=R] [--threads=T] "
+                        "[--tier=off|auto|eager]\n");
         return 2;
     }
     FILE *f = fopen(path, "rb");
@@ -255,6 +273,10 @@ int main(int argc, char **argv)
             continue;
         }
         printf("%s\n", fmag_runner_describe(r));
+        fmag_runner_options ro;
+        fmag_runner_options_init(&ro);
+        ro.tier_mode = tier_modes[tier];
+        fmag_runner_set_options(ctx, r, &ro);
         memset(out, 0, outb);
         double t0 = now_ms();
         bool ok = fmag_run(ctx, r, p, in, out, n);
@@ -267,6 +289,8 @@ int main(int argc, char **argv)
         }
         bad += ok ? mismatches(out, want, n * nout) : n;
         if (ok) row(name, "fmag_run (rows)", median(t, reps), copies, batch_ms);
+        printf("%-8s tier %s (--tier=%s)\n", name, fmag_tier_name(fmag_runner_last_tier(r)),
+               tier_names[tier]);
         fmag_run_columns(ctx, r, p, (const float *const *)cin, cout, n);
         for (int k = 0; ok && k < reps; ++k) {
             t0 = now_ms();
@@ -292,7 +316,9 @@ int main(int argc, char **argv)
             cu.dtoh(out, dout, outb);
             bad += ok ? mismatches(out, want, n * nout) : n;
         }
-        if (ok) ok = runner_rows(e, p, in, out, want, n, t, reps, copies, batch_ms, &bad);
+        if (ok)
+            ok = runner_rows(e, gpu_tier_modes[tier], p, in, out, want, n, t, reps, copies,
+                             batch_ms, &bad);
         if (!ok)
             printf("%-8s failed: %s\n", name,
                    fmag_context_diag(ctx, fmag_context_diag_count(ctx) - 1));

@@ -16,6 +16,7 @@ F="-O --target-env=vulkan1.1 -I gpu gpu/fmag_fast.comp"
 glslc $F -o .spv/fmag_fast.spv
 glslc $F -DFMAG_VEC=2 -o .spv/fmag_fast_v2.spv
 glslc $F -DFMAG_VEC=4 -o .spv/fmag_fast_v4.spv
+glslc -O --target-env=vulkan1.1 -I gpu -o .spv/fmag_bin.spv gpu/fmag_bin.comp # per-lane binning
 mkdir -p .spv/include/vulkan && cp /usr/include/vulkan/*.h .spv/include/vulkan/
 [ -d /usr/include/vk_video ] && cp -r /usr/include/vk_video .spv/include/
 # the Vulkan tiers' GLSL compiler (lib/GPU/CMakeLists.txt), where this build made it

@@ -44,11 +44,13 @@ bool fmag_gpu_run_per_lane(fmag_gpu_runner *r, const fmag_vm_program *const *pro
  *  AUTO (the default; OFF on a CPU Vulkan driver such as lavapipe, where a bake takes
  *    seconds of LLVM): as above; no run waits for a compile;
  *  OFF: always interpret;
- *  EAGER: a run of a program not baked yet waits for its bake (then runs it natively). */
+ *  EAGER: a run of a program not baked yet waits for its bake (then runs it natively);
+ *  DEFAULT: back to the runner's own choice (AUTO, or OFF on a CPU driver). */
 typedef enum fmag_gpu_tier_mode {
     FMAG_GPU_TIER_AUTO,
     FMAG_GPU_TIER_OFF,
-    FMAG_GPU_TIER_EAGER
+    FMAG_GPU_TIER_EAGER,
+    FMAG_GPU_TIER_DEFAULT
 } fmag_gpu_tier_mode;
 /* False (nothing changes) for a mode not above. */
 bool fmag_gpu_runner_set_tier_mode(fmag_gpu_runner *r, fmag_gpu_tier_mode mode);

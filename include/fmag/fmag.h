@@ -297,6 +297,55 @@ const char *fmag_runner_describe(const fmag_runner *r);
 /* Threads for the batch engine (0, the default: one per CPU). Ignored by the others. */
 void fmag_runner_set_threads(fmag_runner *r, unsigned nthreads);
 
+/* Tiers (GPU runners; docs/GPU.md, "Tiers"): a GPU runner interprets a program's first run
+ * at once and bakes it to native code in the background (GLSL through shaderc to a Vulkan
+ * pipeline, CUDA through NVRTC); later runs of the same program use the native code, with
+ * the same bits. A program that fails to bake stays interpreted (fmag_runner_bake_log says
+ * why); a run never fails for it. The CPU engines have no tiers: they always interpret. */
+typedef enum fmag_tier_mode {
+    FMAG_TIER_MODE_DEFAULT, /* the runner's choice: AUTO, or OFF on a CPU Vulkan driver
+                             * (lavapipe), where one bake takes seconds of LLVM */
+    FMAG_TIER_MODE_AUTO,    /* interpret at once, bake in the background; no run waits */
+    FMAG_TIER_MODE_OFF,     /* always interpret */
+    FMAG_TIER_MODE_EAGER,   /* a program's first run waits for its bake, then runs natively */
+} fmag_tier_mode;
+
+/* The runner's settings. Versioned as fmag_compile_options: `size` is the caller's
+ * sizeof, which fmag_runner_options_init sets; a newer library takes the defaults for the
+ * fields past it. A size below the first version's is a misuse. */
+typedef struct fmag_runner_options {
+    size_t size;
+    fmag_tier_mode tier_mode; /* FMAG_TIER_MODE_DEFAULT */
+    /* Bake code that leaves a computed NaN's payload to the hardware (VM.h,
+     * fmag_vm_emit_options) instead of the VM's canonical NaN: faster where the caller
+     * allows unspecified NaN payloads; every non-NaN result is unchanged. false. */
+    bool nan_agnostic;
+} fmag_runner_options;
+void fmag_runner_options_init_size(fmag_runner_options *opts, size_t size);
+static inline void fmag_runner_options_init(fmag_runner_options *opts)
+{
+    fmag_runner_options_init_size(opts, sizeof *opts);
+}
+/* Applies opts to r (every field: those past opts->size take their defaults) for the runs
+ * after the call. False with a diagnostic for a NULL runner or options, a size below the
+ * first version's, or a tier mode not above. The CPU engines accept and ignore them. */
+bool fmag_runner_set_options(fmag_context *ctx, fmag_runner *r, const fmag_runner_options *opts);
+
+/* Which code the runner's last run used: INTERPRETED (the CPU engines; a GPU runner before
+ * its first run), BAKED, or MIXED (a per-lane run binned by program, some groups baked). */
+typedef enum fmag_tier {
+    FMAG_TIER_INTERPRETED,
+    FMAG_TIER_BAKED,
+    FMAG_TIER_MIXED,
+} fmag_tier;
+fmag_tier fmag_runner_last_tier(const fmag_runner *r);
+/* "interpreted", "baked", "mixed" ("unknown" for another value). */
+const char *fmag_tier_name(fmag_tier t);
+/* Why programs stay interpreted: one line per failed bake (no compiler on this machine, a
+ * compile error, the time budget), oldest first; "" when none and for the CPU engines.
+ * Valid until the next call on r. */
+const char *fmag_runner_bake_log(fmag_runner *r);
+
 /* Runs n elements of program p: in is [n][nin] floats, out is [n][nout]. A NULL runner,
  * program (fmag_image_find's answer for a name the image lacks) or, for n > 0, array is
  * false with a diagnostic, in both functions. */

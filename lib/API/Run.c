@@ -1,6 +1,7 @@
 /* fmag/fmag.h, running: one runner type over the reference VM, the batch engine and
  * the GPU runners (lib/GPU; loaded at run time, so a build with them still runs, and
  * says why not, on a machine without a device). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,86 @@ const char *fmag_runner_describe(const fmag_runner *r)
 void fmag_runner_set_threads(fmag_runner *r, unsigned nthreads)
 {
     r->nthreads = nthreads;
+}
+
+/* The first version of fmag_runner_options ends with nan_agnostic: a caller's struct at
+ * least this long was set up by fmag_runner_options_init (any version). */
+enum { RUNNER_OPTIONS_V1_SIZE = offsetof(fmag_runner_options, nan_agnostic) + sizeof(bool) };
+
+void fmag_runner_options_init_size(fmag_runner_options *opts, size_t size)
+{
+    memset(opts, 0, size < sizeof *opts ? size : sizeof *opts);
+    opts->size = size;
+    opts->tier_mode = FMAG_TIER_MODE_DEFAULT;
+}
+
+bool fmag_runner_set_options(fmag_context *ctx, fmag_runner *r, const fmag_runner_options *opts)
+{
+    const char *bad = !r ? "the runner is NULL" : !opts ? "the options are NULL" : NULL;
+    if (bad) {
+        if (ctx) fmag_context_error(ctx, "error: fmag_runner_set_options: %s", bad);
+        return false;
+    }
+    if (opts->size < RUNNER_OPTIONS_V1_SIZE) {
+        if (ctx)
+            fmag_context_error(ctx,
+                               "error: fmag_runner_options.size is %zu, less than this library's "
+                               "first version (%zu): set the options up with "
+                               "fmag_runner_options_init",
+                               opts->size, (size_t)RUNNER_OPTIONS_V1_SIZE);
+        return false;
+    }
+    fmag_runner_options o;
+    fmag_runner_options_init(&o);
+    memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
+    if ((unsigned)o.tier_mode > (unsigned)FMAG_TIER_MODE_EAGER) {
+        if (ctx)
+            fmag_context_error(ctx, "error: fmag_runner_set_options: unknown tier mode %d",
+                               (int)o.tier_mode);
+        return false;
+    }
+#if defined(FMAG_API_HAVE_GPU)
+    if (r->gpu) {
+        static const fmag_gpu_tier_mode modes[] = {FMAG_GPU_TIER_DEFAULT, FMAG_GPU_TIER_AUTO,
+                                                   FMAG_GPU_TIER_OFF, FMAG_GPU_TIER_EAGER};
+        fmag_gpu_runner_set_tier_mode(r->gpu, modes[o.tier_mode]);
+        fmag_gpu_runner_set_nan_agnostic(r->gpu, o.nan_agnostic);
+    }
+#endif
+    return true;
+}
+
+fmag_tier fmag_runner_last_tier(const fmag_runner *r)
+{
+#if defined(FMAG_API_HAVE_GPU)
+    if (r && r->gpu) switch (fmag_gpu_runner_last_tier(r->gpu)) {
+        case FMAG_GPU_TIER_BAKED:
+            return FMAG_TIER_BAKED;
+        case FMAG_GPU_TIER_MIXED:
+            return FMAG_TIER_MIXED;
+        case FMAG_GPU_TIER_INTERPRETED:
+            break;
+        }
+#else
+    (void)r;
+#endif
+    return FMAG_TIER_INTERPRETED;
+}
+
+const char *fmag_tier_name(fmag_tier t)
+{
+    static const char *const names[] = {"interpreted", "baked", "mixed"};
+    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
+}
+
+const char *fmag_runner_bake_log(fmag_runner *r)
+{
+#if defined(FMAG_API_HAVE_GPU)
+    if (r && r->gpu) return fmag_gpu_runner_bake_log(r->gpu);
+#else
+    (void)r;
+#endif
+    return "";
 }
 
 /* A program the runners may run (the GPU runners and fmag_vm_engine expect validated

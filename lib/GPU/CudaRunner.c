@@ -98,6 +98,21 @@ static const struct {
 };
 #define FMAG_CU_NKERNELS (sizeof fmag_cu_kernels / sizeof fmag_cu_kernels[0])
 
+/* The helper kernels of gpu/fmag_cuda_kernels.def, resolved when the runner is made. */
+#define FMAG_CUDA_KERNEL(FAMILY, RF, K)
+enum {
+#define FMAG_CUDA_HELPER(NAME) FMAG_CU_HELPER_##NAME,
+#include "../../gpu/fmag_cuda_kernels.def"
+#undef FMAG_CUDA_HELPER
+    FMAG_CU_NHELPERS
+};
+static const char *const fmag_cu_helper_names[] = {
+#define FMAG_CUDA_HELPER(NAME) "fmag_" #NAME,
+#include "../../gpu/fmag_cuda_kernels.def"
+#undef FMAG_CUDA_HELPER
+};
+#undef FMAG_CUDA_KERNEL
+
 /* The row of a family's kernel for rf and k; -1 when gpu/fmag_cuda_kernels.def has none. */
 static int cu_kernel(fmag_cu_family f, uint32_t rf, uint32_t k)
 {
@@ -130,10 +145,14 @@ struct fmag_gpu_cuda {
     CUmodule mod;
     CUfunction fn[FMAG_CU_NKERNELS]; /* resolved on first use, with their attributes */
     CUfunction scan;                 /* fmag_nan_scan */
+    CUfunction helper[FMAG_CU_NHELPERS];
     void *stream[FMAG_CU_STREAMS];
     void *event[FMAG_CU_MAX_CHUNKS];
     /* device buffers: code, program table, per-lane index, inputs, outputs, NaN census */
     cu_buf code, progs, index, in, out, nan;
+    /* per-lane binning (Bin.c): counts and cursors, the binned slots' elements, the program
+     * indices, the job's rows (its inputs, later its outputs), the binned images */
+    cu_buf bin_counts, bin_perm, bin_index, bin_rows, bin_in, bin_out;
     /* pinned host staging: inputs (then per-lane index), outputs, NaN census */
     void *h_in, *h_out;
     size_t h_in_cap, h_out_cap;
@@ -163,7 +182,9 @@ static void cu_destroy(void *impl)
     if (!c) return;
     if (c->ctx) {
         c->cuCtxSetCurrent(c->ctx);
-        cu_buf *bufs[] = {&c->code, &c->progs, &c->index, &c->in, &c->out, &c->nan};
+        cu_buf *bufs[] = {&c->code,      &c->progs,    &c->index,      &c->in,
+                          &c->out,       &c->nan,      &c->bin_counts, &c->bin_perm,
+                          &c->bin_index, &c->bin_rows, &c->bin_in,     &c->bin_out};
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
             if (bufs[i]->ptr) c->cuMemFree_v2(bufs[i]->ptr);
         if (c->h_in) c->cuMemFreeHost(c->h_in);
@@ -229,6 +250,10 @@ static void *cu_create(char *desc, size_t desclen, char *err, size_t errlen)
         !cu_ok(c, c->cuModuleGetFunction(&c->scan, c->mod, "fmag_nan_scan"), "fmag_nan_scan", err,
                errlen))
         goto fail;
+    for (int i = 0; i < FMAG_CU_NHELPERS; ++i)
+        if (!cu_ok(c, c->cuModuleGetFunction(&c->helper[i], c->mod, fmag_cu_helper_names[i]),
+                   fmag_cu_helper_names[i], err, errlen))
+            goto fail;
     /* streams, events and the census staging live as long as the runner */
     for (unsigned i = 0; i < FMAG_CU_STREAMS; ++i)
         if (!cu_ok(c, c->cuStreamCreate(&c->stream[i], 0), "cuStreamCreate", err, errlen))
@@ -805,6 +830,86 @@ static bool cu_native(void *impl, fmag_gpu_native *out)
     return true;
 }
 
+/* --- Per-lane binning on the device (the fmag_bin_* kernels; Bin.c launches the groups). */
+
+/* Launches helper kernel h over n threads on stream 0 with params. */
+static bool bin_launch(fmag_gpu_cuda *c, int h, size_t n, void **params, char *err, size_t errlen)
+{
+    ++c->count.launches;
+    unsigned grid = (unsigned)((n + FMAG_CUDA_T - 1) / FMAG_CUDA_T);
+    return cu_ok(c,
+                 c->cuLaunchKernel(c->helper[h], grid ? grid : 1, 1, 1, FMAG_CUDA_T, 1, 1, 0,
+                                   c->stream[0], params, NULL),
+                 fmag_cu_helper_names[h], err, errlen);
+}
+
+static bool cu_bin_count(void *impl, const fmag_gpu_job *job, uint32_t *counts, char *err,
+                         size_t errlen)
+{
+    fmag_gpu_cuda *c = impl;
+    size_t in_bytes = job->n * job->in_stride * 4, out_bytes = job->n * job->out_stride * 4;
+    unsigned n = (unsigned)job->n, nprogs = (unsigned)job->nprogs;
+    if (!cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen) ||
+        !cu_reserve(c, &c->bin_counts, 2 * job->nprogs * 4, err, errlen) ||
+        !cu_reserve(c, &c->bin_index, job->n * 4, err, errlen) ||
+        !cu_reserve(c, &c->bin_rows, in_bytes > out_bytes ? in_bytes : out_bytes, err, errlen))
+        return false;
+    void *params[] = {&c->bin_index.ptr, &n, &nprogs, &c->bin_counts.ptr};
+    return cu_ok(c, c->cuMemcpyHtoD_v2(c->bin_index.ptr, job->prog_index, job->n * 4),
+                 "cuMemcpyHtoD", err, errlen) &&
+           (!in_bytes || !job->in ||
+            cu_ok(c, c->cuMemcpyHtoD_v2(c->bin_rows.ptr, job->in, in_bytes), "cuMemcpyHtoD", err,
+                  errlen)) &&
+           cu_ok(c, c->cuMemsetD32Async(c->bin_counts.ptr, 0, job->nprogs, c->stream[0]),
+                 "cuMemsetD32Async", err, errlen) &&
+           bin_launch(c, FMAG_CU_HELPER_bin_count, job->n, params, err, errlen) &&
+           cu_ok(c, c->cuStreamSynchronize(c->stream[0]), "fmag_bin_count", err, errlen) &&
+           cu_ok(c, c->cuMemcpyDtoH_v2(counts, c->bin_counts.ptr, job->nprogs * 4), "cuMemcpyDtoH",
+                 err, errlen);
+}
+
+static bool cu_bin_scatter(void *impl, const fmag_gpu_job *job, size_t slots, fmag_gpu_buffer *in,
+                           fmag_gpu_buffer *out, char *err, size_t errlen)
+{
+    fmag_gpu_cuda *c = impl;
+    unsigned n = (unsigned)job->n, nprogs = (unsigned)job->nprogs, align = FMAG_GPU_BIN_ALIGN;
+    unsigned stride = (unsigned)job->in_stride;
+    if (!cu_reserve(c, &c->bin_perm, slots * 4, err, errlen) ||
+        !cu_reserve(c, &c->bin_in, slots * job->in_stride * 4, err, errlen) ||
+        !cu_reserve(c, &c->bin_out, slots * job->out_stride * 4, err, errlen))
+        return false;
+    void *prefix[] = {&c->bin_counts.ptr, &nprogs, &align};
+    void *scatter[] = {
+        &c->bin_index.ptr, &n,     &nprogs, &c->bin_counts.ptr, &c->bin_perm.ptr, &c->bin_rows.ptr,
+        &c->bin_in.ptr,    &stride};
+    bool ok = cu_ok(c, c->cuMemsetD32Async(c->bin_perm.ptr, 0xFFFFFFFFu, slots, c->stream[0]),
+                    "cuMemsetD32Async", err, errlen) &&
+              bin_launch(c, FMAG_CU_HELPER_bin_prefix, 1, prefix, err, errlen) &&
+              bin_launch(c, FMAG_CU_HELPER_bin_scatter, job->n, scatter, err, errlen) &&
+              cu_ok(c, c->cuStreamSynchronize(c->stream[0]), "fmag_bin_scatter", err, errlen);
+    c->count.device_bins += ok;
+    in->handle = c->bin_in.ptr, in->offset = 0;
+    out->handle = c->bin_out.ptr, out->offset = 0;
+    return ok;
+}
+
+static bool cu_bin_gather(void *impl, const fmag_gpu_job *job, size_t slots, char *err,
+                          size_t errlen)
+{
+    fmag_gpu_cuda *c = impl;
+    size_t out_bytes = job->n * job->out_stride * 4;
+    unsigned nslots = (unsigned)slots, stride = (unsigned)job->out_stride;
+    void *params[] = {&c->bin_perm.ptr, &nslots, &c->bin_out.ptr, &c->bin_rows.ptr, &stride};
+    bool ok = cu_ok(c, c->cuCtxSetCurrent(c->ctx), "cuCtxSetCurrent", err, errlen) &&
+              cu_reserve_host(c, &c->h_out, &c->h_out_cap, out_bytes, err, errlen) &&
+              bin_launch(c, FMAG_CU_HELPER_bin_back, slots, params, err, errlen) &&
+              cu_ok(c, c->cuMemcpyDtoHAsync_v2(c->h_out, c->bin_rows.ptr, out_bytes, c->stream[0]),
+                    "cuMemcpyDtoHAsync", err, errlen) &&
+              cu_ok(c, c->cuStreamSynchronize(c->stream[0]), "fmag_bin_back", err, errlen);
+    if (ok) fmag_gpu_unpack_outputs(job, c->h_out, 0, job->n);
+    return ok;
+}
+
 static void cu_set_staged(void *impl, bool staged)
 {
     ((fmag_gpu_cuda *)impl)->staged = staged;
@@ -826,4 +931,7 @@ const fmag_gpu_backend fmag_gpu_cuda_backend = {
     .counters = cu_counters,
     .set_staged = cu_set_staged,
     .baker = cu_baker,
+    .bin_count = cu_bin_count,
+    .bin_scatter = cu_bin_scatter,
+    .bin_gather = cu_bin_gather,
 };

@@ -58,6 +58,7 @@ bool fmag_gpu_runner_set_host_staging(fmag_gpu_runner *r, bool staged);
  * kernels created, launches, chunks. Tests check that buffers are kept across calls. */
 typedef struct fmag_gpu_counters {
     unsigned long buffer_allocs, pipeline_creates, launches, chunks;
+    unsigned long device_bins; /* per-lane runs grouped by program on the device (Bin.c) */
 } fmag_gpu_counters;
 void fmag_gpu_runner_counters(const fmag_gpu_runner *r, fmag_gpu_counters *out);
 

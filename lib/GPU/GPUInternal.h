@@ -55,6 +55,18 @@ typedef struct fmag_gpu_backend {
     size_t (*last_ir)(void *be, char *buf, size_t len);
     /* the back end's compiler for the tiers (Bake.h); false: none in this build */
     bool (*baker)(void *be, struct fmag_gpu_baker *out);
+    /* Per-lane binning on the device (Bin.c; NULL: the host sorts). bin_count uploads a
+     * per-lane ROWS job's program indices and inputs and counts each program's elements
+     * (counts: nprogs entries); bin_scatter groups them by program into binned images of
+     * `slots` rows, group k from the row where fmag_gpu_bin_starts puts it (every start a
+     * multiple of FMAG_GPU_BIN_ALIGN), and names the binned input and output images for the
+     * groups' uniform launches (FMAG_GPU_DEVICE); bin_gather moves each binned output row
+     * back to its element and copies the outputs into the job's arrays. */
+    bool (*bin_count)(void *be, const fmag_gpu_job *job, uint32_t *counts, char *err,
+                      size_t errlen);
+    bool (*bin_scatter)(void *be, const fmag_gpu_job *job, size_t slots, fmag_gpu_buffer *in,
+                        fmag_gpu_buffer *out, char *err, size_t errlen);
+    bool (*bin_gather)(void *be, const fmag_gpu_job *job, size_t slots, char *err, size_t errlen);
 } fmag_gpu_backend;
 
 extern const fmag_gpu_backend fmag_gpu_vk_backend, fmag_gpu_cuda_backend;
@@ -68,6 +80,7 @@ struct fmag_gpu_runner {
     /* tiers (Tier.c) and binning (Bin.c) */
     struct fmag_gpu_bake_cache *bake; /* NULL: the back end has no baker */
     fmag_gpu_tier_mode tier_mode;
+    fmag_gpu_tier_mode tier_default; /* what FMAG_GPU_TIER_DEFAULT restores */
     bool nan_agnostic;
     fmag_gpu_tier last_tier;
     unsigned bin_max; /* per-lane binning up to this many distinct programs (0: off) */
@@ -140,7 +153,13 @@ fmag_gpu_bake_entry *fmag_gpu_tier_pick(fmag_gpu_runner *r, fmag_gpu_job *job);
 void fmag_gpu_tier_done(fmag_gpu_runner *r, fmag_gpu_bake_entry *e);
 
 /* Bin.c: runs a per-lane job binned by program when it qualifies (*ok: its result) and
- * returns true; false: run it unbinned. */
+ * returns true; false: run it unbinned. Groups start at multiples of FMAG_GPU_BIN_ALIGN rows
+ * (a binned image's group then begins at a buffer offset every device accepts: Vulkan's
+ * minStorageBufferOffsetAlignment is at most 256 bytes); fmag_gpu_bin_starts gives the start
+ * of each group from the counts (start: nprogs + 1 entries, the last the slots in all), as
+ * gpu/fmag_bin.comp's prefix pass does. */
+#define FMAG_GPU_BIN_ALIGN 256u
+void fmag_gpu_bin_starts(const uint32_t *counts, size_t nprogs, size_t *start);
 bool fmag_gpu_bin_run(fmag_gpu_runner *r, const fmag_gpu_job *job, bool *ok, char *err,
                       size_t errlen);
 

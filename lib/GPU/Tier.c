@@ -14,7 +14,8 @@ void fmag_gpu_tier_init(fmag_gpu_runner *r)
     /* A CPU driver compiles a baked shader with LLVM, the software fma inlined at every
      * instruction: seconds to minutes a program, which a short-lived runner would wait for
      * when it goes. There the tiers are off unless asked for. */
-    r->tier_mode = ok && b.cpu_device ? FMAG_GPU_TIER_OFF : FMAG_GPU_TIER_AUTO;
+    r->tier_default = ok && b.cpu_device ? FMAG_GPU_TIER_OFF : FMAG_GPU_TIER_AUTO;
+    r->tier_mode = r->tier_default;
 }
 
 void fmag_gpu_tier_fini(fmag_gpu_runner *r)
@@ -41,8 +42,8 @@ void fmag_gpu_tier_done(fmag_gpu_runner *r, fmag_gpu_bake_entry *e)
 
 bool fmag_gpu_runner_set_tier_mode(fmag_gpu_runner *r, fmag_gpu_tier_mode mode)
 {
-    if (!r || (unsigned)mode > (unsigned)FMAG_GPU_TIER_EAGER) return false;
-    r->tier_mode = mode;
+    if (!r || (unsigned)mode > (unsigned)FMAG_GPU_TIER_DEFAULT) return false;
+    r->tier_mode = mode == FMAG_GPU_TIER_DEFAULT ? r->tier_default : mode;
     return true;
 }
 

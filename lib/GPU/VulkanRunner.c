@@ -60,10 +60,10 @@ static int pin_module(struct dl_phdr_info *info, size_t size, void *data)
 /* The shader builds (lib/GPU/CMakeLists.txt), in the order of FMAG_VK_SHADER_*. */
 extern const unsigned char fmag_spirv_fmag_run[], fmag_spirv_fmag_run_pd[],
     fmag_spirv_fmag_run_wg_pd[], fmag_spirv_fmag_fast[], fmag_spirv_fmag_fast_v2[],
-    fmag_spirv_fmag_fast_v4[];
+    fmag_spirv_fmag_fast_v4[], fmag_spirv_fmag_bin[];
 extern const size_t fmag_spirv_fmag_run_size, fmag_spirv_fmag_run_pd_size,
     fmag_spirv_fmag_run_wg_pd_size, fmag_spirv_fmag_fast_size, fmag_spirv_fmag_fast_v2_size,
-    fmag_spirv_fmag_fast_v4_size;
+    fmag_spirv_fmag_fast_v4_size, fmag_spirv_fmag_bin_size;
 enum {
     FMAG_VK_SHADER_RUN,       /* fmag_run.comp, private register file, raw stream */
     FMAG_VK_SHADER_RUN_PD,    /* the same, pre-decoded records */
@@ -71,6 +71,7 @@ enum {
     FMAG_VK_SHADER_FAST,      /* fmag_fast.comp */
     FMAG_VK_SHADER_FAST_V2,   /* the VEC layout, k 2 */
     FMAG_VK_SHADER_FAST_V4,   /* the VEC layout, k 4 */
+    FMAG_VK_SHADER_BIN,       /* fmag_bin.comp: per-lane binning (Bin.c) */
     FMAG_VK_NSHADERS
 };
 #define FMAG_VK_VARIANT_WG 1u       /* workgroup register file */
@@ -126,6 +127,7 @@ enum {
     X(vkCmdPushConstants)                                                                          \
     X(vkCmdDispatch)                                                                               \
     X(vkCmdCopyBuffer)                                                                             \
+    X(vkCmdFillBuffer)                                                                             \
     X(vkCmdPipelineBarrier)                                                                        \
     X(vkQueueSubmit)                                                                               \
     X(vkCreateFence)                                                                               \
@@ -155,6 +157,9 @@ typedef struct fmag_vk_buf {
 
 /* The device buffers' bindings (gpu/fmag_run.comp, gpu/fmag_fast.comp). */
 enum { VK_CODE, VK_PROGS, VK_INDEX, VK_IN, VK_OUT, VK_UBO, VK_NBUF };
+/* Binning's own buffers (gpu/fmag_bin.comp): counts and cursors, the binned slots' elements,
+ * the program indices, the job's rows (its inputs, later its outputs), the binned images. */
+enum { VK_BIN_COUNTS, VK_BIN_PERM, VK_BIN_INDEX, VK_BIN_ROWS, VK_BIN_IN, VK_BIN_OUT, VK_BIN_NBUF };
 
 typedef struct fmag_gpu_vk fmag_gpu_vk;
 struct fmag_gpu_vk {
@@ -196,6 +201,8 @@ struct fmag_gpu_vk {
     /* kept across launches: the device buffers, the upload staging (write-combined is fine)
      * and the read-back staging (host-cached where the device offers it: the host reads it) */
     fmag_vk_buf buf[VK_NBUF], up, down;
+    fmag_vk_buf bin[VK_BIN_NBUF];
+    VkPipeline bin_pipe; /* made on first use */
     fmag_gpu_counters count;
 };
 
@@ -232,6 +239,9 @@ static void vk_destroy(void *impl)
             buf_free(vk, &vk->buf[i]);
         buf_free(vk, &vk->up);
         buf_free(vk, &vk->down);
+        for (int i = 0; i < VK_BIN_NBUF; ++i)
+            buf_free(vk, &vk->bin[i]);
+        if (vk->bin_pipe) vk->vkDestroyPipeline(vk->dev, vk->bin_pipe, NULL);
         for (unsigned i = 0; i < vk->npipes; ++i)
             vk->vkDestroyPipeline(vk->dev, vk->pipes[i].pipe, NULL);
         for (unsigned i = 0; i < FMAG_VK_MAX_CHUNKS; ++i)
@@ -658,14 +668,14 @@ static vk_layout plan_buffers(const fmag_gpu_job *job, uint32_t nrec)
     return L;
 }
 
-/* Points the descriptor set at the launch's buffers: the runner's, or for a device-resident
- * launch the caller's input and output. */
-static void bind_buffers(fmag_gpu_vk *vk, const fmag_gpu_job *job)
+/* Points the descriptor set's bindings at bi (the uniform buffer's range limited as the
+ * device requires). */
+static void write_set(fmag_gpu_vk *vk, VkDescriptorBufferInfo *bi)
 {
-    VkDescriptorBufferInfo bi[VK_NBUF];
     VkWriteDescriptorSet wr[VK_NBUF];
+    uint32_t ubo_range = vk->props.limits.maxUniformBufferRange;
+    bi[VK_UBO].range = ubo_range < FMAG_VK_UBO_BYTES ? ubo_range : FMAG_VK_UBO_BYTES;
     for (int i = 0; i < VK_NBUF; ++i) {
-        bi[i] = (VkDescriptorBufferInfo){vk->buf[i].buf, 0, VK_WHOLE_SIZE};
         wr[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         wr[i].dstSet = vk->dset;
         wr[i].dstBinding = (uint32_t)i;
@@ -674,15 +684,23 @@ static void bind_buffers(fmag_gpu_vk *vk, const fmag_gpu_job *job)
             i == VK_UBO ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         wr[i].pBufferInfo = &bi[i];
     }
+    vk->vkUpdateDescriptorSets(vk->dev, VK_NBUF, wr, 0, NULL);
+}
+
+/* Points the descriptor set at the launch's buffers: the runner's, or for a device-resident
+ * launch the caller's input and output. */
+static void bind_buffers(fmag_gpu_vk *vk, const fmag_gpu_job *job)
+{
+    VkDescriptorBufferInfo bi[VK_NBUF];
+    for (int i = 0; i < VK_NBUF; ++i)
+        bi[i] = (VkDescriptorBufferInfo){vk->buf[i].buf, 0, VK_WHOLE_SIZE};
     if (job->layout == FMAG_GPU_DEVICE) {
         bi[VK_IN] = (VkDescriptorBufferInfo){(VkBuffer)(uintptr_t)job->dev_in.handle,
                                              job->dev_in.offset, VK_WHOLE_SIZE};
         bi[VK_OUT] = (VkDescriptorBufferInfo){(VkBuffer)(uintptr_t)job->dev_out.handle,
                                               job->dev_out.offset, VK_WHOLE_SIZE};
     }
-    uint32_t ubo_range = vk->props.limits.maxUniformBufferRange;
-    bi[VK_UBO].range = ubo_range < FMAG_VK_UBO_BYTES ? ubo_range : FMAG_VK_UBO_BYTES;
-    vk->vkUpdateDescriptorSets(vk->dev, VK_NBUF, wr, 0, NULL);
+    write_set(vk, bi);
 }
 
 static void copy_region(fmag_gpu_vk *vk, VkCommandBuffer cmd, VkBuffer from, VkBuffer to,
@@ -958,6 +976,149 @@ static size_t vk_last_ir(void *impl, char *buf, size_t len)
     return total;
 }
 
+/* --- Per-lane binning on the device (gpu/fmag_bin.comp; Bin.c launches the groups). */
+
+/* Push constants of fmag_bin.comp (within the layout's range). */
+typedef struct vk_bin_pc {
+    uint32_t n, stride, nprogs, pass, base, align;
+} vk_bin_pc;
+
+/* The binning passes' bindings: counts, perm and indices, and rows moved from src to dst. */
+static void bin_bind(fmag_gpu_vk *vk, int src, int dst)
+{
+    VkDescriptorBufferInfo bi[VK_NBUF];
+    const int from[VK_NBUF] = {VK_BIN_COUNTS, VK_BIN_PERM, VK_BIN_INDEX, src, dst, 0};
+    for (int i = 0; i < VK_NBUF; ++i)
+        bi[i] = (VkDescriptorBufferInfo){vk->bin[from[i]].buf, 0, VK_WHOLE_SIZE};
+    bi[VK_UBO].buffer = vk->buf[VK_UBO].buf; /* bound, never read */
+    write_set(vk, bi);
+}
+
+/* Records pass `pass` over n invocations (groups of FMAG_VK_LOCAL_SIZE, in dispatches of at
+ * most FMAG_VK_MAX_GROUPS), then a barrier for what reads its results. */
+static void bin_pass(fmag_gpu_vk *vk, VkCommandBuffer cmd, vk_bin_pc pc, uint32_t pass, size_t n)
+{
+    vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->bin_pipe);
+    vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1, &vk->dset, 0,
+                                NULL);
+    pc.pass = pass;
+    uint64_t per = (uint64_t)FMAG_VK_LOCAL_SIZE * FMAG_VK_MAX_GROUPS;
+    for (uint64_t base = 0; base < n; base += per) {
+        uint64_t left = n - base, groups = (left + FMAG_VK_LOCAL_SIZE - 1) / FMAG_VK_LOCAL_SIZE;
+        pc.base = (uint32_t)base;
+        vk->vkCmdPushConstants(cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+        vk->vkCmdDispatch(
+            cmd, (uint32_t)(groups < FMAG_VK_MAX_GROUPS ? groups : FMAG_VK_MAX_GROUPS), 1, 1);
+        ++vk->count.launches;
+    }
+    barrier(vk, cmd, VK_ACCESS_SHADER_WRITE_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT);
+}
+
+static vk_bin_pc bin_pc(const fmag_gpu_job *job, size_t stride)
+{
+    vk_bin_pc pc = {(uint32_t)job->n,  (uint32_t)stride, (uint32_t)job->nprogs, 0, 0,
+                    FMAG_GPU_BIN_ALIGN};
+    return pc;
+}
+
+static bool vk_bin_count(void *impl, const fmag_gpu_job *job, uint32_t *counts, char *err,
+                         size_t errlen)
+{
+    fmag_gpu_vk *vk = impl;
+    size_t n = job->n, idx_bytes = (n * 4 + 255) & ~(size_t)255;
+    size_t in_bytes = n * job->in_stride * 4, out_bytes = n * job->out_stride * 4;
+    size_t count_bytes = job->nprogs * 4;
+    if (!vk->bin_pipe) {
+        VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+        ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+        ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        ci.stage.module = vk->shader[FMAG_VK_SHADER_BIN];
+        ci.stage.pName = "main";
+        ci.layout = vk->layout;
+        if (!vk_ok(
+                vk->vkCreateComputePipelines(vk->dev, VK_NULL_HANDLE, 1, &ci, NULL, &vk->bin_pipe),
+                "vkCreateComputePipelines (binning)", err, errlen))
+            return false;
+        ++vk->count.pipeline_creates;
+    }
+    bool ok =
+        buf_reserve(vk, &vk->bin[VK_BIN_COUNTS], 2 * count_bytes, VK_MEM_DEVICE, err, errlen) &&
+        buf_reserve(vk, &vk->bin[VK_BIN_INDEX], n * 4, VK_MEM_DEVICE, err, errlen) &&
+        buf_reserve(vk, &vk->bin[VK_BIN_ROWS], in_bytes > out_bytes ? in_bytes : out_bytes,
+                    VK_MEM_DEVICE, err, errlen) &&
+        buf_reserve(vk, &vk->bin[VK_BIN_PERM], 16, VK_MEM_DEVICE, err, errlen) &&
+        buf_reserve(vk, &vk->buf[VK_UBO], FMAG_VK_UBO_BYTES, VK_MEM_DEVICE, err, errlen) &&
+        buf_reserve(vk, &vk->up, idx_bytes + in_bytes, VK_MEM_UPLOAD, err, errlen) &&
+        buf_reserve(vk, &vk->down, count_bytes, VK_MEM_READBACK, err, errlen) &&
+        begin(vk, 0, err, errlen);
+    if (!ok) return false;
+    memcpy(vk->up.map, job->prog_index, n * 4);
+    fmag_gpu_pack_inputs(job, (float *)(vk->up.map + idx_bytes), 0, n);
+    VkCommandBuffer cmd = vk->cmd[0];
+    copy_region(vk, cmd, vk->up.buf, vk->bin[VK_BIN_INDEX].buf, 0, 0, n * 4);
+    copy_region(vk, cmd, vk->up.buf, vk->bin[VK_BIN_ROWS].buf, idx_bytes, 0, in_bytes);
+    vk->vkCmdFillBuffer(cmd, vk->bin[VK_BIN_COUNTS].buf, 0, count_bytes, 0);
+    barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    bin_bind(vk, VK_BIN_ROWS, VK_BIN_PERM); /* pass 0 moves nothing */
+    bin_pass(vk, cmd, bin_pc(job, job->in_stride), 0, n);
+    copy_region(vk, cmd, vk->bin[VK_BIN_COUNTS].buf, vk->down.buf, 0, 0, count_bytes);
+    ok = submit(vk, 0, err, errlen) && wait_slot(vk, 0, err, errlen);
+    if (ok) memcpy(counts, vk->down.map, count_bytes);
+    return ok;
+}
+
+static bool vk_bin_scatter(void *impl, const fmag_gpu_job *job, size_t slots, fmag_gpu_buffer *in,
+                           fmag_gpu_buffer *out, char *err, size_t errlen)
+{
+    fmag_gpu_vk *vk = impl;
+    bool ok = buf_reserve(vk, &vk->bin[VK_BIN_PERM], slots * 4, VK_MEM_DEVICE, err, errlen) &&
+              buf_reserve(vk, &vk->bin[VK_BIN_IN], slots * job->in_stride * 4, VK_MEM_DEVICE, err,
+                          errlen) &&
+              buf_reserve(vk, &vk->bin[VK_BIN_OUT], slots * job->out_stride * 4, VK_MEM_DEVICE, err,
+                          errlen) &&
+              begin(vk, 0, err, errlen);
+    if (!ok) return false;
+    VkCommandBuffer cmd = vk->cmd[0];
+    /* padding slots keep "no element" */
+    vk->vkCmdFillBuffer(cmd, vk->bin[VK_BIN_PERM].buf, 0, slots * 4, 0xFFFFFFFFu);
+    barrier(vk, cmd, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    bin_bind(vk, VK_BIN_ROWS, VK_BIN_IN);
+    vk_bin_pc pc = bin_pc(job, job->in_stride);
+    bin_pass(vk, cmd, pc, 1, 1);
+    bin_pass(vk, cmd, pc, 2, job->n);
+    ok = submit(vk, 0, err, errlen) && wait_slot(vk, 0, err, errlen);
+    vk->count.device_bins += ok;
+    in->handle = (uint64_t)(uintptr_t)vk->bin[VK_BIN_IN].buf, in->offset = 0;
+    out->handle = (uint64_t)(uintptr_t)vk->bin[VK_BIN_OUT].buf, out->offset = 0;
+    return ok;
+}
+
+static bool vk_bin_gather(void *impl, const fmag_gpu_job *job, size_t slots, char *err,
+                          size_t errlen)
+{
+    fmag_gpu_vk *vk = impl;
+    size_t out_bytes = job->n * job->out_stride * 4;
+    bool ok = buf_reserve(vk, &vk->down, out_bytes, VK_MEM_READBACK, err, errlen) &&
+              begin(vk, 0, err, errlen);
+    if (!ok) return false;
+    VkCommandBuffer cmd = vk->cmd[0];
+    bin_bind(vk, VK_BIN_OUT, VK_BIN_ROWS);
+    vk_bin_pc pc = bin_pc(job, job->out_stride);
+    pc.n = (uint32_t)slots;
+    bin_pass(vk, cmd, pc, 3, slots);
+    copy_region(vk, cmd, vk->bin[VK_BIN_ROWS].buf, vk->down.buf, 0, 0, out_bytes);
+    ok = submit(vk, 0, err, errlen) && wait_slot(vk, 0, err, errlen);
+    if (ok) fmag_gpu_unpack_outputs(job, (const float *)vk->down.map, 0, job->n);
+    return ok;
+}
+
 static bool vk_run(void *impl, const fmag_gpu_job *job, char *err, size_t errlen)
 {
     fmag_gpu_vk *vk = impl;
@@ -1141,10 +1302,12 @@ static void *vk_create(char *desc, size_t desclen, char *err, size_t errlen)
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     const unsigned char *spv[FMAG_VK_NSHADERS] = {
         fmag_spirv_fmag_run,  fmag_spirv_fmag_run_pd,  fmag_spirv_fmag_run_wg_pd,
-        fmag_spirv_fmag_fast, fmag_spirv_fmag_fast_v2, fmag_spirv_fmag_fast_v4};
+        fmag_spirv_fmag_fast, fmag_spirv_fmag_fast_v2, fmag_spirv_fmag_fast_v4,
+        fmag_spirv_fmag_bin};
     const size_t spv_size[FMAG_VK_NSHADERS] = {
         fmag_spirv_fmag_run_size,  fmag_spirv_fmag_run_pd_size,  fmag_spirv_fmag_run_wg_pd_size,
-        fmag_spirv_fmag_fast_size, fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size};
+        fmag_spirv_fmag_fast_size, fmag_spirv_fmag_fast_v2_size, fmag_spirv_fmag_fast_v4_size,
+        fmag_spirv_fmag_bin_size};
     for (int i = 0; i < FMAG_VK_NSHADERS; ++i) {
         smi.codeSize = spv_size[i];
         smi.pCode = (const uint32_t *)(const void *)spv[i];
@@ -1320,6 +1483,9 @@ const fmag_gpu_backend fmag_gpu_vk_backend = {
     .set_capture_ir = vk_set_capture_ir,
     .last_ir = vk_last_ir,
     .baker = vk_baker,
+    .bin_count = vk_bin_count,
+    .bin_scatter = vk_bin_scatter,
+    .bin_gather = vk_bin_gather,
 };
 
 #endif /* FMAG_GPU_HAVE_VULKAN */

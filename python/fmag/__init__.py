@@ -26,7 +26,7 @@ import weakref
 
 __all__ = ["Error", "CompileError", "EngineUnavailable", "Diagnostic", "Image", "Program",
            "Compiler", "Runner", "compile", "compile_file", "load", "run", "run_per_lane",
-           "run_dask", "version", "ENGINES", "LANGUAGES"]
+           "run_dask", "version", "ENGINES", "LANGUAGES", "TIER_MODES"]
 
 try:  # optional
     import numpy as _np
@@ -84,6 +84,11 @@ class _Options(ctypes.Structure):
                 ("print_flags", ctypes.c_uint), ("lower_as_is", ctypes.c_bool),
                 ("pass_options", ctypes.c_void_p), ("derivs", ctypes.c_char_p),
                 ("emit_nan_agnostic", ctypes.c_bool)]
+
+
+class _RunnerOptions(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t), ("tier_mode", ctypes.c_int),
+                ("nan_agnostic", ctypes.c_bool)]
 
 
 class _Operand(ctypes.Structure):
@@ -165,6 +170,7 @@ def _enum(table, *names):
 
 _ABI = _abi_table()
 for _struct, _cname in ((_Diag, "fmag_diagnostic"), (_Options, "fmag_compile_options"),
+                        (_RunnerOptions, "fmag_runner_options"),
                         (_Operand, "fmag_vm_operand"), (_Decoded, "fmag_vm_decoded")):
     _check_layout(_ABI, _struct, _cname)
 ENGINES = ("ref", "batch", "vulkan", "cuda")
@@ -176,6 +182,13 @@ LANGUAGES[None] = LANGUAGES["auto"]
 SEVERITIES = dict(zip(_enum(_ABI, "FMAG_DIAG_ERROR", "FMAG_DIAG_WARNING", "FMAG_DIAG_NOTE"),
                       ("error", "warning", "note")))
 _FLAG_FASTMATH = _enum(_ABI, "FMAG_VM_FLAG_FASTMATH")[0]
+# Runner.set_tier's modes (docs/GPU.md, "Tiers"); None is the runner's own choice
+TIER_MODES = dict(zip(("default", "auto", "off", "eager"),
+                      _enum(_ABI, "FMAG_TIER_MODE_DEFAULT", "FMAG_TIER_MODE_AUTO",
+                            "FMAG_TIER_MODE_OFF", "FMAG_TIER_MODE_EAGER")))
+TIER_MODES[None] = TIER_MODES["default"]
+_TIERS = dict(zip(_enum(_ABI, "FMAG_TIER_INTERPRETED", "FMAG_TIER_BAKED", "FMAG_TIER_MIXED"),
+                  ("interpreted", "baked", "mixed")))
 
 
 def _sig(name, res, *args):
@@ -213,6 +226,10 @@ _sig("fmag_runner_create", _P, _P, ctypes.c_int)
 _sig("fmag_runner_destroy", None, _P)
 _sig("fmag_runner_describe", ctypes.c_char_p, _P)
 _sig("fmag_runner_set_threads", None, _P, ctypes.c_uint)
+_sig("fmag_runner_options_init_size", None, ctypes.POINTER(_RunnerOptions), ctypes.c_size_t)
+_sig("fmag_runner_set_options", ctypes.c_bool, _P, _P, ctypes.POINTER(_RunnerOptions))
+_sig("fmag_runner_last_tier", ctypes.c_int, _P)
+_sig("fmag_runner_bake_log", ctypes.c_char_p, _P)
 _sig("fmag_run", ctypes.c_bool, _P, _P, _P, _F, _F, ctypes.c_size_t)
 _sig("fmag_run_per_lane", ctypes.c_bool, _P, _P, _P, ctypes.POINTER(ctypes.c_uint32), _F,
      ctypes.c_size_t, _F, ctypes.c_size_t, ctypes.c_size_t)
@@ -556,9 +573,15 @@ class Runner:
     Creating a GPU runner loads its driver: make one and reuse it. Raises
     EngineUnavailable with the reason when the engine or the device is missing. A runner
     is for one thread at a time: it serializes callers with a lock, and the module-level
-    run() keeps one per engine per thread."""
+    run() keeps one per engine per thread.
 
-    def __init__(self, engine="ref", threads=0):
+    Tiers (GPU runners; docs/GPU.md): tier is None (the runner's choice: "auto", or
+    "off" on a CPU Vulkan driver such as lavapipe), "auto" (interpret at once, bake in
+    the background), "off" (always interpret) or "eager" (a program's first run waits
+    for its bake); nan_agnostic bakes code that leaves NaN payloads to the hardware.
+    last_tier() says which code the last run used. The CPU engines always interpret."""
+
+    def __init__(self, engine="ref", threads=0, tier=None, nan_agnostic=False):
         if engine not in ENGINES:
             raise ValueError("fmag: unknown engine %r (%s)" % (engine, ", ".join(ENGINES)))
         self.engine = engine
@@ -570,9 +593,36 @@ class Runner:
         self._finalizer = weakref.finalize(self, _lib.fmag_runner_destroy, self._p)
         if threads:
             _lib.fmag_runner_set_threads(self._p, threads)
+        if tier is not None or nan_agnostic:
+            self.set_tier(tier, nan_agnostic)
 
     def describe(self):
         return _s(_lib.fmag_runner_describe(self._p))
+
+    def set_tier(self, tier=None, nan_agnostic=False):
+        """The tier mode (None, "auto", "off", "eager") and NaN-agnostic baking for the
+        runs after the call."""
+        if tier not in TIER_MODES:
+            raise ValueError("fmag: unknown tier mode %r (%s)" % (tier, ", ".join(
+                k for k in TIER_MODES if k)))
+        opts = _RunnerOptions()
+        _lib.fmag_runner_options_init_size(ctypes.byref(opts), ctypes.sizeof(opts))
+        opts.tier_mode = TIER_MODES[tier]
+        opts.nan_agnostic = bool(nan_agnostic)
+        with _Context() as c, self._lock:
+            if not _lib.fmag_runner_set_options(c.p, self._p, ctypes.byref(opts)):
+                c.fail(Error, "fmag: cannot set the tier")
+
+    def last_tier(self):
+        """Which code the last run used: "interpreted", "baked" or "mixed" (a per-lane
+        run binned by program, some groups baked)."""
+        with self._lock:
+            return _TIERS.get(_lib.fmag_runner_last_tier(self._p), "interpreted")
+
+    def bake_log(self):
+        """Why programs stay interpreted: one line per failed bake ("" when none)."""
+        with self._lock:
+            return _s(_lib.fmag_runner_bake_log(self._p))
 
     def run(self, program, inputs):
         """Runs program on every element: inputs is a NumPy array (n, nin) (any float

@@ -189,6 +189,29 @@ class CompileAndRun(unittest.TestCase):
                 continue
             self.assertEqual(bits(r.run(p, rows)), bits(fmag.run(p, rows, "ref")), engine)
 
+    def test_tiers(self):
+        # the reference engine is the oracle; OFF interprets, EAGER bakes before the run
+        p = fmag.compile("export f32 f(f32 x) { return x > 1.0 ? x * 0.5 : x - 3.0; }")[0]
+        rows = [[float(k) * 0.75 - 3.0] for k in range(12)]
+        want = bits(fmag.run(p, rows, "ref"))
+        cpu = fmag.Runner("batch", tier="eager")  # accepted; the CPU engines interpret
+        self.assertEqual((bits(cpu.run(p, rows)), cpu.last_tier()), (want, "interpreted"))
+        with self.assertRaises(ValueError):
+            cpu.set_tier("sometimes")
+        for engine in ("vulkan", "cuda"):
+            try:
+                r = fmag.Runner(engine, tier="off")
+            except fmag.EngineUnavailable:
+                continue
+            self.assertEqual((bits(r.run(p, rows)), r.last_tier()), (want, "interpreted"))
+            r.set_tier("eager")
+            self.assertEqual(bits(r.run(p, rows)), want, engine)
+            if r.last_tier() != "baked":  # only where the machine has no compiler
+                self.assertRegex(r.bake_log(), "no (GLSL|CUDA) compiler")
+                continue
+            r.set_tier("eager", nan_agnostic=True)  # no NaN here: the same bits
+            self.assertEqual((bits(r.run(p, rows)), r.last_tier()), (want, "baked"))
+
 
 def glsl_available():
     try:

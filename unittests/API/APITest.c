@@ -488,6 +488,151 @@ static void test_gpu_errors(void)
     fmag_context_destroy(ctx);
 }
 
+/* The tiers through the API: options checked (size, mode), the CPU engines interpret; on a
+ * GPU runner OFF interprets, EAGER bakes before the run (where this machine has the compiler:
+ * lavapipe in CI bakes through libfmag-shaderc.so) and both give the reference engine's bits;
+ * NaN-agnostic baking changes NaN payloads only. */
+static bool same_or_nan(float a, float b, bool nan_any)
+{
+    return same_bits(a, b) || (nan_any && isnan(a) && isnan(b));
+}
+
+static int tier_run(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p, const float *in,
+                    const float *want, int n, bool nan_any)
+{
+    float out[64];
+    if (!fmag_run(ctx, r, p, in, out, (size_t)n)) return -1;
+    int bad = 0;
+    for (int k = 0; k < n; k++)
+        bad += !same_or_nan(out[k], want[k], nan_any);
+    return bad;
+}
+
+/* Runs the image per lane on r and on the reference runner over LANE_N elements (program
+ * e / 1000 % 2, inputs from e); the count of output words that differ, -1 when a run fails. */
+enum { LANE_N = 6000 };
+static int lane_run(fmag_context *ctx, fmag_runner *r, fmag_runner *ref, const fmag_image *img)
+{
+    static float in[LANE_N][2], want[LANE_N][2], got[LANE_N][2];
+    static uint32_t idx[LANE_N];
+    if (!img) return -1;
+    for (int k = 0; k < LANE_N; k++) {
+        idx[k] = (uint32_t)(k / 1000 % 2);
+        in[k][0] = (float)(k % 97) * 0.125f - 6.0f, in[k][1] = (float)(k % 13) - 6.5f;
+        want[k][1] = got[k][1] = 7.0f; /* past program 0's one output: kept */
+    }
+    if (!fmag_run_per_lane(ctx, ref, img, idx, &in[0][0], 2, &want[0][0], 2, LANE_N) ||
+        !fmag_run_per_lane(ctx, r, img, idx, &in[0][0], 2, &got[0][0], 2, LANE_N))
+        return -1;
+    int bad = 0;
+    for (int k = 0; k < LANE_N; k++)
+        bad += !same_bits(got[k][0], want[k][0]) || !same_bits(got[k][1], want[k][1]);
+    return bad;
+}
+
+static void test_tiers(void)
+{
+    EXPECT(!strcmp(fmag_tier_name(FMAG_TIER_INTERPRETED), "interpreted"));
+    EXPECT(!strcmp(fmag_tier_name(FMAG_TIER_BAKED), "baked"));
+    EXPECT(!strcmp(fmag_tier_name(FMAG_TIER_MIXED), "mixed"));
+    EXPECT(!strcmp(fmag_tier_name((fmag_tier)5), "unknown"));
+    fmag_context *ctx = fmag_context_create();
+    fmag_runner_options o;
+    fmag_runner_options_init(&o);
+    EXPECT(o.size == sizeof o && o.tier_mode == FMAG_TIER_MODE_DEFAULT && !o.nan_agnostic);
+    fmag_runner *ref = fmag_runner_create(ctx, FMAG_ENGINE_REF);
+    /* misuse: each refused with one diagnostic naming what is wrong */
+    fmag_runner_options bad = o;
+    bad.size = 4;
+    size_t nd = fmag_context_diag_count(ctx);
+    EXPECT(!fmag_runner_set_options(ctx, ref, &bad));
+    EXPECT(!fmag_runner_set_options(ctx, ref, NULL));
+    EXPECT(!fmag_runner_set_options(ctx, NULL, &o));
+    bad = o, bad.tier_mode = (fmag_tier_mode)9;
+    EXPECT(!fmag_runner_set_options(ctx, ref, &bad));
+    EXPECT(fmag_context_diag_count(ctx) == nd + 4);
+    EXPECT(strstr(fmag_context_diag(ctx, nd), "fmag_runner_options_init"));
+    EXPECT(strstr(fmag_context_diag(ctx, nd + 1), "the options are NULL"));
+    EXPECT(strstr(fmag_context_diag(ctx, nd + 3), "unknown tier mode 9"));
+    /* x*y + 0.5 and a select: infinities make NaN (inf * 0), which the modes treat apart */
+    fmag_image *img = compile(ctx, "t.sl",
+                              "export f32 t(f32 x, f32 y) { f32 v = x * y + 0.5; "
+                              "return v > 1.0 ? v * 0.25 : v - y; }");
+    EXPECT(img != NULL);
+    if (!img) {
+        fmag_runner_destroy(ref);
+        fmag_context_destroy(ctx);
+        return;
+    }
+    const fmag_vm_program *p = fmag_image_program(img, 0);
+    enum { N = 32 };
+    float in[N][2], want[N];
+    for (int k = 0; k < N; k++) {
+        in[k][0] = (float)(k % 7) * 0.75f - 2.0f;
+        in[k][1] = k % 5 == 0 ? INFINITY : (float)(k % 3) - 1.0f; /* 0 * inf: NaN */
+    }
+    EXPECT(fmag_run(ctx, ref, p, &in[0][0], want, N));
+    fmag_image *lanes = compile(ctx, "lanes.sl",
+                                "export f32 a(f32 x, f32 y) { return x * y - 0.75; }\n"
+                                "export f32 b(f32 x, f32 y, out f32 z) { z = x - y; "
+                                "return max(x, y) * 0.5; }");
+    EXPECT(lanes != NULL);
+    o.tier_mode = FMAG_TIER_MODE_EAGER;
+    EXPECT(fmag_runner_set_options(ctx, ref, &o)); /* accepted, and ignored */
+    EXPECT(tier_run(ctx, ref, p, &in[0][0], want, N, false) == 0);
+    EXPECT(fmag_runner_last_tier(ref) == FMAG_TIER_INTERPRETED);
+    EXPECT(!strcmp(fmag_runner_bake_log(ref), ""));
+    for (fmag_engine e = FMAG_ENGINE_VULKAN; e <= FMAG_ENGINE_CUDA; e++) {
+        fmag_runner *r = fmag_runner_create(ctx, e);
+        if (!r) continue; /* test_gpu_errors checks the diagnostic */
+        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_INTERPRETED);
+        o.tier_mode = FMAG_TIER_MODE_OFF, o.nan_agnostic = false;
+        EXPECT(fmag_runner_set_options(ctx, r, &o));
+        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, false) == 0);
+        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_INTERPRETED);
+        o.tier_mode = FMAG_TIER_MODE_EAGER;
+        EXPECT(fmag_runner_set_options(ctx, r, &o));
+        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, false) == 0);
+        const char *log = fmag_runner_bake_log(r);
+        if (fmag_runner_last_tier(r) != FMAG_TIER_BAKED) {
+            /* only a machine without the compiler may stay interpreted under EAGER */
+            EXPECT(strstr(log, "no GLSL compiler") || strstr(log, "no CUDA compiler"));
+            printf("api-unittests: %s: no compiler to bake with: %.*s\n", fmag_engine_name(e),
+                   (int)strcspn(log, "\n"), log);
+            fmag_runner_destroy(r);
+            continue;
+        }
+        EXPECT(!strcmp(log, ""));
+        /* baked once: AUTO uses it at once; OFF interprets again */
+        o.tier_mode = FMAG_TIER_MODE_AUTO;
+        EXPECT(fmag_runner_set_options(ctx, r, &o));
+        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, false) == 0);
+        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_BAKED);
+        o.tier_mode = FMAG_TIER_MODE_OFF;
+        EXPECT(fmag_runner_set_options(ctx, r, &o));
+        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, false) == 0);
+        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_INTERPRETED);
+        /* NaN-agnostic: another bake; any NaN where the reference has its canonical one */
+        o.tier_mode = FMAG_TIER_MODE_EAGER, o.nan_agnostic = true;
+        EXPECT(fmag_runner_set_options(ctx, r, &o));
+        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, true) == 0);
+        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_BAKED);
+        /* a per-lane image of two programs, large enough to be binned by program: each
+         * group baked (EAGER), the reference engine's bits */
+        o.nan_agnostic = false;
+        EXPECT(fmag_runner_set_options(ctx, r, &o));
+        EXPECT(lane_run(ctx, r, ref, lanes) == 0);
+        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_BAKED);
+        printf("api-unittests: %s: OFF interpreted, EAGER baked (per lane too), reference bits\n",
+               fmag_engine_name(e));
+        fmag_runner_destroy(r);
+    }
+    fmag_runner_destroy(ref);
+    fmag_image_destroy(lanes);
+    fmag_image_destroy(img);
+    fmag_context_destroy(ctx);
+}
+
 /* fmag_run_columns gives fmag_run's bits on every engine this machine has (fmag_run on
  * the reference engine is the oracle); fmag_run_device is refused off the GPU runners. */
 static void test_columns(void)
@@ -664,6 +809,7 @@ int main(void)
     test_budgets();
     test_gpu_errors();
     test_columns();
+    test_tiers();
     test_compile_stages();
     test_abi_table();
     if (failures) fprintf(stderr, "api-unittests: %d failures\n", failures);

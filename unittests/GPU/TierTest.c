@@ -443,11 +443,17 @@ static void test_binning(fmag_gpu_runner *r, const char *api)
     for (size_t i = 0; i < N * INW; ++i)
         in[i] = special();
     fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_OFF);
-    for (int round = 0; round < 3; ++round) {
-        /* round 0: every program; 1: two of them in runs; 2: one program only */
+    for (int round = 0; round < 4; ++round) {
+        /* round 0: every program; 1: two of them in runs; 2: one program only; 3: program 0
+         * at even elements, 1 and 2 at odd ones, which the host's sample (every second
+         * element of 5000) does not see: the device's counts decide */
         for (size_t e = 0; e < N; ++e)
-            idx[e] = round == 0 ? rnd() % NP : round == 1 ? (uint32_t)(e / 700 % 2) * 2 : 1;
-        unsigned threshold = round == 0 ? 2 : 8; /* round 0: 3 programs > 2: unbinned too */
+            idx[e] = round == 0   ? rnd() % NP
+                     : round == 1 ? (uint32_t)(e / 700 % 2) * 2
+                     : round == 2 ? 1
+                                  : (uint32_t)(e % 2 ? 1 + e / 2 % 2 : 0);
+        /* rounds 0 and 3: 3 programs > 2: unbinned too */
+        unsigned threshold = round == 0 || round == 3 ? 2 : 8;
         for (int binned = 0; binned < 2; ++binned) {
             char err[512] = "";
             for (size_t i = 0; i < N * OUTW; ++i)
@@ -455,8 +461,17 @@ static void test_binning(fmag_gpu_runner *r, const char *api)
             EXPECT(fmag_vm_run_ref_per_lane(progs, NP, idx, in, INW, ref, OUTW, N, err, sizeof err),
                    "reference: %s", err);
             fmag_gpu_runner_set_bin_threshold(r, binned ? 8 : threshold);
+            fmag_gpu_counters c0, c1;
+            fmag_gpu_runner_counters(r, &c0);
             EXPECT(fmag_gpu_run_per_lane(r, progs, NP, idx, in, INW, got, OUTW, N, err, sizeof err),
                    "%s: per-lane run: %s", api, err);
+            fmag_gpu_runner_counters(r, &c1);
+            /* both runners sort on the device (gpu/fmag_bin.comp, fmag_bin_* in
+             * gpu/fmag_cuda.cu) when they bin */
+            bool on_device = c1.device_bins > c0.device_bins;
+            EXPECT(on_device == (binned || threshold >= 3),
+                   "%s: binning round %d: %s on the device", api, round,
+                   on_device ? "binned" : "not binned");
             int bad = 0;
             for (size_t i = 0; i < N * OUTW; ++i)
                 bad += !same_bits(ref[i], got[i], false);
@@ -466,7 +481,7 @@ static void test_binning(fmag_gpu_runner *r, const char *api)
     }
     fmag_gpu_runner_set_bin_threshold(r, FMAG_GPU_BIN_PROGRAMS);
     fmag_gpu_runner_set_tier_mode(r, FMAG_GPU_TIER_AUTO);
-    printf("%s: binning: 3 per-lane images of %d elements, binned and not, bit-identical\n", api,
+    printf("%s: binning: 4 per-lane images of %d elements, binned and not, bit-identical\n", api,
            (int)N);
 }
 
