@@ -21,6 +21,8 @@
  * --mode what the context has seen (bench()'s reader_mode; parse by default);
  * --pipeline the pass pipeline it compiles with (O2; the table has O1 rows too: on such
  * graphs O1 gives an editor's preview a program a few percent longer, for less time).
+ * --print writes the graph's text (--nodes, --type) instead: bench/mtlx/same-bytes.sh
+ * compiles the graphs measured here with two builds.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -315,7 +317,7 @@ int main(int argc, char **argv)
     }
     if (print) {
         size_t len;
-        char *s = make_graph(only ? only : 60, 0.5f, "color3", &len);
+        char *s = make_graph(only ? only : 60, 0.5f, only_type ? only_type : "color3", &len);
         fwrite(s, 1, len, stdout);
         free(s);
         return 0;

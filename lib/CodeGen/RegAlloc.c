@@ -280,66 +280,103 @@ static uint64_t pick_key(const ra *s, cg_policy policy, int x, unsigned r, pick_
            is_new << PICK_NEW_SHIFT | (uint64_t)reuse << PICK_REUSE_SHIFT | r;
 }
 
+/* pick()'s search: the candidate with the least key so far, and per watched policy
+ * bit the one that bit would have chosen. */
+typedef struct pick_search {
+    int x, cycle;
+    const int *dying;
+    unsigned ndying, limit;
+    bool zero_only;
+    cg_policy watch;
+    uint64_t best_key;
+    int best;
+    uint64_t alt_key[CG_POLICY_BITS];
+    int alt[CG_POLICY_BITS];
+} pick_search;
+
+static void pick_consider(const ra *s, pick_search *ps, int r)
+{
+    if (r < 0 || (unsigned)r >= ps->limit) return;
+    pick_cand pc = pick_cand_of(s, ps->x, (unsigned)r, ps->dying, ps->ndying, ps->zero_only);
+    uint64_t key = pick_key(s, s->policy, ps->x, (unsigned)r, pc, ps->cycle);
+    if (key < ps->best_key) {
+        ps->best_key = key;
+        ps->best = r;
+    }
+    for (unsigned b = 0; ps->watch >> b; b++) {
+        if (!(ps->watch & 1u << b)) continue;
+        uint64_t k = pick_key(s, s->policy | 1u << b, ps->x, (unsigned)r, pc, ps->cycle);
+        if (k < ps->alt_key[b]) {
+            ps->alt_key[b] = k;
+            ps->alt[b] = r;
+        }
+    }
+}
+
+/* The least key any free register of class c at or above nout can have: off its hint
+ * (the hint is a candidate of its own), no conflict, not new, the class's reuse rank,
+ * index nout. */
+static uint64_t class_key_bound(const ra *s, unsigned c, unsigned nout)
+{
+    pick_reuse reuse = (s->policy & CG_POLICY_LOWEST_INDEX) || c == C_STALE || c == C_INPUT
+                           ? REUSE_STALE
+                       : c == C_PRISTINE ? REUSE_PRISTINE
+                                         : REUSE_CONST;
+    return UINT64_C(1) << PICK_HINT_SHIFT | (uint64_t)reuse << PICK_REUSE_SHIFT | nout;
+}
+
 /* The best register for value x (-1: a transient literal). `dying` are registers
  * of operands read by this very instruction that may be overwritten by it.
  * The order is pick_key's over every register below `used` + 1; only these can be
  * the minimum: the hint, the dying registers, the cycle register, the output
  * registers (the only ones a reservation can mark), register `used`, and per class
- * of free registers the lowest two at or above nout (one of them is not `cycle`). */
+ * of free registers the lowest two at or above nout (one of them is not `cycle`).
+ * A class is not searched when no register of it can beat the best key so far (keys
+ * of different registers differ, so this changes no choice); with policy bits
+ * watched every class is, for their choices. */
 static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
 {
-    uint64_t best_key = UINT64_MAX;
-    int best = -1;
-    unsigned limit = s->used + 1 < s->maxregs ? s->used + 1 : s->maxregs;
+    pick_search ps;
+    ps.x = x;
+    ps.dying = dying;
+    ps.ndying = ndying < 8 ? ndying : 8;
+    ps.zero_only = zero_only;
+    ps.limit = s->used + 1 < s->maxregs ? s->used + 1 : s->maxregs;
     /* x headed for register h held by w, which is headed for register k: x in k
      * would make a cycle for the final shuffle (a scratch and a move more). */
-    int cycle = -1;
+    ps.cycle = -1;
     if (x >= 0 && s->hint[x] >= 0 && s->rkind[s->hint[x]] == R_VALUE && s->rval[s->hint[x]] >= 0)
-        cycle = s->hint[s->rval[s->hint[x]]];
-    int cand[8 + 3 + 2 * NCLASS];
-    unsigned nc = 0;
-    cand[nc++] = x >= 0 ? s->hint[x] : -1;
-    cand[nc++] = cycle;
-    cand[nc++] = (int)s->used;
-    for (unsigned k = 0; k < ndying && k < 8; k++)
-        cand[nc++] = dying[k];
-    unsigned nout = s->g->nout < limit ? s->g->nout : limit;
-    for (unsigned c = 0; c < NCLASS; c++) {
-        if (zero_only && c != C_PRISTINE && c != C_CONST0) continue;
-        int r1 = class_first(s, c, nout, limit);
-        cand[nc++] = r1;
-        cand[nc++] = r1 >= 0 ? class_first(s, c, (unsigned)r1 + 1, limit) : -1;
-    }
+        ps.cycle = s->hint[s->rval[s->hint[x]]];
     /* The choice each watched policy bit would have made, set. */
-    cg_policy watch = s->track & ~s->sensitive & CG_POLICY_PICK_BITS;
-    uint64_t alt_key[CG_POLICY_BITS];
-    int alt[CG_POLICY_BITS];
+    ps.watch = s->track & ~s->sensitive & CG_POLICY_PICK_BITS;
+    ps.best_key = UINT64_MAX;
+    ps.best = -1;
     for (unsigned b = 0; b < CG_POLICY_BITS; b++) {
-        alt_key[b] = UINT64_MAX;
-        alt[b] = -1;
+        ps.alt_key[b] = UINT64_MAX;
+        ps.alt[b] = -1;
     }
-    for (unsigned i = 0; i < nc + nout; i++) {
-        int r = i < nc ? cand[i] : (int)(i - nc);
-        if (r < 0 || (unsigned)r >= limit) continue;
-        pick_cand pc = pick_cand_of(s, x, (unsigned)r, dying, ndying, zero_only);
-        uint64_t key = pick_key(s, s->policy, x, (unsigned)r, pc, cycle);
-        if (key < best_key) {
-            best_key = key;
-            best = r;
-        }
-        for (unsigned b = 0; watch >> b; b++) {
-            if (!(watch & 1u << b)) continue;
-            uint64_t k = pick_key(s, s->policy | 1u << b, x, (unsigned)r, pc, cycle);
-            if (k < alt_key[b]) {
-                alt_key[b] = k;
-                alt[b] = r;
-            }
-        }
+    pick_consider(s, &ps, x >= 0 ? s->hint[x] : -1);
+    pick_consider(s, &ps, ps.cycle);
+    pick_consider(s, &ps, (int)s->used);
+    for (unsigned k = 0; k < ps.ndying; k++)
+        pick_consider(s, &ps, dying[k]);
+    unsigned nout = s->g->nout < ps.limit ? s->g->nout : ps.limit;
+    for (unsigned r = 0; r < nout; r++)
+        pick_consider(s, &ps, (int)r);
+    /* the classes by reuse rank, the likeliest winners first */
+    static const uint8_t class_order[NCLASS] = {C_STALE, C_INPUT, C_CONST0, C_CONSTK, C_PRISTINE};
+    for (unsigned i = 0; i < NCLASS; i++) {
+        unsigned c = class_order[i];
+        if (zero_only && c != C_PRISTINE && c != C_CONST0) continue;
+        if (!ps.watch && class_key_bound(s, c, nout) >= ps.best_key) continue;
+        int r1 = class_first(s, c, nout, ps.limit);
+        pick_consider(s, &ps, r1);
+        if (r1 >= 0) pick_consider(s, &ps, class_first(s, c, (unsigned)r1 + 1, ps.limit));
     }
-    for (unsigned b = 0; watch >> b; b++)
-        if ((watch & 1u << b) && alt[b] != best) s->sensitive |= 1u << b;
-    if (best < 0) s->fail = true;
-    return best;
+    for (unsigned b = 0; ps.watch >> b; b++)
+        if ((ps.watch & 1u << b) && ps.alt[b] != ps.best) s->sensitive |= 1u << b;
+    if (ps.best < 0) s->fail = true;
+    return ps.best;
 }
 
 /* Some register whose content is a known finite literal (for z*0 + k). */

@@ -55,6 +55,11 @@ static void list_score(const cg_dag *g, const unsigned *left, const bool *is_out
     *delta_out = delta;
 }
 
+/* A ready node's score depends on its operands' pending reader counts only through
+ * `left[v] == mine` with mine <= 5 (list_score), so a decrement to above 5 cannot
+ * change it: only lower ones make the readers' cached scores stale. */
+#define CG_LIST_SCORE_MAX_READS 5u
+
 static int sched_list(const cg_dag *g, unsigned *order)
 {
     unsigned nv = g->nin + g->nnodes, nn = g->nnodes;
@@ -62,11 +67,18 @@ static int sched_list(const cg_dag *g, unsigned *order)
     bool *is_out = fmag_tmp_calloc(nv + 1, 1);
     unsigned *pending = fmag_tmp_calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
     unsigned *ustart =
-        fmag_tmp_calloc(nn + 2, sizeof *ustart); /* users of node i: ulist[ustart[i]..] */
+        fmag_tmp_calloc(nv + 2, sizeof *ustart); /* readers of value v: ulist[ustart[v]..] */
     unsigned *ulist = fmag_tmp_malloc(sizeof *ulist * (5 * (size_t)nn + 1));
     unsigned *ready = fmag_tmp_malloc(sizeof *ready * (nn + 1));
+    /* per node: its score as last computed, and whether that is stale */
+    int *score_copy = fmag_tmp_malloc(sizeof *score_copy * (nn + 1));
+    int *score_delta = fmag_tmp_malloc(sizeof *score_delta * (nn + 1));
+    bool *stale = fmag_tmp_malloc(nn + 1);
     int n = -1;
-    if (!left || !is_out || !pending || !ustart || !ulist || !ready) goto out;
+    if (!left || !is_out || !pending || !ustart || !ulist || !ready || !score_copy ||
+        !score_delta || !stale)
+        goto out;
+    memset(stale, 1, nn + 1);
     for (unsigned j = 0; j < g->nout; j++)
         if (cg_is_val(g->outs[j])) {
             is_out[g->outs[j].v] = true;
@@ -76,25 +88,21 @@ static int sched_list(const cg_dag *g, unsigned *order)
         if (g->nodes[i].dead) continue;
         for (unsigned k = 0; k < 5; k++) {
             int v = g->nodes[i].op[k].v;
-            if (v >= (int)g->nin) {
-                pending[i]++;
-                ustart[v - g->nin + 1]++;
-            }
+            if (v < 0) continue;
+            if (v >= (int)g->nin) pending[i]++;
+            ustart[v + 1]++;
         }
     }
-    for (unsigned i = 0; i < nn; i++)
-        ustart[i + 1] += ustart[i];
+    for (unsigned v = 0; v < nv; v++)
+        ustart[v + 1] += ustart[v];
     {
-        unsigned *fill = fmag_tmp_calloc(nn + 1, sizeof *fill);
+        unsigned *fill = fmag_tmp_calloc(nv + 1, sizeof *fill);
         if (!fill) goto out;
         for (unsigned i = 0; i < nn; i++) {
             if (g->nodes[i].dead) continue;
             for (unsigned k = 0; k < 5; k++) {
                 int v = g->nodes[i].op[k].v;
-                if (v >= (int)g->nin) {
-                    unsigned p = (unsigned)v - g->nin;
-                    ulist[ustart[p] + fill[p]++] = i;
-                }
+                if (v >= 0) ulist[ustart[v] + fill[v]++] = i;
             }
         }
         fmag_tmp_free(fill);
@@ -110,8 +118,12 @@ static int sched_list(const cg_dag *g, unsigned *order)
         unsigned bi = lo;
         int best_copy = 0, best_delta = 0;
         for (unsigned r = lo; r < nready; r++) {
-            int copy, delta;
-            list_score(g, left, is_out, ready[r], &copy, &delta);
+            unsigned i = ready[r];
+            if (stale[i]) {
+                list_score(g, left, is_out, i, &score_copy[i], &score_delta[i]);
+                stale[i] = false;
+            }
+            int copy = score_copy[i], delta = score_delta[i];
             if (r == lo || copy < best_copy ||
                 (copy == best_copy &&
                  (delta < best_delta || (delta == best_delta && ready[r] < ready[bi])))) {
@@ -123,9 +135,15 @@ static int sched_list(const cg_dag *g, unsigned *order)
         unsigned best = ready[bi];
         ready[bi] = ready[--nready];
         order[n++] = best;
-        for (unsigned k = 0; k < 5; k++)
-            if (g->nodes[best].op[k].v >= 0) left[g->nodes[best].op[k].v]--;
-        for (unsigned u = ustart[best]; u < ustart[best + 1]; u++)
+        for (unsigned k = 0; k < 5; k++) {
+            int v = g->nodes[best].op[k].v;
+            if (v < 0) continue;
+            if (--left[v] <= CG_LIST_SCORE_MAX_READS)
+                for (unsigned u = ustart[v]; u < ustart[v + 1]; u++)
+                    stale[ulist[u]] = true;
+        }
+        unsigned x = g->nin + best;
+        for (unsigned u = ustart[x]; u < ustart[x + 1]; u++)
             if (--pending[ulist[u]] == 0) ready[nready++] = ulist[u];
     }
 out:
@@ -135,6 +153,9 @@ out:
     fmag_tmp_free(ustart);
     fmag_tmp_free(ulist);
     fmag_tmp_free(ready);
+    fmag_tmp_free(score_copy);
+    fmag_tmp_free(score_delta);
+    fmag_tmp_free(stale);
     return n;
 }
 
