@@ -1,10 +1,11 @@
 #!/bin/bash
 # bench/gpu/carried.sh DIR: the whole GPU check in one short device call, with everything built
 # here (bench/gpu/pack.sh DIR fills DIR: the GPU/API unit tests, fmag-gpu-e2e and the benchmark
-# built with CUDA on, the SL suite as .fmag, the shaderc module, the Vulkan loader .debs). Runs
-# the end-to-end rows (issue 32's call at the speed of the bus), the tier unit tests (the NVRTC
-# and shaderc bakes on the real driver), the benchmark's --tiers rows (baked against native,
-# binning) and the GPU and API unit tests. Logs in $OUT.
+# built with CUDA on, the SL suite and bench/int as .fmag, the shaderc module, the Vulkan loader
+# .debs). Runs the end-to-end rows (issue 32's call at the speed of the bus, interpreted and
+# baked), the tier unit tests (the NVRTC and shaderc bakes on the real driver), the benchmark's
+# --tiers rows (baked against native, binning), issue 27's integer hash rows, and the GPU and
+# API unit tests (about 10 minutes at most). Logs in $OUT.
 set -u
 D=$(cd "${1:?usage: bench/gpu/carried.sh DIR}" && pwd)
 OUTDIR=${OUT:-/tmp/fmag-carried}
@@ -32,12 +33,22 @@ step() { # name, seconds, command...
     tail -${TAIL:-30} "$OUTDIR/$name.txt"
 }
 step e2e 90 "$D/bin/fmag-gpu-e2e" examples/node_graph_a.sl --n=4194304 --reps=10 --threads=16
+# the same call once the program is baked (first run to native use included in its log)
+TAIL=15 step e2e-eager 60 "$D/bin/fmag-gpu-e2e" examples/node_graph_a.sl --n=4194304 --reps=10 \
+    --threads=16 --tier=eager
 TAIL=25 step tiertest 90 "$D/bin/fmag-gpu-tier-unittests"
 SL=()
 for f in "$D"/sl/*.fmag; do
     x=$(basename "$f" .fmag)
     SL+=("--sl=$f@$(head -1 "examples/$x.sl" | sed -n 's#^// demo-input: *##p' | tr -d ' ')")
 done
-TAIL=80 step bench-tiers 150 "$D/bin/fmag_gpu_bench" --tiers "${SL[@]}"
-TAIL=12 step gputest 100 "$D/bin/fmag-gpu-unittests"
+TAIL=80 step bench-tiers 140 "$D/bin/fmag_gpu_bench" --tiers "${SL[@]}"
+# issue 27: each integer hash interpreted, baked and native (a run of its own, so the hashes
+# do not join the SL suite's SL-mix-L row)
+INT=()
+for f in "$D"/int/*.fmag; do
+    INT+=("--sl=$f@$(sed -n 's#^// demo-input: *##p' "bench/int/$(basename "$f" .fmag).sl" | tr -d ' ')")
+done
+TAIL=60 step bench-int 80 "$D/bin/fmag_gpu_bench" --tiers "${INT[@]}"
+TAIL=12 step gputest 90 "$D/bin/fmag-gpu-unittests"
 TAIL=5 step apitest 30 "$D/bin/fmag-api-unittests"

@@ -24,6 +24,8 @@ strip "$D/bin/fmag_gpu_bench"
 strip -o "$D/lib/libfmag-shaderc.so" "$B/lib/libfmag-shaderc.so"
 cp -L /lib/x86_64-linux-gnu/libexpat.so.1 "$D/lib/"
 for x in $(cat bench/gpu/sl-suite.txt); do "$B/bin/slc" "examples/$x.sl" -o "$D/sl/$x.fmag"; done
+mkdir -p "$D/int" # issue 27's hash rows (bench/int)
+for f in bench/int/*.sl; do "$B/bin/slc" "$f" -o "$D/int/$(basename "$f" .sl).fmag"; done
 if ! ls "$D"/gl/*.deb >/dev/null 2>&1; then # the Vulkan loader and glvnd (docs/GPU.md)
     o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
     mkdir -p /tmp/amd64/partial
