@@ -69,21 +69,30 @@ void fmag_free(void *p)
  * than that was not set up by fmag_compile_options_init. */
 enum { OPTIONS_V1_SIZE = offsetof(fmag_compile_options, pass_options) + sizeof(void *) };
 
+bool fmag_api_read_sized(fmag_context *ctx, const char *name, const void *in, size_t size,
+                         size_t v1_size, void *out, size_t out_size)
+{
+    if (size < v1_size) {
+        if (ctx)
+            fmag_context_error(ctx,
+                               "error: %s.size is %zu, less than this library's first version "
+                               "(%zu): set the options up with %s_init",
+                               name, size, v1_size, name);
+        return false;
+    }
+    memcpy(out, in, size < out_size ? size : out_size);
+    return true;
+}
+
 /* The caller's options, as long as its struct is, over the defaults. */
 static fmag_status options_read(fmag_context *ctx, const fmag_compile_options *in,
                                 fmag_compile_options *out)
 {
     fmag_compile_options_init(out);
     if (!in) return FMAG_OK;
-    if (in->size < OPTIONS_V1_SIZE) {
-        fmag_context_error(ctx,
-                           "error: fmag_compile_options.size is %zu, less than this library's "
-                           "first version (%zu): set the options up with "
-                           "fmag_compile_options_init",
-                           in->size, (size_t)OPTIONS_V1_SIZE);
+    if (!fmag_api_read_sized(ctx, "fmag_compile_options", in, in->size, OPTIONS_V1_SIZE, out,
+                             sizeof *out))
         return FMAG_ERROR_MISUSE;
-    }
-    memcpy(out, in, in->size < sizeof *out ? in->size : sizeof *out);
     out->size = sizeof *out;
     return FMAG_OK;
 }

@@ -130,18 +130,11 @@ bool fmag_runner_set_options(fmag_context *ctx, fmag_runner *r, const fmag_runne
         if (ctx) fmag_context_error(ctx, "error: fmag_runner_set_options: %s", bad);
         return false;
     }
-    if (opts->size < RUNNER_OPTIONS_V1_SIZE) {
-        if (ctx)
-            fmag_context_error(ctx,
-                               "error: fmag_runner_options.size is %zu, less than this library's "
-                               "first version (%zu): set the options up with "
-                               "fmag_runner_options_init",
-                               opts->size, (size_t)RUNNER_OPTIONS_V1_SIZE);
-        return false;
-    }
     fmag_runner_options o;
     fmag_runner_options_init(&o);
-    memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
+    if (!fmag_api_read_sized(ctx, "fmag_runner_options", opts, opts->size, RUNNER_OPTIONS_V1_SIZE,
+                             &o, sizeof o))
+        return false;
     if ((unsigned)o.tier_mode > (unsigned)FMAG_TIER_MODE_EAGER) {
         if (ctx)
             fmag_context_error(ctx, "error: fmag_runner_set_options: unknown tier mode %d",

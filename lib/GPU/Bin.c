@@ -86,12 +86,12 @@ static bool bin_on_device(fmag_gpu_runner *r, const fmag_gpu_job *job, uint32_t 
                           size_t *start, bool *ok, char *err, size_t errlen)
 {
     *ok = r->be->bin_count(r->impl, job, counts, err, errlen);
-    if (*ok && !few_programs(r, counts, job->nprogs)) return false;
+    if (!*ok) return true; /* the job failed: err says why */
+    if (!few_programs(r, counts, job->nprogs)) return false;
     fmag_gpu_bin_starts(counts, job->nprogs, start);
     fmag_gpu_job g = *job;
     g.layout = FMAG_GPU_DEVICE;
-    *ok = *ok &&
-          r->be->bin_scatter(r->impl, job, start[job->nprogs], &g.dev_in, &g.dev_out, err, errlen);
+    *ok = r->be->bin_scatter(r->impl, job, start[job->nprogs], &g.dev_in, &g.dev_out, err, errlen);
     *ok = *ok && run_groups(r, job, counts, start, g, err, errlen) &&
           r->be->bin_gather(r->impl, job, start[job->nprogs], err, errlen);
     return true;

@@ -55,7 +55,7 @@ typedef struct fmag_gpu_backend {
     size_t (*last_ir)(void *be, char *buf, size_t len);
     /* the back end's compiler for the tiers (Bake.h); false: none in this build */
     bool (*baker)(void *be, struct fmag_gpu_baker *out);
-    /* Per-lane binning on the device (Bin.c; NULL: the host sorts). bin_count uploads a
+    /* Per-lane binning on the device (Bin.c; NULL: per-lane jobs run unbinned). bin_count uploads a
      * per-lane ROWS job's program indices and inputs and counts each program's elements
      * (counts: nprogs entries); bin_scatter groups them by program into binned images of
      * `slots` rows, group k from the row where fmag_gpu_bin_starts puts it (every start a
