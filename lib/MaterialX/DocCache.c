@@ -1,14 +1,15 @@
-/* The last document a context read, parsed once into a compact form kept in a context
+/* The last document a context read, in its compact form (Form.c) kept in a context
  * slot (Context.h) through resets: a node editor compiles the same document again
  * after each edit of a value, and expat's parse is most of the reader's time
  * (docs/PERFORMANCE.md, "MaterialX compile latency"). The next compile of the same
  * text, or of a text that differs only inside one attribute value, builds the tree
  * from this form without parsing. Such an edit cannot change what is well-formed
  * XML when the new value's characters are printable ASCII other than '<', '&' and
- * its quote, which is what is checked; anything else is parsed again. The form is
- * the cache's own malloc memory (a failure just drops the cache): the tree built
- * from it is in the context's arena as a parsed one is, so a module never points
- * into the cache. */
+ * its quote, which is what is checked; anything else is parsed again. The slot holds
+ * two forms: the kept one, and the one the next parse fills (its arrays reused), which
+ * replaces the kept one only when that document parses. The forms are the cache's
+ * own malloc memory: the tree built from one is in the context's arena, so a module
+ * never points into the cache. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,59 +21,92 @@
  * it holds a copy of the text besides the tree. */
 #define MX_CACHE_MAX_TEXT (1u << 20)
 
-enum { A_TYPE, A_NODENAME, A_NODEGRAPH, A_INTERFACENAME, A_VALUE, A_OUTPUT, A_CHANNELS, A_COUNT };
-
-typedef struct cattr {
-    uint32_t name, value; /* offsets in the pool */
-} cattr;
-
-typedef struct celem {
-    uint32_t tag, name; /* offsets in the pool */
-    uint32_t attr0, nattrs;
-    int32_t parent;     /* index of the parent, -1 for the root; elements in document order */
-    int32_t a[A_COUNT]; /* the walk's attributes: index among the element's, or -1 */
-    size_t pos;
-    mx_elem_kind kind;
-    int etype;
-} celem;
-
 typedef struct mx_cache {
-    char *text;
-    size_t len;
-    celem *elems;
-    size_t nelems;
-    cattr *attrs;
-    size_t nattrs;
-    char *pool; /* strings, NUL-terminated; a patched value is appended */
-    size_t npool, cappool;
+    mx_form kept, next;
+    bool have;      /* kept holds a document */
+    size_t poolmax; /* kept's pool may grow by edits up to this; then it is parsed again */
 } mx_cache;
+
+static void form_free(mx_form *f)
+{
+    void (*release)(void *) = f->scratch ? fmag_tmp_free : free;
+    release(f->text);
+    release(f->elems);
+    release(f->attrs);
+    release(f->pool);
+    release(f->index);
+    memset(f, 0, sizeof *f);
+}
 
 static void cache_destroy(void *obj)
 {
     mx_cache *c = obj;
     if (!c) return;
-    free(c->text);
-    free(c->elems);
-    free(c->attrs);
-    free(c->pool);
+    form_free(&c->kept);
+    form_free(&c->next);
     free(c);
 }
 
-static void cache_drop(fmag_context *ctx)
+mx_form *mx_form_begin(mx_doc *d)
 {
-    fmag_context_slot_set(ctx, MX_CACHE_SLOT, NULL, NULL);
+    mx_cache *c = fmag_context_slot_get(d->ctx, MX_CACHE_SLOT);
+    if (!c) {
+        c = calloc(1, sizeof *c);
+        if (!c) fmag_context_out_of_memory(d->ctx, "the MaterialX reader");
+        if (!fmag_context_slot_set(d->ctx, MX_CACHE_SLOT, c, cache_destroy)) {
+            /* every slot taken by the embedder: a form in scratch memory, not kept */
+            free(c);
+            c = d->scratch = fmag_tmp_calloc(1, sizeof *c);
+            c->next.scratch = true;
+        }
+    }
+    mx_form *f = &c->next;
+    f->nelems = f->nattrs = f->index_cap = 0;
+    memset(f->interned, 0, sizeof f->interned);
+    /* room for a graph's usual shape, so that the parse seldom grows an array */
+    if (f->capelems < d->len / 48 + 16)
+        f->elems = mx_form_grow(d, f, f->elems, &f->capelems, d->len / 48 + 16, sizeof *f->elems);
+    if (f->capattrs < d->len / 24 + 16)
+        f->attrs = mx_form_grow(d, f, f->attrs, &f->capattrs, d->len / 24 + 16, sizeof *f->attrs);
+    if (f->cappool < d->len / 2 + 64)
+        f->pool = mx_form_grow(d, f, f->pool, &f->cappool, d->len / 2 + 64, 1);
+    f->pool[0] = 0; /* offset 0: "" */
+    f->npool = 1;
+    return f;
 }
 
-/* The element's fields for the walk's attributes, in the order of A_*. */
-static void walk_attr_slots(mx_elem *e, const char **slots[A_COUNT])
+void mx_cache_scratch_free(mx_doc *d)
 {
-    slots[A_TYPE] = &e->a_type;
-    slots[A_NODENAME] = &e->a_nodename;
-    slots[A_NODEGRAPH] = &e->a_nodegraph;
-    slots[A_INTERFACENAME] = &e->a_interfacename;
-    slots[A_VALUE] = &e->a_value;
-    slots[A_OUTPUT] = &e->a_output;
-    slots[A_CHANNELS] = &e->a_channels;
+    if (!d->scratch) return;
+    form_free(&d->scratch->kept);
+    form_free(&d->scratch->next);
+    fmag_tmp_free(d->scratch);
+    d->scratch = NULL;
+}
+
+void mx_form_keep(mx_doc *d, mx_form *f)
+{
+    mx_cache *c = fmag_context_slot_get(d->ctx, MX_CACHE_SLOT);
+    if (!c || f != &c->next) return; /* parsed in scratch memory */
+    if (d->len > MX_CACHE_MAX_TEXT) {
+        c->have = false; /* nor is so large a form held after the compile */
+        form_free(&c->kept);
+        form_free(&c->next);
+        return;
+    }
+    if (f->capindex < d->index_cap)
+        f->index = mx_form_grow(d, f, f->index, &f->capindex, d->index_cap, sizeof *f->index);
+    f->index_cap = d->index_cap;
+    for (size_t i = 0; i < d->index_cap; i++)
+        f->index[i] = d->index[i] ? (int32_t)(d->index[i] - d->elems) : -1;
+    if (f->captext < d->len) f->text = mx_form_grow(d, f, f->text, &f->captext, d->len, 1);
+    memcpy(f->text, d->text, d->len);
+    f->len = d->len;
+    mx_form swap = c->kept;
+    c->kept = *f;
+    c->next = swap;
+    c->have = true;
+    c->poolmax = c->kept.npool + d->len / 4 + 256; /* room for edits before a new parse */
 }
 
 static bool is_space(char c)
@@ -80,20 +114,20 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* The attribute of the cached element whose value's bytes in the cached text hold
+/* The attribute of the kept element whose value's bytes in the kept text hold
  * [from, to): its index, with the value's first byte and the closing quote in
  * *vstart, *vend; -1 when none does. Every attribute up to it must scan as the one
  * expat gave, its raw text the value itself (not a character reference or white
  * space that expat normalized): then the bytes are that value. */
-static int span_at(const mx_cache *c, const celem *ce, size_t from, size_t to, size_t *vstart,
+static int span_at(const mx_form *f, const mx_form_elem *fe, size_t from, size_t to, size_t *vstart,
                    size_t *vend)
 {
-    const char *t = c->text;
-    size_t len = c->len, i = ce->pos;
+    const char *t = f->text;
+    size_t len = f->len, i = fe->pos;
     if (i >= len || t[i] != '<') return -1;
     for (i++; i < len && !is_space(t[i]) && t[i] != '/' && t[i] != '>'; i++)
         ;
-    for (unsigned k = 0; k < ce->nattrs && i < from; k++) {
+    for (unsigned k = 0; k < fe->nattrs && i < from; k++) {
         while (i < len && is_space(t[i]))
             i++;
         size_t n0 = i;
@@ -111,8 +145,8 @@ static int span_at(const mx_cache *c, const celem *ce, size_t from, size_t to, s
         while (i < len && t[i] != q)
             i++;
         if (i >= len) return -1;
-        const cattr *ca = &c->attrs[ce->attr0 + k];
-        const char *name = c->pool + ca->name, *value = c->pool + ca->value;
+        const mx_form_attr *fa = &f->attrs[fe->attr0 + k];
+        const char *name = f->pool + fa->name, *value = f->pool + fa->value;
         if (strlen(name) != nlen || memcmp(t + n0, name, nlen) || strlen(value) != i - v0 ||
             memcmp(t + v0, value, i - v0))
             return -1;
@@ -126,195 +160,102 @@ static int span_at(const mx_cache *c, const celem *ce, size_t from, size_t to, s
     return -1;
 }
 
-static mx_elem *next_in_order(mx_elem *e)
+/* How many bytes a and b have in common from the start (forward) or back from their
+ * ends (backward), n at most: a word at a time, since an edit leaves most of a
+ * document as it was. */
+static size_t common_run(const char *a, const char *b, size_t n, bool backward)
 {
-    if (e->first) return e->first;
-    while (e && !e->next)
-        e = e->parent;
-    return e ? e->next : NULL;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t x, y;
+        memcpy(&x, backward ? a - k - 8 : a + k, 8);
+        memcpy(&y, backward ? b - k - 8 : b + k, 8);
+        if (x != y) break;
+    }
+    if (backward)
+        while (k < n && a[-(ptrdiff_t)k - 1] == b[-(ptrdiff_t)k - 1])
+            k++;
+    else
+        while (k < n && a[k] == b[k])
+            k++;
+    return k;
 }
 
-static uint32_t pool_put(mx_cache *c, const char *s)
-{
-    size_t n = strlen(s) + 1, at = c->npool;
-    memcpy(c->pool + at, s, n);
-    c->npool += n;
-    return (uint32_t)at;
-}
-
-/* A snapshot of the tree just parsed; without memory, no cache. */
-void mx_cache_store(mx_doc *d)
-{
-    if (d->len > MX_CACHE_MAX_TEXT) {
-        cache_drop(d->ctx);
-        return;
-    }
-    size_t ne = 0, na = 0, np = 1;
-    for (mx_elem *e = d->root; e; e = next_in_order(e)) {
-        ne++;
-        na += e->nattrs;
-        np += strlen(e->tag) + 1;
-        for (unsigned k = 0; k < e->nattrs; k++)
-            np += strlen(e->attrs[k].name) + strlen(e->attrs[k].value) + 2;
-    }
-    mx_cache *c = calloc(1, sizeof *c);
-    if (!c) {
-        cache_drop(d->ctx);
-        return;
-    }
-    c->len = d->len;
-    c->nelems = ne;
-    c->nattrs = na;
-    c->cappool = np + d->len / 4 + 256; /* room for edits before a new snapshot */
-    c->text = malloc(d->len ? d->len : 1);
-    c->elems = malloc(ne * sizeof *c->elems);
-    c->attrs = calloc(na ? na : 1, sizeof *c->attrs);
-    c->pool = malloc(c->cappool);
-    if (!c->text || !c->elems || !c->attrs || !c->pool ||
-        !fmag_context_slot_set(d->ctx, MX_CACHE_SLOT, c, cache_destroy)) {
-        cache_destroy(c);
-        cache_drop(d->ctx);
-        return;
-    }
-    memcpy(c->text, d->text, d->len);
-    c->pool[0] = 0; /* offset 0: "" */
-    c->npool = 1;
-    /* The open ancestors in document order (the reader bounds the depth). */
-    const mx_elem *open[MX_MAX_DEPTH + 2];
-    int32_t open_index[MX_MAX_DEPTH + 2];
-    unsigned depth = 0;
-    size_t i = 0, a = 0;
-    for (mx_elem *e = d->root; e; e = next_in_order(e), i++) {
-        while (depth && open[depth - 1] != e->parent)
-            depth--;
-        celem *ce = &c->elems[i];
-        memset(ce, 0, sizeof *ce);
-        ce->parent = depth ? open_index[depth - 1] : -1;
-        if (depth < MX_MAX_DEPTH + 2) {
-            open[depth] = e;
-            open_index[depth++] = (int32_t)i;
-        }
-        ce->tag = pool_put(c, e->tag);
-        ce->attr0 = (uint32_t)a;
-        ce->nattrs = e->nattrs;
-        ce->pos = e->pos;
-        ce->kind = e->kind;
-        ce->etype = e->etype;
-        for (unsigned k = 0; k < e->nattrs; k++) {
-            const char *v = e->attrs[k].value;
-            c->attrs[a + k].name = pool_put(c, e->attrs[k].name);
-            c->attrs[a + k].value = pool_put(c, v);
-            if (v == e->name) ce->name = c->attrs[a + k].value;
-        }
-        const char **slots[A_COUNT];
-        walk_attr_slots(e, slots);
-        for (unsigned s = 0; s < A_COUNT; s++) {
-            ce->a[s] = -1;
-            for (unsigned k = 0; *slots[s] && k < e->nattrs; k++)
-                if (e->attrs[k].value == *slots[s]) ce->a[s] = (int32_t)k;
-        }
-        a += e->nattrs;
-    }
-}
-
-/* The tree of the cached form in the context's arena, as mx_doc_read makes it. */
-static void build_tree(mx_doc *d, const mx_cache *c)
-{
-    mx_elem *es = fmag_context_alloc(d->ctx, c->nelems * sizeof *es);
-    mx_attr *as = fmag_context_alloc(d->ctx, (c->nattrs ? c->nattrs : 1) * sizeof *as);
-    char *pool = fmag_context_alloc(d->ctx, c->npool);
-    memcpy(pool, c->pool, c->npool);
-    for (size_t j = 0; j < c->nattrs; j++) {
-        as[j].name = pool + c->attrs[j].name;
-        as[j].value = pool + c->attrs[j].value;
-    }
-    for (size_t i = 0; i < c->nelems; i++) {
-        const celem *ce = &c->elems[i];
-        mx_elem *e = &es[i];
-        e->tag = pool + ce->tag;
-        e->name = pool + ce->name;
-        e->attrs = as + ce->attr0;
-        e->nattrs = ce->nattrs;
-        e->pos = ce->pos;
-        e->kind = ce->kind;
-        e->etype = ce->etype;
-        const char **slots[A_COUNT];
-        walk_attr_slots(e, slots);
-        for (unsigned k = 0; k < A_COUNT; k++)
-            *slots[k] = ce->a[k] >= 0 ? e->attrs[ce->a[k]].value : NULL;
-        if (ce->parent < 0) {
-            d->root = e;
-            continue;
-        }
-        mx_elem *p = &es[ce->parent];
-        e->parent = p;
-        e->index = p->nchildren++;
-        if (p->last)
-            p->last->next = e;
-        else
-            p->first = e;
-        p->last = e;
-    }
-}
-
-/* Takes in the new text when it differs from the cached one only inside one
+/* Takes in the new text when it differs from the kept one only inside one
  * attribute value (not a name: the index is by name) by printable ASCII that cannot
  * end the value or start markup. */
 static bool patch(mx_cache *c, const char *t, size_t len)
 {
-    size_t pre = 0, common = c->len < len ? c->len : len, suf = 0;
-    while (pre < common && c->text[pre] == t[pre])
-        pre++;
-    while (suf < common - pre && c->text[c->len - 1 - suf] == t[len - 1 - suf])
-        suf++;
-    size_t old_end = c->len - suf, new_end = len - suf;
-    size_t lo = 0, hi = c->nelems; /* the last element that opens at or before pre */
+    mx_form *f = &c->kept;
+    if (!f->nelems || len > MX_CACHE_MAX_TEXT) return false;
+    size_t common = f->len < len ? f->len : len;
+    size_t pre = common_run(f->text, t, common, false);
+    size_t suf = common_run(f->text + f->len, t + len, common - pre, true);
+    size_t old_end = f->len - suf, new_end = len - suf;
+    size_t lo = 0, hi = f->nelems; /* the last element that opens at or before pre */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (c->elems[mid].pos <= pre)
+        if (f->elems[mid].pos <= pre)
             lo = mid;
         else
             hi = mid;
     }
-    if (!c->nelems) return false;
-    celem *ce = &c->elems[lo];
+    mx_form_elem *fe = &f->elems[lo];
     size_t vstart, vend;
-    int k = span_at(c, ce, pre, old_end, &vstart, &vend);
+    int k = span_at(f, fe, pre, old_end, &vstart, &vend);
     if (k < 0) return false;
-    cattr *ca = &c->attrs[ce->attr0 + (unsigned)k];
-    if (!strcmp(c->pool + ca->name, "name")) return false;
-    char quote = c->text[vend];
+    mx_form_attr *fa = &f->attrs[fe->attr0 + (unsigned)k];
+    if (!strcmp(f->pool + fa->name, "name")) return false;
+    char quote = f->text[vend];
     for (size_t i = pre; i < new_end; i++) {
         unsigned char ch = (unsigned char)t[i];
         if (ch < 0x20 || ch > 0x7e || ch == '<' || ch == '&' || ch == (unsigned char)quote)
             return false;
     }
-    size_t vlen = vend - vstart + len - c->len;
-    if (len > MX_CACHE_MAX_TEXT) return false;
-    if (c->npool + vlen + 1 > c->cappool) return false; /* a new snapshot frees the old values */
-    char *text = len > c->len ? realloc(c->text, len) : c->text;
-    if (!text) return false;
-    c->text = text;
-    memcpy(c->text, t, len);
-    ptrdiff_t delta = (ptrdiff_t)len - (ptrdiff_t)c->len;
-    c->len = len;
-    ca->value = (uint32_t)c->npool;
-    memcpy(c->pool + c->npool, t + vstart, vlen);
-    c->pool[c->npool + vlen] = 0;
-    c->npool += vlen + 1;
-    if (ce->a[A_TYPE] == k) ce->etype = (int)mx_type_of(c->pool + ca->value);
-    for (size_t i = lo + 1; i < c->nelems; i++) /* what follows moved by delta */
-        c->elems[i].pos = (size_t)((ptrdiff_t)c->elems[i].pos + delta);
+    size_t vlen = vend - vstart + len - f->len;
+    if (f->npool + vlen + 1 > c->poolmax) return false; /* a new parse frees the old values */
+    if (f->cappool - f->npool <= vlen) {
+        size_t cap = f->cappool + vlen + 1 > c->poolmax ? f->cappool + vlen + 1 : c->poolmax;
+        char *pool = realloc(f->pool, cap);
+        if (!pool) return false;
+        f->pool = pool;
+        f->cappool = cap;
+    }
+    if (len > f->captext) {
+        char *text = realloc(f->text, len);
+        if (!text) return false;
+        f->text = text;
+        f->captext = len;
+    }
+    memcpy(f->text, t, len);
+    ptrdiff_t delta = (ptrdiff_t)len - (ptrdiff_t)f->len;
+    f->len = len;
+    uint32_t old = fa->value;
+    fa->value = (uint32_t)f->npool;
+    memcpy(f->pool + f->npool, t + vstart, vlen);
+    f->pool[f->npool + vlen] = 0;
+    f->npool += vlen + 1;
+    for (unsigned s = 0; s < MX_A_COUNT; s++)
+        if (fe->a[s] == old) fe->a[s] = fa->value;
+    if (fe->a[MX_A_TYPE] == fa->value) fe->etype = (int)mx_type_of(f->pool + fa->value);
+    for (size_t i = lo + 1; i < f->nelems; i++) /* what follows moved by delta */
+        f->elems[i].pos = (size_t)((ptrdiff_t)f->elems[i].pos + delta);
     return true;
 }
 
 bool mx_cache_load(mx_doc *d)
 {
     mx_cache *c = fmag_context_slot_get(d->ctx, MX_CACHE_SLOT);
-    if (!c) return false;
-    if (c->len != d->len || memcmp(c->text, d->text, d->len)) {
+    if (!c || !c->have) return false;
+    mx_form *f = &c->kept;
+    if (f->len != d->len || memcmp(f->text, d->text, d->len)) {
         if (!patch(c, d->text, d->len)) return false;
     }
-    build_tree(d, c);
+    mx_form_tree(d, f);
+    /* the index by element number, as the parse left it (an edit changes no name) */
+    d->index = fmag_tmp_malloc(f->index_cap * sizeof *d->index);
+    d->index_cap = f->index_cap;
+    for (size_t i = 0; i < f->index_cap; i++)
+        d->index[i] = f->index[i] >= 0 ? &d->elems[f->index[i]] : NULL;
     return true;
 }

@@ -1,5 +1,6 @@
 /* Reads a MaterialX document's XML with expat into a tree of elements in the
- * context's arena, and indexes every named element by (parent, name). Expat's own
+ * context's arena (through its compact form, Form.c), and indexes every named
+ * element by (parent, name). Expat's own
  * memory is the library's scratch memory (fmag_tmp_*), so an allocation failure
  * anywhere inside it unwinds to the entry point's guard with nothing leaked. */
 #include <expat.h>
@@ -10,46 +11,11 @@
 typedef struct reader {
     mx_doc *d;
     XML_Parser p;
-    mx_elem *cur;
+    mx_form *form;
+    int32_t cur; /* the open element's number, -1 before the root */
     unsigned depth;
     bool failed;
 } reader;
-
-static char *arena_dup(mx_doc *d, const char *s)
-{
-    return fmag_context_strdup(d->ctx, s, strlen(s));
-}
-
-static mx_elem_kind elem_kind(const char *t)
-{
-    static const char *const others[] = {
-        "look",          "materialassign",    "collection",  "geominfo",     "token",
-        "variant",       "variantset",        "propertyset", "backdrop",     "unit",
-        "unitdef",       "unittypedef",       "targetdef",   "attributedef", "typedef",
-        "member",        "geompropdef",       "visibility",  "lookgroup",    "propertyassign",
-        "variantassign", "propertysetassign", "comment"};
-    switch (t[0]) { /* the common tags first, by their first letter */
-    case 'i':
-        if (!strcmp(t, "input")) return MX_EK_INPUT;
-        if (!strcmp(t, "implementation")) return MX_EK_IMPLEMENTATION;
-        break;
-    case 'o':
-        if (!strcmp(t, "output")) return MX_EK_OUTPUT;
-        break;
-    case 'p':
-        if (!strcmp(t, "parameter")) return MX_EK_INPUT;
-        break;
-    case 'n':
-        if (!strcmp(t, "nodegraph")) return MX_EK_NODEGRAPH;
-        if (!strcmp(t, "nodedef")) return MX_EK_NODEDEF;
-        break;
-    default:
-        break;
-    }
-    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-        if (t[0] == others[i][0] && !strcmp(t, others[i])) return MX_EK_OTHER;
-    return MX_EK_NODE;
-}
 
 static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **atts)
 {
@@ -65,62 +31,8 @@ static void XMLCALL on_start(void *user, const XML_Char *tag, const XML_Char **a
         XML_StopParser(r->p, XML_FALSE);
         return;
     }
-    mx_elem *e = fmag_context_alloc(d->ctx, sizeof *e);
-    e->tag = arena_dup(d, tag);
-    e->name = "";
-    unsigned n = 0;
-    while (atts[2 * n])
-        n++;
-    e->attrs = fmag_context_alloc(d->ctx, (n ? n : 1) * sizeof *e->attrs);
-    e->nattrs = n;
-    for (unsigned k = 0; k < n; k++) {
-        const char *an = atts[2 * k];
-        const char *av = e->attrs[k].value = arena_dup(d, atts[2 * k + 1]);
-        e->attrs[k].name = arena_dup(d, an);
-        switch (an[0]) {
-        case 'c':
-            if (!strcmp(an, "channels")) e->a_channels = av;
-            break;
-        case 'i':
-            if (!strcmp(an, "interfacename")) e->a_interfacename = av;
-            break;
-        case 'n':
-            if (!strcmp(an, "name"))
-                e->name = av;
-            else if (!strcmp(an, "nodename"))
-                e->a_nodename = av;
-            else if (!strcmp(an, "nodegraph"))
-                e->a_nodegraph = av;
-            break;
-        case 'o':
-            if (!strcmp(an, "output")) e->a_output = av;
-            break;
-        case 't':
-            if (!strcmp(an, "type")) e->a_type = av;
-            break;
-        case 'v':
-            if (!strcmp(an, "value")) e->a_value = av;
-            break;
-        default:
-            break;
-        }
-    }
-    e->etype = (int)mx_type_of(e->a_type);
-    e->kind = elem_kind(tag);
     XML_Index at = XML_GetCurrentByteIndex(r->p);
-    e->pos = at > 0 ? (size_t)at : 0;
-    e->parent = r->cur;
-    if (r->cur) {
-        e->index = r->cur->nchildren++;
-        if (r->cur->last)
-            r->cur->last->next = e;
-        else
-            r->cur->first = e;
-        r->cur->last = e;
-    } else {
-        d->root = e;
-    }
-    r->cur = e;
+    r->cur = mx_form_add(d, r->form, tag, atts, at > 0 ? (size_t)at : 0, r->cur);
 }
 
 static void XMLCALL on_end(void *user, const XML_Char *tag)
@@ -129,12 +41,14 @@ static void XMLCALL on_end(void *user, const XML_Char *tag)
     (void)tag;
     if (r->failed) return;
     r->depth--;
-    r->cur = r->cur->parent;
+    r->cur = r->form->elems[r->cur].parent;
 }
 
-static size_t hash_key(const mx_elem *parent, const char *name)
+/* By the parent's number, not its address: the index outlives the tree in the
+ * cached form (DocCache.c). */
+static size_t hash_key(const mx_doc *d, const mx_elem *parent, const char *name)
 {
-    uint64_t h = (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)(parent - d->elems + 1) * 0x9E3779B97F4A7C15ull;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         h = (h ^ *p) * 0x100000001B3ull;
     return (size_t)(h ^ (h >> 29));
@@ -144,10 +58,10 @@ mx_elem *mx_doc_child(const mx_doc *d, const mx_elem *parent, const char *name)
 {
     if (!d->index_cap || !name) return NULL;
     size_t mask = d->index_cap - 1;
-    for (size_t i = hash_key(parent, name) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash_key(d, parent, name) & mask;; i = (i + 1) & mask) {
         mx_elem *e = d->index[i];
         if (!e) return NULL;
-        if (e->parent == parent && !strcmp(e->name, name)) return e;
+        if (e->parent == parent && mx_str_is(e->name, name)) return e;
     }
 }
 
@@ -156,10 +70,8 @@ mx_elem *mx_doc_child(const mx_doc *d, const mx_elem *parent, const char *name)
 static bool build_index(mx_doc *d)
 {
     size_t count = 0;
-    for (mx_elem *e = d->root; e;) {
-        count += e->name[0] != 0;
-        e = mx_elem_next_preorder(e);
-    }
+    for (size_t k = 0; k < d->nelems; k++)
+        count += d->elems[k].name[0] != 0;
     size_t cap = 16;
     while (cap < 2 * count + 2)
         cap *= 2;
@@ -170,12 +82,13 @@ static bool build_index(mx_doc *d)
     }
     d->index_cap = cap;
     bool ok = true;
-    for (mx_elem *e = d->root; e;) {
-        if (e->name[0] && e != d->root) {
-            size_t i = hash_key(e->parent, e->name) & (cap - 1);
+    for (size_t k = 1; k < d->nelems; k++) { /* the root is in no scope */
+        mx_elem *e = &d->elems[k];
+        if (e->name[0]) {
+            size_t i = hash_key(d, e->parent, e->name) & (cap - 1);
             bool dupl = false;
             for (; d->index[i]; i = (i + 1) & (cap - 1))
-                if (d->index[i]->parent == e->parent && !strcmp(d->index[i]->name, e->name)) {
+                if (d->index[i]->parent == e->parent && mx_str_is(d->index[i]->name, e->name)) {
                     dupl = true;
                     break;
                 }
@@ -194,18 +107,19 @@ static bool build_index(mx_doc *d)
                 d->index[i] = e;
             }
         }
-        e = mx_elem_next_preorder(e);
     }
     return ok;
 }
 
 bool mx_doc_read(mx_doc *d)
 {
-    if (mx_cache_load(d)) return build_index(d);
+    if (mx_cache_load(d)) return true;
     XML_Memory_Handling_Suite mem = {fmag_tmp_malloc, fmag_tmp_realloc, fmag_tmp_free};
     reader r;
     memset(&r, 0, sizeof r);
     r.d = d;
+    r.cur = -1;
+    r.form = mx_form_begin(d);
     r.p = XML_ParserCreate_MM(NULL, &mem, NULL);
     if (!r.p) {
         fmag_context_out_of_memory(d->ctx, "the XML parser");
@@ -233,6 +147,7 @@ bool mx_doc_read(mx_doc *d)
     } while (left);
     XML_ParserFree(r.p);
     if (!ok || r.failed) return false;
+    mx_form_tree(d, r.form);
     if (!d->root || strcmp(d->root->tag, "materialx")) {
         unsigned line = 1, col = 1;
         if (d->root) mx_elem_where(d, d->root, &line, &col);
@@ -243,12 +158,13 @@ bool mx_doc_read(mx_doc *d)
         return false;
     }
     if (!build_index(d)) return false;
-    mx_cache_store(d);
+    mx_form_keep(d, r.form);
     return true;
 }
 
 void mx_doc_free(mx_doc *d)
 {
+    mx_cache_scratch_free(d);
     fmag_tmp_free(d->index);
     d->index = NULL;
     d->index_cap = 0;

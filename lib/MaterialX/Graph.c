@@ -2,7 +2,9 @@
  * (a program's graph, a nested graph, a custom node's implementation), connections,
  * interface bindings, values, channels, cycles, and the program's parameters
  * (interface inputs, then the geometric streams in a fixed order). */
+#include <float.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,12 @@ struct mx_gen {
     unsigned niface; /* interface scalars: the first parameters */
     mx_stream_rec streams[MX_MAX_STREAM_SCALARS];
     unsigned nstreams, nstream_scalars;
+    /* the constants asked for lately, by their bits (gen_const): a node's
+     * implementation asks for the same few (0, 1, 0.5) per component */
+    struct {
+        uint32_t bits;
+        fmag_value *v;
+    } consts[64];
     /* the DFS stack */
     struct dfs_item {
         mx_elem *e;
@@ -154,9 +162,21 @@ void mx_node_error(mx_node *n, const char *fmt, ...)
                           msg);
 }
 
+/* fmag_module_const through the gen's small cache: the module's constant pool is a
+ * general hash table, asked thousands of times per compile. */
+static fmag_value *gen_const(mx_gen *g, float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    unsigned slot = (bits * 0x9E3779B1u) >> 26;
+    if (g->consts[slot].v && g->consts[slot].bits == bits) return g->consts[slot].v;
+    g->consts[slot].bits = bits;
+    return g->consts[slot].v = fmag_module_const(g->m, f);
+}
+
 fmag_value *mx_k(mx_node *n, float f)
 {
-    return fmag_module_const(n->g->m, f);
+    return gen_const(n->g, f);
 }
 
 /* ------------------------------------------------------------------ types */
@@ -181,9 +201,28 @@ static const char *const closure_types[] = {
     "closure",
 };
 
+/* Every element's type goes through here as the document is read: the common ones
+ * by their letters, the rest down the tables. */
 mx_type mx_type_of(const char *s)
 {
     if (!s || !*s) return MX_NONE;
+    switch (s[0]) {
+    case 'f':
+        if (mx_str_is(s, "float")) return MX_FLOAT;
+        break;
+    case 'c':
+        if (s[1] == 'o' && s[2] == 'l' && s[3] == 'o' && s[4] == 'r' &&
+            (s[5] == '3' || s[5] == '4') && !s[6])
+            return s[5] == '3' ? MX_COLOR3 : MX_COLOR4;
+        break;
+    case 'v':
+        if (s[1] == 'e' && s[2] == 'c' && s[3] == 't' && s[4] == 'o' && s[5] == 'r' &&
+            s[6] >= '2' && s[6] <= '4' && !s[7])
+            return (mx_type)(MX_VECTOR2 + (s[6] - '2'));
+        break;
+    default:
+        break;
+    }
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (!strcmp(types[i].name, s)) return types[i].t;
     for (size_t i = 0; i < sizeof closure_types / sizeof closure_types[0]; i++)
@@ -212,6 +251,37 @@ static bool is_color(mx_type t)
 
 /* ------------------------------------------------------------------ values */
 
+/* A plain decimal ([sign] digits [. digits], 7 significant digits at most, 10
+ * after the point at most, then the end, a comma or white space), as most values
+ * are: its length, or 0 for anything else. Its digits M and the power 10^k it is
+ * divided by are then exact floats, so one correctly rounded division gives what
+ * strtof gives (Clinger's fast path), without strtof's cost per value. */
+static size_t parse_plain_decimal(const char *p, float *out)
+{
+#if FLT_EVAL_METHOD == 0 /* the division is rounded once, to float */
+    static const float pow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
+                                  1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+    size_t i = p[0] == '-' || p[0] == '+';
+    uint32_t m = 0;
+    unsigned digits = 0, frac = 0;
+    for (; p[i] >= '0' && p[i] <= '9'; i++, digits++)
+        if ((m = m * 10 + (uint32_t)(p[i] - '0')) >= (1u << 24)) return 0;
+    if (p[i] == '.')
+        for (i++; p[i] >= '0' && p[i] <= '9'; i++, digits++, frac++)
+            if ((m = m * 10 + (uint32_t)(p[i] - '0')) >= (1u << 24) || frac == 10) return 0;
+    char c = p[i];
+    if (!digits || !(c == 0 || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+        return 0;
+    float f = (float)m / pow10[frac];
+    *out = p[0] == '-' ? -f : f;
+    return i;
+#else
+    (void)p;
+    (void)out;
+    return 0;
+#endif
+}
+
 /* "1.0, 2, 3e-1": n numbers separated by commas and/or spaces. */
 static bool parse_numbers(const char *s, float *out, unsigned n)
 {
@@ -220,7 +290,8 @@ static bool parse_numbers(const char *s, float *out, unsigned n)
         while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || (k && *p == ','))
             p++;
         if (!*p) return false;
-        size_t used = fmag_parse_float(p, strlen(p), &out[k]);
+        size_t used = parse_plain_decimal(p, &out[k]);
+        if (!used) used = fmag_parse_float(p, strlen(p), &out[k]);
         if (!used) return false;
         float f = out[k];
         if (f != f || f - f != 0.0f) return false; /* NaN or infinity */
@@ -242,9 +313,9 @@ static bool parse_value(mx_gen *g, mx_elem *at, const char *text, mx_type t, mx_
     if (t == MX_BOOLEAN) {
         v->n = 1;
         if (!strcmp(text, "true") || !strcmp(text, "1"))
-            v->c[0] = fmag_module_const(g->m, 1.0f);
+            v->c[0] = gen_const(g, 1.0f);
         else if (!strcmp(text, "false") || !strcmp(text, "0"))
-            v->c[0] = fmag_module_const(g->m, 0.0f);
+            v->c[0] = gen_const(g, 0.0f);
         else {
             gerror(g, at, "'%s' is not a boolean (true or false)", text);
             return false;
@@ -260,7 +331,7 @@ static bool parse_value(mx_gen *g, mx_elem *at, const char *text, mx_type t, mx_
     }
     v->n = n;
     for (unsigned k = 0; k < n; k++)
-        v->c[k] = fmag_module_const(g->m, f[k]);
+        v->c[k] = gen_const(g, f[k]);
     return true;
 }
 
@@ -307,8 +378,8 @@ static bool swizzle(mx_gen *g, mx_elem *at, const char *ch, mx_val *v)
                    mx_type_name(v->t));
             return false;
         }
-        r.c[k] = idx == -1   ? fmag_module_const(g->m, 0.0f)
-                 : idx == -2 ? fmag_module_const(g->m, 1.0f)
+        r.c[k] = idx == -1   ? gen_const(g, 0.0f)
+                 : idx == -2 ? gen_const(g, 1.0f)
                              : mx_c(v, (unsigned)idx);
     }
     r.n = n;
@@ -515,8 +586,9 @@ static mx_val splat(mx_node *n, mx_type t, float f)
     memset(&v, 0, sizeof v);
     v.t = t;
     v.n = mx_type_size(t) ? mx_type_size(t) : 1;
-    for (unsigned k = 0; k < v.n; k++)
-        v.c[k] = mx_k(n, f);
+    v.c[0] = mx_k(n, f);
+    for (unsigned k = 1; k < v.n; k++)
+        v.c[k] = v.c[0];
     return v;
 }
 
@@ -554,7 +626,9 @@ mx_val mx_in_v(mx_node *n, const char *name, mx_type t, const float *dv)
 {
     mx_val v;
     if (given(n, name, t, &v)) return v;
-    v = splat(n, t, 0.0f);
+    memset(&v, 0, sizeof v);
+    v.t = t;
+    v.n = mx_type_size(t) ? mx_type_size(t) : 1;
     for (unsigned k = 0; k < v.n; k++)
         v.c[k] = mx_k(n, dv[k]);
     return v;

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "fmag/IR.h"
 #include "fmag/Math.h"
 #include "fmag/MaterialX.h"
@@ -60,10 +61,22 @@ typedef struct mx_doc {
     const char *filename, *text;
     size_t len;
     mx_elem *root;
+    mx_elem *elems; /* every element in document order, the root first */
+    size_t nelems;
     /* (parent, name) -> element: open addressing, fmag_tmp memory */
     mx_elem **index;
     size_t index_cap;
+    struct mx_cache *scratch; /* the form parsed into when no context slot was free */
 } mx_doc;
+
+/* s == t for the short strings of a document (names, tags): inline, where strcmp
+ * would be a call per attribute or lookup. */
+static inline bool mx_str_is(const char *s, const char *t)
+{
+    for (; *t; s++, t++)
+        if (*s != *t) return false;
+    return !*s;
+}
 
 /* Deeper nesting than any document has (a node graph is three levels): a bound on
  * what a hostile document can make the walk do. */
@@ -73,11 +86,6 @@ typedef struct mx_doc {
  * The context keeps the last document's tree (DocCache.c): the same text again, or
  * one with a single attribute value changed, is not parsed again. */
 bool mx_doc_read(mx_doc *d);
-/* DocCache.c: the tree of the context's cached document when d's text is its text or
- * that text with one attribute value changed (true), or nothing (false). */
-bool mx_cache_load(mx_doc *d);
-/* Keeps the tree just parsed as the context's cached document (best effort). */
-void mx_cache_store(mx_doc *d);
 void mx_doc_free(mx_doc *d);
 const char *mx_attr_get(const mx_elem *e, const char *name); /* NULL: absent */
 /* The 1-based line and column (in characters, as expat counts) of e's '<'. Counted
@@ -86,6 +94,75 @@ const char *mx_attr_get(const mx_elem *e, const char *name); /* NULL: absent */
 void mx_elem_where(const mx_doc *d, const mx_elem *e, unsigned *line, unsigned *col);
 /* The child of parent named name, or NULL. */
 mx_elem *mx_doc_child(const mx_doc *d, const mx_elem *parent, const char *name);
+
+/* ------------------------------ the compact form (Form.c, DocCache.c) */
+
+/* The walk's attributes, which an element keeps apart from its attribute list. */
+enum {
+    MX_A_TYPE,
+    MX_A_NODENAME,
+    MX_A_NODEGRAPH,
+    MX_A_INTERFACENAME,
+    MX_A_VALUE,
+    MX_A_OUTPUT,
+    MX_A_CHANNELS,
+    MX_A_COUNT
+};
+#define MX_FORM_NONE UINT32_MAX /* an attribute the element does not have */
+
+typedef struct mx_form_attr {
+    uint32_t name, value; /* offsets in the pool */
+} mx_form_attr;
+
+typedef struct mx_form_elem {
+    uint32_t tag, name; /* offsets in the pool */
+    uint32_t attr0, nattrs;
+    int32_t parent;         /* index of the parent, -1 for the root */
+    uint32_t a[MX_A_COUNT]; /* the walk's attributes: their values' offsets, or MX_FORM_NONE */
+    size_t pos;
+    mx_elem_kind kind;
+    int etype;
+} mx_form_elem;
+
+/* A document as the parse leaves it, without pointers: the elements in document
+ * order, their attributes, the strings in one pool (offset 0 is ""), and the
+ * (parent, name) index by element number. The tree a compile walks is built from it
+ * in the context's arena; the context keeps the last one (DocCache.c). */
+typedef struct mx_form {
+    char *text; /* the document's text (only in the kept form) */
+    size_t len, captext;
+    mx_form_elem *elems;
+    size_t nelems, capelems;
+    mx_form_attr *attrs;
+    size_t nattrs, capattrs;
+    char *pool;
+    size_t npool, cappool;
+    int32_t *index; /* index_cap slots: an element number, or -1 */
+    size_t index_cap, capindex;
+    uint32_t interned[MX_A_COUNT + 2]; /* pool offsets of the common names, or 0 */
+    bool scratch;                      /* fmag_tmp memory (no context slot to keep it in) */
+} mx_form;
+
+/* The context's form that a parse of d fills, emptied (the kept one stays as it is
+ * until mx_form_keep); an allocation failure unwinds. */
+mx_form *mx_form_begin(mx_doc *d);
+/* realloc of one of f's arrays to hold need items (the capacity doubles) that
+ * unwinds on failure, and beyond 2^31 items. */
+void *mx_form_grow(mx_doc *d, const mx_form *f, void *p, size_t *cap, size_t need, size_t elem);
+/* Appends the element expat opened at byte pos, child of element number parent
+ * (-1: the root); its number. */
+int32_t mx_form_add(mx_doc *d, mx_form *f, const char *tag, const char **atts, size_t pos,
+                    int32_t parent);
+/* The tree of f in the context's arena (d->root, d->elems). */
+void mx_form_tree(mx_doc *d, const mx_form *f);
+/* f, just parsed from d's text without error (the tree indexed), becomes the
+ * context's cached document (a document over the size limit is not kept). */
+void mx_form_keep(mx_doc *d, mx_form *f);
+/* The tree and index of the context's cached document when d's text is its text or
+ * that text with one attribute value changed (true), or nothing (false). */
+bool mx_cache_load(mx_doc *d);
+/* Frees the scratch form (d->scratch), if any. */
+void mx_cache_scratch_free(mx_doc *d);
 
 /* ---------------------------------------------------------------- types */
 
