@@ -160,24 +160,32 @@ static int span_at(const mx_form *f, const mx_form_elem *fe, size_t from, size_t
     return -1;
 }
 
-/* How many bytes a and b have in common from the start (forward) or back from their
- * ends (backward), n at most: a word at a time, since an edit leaves most of a
- * document as it was. */
-static size_t common_run(const char *a, const char *b, size_t n, bool backward)
+/* How many bytes a and b have in common from the start, n at most: a word at a
+ * time, since an edit leaves most of a document as it was. */
+static size_t common_prefix(const char *a, const char *b, size_t n)
 {
     size_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        uint64_t x, y;
-        memcpy(&x, backward ? a - k - 8 : a + k, 8);
-        memcpy(&y, backward ? b - k - 8 : b + k, 8);
+    for (uint64_t x, y; k + 8 <= n; k += 8) {
+        memcpy(&x, a + k, 8);
+        memcpy(&y, b + k, 8);
         if (x != y) break;
     }
-    if (backward)
-        while (k < n && a[-(ptrdiff_t)k - 1] == b[-(ptrdiff_t)k - 1])
-            k++;
-    else
-        while (k < n && a[k] == b[k])
-            k++;
+    while (k < n && a[k] == b[k])
+        k++;
+    return k;
+}
+
+/* The same back from the ends: a and b point past their last bytes. */
+static size_t common_suffix(const char *a, const char *b, size_t n)
+{
+    size_t k = 0;
+    for (uint64_t x, y; k + 8 <= n; k += 8) {
+        memcpy(&x, a - k - 8, 8);
+        memcpy(&y, b - k - 8, 8);
+        if (x != y) break;
+    }
+    while (k < n && a[-(ptrdiff_t)k - 1] == b[-(ptrdiff_t)k - 1])
+        k++;
     return k;
 }
 
@@ -189,8 +197,8 @@ static bool patch(mx_cache *c, const char *t, size_t len)
     mx_form *f = &c->kept;
     if (!f->nelems || len > MX_CACHE_MAX_TEXT) return false;
     size_t common = f->len < len ? f->len : len;
-    size_t pre = common_run(f->text, t, common, false);
-    size_t suf = common_run(f->text + f->len, t + len, common - pre, true);
+    size_t pre = common_prefix(f->text, t, common);
+    size_t suf = common_suffix(f->text + f->len, t + len, common - pre);
     size_t old_end = f->len - suf, new_end = len - suf;
     size_t lo = 0, hi = f->nelems; /* the last element that opens at or before pre */
     while (hi - lo > 1) {
@@ -227,7 +235,10 @@ static bool patch(mx_cache *c, const char *t, size_t len)
         f->text = text;
         f->captext = len;
     }
-    memcpy(f->text, t, len);
+    if (len == f->len) /* a value of the same length: only its bytes changed */
+        memcpy(f->text + pre, t + pre, new_end - pre);
+    else
+        memcpy(f->text, t, len);
     ptrdiff_t delta = (ptrdiff_t)len - (ptrdiff_t)f->len;
     f->len = len;
     uint32_t old = fa->value;

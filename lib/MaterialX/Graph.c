@@ -239,9 +239,12 @@ const char *mx_type_name(mx_type t)
 
 unsigned mx_type_size(mx_type t)
 {
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (types[i].t == t) return types[i].size;
-    return 0;
+    /* by the enum (asked at every value): what the table above says */
+    static const unsigned char sizes[MX_UNKNOWN + 1] = {
+        [MX_FLOAT] = 1,    [MX_INTEGER] = 1,  [MX_BOOLEAN] = 1,   [MX_VECTOR2] = 2,
+        [MX_VECTOR3] = 3,  [MX_VECTOR4] = 4,  [MX_COLOR3] = 3,    [MX_COLOR4] = 4,
+        [MX_MATRIX33] = 9, [MX_MATRIX44] = 16};
+    return (unsigned)t <= MX_UNKNOWN ? sizes[t] : 0;
 }
 
 static bool is_color(mx_type t)
@@ -576,7 +579,13 @@ static bool eval_input(mx_gen *g, mx_scope *s, mx_elem *ie, mx_type expect, mx_v
 
 static mx_elem *input_elem(mx_node *n, const char *name)
 {
-    mx_elem *ie = mx_doc_child(n->d, n->e, name);
+    mx_elem *ie = NULL;
+    if (n->e->nchildren <= 8) { /* a node's few inputs: a look at each beats hashing */
+        for (mx_elem *c = n->e->first; c && !ie; c = c->next)
+            if (mx_str_is(c->name, name)) ie = c;
+    } else {
+        ie = mx_doc_child(n->d, n->e, name);
+    }
     return ie && is_input(ie) ? ie : NULL;
 }
 

@@ -3,7 +3,9 @@
  * value without parsing again. Each edit here is compiled in that context and in a
  * fresh one (which has nothing cached); both must give the hand-computed outputs,
  * and the same diagnostics, line and column included. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "../Expect.h"
 #include "fmag/Context.h"
@@ -56,6 +58,83 @@ static void compile(fmag_context *ctx, const char *src, size_t len, float x, flo
         size_t n = strlen(diags);
         snprintf(diags + n, cap - n, "%s\n", fmag_context_diag(ctx, i));
     }
+}
+
+/* A constant's value goes through the reader's own reading of plain decimals
+ * (Graph.c) or through strtof: either way the program must return what strtof
+ * gives (libc is the oracle), bit for bit, for decimals of every length, sign and
+ * number of places, and for the forms left to strtof. One context compiles them all,
+ * so that most are edits of the cached document. */
+static void check_values(void)
+{
+    static const char *const fixed[] = {
+        "0",        "-0",        "-0.0",      "0.5",      "1.",          ".25",
+        "+3.5",     "16777215",  "16777216",  "16777217", "0.1",         "0.3",
+        "3.14159",  "1.0000001", "2.5e-3",    "1E2",      "0.000000001", "0.0000000001",
+        "9999999.", "0.1234567", "123.45678", "0x1p-2",   "  0.75 ",     "7.0000000000"};
+    fmag_context *ctx = fmag_context_create();
+    char src[1024], text[64];
+    uint64_t seed = 12345;
+    for (unsigned i = 0; i < 3000; i++) {
+        if (i < sizeof fixed / sizeof fixed[0]) {
+            snprintf(text, sizeof text, "%s", fixed[i]);
+        } else { /* [-] digits [. digits]: 1 to 9 digits, 0 to 11 after the point */
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(seed >> 33), n = 1 + r % 9, places = (r >> 4) % 12, k = 0;
+            if (r & (1u << 10)) text[k++] = '-';
+            for (unsigned j = 0; j < n; j++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                if (j == n - places) text[k++] = '.';
+                text[k++] = (char)('0' + (seed >> 40) % 10);
+            }
+            text[k] = 0;
+        }
+        int len = snprintf(src, sizeof src,
+                           "<materialx version=\"1.38\">\n"
+                           "  <nodegraph name=\"g\">\n"
+                           "    <constant name=\"k\" type=\"float\">\n"
+                           "      <input name=\"value\" type=\"float\" value=\"%s\"/>\n"
+                           "    </constant>\n"
+                           "    <output name=\"out\" type=\"float\" nodename=\"k\"/>\n"
+                           "  </nodegraph>\n"
+                           "</materialx>\n",
+                           text);
+        fmag_context_reset(ctx);
+        fmag_module *m = fmag_mtlx_compile(ctx, "value.mtlx", src, (size_t)len, NULL);
+        fmag_func *f = m ? fmag_module_get_func(m, "g.out") : NULL;
+        float got = -1.0f, want = strtof(text, NULL);
+        EXPECT(f && fmag_interp_func(f, NULL, &got));
+        uint32_t gb, wb;
+        memcpy(&gb, &got, 4);
+        memcpy(&wb, &want, 4);
+        if (gb != wb) {
+            fprintf(stderr, "value '%s': %a, strtof %a\n", text, (double)got, (double)want);
+            failures++;
+            break;
+        }
+    }
+    fmag_context_destroy(ctx);
+}
+
+/* Every context slot taken by the embedder: the reader parses into scratch memory
+ * (nothing cached, nothing leaked) and compiles as before. */
+static void check_slots_full(const char *src, size_t len)
+{
+    static const char *const names[FMAG_CONTEXT_MAX_SLOTS] = {"t0", "t1", "t2", "t3",
+                                                              "t4", "t5", "t6", "t7"};
+    static int dummy;
+    fmag_context *ctx = fmag_context_create();
+    for (unsigned i = 0; i < FMAG_CONTEXT_MAX_SLOTS; i++)
+        EXPECT(fmag_context_slot_set(ctx, names[i], &dummy, NULL));
+    for (int round = 0; round < 2; round++) {
+        char diags[1024];
+        float got;
+        fmag_context_reset(ctx);
+        compile(ctx, src, len, 0.25f, &got, diags, sizeof diags);
+        EXPECT(got == 0.75f && diags[0] == 0);
+        EXPECT(fmag_context_slot_get(ctx, FMAG_MTLX_CONTEXT_SLOT) == NULL);
+    }
+    fmag_context_destroy(ctx);
 }
 
 int main(void)
@@ -117,5 +196,8 @@ int main(void)
     fmag_context_slot_set(editor, FMAG_MTLX_CONTEXT_SLOT, NULL, NULL);
     EXPECT(fmag_context_slot_get(editor, FMAG_MTLX_CONTEXT_SLOT) == NULL);
     fmag_context_destroy(editor);
+    size_t len = make(src, sizeof src, &steps[0].e);
+    check_slots_full(src, len);
+    check_values();
     return failures != 0;
 }
