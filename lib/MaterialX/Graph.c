@@ -241,8 +241,8 @@ unsigned mx_type_size(mx_type t)
 {
     /* by the enum (asked at every value): what the table above says */
     static const unsigned char sizes[MX_UNKNOWN + 1] = {
-        [MX_FLOAT] = 1,    [MX_INTEGER] = 1,  [MX_BOOLEAN] = 1,   [MX_VECTOR2] = 2,
-        [MX_VECTOR3] = 3,  [MX_VECTOR4] = 4,  [MX_COLOR3] = 3,    [MX_COLOR4] = 4,
+        [MX_FLOAT] = 1,    [MX_INTEGER] = 1,  [MX_BOOLEAN] = 1, [MX_VECTOR2] = 2,
+        [MX_VECTOR3] = 3,  [MX_VECTOR4] = 4,  [MX_COLOR3] = 3,  [MX_COLOR4] = 4,
         [MX_MATRIX33] = 9, [MX_MATRIX44] = 16};
     return (unsigned)t <= MX_UNKNOWN ? sizes[t] : 0;
 }
