@@ -184,13 +184,12 @@ fmag_value *mx_k(mx_node *n, float f)
 static const struct {
     const char *name;
     mx_type t;
-    unsigned size;
 } types[] = {
-    {"float", MX_FLOAT, 1},        {"integer", MX_INTEGER, 1}, {"boolean", MX_BOOLEAN, 1},
-    {"vector2", MX_VECTOR2, 2},    {"vector3", MX_VECTOR3, 3}, {"vector4", MX_VECTOR4, 4},
-    {"color3", MX_COLOR3, 3},      {"color4", MX_COLOR4, 4},   {"matrix33", MX_MATRIX33, 9},
-    {"matrix44", MX_MATRIX44, 16}, {"string", MX_STRING, 0},   {"filename", MX_FILENAME, 0},
-    {"multioutput", MX_MULTI, 0},
+    {"float", MX_FLOAT},       {"integer", MX_INTEGER}, {"boolean", MX_BOOLEAN},
+    {"vector2", MX_VECTOR2},   {"vector3", MX_VECTOR3}, {"vector4", MX_VECTOR4},
+    {"color3", MX_COLOR3},     {"color4", MX_COLOR4},   {"matrix33", MX_MATRIX33},
+    {"matrix44", MX_MATRIX44}, {"string", MX_STRING},   {"filename", MX_FILENAME},
+    {"multioutput", MX_MULTI},
 };
 
 static const char *const closure_types[] = {
@@ -239,7 +238,7 @@ const char *mx_type_name(mx_type t)
 
 unsigned mx_type_size(mx_type t)
 {
-    /* by the enum (asked at every value): what the table above says */
+    /* scalars per value, by the enum (asked at every value); 0: not a value */
     static const unsigned char sizes[MX_UNKNOWN + 1] = {
         [MX_FLOAT] = 1,    [MX_INTEGER] = 1,  [MX_BOOLEAN] = 1, [MX_VECTOR2] = 2,
         [MX_VECTOR3] = 3,  [MX_VECTOR4] = 4,  [MX_COLOR3] = 3,  [MX_COLOR4] = 4,
