@@ -431,6 +431,9 @@ static bool n_rotate3d(mx_node *n, int op)
 /* place2d, as MaterialX's graph switches on operationorder: 0 (SRT)
  * rotate2d((texcoord - pivot) / scale) - offset + pivot, 1 (TRS)
  * rotate2d(texcoord - pivot - offset) / scale + pivot. */
+/* place2d. With a literal operationorder (the default 0) only the order it picks is
+ * built: the pipeline would remove the other, but building it is half the node's
+ * cost. */
 static bool n_place2d(mx_node *n, int op)
 {
     (void)op;
@@ -439,17 +442,24 @@ static bool n_place2d(mx_node *n, int op)
     mx_val pv = mx_in(n, "pivot", MX_VECTOR2, 0.0f), sc = mx_in_v(n, "scale", MX_VECTOR2, one2),
            ro = mx_in(n, "rotate", MX_FLOAT, 0.0f), of = mx_in(n, "offset", MX_VECTOR2, 0.0f),
            order = mx_in(n, "operationorder", MX_FLOAT, 0.0f), r = mk(MX_VECTOR2);
+    float lit_order;
+    bool known = lit(order.c[0], &lit_order), trs_only = known && lit_order == 1.0f,
+         rts_only = known && !trs_only;
     fmag_value *sp[2], *p[2], *q[2], *t[2], *u[2];
     for (unsigned i = 0; i < 2; i++) {
         sp[i] = sub(n, mx_c(&tc, i), mx_c(&pv, i));
-        p[i] = divv(n, sp[i], mx_c(&sc, i));
-        t[i] = sub(n, sp[i], mx_c(&of, i));
+        if (!trs_only) p[i] = divv(n, sp[i], mx_c(&sc, i));
+        if (!rts_only) t[i] = sub(n, sp[i], mx_c(&of, i));
     }
-    rot2(n, p[0], p[1], ro.c[0], q);
-    rot2(n, t[0], t[1], ro.c[0], u);
-    float lit_order;
-    fmag_value *trs = lit(order.c[0], &lit_order) ? K(n, lit_order == 1.0f ? 1.0f : 0.0f)
-                                                  : fmag_build_eq(B, order.c[0], K(n, 1.0f));
+    if (!trs_only) rot2(n, p[0], p[1], ro.c[0], q);
+    if (!rts_only) rot2(n, t[0], t[1], ro.c[0], u);
+    if (known) {
+        for (unsigned i = 0; i < 2; i++)
+            r.c[i] = trs_only ? add(n, divv(n, u[i], mx_c(&sc, i)), mx_c(&pv, i))
+                              : add(n, sub(n, q[i], mx_c(&of, i)), mx_c(&pv, i));
+        return out(n, r);
+    }
+    fmag_value *trs = fmag_build_eq(B, order.c[0], K(n, 1.0f));
     for (unsigned i = 0; i < 2; i++)
         r.c[i] = sel(n, trs, add(n, divv(n, u[i], mx_c(&sc, i)), mx_c(&pv, i)),
                      add(n, sub(n, q[i], mx_c(&of, i)), mx_c(&pv, i)));
