@@ -48,7 +48,7 @@ static void XMLCALL on_end(void *user, const XML_Char *tag)
  * cached form (DocCache.c). */
 static size_t hash_key(const mx_doc *d, const mx_elem *parent, const char *name)
 {
-    uint64_t h = (uint64_t)(parent - d->elems + 1) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)(parent ? parent - d->elems + 1 : 0) * 0x9E3779B97F4A7C15ull;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         h = (h ^ *p) * 0x100000001B3ull;
     return (size_t)(h ^ (h >> 29));
