@@ -473,9 +473,20 @@ static size_t const_hash(fmag_type t, uint32_t bits, size_t cap)
     return h & (cap - 1);
 }
 
-/* One pool for both types, keyed on (type, bits): an i32 7 and the f32 whose bits
- * are 7 are two literals. */
-fmag_value *fmag_module_const_bits(fmag_module *m, fmag_type t, uint32_t bits)
+/* The pool's slot for (t, bits): the literal's, or the empty one where it goes. */
+static inline fmag_value **const_slot(const fmag_const_pool *pool, fmag_type t, uint32_t bits)
+{
+    size_t h = const_hash(t, bits, pool->cap);
+    while (pool->slots[h] && (pool->slots[h]->ibits != bits || pool->slots[h]->type != t))
+        h = (h + 1) & (pool->cap - 1);
+    return &pool->slots[h];
+}
+
+/* A literal not yet in the pool. Apart from the lookup, so that the lookup (thousands
+ * per compile: the frontends' sugar, constfold) stays a leaf without the spills that
+ * growing the table needs. */
+__attribute__((noinline)) static fmag_value *const_insert(fmag_module *m, fmag_type t,
+                                                          uint32_t bits)
 {
     fmag_const_pool *pool = m->consts;
     if (pool->count * 2 >= pool->cap) {
@@ -492,28 +503,38 @@ fmag_value *fmag_module_const_bits(fmag_module *m, fmag_type t, uint32_t bits)
         pool->slots = slots;
         pool->cap = ncap;
     }
-    size_t h = const_hash(t, bits, pool->cap);
-    while (pool->slots[h]) {
-        if (pool->slots[h]->ibits == bits && pool->slots[h]->type == t) return pool->slots[h];
-        h = (h + 1) & (pool->cap - 1);
-    }
+    fmag_value **slot = const_slot(pool, t, bits);
     fmag_value *v = fmag_context_alloc(m->ctx, sizeof(*v));
     v->kind = FMAG_VALUE_CONST;
     v->type = t;
     v->ibits = bits;
-    pool->slots[h] = v;
+    *slot = v;
     pool->count++;
     return v;
 }
 
+/* One pool for both types, keyed on (type, bits): an i32 7 and the f32 whose bits
+ * are 7 are two literals. */
+static inline fmag_value *const_get(fmag_module *m, fmag_type t, uint32_t bits)
+{
+    const fmag_const_pool *pool = m->consts;
+    fmag_value *v = pool->cap ? *const_slot(pool, t, bits) : NULL;
+    return v ? v : const_insert(m, t, bits);
+}
+
+fmag_value *fmag_module_const_bits(fmag_module *m, fmag_type t, uint32_t bits)
+{
+    return const_get(m, t, bits);
+}
+
 fmag_value *fmag_module_const(fmag_module *m, float f)
 {
-    return fmag_module_const_bits(m, FMAG_TYPE_F32, fmag_bits_of(f));
+    return const_get(m, FMAG_TYPE_F32, fmag_bits_of(f));
 }
 
 fmag_value *fmag_module_const_i32(fmag_module *m, uint32_t bits)
 {
-    return fmag_module_const_bits(m, FMAG_TYPE_I32, bits);
+    return const_get(m, FMAG_TYPE_I32, bits);
 }
 
 size_t fmag_module_num_instrs(const fmag_module *m)
