@@ -47,14 +47,16 @@ fmag_pass_status fmag_opt_dce(fmag_func *f)
         }
     }
     fmag_tmp_free(work);
-    /* Sweep: drop operands of every dead instruction first, so dead cycles unlink. */
+    /* Sweep: drop operands of every dead instruction first, so dead cycles unlink. The
+     * marks (instructions' aux, the only aux this pass sets) are cleared on the way. */
     bool changed = false;
     fmag_foreach_block (b, f)
         fmag_foreach_instr (i, b)
             if (!i->aux) {
                 fmag_instr_erase(i);
                 changed = true;
+            } else {
+                i->aux = NULL;
             }
-    fmag_func_clear_aux(f);
     return changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }

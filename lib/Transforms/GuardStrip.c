@@ -209,10 +209,12 @@ fmag_pass_status fmag_opt_guardstrip(fmag_func *f)
             } else if (i->op == FMAG_OP_BR) {
                 changed |= strip(i, 0);
             }
+            /* Only i's own mark is read while i is done: clear it (marks are the only
+             * aux this pass sets). */
+            i->aux = NULL;
             /* A boolean that died with i's operand may have been prev. */
             if (i->block) prev = i->prev;
         }
     }
-    fmag_func_clear_aux(f);
     return fmag_ou_status(changed);
 }

@@ -168,14 +168,15 @@ fmag_pass_status fmag_opt_minmax(fmag_func *f)
     }
     bool changed = false;
     uintptr_t *last = last_uses(f);
-    if (last)
-        fmag_foreach_block (b, f) {
-            fmag_foreach_instr (i, b) {
-                if (i->op == FMAG_OP_FMAG) changed |= orient(i, last);
-            }
+    /* orient reads the position of the instruction it is given only: each aux (the
+     * only ones this pass sets) is cleared once its instruction is done. */
+    fmag_foreach_block (b, f) {
+        fmag_foreach_instr (i, b) {
+            if (last && i->op == FMAG_OP_FMAG) changed |= orient(i, last);
+            i->aux = NULL;
         }
+    }
     fmag_tmp_free(last);
-    fmag_func_clear_aux(f);
     if (!last) {
         fmag_context_out_of_memory(f->module->ctx, "minmax");
         return FMAG_PASS_FAILED;
