@@ -98,7 +98,9 @@ _Static_assert(MAXPAT <= 32, "match_state.set has a bit per pattern op");
  * pattern literal beyond the table, or an op beyond the set's bits, asks nothing. */
 typedef uint64_t op_set; /* bit i < n: the root of order[i]; then the other ops */
 enum { MAXLITS = 32, LIT_HASH = 64, KIND_OTHER = 0, KIND_FMAG = 1, NKIND = 2 + MAXLITS };
+enum { KIND_CACHE = 64 };
 _Static_assert(MAXLITS < LIT_HASH, "the literal hash always has an empty place");
+_Static_assert(NKIND <= 255, "a kind fits a byte");
 enum { NRULES = sizeof superopt_rules / sizeof superopt_rules[0] };
 _Static_assert(NRULES <= 64, "every rule's root has a bit of op_set");
 
@@ -115,6 +117,10 @@ typedef struct rule_set {
     /* the patterns' literals by hash (open addressing), to index + 1; 0: an empty place */
     uint32_t hash_bits[LIT_HASH];
     uint8_t hash_index[LIT_HASH];
+    /* The kinds of the literal values met last, by their address: a run meets the
+     * same few interned literals in nearly every instruction. */
+    const fmag_value *cached[KIND_CACHE];
+    uint8_t cached_kind[KIND_CACHE];
 } rule_set;
 
 static bool is_fmag_result(const fmag_value *v)
@@ -146,25 +152,31 @@ static void add_lit(rule_set *rs, uint32_t bits)
     rs->hash_index[h] = (uint8_t)(++rs->nlits);
 }
 
-static unsigned kind_of(const rule_set *rs, const fmag_value *v)
+static unsigned kind_of(rule_set *rs, const fmag_value *v)
 {
     if (fmag_value_is_const(v)) {
-        unsigned i = lit_index(rs, fmag_bits_of(v->imm));
-        return i < MAXLITS ? 2 + i : KIND_OTHER;
+        unsigned h = (unsigned)((uintptr_t)v / sizeof *v) % KIND_CACHE;
+        if (rs->cached[h] != v) {
+            unsigned i = lit_index(rs, fmag_bits_of(v->imm));
+            rs->cached[h] = v;
+            rs->cached_kind[h] = (uint8_t)(i < MAXLITS ? 2 + i : KIND_OTHER);
+        }
+        return rs->cached_kind[h];
     }
     return is_fmag_result(v) ? KIND_FMAG : KIND_OTHER;
 }
 
 /* The ops `in` could be, one level deep: view[0] with the slots as they are, view[1]
  * with the product's two factors exchanged. */
-static void view_of(const rule_set *rs, const fmag_instr *in, op_set view[2])
+static void view_of(rule_set *rs, const fmag_instr *in, op_set view[2])
 {
-    unsigned k[5];
-    for (unsigned j = 0; j < 5; j++)
-        k[j] = kind_of(rs, fmag_instr_op(in, j));
-    op_set fixed = rs->accept[2][k[2]] & rs->accept[3][k[3]] & rs->accept[4][k[4]];
-    view[0] = fixed & rs->accept[0][k[0]] & rs->accept[1][k[1]];
-    view[1] = fixed & rs->accept[0][k[1]] & rs->accept[1][k[0]];
+    const fmag_use *op = in->ops;
+    unsigned a = kind_of(rs, op[FMAG_A].value), b = kind_of(rs, op[FMAG_B].value);
+    op_set fixed = rs->accept[FMAG_C][kind_of(rs, op[FMAG_C].value)] &
+                   rs->accept[FMAG_D][kind_of(rs, op[FMAG_D].value)] &
+                   rs->accept[FMAG_E][kind_of(rs, op[FMAG_E].value)];
+    view[0] = fixed & rs->accept[FMAG_A][a] & rs->accept[FMAG_B][b];
+    view[1] = fixed & rs->accept[FMAG_A][b] & rs->accept[FMAG_B][a];
 }
 
 /* Where a pattern slot puts its op's bit: in accept[j][] of the one kind it takes,
@@ -399,8 +411,8 @@ static void rule_set_init(rule_set *rs)
 /* The second level of the filter: in an orientation whose view has rule i's root,
  * every op slot of the root holds an instruction whose view has the op it names.
  * sub[] caches the views of the instructions in the root's slots (bit j of *made). */
-static bool children_plausible(const rule_set *rs, size_t i, const fmag_instr *in,
-                               const op_set view[2], op_set sub[5], unsigned *made)
+static bool children_plausible(rule_set *rs, size_t i, const fmag_instr *in, const op_set view[2],
+                               op_set sub[5], unsigned *made)
 {
     for (unsigned o = 0; o < 2; o++) {
         if (!(view[o] >> i & 1)) continue;
@@ -420,7 +432,7 @@ static bool children_plausible(const rule_set *rs, size_t i, const fmag_instr *i
     return false;
 }
 
-static bool try_root(fmag_func *f, fmag_instr *in, const rule_set *rs, const marker *mk)
+static bool try_root(fmag_func *f, fmag_instr *in, rule_set *rs, const marker *mk)
 {
     op_set view[2], sub[5];
     unsigned made = 0;
@@ -447,7 +459,7 @@ static bool try_root(fmag_func *f, fmag_instr *in, const rule_set *rs, const mar
  * can also make a later root match, hence the caller's sweeps to a fixed point; each
  * sweep is linear in the block, where restarting from the end after every rewrite
  * was quadratic; after the first, a sweep tries only the marked roots (above). */
-static bool sweep(fmag_func *f, const rule_set *rs, marker *mk, bool first)
+static bool sweep(fmag_func *f, rule_set *rs, marker *mk, bool first)
 {
     bool changed = false;
     fmag_foreach_block (bb, f) {
