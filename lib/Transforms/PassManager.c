@@ -1,6 +1,7 @@
 /* The pass registry (generated from Passes.def) and the pass manager behind
  * fmag-opt's -passes=, -O pipelines, -verify-each, -print-after-all, -stats and
  * -time-passes. */
+#include "fmag/Math.h"
 #include "fmag/Transforms.h"
 
 #include <assert.h>
@@ -119,6 +120,48 @@ static bool pass_is_idempotent(const fmag_pass_info *p)
            p->run_func == fmag_opt_dce || p->run_func == fmag_opt_superopt_peephole;
 }
 
+/* Passes whose work is calls, control flow, derivative placeholders and integers, so
+ * that a flat module (module_is_flat) leaves them nothing to do: -O2 opens with six
+ * of them, which on the flat code the MaterialX and SL frontends make cost more
+ * (with the aux check after each) than constant folding. Skipped there like the
+ * idempotent reruns, and with asserts on run and checked to change nothing. */
+static bool pass_needs_structure(const fmag_pass_info *p)
+{
+    return p->run_module == fmag_opt_derivatives || p->run_module == fmag_opt_inline ||
+           p->run_func == fmag_opt_loop_unroll || p->run_func == fmag_opt_ternary ||
+           p->run_func == fmag_opt_simplifycfg || p->run_func == fmag_opt_ifconvert ||
+           p->run_func == fmag_opt_legalize_int;
+}
+
+/* Every function an export whose one block ends in ret, with no call, phi or integer
+ * (operation or value) and no more instructions than the inline budget (over it
+ * -inline fails even without calls), and no derivative placeholder (-derivatives
+ * works on their calls): what derivatives, inline, loop-unroll, ternary, simplifycfg,
+ * ifconvert and legalize-int leave as they find it. */
+static bool module_is_flat(fmag_module *m)
+{
+    if (fmag_module_get_func(m, FMAG_DFDX_NAME) || fmag_module_get_func(m, FMAG_DFDY_NAME))
+        return false;
+    size_t budget = fmag_context_inline_budget(m->ctx);
+    fmag_foreach_func (f, m) {
+        const fmag_block *b = f->first;
+        if (!f->is_export || !b || b != f->last || !b->last || b->last->op != FMAG_OP_RET)
+            return false;
+        for (unsigned k = 0; k < f->nparams; k++)
+            if (f->params[k].type == FMAG_TYPE_I32) return false;
+        for (unsigned k = 0; k < f->nresults; k++)
+            if (fmag_func_result_type(f, k) == FMAG_TYPE_I32) return false;
+        size_t n = 0;
+        for (const fmag_instr *i = b->first; i; i = i->next, n++) {
+            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI || i->op == FMAG_OP_INT) return false;
+            for (unsigned k = 0; k < i->nresults; k++)
+                if (i->results[k].type == FMAG_TYPE_I32) return false;
+        }
+        if (n > budget) return false;
+    }
+    return true;
+}
+
 enum { NPASSES = sizeof passes / sizeof passes[0] };
 
 /* One fmag_run_passes call: its options, how many pass applications -opt-bisect has
@@ -133,7 +176,22 @@ typedef struct pm_run {
     unsigned long long applications;
     unsigned long long changes;
     unsigned long long clean_at[NPASSES];
+    unsigned long long flat_at; /* changes + 1 when `flat` was found; 0: not yet */
+    bool flat;
 } pm_run;
+
+/* Whether running p now could only leave the module as it is (see above). */
+static bool pass_would_keep(pm_run *r, fmag_module *m, const fmag_pass_info *p)
+{
+    if (!r->may_skip) return false;
+    if (pass_is_idempotent(p) && r->clean_at[p - passes] == r->changes + 1) return true;
+    if (!pass_needs_structure(p)) return false;
+    if (r->flat_at != r->changes + 1) {
+        r->flat = module_is_flat(m);
+        r->flat_at = r->changes + 1;
+    }
+    return r->flat;
+}
 
 static bool bisect_allows(pm_run *r, const char *pass, const char *func)
 {
@@ -199,9 +257,9 @@ static bool run_list(fmag_module *m, const char *list, pm_run *r, int depth)
             return false;
         }
         size_t pi = (size_t)(p - passes);
-        bool rerun = r->may_skip && pass_is_idempotent(p) && r->clean_at[pi] == r->changes + 1;
+        bool keeps = pass_would_keep(r, m, p);
 #ifdef NDEBUG
-        if (rerun) continue;
+        if (keeps) continue;
 #endif
         FILE *log = opts ? opts->log : NULL;
         /* Counting and timing only when asked: they are module walks and clock reads
@@ -218,8 +276,8 @@ static bool run_list(fmag_module *m, const char *list, pm_run *r, int depth)
         (void)diags;
         if (st == FMAG_PASS_FAILED) return false;
         bool changed = st == FMAG_PASS_CHANGED;
-        assert(!(rerun && changed) && "pass_is_idempotent: a rerun changed the module");
-        (void)rerun;
+        assert(!(keeps && changed) && "pass_would_keep: a skippable pass changed the module");
+        (void)keeps;
         r->changes += changed;
         r->clean_at[pi] = r->changes + 1;
         /* aux is scratch owned for one call: every pass clears what it set (IR.h). A
