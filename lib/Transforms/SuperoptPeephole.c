@@ -165,7 +165,7 @@ __attribute__((noinline)) static unsigned lit_kind(rule_set *rs, const fmag_valu
 static inline __attribute__((always_inline)) unsigned kind_of(rule_set *rs, const fmag_value *v)
 {
     if (fmag_value_is_const(v)) {
-        unsigned h = (unsigned)((uintptr_t)v / sizeof *v) % KIND_CACHE;
+        unsigned h = (unsigned)((uintptr_t)v >> 4) % KIND_CACHE; /* arena blocks: 16-aligned */
         return rs->cached[h] == v ? rs->cached_kind[h] : lit_kind(rs, v, h);
     }
     return is_fmag_result(v) ? KIND_FMAG : KIND_OTHER;
