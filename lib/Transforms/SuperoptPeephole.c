@@ -176,10 +176,14 @@ static inline __attribute__((always_inline)) unsigned kind_of(rule_set *rs, cons
 static void view_of(rule_set *rs, const fmag_instr *in, op_set view[2])
 {
     const fmag_use *op = in->ops;
-    unsigned a = kind_of(rs, op[FMAG_A].value), b = kind_of(rs, op[FMAG_B].value);
-    op_set fixed = rs->accept[FMAG_C][kind_of(rs, op[FMAG_C].value)] &
+    op_set fixed = rs->accept[FMAG_E][kind_of(rs, op[FMAG_E].value)] &
                    rs->accept[FMAG_D][kind_of(rs, op[FMAG_D].value)] &
-                   rs->accept[FMAG_E][kind_of(rs, op[FMAG_E].value)];
+                   rs->accept[FMAG_C][kind_of(rs, op[FMAG_C].value)];
+    if (!fixed) { /* no op takes this c, d and e (a third of the views): skip a and b */
+        view[0] = view[1] = 0;
+        return;
+    }
+    unsigned a = kind_of(rs, op[FMAG_A].value), b = kind_of(rs, op[FMAG_B].value);
     view[0] = fixed & rs->accept[FMAG_A][a] & rs->accept[FMAG_B][b];
     view[1] = fixed & rs->accept[FMAG_A][b] & rs->accept[FMAG_B][a];
 }
