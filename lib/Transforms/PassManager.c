@@ -153,9 +153,10 @@ static bool module_is_flat(fmag_module *m)
             if (fmag_func_result_type(f, k) == FMAG_TYPE_I32) return false;
         size_t n = 0;
         for (const fmag_instr *i = b->first; i; i = i->next, n++) {
-            if (i->op == FMAG_OP_CALL || i->op == FMAG_OP_PHI || i->op == FMAG_OP_INT) return false;
-            for (unsigned k = 0; k < i->nresults; k++)
-                if (i->results[k].type == FMAG_TYPE_I32) return false;
+            /* fmag instructions of one f32 result, and the ret (the last) */
+            if (i->op == FMAG_OP_FMAG && i->nresults == 1 && i->results[0].type == FMAG_TYPE_F32)
+                continue;
+            if (i->op != FMAG_OP_RET) return false;
         }
         if (n > budget) return false;
     }
