@@ -71,8 +71,16 @@ typedef struct ra {
     int *rval;                  /* per register: the value held (R_VALUE) */
     float *rconst;              /* per register: the literal held (R_CONST) */
     uint64_t *free_set[NCLASS]; /* per class: bitset of the registers in it */
+    unsigned nfree[NCLASS];     /* per class: how many registers are in it */
     unsigned nwords;
-    unsigned *res_start; /* per output register: position from which its value chain owns it */
+    /* Of the nodes still to lower, for can_beat's bound (counted only when `bounded`): */
+    bool bounded;
+    unsigned copies_left; /* those whose value fallback is still read later (a copy each) */
+    unsigned lits_left;   /* those with a nonzero literal fallback (a literal register each) */
+    unsigned zeros_left;  /* those with a zero fallback (a free zero register each) */
+    bool zeros_exact;     /* no literal `a` is a zero: only pristine registers are zeros */
+    unsigned regs_floor;  /* registers any allocation of the order needs (regs_floor()) */
+    unsigned *res_start;  /* per output register: position from which its value chain owns it */
     cg_result *res;
     unsigned cap;
     bool fail;
@@ -114,13 +122,17 @@ static unsigned class_of(const ra *s, unsigned r)
 static void class_remove(ra *s, unsigned r)
 {
     unsigned c = class_of(s, r);
-    if (c != C_NONE) s->free_set[c][r / 64] &= ~(1ull << (r % 64));
+    if (c == C_NONE) return;
+    s->free_set[c][r / 64] &= ~(1ull << (r % 64));
+    s->nfree[c]--;
 }
 
 static void class_add(ra *s, unsigned r)
 {
     unsigned c = class_of(s, r);
-    if (c != C_NONE) s->free_set[c][r / 64] |= 1ull << (r % 64);
+    if (c == C_NONE) return;
+    s->free_set[c][r / 64] |= 1ull << (r % 64);
+    s->nfree[c]++;
 }
 
 static void set_kind(ra *s, unsigned r, uint8_t kind)
@@ -430,6 +442,17 @@ static void release_if_dead(ra *s, int v, unsigned keep)
     }
 }
 
+/* The count of can_beat's bound that node n, at position pos, is one of (NULL: none).
+ * A value fallback still read later is copied (lower_node's test, left or is_out,
+ * is last > pos: outputs have last UINT32_MAX). */
+static unsigned *fallback_count(ra *s, const cg_node *n, unsigned pos)
+{
+    if (n->uncond) return NULL;
+    cg_ref f = n->op[FMAG_D];
+    if (cg_is_val(f)) return s->last[f.v] > pos ? &s->copies_left : NULL;
+    return cg_is_zero(f) ? &s->zeros_left : &s->lits_left;
+}
+
 static void lower_node(ra *s, unsigned pos)
 {
     const cg_dag *g = s->g;
@@ -438,6 +461,10 @@ static void lower_node(ra *s, unsigned pos)
     const cg_ref *op = n->op;
     for (unsigned k = 0; k < 5; k++)
         if (cg_is_val(op[k])) s->left[op[k].v]--;
+    if (s->bounded) {
+        unsigned *count = fallback_count(s, n, pos);
+        if (count) (*count)--;
+    }
 
     fmag_vm_operand b = opnd_of(s, op[FMAG_B]), c = opnd_of(s, op[FMAG_C]);
     fmag_vm_operand gd = n->uncond ? imm_op(1.0f) : opnd_of(s, op[FMAG_E]);
@@ -657,13 +684,71 @@ static void *ra_alloc(ra *s, unsigned nout)
     return b;
 }
 
-/* After `done` nodes: can the stream still beat *bound? Every remaining node emits one
- * instruction and both counts only grow, so ncode + the remaining nodes and `used`
- * are lower bounds of the final instruction and register counts. */
+/* Registers every allocation of the order needs, whatever its choices: the most, over
+ * the points between nodes, of the values live there (each in a register of its own),
+ * plus one when the next node has a nonzero literal fallback (its literal sits in a
+ * register that holds no value), plus, when zeros_exact, the zero fallbacks still to
+ * come (each writes over a register pristine until then, so holding no value). Called
+ * before the first node; `live` (norder + 2 entries) is scratch. */
+static unsigned regs_floor(const ra *s, int *live)
+{
+    const cg_dag *g = s->g;
+    unsigned norder = s->norder;
+    memset(live, 0, sizeof *live * (norder + 2));
+    /* live[i]: change of the count at point i (point 0 before the first node, point
+     * p + 1 after node p); a value read last by node p is live up to point p */
+    for (unsigned v = 0; v < g->nin; v++) {
+        if (!s->left[v] && !s->is_out[v]) continue;
+        live[0]++;
+        if (!s->is_out[v]) live[s->last[v] + 1]--;
+    }
+    unsigned zeros = s->zeros_left;
+    for (unsigned p = 0; p < norder; p++) {
+        int x = (int)(g->nin + s->order[p]);
+        if (!s->left[x] && !s->is_out[x]) continue;
+        live[p + 1]++;
+        if (!s->is_out[x]) live[s->last[x] + 1]--;
+    }
+    unsigned best = 0;
+    int count = 0;
+    for (unsigned i = 0; i <= norder; i++) {
+        count += live[i];
+        if (i > 0 && s->zeros_exact) {
+            const cg_node *n = &g->nodes[s->order[i - 1]];
+            if (!n->uncond && cg_is_zero(n->op[FMAG_D])) zeros--;
+        }
+        unsigned need = (unsigned)count + (s->zeros_exact ? zeros : 0);
+        if (i < norder) {
+            const cg_node *n = &g->nodes[s->order[i]];
+            if (!n->uncond && cg_is_const(n->op[FMAG_D]) && !cg_is_zero(n->op[FMAG_D])) need++;
+        }
+        if (need > best) best = need;
+    }
+    return best;
+}
+
+/* After `done` nodes: can the stream still beat *bound? Lower bounds of the final
+ * counts, both of which only grow:
+ *  - instructions: those emitted, one per remaining node, one more per remaining
+ *    node whose value fallback is copied, and one per remaining nonzero literal
+ *    fallback beyond the free literal registers there are now (such a node writes
+ *    over the register holding its literal, and only a materialization, one
+ *    instruction, makes one);
+ *  - registers: `used`, plus the remaining zero fallbacks beyond the free zeros
+ *    below `used` (each writes over a zero of its own, and when no literal `a` is a
+ *    zero the only zeros to come are pristine registers at or above `used`). */
 static bool can_beat(const ra *s, unsigned done, const cg_result *bound)
 {
-    unsigned long least = (unsigned long)s->res->ncode + (s->norder - done);
-    return least < bound->ncode || (least == bound->ncode && s->used < bound->regs);
+    unsigned long least = (unsigned long)s->res->ncode + (s->norder - done) + s->copies_left;
+    if (s->lits_left > s->nfree[C_CONSTK]) least += s->lits_left - s->nfree[C_CONSTK];
+    if (least != bound->ncode) return least < bound->ncode;
+    unsigned long regs = s->used;
+    if (s->zeros_exact) {
+        /* every register at or above `used` is pristine */
+        unsigned zeros = s->nfree[C_CONST0] + s->nfree[C_PRISTINE] - (s->maxregs - s->used);
+        if (s->zeros_left > zeros) regs += s->zeros_left - zeros;
+    }
+    return regs < bound->regs && s->regs_floor < bound->regs;
 }
 
 cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
@@ -700,6 +785,8 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
             s.free_set[C_INPUT][w] = below_hi & below_nin;
             s.free_set[C_PRISTINE][w] = below_hi & ~below_nin;
         }
+        s.nfree[C_INPUT] = nin;
+        s.nfree[C_PRISTINE] = s.maxregs - nin;
         for (unsigned p = 0; p < norder; p++) {
             const cg_node *n = &g->nodes[order[p]];
             for (unsigned k = 0; k < 5; k++)
@@ -714,6 +801,14 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
             s.is_out[v] = true;
             s.last[v] = UINT32_MAX;
             if (s.hint[v] < 0) s.hint[v] = (int)j;
+        }
+        s.bounded = bound != NULL;
+        s.zeros_exact = true;
+        for (unsigned p = 0; s.bounded && p < norder; p++) {
+            const cg_node *n = &g->nodes[order[p]];
+            unsigned *count = fallback_count(&s, n, p);
+            if (count) (*count)++;
+            if (cg_is_imm(n->op[FMAG_A], 0.0f)) s.zeros_exact = false;
         }
         for (unsigned p = norder; p-- > 0;) {
             const cg_node *n = &g->nodes[order[p]];
@@ -752,6 +847,14 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
                 s.vreg[p] = (int)p;
             }
         }
+        if (ok && s.bounded) {
+            int *live = fmag_tmp_malloc(sizeof *live * (norder + 2));
+            ok = live != NULL;
+            if (ok) s.regs_floor = regs_floor(&s, live);
+            fmag_tmp_free(live);
+        }
+        /* The order alone may already rule the try out. */
+        pruned = ok && bound && !can_beat(&s, 0, bound);
         for (unsigned p = 0; ok && p < norder && !s.fail && !pruned; p++) {
             lower_node(&s, p);
             pruned = bound && !s.fail && !can_beat(&s, p + 1, bound);
