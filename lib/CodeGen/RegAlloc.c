@@ -256,9 +256,12 @@ static pick_cand pick_cand_of(const ra *s, int x, unsigned r, const int *dying, 
                               bool zero_only)
 {
     pick_cand c = {false, false, false, false, REUSE_STALE};
-    for (unsigned k = 0; k < ndying; k++)
-        c.dies |= dying[k] == (int)r;
-    if (!c.dies && s->rkind[r] == R_VALUE) return c;
+    if (s->rkind[r] == R_VALUE) {
+        /* only a register holding a value can be a dying operand's */
+        for (unsigned k = 0; k < ndying; k++)
+            c.dies |= dying[k] == (int)r;
+        if (!c.dies) return c;
+    }
     if (zero_only && (c.dies || !(s->rkind[r] == R_PRISTINE ||
                                   (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
         return c;
