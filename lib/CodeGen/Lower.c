@@ -120,7 +120,8 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
     fmag_foreach_instr (i, blk)
         ninstr++;
     cg_ref *map = fmag_tmp_malloc(sizeof *map * (f->nvalues + 1));
-    g->nodes = fmag_tmp_calloc(ninstr + 1, sizeof *g->nodes);
+    /* not zeroed: each node is, as it is built, and none past nnodes is read */
+    g->nodes = fmag_tmp_malloc(sizeof *g->nodes * (ninstr + 1));
     g->outs = fmag_tmp_calloc(f->nresults + 1, sizeof *g->outs);
     if (!map || !g->nodes || !g->outs) {
         fmag_tmp_free(map);

@@ -73,6 +73,7 @@ typedef struct ra {
     uint64_t *free_set[NCLASS]; /* per class: bitset of the registers in it */
     unsigned nfree[NCLASS];     /* per class: how many registers are in it */
     unsigned nwords;
+    unsigned ready; /* the per-register state is valid below this (ready_regs()) */
     /* Of the nodes still to lower, for can_beat's bound (counted only when `bounded`): */
     bool bounded;
     unsigned copies_left; /* those whose value fallback is still read later (a copy each) */
@@ -98,9 +99,37 @@ static fmag_vm_operand imm_op(float f)
     return o;
 }
 
+/* Makes the per-register state of registers below `upto` (and maxregs) valid: they
+ * start pristine, those below nin as inputs; filled 64 registers (one class-set
+ * word) at a time. Only registers up to `used` are ever looked at, and programs
+ * use far fewer than maxregs, so the state is not filled for all of them upfront. */
+static void ready_regs(ra *s, unsigned upto)
+{
+    unsigned nin = s->g->nin < s->maxregs ? s->g->nin : s->maxregs;
+    while (s->ready < upto && s->ready < s->maxregs) {
+        unsigned w = s->ready / 64, lo = w * 64;
+        unsigned hi = lo + 64 < s->maxregs ? lo + 64 : s->maxregs;
+        for (unsigned r = lo; r < hi; r++) {
+            s->rkind[r] = r < nin ? R_INPUT : R_PRISTINE;
+            s->rval[r] = -1;
+            s->rconst[r] = 0.0f;
+        }
+        uint64_t below_hi = hi - lo == 64 ? ~0ull : (1ull << (hi - lo)) - 1;
+        uint64_t below_nin = nin <= lo ? 0 : nin - lo >= 64 ? ~0ull : (1ull << (nin - lo)) - 1;
+        for (unsigned c = 0; c < NCLASS; c++)
+            s->free_set[c][w] = 0;
+        s->free_set[C_INPUT][w] = below_hi & below_nin;
+        s->free_set[C_PRISTINE][w] = below_hi & ~below_nin;
+        s->ready = hi;
+    }
+}
+
 static void touch(ra *s, unsigned r)
 {
-    if (r + 1 > s->used) s->used = r + 1;
+    if (r + 1 <= s->used) return;
+    s->used = r + 1;
+    /* pick() looks at register `used` too */
+    if (s->used >= s->ready) ready_regs(s, s->used + 1);
 }
 
 static unsigned class_of(const ra *s, unsigned r)
@@ -659,9 +688,10 @@ static void *carve(char **p, size_t n, size_t size)
     return at;
 }
 
-/* Every per-value and per-register array of one allocation in one zeroed block
- * (the search calls this hundreds of times per function: one allocation instead
- * of ten). Returns the block, NULL when out of memory. */
+/* Every per-value and per-register array of one allocation in one block (the search
+ * calls this hundreds of times per function: one allocation instead of ten), the
+ * per-value arrays initialized (the per-register ones are by ready_regs()). Returns
+ * the block, NULL when out of memory. */
 static void *ra_alloc(ra *s, unsigned nout)
 {
     size_t nv = (size_t)s->nv + 1, nr = (size_t)s->maxregs + 1;
@@ -671,7 +701,7 @@ static void *ra_alloc(ra *s, unsigned nout)
     size_t bytes = words * sizeof(uint64_t) + 4 * nv * sizeof(int) + nr * sizeof(int) +
                    nr * sizeof(float) + (nout + 1u) * sizeof(unsigned) + nv + nr +
                    (NCLASS + 9) * (size_t)RA_GAP;
-    char *b = fmag_tmp_calloc(bytes, 1), *p = b;
+    char *b = fmag_tmp_malloc(bytes), *p = b;
     if (!b) return NULL;
     for (unsigned c = 0; c < NCLASS; c++)
         s->free_set[c] = carve(&p, s->nwords, sizeof(uint64_t));
@@ -684,6 +714,12 @@ static void *ra_alloc(ra *s, unsigned nout)
     s->res_start = carve(&p, nout + 1u, sizeof *s->res_start);
     s->is_out = carve(&p, nv, sizeof *s->is_out);
     s->rkind = carve(&p, nr, sizeof *s->rkind);
+    memset(s->vreg, 0xFF, sizeof *s->vreg * nv); /* -1: no register, no hint */
+    memset(s->hint, 0xFF, sizeof *s->hint * nv);
+    memset(s->left, 0, sizeof *s->left * nv);
+    memset(s->last, 0, sizeof *s->last * nv);
+    memset(s->is_out, 0, sizeof *s->is_out * nv);
+    memset(s->res_start, 0, sizeof *s->res_start * (nout + 1u));
     return b;
 }
 
@@ -774,20 +810,9 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
     void *block = ra_alloc(&s, g->nout);
     bool ok = block && base <= FMAG_VM_MAX_REGS, pruned = false;
     if (ok) {
-        memset(s.vreg, 0xFF, sizeof *s.vreg * s.nv); /* -1: no register, no hint */
-        memset(s.hint, 0xFF, sizeof *s.hint * s.nv);
-        memset(s.rval, 0xFF, sizeof *s.rval * s.maxregs);
-        /* Registers below nin hold the inputs, the others are pristine (R_PRISTINE
-         * is 0: the block is zeroed); the class sets are filled a word at a time. */
+        ready_regs(&s, s.used + 1);
+        /* counted for every register below maxregs, ready or not */
         unsigned nin = g->nin < s.maxregs ? g->nin : s.maxregs;
-        memset(s.rkind, R_INPUT, nin);
-        for (unsigned w = 0; w < s.nwords; w++) {
-            unsigned lo = w * 64, hi = lo + 64 < s.maxregs ? lo + 64 : s.maxregs;
-            uint64_t below_hi = hi <= lo ? 0 : hi - lo == 64 ? ~0ull : (1ull << (hi - lo)) - 1;
-            uint64_t below_nin = nin <= lo ? 0 : nin - lo >= 64 ? ~0ull : (1ull << (nin - lo)) - 1;
-            s.free_set[C_INPUT][w] = below_hi & below_nin;
-            s.free_set[C_PRISTINE][w] = below_hi & ~below_nin;
-        }
         s.nfree[C_INPUT] = nin;
         s.nfree[C_PRISTINE] = s.maxregs - nin;
         for (unsigned p = 0; p < norder; p++) {
