@@ -790,6 +790,71 @@ static bool can_beat(const ra *s, unsigned done, const cg_result *bound)
     return regs < bound->regs && s->regs_floor < bound->regs;
 }
 
+/* can_beat's counts of the nodes to lower and regs_floor. False when out of memory. */
+static bool count_for_bound(ra *s)
+{
+    s->zeros_exact = true;
+    for (unsigned p = 0; p < s->norder; p++) {
+        const cg_node *n = &s->g->nodes[s->order[p]];
+        unsigned *count = fallback_count(s, n, p);
+        if (count) (*count)++;
+        if (cg_is_imm(n->op[FMAG_A], 0.0f)) s->zeros_exact = false;
+    }
+    int *live = fmag_tmp_malloc(sizeof *live * (s->norder + 2));
+    if (!live) return false;
+    s->regs_floor = regs_floor(s, live);
+    fmag_tmp_free(live);
+    return true;
+}
+
+/* Where the outputs are headed: the hints (from ret back through dying fallbacks),
+ * the output registers' reservations, and the live inputs in their registers.
+ * False when out of memory. */
+static bool plan_outputs(ra *s)
+{
+    const cg_dag *g = s->g;
+    const unsigned *order = s->order;
+    unsigned norder = s->norder;
+    for (unsigned p = norder; p-- > 0;) {
+        const cg_node *n = &g->nodes[order[p]];
+        int x = (int)(g->nin + order[p]);
+        int fv = n->op[FMAG_D].v;
+        if (s->hint[x] >= 0 && !n->uncond && fv >= (int)g->nin && s->hint[fv] < 0 &&
+            s->last[fv] == p)
+            s->hint[fv] = s->hint[x];
+    }
+    /* Position of each node in the order, for the output-chain starts. */
+    unsigned *pos_of = fmag_tmp_malloc(sizeof *pos_of * (g->nnodes + 1));
+    if (!pos_of) return false;
+    for (unsigned p = 0; p < norder; p++)
+        pos_of[order[p]] = p;
+    for (unsigned j = 0; j < g->nout; j++) {
+        int v = g->outs[j].v;
+        s->res_start[j] = norder;
+        if (v >= 0 && v < (int)g->nin) {
+            if (v == (int)j) s->res_start[j] = 0;
+            continue;
+        }
+        if (v < 0 || s->hint[v] != (int)j) continue;
+        for (;;) {
+            const cg_node *n = &g->nodes[v - g->nin];
+            s->res_start[j] = pos_of[v - g->nin];
+            int fv = n->op[FMAG_D].v;
+            if (n->uncond || fv < (int)g->nin || s->hint[fv] != (int)j) break;
+            v = fv;
+        }
+    }
+    fmag_tmp_free(pos_of);
+    for (unsigned p = 0; p < g->nin; p++) {
+        if (s->left[p] || s->is_out[p]) {
+            set_kind(s, p, R_VALUE);
+            s->rval[p] = (int)p;
+            s->vreg[p] = (int)p;
+        }
+    }
+    return true;
+}
+
 cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
                          cg_policy track, const cg_result *bound, cg_result *res)
 {
@@ -831,58 +896,10 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
             if (s.hint[v] < 0) s.hint[v] = (int)j;
         }
         s.bounded = bound != NULL;
-        s.zeros_exact = true;
-        for (unsigned p = 0; s.bounded && p < norder; p++) {
-            const cg_node *n = &g->nodes[order[p]];
-            unsigned *count = fallback_count(&s, n, p);
-            if (count) (*count)++;
-            if (cg_is_imm(n->op[FMAG_A], 0.0f)) s.zeros_exact = false;
-        }
-        for (unsigned p = norder; p-- > 0;) {
-            const cg_node *n = &g->nodes[order[p]];
-            int x = (int)(g->nin + order[p]);
-            int fv = n->op[FMAG_D].v;
-            if (s.hint[x] >= 0 && !n->uncond && fv >= (int)g->nin && s.hint[fv] < 0 &&
-                s.last[fv] == p)
-                s.hint[fv] = s.hint[x];
-        }
-        /* Position of each node in the order, for the output-chain starts. */
-        unsigned *pos_of = fmag_tmp_malloc(sizeof *pos_of * (g->nnodes + 1));
-        ok = pos_of != NULL;
-        for (unsigned p = 0; ok && p < norder; p++)
-            pos_of[order[p]] = p;
-        for (unsigned j = 0; ok && j < g->nout; j++) {
-            int v = g->outs[j].v;
-            s.res_start[j] = norder;
-            if (v >= 0 && v < (int)g->nin) {
-                if (v == (int)j) s.res_start[j] = 0;
-                continue;
-            }
-            if (v < 0 || s.hint[v] != (int)j) continue;
-            for (;;) {
-                const cg_node *n = &g->nodes[v - g->nin];
-                s.res_start[j] = pos_of[v - g->nin];
-                int fv = n->op[FMAG_D].v;
-                if (n->uncond || fv < (int)g->nin || s.hint[fv] != (int)j) break;
-                v = fv;
-            }
-        }
-        fmag_tmp_free(pos_of);
-        for (unsigned p = 0; ok && p < g->nin; p++) {
-            if (s.left[p] || s.is_out[p]) {
-                set_kind(&s, p, R_VALUE);
-                s.rval[p] = (int)p;
-                s.vreg[p] = (int)p;
-            }
-        }
-        if (ok && s.bounded) {
-            int *live = fmag_tmp_malloc(sizeof *live * (norder + 2));
-            ok = live != NULL;
-            if (ok) s.regs_floor = regs_floor(&s, live);
-            fmag_tmp_free(live);
-        }
+        if (s.bounded) ok = count_for_bound(&s);
         /* The order alone may already rule the try out. */
         pruned = ok && bound && !can_beat(&s, 0, bound);
+        if (ok && !pruned) ok = plan_outputs(&s);
         for (unsigned p = 0; ok && p < norder && !s.fail && !pruned; p++) {
             lower_node(&s, p);
             pruned = bound && !s.fail && !can_beat(&s, p + 1, bound);
