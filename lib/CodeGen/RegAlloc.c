@@ -375,9 +375,11 @@ static uint64_t class_key_bound(const ra *s, unsigned c, unsigned nout)
  * the minimum: the hint, the dying registers, the cycle register, the output
  * registers (the only ones a reservation can mark), register `used`, and per class
  * of free registers the lowest two at or above nout (one of them is not `cycle`).
- * A class is not searched when no register of it can beat the best key so far (keys
- * of different registers differ, so this changes no choice); with policy bits
- * watched every class is, for their choices. */
+ * A class, or register `used`, is not looked at when no register of it can beat the
+ * best key so far (keys of different registers differ, so this changes no choice);
+ * with policy bits watched every one is, for their choices. An output register that
+ * holds a value is skipped: it is not eligible unless dying, and the dying ones are
+ * looked at already. */
 static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
 {
     pick_search ps;
@@ -401,12 +403,12 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     }
     pick_consider(s, &ps, x >= 0 ? s->hint[x] : -1);
     pick_consider(s, &ps, ps.cycle);
-    pick_consider(s, &ps, (int)s->used);
     for (unsigned k = 0; k < ps.ndying; k++)
         pick_consider(s, &ps, dying[k]);
     unsigned nout = s->g->nout < ps.limit ? s->g->nout : ps.limit;
+    /* a register holding a value is either not eligible or a dying one, just seen */
     for (unsigned r = 0; r < nout; r++)
-        pick_consider(s, &ps, (int)r);
+        if (s->rkind[r] != R_VALUE) pick_consider(s, &ps, (int)r);
     /* the classes by reuse rank, the likeliest winners first */
     static const uint8_t class_order[NCLASS] = {C_STALE, C_INPUT, C_CONST0, C_CONSTK, C_PRISTINE};
     for (unsigned i = 0; i < NCLASS; i++) {
@@ -417,6 +419,10 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
         pick_consider(s, &ps, r1);
         if (r1 >= 0) pick_consider(s, &ps, class_first(s, c, (unsigned)r1 + 1, ps.limit));
     }
+    /* A new register (never a hint or the cycle register: both are below nout) is
+     * off its hint and new at least. */
+    if (ps.watch || ps.best_key > (UINT64_C(1) << PICK_HINT_SHIFT | UINT64_C(1) << PICK_NEW_SHIFT))
+        pick_consider(s, &ps, (int)s->used);
     for (unsigned b = 0; ps.watch >> b; b++)
         if ((ps.watch & 1u << b) && ps.alt[b] != ps.best) s->sensitive |= 1u << b;
     if (ps.best < 0) s->fail = true;
