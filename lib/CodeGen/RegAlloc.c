@@ -74,6 +74,9 @@ typedef struct ra {
     unsigned nfree[NCLASS];     /* per class: how many registers are in it */
     unsigned nwords;
     unsigned ready; /* the per-register state is valid below this (ready_regs()) */
+    /* per class: class_key_bound(), the same for every pick (pick()'s nout is the
+     * DAG's: `used` is at least nout) */
+    uint64_t class_bound[NCLASS];
     /* Of the nodes still to lower, for can_beat's bound (counted only when `bounded`): */
     bool bounded;
     unsigned copies_left; /* those whose value fallback is still read later (a copy each) */
@@ -414,7 +417,7 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     for (unsigned i = 0; i < NCLASS; i++) {
         unsigned c = class_order[i];
         if (zero_only && c != C_PRISTINE && c != C_CONST0) continue;
-        if (!ps.watch && class_key_bound(s, c, nout) >= ps.best_key) continue;
+        if (!ps.watch && s->class_bound[c] >= ps.best_key) continue;
         int r1 = class_first(s, c, nout, ps.limit);
         pick_consider(s, &ps, r1);
         if (r1 >= 0) pick_consider(s, &ps, class_first(s, c, (unsigned)r1 + 1, ps.limit));
@@ -882,6 +885,8 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
     bool ok = block && base <= FMAG_VM_MAX_REGS, pruned = false;
     if (ok) {
         ready_regs(&s, s.used + 1);
+        for (unsigned c = 0; c < NCLASS; c++)
+            s.class_bound[c] = class_key_bound(&s, c, g->nout);
         /* counted for every register below maxregs, ready or not */
         unsigned nin = g->nin < s.maxregs ? g->nin : s.maxregs;
         s.nfree[C_INPUT] = nin;
