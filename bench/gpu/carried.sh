@@ -52,3 +52,10 @@ done
 TAIL=60 step bench-int 80 "$D/bin/fmag_gpu_bench" --tiers "${INT[@]}"
 TAIL=12 step gputest 90 "$D/bin/fmag-gpu-unittests"
 TAIL=5 step apitest 30 "$D/bin/fmag-api-unittests"
+# issue 29's compile latency on the device host's CPU (a dedicated machine, beside the shared
+# development machine's figures in docs/PERFORMANCE.md), when pack.sh carried the benches
+if [ -x "$D/bin/mtlx-bench" ]; then
+    TAIL=8 step cpu-compile 60 bash -c "for t in color3 float; do for m in parse edit; do
+        taskset -c 2 $D/bin/mtlx-bench --compile-only --type \$t --mode \$m --min-ms 2000; done; done;
+        taskset -c 2 $D/bin/slc-bench --graph 60 --fast-only --min-ms 2000; lscpu | grep 'Model name'"
+fi
