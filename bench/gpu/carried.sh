@@ -23,9 +23,10 @@ export FMAG_SHADERC_LIBRARY=$D/lib/libfmag-shaderc.so
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv
     echo "cpus: $(nproc)"
 } 2>&1 | tee "$OUTDIR/env.txt"
-step() { # name, seconds, command...
+step() { # name, seconds, command... (ONLY="a b": just those steps)
     local name=$1 secs=$2
     shift 2
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
     echo "== $name"
     local t0=$(date +%s)
     timeout "$secs" "$@" >"$OUTDIR/$name.txt" 2>&1
@@ -49,7 +50,7 @@ INT=()
 for f in "$D"/int/*.fmag; do
     INT+=("--sl=$f@$(sed -n 's#^// demo-input: *##p' "bench/int/$(basename "$f" .fmag).sl" | tr -d ' ')")
 done
-TAIL=60 step bench-int 80 "$D/bin/fmag_gpu_bench" --tiers "${INT[@]}"
+TAIL=60 step bench-int 300 "$D/bin/fmag_gpu_bench" --tiers "${INT[@]}"
 TAIL=12 step gputest 90 "$D/bin/fmag-gpu-unittests"
 TAIL=5 step apitest 30 "$D/bin/fmag-api-unittests"
 # issue 29's compile latency on the device host's CPU (a dedicated machine, beside the shared
@@ -59,3 +60,9 @@ if [ -x "$D/bin/mtlx-bench" ]; then
         taskset -c 2 $D/bin/mtlx-bench --compile-only --type \$t --mode \$m --min-ms 2000; done; done;
         taskset -c 2 $D/bin/slc-bench --graph 60 --fast-only --min-ms 2000; lscpu | grep 'Model name'"
 fi
+# issue 32's CPU side: the batch engine's per-lane binning on the host's cores
+if [ -x "$D/bin/fmag-bin-bench" ]; then
+    TAIL=20 step cpu-bin 120 "$D/bin/fmag-bin-bench" --n=2097152 --threads="$(nproc)" "$D"/sl/*.fmag
+fi
+# one file back (what comes back from the device is limited in count)
+(cd "$OUTDIR" && tar -czf logs.tgz ./*.txt && rm -f ./*.txt)

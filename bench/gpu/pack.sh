@@ -10,9 +10,9 @@ cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
 mkdir -p "$D/bin" "$D/lib" "$D/sl" "$D/gl"
 cmake --build "$B" --target fmag-gpu-e2e fmag-gpu-unittests fmag-gpu-tier-unittests \
-    fmag-api-unittests slc mtlx-bench slc-bench >/dev/null
+    fmag-api-unittests slc mtlx-bench slc-bench fmag-bin-bench >/dev/null
 for p in bin/fmag-gpu-e2e unittests/GPU/fmag-gpu-unittests unittests/GPU/fmag-gpu-tier-unittests \
-    unittests/API/fmag-api-unittests bin/mtlx-bench bin/slc-bench; do
+    unittests/API/fmag-api-unittests bin/mtlx-bench bin/slc-bench bin/fmag-bin-bench; do
     strip -o "$D/bin/$(basename $p)" "$B/$p"
 done
 NV="-O3 -std=c++17 -arch=sm_90 -Iinclude -Igpu -Ilib/GPU"

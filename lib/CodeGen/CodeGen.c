@@ -157,7 +157,12 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
                 (medium && arms == CG_ARMS_FLIP_ALL))
                 continue;
             cg_dag g;
-            if (!cg_dag_copy(&base, &g)) {
+            if (fast) {
+                /* the only shape, and nothing after the search needs the DAG as built */
+                g = base;
+                base.nodes = NULL;
+                base.outs = NULL;
+            } else if (!cg_dag_copy(&base, &g)) {
                 oom = true;
                 break;
             }
@@ -167,7 +172,10 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
                 continue; /* same DAG as an earlier variant */
             }
             cg_dag_fuse_select_arm(&g);
-            cg_dag_dce(&g);
+            /* A fold kills only the folded fma, whose operands the select takes over,
+             * and the DAG as built has no dead node unmarked: nothing for DCE to find
+             * (the full search keeps it for the reshaped DAGs). */
+            if (!fast) cg_dag_dce(&g);
             int nprev = -1;
             for (cg_schedule_kind kind = CG_SCHED_PROGRAM; kind < CG_NSCHEDULES && !oom; kind++) {
                 if (fast && !(CG_FAST_SCHEDULES & (1u << kind))) continue;
@@ -207,7 +215,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
             }
             cg_dag_free(&g);
         }
-    if (have && !oom) {
+    if (have && !oom && !fast) {
         cg_dag g;
         if (cg_dag_copy(&base, &g)) {
             cg_dag_orient(&g, best_shape.arms);
@@ -217,7 +225,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
             /* Nothing to gain when every node is one instruction and the registers
              * are the inputs/outputs already. */
             unsigned floor_regs = base.nin > base.nout ? base.nin : base.nout;
-            if (!fast && (best.ncode > best_n || best.regs > floor_regs))
+            if (best.ncode > best_n || best.regs > floor_regs)
                 variants += improve(&g, best_order, best_n, best_policy, &best);
             cg_dag_free(&g);
         }

@@ -25,27 +25,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool ref_of(fmag_func *f, fmag_value *v, const cg_ref *map, cg_ref *out)
+/* ref_of's diagnostics, out of its way: it runs on every operand. */
+static bool ref_error(fmag_func *f, const fmag_value *v)
+{
+    if (fmag_value_is_const(v))
+        fmag_context_error(f->module->ctx,
+                           "error: in function @%s: codegen: literal %g cannot be encoded "
+                           "(NaN and infinity are not FMAG literals)",
+                           f->name, (double)v->imm);
+    else
+        fmag_context_error(f->module->ctx,
+                           "error: in function @%s: codegen: operand used before it is defined",
+                           f->name);
+    return false;
+}
+
+static inline bool ref_of(fmag_func *f, fmag_value *v, const cg_ref *map, cg_ref *out)
 {
     if (fmag_value_is_const(v)) {
-        if (!isfinite(v->imm)) {
-            fmag_context_error(f->module->ctx,
-                               "error: in function @%s: codegen: literal %g cannot be encoded "
-                               "(NaN and infinity are not FMAG literals)",
-                               f->name, (double)v->imm);
-            return false;
-        }
+        if (!isfinite(v->imm)) return ref_error(f, v);
         *out = cg_const(v->imm);
         return true;
     }
     *out = map[v->id];
-    if (out->v == CG_NONE) {
-        fmag_context_error(f->module->ctx,
-                           "error: in function @%s: codegen: operand used before it is defined",
-                           f->name);
-        return false;
-    }
-    return true;
+    return out->v != CG_NONE || ref_error(f, v);
 }
 
 /* Simplifies one node in place; returns true and sets *alias when the node
@@ -120,7 +123,8 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
     fmag_foreach_instr (i, blk)
         ninstr++;
     cg_ref *map = fmag_tmp_malloc(sizeof *map * (f->nvalues + 1));
-    g->nodes = fmag_tmp_calloc(ninstr + 1, sizeof *g->nodes);
+    /* not zeroed: each node is, as it is built, and none past nnodes is read */
+    g->nodes = fmag_tmp_malloc(sizeof *g->nodes * (ninstr + 1));
     g->outs = fmag_tmp_calloc(f->nresults + 1, sizeof *g->outs);
     if (!map || !g->nodes || !g->outs) {
         fmag_tmp_free(map);

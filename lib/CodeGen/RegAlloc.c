@@ -71,8 +71,20 @@ typedef struct ra {
     int *rval;                  /* per register: the value held (R_VALUE) */
     float *rconst;              /* per register: the literal held (R_CONST) */
     uint64_t *free_set[NCLASS]; /* per class: bitset of the registers in it */
+    unsigned nfree[NCLASS];     /* per class: how many registers are in it */
     unsigned nwords;
-    unsigned *res_start; /* per output register: position from which its value chain owns it */
+    unsigned ready; /* the per-register state is valid below this (ready_regs()) */
+    /* per class: class_key_bound(), the same for every pick (pick()'s nout is the
+     * DAG's: `used` is at least nout) */
+    uint64_t class_bound[NCLASS];
+    /* Of the nodes still to lower, for can_beat's bound (counted only when `bounded`): */
+    bool bounded;
+    unsigned copies_left; /* those whose value fallback is still read later (a copy each) */
+    unsigned lits_left;   /* those with a nonzero literal fallback (a literal register each) */
+    unsigned zeros_left;  /* those with a zero fallback (a free zero register each) */
+    bool zeros_exact;     /* no literal `a` is a zero: only pristine registers are zeros */
+    unsigned regs_floor;  /* registers any allocation of the order needs (regs_floor()) */
+    unsigned *res_start;  /* per output register: position from which its value chain owns it */
     cg_result *res;
     unsigned cap;
     bool fail;
@@ -90,9 +102,37 @@ static fmag_vm_operand imm_op(float f)
     return o;
 }
 
+/* Makes the per-register state of registers below `upto` (and maxregs) valid: they
+ * start pristine, those below nin as inputs; filled 64 registers (one class-set
+ * word) at a time. Only registers up to `used` are ever looked at, and programs
+ * use far fewer than maxregs, so the state is not filled for all of them upfront. */
+static void ready_regs(ra *s, unsigned upto)
+{
+    unsigned nin = s->g->nin < s->maxregs ? s->g->nin : s->maxregs;
+    while (s->ready < upto && s->ready < s->maxregs) {
+        unsigned w = s->ready / 64, lo = w * 64;
+        unsigned hi = lo + 64 < s->maxregs ? lo + 64 : s->maxregs;
+        for (unsigned r = lo; r < hi; r++) {
+            s->rkind[r] = r < nin ? R_INPUT : R_PRISTINE;
+            s->rval[r] = -1;
+            s->rconst[r] = 0.0f;
+        }
+        uint64_t below_hi = hi - lo == 64 ? ~0ull : (1ull << (hi - lo)) - 1;
+        uint64_t below_nin = nin <= lo ? 0 : nin - lo >= 64 ? ~0ull : (1ull << (nin - lo)) - 1;
+        for (unsigned c = 0; c < NCLASS; c++)
+            s->free_set[c][w] = 0;
+        s->free_set[C_INPUT][w] = below_hi & below_nin;
+        s->free_set[C_PRISTINE][w] = below_hi & ~below_nin;
+        s->ready = hi;
+    }
+}
+
 static void touch(ra *s, unsigned r)
 {
-    if (r + 1 > s->used) s->used = r + 1;
+    if (r + 1 <= s->used) return;
+    s->used = r + 1;
+    /* pick() looks at register `used` too */
+    if (s->used >= s->ready) ready_regs(s, s->used + 1);
 }
 
 static unsigned class_of(const ra *s, unsigned r)
@@ -114,13 +154,17 @@ static unsigned class_of(const ra *s, unsigned r)
 static void class_remove(ra *s, unsigned r)
 {
     unsigned c = class_of(s, r);
-    if (c != C_NONE) s->free_set[c][r / 64] &= ~(1ull << (r % 64));
+    if (c == C_NONE) return;
+    s->free_set[c][r / 64] &= ~(1ull << (r % 64));
+    s->nfree[c]--;
 }
 
 static void class_add(ra *s, unsigned r)
 {
     unsigned c = class_of(s, r);
-    if (c != C_NONE) s->free_set[c][r / 64] |= 1ull << (r % 64);
+    if (c == C_NONE) return;
+    s->free_set[c][r / 64] |= 1ull << (r % 64);
+    s->nfree[c]++;
 }
 
 static void set_kind(ra *s, unsigned r, uint8_t kind)
@@ -244,9 +288,12 @@ static pick_cand pick_cand_of(const ra *s, int x, unsigned r, const int *dying, 
                               bool zero_only)
 {
     pick_cand c = {false, false, false, false, REUSE_STALE};
-    for (unsigned k = 0; k < ndying; k++)
-        c.dies |= dying[k] == (int)r;
-    if (!c.dies && s->rkind[r] == R_VALUE) return c;
+    if (s->rkind[r] == R_VALUE) {
+        /* only a register holding a value can be a dying operand's */
+        for (unsigned k = 0; k < ndying; k++)
+            c.dies |= dying[k] == (int)r;
+        if (!c.dies) return c;
+    }
     if (zero_only && (c.dies || !(s->rkind[r] == R_PRISTINE ||
                                   (s->rkind[r] == R_CONST && s->rconst[r] == 0.0f))))
         return c;
@@ -331,9 +378,11 @@ static uint64_t class_key_bound(const ra *s, unsigned c, unsigned nout)
  * the minimum: the hint, the dying registers, the cycle register, the output
  * registers (the only ones a reservation can mark), register `used`, and per class
  * of free registers the lowest two at or above nout (one of them is not `cycle`).
- * A class is not searched when no register of it can beat the best key so far (keys
- * of different registers differ, so this changes no choice); with policy bits
- * watched every class is, for their choices. */
+ * A class, or register `used`, is not looked at when no register of it can beat the
+ * best key so far (keys of different registers differ, so this changes no choice);
+ * with policy bits watched every one is, for their choices. An output register that
+ * holds a value is skipped: it is not eligible unless dying, and the dying ones are
+ * looked at already. */
 static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
 {
     pick_search ps;
@@ -357,22 +406,26 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     }
     pick_consider(s, &ps, x >= 0 ? s->hint[x] : -1);
     pick_consider(s, &ps, ps.cycle);
-    pick_consider(s, &ps, (int)s->used);
     for (unsigned k = 0; k < ps.ndying; k++)
         pick_consider(s, &ps, dying[k]);
     unsigned nout = s->g->nout < ps.limit ? s->g->nout : ps.limit;
+    /* a register holding a value is either not eligible or a dying one, just seen */
     for (unsigned r = 0; r < nout; r++)
-        pick_consider(s, &ps, (int)r);
+        if (s->rkind[r] != R_VALUE) pick_consider(s, &ps, (int)r);
     /* the classes by reuse rank, the likeliest winners first */
     static const uint8_t class_order[NCLASS] = {C_STALE, C_INPUT, C_CONST0, C_CONSTK, C_PRISTINE};
     for (unsigned i = 0; i < NCLASS; i++) {
         unsigned c = class_order[i];
         if (zero_only && c != C_PRISTINE && c != C_CONST0) continue;
-        if (!ps.watch && class_key_bound(s, c, nout) >= ps.best_key) continue;
+        if (!ps.watch && s->class_bound[c] >= ps.best_key) continue;
         int r1 = class_first(s, c, nout, ps.limit);
         pick_consider(s, &ps, r1);
         if (r1 >= 0) pick_consider(s, &ps, class_first(s, c, (unsigned)r1 + 1, ps.limit));
     }
+    /* A new register (never a hint or the cycle register: both are below nout) is
+     * off its hint and new at least. */
+    if (ps.watch || ps.best_key > (UINT64_C(1) << PICK_HINT_SHIFT | UINT64_C(1) << PICK_NEW_SHIFT))
+        pick_consider(s, &ps, (int)s->used);
     for (unsigned b = 0; ps.watch >> b; b++)
         if ((ps.watch & 1u << b) && ps.alt[b] != ps.best) s->sensitive |= 1u << b;
     if (ps.best < 0) s->fail = true;
@@ -430,6 +483,17 @@ static void release_if_dead(ra *s, int v, unsigned keep)
     }
 }
 
+/* The count of can_beat's bound that node n, at position pos, is one of (NULL: none).
+ * A value fallback still read later is copied (lower_node's test, left or is_out,
+ * is last > pos: outputs have last UINT32_MAX). */
+static unsigned *fallback_count(ra *s, const cg_node *n, unsigned pos)
+{
+    if (n->uncond) return NULL;
+    cg_ref f = n->op[FMAG_D];
+    if (cg_is_val(f)) return s->last[f.v] > pos ? &s->copies_left : NULL;
+    return cg_is_zero(f) ? &s->zeros_left : &s->lits_left;
+}
+
 static void lower_node(ra *s, unsigned pos)
 {
     const cg_dag *g = s->g;
@@ -438,6 +502,10 @@ static void lower_node(ra *s, unsigned pos)
     const cg_ref *op = n->op;
     for (unsigned k = 0; k < 5; k++)
         if (cg_is_val(op[k])) s->left[op[k].v]--;
+    if (s->bounded) {
+        unsigned *count = fallback_count(s, n, pos);
+        if (count) (*count)--;
+    }
 
     fmag_vm_operand b = opnd_of(s, op[FMAG_B]), c = opnd_of(s, op[FMAG_C]);
     fmag_vm_operand gd = n->uncond ? imm_op(1.0f) : opnd_of(s, op[FMAG_E]);
@@ -629,9 +697,10 @@ static void *carve(char **p, size_t n, size_t size)
     return at;
 }
 
-/* Every per-value and per-register array of one allocation in one zeroed block
- * (the search calls this hundreds of times per function: one allocation instead
- * of ten). Returns the block, NULL when out of memory. */
+/* Every per-value and per-register array of one allocation in one block (the search
+ * calls this hundreds of times per function: one allocation instead of ten), the
+ * per-value arrays initialized (the per-register ones are by ready_regs()). Returns
+ * the block, NULL when out of memory. */
 static void *ra_alloc(ra *s, unsigned nout)
 {
     size_t nv = (size_t)s->nv + 1, nr = (size_t)s->maxregs + 1;
@@ -641,7 +710,7 @@ static void *ra_alloc(ra *s, unsigned nout)
     size_t bytes = words * sizeof(uint64_t) + 4 * nv * sizeof(int) + nr * sizeof(int) +
                    nr * sizeof(float) + (nout + 1u) * sizeof(unsigned) + nv + nr +
                    (NCLASS + 9) * (size_t)RA_GAP;
-    char *b = fmag_tmp_calloc(bytes, 1), *p = b;
+    char *b = fmag_tmp_malloc(bytes), *p = b;
     if (!b) return NULL;
     for (unsigned c = 0; c < NCLASS; c++)
         s->free_set[c] = carve(&p, s->nwords, sizeof(uint64_t));
@@ -654,16 +723,145 @@ static void *ra_alloc(ra *s, unsigned nout)
     s->res_start = carve(&p, nout + 1u, sizeof *s->res_start);
     s->is_out = carve(&p, nv, sizeof *s->is_out);
     s->rkind = carve(&p, nr, sizeof *s->rkind);
+    memset(s->vreg, 0xFF, sizeof *s->vreg * nv); /* -1: no register, no hint */
+    memset(s->hint, 0xFF, sizeof *s->hint * nv);
+    memset(s->left, 0, sizeof *s->left * nv);
+    memset(s->last, 0, sizeof *s->last * nv);
+    memset(s->is_out, 0, sizeof *s->is_out * nv);
+    memset(s->res_start, 0, sizeof *s->res_start * (nout + 1u));
     return b;
 }
 
-/* After `done` nodes: can the stream still beat *bound? Every remaining node emits one
- * instruction and both counts only grow, so ncode + the remaining nodes and `used`
- * are lower bounds of the final instruction and register counts. */
+/* Registers every allocation of the order needs, whatever its choices: the most, over
+ * the points between nodes, of the values live there (each in a register of its own),
+ * plus one when the next node has a nonzero literal fallback (its literal sits in a
+ * register that holds no value), plus, when zeros_exact, the zero fallbacks still to
+ * come (each writes over a register pristine until then, so holding no value). Called
+ * before the first node; `live` (norder + 2 entries) is scratch. */
+static unsigned regs_floor(const ra *s, int *live)
+{
+    const cg_dag *g = s->g;
+    unsigned norder = s->norder;
+    memset(live, 0, sizeof *live * (norder + 2));
+    /* live[i]: change of the count at point i (point 0 before the first node, point
+     * p + 1 after node p); a value read last by node p is live up to point p */
+    for (unsigned v = 0; v < g->nin; v++) {
+        if (!s->left[v] && !s->is_out[v]) continue;
+        live[0]++;
+        if (!s->is_out[v]) live[s->last[v] + 1]--;
+    }
+    unsigned zeros = s->zeros_left;
+    for (unsigned p = 0; p < norder; p++) {
+        int x = (int)(g->nin + s->order[p]);
+        if (!s->left[x] && !s->is_out[x]) continue;
+        live[p + 1]++;
+        if (!s->is_out[x]) live[s->last[x] + 1]--;
+    }
+    unsigned best = 0;
+    int count = 0;
+    for (unsigned i = 0; i <= norder; i++) {
+        count += live[i];
+        if (i > 0 && s->zeros_exact) {
+            const cg_node *n = &g->nodes[s->order[i - 1]];
+            if (!n->uncond && cg_is_zero(n->op[FMAG_D])) zeros--;
+        }
+        unsigned need = (unsigned)count + (s->zeros_exact ? zeros : 0);
+        if (i < norder) {
+            const cg_node *n = &g->nodes[s->order[i]];
+            if (!n->uncond && cg_is_const(n->op[FMAG_D]) && !cg_is_zero(n->op[FMAG_D])) need++;
+        }
+        if (need > best) best = need;
+    }
+    return best;
+}
+
+/* After `done` nodes: can the stream still beat *bound? Lower bounds of the final
+ * counts, both of which only grow:
+ *  - instructions: those emitted, one per remaining node, one more per remaining
+ *    node whose value fallback is copied, and one per remaining nonzero literal
+ *    fallback beyond the free literal registers there are now (such a node writes
+ *    over the register holding its literal, and only a materialization, one
+ *    instruction, makes one);
+ *  - registers: `used`, plus the remaining zero fallbacks beyond the free zeros
+ *    below `used` (each writes over a zero of its own, and when no literal `a` is a
+ *    zero the only zeros to come are pristine registers at or above `used`). */
 static bool can_beat(const ra *s, unsigned done, const cg_result *bound)
 {
-    unsigned long least = (unsigned long)s->res->ncode + (s->norder - done);
-    return least < bound->ncode || (least == bound->ncode && s->used < bound->regs);
+    unsigned long least = (unsigned long)s->res->ncode + (s->norder - done) + s->copies_left;
+    if (s->lits_left > s->nfree[C_CONSTK]) least += s->lits_left - s->nfree[C_CONSTK];
+    if (least != bound->ncode) return least < bound->ncode;
+    unsigned long regs = s->used;
+    if (s->zeros_exact) {
+        /* every register at or above `used` is pristine */
+        unsigned zeros = s->nfree[C_CONST0] + s->nfree[C_PRISTINE] - (s->maxregs - s->used);
+        if (s->zeros_left > zeros) regs += s->zeros_left - zeros;
+    }
+    return regs < bound->regs && s->regs_floor < bound->regs;
+}
+
+/* can_beat's counts of the nodes to lower and regs_floor. False when out of memory. */
+static bool count_for_bound(ra *s)
+{
+    s->zeros_exact = true;
+    for (unsigned p = 0; p < s->norder; p++) {
+        const cg_node *n = &s->g->nodes[s->order[p]];
+        unsigned *count = fallback_count(s, n, p);
+        if (count) (*count)++;
+        if (cg_is_imm(n->op[FMAG_A], 0.0f)) s->zeros_exact = false;
+    }
+    int *live = fmag_tmp_malloc(sizeof *live * (s->norder + 2));
+    if (!live) return false;
+    s->regs_floor = regs_floor(s, live);
+    fmag_tmp_free(live);
+    return true;
+}
+
+/* Where the outputs are headed: the hints (from ret back through dying fallbacks),
+ * the output registers' reservations, and the live inputs in their registers.
+ * False when out of memory. */
+static bool plan_outputs(ra *s)
+{
+    const cg_dag *g = s->g;
+    const unsigned *order = s->order;
+    unsigned norder = s->norder;
+    for (unsigned p = norder; p-- > 0;) {
+        const cg_node *n = &g->nodes[order[p]];
+        int x = (int)(g->nin + order[p]);
+        int fv = n->op[FMAG_D].v;
+        if (s->hint[x] >= 0 && !n->uncond && fv >= (int)g->nin && s->hint[fv] < 0 &&
+            s->last[fv] == p)
+            s->hint[fv] = s->hint[x];
+    }
+    /* Position of each node in the order, for the output-chain starts. */
+    unsigned *pos_of = fmag_tmp_malloc(sizeof *pos_of * (g->nnodes + 1));
+    if (!pos_of) return false;
+    for (unsigned p = 0; p < norder; p++)
+        pos_of[order[p]] = p;
+    for (unsigned j = 0; j < g->nout; j++) {
+        int v = g->outs[j].v;
+        s->res_start[j] = norder;
+        if (v >= 0 && v < (int)g->nin) {
+            if (v == (int)j) s->res_start[j] = 0;
+            continue;
+        }
+        if (v < 0 || s->hint[v] != (int)j) continue;
+        for (;;) {
+            const cg_node *n = &g->nodes[v - g->nin];
+            s->res_start[j] = pos_of[v - g->nin];
+            int fv = n->op[FMAG_D].v;
+            if (n->uncond || fv < (int)g->nin || s->hint[fv] != (int)j) break;
+            v = fv;
+        }
+    }
+    fmag_tmp_free(pos_of);
+    for (unsigned p = 0; p < g->nin; p++) {
+        if (s->left[p] || s->is_out[p]) {
+            set_kind(s, p, R_VALUE);
+            s->rval[p] = (int)p;
+            s->vreg[p] = (int)p;
+        }
+    }
+    return true;
 }
 
 cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
@@ -686,20 +884,13 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
     void *block = ra_alloc(&s, g->nout);
     bool ok = block && base <= FMAG_VM_MAX_REGS, pruned = false;
     if (ok) {
-        memset(s.vreg, 0xFF, sizeof *s.vreg * s.nv); /* -1: no register, no hint */
-        memset(s.hint, 0xFF, sizeof *s.hint * s.nv);
-        memset(s.rval, 0xFF, sizeof *s.rval * s.maxregs);
-        /* Registers below nin hold the inputs, the others are pristine (R_PRISTINE
-         * is 0: the block is zeroed); the class sets are filled a word at a time. */
+        ready_regs(&s, s.used + 1);
+        for (unsigned c = 0; c < NCLASS; c++)
+            s.class_bound[c] = class_key_bound(&s, c, g->nout);
+        /* counted for every register below maxregs, ready or not */
         unsigned nin = g->nin < s.maxregs ? g->nin : s.maxregs;
-        memset(s.rkind, R_INPUT, nin);
-        for (unsigned w = 0; w < s.nwords; w++) {
-            unsigned lo = w * 64, hi = lo + 64 < s.maxregs ? lo + 64 : s.maxregs;
-            uint64_t below_hi = hi <= lo ? 0 : hi - lo == 64 ? ~0ull : (1ull << (hi - lo)) - 1;
-            uint64_t below_nin = nin <= lo ? 0 : nin - lo >= 64 ? ~0ull : (1ull << (nin - lo)) - 1;
-            s.free_set[C_INPUT][w] = below_hi & below_nin;
-            s.free_set[C_PRISTINE][w] = below_hi & ~below_nin;
-        }
+        s.nfree[C_INPUT] = nin;
+        s.nfree[C_PRISTINE] = s.maxregs - nin;
         for (unsigned p = 0; p < norder; p++) {
             const cg_node *n = &g->nodes[order[p]];
             for (unsigned k = 0; k < 5; k++)
@@ -715,43 +906,11 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
             s.last[v] = UINT32_MAX;
             if (s.hint[v] < 0) s.hint[v] = (int)j;
         }
-        for (unsigned p = norder; p-- > 0;) {
-            const cg_node *n = &g->nodes[order[p]];
-            int x = (int)(g->nin + order[p]);
-            int fv = n->op[FMAG_D].v;
-            if (s.hint[x] >= 0 && !n->uncond && fv >= (int)g->nin && s.hint[fv] < 0 &&
-                s.last[fv] == p)
-                s.hint[fv] = s.hint[x];
-        }
-        /* Position of each node in the order, for the output-chain starts. */
-        unsigned *pos_of = fmag_tmp_malloc(sizeof *pos_of * (g->nnodes + 1));
-        ok = pos_of != NULL;
-        for (unsigned p = 0; ok && p < norder; p++)
-            pos_of[order[p]] = p;
-        for (unsigned j = 0; ok && j < g->nout; j++) {
-            int v = g->outs[j].v;
-            s.res_start[j] = norder;
-            if (v >= 0 && v < (int)g->nin) {
-                if (v == (int)j) s.res_start[j] = 0;
-                continue;
-            }
-            if (v < 0 || s.hint[v] != (int)j) continue;
-            for (;;) {
-                const cg_node *n = &g->nodes[v - g->nin];
-                s.res_start[j] = pos_of[v - g->nin];
-                int fv = n->op[FMAG_D].v;
-                if (n->uncond || fv < (int)g->nin || s.hint[fv] != (int)j) break;
-                v = fv;
-            }
-        }
-        fmag_tmp_free(pos_of);
-        for (unsigned p = 0; ok && p < g->nin; p++) {
-            if (s.left[p] || s.is_out[p]) {
-                set_kind(&s, p, R_VALUE);
-                s.rval[p] = (int)p;
-                s.vreg[p] = (int)p;
-            }
-        }
+        s.bounded = bound != NULL;
+        if (s.bounded) ok = count_for_bound(&s);
+        /* The order alone may already rule the try out. */
+        pruned = ok && bound && !can_beat(&s, 0, bound);
+        if (ok && !pruned) ok = plan_outputs(&s);
         for (unsigned p = 0; ok && p < norder && !s.fail && !pruned; p++) {
             lower_node(&s, p);
             pruned = bound && !s.fail && !can_beat(&s, p + 1, bound);

@@ -28,32 +28,34 @@ static int sched_program(const cg_dag *g, unsigned *order)
     return n;
 }
 
-/* The score of ready node i: does it need a fallback copy, and how the number of
- * live registers changes when it runs. */
-static void list_score(const cg_dag *g, const unsigned *left, const bool *is_out, unsigned i,
-                       int *copy_out, int *delta_out)
+/* The list scheduler's order of ready node i, lower first, packed in one word: does
+ * it need a fallback copy (bit 31), how the number of live registers changes when
+ * it runs (1 minus its distinct dying operands, -4..1, biased by LIST_DELTA_BIAS,
+ * bits 27-30), then program order (the index, below 2^27: CG_LIST_SCHED_MAX). */
+enum { LIST_DELTA_BIAS = 8, LIST_DELTA_SHIFT = 27, LIST_COPY_SHIFT = 31 };
+#define CG_LIST_STALE UINT32_MAX /* a key to compute again */
+static uint32_t list_key(const cg_dag *g, const unsigned *left, const bool *is_out, unsigned i)
 {
     const cg_node *nd = &g->nodes[i];
-    int delta = 1, copy = 0;
+    int delta = 1;
+    uint32_t copy = 0;
     for (unsigned k = 0; k < 5; k++) {
         int v = nd->op[k].v;
         if (v < 0) continue;
         bool first = true;
-        unsigned mine = 0;
-        for (unsigned m = 0; m < 5; m++) {
-            if (nd->op[m].v == v) {
-                if (m < k) first = false;
-                mine++;
-            }
-        }
+        for (unsigned m = 0; m < k && first; m++)
+            first = nd->op[m].v != v;
         if (!first) continue;
+        unsigned mine = 1;
+        for (unsigned m = k + 1; m < 5; m++)
+            mine += nd->op[m].v == v;
         bool dies = left[v] == mine && !is_out[v];
         if (dies) delta--;
         if (k == FMAG_D && !nd->uncond && !dies) copy = 1;
     }
-    *copy_out = copy;
-    *delta_out = delta;
+    return copy << LIST_COPY_SHIFT | (uint32_t)(delta + LIST_DELTA_BIAS) << LIST_DELTA_SHIFT | i;
 }
+_Static_assert(CG_LIST_SCHED_MAX < (1u << LIST_DELTA_SHIFT), "a node index fits list_key");
 
 /* A ready node's score depends on its operands' pending reader counts only through
  * `left[v] == mine` with mine <= 5 (list_score), so a decrement to above 5 cannot
@@ -70,15 +72,11 @@ static int sched_list(const cg_dag *g, unsigned *order)
         fmag_tmp_calloc(nv + 2, sizeof *ustart); /* readers of value v: ulist[ustart[v]..] */
     unsigned *ulist = fmag_tmp_malloc(sizeof *ulist * (5 * (size_t)nn + 1));
     unsigned *ready = fmag_tmp_malloc(sizeof *ready * (nn + 1));
-    /* per node: its score as last computed, and whether that is stale */
-    int *score_copy = fmag_tmp_malloc(sizeof *score_copy * (nn + 1));
-    int *score_delta = fmag_tmp_malloc(sizeof *score_delta * (nn + 1));
-    bool *stale = fmag_tmp_malloc(nn + 1);
+    /* per node: its list_key as last computed, or CG_LIST_STALE */
+    uint32_t *key = fmag_tmp_malloc(sizeof *key * (nn + 1));
     int n = -1;
-    if (!left || !is_out || !pending || !ustart || !ulist || !ready || !score_copy ||
-        !score_delta || !stale)
-        goto out;
-    memset(stale, 1, nn + 1);
+    if (!left || !is_out || !pending || !ustart || !ulist || !ready || !key) goto out;
+    memset(key, 0xFF, sizeof *key * (nn + 1));
     for (unsigned j = 0; j < g->nout; j++)
         if (cg_is_val(g->outs[j])) {
             is_out[g->outs[j].v] = true;
@@ -116,20 +114,14 @@ static int sched_list(const cg_dag *g, unsigned *order)
          * values just computed), so a wide DAG costs O(n x window), not O(n^2). */
         unsigned lo = nready > CG_LIST_WINDOW ? nready - CG_LIST_WINDOW : 0;
         unsigned bi = lo;
-        int best_copy = 0, best_delta = 0;
+        uint32_t best_key = CG_LIST_STALE;
         for (unsigned r = lo; r < nready; r++) {
             unsigned i = ready[r];
-            if (stale[i]) {
-                list_score(g, left, is_out, i, &score_copy[i], &score_delta[i]);
-                stale[i] = false;
-            }
-            int copy = score_copy[i], delta = score_delta[i];
-            if (r == lo || copy < best_copy ||
-                (copy == best_copy &&
-                 (delta < best_delta || (delta == best_delta && ready[r] < ready[bi])))) {
+            uint32_t k = key[i];
+            if (k == CG_LIST_STALE) k = key[i] = list_key(g, left, is_out, i);
+            if (k < best_key) {
                 bi = r;
-                best_copy = copy;
-                best_delta = delta;
+                best_key = k;
             }
         }
         unsigned best = ready[bi];
@@ -140,7 +132,7 @@ static int sched_list(const cg_dag *g, unsigned *order)
             if (v < 0) continue;
             if (--left[v] <= CG_LIST_SCORE_MAX_READS)
                 for (unsigned u = ustart[v]; u < ustart[v + 1]; u++)
-                    stale[ulist[u]] = true;
+                    key[ulist[u]] = CG_LIST_STALE;
         }
         unsigned x = g->nin + best;
         for (unsigned u = ustart[x]; u < ustart[x + 1]; u++)
@@ -153,9 +145,7 @@ out:
     fmag_tmp_free(ustart);
     fmag_tmp_free(ulist);
     fmag_tmp_free(ready);
-    fmag_tmp_free(score_copy);
-    fmag_tmp_free(score_delta);
-    fmag_tmp_free(stale);
+    fmag_tmp_free(key);
     return n;
 }
 

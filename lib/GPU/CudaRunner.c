@@ -646,6 +646,28 @@ static bool queue_outputs(fmag_gpu_cuda *c, const fmag_gpu_job *job, const cu_ch
            cu_ok(c, c->cuEventRecord(c->event[idx], s), "cuEventRecord", err, errlen);
 }
 
+/* Timing (job->reps): launches of the whole job on its resident data, a the one chunk's args;
+ * the first launch warms up and is not counted. */
+static bool time_launches(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl,
+                          fmag_cuda_args_c *a, char *err, size_t errlen)
+{
+    double *t = calloc(job->reps + 1, sizeof *t);
+    if (!t) {
+        fmag_gpu_err(err, errlen, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (unsigned r = 0; ok && r < job->reps + 1; ++r) {
+        double t0 = fmag_gpu_now_ms();
+        ok = launch(c, pl, a, c->stream[0], err, errlen) &&
+             cu_ok(c, c->cuStreamSynchronize(c->stream[0]), "kernel", err, errlen);
+        t[r] = fmag_gpu_now_ms() - t0;
+    }
+    if (ok) *job->median_ms = fmag_gpu_median(t + 1, job->reps);
+    free(t);
+    return ok;
+}
+
 /* Host arrays: the pipelined copies. Chunk by chunk the host queues the upload, the census
  * and the kernel on one of two streams, then the read-back of the chunk before, so that a
  * chunk's copies overlap the kernel of its neighbour; then it waits for the chunks in turn
@@ -714,22 +736,7 @@ static bool run_host(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, cha
     if (!ok) /* chunks queued without their read-back: let the streams drain */
         for (unsigned i = 0; i < FMAG_CU_STREAMS; ++i)
             c->cuStreamSynchronize(c->stream[i]);
-    if (!ok || !job->reps) return ok;
-    /* Timing: launches of the whole job on the resident data (one chunk: a is its args). */
-    double *t = calloc(job->reps + 1, sizeof *t);
-    if (!t) {
-        fmag_gpu_err(err, errlen, "out of memory");
-        return false;
-    }
-    for (unsigned r = 0; ok && r < job->reps + 1; ++r) {
-        double t0 = fmag_gpu_now_ms();
-        ok = launch(c, pl, &a, c->stream[0], err, errlen) &&
-             cu_ok(c, c->cuStreamSynchronize(c->stream[0]), "kernel", err, errlen);
-        t[r] = fmag_gpu_now_ms() - t0;
-    }
-    if (ok) *job->median_ms = fmag_gpu_median(t + 1, job->reps);
-    free(t);
-    return ok;
+    return ok && (!job->reps || time_launches(c, job, pl, &a, err, errlen));
 }
 
 /* The caller's device buffers: the census and the kernel on them, nothing copied. */
@@ -751,7 +758,8 @@ static bool run_device(fmag_gpu_cuda *c, const fmag_gpu_job *job, cu_plan *pl, c
            cu_ok(c, c->cuMemcpyDtoHAsync_v2(c->h_nan, a.nan, 16, s), "cuMemcpyDtoHAsync", err,
                  errlen) &&
            cu_ok(c, c->cuStreamSynchronize(s), "kernel", err, errlen) &&
-           census_ok(c->h_nan, err, errlen);
+           census_ok(c->h_nan, err, errlen) &&
+           (!job->reps || time_launches(c, job, pl, &a, err, errlen));
 }
 
 static bool cu_run(void *impl, const fmag_gpu_job *job, char *err, size_t errlen)

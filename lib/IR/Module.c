@@ -55,12 +55,16 @@ bool fmag_value_num_uses_is(const fmag_value *v, size_t n)
     return k == n;
 }
 
+/* Each use leaves from's list at its head and joins to's, without the general
+ * unlink (the passes replace thousands of uses per compile). */
 void fmag_value_replace_all_uses(fmag_value *from, fmag_value *to)
 {
     if (from == to) return;
     while (from->uses) {
         fmag_use *u = from->uses;
-        fmag_instr_set_op(u->user, u->index, to);
+        from->uses = u->next_use;
+        if (u->next_use) u->next_use->prev_use = NULL;
+        use_link(u, to);
     }
 }
 
@@ -160,7 +164,7 @@ void fmag_instr_insert_after(fmag_instr *pos, fmag_instr *i)
     instr_link(pos->block, pos, i);
 }
 
-void fmag_instr_remove(fmag_instr *i)
+static void instr_unlink(fmag_instr *i)
 {
     fmag_block *b = i->block;
     if (!b) return;
@@ -177,9 +181,14 @@ void fmag_instr_remove(fmag_instr *i)
     i->block = NULL;
 }
 
+void fmag_instr_remove(fmag_instr *i)
+{
+    instr_unlink(i);
+}
+
 void fmag_instr_erase(fmag_instr *i)
 {
-    fmag_instr_remove(i);
+    instr_unlink(i);
     for (unsigned k = 0; k < i->nops; k++)
         use_unlink(&i->ops[k]);
 }
@@ -473,9 +482,20 @@ static size_t const_hash(fmag_type t, uint32_t bits, size_t cap)
     return h & (cap - 1);
 }
 
-/* One pool for both types, keyed on (type, bits): an i32 7 and the f32 whose bits
- * are 7 are two literals. */
-fmag_value *fmag_module_const_bits(fmag_module *m, fmag_type t, uint32_t bits)
+/* The pool's slot for (t, bits): the literal's, or the empty one where it goes. */
+static inline fmag_value **const_slot(const fmag_const_pool *pool, fmag_type t, uint32_t bits)
+{
+    size_t h = const_hash(t, bits, pool->cap);
+    while (pool->slots[h] && (pool->slots[h]->ibits != bits || pool->slots[h]->type != t))
+        h = (h + 1) & (pool->cap - 1);
+    return &pool->slots[h];
+}
+
+/* A literal not yet in the pool. Apart from the lookup, so that the lookup (thousands
+ * per compile: the frontends' sugar, constfold) stays a leaf without the spills that
+ * growing the table needs. */
+__attribute__((noinline)) static fmag_value *const_insert(fmag_module *m, fmag_type t,
+                                                          uint32_t bits)
 {
     fmag_const_pool *pool = m->consts;
     if (pool->count * 2 >= pool->cap) {
@@ -492,28 +512,38 @@ fmag_value *fmag_module_const_bits(fmag_module *m, fmag_type t, uint32_t bits)
         pool->slots = slots;
         pool->cap = ncap;
     }
-    size_t h = const_hash(t, bits, pool->cap);
-    while (pool->slots[h]) {
-        if (pool->slots[h]->ibits == bits && pool->slots[h]->type == t) return pool->slots[h];
-        h = (h + 1) & (pool->cap - 1);
-    }
+    fmag_value **slot = const_slot(pool, t, bits);
     fmag_value *v = fmag_context_alloc(m->ctx, sizeof(*v));
     v->kind = FMAG_VALUE_CONST;
     v->type = t;
     v->ibits = bits;
-    pool->slots[h] = v;
+    *slot = v;
     pool->count++;
     return v;
 }
 
+/* One pool for both types, keyed on (type, bits): an i32 7 and the f32 whose bits
+ * are 7 are two literals. */
+static inline fmag_value *const_get(fmag_module *m, fmag_type t, uint32_t bits)
+{
+    const fmag_const_pool *pool = m->consts;
+    fmag_value *v = pool->cap ? *const_slot(pool, t, bits) : NULL;
+    return v ? v : const_insert(m, t, bits);
+}
+
+fmag_value *fmag_module_const_bits(fmag_module *m, fmag_type t, uint32_t bits)
+{
+    return const_get(m, t, bits);
+}
+
 fmag_value *fmag_module_const(fmag_module *m, float f)
 {
-    return fmag_module_const_bits(m, FMAG_TYPE_F32, fmag_bits_of(f));
+    return const_get(m, FMAG_TYPE_F32, fmag_bits_of(f));
 }
 
 fmag_value *fmag_module_const_i32(fmag_module *m, uint32_t bits)
 {
-    return fmag_module_const_bits(m, FMAG_TYPE_I32, bits);
+    return const_get(m, FMAG_TYPE_I32, bits);
 }
 
 size_t fmag_module_num_instrs(const fmag_module *m)

@@ -80,16 +80,20 @@ static key make_key(const fmag_instr *i)
     return k;
 }
 
+/* A multiply per word and a final fold of the high half into the low bits the table
+ * uses (the words are aligned pointers, whose own low bits are zero). Which hash it
+ * is changes no result: entries with equal keys share a probe chain in the order
+ * they were added, so the first dominating match is the same. */
 static uint64_t key_hash(const key *k)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull * (uint64_t)(k->tag + 1);
-    for (int j = 0; j < 5; j++) {
-        h ^= (uint64_t)(uintptr_t)k->v[j] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    }
+    const uint64_t m = 0x9e3779b97f4a7c15ull;
+    uint64_t h = (uint64_t)(k->tag + 1) * m;
+    for (int j = 0; j < 5; j++)
+        h = (h ^ (uint64_t)(uintptr_t)k->v[j]) * m;
     if (k->call)
         for (unsigned j = 0; j < k->call->nops; j++)
-            h ^= (uint64_t)(uintptr_t)k->call->ops[j].value + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdull;
+            h = (h ^ (uint64_t)(uintptr_t)k->call->ops[j].value) * m;
+    return h ^ h >> 32;
 }
 
 static bool key_equal(const key *x, const key *y)

@@ -40,10 +40,26 @@
 #include "fmag/Bits.h"
 #include "fmag/Transforms.h"
 
-static bool set_select(fmag_instr *i, fmag_value *t)
+/* One run's module and the literals it asks for at nearly every instruction, looked
+ * up once, when first needed. */
+typedef struct folder {
+    fmag_module *m;
+    fmag_value *zero, *one;
+} folder;
+
+static fmag_value *zero_of(folder *fo)
 {
-    fmag_module *m = i->block->func->module;
-    fmag_value *one = fmag_module_const(m, 1.0f), *zero = fmag_module_const(m, 0.0f);
+    return fo->zero ? fo->zero : (fo->zero = fmag_module_const(fo->m, 0.0f));
+}
+
+static fmag_value *one_of(folder *fo)
+{
+    return fo->one ? fo->one : (fo->one = fmag_module_const(fo->m, 1.0f));
+}
+
+static bool set_select(folder *fo, fmag_instr *i, fmag_value *t)
+{
+    fmag_value *one = one_of(fo), *zero = zero_of(fo);
     if (i->ops[FMAG_A].value == t && i->ops[FMAG_B].value == one && i->ops[FMAG_C].value == zero)
         return false;
     fmag_instr_set_op(i, FMAG_A, t);
@@ -141,9 +157,9 @@ static bool fold_int(fmag_instr *i)
 }
 
 /* Returns true when i changed or was erased. */
-static bool fold_fmag(fmag_instr *i)
+static bool fold_fmag(folder *fo, fmag_instr *i)
 {
-    fmag_module *m = i->block->func->module;
+    fmag_module *m = fo->m;
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
                *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
     if (fmag_ou_const_false(e)) {
@@ -166,7 +182,7 @@ static bool fold_fmag(fmag_instr *i)
             fmag_ou_replace_and_erase(i, fmag_ou_is_one(b) ? a : b);
             return true;
         }
-        fmag_value *zero = fmag_module_const(m, 0.0f);
+        fmag_value *zero = zero_of(fo);
         if (d != zero) {
             fmag_instr_set_op(i, FMAG_D, zero);
             return true;
@@ -180,14 +196,14 @@ static bool fold_fmag(fmag_instr *i)
             fmag_ou_replace_and_erase(i, d);
             return true;
         }
-        return set_select(i, kv);
+        return set_select(fo, i, kv);
     }
     if (fmag_ou_is_zero(a) || fmag_ou_is_zero(b)) {
         if (equal_mod_zero(c, d)) {
             fmag_ou_replace_and_erase(i, d);
             return true;
         }
-        return set_select(i, c);
+        return set_select(fo, i, c);
     }
     if (fmag_ou_is_zero(c) && ((fmag_ou_is_one(b) && a == d) || (fmag_ou_is_one(a) && b == d))) {
         fmag_ou_replace_and_erase(i, d);
@@ -196,19 +212,36 @@ static bool fold_fmag(fmag_instr *i)
     return false;
 }
 
+/* Each instruction is folded until it stays (a select whose arm became the literal
+ * -0 takes a second step to +0), in block order. In a function of one block without
+ * phis or branches that one walk reaches the fixed point: an instruction's fold reads
+ * only its operands, whose definitions come before it, and what the walk does after
+ * it changes only later instructions (their operands, the uses of their results) or
+ * erases dead ones; so the walk that would confirm it, a quarter of the pass on the
+ * MaterialX graphs, is left out. Elsewhere the walks repeat until nothing changes. */
 fmag_pass_status fmag_opt_constfold(fmag_func *f)
 {
+    folder fo = {f->module, NULL, NULL};
     bool any = false, changed;
     do {
         changed = false;
+        bool straight = f->first == f->last;
         fmag_foreach_block (b, f)
             fmag_foreach_instr (i, b) {
                 /* Operands that die with a folded instruction are erased too; they
                  * dominate it, so they are never still ahead in this walk. */
                 if (!i->block) continue;
-                if (i->op == FMAG_OP_FMAG && fold_fmag(i)) changed = true;
-                if (i->op == FMAG_OP_INT && fold_int(i)) changed = true;
+                if (i->op == FMAG_OP_FMAG) {
+                    while (i->block && fold_fmag(&fo, i))
+                        changed = true;
+                } else if (i->op == FMAG_OP_INT) {
+                    changed |= fold_int(i);
+                } else {
+                    straight &= i->op != FMAG_OP_PHI && i->op != FMAG_OP_BR && i->op != FMAG_OP_JMP;
+                }
             }
+        any |= changed;
+        if (straight) break;
         if (fmag_cfg_fold_branches(f)) {
             changed = true;
             fmag_cfg_remove_unreachable(f);

@@ -17,8 +17,44 @@
 
 #include <stdlib.h>
 
+/* An instruction (other than a terminator) whose results are all unused. */
+static bool unused(const fmag_instr *i)
+{
+    if (fmag_instr_is_terminator(i)) return false;
+    for (unsigned k = 0; k < i->nresults; k++)
+        if (i->results[k].uses) return false;
+    return true;
+}
+
+/* A block that ends in `ret` and holds no phi, the whole function (the flat code of
+ * -O2): uses come after their definitions and there are no cycles, so one walk from
+ * the bottom up, erasing what has no use left, erases what the mark phase would leave
+ * unmarked, and the same instructions stay in the same order with the same uses. */
+static bool dce_straight(fmag_block *b)
+{
+    bool changed = false;
+    for (fmag_instr *i = b->last, *prev; i; i = prev) {
+        prev = i->prev;
+        if (unused(i)) {
+            fmag_instr_erase(i);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+static bool is_straight(const fmag_func *f)
+{
+    const fmag_block *b = f->first;
+    if (!b || b != f->last || !b->last || b->last->op != FMAG_OP_RET) return false;
+    for (const fmag_instr *i = b->first; i; i = i->next)
+        if (i->op == FMAG_OP_PHI) return false;
+    return true;
+}
+
 fmag_pass_status fmag_opt_dce(fmag_func *f)
 {
+    if (is_straight(f)) return dce_straight(f->first) ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
     /* Mark: every instruction reachable through operands from a terminator is live. */
     size_t n = fmag_func_num_instrs(f);
     if (!n) return FMAG_PASS_UNCHANGED;
@@ -47,14 +83,16 @@ fmag_pass_status fmag_opt_dce(fmag_func *f)
         }
     }
     fmag_tmp_free(work);
-    /* Sweep: drop operands of every dead instruction first, so dead cycles unlink. */
+    /* Sweep: drop operands of every dead instruction first, so dead cycles unlink. The
+     * marks (instructions' aux, the only aux this pass sets) are cleared on the way. */
     bool changed = false;
     fmag_foreach_block (b, f)
         fmag_foreach_instr (i, b)
             if (!i->aux) {
                 fmag_instr_erase(i);
                 changed = true;
+            } else {
+                i->aux = NULL;
             }
-    fmag_func_clear_aux(f);
     return changed ? FMAG_PASS_CHANGED : FMAG_PASS_UNCHANGED;
 }

@@ -146,7 +146,9 @@ static bool is_select_form(const fmag_instr *i)
 /* Marks (aux != NULL) every fmag whose value only matters through its sign: each use
  * is a guard (fmag slot e, a br), or an arm (slot a or d) of a select that is itself
  * sign-only. Such a select is > 0 exactly when the chosen arm is, so its arms are
- * guards too. Repeated to a fixpoint (uses may sit in later blocks). */
+ * guards too. Repeated to a fixpoint (uses may sit in later blocks); in a function of
+ * one block the first sweep is the fixpoint: it goes from the bottom up, so a use (a
+ * phi's aside, which never qualifies) is marked or not for good before its operand. */
 static void mark_sign_only(fmag_func *f)
 {
     fmag_foreach_block (b, f)
@@ -163,7 +165,7 @@ static void mark_sign_only(fmag_func *f)
                     const fmag_instr *w = u->user;
                     only =
                         w->op == FMAG_OP_BR || (w->op == FMAG_OP_FMAG && u->index == FMAG_E) ||
-                        (is_select_form(w) && w->aux && (u->index == FMAG_A || u->index == FMAG_D));
+                        (w->aux && (u->index == FMAG_A || u->index == FMAG_D) && is_select_form(w));
                 }
                 if (only) {
                     i->aux = i;
@@ -171,6 +173,7 @@ static void mark_sign_only(fmag_func *f)
                 }
             }
         }
+        changed &= f->first != f->last;
     }
 }
 
@@ -206,10 +209,12 @@ fmag_pass_status fmag_opt_guardstrip(fmag_func *f)
             } else if (i->op == FMAG_OP_BR) {
                 changed |= strip(i, 0);
             }
+            /* Only i's own mark is read while i is done: clear it (marks are the only
+             * aux this pass sets). */
+            i->aux = NULL;
             /* A boolean that died with i's operand may have been prev. */
             if (i->block) prev = i->prev;
         }
     }
-    fmag_func_clear_aux(f);
     return fmag_ou_status(changed);
 }

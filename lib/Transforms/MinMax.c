@@ -52,9 +52,12 @@ static uintptr_t pos(const fmag_instr *i)
 static uintptr_t *last_uses(fmag_func *f)
 {
     fmag_func_renumber(f);
+    /* The block of each value's uses so far; in a function of one block (-O2's
+     * output) that is always the one, and not kept. */
+    bool one_block = f->first == f->last;
     uintptr_t *last = fmag_tmp_calloc(f->nvalues + 1, sizeof *last);
-    fmag_block **where = fmag_tmp_calloc(f->nvalues + 1, sizeof *where);
-    if (!last || !where) {
+    fmag_block **where = one_block ? NULL : fmag_tmp_calloc(f->nvalues + 1, sizeof *where);
+    if (!last || (!one_block && !where)) {
         fmag_tmp_free(last);
         fmag_tmp_free(where);
         return NULL;
@@ -64,11 +67,11 @@ static uintptr_t *last_uses(fmag_func *f)
             for (unsigned k = 0; k < i->nops; k++) {
                 const fmag_value *v = i->ops[k].value;
                 if (!v || (v->kind != FMAG_VALUE_PARAM && v->kind != FMAG_VALUE_RESULT)) continue;
-                if (i->op == FMAG_OP_PHI || (where[v->id] && where[v->id] != b))
+                if (i->op == FMAG_OP_PHI || (where && where[v->id] && where[v->id] != b))
                     last[v->id] = LIVE_OUT;
                 else if (last[v->id] != LIVE_OUT)
                     last[v->id] = pos(i);
-                where[v->id] = b;
+                if (where) where[v->id] = b;
             }
         }
     }
@@ -168,14 +171,15 @@ fmag_pass_status fmag_opt_minmax(fmag_func *f)
     }
     bool changed = false;
     uintptr_t *last = last_uses(f);
-    if (last)
-        fmag_foreach_block (b, f) {
-            fmag_foreach_instr (i, b) {
-                if (i->op == FMAG_OP_FMAG) changed |= orient(i, last);
-            }
+    /* orient reads the position of the instruction it is given only: each aux (the
+     * only ones this pass sets) is cleared once its instruction is done. */
+    fmag_foreach_block (b, f) {
+        fmag_foreach_instr (i, b) {
+            if (last && i->op == FMAG_OP_FMAG) changed |= orient(i, last);
+            i->aux = NULL;
         }
+    }
     fmag_tmp_free(last);
-    fmag_func_clear_aux(f);
     if (!last) {
         fmag_context_out_of_memory(f->module->ctx, "minmax");
         return FMAG_PASS_FAILED;

@@ -5,6 +5,7 @@
 #ifndef FMAG_OPTUTIL_H
 #define FMAG_OPTUTIL_H
 
+#include "fmag/Bits.h"
 #include "fmag/IR.h"
 #include "fmag/Transforms.h"
 
@@ -25,9 +26,10 @@ static inline bool fmag_ou_is_zero(const fmag_value *v)
 {
     return fmag_value_is_const(v) && v->type == FMAG_TYPE_F32 && v->imm == 0.0f;
 }
+/* fmag_value_is_imm(v, 1.0f) without the call: the passes ask it of most operands. */
 static inline bool fmag_ou_is_one(const fmag_value *v)
 {
-    return fmag_value_is_imm(v, 1.0f);
+    return fmag_value_is_const(v) && v->type == FMAG_TYPE_F32 && v->ibits == fmag_bits_of(1.0f);
 }
 static inline bool fmag_ou_finite(float f)
 {

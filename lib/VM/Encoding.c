@@ -25,12 +25,15 @@ static bool encode_operand(const fmag_vm_operand *op, const char *slot, uint32_t
         *out = fmag_vm_ref_word(op->reg);
         return true;
     }
-    if (isnan(op->imm) || isinf(op->imm)) {
+    /* One test of the exponent bits for both NaN and infinity: lowering encodes
+     * every instruction of every program through here. */
+    uint32_t bits = fmag_bits_of(op->imm);
+    if ((bits & 0x7F800000u) == 0x7F800000u) {
         snprintf(err, errlen, "operand %s: literal %s cannot be encoded (NaN-boxing reserves it)",
                  slot, isnan(op->imm) ? "NaN" : "infinity");
         return false;
     }
-    *out = fmag_vm_float_bits(op->imm);
+    *out = bits;
     return true;
 }
 
