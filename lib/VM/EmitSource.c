@@ -279,6 +279,12 @@ static const char glsl_helpers[] =
     "}\n"
     "#endif\n";
 
+/* Whether an operand word is a compile-time constant: a literal, or a register in is_const. */
+static bool word_is_const(const uint8_t *is_const, uint32_t regs, uint32_t w)
+{
+    return !fmag_vm_word_is_ref(w) || ((w & 0xFFFFu) < regs && is_const[w & 0xFFFFu]);
+}
+
 /* One line per instruction. `chunk`: registers are arrays of FMAG_EMIT_CHUNK lanes and
  * each line a loop over them (the C batch loop). */
 static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lang,
@@ -290,9 +296,31 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
      * guard on the bits (a compiler that assumes no NaNs could turn `g > 0` around) */
     static const char *const raw_fma[] = {"fmaf", "fmag_emit_fma_any", "__fmaf_rn"};
     const char *fma = nan_agnostic ? raw_fma[lang] : "fmag_emit_fma";
+    /* NaN-agnostic GLSL: an instruction a driver may fold (0 * x to 0, x + 0 to x: a
+     * multiplicand that is a compile-time constant, or an addend +0) keeps the exact helper,
+     * which decides zeros and infinities on the bits. Registers the stream has not written
+     * (0.0), and those written from constants alone, are compile-time constants. */
+    uint8_t *is_const = NULL;
+    if (nan_agnostic && lang == FMAG_VM_EMIT_GLSL) {
+        is_const = calloc(p->regs ? p->regs : 1, 1);
+        for (uint32_t r = p->nin; is_const && r < p->regs; r++)
+            is_const[r] = 1;
+    }
     for (uint32_t i = 0; i < p->ninstr; i++) {
         fmag_vm_instr x = p->code[i];
         unsigned d = fmag_vm_instr_d(x), a = fmag_vm_instr_a(x);
+        if (is_const) {
+            bool ka = a < p->regs && is_const[a];
+            bool kb = word_is_const(is_const, p->regs, x.b);
+            bool kc = word_is_const(is_const, p->regs, x.c);
+            bool kg = word_is_const(is_const, p->regs, x.g);
+            bool folds = ka || (fmag_vm_word_is_ref(x.b) ? kb : (x.b & 0x7FFFFFFFu) == 0) ||
+                         (fmag_vm_word_is_ref(x.c) ? kc : x.c == 0);
+            fma = folds ? "fmag_emit_fma" : raw_fma[lang];
+            bool writes = fmag_vm_word_is_ref(x.g) || fmag_float_of(x.g) > 0.0f;
+            if (writes && d < p->regs) /* a register guard keeps the old value or the result */
+                is_const[d] = ka && kb && kc && kg && (is_const[d] || !fmag_vm_word_is_ref(x.g));
+        }
         char ob[48], oc[48], og[48];
         format_operand(ob, sizeof ob, x.b, lang, lane);
         format_operand(oc, sizeof oc, x.c, lang, lane);
@@ -313,6 +341,7 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
                           lane, og, zero, fma, a, lane, ob, oc, d, lane);
         }
     }
+    free(is_const);
 }
 
 /* The body shared by every language: declare the registers, run the stream, write the
