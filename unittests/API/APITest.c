@@ -508,6 +508,17 @@ static int tier_run(fmag_context *ctx, fmag_runner *r, const fmag_vm_program *p,
     return bad;
 }
 
+/* Sets r's tier mode and NaN mode, runs p once against `want`; whether the run matched and
+ * ran in the tier `tier`. */
+static bool run_in_mode(fmag_context *ctx, fmag_runner *r, fmag_runner_options *o,
+                        fmag_tier_mode mode, bool nan_agnostic, const fmag_vm_program *p,
+                        const float *in, const float *want, int n, fmag_tier tier)
+{
+    o->tier_mode = mode, o->nan_agnostic = nan_agnostic;
+    return fmag_runner_set_options(ctx, r, o) &&
+           tier_run(ctx, r, p, in, want, n, nan_agnostic) == 0 && fmag_runner_last_tier(r) == tier;
+}
+
 /* Runs the image per lane on r and on the reference runner over LANE_N elements (program
  * e / 1000 % 2, inputs from e); the count of output words that differ, -1 when a run fails. */
 enum { LANE_N = 6000 };
@@ -586,10 +597,8 @@ static void test_tiers(void)
         fmag_runner *r = fmag_runner_create(ctx, e);
         if (!r) continue; /* test_gpu_errors checks the diagnostic */
         EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_INTERPRETED);
-        o.tier_mode = FMAG_TIER_MODE_OFF, o.nan_agnostic = false;
-        EXPECT(fmag_runner_set_options(ctx, r, &o));
-        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, false) == 0);
-        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_INTERPRETED);
+        EXPECT(run_in_mode(ctx, r, &o, FMAG_TIER_MODE_OFF, false, p, &in[0][0], want, N,
+                           FMAG_TIER_INTERPRETED));
         o.tier_mode = FMAG_TIER_MODE_EAGER;
         EXPECT(fmag_runner_set_options(ctx, r, &o));
         EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, false) == 0);
@@ -604,19 +613,13 @@ static void test_tiers(void)
         }
         EXPECT(!strcmp(log, ""));
         /* baked once: AUTO uses it at once; OFF interprets again */
-        o.tier_mode = FMAG_TIER_MODE_AUTO;
-        EXPECT(fmag_runner_set_options(ctx, r, &o));
-        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, false) == 0);
-        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_BAKED);
-        o.tier_mode = FMAG_TIER_MODE_OFF;
-        EXPECT(fmag_runner_set_options(ctx, r, &o));
-        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, false) == 0);
-        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_INTERPRETED);
+        EXPECT(run_in_mode(ctx, r, &o, FMAG_TIER_MODE_AUTO, false, p, &in[0][0], want, N,
+                           FMAG_TIER_BAKED));
+        EXPECT(run_in_mode(ctx, r, &o, FMAG_TIER_MODE_OFF, false, p, &in[0][0], want, N,
+                           FMAG_TIER_INTERPRETED));
         /* NaN-agnostic: another bake; any NaN where the reference has its canonical one */
-        o.tier_mode = FMAG_TIER_MODE_EAGER, o.nan_agnostic = true;
-        EXPECT(fmag_runner_set_options(ctx, r, &o));
-        EXPECT(tier_run(ctx, r, p, &in[0][0], want, N, true) == 0);
-        EXPECT(fmag_runner_last_tier(r) == FMAG_TIER_BAKED);
+        EXPECT(run_in_mode(ctx, r, &o, FMAG_TIER_MODE_EAGER, true, p, &in[0][0], want, N,
+                           FMAG_TIER_BAKED));
         /* a per-lane image of two programs, large enough to be binned by program: each
          * group baked (EAGER), the reference engine's bits */
         o.nan_agnostic = false;
