@@ -34,12 +34,8 @@ static void insert(fmag_builder *b, fmag_instr *i)
 fmag_value *fmag_build_fmag(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag_value *c,
                             fmag_value *d, fmag_value *e)
 {
-    fmag_instr *i = fmag_instr_create(b->block->func, FMAG_OP_FMAG, 5, 1);
-    fmag_instr_set_op(i, FMAG_A, a);
-    fmag_instr_set_op(i, FMAG_B, bb);
-    fmag_instr_set_op(i, FMAG_C, c);
-    fmag_instr_set_op(i, FMAG_D, d);
-    fmag_instr_set_op(i, FMAG_E, e);
+    fmag_value *ops[5] = {[FMAG_A] = a, [FMAG_B] = bb, [FMAG_C] = c, [FMAG_D] = d, [FMAG_E] = e};
+    fmag_instr *i = fmag_ir_create_fmag(b->block->func, ops);
     insert(b, i);
     return &i->results[0];
 }

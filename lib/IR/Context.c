@@ -138,7 +138,7 @@ void fmag_context_out_of_memory(fmag_context *ctx, const char *what)
 
 /* Every request counts and goes past the hook, not only those that need a new
  * chunk, so that a fault-injection sweep reaches every call site. */
-void *fmag_context_alloc(fmag_context *ctx, size_t size)
+void *fmag_arena_alloc_dirty(fmag_context *ctx, size_t size)
 {
     ctx->nallocs++;
     if (size > SIZE_MAX / 2 || (ctx->alloc_hook && !ctx->alloc_hook(ctx->alloc_hook_user, size))) {
@@ -174,7 +174,13 @@ void *fmag_context_alloc(fmag_context *ctx, size_t size)
     }
     void *p = c->data + c->used;
     c->used += size;
-    memset(p, 0, size);
+    return p;
+}
+
+void *fmag_context_alloc(fmag_context *ctx, size_t size)
+{
+    void *p = fmag_arena_alloc_dirty(ctx, size);
+    if (p) memset(p, 0, size);
     return p;
 }
 

@@ -44,6 +44,15 @@ typedef struct fmag_const_pool {
     size_t cap, count;
 } fmag_const_pool;
 
+/* fmag_context_alloc without the zeroing, for the constructors that write every
+ * field themselves (an instruction is made by the thousand per compile, and the
+ * memset call cost more than the stores). Counted and hooked the same. */
+void *fmag_arena_alloc_dirty(fmag_context *ctx, size_t size);
+
+/* fmag_instr_create(f, FMAG_OP_FMAG, 5, 1) with ops[] set as its operands (NULL: left
+ * unset), in one pass over the block: the builders make one per sugar form. */
+fmag_instr *fmag_ir_create_fmag(fmag_func *f, fmag_value *const ops[5]);
+
 void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap);
 
 /* The CFG edges out of b (lib/IR/Preds.c): targets that are blocks of the function

@@ -101,29 +101,50 @@ fmag_instr *fmag_instr_create(fmag_func *f, fmag_opcode op, unsigned nops, unsig
 {
     fmag_context *ctx = f->module->ctx;
     /* the instruction, its operands and its results in one arena block: instructions
-     * are made by the thousand on every compile (docs/PERFORMANCE.md, MaterialX) */
+     * are made by the thousand on every compile (docs/PERFORMANCE.md, MaterialX).
+     * Every field is written here (the compound literals zero what they do not
+     * name), so the block needs no zeroing first. */
     size_t ops_at = (sizeof(fmag_instr) + 15) & ~(size_t)15;
     size_t results_at = (ops_at + nops * sizeof(fmag_use) + 15) & ~(size_t)15;
-    char *block = fmag_context_alloc(ctx, results_at + nresults * sizeof(fmag_value));
+    char *block = fmag_arena_alloc_dirty(ctx, results_at + nresults * sizeof(fmag_value));
     if (!block) return NULL;
     fmag_instr *i = (fmag_instr *)block;
-    i->op = op;
-    i->nops = nops;
-    i->ops = nops ? (fmag_use *)(block + ops_at) : NULL;
-    for (unsigned k = 0; k < nops; k++) {
-        i->ops[k].user = i;
-        i->ops[k].index = k;
-    }
-    i->nresults = nresults;
-    i->results = nresults ? (fmag_value *)(block + results_at) : NULL;
-    for (unsigned k = 0; k < nresults; k++) {
-        i->results[k].kind = FMAG_VALUE_RESULT;
-        i->results[k].def = i;
-        i->results[k].index = k;
-        i->results[k].func = f;
-    }
+    *i = (fmag_instr){
+        .op = op,
+        .nops = nops,
+        .ops = nops ? (fmag_use *)(block + ops_at) : NULL,
+        .nresults = nresults,
+        .results = nresults ? (fmag_value *)(block + results_at) : NULL,
+    };
+    for (unsigned k = 0; k < nops; k++)
+        i->ops[k] = (fmag_use){.user = i, .index = k};
+    for (unsigned k = 0; k < nresults; k++)
+        i->results[k] = (fmag_value){.kind = FMAG_VALUE_RESULT, .def = i, .index = k, .func = f};
     if (op == FMAG_OP_PHI && nops)
         i->phi_blocks = fmag_context_alloc(ctx, nops * sizeof(fmag_block *));
+    return i;
+}
+
+fmag_instr *fmag_ir_create_fmag(fmag_func *f, fmag_value *const ops[5])
+{
+    enum {
+        OPS_AT = (sizeof(fmag_instr) + 15) & ~(size_t)15,
+        RESULT_AT = (OPS_AT + 5 * sizeof(fmag_use) + 15) & ~(size_t)15
+    };
+    char *block = fmag_arena_alloc_dirty(f->module->ctx, RESULT_AT + sizeof(fmag_value));
+    if (!block) return NULL;
+    fmag_instr *i = (fmag_instr *)block;
+    fmag_use *u = (fmag_use *)(block + OPS_AT);
+    fmag_value *r = (fmag_value *)(block + RESULT_AT);
+    *i = (fmag_instr){.op = FMAG_OP_FMAG, .nops = 5, .ops = u, .nresults = 1, .results = r};
+    *r = (fmag_value){.kind = FMAG_VALUE_RESULT, .def = i, .func = f};
+    for (unsigned k = 0; k < 5; k++) {
+        fmag_value *v = ops[k];
+        u[k] = (fmag_use){.value = v, .user = i, .index = k, .next_use = v ? v->uses : NULL};
+        if (!v) continue;
+        if (v->uses) v->uses->prev_use = &u[k];
+        v->uses = &u[k];
+    }
     return i;
 }
 
@@ -475,11 +496,13 @@ fmag_func *fmag_module_get_func(const fmag_module *m, const char *name)
     return NULL;
 }
 
+/* Fibonacci hashing: the product's top bits, which every bit of the key reaches. The
+ * low bits of a product depend only on the key's low bits, which most literals (0.5,
+ * 2.0, -1.0) have all zero: they clustered in one run of slots. */
 static size_t const_hash(fmag_type t, uint32_t bits, size_t cap)
 {
-    uint32_t h = (bits ^ (uint32_t)t * 0x85EBCA6Bu) * 0x9E3779B1u;
-    h ^= h >> 15;
-    return h & (cap - 1);
+    uint64_t key = (uint64_t)t << 32 | bits;
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - __builtin_ctzll(cap)));
 }
 
 /* The pool's slot for (t, bits): the literal's, or the empty one where it goes. */
