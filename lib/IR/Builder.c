@@ -40,11 +40,25 @@ fmag_value *fmag_build_fmag(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag
     return &i->results[0];
 }
 
+/* A literal of the sugar: +0.0, 1.0 and -1.0 from the pool's own pointers (each
+ * looked up once, the first time), any other from the pool. With f a constant
+ * this inlines to one load and test. */
+static inline fmag_value *sugar_const(fmag_module *m, float f)
+{
+    fmag_const_pool *pool = m->consts;
+    fmag_value **known = fmag_bits_of(f) == fmag_bits_of(0.0f)    ? &pool->zero
+                         : fmag_bits_of(f) == fmag_bits_of(1.0f)  ? &pool->one
+                         : fmag_bits_of(f) == fmag_bits_of(-1.0f) ? &pool->minus_one
+                                                                  : NULL;
+    if (!known) return fmag_module_const(m, f);
+    return *known ? *known : (*known = fmag_module_const(m, f));
+}
+
 /* The sugar: one fmag_build_<name>(b, x[, y[, z]]) per row of fmag/Sugar.def. */
 #define X x
 #define Y y
 #define Z z
-#define K(f) fmag_module_const(b->module, (f))
+#define K(f) sugar_const(b->module, (f))
 #define SUB(p, q) fmag_build_sub(b, p, q)
 #define NEG(p) fmag_build_neg(b, p)
 #define SUGAR_PARAMS_1 fmag_value *x

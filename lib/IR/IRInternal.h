@@ -42,6 +42,9 @@ struct fmag_context {
 typedef struct fmag_const_pool {
     fmag_value **slots;
     size_t cap, count;
+    /* The literals of the sugar forms (SPEC §2), once the pool has them: nearly
+     * every instruction a frontend builds asks for two or three of them. */
+    fmag_value *zero, *one, *minus_one;
 } fmag_const_pool;
 
 /* fmag_context_alloc without the zeroing, for the constructors that write every
