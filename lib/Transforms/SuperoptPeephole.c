@@ -337,16 +337,36 @@ static unsigned rules_reach(const rule_set *rs)
 
 /* Marks what a rewrite of the cone of `root` changes the view of: the root's users
  * (their operand becomes the new result) and what is within reach of them; within
- * reach of the inputs (their use counts change) and of the new instructions. Before
- * the rewrite: the root's uses are still there. */
+ * reach of the new instructions and of an input left with fewer uses (mark_inputs).
+ * Before the rewrite: the root's uses are still there. */
 static void mark_before_rewrite(const marker *mk, fmag_instr *root)
 {
     mark(mk, root, mk->reach + 1);
 }
 
+/* An input's use count matters to the roots above it only through cone_is_private,
+ * where a cone asks an intermediate for exactly its own uses: more uses than before
+ * can make no such cone private, so only an input the rewrite left with fewer uses
+ * is marked (one it only feeds more, the common case, spreads no marks). */
+static bool is_result(const fmag_value *v)
+{
+    return v && v->kind == FMAG_VALUE_RESULT && v->def;
+}
+
+static void mark_inputs(const marker *mk, fmag_value *const bind[2], const size_t before[2],
+                        unsigned nin)
+{
+    for (unsigned k = 0; k < nin && k < 2; k++)
+        if (is_result(bind[k]) && fmag_value_num_uses(bind[k]) < before[k])
+            mark(mk, bind[k]->def, mk->reach);
+}
+
 static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s, const marker *mk)
 {
     fmag_instr *root = s->m[r->npattern - 1];
+    size_t uses_before[2] = {0, 0};
+    for (unsigned i = 0; i < r->nin && i < 2; i++)
+        if (is_result(s->bind[i])) uses_before[i] = fmag_value_num_uses(s->bind[i]);
     mark_before_rewrite(mk, root);
     fmag_builder b;
     fmag_builder_before(&b, root);
@@ -372,8 +392,7 @@ static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s, c
             dup |= s->m[q] == in;
         if (!dup && in && !fmag_instr_result(in)->uses) fmag_instr_erase(in);
     }
-    for (unsigned i = 0; i < r->nin && i < sizeof s->bind / sizeof s->bind[0]; i++)
-        mark_value(mk, s->bind[i], mk->reach);
+    mark_inputs(mk, s->bind, uses_before, r->nin);
 }
 
 /* The rules, largest pattern first (stable), so a rule whose pattern contains
