@@ -297,15 +297,24 @@ _Static_assert(MAXPAT + 2 < 1u << MARK_LEFT_BITS, "a mark's edges left fit its l
 typedef struct marker {
     uintptr_t gen;
     unsigned reach;
+    unsigned max_refs; /* the most uses a pattern's intermediate op may have */
 } marker;
 
-/* Marks `in` and its users up to `left` use edges away. */
+/* Marks `in` and its users up to `left` use edges away. A root above `in` sees a
+ * change at or below `in` only through a cone that holds `in` as an intermediate
+ * op: an fmag whose every use is in the cone (cone_is_private), so no more uses than
+ * a pattern gives one op. Past an instruction with more (a value many nodes read,
+ * which an edit's marks otherwise flooded) no mark spreads: the roots above can bind
+ * it only as an input, whose definition they do not look into. */
 static void mark(const marker *mk, fmag_instr *in, unsigned left)
 {
     uintptr_t had = (uintptr_t)in->aux;
     if (had >> MARK_LEFT_BITS == mk->gen && (had & ((1u << MARK_LEFT_BITS) - 1)) > left) return;
     in->aux = (void *)(mk->gen << MARK_LEFT_BITS | (left + 1));
-    if (!left || !in->nresults) return;
+    if (!left || in->op != FMAG_OP_FMAG) return;
+    unsigned n = 0;
+    fmag_foreach_use (u, fmag_instr_result(in))
+        if (++n > mk->max_refs) return;
     fmag_foreach_use (u, fmag_instr_result(in))
         mark(mk, u->user, left - 1);
 }
@@ -313,6 +322,23 @@ static void mark(const marker *mk, fmag_instr *in, unsigned left)
 static void mark_value(const marker *mk, fmag_value *v, unsigned left)
 {
     if (v && v->kind == FMAG_VALUE_RESULT && v->def) mark(mk, v->def, left);
+}
+
+/* The most references a pattern makes to one of its intermediate (non-root) ops. */
+static unsigned rules_max_refs(const rule_set *rs)
+{
+    unsigned most = 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        const fmag_superopt_rule *r = rs->order[i];
+        unsigned refs[MAXPAT] = {0};
+        for (unsigned k = 0; k < r->npattern; k++)
+            for (unsigned j = 0; j < 5; j++) {
+                const fmag_so_ref *ref = &r->pattern[k].s[j];
+                if (ref->kind == FMAG_SO_REF_OP && ref->index < MAXPAT && ++refs[ref->index] > most)
+                    most = refs[ref->index];
+            }
+    }
+    return most;
 }
 
 /* The view's depth of the rules: the most operand edges from a root to a pattern op. */
@@ -341,7 +367,8 @@ static unsigned rules_reach(const rule_set *rs)
  * Before the rewrite: the root's uses are still there. */
 static void mark_before_rewrite(const marker *mk, fmag_instr *root)
 {
-    mark(mk, root, mk->reach + 1);
+    fmag_foreach_use (u, fmag_instr_result(root))
+        mark(mk, u->user, mk->reach);
 }
 
 /* An input's use count matters to the roots above it only through cone_is_private,
@@ -515,7 +542,7 @@ fmag_pass_status fmag_opt_superopt_peephole(fmag_func *f)
 {
     rule_set rs;
     rule_set_init(&rs);
-    marker mk = {0, rules_reach(&rs)};
+    marker mk = {0, rules_reach(&rs), rules_max_refs(&rs)};
     bool changed = false;
     for (bool first = true; sweep(f, &rs, &mk, first); first = false)
         changed = true;
