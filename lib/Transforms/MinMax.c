@@ -34,55 +34,44 @@
 
 #include <stdint.h>
 
-#include <stdlib.h>
-
 static uintptr_t pos(const fmag_instr *i)
 {
     return (uintptr_t)i->aux;
 }
 
-/* Per value (by id): the position of its last use when every use is a non-phi
- * instruction of one block, LIVE_OUT otherwise. Computed once per run: walking
- * the use list at every select made the pass quadratic when a parameter or a
- * shared difference feeds hundreds of selects. The pass only rewrites operands
- * of the select and of its guard, both at or before the select it is at, so no
- * later query sees a stale answer. */
-#define LIVE_OUT UINTPTR_MAX
+/* Whether v is used after instruction s (a user of v): the position of v's last use
+ * when every use is a non-phi instruction of one block, kept in v's aux (position + 2;
+ * 1: used by a phi or in two blocks) the first time v is asked about. Asked only at
+ * the few selects that are a min, max or abs, where building the table for every
+ * value up front was two thirds of the pass; kept, since walking the use list at
+ * every select made the pass quadratic when a parameter or a shared difference feeds
+ * hundreds of selects. Uses before s may have lost their positions (orient clears
+ * each aux once its instruction is done) and read as 0, which changes no answer
+ * about s or a later instruction; the pass only rewrites operands of the select and
+ * of its guard, both at or before the select it is at, so no later query sees a
+ * stale answer. */
+enum { LAST_UNKNOWN = 0, LAST_OUT = 1, LAST_AT = 2 };
 
-static uintptr_t *last_uses(fmag_func *f)
+static bool live_after(fmag_value *v, const fmag_instr *s)
 {
-    fmag_func_renumber(f);
-    /* The block of each value's uses so far; in a function of one block (-O2's
-     * output) that is always the one, and not kept. */
-    bool one_block = f->first == f->last;
-    uintptr_t *last = fmag_tmp_calloc(f->nvalues + 1, sizeof *last);
-    fmag_block **where = one_block ? NULL : fmag_tmp_calloc(f->nvalues + 1, sizeof *where);
-    if (!last || (!one_block && !where)) {
-        fmag_tmp_free(last);
-        fmag_tmp_free(where);
-        return NULL;
-    }
-    fmag_foreach_block (b, f) {
-        fmag_foreach_instr (i, b) {
-            for (unsigned k = 0; k < i->nops; k++) {
-                const fmag_value *v = i->ops[k].value;
-                if (!v || (v->kind != FMAG_VALUE_PARAM && v->kind != FMAG_VALUE_RESULT)) continue;
-                if (i->op == FMAG_OP_PHI || (where && where[v->id] && where[v->id] != b))
-                    last[v->id] = LIVE_OUT;
-                else if (last[v->id] != LIVE_OUT)
-                    last[v->id] = pos(i);
-                if (where) where[v->id] = b;
+    uintptr_t memo = (uintptr_t)v->aux;
+    if (memo == LAST_UNKNOWN) {
+        uintptr_t last = 0;
+        const fmag_block *b = NULL;
+        memo = LAST_AT;
+        fmag_foreach_use (u, v) {
+            const fmag_instr *w = u->user;
+            if (w->op == FMAG_OP_PHI || (b && w->block != b)) {
+                memo = LAST_OUT;
+                break;
             }
+            b = w->block;
+            if (pos(w) > last) last = pos(w);
         }
+        if (memo != LAST_OUT) memo = LAST_AT + last;
+        v->aux = (void *)memo;
     }
-    fmag_tmp_free(where);
-    return last;
-}
-
-/* Is v used after instruction s (a user of v)? */
-static bool live_after(const uintptr_t *last, const fmag_value *v, const fmag_instr *s)
-{
-    return last[v->id] == LIVE_OUT || last[v->id] > pos(s);
+    return memo == LAST_OUT || memo - LAST_AT > pos(s);
 }
 
 /* fmag p, -1.0, q, _, K>0  (that is q - p): sets p and q. */
@@ -134,7 +123,7 @@ static bool orient_literal_fallback(fmag_instr *s, fmag_value *t, fmag_value *k,
     return true;
 }
 
-static bool orient(fmag_instr *s, const uintptr_t *last)
+static bool orient(fmag_instr *s)
 {
     if (!fmag_ou_is_one(s->ops[FMAG_B].value) || !fmag_ou_is_zero(s->ops[FMAG_C].value))
         return false;
@@ -149,7 +138,7 @@ static bool orient(fmag_instr *s, const uintptr_t *last)
                   fmag_value_num_uses_is(g, 1);
     bool abs = !minmax && g == t && (is_neg_of(f, t) || is_neg_of(t, f));
     if (!minmax && !abs) return false;
-    if (!live_after(last, f, s) || live_after(last, t, s)) return false;
+    if (!live_after(f, s) || live_after(t, s)) return false;
     fmag_module *m = s->block->func->module;
     if (minmax) {
         fmag_instr_set_op(gd, FMAG_A, q);
@@ -170,19 +159,20 @@ fmag_pass_status fmag_opt_minmax(fmag_func *f)
             i->aux = (void *)n++;
     }
     bool changed = false;
-    uintptr_t *last = last_uses(f);
-    /* orient reads the position of the instruction it is given only: each aux (the
-     * only ones this pass sets) is cleared once its instruction is done. */
+    /* orient reads the position of the instruction it is given and of later ones
+     * only: each instruction's aux is cleared once it is done, each value's (the
+     * last uses) at the end. */
     fmag_foreach_block (b, f) {
         fmag_foreach_instr (i, b) {
-            if (last && i->op == FMAG_OP_FMAG) changed |= orient(i, last);
+            if (i->op == FMAG_OP_FMAG) changed |= orient(i);
             i->aux = NULL;
         }
     }
-    fmag_tmp_free(last);
-    if (!last) {
-        fmag_context_out_of_memory(f->module->ctx, "minmax");
-        return FMAG_PASS_FAILED;
-    }
+    fmag_foreach_block (b, f)
+        fmag_foreach_instr (i, b)
+            for (unsigned k = 0; k < i->nresults; k++)
+                i->results[k].aux = NULL;
+    for (unsigned k = 0; k < f->nparams; k++)
+        f->params[k].aux = NULL;
     return fmag_ou_status(changed);
 }
