@@ -32,22 +32,23 @@ static bool canon_fmag(fmag_instr *i)
         return true;
     }
     if (!ca || !cb) return false;
-    fmag_value *one = fmag_module_const(m, 1.0f), *zero = fmag_module_const(m, 0.0f);
     if (!cc) {
         double p = (double)a->imm * (double)b->imm; /* exact: 24 + 24 bits < 53 */
         float pf = (float)p;
         if ((double)pf != p || !fmag_ou_finite(pf)) return false;
         fmag_instr_set_op(i, FMAG_A, c);
-        fmag_instr_set_op(i, FMAG_B, one);
+        fmag_instr_set_op(i, FMAG_B, fmag_module_const(m, 1.0f));
         fmag_instr_set_op(i, FMAG_C, fmag_module_const(m, pf));
         return true;
     }
-    if (b == one && c == zero) return false; /* already the select of a literal */
+    /* already the select of a literal (b is 1.0, c is +0.0): the common case, told
+     * by the literals' bits before any pool lookup */
+    if (fmag_ou_is_one(b) && c->type == FMAG_TYPE_F32 && c->ibits == 0) return false;
     float k = fmag_eval(a->imm, b->imm, c->imm, 0.0f, 1.0f);
     if (!fmag_ou_finite(k)) return false;
     fmag_instr_set_op(i, FMAG_A, fmag_module_const(m, k));
-    fmag_instr_set_op(i, FMAG_B, one);
-    fmag_instr_set_op(i, FMAG_C, zero);
+    fmag_instr_set_op(i, FMAG_B, fmag_module_const(m, 1.0f));
+    fmag_instr_set_op(i, FMAG_C, fmag_module_const(m, 0.0f));
     return true;
 }
 
