@@ -34,6 +34,7 @@
 #include "fmag/Transforms.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ rule table */
@@ -117,8 +118,10 @@ typedef struct rule_set {
     /* the patterns' literals by hash (open addressing), to index + 1; 0: an empty place */
     uint32_t hash_bits[LIT_HASH];
     uint8_t hash_index[LIT_HASH];
+    unsigned reach, max_refs; /* rules_reach, rules_max_refs */
     /* The kinds of the literal values met last, by their address: a run meets the
-     * same few interned literals in nearly every instruction. */
+     * same few interned literals in nearly every instruction. Per run: the next
+     * module's literals may sit at the same addresses. */
     const fmag_value *cached[KIND_CACHE];
     uint8_t cached_kind[KIND_CACHE];
 } rule_set;
@@ -538,18 +541,54 @@ static bool sweep(fmag_func *f, rule_set *rs, marker *mk, bool first)
     return changed;
 }
 
+/* The context slot that keeps the tables from run to run: they depend on the rule
+ * table alone, and making them was a tenth of the pass on the SL graphs. */
+#define SUPEROPT_RULES_SLOT "fmag.transforms.superopt-rules"
+
+static void rule_set_make(rule_set *rs)
+{
+    rule_set_init(rs);
+    rs->reach = rules_reach(rs);
+    rs->max_refs = rules_max_refs(rs);
+}
+
+static void rule_set_destroy(void *rs)
+{
+    free(rs);
+}
+
+/* The context's tables with an empty literal cache; `local`'s, made now, where the
+ * context has no room for them (no memory, or every slot taken). */
+static rule_set *rule_set_of(fmag_context *ctx, rule_set *local)
+{
+    rule_set *rs = fmag_context_slot_get(ctx, SUPEROPT_RULES_SLOT);
+    if (!rs && (rs = malloc(sizeof *rs)) != NULL) {
+        rule_set_make(rs);
+        if (!fmag_context_slot_set(ctx, SUPEROPT_RULES_SLOT, rs, rule_set_destroy)) {
+            free(rs);
+            rs = NULL;
+        }
+    }
+    if (!rs) {
+        rule_set_make(local);
+        return local;
+    }
+    memset(rs->cached, 0, sizeof rs->cached);
+    return rs;
+}
+
 fmag_pass_status fmag_opt_superopt_peephole(fmag_func *f)
 {
-    rule_set rs;
-    rule_set_init(&rs);
-    marker mk = {0, rules_reach(&rs), rules_max_refs(&rs)};
+    rule_set local;
+    rule_set *rs = rule_set_of(f->module->ctx, &local);
+    marker mk = {0, rs->reach, rs->max_refs};
     bool changed = false;
-    for (bool first = true; sweep(f, &rs, &mk, first); first = false)
+    for (bool first = true; sweep(f, rs, &mk, first); first = false)
         changed = true;
 #ifndef NDEBUG
     /* The marks are an argument, not a search: where asserts are on, a full sweep
      * checks that they reached the fixed point (nothing left to rewrite). */
-    bool missed = sweep(f, &rs, &mk, true);
+    bool missed = sweep(f, rs, &mk, true);
     assert(!missed && "superopt-peephole: a root the marks skipped still matches");
     (void)missed;
 #endif
