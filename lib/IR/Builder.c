@@ -35,9 +35,7 @@ fmag_value *fmag_build_fmag(fmag_builder *b, fmag_value *a, fmag_value *bb, fmag
                             fmag_value *d, fmag_value *e)
 {
     fmag_value *ops[5] = {[FMAG_A] = a, [FMAG_B] = bb, [FMAG_C] = c, [FMAG_D] = d, [FMAG_E] = e};
-    fmag_instr *i = fmag_ir_create_fmag(b->block->func, ops);
-    insert(b, i);
-    return &i->results[0];
+    return &fmag_ir_build_fmag(b->block, b->before, ops)->results[0];
 }
 
 /* A literal of the sugar: +0.0, 1.0 and -1.0 from the pool's own pointers (each

@@ -52,9 +52,10 @@ typedef struct fmag_const_pool {
  * memset call cost more than the stores). Counted and hooked the same. */
 void *fmag_arena_alloc_dirty(fmag_context *ctx, size_t size);
 
-/* fmag_instr_create(f, FMAG_OP_FMAG, 5, 1) with ops[] set as its operands (NULL: left
- * unset), in one pass over the block: the builders make one per sugar form. */
-fmag_instr *fmag_ir_create_fmag(fmag_func *f, fmag_value *const ops[5]);
+/* fmag_instr_create(at->func, FMAG_OP_FMAG, 5, 1) with ops[] set as its operands
+ * (NULL: left unset), inserted before `before` (NULL: at the end of `at`), in one
+ * pass over the block: the builders make one per sugar form. */
+fmag_instr *fmag_ir_build_fmag(fmag_block *at, fmag_instr *before, fmag_value *const ops[5]);
 
 void fmag_context_verror(fmag_context *ctx, const char *fmt, va_list ap);
 

@@ -125,29 +125,6 @@ fmag_instr *fmag_instr_create(fmag_func *f, fmag_opcode op, unsigned nops, unsig
     return i;
 }
 
-fmag_instr *fmag_ir_create_fmag(fmag_func *f, fmag_value *const ops[5])
-{
-    enum {
-        OPS_AT = (sizeof(fmag_instr) + 15) & ~(size_t)15,
-        RESULT_AT = (OPS_AT + 5 * sizeof(fmag_use) + 15) & ~(size_t)15
-    };
-    char *block = fmag_arena_alloc_dirty(f->module->ctx, RESULT_AT + sizeof(fmag_value));
-    if (!block) return NULL;
-    fmag_instr *i = (fmag_instr *)block;
-    fmag_use *u = (fmag_use *)(block + OPS_AT);
-    fmag_value *r = (fmag_value *)(block + RESULT_AT);
-    *i = (fmag_instr){.op = FMAG_OP_FMAG, .nops = 5, .ops = u, .nresults = 1, .results = r};
-    *r = (fmag_value){.kind = FMAG_VALUE_RESULT, .def = i, .func = f};
-    for (unsigned k = 0; k < 5; k++) {
-        fmag_value *v = ops[k];
-        u[k] = (fmag_use){.value = v, .user = i, .index = k, .next_use = v ? v->uses : NULL};
-        if (!v) continue;
-        if (v->uses) v->uses->prev_use = &u[k];
-        v->uses = &u[k];
-    }
-    return i;
-}
-
 /* What an instruction's insertion or removal makes stale. */
 static unsigned instr_stales(const fmag_instr *i)
 {
@@ -168,6 +145,31 @@ static void instr_link(fmag_block *b, fmag_instr *prev, fmag_instr *i)
         prev->next = i;
     else
         b->first = i;
+}
+
+fmag_instr *fmag_ir_build_fmag(fmag_block *at, fmag_instr *before, fmag_value *const ops[5])
+{
+    fmag_func *f = at->func;
+    enum {
+        OPS_AT = (sizeof(fmag_instr) + 15) & ~(size_t)15,
+        RESULT_AT = (OPS_AT + 5 * sizeof(fmag_use) + 15) & ~(size_t)15
+    };
+    char *block = fmag_arena_alloc_dirty(f->module->ctx, RESULT_AT + sizeof(fmag_value));
+    if (!block) return NULL;
+    fmag_instr *i = (fmag_instr *)block;
+    fmag_use *u = (fmag_use *)(block + OPS_AT);
+    fmag_value *r = (fmag_value *)(block + RESULT_AT);
+    *i = (fmag_instr){.op = FMAG_OP_FMAG, .nops = 5, .ops = u, .nresults = 1, .results = r};
+    *r = (fmag_value){.kind = FMAG_VALUE_RESULT, .def = i, .func = f};
+    for (unsigned k = 0; k < 5; k++) {
+        fmag_value *v = ops[k];
+        u[k] = (fmag_use){.value = v, .user = i, .index = k, .next_use = v ? v->uses : NULL};
+        if (!v) continue;
+        if (v->uses) v->uses->prev_use = &u[k];
+        v->uses = &u[k];
+    }
+    instr_link(at, before ? before->prev : at->last, i);
+    return i;
 }
 
 void fmag_block_append(fmag_block *b, fmag_instr *i)
