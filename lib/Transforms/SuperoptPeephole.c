@@ -322,9 +322,14 @@ static void mark(const marker *mk, fmag_instr *in, unsigned left)
         mark(mk, u->user, left - 1);
 }
 
+static bool is_result(const fmag_value *v)
+{
+    return v && v->kind == FMAG_VALUE_RESULT && v->def;
+}
+
 static void mark_value(const marker *mk, fmag_value *v, unsigned left)
 {
-    if (v && v->kind == FMAG_VALUE_RESULT && v->def) mark(mk, v->def, left);
+    if (is_result(v)) mark(mk, v->def, left);
 }
 
 /* The most references a pattern makes to one of its intermediate (non-root) ops. */
@@ -378,17 +383,12 @@ static void mark_before_rewrite(const marker *mk, fmag_instr *root)
  * where a cone asks an intermediate for exactly its own uses: more uses than before
  * can make no such cone private, so only an input the rewrite left with fewer uses
  * is marked (one it only feeds more, the common case, spreads no marks). */
-static bool is_result(const fmag_value *v)
-{
-    return v && v->kind == FMAG_VALUE_RESULT && v->def;
-}
-
 static void mark_inputs(const marker *mk, fmag_value *const bind[2], const size_t before[2],
                         unsigned nin)
 {
     for (unsigned k = 0; k < nin && k < 2; k++)
         if (is_result(bind[k]) && fmag_value_num_uses(bind[k]) < before[k])
-            mark(mk, bind[k]->def, mk->reach);
+            mark_value(mk, bind[k], mk->reach);
 }
 
 static void rewrite(fmag_func *f, const fmag_superopt_rule *r, match_state *s, const marker *mk)
