@@ -88,9 +88,6 @@ unsigned cg_dag_orient(cg_dag *g, cg_arms mode);
 /* Rewrites every relu(t) as (-t > 0) ? z*0 + 0 : t (adds a neg node before each).
  * Returns the number rewritten. */
 unsigned cg_dag_relu_flip(cg_dag *g);
-/* Rewrites g > 0 ? K1 : K0 (literals, K0 != 0, K1 - K0 exact) as t*(K1-K0) + K0
- * with t = g > 0 ? 1 : 0. Returns the number rewritten (cg_dag_build runs it). */
-unsigned cg_dag_split_const_select(cg_dag *g);
 /* Number of uses per value (operand slots and outputs), nin+nnodes entries. */
 unsigned *cg_dag_use_counts(const cg_dag *g);
 
