@@ -87,6 +87,9 @@ typedef struct ra {
     unsigned *res_start;  /* per output register: position from which its value chain owns it */
     cg_result *res;
     unsigned cap;
+    /* the final shuffle has begun: from here on a register may hold a copy of an
+     * input that vreg does not point to (find_finite) */
+    bool shuffling;
     bool fail;
 } ra;
 
@@ -432,11 +435,34 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     return ps.best;
 }
 
-/* Some register whose content is a known finite literal (for z*0 + k). */
+/* Some register whose content is a known finite literal (for z*0 + k): the lowest
+ * known_finite one below `used`, else a new one. */
 static int find_finite(ra *s)
 {
-    for (unsigned r = 0; r < s->used; r++)
-        if (known_finite(s, r)) return (int)r;
+    /* The lowest free register that is pristine, a dead input or a literal... */
+    unsigned lowest = s->used;
+    for (unsigned w = 0; w * 64 < s->used; w++) {
+        uint64_t bits = s->free_set[C_PRISTINE][w] | s->free_set[C_INPUT][w] |
+                        s->free_set[C_CONST0][w] | s->free_set[C_CONSTK][w];
+        if (!bits) continue;
+        unsigned r = w * 64 + (unsigned)__builtin_ctzll(bits);
+        if (r < lowest) lowest = r;
+        break;
+    }
+    /* ... unless one below holds a live input: before the final shuffle only the
+     * register vreg names holds an input, so the inputs are looked up when fewer than
+     * the registers below. */
+    if (!s->shuffling && s->g->nin < lowest) {
+        for (unsigned p = 0; p < s->g->nin; p++)
+            if (s->vreg[p] >= 0 && (unsigned)s->vreg[p] < lowest) lowest = (unsigned)s->vreg[p];
+    } else {
+        for (unsigned r = 0; r < lowest; r++)
+            if (known_finite(s, r)) {
+                lowest = r;
+                break;
+            }
+    }
+    if (lowest < s->used) return (int)lowest;
     if (s->used < s->maxregs) {
         unsigned r = s->used;
         touch(s, r);
@@ -619,6 +645,7 @@ static void shuffle_outputs(ra *s)
 {
     const cg_dag *g = s->g;
     unsigned nout = g->nout;
+    s->shuffling = true;
     int *src =
         fmag_tmp_malloc(sizeof *src * (nout + 1)); /* pending source register per target, or -1 */
     if (!src) {
