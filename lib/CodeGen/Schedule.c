@@ -65,7 +65,8 @@ _Static_assert(CG_LIST_SCHED_MAX < (1u << LIST_DELTA_SHIFT), "a node index fits 
 static int sched_list(const cg_dag *g, unsigned *order)
 {
     unsigned nv = g->nin + g->nnodes, nn = g->nnodes;
-    unsigned *left = cg_dag_use_counts(g); /* pending readers per value */
+    /* pending reads per value by the nodes (outputs apart: is_out) */
+    unsigned *left = fmag_tmp_calloc(nv + 1, sizeof *left);
     bool *is_out = fmag_tmp_calloc(nv + 1, 1);
     unsigned *pending = fmag_tmp_calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
     unsigned *ustart =
@@ -78,21 +79,18 @@ static int sched_list(const cg_dag *g, unsigned *order)
     if (!left || !is_out || !pending || !ustart || !ulist || !ready || !key) goto out;
     memset(key, 0xFF, sizeof *key * (nn + 1));
     for (unsigned j = 0; j < g->nout; j++)
-        if (cg_is_val(g->outs[j])) {
-            is_out[g->outs[j].v] = true;
-            left[g->outs[j].v]--;
-        }
+        if (cg_is_val(g->outs[j])) is_out[g->outs[j].v] = true;
     for (unsigned i = 0; i < nn; i++) {
         if (g->nodes[i].dead) continue;
         for (unsigned k = 0; k < 5; k++) {
             int v = g->nodes[i].op[k].v;
             if (v < 0) continue;
             if (v >= (int)g->nin) pending[i]++;
-            ustart[v + 1]++;
+            left[v]++;
         }
     }
     for (unsigned v = 0; v < nv; v++)
-        ustart[v + 1] += ustart[v];
+        ustart[v + 1] = ustart[v] + left[v];
     {
         unsigned *fill = fmag_tmp_calloc(nv + 1, sizeof *fill);
         if (!fill) goto out;
