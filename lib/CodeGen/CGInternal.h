@@ -100,6 +100,16 @@ typedef enum cg_schedule_kind {
     CG_NSCHEDULES
 } cg_schedule_kind;
 int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order);
+/* The same with a stop: when stop_regs is not 0, the depth-first order returns
+ * CG_SCHED_STOPPED, unfinished, as soon as the registers that every allocation of it
+ * needs at some point between its nodes (regs_floor in RegAlloc.c, without the
+ * literal fallback term: the values live there, plus the zero fallbacks still to
+ * come when `zeros`, their number, is not 0) reach stop_regs. Pass zeros = 0 when
+ * some literal `a` is a zero (cg_least). Needs a DAG whose nodes not marked dead
+ * are all read by the outputs. The other orders ignore the stop. */
+enum { CG_SCHED_STOPPED = -2 };
+int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order, unsigned stop_regs,
+                      unsigned zeros);
 
 /* RegAlloc.c: allocates registers along `order` and emits the stream. */
 /* A register-allocation policy: a set of these bits (none: the default). */
@@ -142,6 +152,13 @@ typedef enum cg_ra_status {
 cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
                          cg_policy track, const cg_result *bound, cg_result *res);
 void cg_result_free(cg_result *res);
+/* What every allocation of every order of g needs at least (ncode and regs only):
+ * cg_regalloc's bound before the first node less what depends on the order. One
+ * instruction per live node, one more per nonzero literal fallback; max(nin, nout)
+ * registers, and, when no literal `a` is a zero, nin plus one per zero fallback
+ * (each writes over a pristine register of its own): *zeros is their number then,
+ * else 0. */
+cg_result cg_least(const cg_dag *g, unsigned *zeros);
 /* The search's order: fewer instructions, then fewer registers. */
 static inline bool cg_result_better(const cg_result *a, const cg_result *b)
 {

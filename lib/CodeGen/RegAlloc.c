@@ -954,6 +954,30 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
     return st;
 }
 
+cg_result cg_least(const cg_dag *g, unsigned *zeros_out)
+{
+    cg_result least;
+    memset(&least, 0, sizeof least);
+    unsigned zeros = 0;
+    bool zeros_exact = true;
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        const cg_node *n = &g->nodes[i];
+        if (n->dead) continue;
+        least.ncode++;
+        if (!n->uncond && cg_is_const(n->op[FMAG_D])) {
+            if (cg_is_zero(n->op[FMAG_D]))
+                zeros++;
+            else
+                least.ncode++;
+        }
+        if (cg_is_imm(n->op[FMAG_A], 0.0f)) zeros_exact = false;
+    }
+    least.regs = g->nin > g->nout ? g->nin : g->nout;
+    if (zeros_exact && g->nin + zeros > least.regs) least.regs = g->nin + zeros;
+    *zeros_out = zeros_exact ? zeros : 0;
+    return least;
+}
+
 void cg_result_free(cg_result *res)
 {
     fmag_tmp_free(res->code);

@@ -153,7 +153,32 @@ typedef struct dfs_state {
     bool *done;
     unsigned *order;
     int n;
+    /* With a stop (cg_schedule_until): per value, the reads still to come (outputs
+     * count as reads that never come), the values live after the nodes so far, the
+     * zero fallbacks still to come, and whether the registers these need reached
+     * `stop`. */
+    unsigned stop;
+    unsigned *left;
+    unsigned live, zeros;
+    bool stopped;
 } dfs_state;
+
+/* After node i, as regs_floor (RegAlloc.c) counts at this point of the final order:
+ * the operands it read for the last time are no longer live, its value is when read
+ * later; each zero fallback still to come needs a register of its own. The live
+ * count is the final order's because the nodes not marked dead are all read by the
+ * outputs, so the order holds them all. */
+static void dfs_count(dfs_state *s, unsigned i)
+{
+    const cg_node *nd = &s->g->nodes[i];
+    for (unsigned k = 0; k < 5; k++) {
+        int v = nd->op[k].v;
+        if (v >= 0 && --s->left[v] == 0) s->live--;
+    }
+    if (s->left[s->g->nin + i]) s->live++;
+    if (s->zeros && !nd->uncond && cg_is_zero(nd->op[FMAG_D])) s->zeros--;
+    if (s->live + s->zeros >= s->stop) s->stopped = true;
+}
 
 static void dfs_visit(dfs_state *s, int v)
 {
@@ -175,18 +200,26 @@ static void dfs_visit(dfs_state *s, int v)
             ops[b] = ops[b - 1];
             ops[b - 1] = t;
         }
-    for (unsigned k = 0; k < nops; k++)
+    for (unsigned k = 0; k < nops && !s->stopped; k++)
         dfs_visit(s, ops[k]);
+    if (s->stopped) return;
     s->order[s->n++] = i;
+    if (s->stop) dfs_count(s, i);
 }
 
-static int sched_dfs(const cg_dag *g, unsigned *order)
+static int sched_dfs(const cg_dag *g, unsigned *order, unsigned stop, unsigned zeros)
 {
-    dfs_state s = {g, fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned)),
-                   fmag_tmp_calloc(g->nnodes + 1, 1), order, 0};
-    if (!s.size || !s.done) {
+    dfs_state s = {g,    fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned)),
+                   fmag_tmp_calloc(g->nnodes + 1, 1),
+                   order, 0,
+                   stop, NULL,
+                   0,    zeros,
+                   false};
+    if (stop) s.left = cg_dag_use_counts(g);
+    if (!s.size || !s.done || (stop && !s.left)) {
         fmag_tmp_free(s.size);
         fmag_tmp_free(s.done);
+        fmag_tmp_free(s.left);
         return -1;
     }
     /* Subtree sizes (counting shared nodes more than once; only a tie breaker). */
@@ -201,16 +234,29 @@ static int sched_dfs(const cg_dag *g, unsigned *order)
         }
         s.size[i] = sz;
     }
-    for (unsigned j = 0; j < g->nout; j++)
+    if (stop) {
+        for (unsigned v = 0; v < g->nin; v++)
+            s.live += s.left[v] > 0;
+        s.stopped = s.live + s.zeros >= stop;
+    }
+    for (unsigned j = 0; j < g->nout && !s.stopped; j++)
         dfs_visit(&s, g->outs[j].v);
     fmag_tmp_free(s.size);
     fmag_tmp_free(s.done);
-    return s.n;
+    fmag_tmp_free(s.left);
+    return s.stopped ? CG_SCHED_STOPPED : s.n;
+}
+
+int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order, unsigned stop_regs,
+                      unsigned zeros)
+{
+    if (kind == CG_SCHED_LIST && g->nnodes <= CG_LIST_SCHED_MAX) return sched_list(g, order);
+    if (kind == CG_SCHED_DEPTH_FIRST && g->nnodes <= CG_DFS_SCHED_MAX)
+        return sched_dfs(g, order, stop_regs, stop_regs ? zeros : 0);
+    return sched_program(g, order);
 }
 
 int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order)
 {
-    if (kind == CG_SCHED_LIST && g->nnodes <= CG_LIST_SCHED_MAX) return sched_list(g, order);
-    if (kind == CG_SCHED_DEPTH_FIRST && g->nnodes <= CG_DFS_SCHED_MAX) return sched_dfs(g, order);
-    return sched_program(g, order);
+    return cg_schedule_until(g, kind, order, 0, 0);
 }
