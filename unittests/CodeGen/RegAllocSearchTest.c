@@ -3,7 +3,11 @@
  *  - a policy bit outside an allocation's `sensitive` set, added to its policy,
  *    gives the very same stream (the search skips that policy);
  *  - an allocation given a bound stops (CG_RA_PRUNED) exactly when its full result
- *    is not better than the bound, and otherwise emits the same stream.
+ *    is not better than the bound, and otherwise emits the same stream;
+ * and the fast lowering's skip of the depth-first order: no allocation of any order
+ * emits fewer instructions or registers than cg_least, and the depth-first order
+ * stops at a register count (cg_schedule_until) only when no allocation of the whole
+ * order uses fewer registers, and otherwise is the order cg_schedule builds.
  * Internal interfaces (CGInternal.h): the invariants are the search's, not the
  * API's, which promises only the best stream. */
 #include "../../lib/CodeGen/CGInternal.h"
@@ -103,19 +107,24 @@ static bool same_stream(const cg_result *a, const cg_result *b)
 enum { NPOL = 1u << CG_POLICY_BITS };
 
 typedef struct tally {
-    unsigned orders, skippable, sensitive, pruned, kept;
+    unsigned orders, skippable, sensitive, pruned, kept, stopped, finished;
 } tally;
 
-/* Every policy in full on one order, then the two invariants. */
-static void check_order(const cg_dag *g, const unsigned *order, unsigned n, tally *t)
+/* Every policy in full on one order, then the invariants. Returns the fewest
+ * registers of those allocations (UINT32_MAX: none). */
+static unsigned check_order(const cg_dag *g, const unsigned *order, unsigned n,
+                            const cg_result *least, tally *t)
 {
     cg_result res[NPOL];
     bool ok[NPOL];
+    unsigned fewest = UINT32_MAX;
     for (cg_policy p = 0; p < NPOL; p++)
         ok[p] = cg_regalloc(g, order, n, p, (NPOL - 1) & ~p, NULL, &res[p]) == CG_RA_DONE;
     t->orders++;
     for (cg_policy p = 0; p < NPOL; p++) {
         if (!ok[p]) continue;
+        EXPECT(res[p].ncode >= least->ncode && res[p].regs >= least->regs);
+        if (res[p].regs < fewest) fewest = res[p].regs;
         for (unsigned bit = 1; bit < NPOL; bit <<= 1) {
             cg_policy q = p | bit;
             if ((p & bit) || !ok[q]) continue;
@@ -143,6 +152,24 @@ static void check_order(const cg_dag *g, const unsigned *order, unsigned n, tall
     }
     for (cg_policy p = 0; p < NPOL; p++)
         if (ok[p]) cg_result_free(&res[p]);
+    return fewest;
+}
+
+/* The depth-first order (n nodes) under every stop up to past `fewest`. */
+static void check_stop(const cg_dag *g, const unsigned *order, unsigned n, unsigned zeros,
+                       unsigned fewest, tally *t)
+{
+    for (unsigned stop = 1; stop <= fewest + 2 && stop < 64; stop++) {
+        unsigned part[2 * 24 + 2];
+        int m = cg_schedule_until(g, CG_SCHED_DEPTH_FIRST, part, stop, zeros);
+        if (m == CG_SCHED_STOPPED) {
+            t->stopped++;
+            EXPECT(stop <= fewest);
+        } else {
+            t->finished++;
+            EXPECT(m == (int)n && !memcmp(part, order, sizeof *order * n));
+        }
+    }
 }
 
 int main(void)
@@ -170,10 +197,15 @@ int main(void)
                 cg_dag_dce(&g);
                 unsigned order[2 * 24 + 2];
                 EXPECT(2 * (size_t)base.nnodes + 2 <= sizeof order / sizeof order[0]);
+                unsigned zeros;
+                cg_result least = cg_least(&g, &zeros);
                 for (cg_schedule_kind k = CG_SCHED_PROGRAM; k < CG_NSCHEDULES; k++) {
                     int n = cg_schedule(&g, k, order);
                     EXPECT(n >= 0);
-                    if (n > 0) check_order(&g, order, (unsigned)n, &t);
+                    if (n <= 0) continue;
+                    unsigned fewest = check_order(&g, order, (unsigned)n, &least, &t);
+                    if (k == CG_SCHED_DEPTH_FIRST && fewest != UINT32_MAX)
+                        check_stop(&g, order, (unsigned)n, zeros, fewest, &t);
                 }
                 cg_dag_free(&g);
             }
@@ -185,8 +217,9 @@ int main(void)
     EXPECT(t.orders > 1000);
     EXPECT(t.skippable > 1000 && t.sensitive > 1000);
     EXPECT(t.pruned > 1000 && t.kept > 1000);
+    EXPECT(t.stopped > 1000 && t.finished > 1000);
     printf("%u orders: %u policy bits without effect (streams compared), %u with; %u bounded "
-           "runs pruned, %u kept\n",
-           t.orders, t.skippable, t.sensitive, t.pruned, t.kept);
+           "runs pruned, %u kept; depth-first orders %u stopped, %u finished\n",
+           t.orders, t.skippable, t.sensitive, t.pruned, t.kept, t.stopped, t.finished);
     return failures != 0;
 }
