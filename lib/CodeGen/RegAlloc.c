@@ -415,12 +415,15 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     /* a register holding a value is either not eligible or a dying one, just seen */
     for (unsigned r = 0; r < nout; r++)
         if (s->rkind[r] != R_VALUE) pick_consider(s, &ps, (int)r);
-    /* the classes by reuse rank, the likeliest winners first */
+    /* the classes by reuse rank, the likeliest winners first (the zeros alone for a
+     * zero fallback); an empty class has no register to look for */
     static const uint8_t class_order[NCLASS] = {C_STALE, C_INPUT, C_CONST0, C_CONSTK, C_PRISTINE};
-    for (unsigned i = 0; i < NCLASS; i++) {
-        unsigned c = class_order[i];
-        if (zero_only && c != C_PRISTINE && c != C_CONST0) continue;
-        if (!ps.watch && s->class_bound[c] >= ps.best_key) continue;
+    static const uint8_t zero_order[2] = {C_CONST0, C_PRISTINE};
+    const uint8_t *classes = zero_only ? zero_order : class_order;
+    unsigned nclasses = zero_only ? 2 : NCLASS;
+    for (unsigned i = 0; i < nclasses; i++) {
+        unsigned c = classes[i];
+        if (!s->nfree[c] || (!ps.watch && s->class_bound[c] >= ps.best_key)) continue;
         int r1 = class_first(s, c, nout, ps.limit);
         pick_consider(s, &ps, r1);
         if (r1 >= 0) pick_consider(s, &ps, class_first(s, c, (unsigned)r1 + 1, ps.limit));
