@@ -66,15 +66,16 @@ static inline bool cg_ref_eq(cg_ref x, cg_ref y)
 }
 
 /* Lower.c: builds the DAG of a single-block function (false + diagnostic when it is
- * not lowerable); simplifications that are exact under the strict contract. */
-bool cg_dag_build(fmag_func *f, cg_dag *g);
+ * not lowerable); simplifications that are exact under the strict contract. `uses`
+ * (may be NULL) receives its cg_dag_use_counts (the caller frees them). */
+bool cg_dag_build(fmag_func *f, cg_dag *g, unsigned **uses);
 void cg_dag_free(cg_dag *g);
 bool cg_dag_copy(const cg_dag *src, cg_dag *dst);
 /* Drops nodes no output depends on. */
 void cg_dag_dce(cg_dag *g);
 /* Folds a single-use unconditional fma into the true arm of a select. Returns the
- * number of folds. */
-unsigned cg_dag_fuse_select_arm(cg_dag *g);
+ * number of folds. `uses` (may be NULL): g's cg_dag_use_counts, kept true. */
+unsigned cg_dag_fuse_select_arm(cg_dag *g, unsigned *uses);
 /* Orientation of selects whose arms can be swapped exactly (max/min/abs shapes).
  * Returns the number flipped. */
 typedef enum cg_arms {

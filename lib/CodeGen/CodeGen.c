@@ -125,7 +125,9 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
     bool fast = opts && opts->effort == FMAG_CODEGEN_FAST;
     fmag_context *ctx = f->module->ctx;
     cg_dag base;
-    if (!cg_dag_build(f, &base)) return false;
+    /* FMAG_CODEGEN_FAST: the use counts as built, for the fold below */
+    unsigned *uses = NULL;
+    if (!cg_dag_build(f, &base, fast ? &uses : NULL)) return false;
     cg_result best;
     memset(&best, 0, sizeof best);
     bool have = false, oom = false;
@@ -171,7 +173,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
                 cg_dag_free(&g);
                 continue; /* same DAG as an earlier variant */
             }
-            cg_dag_fuse_select_arm(&g);
+            cg_dag_fuse_select_arm(&g, uses); /* fast: g is the DAG the counts are of */
             /* A fold kills only the folded fma, whose operands the select takes over,
              * and the DAG as built has no dead node unmarked: nothing for DCE to find
              * (the full search keeps it for the reshaped DAGs). */
@@ -231,7 +233,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
         if (cg_dag_copy(&base, &g)) {
             cg_dag_orient(&g, best_shape.arms);
             if (best_shape.relu_flip) cg_dag_relu_flip(&g);
-            cg_dag_fuse_select_arm(&g);
+            cg_dag_fuse_select_arm(&g, NULL);
             cg_dag_dce(&g);
             /* Nothing to gain when every node is one instruction and the registers
              * are the inputs/outputs already. */
@@ -241,6 +243,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
             cg_dag_free(&g);
         }
     }
+    fmag_tmp_free(uses);
     fmag_tmp_free(order);
     fmag_tmp_free(prev);
     fmag_tmp_free(best_order);

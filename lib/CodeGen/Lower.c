@@ -181,7 +181,13 @@ static void drop_dead_splits(cg_dag *g, const unsigned *pre, unsigned npre)
     g->nnodes = w;
 }
 
-bool cg_dag_build(fmag_func *f, cg_dag *g)
+static void count_uses(const cg_node *n, unsigned *uses)
+{
+    for (unsigned k = 0; k < 5; k++)
+        if (n->op[k].v >= 0) uses[n->op[k].v]++;
+}
+
+bool cg_dag_build(fmag_func *f, cg_dag *g, unsigned **uses_out)
 {
     fmag_context *ctx = f->module->ctx;
     memset(g, 0, sizeof *g);
@@ -210,12 +216,15 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
      * per instruction at most (a literal select is split as it is built) */
     g->nodes = fmag_tmp_malloc(sizeof *g->nodes * (2 * (size_t)ninstr + 1));
     g->outs = fmag_tmp_calloc(f->nresults + 1, sizeof *g->outs);
-    /* the first node of each split, in increasing order (split_dag's `pre`) */
+    /* the first node of each split, in increasing order (drop_dead_splits's `pre`) */
     unsigned *pre = fmag_tmp_malloc(sizeof *pre * (ninstr + 1));
     unsigned npre = 0;
-    if (!map || !g->nodes || !g->outs || !pre) {
+    /* cg_dag_use_counts, counted as the nodes are built */
+    unsigned *uses = fmag_tmp_calloc(f->nparams + 2 * (size_t)ninstr + 1, sizeof *uses);
+    if (!map || !g->nodes || !g->outs || !pre || !uses) {
         fmag_tmp_free(map);
         fmag_tmp_free(pre);
+        fmag_tmp_free(uses);
         cg_dag_free(g);
         fmag_context_error(ctx, "error: in function @%s: codegen: out of memory", f->name);
         return false;
@@ -242,8 +251,10 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
                 ok = false;
                 break;
             }
-            for (unsigned k = 0; k < i->nops && ok; k++)
+            for (unsigned k = 0; k < i->nops && ok; k++) {
                 ok = ref_of(f, fmag_instr_op(i, k), map, &g->outs[k]);
+                if (ok && g->outs[k].v >= 0) uses[g->outs[k].v]++;
+            }
             have_ret = true;
             continue;
         }
@@ -280,8 +291,11 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
             *sel = *n;
             memset(n, 0, sizeof *n);
             split_const_select(sel, n, (int)(g->nin + g->nnodes));
+            count_uses(n, uses);
+            n = sel;
             pre[npre++] = g->nnodes++;
         }
+        count_uses(n, uses);
         map[i->results[0].id] = cg_val((int)(g->nin + g->nnodes));
         g->nnodes++;
     }
@@ -291,14 +305,31 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
         ok = false;
     }
     fmag_tmp_free(map);
+    /* Every node read by another or an output: all are read by the outputs (the
+     * last node is an output's, and so on backwards), nothing for DCE to find. */
+    bool all_read = true;
+    for (unsigned v = g->nin; ok && v < g->nin + g->nnodes && all_read; v++)
+        all_read = uses[v] != 0;
+    if (ok && !all_read) {
+        cg_dag_dce(g);
+        drop_dead_splits(g, pre, npre);
+        fmag_tmp_free(uses);
+        uses = uses_out ? cg_dag_use_counts(g) : NULL;
+        if (uses_out && !uses) {
+            fmag_context_error(ctx, "error: in function @%s: codegen: out of memory", f->name);
+            ok = false;
+        }
+    }
+    fmag_tmp_free(pre);
     if (!ok) {
-        fmag_tmp_free(pre);
+        fmag_tmp_free(uses);
         cg_dag_free(g);
         return false;
     }
-    cg_dag_dce(g);
-    drop_dead_splits(g, pre, npre);
-    fmag_tmp_free(pre);
+    if (uses_out)
+        *uses_out = uses;
+    else
+        fmag_tmp_free(uses);
     return true;
 }
 
@@ -362,9 +393,9 @@ static bool is_select_shape(const cg_node *n)
            cg_is_zero(n->op[FMAG_C]);
 }
 
-unsigned cg_dag_fuse_select_arm(cg_dag *g)
+unsigned cg_dag_fuse_select_arm(cg_dag *g, unsigned *given_uses)
 {
-    unsigned *uses = cg_dag_use_counts(g);
+    unsigned *uses = given_uses ? given_uses : cg_dag_use_counts(g);
     if (!uses) return 0;
     unsigned folds = 0;
     for (unsigned i = 0; i < g->nnodes; i++) {
@@ -377,10 +408,10 @@ unsigned cg_dag_fuse_select_arm(cg_dag *g)
         n->op[FMAG_B] = tn->op[FMAG_B];
         n->op[FMAG_C] = tn->op[FMAG_C];
         tn->dead = true;
-        uses[t] = 0;
+        uses[t] = 0; /* tn's operands are n's now */
         folds++;
     }
-    fmag_tmp_free(uses);
+    if (!given_uses) fmag_tmp_free(uses);
     return folds;
 }
 

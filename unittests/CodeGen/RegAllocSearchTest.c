@@ -182,7 +182,7 @@ int main(void)
         fmag_module *m = fmag_module_create(ctx);
         fmag_func *f = random_func(m, &r);
         cg_dag base;
-        if (!cg_dag_build(f, &base)) {
+        if (!cg_dag_build(f, &base, NULL)) {
             fmag_context_destroy(ctx);
             continue;
         }
@@ -193,7 +193,7 @@ int main(void)
                 EXPECT(cg_dag_copy(&base, &g));
                 cg_dag_orient(&g, arms);
                 if (flip) cg_dag_relu_flip(&g);
-                cg_dag_fuse_select_arm(&g);
+                cg_dag_fuse_select_arm(&g, NULL);
                 cg_dag_dce(&g);
                 unsigned order[2 * 24 + 2];
                 EXPECT(2 * (size_t)base.nnodes + 2 <= sizeof order / sizeof order[0]);
