@@ -70,7 +70,7 @@ static int sched_list(const cg_dag *g, unsigned *order)
     bool *is_out = fmag_tmp_calloc(nv + 1, 1);
     unsigned *pending = fmag_tmp_calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
     unsigned *ustart =
-        fmag_tmp_calloc(nv + 2, sizeof *ustart); /* readers of value v: ulist[ustart[v]..] */
+        fmag_tmp_malloc(sizeof *ustart * (nv + 2)); /* readers of value v: ulist[ustart[v]..] */
     unsigned *ulist = fmag_tmp_malloc(sizeof *ulist * (5 * (size_t)nn + 1));
     unsigned *ready = fmag_tmp_malloc(sizeof *ready * (nn + 1));
     /* per node: its list_key as last computed, or CG_LIST_STALE */
@@ -89,19 +89,18 @@ static int sched_list(const cg_dag *g, unsigned *order)
             left[v]++;
         }
     }
+    /* ustart[v] at the end of v's readers, then filled backwards down to their start
+     * (so each list is in node order) */
+    unsigned total = 0;
     for (unsigned v = 0; v < nv; v++)
-        ustart[v + 1] = ustart[v] + left[v];
-    {
-        unsigned *fill = fmag_tmp_calloc(nv + 1, sizeof *fill);
-        if (!fill) goto out;
-        for (unsigned i = 0; i < nn; i++) {
-            if (g->nodes[i].dead) continue;
-            for (unsigned k = 0; k < 5; k++) {
-                int v = g->nodes[i].op[k].v;
-                if (v >= 0) ulist[ustart[v] + fill[v]++] = i;
-            }
+        ustart[v] = total += left[v];
+    ustart[nv] = total;
+    for (unsigned i = nn; i-- > 0;) {
+        if (g->nodes[i].dead) continue;
+        for (unsigned k = 5; k-- > 0;) {
+            int v = g->nodes[i].op[k].v;
+            if (v >= 0) ulist[--ustart[v]] = i;
         }
-        fmag_tmp_free(fill);
     }
     unsigned nready = 0;
     for (unsigned i = 0; i < nn; i++)
