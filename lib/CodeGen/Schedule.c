@@ -37,21 +37,28 @@ enum { LIST_DELTA_BIAS = 8, LIST_DELTA_SHIFT = 27, LIST_COPY_SHIFT = 31 };
 static uint32_t list_key(const cg_dag *g, const unsigned *left, const bool *is_out, unsigned i)
 {
     const cg_node *nd = &g->nodes[i];
+    /* the value operands and their slots (most slots hold literals) */
+    int vals[5];
+    unsigned slot[5], n = 0;
+    for (unsigned k = 0; k < 5; k++)
+        if (nd->op[k].v >= 0) {
+            vals[n] = nd->op[k].v;
+            slot[n++] = k;
+        }
     int delta = 1;
     uint32_t copy = 0;
-    for (unsigned k = 0; k < 5; k++) {
-        int v = nd->op[k].v;
-        if (v < 0) continue;
+    for (unsigned a = 0; a < n; a++) {
+        int v = vals[a];
         bool first = true;
-        for (unsigned m = 0; m < k && first; m++)
-            first = nd->op[m].v != v;
+        for (unsigned b = 0; b < a && first; b++)
+            first = vals[b] != v;
         if (!first) continue;
         unsigned mine = 1;
-        for (unsigned m = k + 1; m < 5; m++)
-            mine += nd->op[m].v == v;
+        for (unsigned b = a + 1; b < n; b++)
+            mine += vals[b] == v;
         bool dies = left[v] == mine && !is_out[v];
         if (dies) delta--;
-        if (k == FMAG_D && !nd->uncond && !dies) copy = 1;
+        if (slot[a] == FMAG_D && !nd->uncond && !dies) copy = 1;
     }
     return copy << LIST_COPY_SHIFT | (uint32_t)(delta + LIST_DELTA_BIAS) << LIST_DELTA_SHIFT | i;
 }
