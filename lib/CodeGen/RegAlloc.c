@@ -172,6 +172,8 @@ static void class_add(ra *s, unsigned r)
 
 static void set_kind(ra *s, unsigned r, uint8_t kind)
 {
+    /* the class follows from the kind alone but for literals */
+    if (kind == s->rkind[r] && kind != R_CONST) return;
     class_remove(s, r);
     s->rkind[r] = kind;
     class_add(s, r);
