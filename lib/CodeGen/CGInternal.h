@@ -101,16 +101,19 @@ typedef enum cg_schedule_kind {
     CG_NSCHEDULES
 } cg_schedule_kind;
 int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order);
-/* The same with a stop: when stop_regs is not 0, the depth-first order returns
- * CG_SCHED_STOPPED, unfinished, as soon as the registers that every allocation of it
- * needs at some point between its nodes (regs_floor in RegAlloc.c, without the
- * literal fallback term: the values live there, plus the zero fallbacks still to
- * come when `zeros`, their number, is not 0) reach stop_regs. Pass zeros = 0 when
- * some literal `a` is a zero (cg_least). Needs a DAG whose nodes not marked dead
- * are all read by the outputs. The other orders ignore the stop. */
+/* The same with a stop (may be NULL): the depth-first order returns
+ * CG_SCHED_STOPPED, unfinished, as soon as no allocation of it can be better
+ * (cg_result_better) than the stream of `ncode` instructions and `regs` registers:
+ * from cg_least's counts (`least` instructions, `zeros` zero fallbacks: 0 when some
+ * literal `a` is a zero) and the order's copies and register floor so far, the same
+ * lower bounds as cg_regalloc's before its first node. Needs a DAG whose nodes not
+ * marked dead are all read by the outputs. The other orders ignore the stop. */
+typedef struct cg_sched_stop {
+    unsigned ncode, regs, least, zeros;
+} cg_sched_stop;
 enum { CG_SCHED_STOPPED = -2 };
-int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order, unsigned stop_regs,
-                      unsigned zeros);
+int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order,
+                      const cg_sched_stop *stop);
 
 /* RegAlloc.c: allocates registers along `order` and emits the stream. */
 /* A register-allocation policy: a set of these bits (none: the default). */

@@ -179,19 +179,18 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
              * (the full search keeps it for the reshaped DAGs). */
             if (!fast) cg_dag_dce(&g);
             int nprev = -1;
-            /* FMAG_CODEGEN_FAST: what any order needs at least. Once the list
-             * schedule's stream has no more instructions, the depth-first order can
-             * beat it only with fewer registers, so its building stops as soon as it
-             * needs as many (cg_schedule_until), and it is not allocated: the result
-             * is the same. */
-            cg_result least;
-            memset(&least, 0, sizeof least);
-            unsigned zeros = 0;
-            if (fast) least = cg_least(&g, &zeros);
+            /* FMAG_CODEGEN_FAST: the depth-first order stops being built as soon as
+             * it cannot beat the list schedule's stream (cg_schedule_until, from what
+             * every order needs: cg_least), and is then not allocated: the result is
+             * the same. */
+            cg_sched_stop stop;
+            memset(&stop, 0, sizeof stop);
+            if (fast) stop.least = cg_least(&g, &stop.zeros).ncode;
             for (cg_schedule_kind kind = CG_SCHED_PROGRAM; kind < CG_NSCHEDULES && !oom; kind++) {
                 if (fast && !(CG_FAST_SCHEDULES & (1u << kind))) continue;
-                unsigned stop = fast && have && best.ncode <= least.ncode ? best.regs : 0;
-                int n = cg_schedule_until(&g, kind, order, stop, zeros);
+                stop.ncode = best.ncode;
+                stop.regs = best.regs;
+                int n = cg_schedule_until(&g, kind, order, fast && have ? &stop : NULL);
                 if (n == CG_SCHED_STOPPED) continue;
                 if (n < 0) {
                     oom = true;

@@ -159,31 +159,48 @@ typedef struct dfs_state {
     bool *done;
     unsigned *order;
     int n;
-    /* With a stop (cg_schedule_until): per value, the reads still to come (outputs
-     * count as reads that never come), the values live after the nodes so far, the
-     * zero fallbacks still to come, and whether the registers these need reached
-     * `stop`. */
-    unsigned stop;
+    /* With a stop (cg_schedule_until, NULL: none): per value, the reads still to come
+     * (outputs count as reads that never come), the values live after the nodes so
+     * far, the zero fallbacks still to come, the instructions and registers every
+     * allocation of the order needs as far as known, and whether it can no longer
+     * beat the stop's stream. */
+    const cg_sched_stop *stop;
     unsigned *left;
-    unsigned live, zeros;
+    unsigned live, zeros, least, need;
     bool stopped;
 } dfs_state;
 
-/* After node i, as regs_floor (RegAlloc.c) counts at this point of the final order:
- * the operands it read for the last time are no longer live, its value is when read
- * later; each zero fallback still to come needs a register of its own. The live
- * count is the final order's because the nodes not marked dead are all read by the
- * outputs, so the order holds them all. */
+/* Registers needed at a point of the order: the most so far is a floor of all. Then
+ * whether no allocation of the order can beat the stop's stream: at least `least`
+ * instructions, and, when that is no fewer, `need` registers. */
+static void dfs_need(dfs_state *s, unsigned need)
+{
+    if (need > s->need) s->need = need;
+    s->stopped = s->least > s->stop->ncode ||
+                 (s->least == s->stop->ncode && s->need >= s->stop->regs);
+}
+
+/* Node i is next in the order: what cg_regalloc's bound (can_beat, before the first
+ * node) and regs_floor count of the final order, as far as this point tells. Before
+ * node i: the values live there, the zero fallbacks still to come (each on a
+ * register of its own), and one register for i's nonzero literal fallback. Then i's
+ * value fallback is copied when it is read after i; the operands i reads for the
+ * last time are no longer live, its value is when read later. These are the final
+ * order's counts because the nodes not marked dead are all read by the outputs, so
+ * the order holds them all. */
 static void dfs_count(dfs_state *s, unsigned i)
 {
     const cg_node *nd = &s->g->nodes[i];
+    bool lit = !nd->uncond && cg_is_const(nd->op[FMAG_D]) && !cg_is_zero(nd->op[FMAG_D]);
+    dfs_need(s, s->live + s->zeros + lit);
     for (unsigned k = 0; k < 5; k++) {
         int v = nd->op[k].v;
         if (v >= 0 && --s->left[v] == 0) s->live--;
     }
+    if (!nd->uncond && cg_is_val(nd->op[FMAG_D]) && s->left[nd->op[FMAG_D].v]) s->least++;
     if (s->left[s->g->nin + i]) s->live++;
     if (s->zeros && !nd->uncond && cg_is_zero(nd->op[FMAG_D])) s->zeros--;
-    if (s->live + s->zeros >= s->stop) s->stopped = true;
+    dfs_need(s, s->live + s->zeros);
 }
 
 static void dfs_visit(dfs_state *s, int v)
@@ -213,14 +230,15 @@ static void dfs_visit(dfs_state *s, int v)
     if (s->stop) dfs_count(s, i);
 }
 
-static int sched_dfs(const cg_dag *g, unsigned *order, unsigned stop, unsigned zeros)
+static int sched_dfs(const cg_dag *g, unsigned *order, const cg_sched_stop *stop)
 {
-    dfs_state s = {g,    fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned)),
-                   fmag_tmp_calloc(g->nnodes + 1, 1),
-                   order, 0,
-                   stop, NULL,
-                   0,    zeros,
-                   false};
+    dfs_state s;
+    memset(&s, 0, sizeof s);
+    s.g = g;
+    s.size = fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned));
+    s.done = fmag_tmp_calloc(g->nnodes + 1, 1);
+    s.order = order;
+    s.stop = stop;
     if (stop) s.left = fmag_tmp_calloc(g->nin + g->nnodes + 1, sizeof *s.left);
     if (!s.size || !s.done || (stop && !s.left)) {
         fmag_tmp_free(s.size);
@@ -248,7 +266,9 @@ static int sched_dfs(const cg_dag *g, unsigned *order, unsigned stop, unsigned z
             if (cg_is_val(g->outs[j])) s.left[g->outs[j].v]++;
         for (unsigned v = 0; v < g->nin; v++)
             s.live += s.left[v] > 0;
-        s.stopped = s.live + s.zeros >= stop;
+        s.zeros = stop->zeros;
+        s.least = stop->least;
+        dfs_need(&s, s.live + s.zeros);
     }
     for (unsigned j = 0; j < g->nout && !s.stopped; j++)
         dfs_visit(&s, g->outs[j].v);
@@ -258,16 +278,16 @@ static int sched_dfs(const cg_dag *g, unsigned *order, unsigned stop, unsigned z
     return s.stopped ? CG_SCHED_STOPPED : s.n;
 }
 
-int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order, unsigned stop_regs,
-                      unsigned zeros)
+int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order,
+                      const cg_sched_stop *stop)
 {
     if (kind == CG_SCHED_LIST && g->nnodes <= CG_LIST_SCHED_MAX) return sched_list(g, order);
     if (kind == CG_SCHED_DEPTH_FIRST && g->nnodes <= CG_DFS_SCHED_MAX)
-        return sched_dfs(g, order, stop_regs, stop_regs ? zeros : 0);
+        return sched_dfs(g, order, stop);
     return sched_program(g, order);
 }
 
 int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order)
 {
-    return cg_schedule_until(g, kind, order, 0, 0);
+    return cg_schedule_until(g, kind, order, NULL);
 }

@@ -6,8 +6,8 @@
  *    is not better than the bound, and otherwise emits the same stream;
  * and the fast lowering's skip of the depth-first order: no allocation of any order
  * emits fewer instructions or registers than cg_least, and the depth-first order
- * stops at a register count (cg_schedule_until) only when no allocation of the whole
- * order uses fewer registers, and otherwise is the order cg_schedule builds.
+ * stops (cg_schedule_until) only when no allocation of the whole order is better
+ * than the stop's stream, and otherwise is the order cg_schedule builds.
  * Internal interfaces (CGInternal.h): the invariants are the search's, not the
  * API's, which promises only the best stream. */
 #include "../../lib/CodeGen/CGInternal.h"
@@ -110,21 +110,26 @@ typedef struct tally {
     unsigned orders, skippable, sensitive, pruned, kept, stopped, finished;
 } tally;
 
-/* Every policy in full on one order, then the invariants. Returns the fewest
- * registers of those allocations (UINT32_MAX: none). */
-static unsigned check_order(const cg_dag *g, const unsigned *order, unsigned n,
-                            const cg_result *least, tally *t)
+/* Every policy in full on one order, then the invariants. *bestp: the best of those
+ * allocations (ncode and regs; ncode UINT32_MAX when none). */
+static void check_order(const cg_dag *g, const unsigned *order, unsigned n,
+                        const cg_result *least, cg_result *bestp, tally *t)
 {
     cg_result res[NPOL];
     bool ok[NPOL];
-    unsigned fewest = UINT32_MAX;
+    cg_result best;
+    memset(&best, 0, sizeof best);
+    best.ncode = UINT32_MAX;
     for (cg_policy p = 0; p < NPOL; p++)
         ok[p] = cg_regalloc(g, order, n, p, (NPOL - 1) & ~p, NULL, &res[p]) == CG_RA_DONE;
     t->orders++;
     for (cg_policy p = 0; p < NPOL; p++) {
         if (!ok[p]) continue;
         EXPECT(res[p].ncode >= least->ncode && res[p].regs >= least->regs);
-        if (res[p].regs < fewest) fewest = res[p].regs;
+        if (cg_result_better(&res[p], &best)) {
+            best.ncode = res[p].ncode;
+            best.regs = res[p].regs;
+        }
         for (unsigned bit = 1; bit < NPOL; bit <<= 1) {
             cg_policy q = p | bit;
             if ((p & bit) || !ok[q]) continue;
@@ -152,24 +157,31 @@ static unsigned check_order(const cg_dag *g, const unsigned *order, unsigned n,
     }
     for (cg_policy p = 0; p < NPOL; p++)
         if (ok[p]) cg_result_free(&res[p]);
-    return fewest;
+    *bestp = best;
 }
 
-/* The depth-first order (n nodes) under every stop up to past `fewest`. */
-static void check_stop(const cg_dag *g, const unsigned *order, unsigned n, unsigned zeros,
-                       unsigned fewest, tally *t)
+/* The depth-first order (n nodes, *best its best allocation) under stops around
+ * that stream. */
+static void check_stop(const cg_dag *g, const unsigned *order, unsigned n, unsigned least,
+                       unsigned zeros, const cg_result *best, tally *t)
 {
-    for (unsigned stop = 1; stop <= fewest + 2 && stop < 64; stop++) {
-        unsigned part[2 * 24 + 2];
-        int m = cg_schedule_until(g, CG_SCHED_DEPTH_FIRST, part, stop, zeros);
-        if (m == CG_SCHED_STOPPED) {
-            t->stopped++;
-            EXPECT(stop <= fewest);
-        } else {
-            t->finished++;
-            EXPECT(m == (int)n && !memcmp(part, order, sizeof *order * n));
+    for (unsigned ncode = least; ncode <= best->ncode + 2; ncode++)
+        for (unsigned regs = 1; regs <= best->regs + 2; regs++) {
+            cg_sched_stop stop = {ncode, regs, least, zeros};
+            cg_result bound;
+            memset(&bound, 0, sizeof bound);
+            bound.ncode = ncode;
+            bound.regs = regs;
+            unsigned part[2 * 24 + 2];
+            int m = cg_schedule_until(g, CG_SCHED_DEPTH_FIRST, part, &stop);
+            if (m == CG_SCHED_STOPPED) {
+                t->stopped++;
+                EXPECT(!cg_result_better(best, &bound));
+            } else {
+                t->finished++;
+                EXPECT(m == (int)n && !memcmp(part, order, sizeof *order * n));
+            }
         }
-    }
 }
 
 int main(void)
@@ -203,9 +215,10 @@ int main(void)
                     int n = cg_schedule(&g, k, order);
                     EXPECT(n >= 0);
                     if (n <= 0) continue;
-                    unsigned fewest = check_order(&g, order, (unsigned)n, &least, &t);
-                    if (k == CG_SCHED_DEPTH_FIRST && fewest != UINT32_MAX)
-                        check_stop(&g, order, (unsigned)n, zeros, fewest, &t);
+                    cg_result best;
+                    check_order(&g, order, (unsigned)n, &least, &best, &t);
+                    if (k == CG_SCHED_DEPTH_FIRST && best.ncode != UINT32_MAX)
+                        check_stop(&g, order, (unsigned)n, least.ncode, zeros, &best, &t);
                 }
                 cg_dag_free(&g);
             }
