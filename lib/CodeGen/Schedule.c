@@ -176,8 +176,8 @@ typedef struct dfs_state {
 static void dfs_need(dfs_state *s, unsigned need)
 {
     if (need > s->need) s->need = need;
-    s->stopped = s->least > s->stop->ncode ||
-                 (s->least == s->stop->ncode && s->need >= s->stop->regs);
+    s->stopped =
+        s->least > s->stop->ncode || (s->least == s->stop->ncode && s->need >= s->stop->regs);
 }
 
 /* Node i is next in the order: what cg_regalloc's bound (can_beat, before the first

@@ -112,8 +112,8 @@ typedef struct tally {
 
 /* Every policy in full on one order, then the invariants. *bestp: the best of those
  * allocations (ncode and regs; ncode UINT32_MAX when none). */
-static void check_order(const cg_dag *g, const unsigned *order, unsigned n,
-                        const cg_result *least, cg_result *bestp, tally *t)
+static void check_order(const cg_dag *g, const unsigned *order, unsigned n, const cg_result *least,
+                        cg_result *bestp, tally *t)
 {
     cg_result res[NPOL];
     bool ok[NPOL];
