@@ -66,15 +66,16 @@ static inline bool cg_ref_eq(cg_ref x, cg_ref y)
 }
 
 /* Lower.c: builds the DAG of a single-block function (false + diagnostic when it is
- * not lowerable); simplifications that are exact under the strict contract. */
-bool cg_dag_build(fmag_func *f, cg_dag *g);
+ * not lowerable); simplifications that are exact under the strict contract. `uses`
+ * (may be NULL) receives its cg_dag_use_counts (the caller frees them). */
+bool cg_dag_build(fmag_func *f, cg_dag *g, unsigned **uses);
 void cg_dag_free(cg_dag *g);
 bool cg_dag_copy(const cg_dag *src, cg_dag *dst);
 /* Drops nodes no output depends on. */
 void cg_dag_dce(cg_dag *g);
 /* Folds a single-use unconditional fma into the true arm of a select. Returns the
- * number of folds. */
-unsigned cg_dag_fuse_select_arm(cg_dag *g);
+ * number of folds. `uses` (may be NULL): g's cg_dag_use_counts, kept true. */
+unsigned cg_dag_fuse_select_arm(cg_dag *g, unsigned *uses);
 /* Orientation of selects whose arms can be swapped exactly (max/min/abs shapes).
  * Returns the number flipped. */
 typedef enum cg_arms {
@@ -88,9 +89,6 @@ unsigned cg_dag_orient(cg_dag *g, cg_arms mode);
 /* Rewrites every relu(t) as (-t > 0) ? z*0 + 0 : t (adds a neg node before each).
  * Returns the number rewritten. */
 unsigned cg_dag_relu_flip(cg_dag *g);
-/* Rewrites g > 0 ? K1 : K0 (literals, K0 != 0, K1 - K0 exact) as t*(K1-K0) + K0
- * with t = g > 0 ? 1 : 0. Returns the number rewritten (cg_dag_build runs it). */
-unsigned cg_dag_split_const_select(cg_dag *g);
 /* Number of uses per value (operand slots and outputs), nin+nnodes entries. */
 unsigned *cg_dag_use_counts(const cg_dag *g);
 
@@ -103,6 +101,19 @@ typedef enum cg_schedule_kind {
     CG_NSCHEDULES
 } cg_schedule_kind;
 int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order);
+/* The same with a stop (may be NULL): the depth-first order returns
+ * CG_SCHED_STOPPED, unfinished, as soon as no allocation of it can be better
+ * (cg_result_better) than the stream of `ncode` instructions and `regs` registers:
+ * from cg_least's counts (`least` instructions, `zeros` zero fallbacks: 0 when some
+ * literal `a` is a zero) and the order's copies and register floor so far, the same
+ * lower bounds as cg_regalloc's before its first node. Needs a DAG whose nodes not
+ * marked dead are all read by the outputs. The other orders ignore the stop. */
+typedef struct cg_sched_stop {
+    unsigned ncode, regs, least, zeros;
+} cg_sched_stop;
+enum { CG_SCHED_STOPPED = -2 };
+int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order,
+                      const cg_sched_stop *stop);
 
 /* RegAlloc.c: allocates registers along `order` and emits the stream. */
 /* A register-allocation policy: a set of these bits (none: the default). */
@@ -145,6 +156,13 @@ typedef enum cg_ra_status {
 cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder, cg_policy policy,
                          cg_policy track, const cg_result *bound, cg_result *res);
 void cg_result_free(cg_result *res);
+/* What every allocation of every order of g needs at least (ncode and regs only):
+ * cg_regalloc's bound before the first node less what depends on the order. One
+ * instruction per live node, one more per nonzero literal fallback; max(nin, nout)
+ * registers, and, when no literal `a` is a zero, nin plus one per zero fallback
+ * (each writes over a pristine register of its own): *zeros is their number then,
+ * else 0. */
+cg_result cg_least(const cg_dag *g, unsigned *zeros);
 /* The search's order: fewer instructions, then fewer registers. */
 static inline bool cg_result_better(const cg_result *a, const cg_result *b)
 {

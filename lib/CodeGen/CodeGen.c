@@ -125,7 +125,9 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
     bool fast = opts && opts->effort == FMAG_CODEGEN_FAST;
     fmag_context *ctx = f->module->ctx;
     cg_dag base;
-    if (!cg_dag_build(f, &base)) return false;
+    /* FMAG_CODEGEN_FAST: the use counts as built, for the fold below */
+    unsigned *uses = NULL;
+    if (!cg_dag_build(f, &base, fast ? &uses : NULL)) return false;
     cg_result best;
     memset(&best, 0, sizeof best);
     bool have = false, oom = false;
@@ -171,15 +173,25 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
                 cg_dag_free(&g);
                 continue; /* same DAG as an earlier variant */
             }
-            cg_dag_fuse_select_arm(&g);
+            cg_dag_fuse_select_arm(&g, uses); /* fast: g is the DAG the counts are of */
             /* A fold kills only the folded fma, whose operands the select takes over,
              * and the DAG as built has no dead node unmarked: nothing for DCE to find
              * (the full search keeps it for the reshaped DAGs). */
             if (!fast) cg_dag_dce(&g);
             int nprev = -1;
+            /* FMAG_CODEGEN_FAST: the depth-first order stops being built as soon as
+             * it cannot beat the list schedule's stream (cg_schedule_until, from what
+             * every order needs: cg_least), and is then not allocated: the result is
+             * the same. */
+            cg_sched_stop stop;
+            memset(&stop, 0, sizeof stop);
+            if (fast) stop.least = cg_least(&g, &stop.zeros).ncode;
             for (cg_schedule_kind kind = CG_SCHED_PROGRAM; kind < CG_NSCHEDULES && !oom; kind++) {
                 if (fast && !(CG_FAST_SCHEDULES & (1u << kind))) continue;
-                int n = cg_schedule(&g, kind, order);
+                stop.ncode = best.ncode;
+                stop.regs = best.regs;
+                int n = cg_schedule_until(&g, kind, order, fast && have ? &stop : NULL);
+                if (n == CG_SCHED_STOPPED) continue;
                 if (n < 0) {
                     oom = true;
                     break;
@@ -220,7 +232,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
         if (cg_dag_copy(&base, &g)) {
             cg_dag_orient(&g, best_shape.arms);
             if (best_shape.relu_flip) cg_dag_relu_flip(&g);
-            cg_dag_fuse_select_arm(&g);
+            cg_dag_fuse_select_arm(&g, NULL);
             cg_dag_dce(&g);
             /* Nothing to gain when every node is one instruction and the registers
              * are the inputs/outputs already. */
@@ -230,6 +242,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
             cg_dag_free(&g);
         }
     }
+    fmag_tmp_free(uses);
     fmag_tmp_free(order);
     fmag_tmp_free(prev);
     fmag_tmp_free(best_order);

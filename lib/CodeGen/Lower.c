@@ -16,7 +16,7 @@
  *    is wanted. The driver tries both;
  *  - a select of two literals g > 0 ? K1 : K0 (K0 != 0) becomes t*(K1 - K0) + K0
  *    with t = g > 0 ? 1 : 0 on a free zero, when K1 - K0 is exact
- *    (cg_dag_split_const_select): two instructions, and the second can write
+ *    (split as the DAG is built): two instructions, and the second can write
  *    any register, where materializing K0 and selecting over it lands on K0's.
  */
 #include "CGInternal.h"
@@ -98,7 +98,96 @@ static bool simplify(cg_node *n, cg_ref *alias)
     return false;
 }
 
-bool cg_dag_build(fmag_func *f, cg_dag *g)
+/* The literal step K0 -> K1 of a select of two literals, when exact: d with
+ * fmaf(1, d, K0) == K1 (d itself a finite float). */
+static bool const_select_step(const cg_node *n, float *step)
+{
+    if (n->dead || n->uncond || !cg_is_const(n->op[FMAG_A]) || !cg_is_const(n->op[FMAG_B]) ||
+        !cg_is_const(n->op[FMAG_C]) || !cg_is_const(n->op[FMAG_D]) || cg_is_zero(n->op[FMAG_D]) ||
+        !cg_is_val(n->op[FMAG_E]))
+        return false;
+    float k1 = fmaf(n->op[FMAG_A].imm, n->op[FMAG_B].imm, n->op[FMAG_C].imm);
+    float k0 = n->op[FMAG_D].imm;
+    double diff = (double)k1 - (double)k0;
+    float d = (float)diff;
+    if (!isfinite(k1) || !isfinite(d) || (double)d != diff) return false;
+    float back = fmaf(1.0f, d, k0);
+    if (!(back == k1 && (back != 0.0f || k1 == 0.0f))) return false;
+    *step = d;
+    return true;
+}
+
+static bool is_const_select(const cg_node *n)
+{
+    float step;
+    return const_select_step(n, &step);
+}
+
+/* g > 0 ? K1 : K0  ==  t*(K1 - K0) + K0 with t = g > 0 ? 1 : 0 (t lands on a free
+ * zero): t is exactly 0 or 1, so the fma gives K0 or, checked in
+ * const_select_step, exactly K1; and the fma may write any register. */
+static void split_const_select(cg_node *n, cg_node *t, int t_v)
+{
+    float step = 0.0f;
+    const_select_step(n, &step);
+    t->op[FMAG_A] = cg_const(1.0f);
+    t->op[FMAG_B] = cg_const(1.0f);
+    t->op[FMAG_C] = cg_const(0.0f);
+    t->op[FMAG_D] = cg_const(0.0f);
+    t->op[FMAG_E] = n->op[FMAG_E];
+    float k0 = n->op[FMAG_D].imm;
+    memset(n, 0, sizeof *n);
+    n->op[FMAG_A] = cg_val(t_v);
+    n->op[FMAG_B] = cg_const(step);
+    n->op[FMAG_C] = cg_const(k0);
+    n->op[FMAG_D].v = CG_NONE;
+    n->op[FMAG_E] = cg_const(1.0f);
+    n->uncond = true;
+}
+
+/* After DCE: the nodes of the splits whose select is dead go, so that the DAG is
+ * numbered as if only live selects had been split (the node count decides how hard
+ * the driver searches, and ties in the schedules follow the numbering). `pre`: the
+ * first node of each split, increasing. When out of memory the dead nodes stay: only
+ * the numbering differs. */
+static void drop_dead_splits(cg_dag *g, const unsigned *pre, unsigned npre)
+{
+    unsigned ndead = 0;
+    for (unsigned j = 0; j < npre; j++)
+        ndead += g->nodes[pre[j] + 1].dead;
+    if (!ndead) return;
+    int *map = fmag_tmp_malloc(sizeof *map * (g->nin + g->nnodes + 1));
+    if (!map) return;
+    for (unsigned v = 0; v < g->nin; v++)
+        map[v] = (int)v;
+    unsigned w = 0, j = 0;
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        bool split = j < npre && pre[j] == i;
+        j += split;
+        if (split && g->nodes[i + 1].dead) {
+            map[g->nin + i] = CG_NONE; /* read only by its dead select */
+            continue;
+        }
+        cg_node n = g->nodes[i];
+        for (unsigned k = 0; k < 5; k++)
+            if (cg_is_val(n.op[k])) n.op[k].v = map[n.op[k].v];
+        g->nodes[w] = n;
+        map[g->nin + i] = (int)(g->nin + w);
+        w++;
+    }
+    for (unsigned k = 0; k < g->nout; k++)
+        if (cg_is_val(g->outs[k])) g->outs[k].v = map[g->outs[k].v];
+    fmag_tmp_free(map);
+    g->nnodes = w;
+}
+
+static void count_uses(const cg_node *n, unsigned *uses)
+{
+    for (unsigned k = 0; k < 5; k++)
+        if (n->op[k].v >= 0) uses[n->op[k].v]++;
+}
+
+bool cg_dag_build(fmag_func *f, cg_dag *g, unsigned **uses_out)
 {
     fmag_context *ctx = f->module->ctx;
     memset(g, 0, sizeof *g);
@@ -123,11 +212,19 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
     fmag_foreach_instr (i, blk)
         ninstr++;
     cg_ref *map = fmag_tmp_malloc(sizeof *map * (f->nvalues + 1));
-    /* not zeroed: each node is, as it is built, and none past nnodes is read */
-    g->nodes = fmag_tmp_malloc(sizeof *g->nodes * (ninstr + 1));
+    /* not zeroed: each node is, as it is built, and none past nnodes is read; two
+     * per instruction at most (a literal select is split as it is built) */
+    g->nodes = fmag_tmp_malloc(sizeof *g->nodes * (2 * (size_t)ninstr + 1));
     g->outs = fmag_tmp_calloc(f->nresults + 1, sizeof *g->outs);
-    if (!map || !g->nodes || !g->outs) {
+    /* the first node of each split, in increasing order (drop_dead_splits's `pre`) */
+    unsigned *pre = fmag_tmp_malloc(sizeof *pre * (ninstr + 1));
+    unsigned npre = 0;
+    /* cg_dag_use_counts, counted as the nodes are built */
+    unsigned *uses = fmag_tmp_calloc(f->nparams + 2 * (size_t)ninstr + 1, sizeof *uses);
+    if (!map || !g->nodes || !g->outs || !pre || !uses) {
         fmag_tmp_free(map);
+        fmag_tmp_free(pre);
+        fmag_tmp_free(uses);
         cg_dag_free(g);
         fmag_context_error(ctx, "error: in function @%s: codegen: out of memory", f->name);
         return false;
@@ -154,8 +251,10 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
                 ok = false;
                 break;
             }
-            for (unsigned k = 0; k < i->nops && ok; k++)
+            for (unsigned k = 0; k < i->nops && ok; k++) {
                 ok = ref_of(f, fmag_instr_op(i, k), map, &g->outs[k]);
+                if (ok && g->outs[k].v >= 0) uses[g->outs[k].v]++;
+            }
             have_ret = true;
             continue;
         }
@@ -183,10 +282,22 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
         cg_ref alias;
         if (simplify(n, &alias)) {
             map[i->results[0].id] = alias;
-        } else {
-            map[i->results[0].id] = cg_val((int)(g->nin + g->nnodes));
-            g->nnodes++;
+            continue;
         }
+        if (is_const_select(n)) {
+            /* cg_dag_split_const_select's rewrite, here instead of renumbering
+             * every node after the DAG is built */
+            cg_node *sel = n + 1;
+            *sel = *n;
+            memset(n, 0, sizeof *n);
+            split_const_select(sel, n, (int)(g->nin + g->nnodes));
+            count_uses(n, uses);
+            n = sel;
+            pre[npre++] = g->nnodes++;
+        }
+        count_uses(n, uses);
+        map[i->results[0].id] = cg_val((int)(g->nin + g->nnodes));
+        g->nnodes++;
     }
     if (ok && !have_ret) {
         fmag_context_error(ctx, "error: in function @%s: codegen: block does not end in ret",
@@ -194,12 +305,31 @@ bool cg_dag_build(fmag_func *f, cg_dag *g)
         ok = false;
     }
     fmag_tmp_free(map);
+    /* Every node read by another or an output: all are read by the outputs (the
+     * last node is an output's, and so on backwards), nothing for DCE to find. */
+    bool all_read = true;
+    for (unsigned v = g->nin; ok && v < g->nin + g->nnodes && all_read; v++)
+        all_read = uses[v] != 0;
+    if (ok && !all_read) {
+        cg_dag_dce(g);
+        drop_dead_splits(g, pre, npre);
+        fmag_tmp_free(uses);
+        uses = uses_out ? cg_dag_use_counts(g) : NULL;
+        if (uses_out && !uses) {
+            fmag_context_error(ctx, "error: in function @%s: codegen: out of memory", f->name);
+            ok = false;
+        }
+    }
+    fmag_tmp_free(pre);
     if (!ok) {
+        fmag_tmp_free(uses);
         cg_dag_free(g);
         return false;
     }
-    cg_dag_dce(g);
-    cg_dag_split_const_select(g);
+    if (uses_out)
+        *uses_out = uses;
+    else
+        fmag_tmp_free(uses);
     return true;
 }
 
@@ -263,9 +393,9 @@ static bool is_select_shape(const cg_node *n)
            cg_is_zero(n->op[FMAG_C]);
 }
 
-unsigned cg_dag_fuse_select_arm(cg_dag *g)
+unsigned cg_dag_fuse_select_arm(cg_dag *g, unsigned *given_uses)
 {
-    unsigned *uses = cg_dag_use_counts(g);
+    unsigned *uses = given_uses ? given_uses : cg_dag_use_counts(g);
     if (!uses) return 0;
     unsigned folds = 0;
     for (unsigned i = 0; i < g->nnodes; i++) {
@@ -278,10 +408,10 @@ unsigned cg_dag_fuse_select_arm(cg_dag *g)
         n->op[FMAG_B] = tn->op[FMAG_B];
         n->op[FMAG_C] = tn->op[FMAG_C];
         tn->dead = true;
-        uses[t] = 0;
+        uses[t] = 0; /* tn's operands are n's now */
         folds++;
     }
-    fmag_tmp_free(uses);
+    if (!given_uses) fmag_tmp_free(uses);
     return folds;
 }
 
@@ -432,56 +562,4 @@ static void split_relu(cg_node *n, cg_node *neg, int neg_v)
 unsigned cg_dag_relu_flip(cg_dag *g)
 {
     return insert_before_each(g, is_relu, split_relu);
-}
-
-/* The literal step K0 -> K1 of a select of two literals, when exact: d with
- * fmaf(1, d, K0) == K1 (d itself a finite float). */
-static bool const_select_step(const cg_node *n, float *step)
-{
-    if (n->dead || n->uncond || !cg_is_const(n->op[FMAG_A]) || !cg_is_const(n->op[FMAG_B]) ||
-        !cg_is_const(n->op[FMAG_C]) || !cg_is_const(n->op[FMAG_D]) || cg_is_zero(n->op[FMAG_D]) ||
-        !cg_is_val(n->op[FMAG_E]))
-        return false;
-    float k1 = fmaf(n->op[FMAG_A].imm, n->op[FMAG_B].imm, n->op[FMAG_C].imm);
-    float k0 = n->op[FMAG_D].imm;
-    double diff = (double)k1 - (double)k0;
-    float d = (float)diff;
-    if (!isfinite(k1) || !isfinite(d) || (double)d != diff) return false;
-    float back = fmaf(1.0f, d, k0);
-    if (!(back == k1 && (back != 0.0f || k1 == 0.0f))) return false;
-    *step = d;
-    return true;
-}
-
-static bool is_const_select(const cg_node *n)
-{
-    float step;
-    return const_select_step(n, &step);
-}
-
-/* g > 0 ? K1 : K0  ==  t*(K1 - K0) + K0 with t = g > 0 ? 1 : 0 (t lands on a free
- * zero): t is exactly 0 or 1, so the fma gives K0 or, checked in
- * const_select_step, exactly K1; and the fma may write any register. */
-static void split_const_select(cg_node *n, cg_node *t, int t_v)
-{
-    float step = 0.0f;
-    const_select_step(n, &step);
-    t->op[FMAG_A] = cg_const(1.0f);
-    t->op[FMAG_B] = cg_const(1.0f);
-    t->op[FMAG_C] = cg_const(0.0f);
-    t->op[FMAG_D] = cg_const(0.0f);
-    t->op[FMAG_E] = n->op[FMAG_E];
-    float k0 = n->op[FMAG_D].imm;
-    memset(n, 0, sizeof *n);
-    n->op[FMAG_A] = cg_val(t_v);
-    n->op[FMAG_B] = cg_const(step);
-    n->op[FMAG_C] = cg_const(k0);
-    n->op[FMAG_D].v = CG_NONE;
-    n->op[FMAG_E] = cg_const(1.0f);
-    n->uncond = true;
-}
-
-unsigned cg_dag_split_const_select(cg_dag *g)
-{
-    return insert_before_each(g, is_const_select, split_const_select);
 }

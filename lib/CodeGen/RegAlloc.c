@@ -87,6 +87,9 @@ typedef struct ra {
     unsigned *res_start;  /* per output register: position from which its value chain owns it */
     cg_result *res;
     unsigned cap;
+    /* the final shuffle has begun: from here on a register may hold a copy of an
+     * input that vreg does not point to (find_finite) */
+    bool shuffling;
     bool fail;
 } ra;
 
@@ -169,6 +172,8 @@ static void class_add(ra *s, unsigned r)
 
 static void set_kind(ra *s, unsigned r, uint8_t kind)
 {
+    /* the class follows from the kind alone but for literals */
+    if (kind == s->rkind[r] && kind != R_CONST) return;
     class_remove(s, r);
     s->rkind[r] = kind;
     class_add(s, r);
@@ -412,12 +417,15 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     /* a register holding a value is either not eligible or a dying one, just seen */
     for (unsigned r = 0; r < nout; r++)
         if (s->rkind[r] != R_VALUE) pick_consider(s, &ps, (int)r);
-    /* the classes by reuse rank, the likeliest winners first */
+    /* the classes by reuse rank, the likeliest winners first (the zeros alone for a
+     * zero fallback); an empty class has no register to look for */
     static const uint8_t class_order[NCLASS] = {C_STALE, C_INPUT, C_CONST0, C_CONSTK, C_PRISTINE};
-    for (unsigned i = 0; i < NCLASS; i++) {
-        unsigned c = class_order[i];
-        if (zero_only && c != C_PRISTINE && c != C_CONST0) continue;
-        if (!ps.watch && s->class_bound[c] >= ps.best_key) continue;
+    static const uint8_t zero_order[2] = {C_CONST0, C_PRISTINE};
+    const uint8_t *classes = zero_only ? zero_order : class_order;
+    unsigned nclasses = zero_only ? 2 : NCLASS;
+    for (unsigned i = 0; i < nclasses; i++) {
+        unsigned c = classes[i];
+        if (!s->nfree[c] || (!ps.watch && s->class_bound[c] >= ps.best_key)) continue;
         int r1 = class_first(s, c, nout, ps.limit);
         pick_consider(s, &ps, r1);
         if (r1 >= 0) pick_consider(s, &ps, class_first(s, c, (unsigned)r1 + 1, ps.limit));
@@ -432,11 +440,34 @@ static int pick(ra *s, int x, const int *dying, unsigned ndying, bool zero_only)
     return ps.best;
 }
 
-/* Some register whose content is a known finite literal (for z*0 + k). */
+/* Some register whose content is a known finite literal (for z*0 + k): the lowest
+ * known_finite one below `used`, else a new one. */
 static int find_finite(ra *s)
 {
-    for (unsigned r = 0; r < s->used; r++)
-        if (known_finite(s, r)) return (int)r;
+    /* The lowest free register that is pristine, a dead input or a literal... */
+    unsigned lowest = s->used;
+    for (unsigned w = 0; w * 64 < s->used; w++) {
+        uint64_t bits = s->free_set[C_PRISTINE][w] | s->free_set[C_INPUT][w] |
+                        s->free_set[C_CONST0][w] | s->free_set[C_CONSTK][w];
+        if (!bits) continue;
+        unsigned r = w * 64 + (unsigned)__builtin_ctzll(bits);
+        if (r < lowest) lowest = r;
+        break;
+    }
+    /* ... unless one below holds a live input: before the final shuffle only the
+     * register vreg names holds an input, so the inputs are looked up when fewer than
+     * the registers below. */
+    if (!s->shuffling && s->g->nin < lowest) {
+        for (unsigned p = 0; p < s->g->nin; p++)
+            if (s->vreg[p] >= 0 && (unsigned)s->vreg[p] < lowest) lowest = (unsigned)s->vreg[p];
+    } else {
+        for (unsigned r = 0; r < lowest; r++)
+            if (known_finite(s, r)) {
+                lowest = r;
+                break;
+            }
+    }
+    if (lowest < s->used) return (int)lowest;
     if (s->used < s->maxregs) {
         unsigned r = s->used;
         touch(s, r);
@@ -619,6 +650,7 @@ static void shuffle_outputs(ra *s)
 {
     const cg_dag *g = s->g;
     unsigned nout = g->nout;
+    s->shuffling = true;
     int *src =
         fmag_tmp_malloc(sizeof *src * (nout + 1)); /* pending source register per target, or -1 */
     if (!src) {
@@ -925,6 +957,30 @@ cg_ra_status cg_regalloc(const cg_dag *g, const unsigned *order, unsigned norder
     if (st != CG_RA_DONE) cg_result_free(res);
     res->sensitive = s.sensitive;
     return st;
+}
+
+cg_result cg_least(const cg_dag *g, unsigned *zeros_out)
+{
+    cg_result least;
+    memset(&least, 0, sizeof least);
+    unsigned zeros = 0;
+    bool zeros_exact = true;
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        const cg_node *n = &g->nodes[i];
+        if (n->dead) continue;
+        least.ncode++;
+        if (!n->uncond && cg_is_const(n->op[FMAG_D])) {
+            if (cg_is_zero(n->op[FMAG_D]))
+                zeros++;
+            else
+                least.ncode++;
+        }
+        if (cg_is_imm(n->op[FMAG_A], 0.0f)) zeros_exact = false;
+    }
+    least.regs = g->nin > g->nout ? g->nin : g->nout;
+    if (zeros_exact && g->nin + zeros > least.regs) least.regs = g->nin + zeros;
+    *zeros_out = zeros_exact ? zeros : 0;
+    return least;
 }
 
 void cg_result_free(cg_result *res)

@@ -37,21 +37,28 @@ enum { LIST_DELTA_BIAS = 8, LIST_DELTA_SHIFT = 27, LIST_COPY_SHIFT = 31 };
 static uint32_t list_key(const cg_dag *g, const unsigned *left, const bool *is_out, unsigned i)
 {
     const cg_node *nd = &g->nodes[i];
+    /* the value operands and their slots (most slots hold literals) */
+    int vals[5];
+    unsigned slot[5], n = 0;
+    for (unsigned k = 0; k < 5; k++)
+        if (nd->op[k].v >= 0) {
+            vals[n] = nd->op[k].v;
+            slot[n++] = k;
+        }
     int delta = 1;
     uint32_t copy = 0;
-    for (unsigned k = 0; k < 5; k++) {
-        int v = nd->op[k].v;
-        if (v < 0) continue;
+    for (unsigned a = 0; a < n; a++) {
+        int v = vals[a];
         bool first = true;
-        for (unsigned m = 0; m < k && first; m++)
-            first = nd->op[m].v != v;
+        for (unsigned b = 0; b < a && first; b++)
+            first = vals[b] != v;
         if (!first) continue;
         unsigned mine = 1;
-        for (unsigned m = k + 1; m < 5; m++)
-            mine += nd->op[m].v == v;
+        for (unsigned b = a + 1; b < n; b++)
+            mine += vals[b] == v;
         bool dies = left[v] == mine && !is_out[v];
         if (dies) delta--;
-        if (k == FMAG_D && !nd->uncond && !dies) copy = 1;
+        if (slot[a] == FMAG_D && !nd->uncond && !dies) copy = 1;
     }
     return copy << LIST_COPY_SHIFT | (uint32_t)(delta + LIST_DELTA_BIAS) << LIST_DELTA_SHIFT | i;
 }
@@ -65,11 +72,12 @@ _Static_assert(CG_LIST_SCHED_MAX < (1u << LIST_DELTA_SHIFT), "a node index fits 
 static int sched_list(const cg_dag *g, unsigned *order)
 {
     unsigned nv = g->nin + g->nnodes, nn = g->nnodes;
-    unsigned *left = cg_dag_use_counts(g); /* pending readers per value */
+    /* pending reads per value by the nodes (outputs apart: is_out) */
+    unsigned *left = fmag_tmp_calloc(nv + 1, sizeof *left);
     bool *is_out = fmag_tmp_calloc(nv + 1, 1);
     unsigned *pending = fmag_tmp_calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
     unsigned *ustart =
-        fmag_tmp_calloc(nv + 2, sizeof *ustart); /* readers of value v: ulist[ustart[v]..] */
+        fmag_tmp_malloc(sizeof *ustart * (nv + 2)); /* readers of value v: ulist[ustart[v]..] */
     unsigned *ulist = fmag_tmp_malloc(sizeof *ulist * (5 * (size_t)nn + 1));
     unsigned *ready = fmag_tmp_malloc(sizeof *ready * (nn + 1));
     /* per node: its list_key as last computed, or CG_LIST_STALE */
@@ -78,32 +86,28 @@ static int sched_list(const cg_dag *g, unsigned *order)
     if (!left || !is_out || !pending || !ustart || !ulist || !ready || !key) goto out;
     memset(key, 0xFF, sizeof *key * (nn + 1));
     for (unsigned j = 0; j < g->nout; j++)
-        if (cg_is_val(g->outs[j])) {
-            is_out[g->outs[j].v] = true;
-            left[g->outs[j].v]--;
-        }
+        if (cg_is_val(g->outs[j])) is_out[g->outs[j].v] = true;
     for (unsigned i = 0; i < nn; i++) {
         if (g->nodes[i].dead) continue;
         for (unsigned k = 0; k < 5; k++) {
             int v = g->nodes[i].op[k].v;
             if (v < 0) continue;
             if (v >= (int)g->nin) pending[i]++;
-            ustart[v + 1]++;
+            left[v]++;
         }
     }
+    /* ustart[v] at the end of v's readers, then filled backwards down to their start
+     * (so each list is in node order) */
+    unsigned total = 0;
     for (unsigned v = 0; v < nv; v++)
-        ustart[v + 1] += ustart[v];
-    {
-        unsigned *fill = fmag_tmp_calloc(nv + 1, sizeof *fill);
-        if (!fill) goto out;
-        for (unsigned i = 0; i < nn; i++) {
-            if (g->nodes[i].dead) continue;
-            for (unsigned k = 0; k < 5; k++) {
-                int v = g->nodes[i].op[k].v;
-                if (v >= 0) ulist[ustart[v] + fill[v]++] = i;
-            }
+        ustart[v] = total += left[v];
+    ustart[nv] = total;
+    for (unsigned i = nn; i-- > 0;) {
+        if (g->nodes[i].dead) continue;
+        for (unsigned k = 5; k-- > 0;) {
+            int v = g->nodes[i].op[k].v;
+            if (v >= 0) ulist[--ustart[v]] = i;
         }
-        fmag_tmp_free(fill);
     }
     unsigned nready = 0;
     for (unsigned i = 0; i < nn; i++)
@@ -155,7 +159,49 @@ typedef struct dfs_state {
     bool *done;
     unsigned *order;
     int n;
+    /* With a stop (cg_schedule_until, NULL: none): per value, the reads still to come
+     * (outputs count as reads that never come), the values live after the nodes so
+     * far, the zero fallbacks still to come, the instructions and registers every
+     * allocation of the order needs as far as known, and whether it can no longer
+     * beat the stop's stream. */
+    const cg_sched_stop *stop;
+    unsigned *left;
+    unsigned live, zeros, least, need;
+    bool stopped;
 } dfs_state;
+
+/* Registers needed at a point of the order: the most so far is a floor of all. Then
+ * whether no allocation of the order can beat the stop's stream: at least `least`
+ * instructions, and, when that is no fewer, `need` registers. */
+static void dfs_need(dfs_state *s, unsigned need)
+{
+    if (need > s->need) s->need = need;
+    s->stopped =
+        s->least > s->stop->ncode || (s->least == s->stop->ncode && s->need >= s->stop->regs);
+}
+
+/* Node i is next in the order: what cg_regalloc's bound (can_beat, before the first
+ * node) and regs_floor count of the final order, as far as this point tells. Before
+ * node i: the values live there, the zero fallbacks still to come (each on a
+ * register of its own), and one register for i's nonzero literal fallback. Then i's
+ * value fallback is copied when it is read after i; the operands i reads for the
+ * last time are no longer live, its value is when read later. These are the final
+ * order's counts because the nodes not marked dead are all read by the outputs, so
+ * the order holds them all. */
+static void dfs_count(dfs_state *s, unsigned i)
+{
+    const cg_node *nd = &s->g->nodes[i];
+    bool lit = !nd->uncond && cg_is_const(nd->op[FMAG_D]) && !cg_is_zero(nd->op[FMAG_D]);
+    dfs_need(s, s->live + s->zeros + lit);
+    for (unsigned k = 0; k < 5; k++) {
+        int v = nd->op[k].v;
+        if (v >= 0 && --s->left[v] == 0) s->live--;
+    }
+    if (!nd->uncond && cg_is_val(nd->op[FMAG_D]) && s->left[nd->op[FMAG_D].v]) s->least++;
+    if (s->left[s->g->nin + i]) s->live++;
+    if (s->zeros && !nd->uncond && cg_is_zero(nd->op[FMAG_D])) s->zeros--;
+    dfs_need(s, s->live + s->zeros);
+}
 
 static void dfs_visit(dfs_state *s, int v)
 {
@@ -177,25 +223,37 @@ static void dfs_visit(dfs_state *s, int v)
             ops[b] = ops[b - 1];
             ops[b - 1] = t;
         }
-    for (unsigned k = 0; k < nops; k++)
+    for (unsigned k = 0; k < nops && !s->stopped; k++)
         dfs_visit(s, ops[k]);
+    if (s->stopped) return;
     s->order[s->n++] = i;
+    if (s->stop) dfs_count(s, i);
 }
 
-static int sched_dfs(const cg_dag *g, unsigned *order)
+static int sched_dfs(const cg_dag *g, unsigned *order, const cg_sched_stop *stop)
 {
-    dfs_state s = {g, fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned)),
-                   fmag_tmp_calloc(g->nnodes + 1, 1), order, 0};
-    if (!s.size || !s.done) {
+    dfs_state s;
+    memset(&s, 0, sizeof s);
+    s.g = g;
+    s.size = fmag_tmp_calloc(g->nnodes + 1, sizeof(unsigned));
+    s.done = fmag_tmp_calloc(g->nnodes + 1, 1);
+    s.order = order;
+    s.stop = stop;
+    if (stop) s.left = fmag_tmp_calloc(g->nin + g->nnodes + 1, sizeof *s.left);
+    if (!s.size || !s.done || (stop && !s.left)) {
         fmag_tmp_free(s.size);
         fmag_tmp_free(s.done);
+        fmag_tmp_free(s.left);
         return -1;
     }
-    /* Subtree sizes (counting shared nodes more than once; only a tie breaker). */
+    /* Subtree sizes (counting shared nodes more than once; only a tie breaker), and
+     * with a stop the reads of each value (cg_dag_use_counts). */
     for (unsigned i = 0; i < g->nnodes; i++) {
         unsigned sz = 1;
+        bool count = stop && !g->nodes[i].dead;
         for (unsigned k = 0; k < 5; k++) {
             int v = g->nodes[i].op[k].v;
+            if (count && v >= 0) s.left[v]++;
             if (v >= (int)g->nin) {
                 sz += s.size[v - g->nin];
                 if (sz > 1000000u) sz = 1000000u;
@@ -203,16 +261,33 @@ static int sched_dfs(const cg_dag *g, unsigned *order)
         }
         s.size[i] = sz;
     }
-    for (unsigned j = 0; j < g->nout; j++)
+    if (stop) {
+        for (unsigned j = 0; j < g->nout; j++)
+            if (cg_is_val(g->outs[j])) s.left[g->outs[j].v]++;
+        for (unsigned v = 0; v < g->nin; v++)
+            s.live += s.left[v] > 0;
+        s.zeros = stop->zeros;
+        s.least = stop->least;
+        dfs_need(&s, s.live + s.zeros);
+    }
+    for (unsigned j = 0; j < g->nout && !s.stopped; j++)
         dfs_visit(&s, g->outs[j].v);
     fmag_tmp_free(s.size);
     fmag_tmp_free(s.done);
-    return s.n;
+    fmag_tmp_free(s.left);
+    return s.stopped ? CG_SCHED_STOPPED : s.n;
+}
+
+int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order,
+                      const cg_sched_stop *stop)
+{
+    if (kind == CG_SCHED_LIST && g->nnodes <= CG_LIST_SCHED_MAX) return sched_list(g, order);
+    if (kind == CG_SCHED_DEPTH_FIRST && g->nnodes <= CG_DFS_SCHED_MAX)
+        return sched_dfs(g, order, stop);
+    return sched_program(g, order);
 }
 
 int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order)
 {
-    if (kind == CG_SCHED_LIST && g->nnodes <= CG_LIST_SCHED_MAX) return sched_list(g, order);
-    if (kind == CG_SCHED_DEPTH_FIRST && g->nnodes <= CG_DFS_SCHED_MAX) return sched_dfs(g, order);
-    return sched_program(g, order);
+    return cg_schedule_until(g, kind, order, NULL);
 }

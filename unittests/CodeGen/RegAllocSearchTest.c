@@ -3,7 +3,11 @@
  *  - a policy bit outside an allocation's `sensitive` set, added to its policy,
  *    gives the very same stream (the search skips that policy);
  *  - an allocation given a bound stops (CG_RA_PRUNED) exactly when its full result
- *    is not better than the bound, and otherwise emits the same stream.
+ *    is not better than the bound, and otherwise emits the same stream;
+ * and the fast lowering's skip of the depth-first order: no allocation of any order
+ * emits fewer instructions or registers than cg_least, and the depth-first order
+ * stops (cg_schedule_until) only when no allocation of the whole order is better
+ * than the stop's stream, and otherwise is the order cg_schedule builds.
  * Internal interfaces (CGInternal.h): the invariants are the search's, not the
  * API's, which promises only the best stream. */
 #include "../../lib/CodeGen/CGInternal.h"
@@ -103,19 +107,29 @@ static bool same_stream(const cg_result *a, const cg_result *b)
 enum { NPOL = 1u << CG_POLICY_BITS };
 
 typedef struct tally {
-    unsigned orders, skippable, sensitive, pruned, kept;
+    unsigned orders, skippable, sensitive, pruned, kept, stopped, finished;
 } tally;
 
-/* Every policy in full on one order, then the two invariants. */
-static void check_order(const cg_dag *g, const unsigned *order, unsigned n, tally *t)
+/* Every policy in full on one order, then the invariants. *bestp: the best of those
+ * allocations (ncode and regs; ncode UINT32_MAX when none). */
+static void check_order(const cg_dag *g, const unsigned *order, unsigned n, const cg_result *least,
+                        cg_result *bestp, tally *t)
 {
     cg_result res[NPOL];
     bool ok[NPOL];
+    cg_result best;
+    memset(&best, 0, sizeof best);
+    best.ncode = UINT32_MAX;
     for (cg_policy p = 0; p < NPOL; p++)
         ok[p] = cg_regalloc(g, order, n, p, (NPOL - 1) & ~p, NULL, &res[p]) == CG_RA_DONE;
     t->orders++;
     for (cg_policy p = 0; p < NPOL; p++) {
         if (!ok[p]) continue;
+        EXPECT(res[p].ncode >= least->ncode && res[p].regs >= least->regs);
+        if (cg_result_better(&res[p], &best)) {
+            best.ncode = res[p].ncode;
+            best.regs = res[p].regs;
+        }
         for (unsigned bit = 1; bit < NPOL; bit <<= 1) {
             cg_policy q = p | bit;
             if ((p & bit) || !ok[q]) continue;
@@ -143,6 +157,31 @@ static void check_order(const cg_dag *g, const unsigned *order, unsigned n, tall
     }
     for (cg_policy p = 0; p < NPOL; p++)
         if (ok[p]) cg_result_free(&res[p]);
+    *bestp = best;
+}
+
+/* The depth-first order (n nodes, *best its best allocation) under stops around
+ * that stream. */
+static void check_stop(const cg_dag *g, const unsigned *order, unsigned n, unsigned least,
+                       unsigned zeros, const cg_result *best, tally *t)
+{
+    for (unsigned ncode = least; ncode <= best->ncode + 2; ncode++)
+        for (unsigned regs = 1; regs <= best->regs + 2; regs++) {
+            cg_sched_stop stop = {ncode, regs, least, zeros};
+            cg_result bound;
+            memset(&bound, 0, sizeof bound);
+            bound.ncode = ncode;
+            bound.regs = regs;
+            unsigned part[2 * 24 + 2];
+            int m = cg_schedule_until(g, CG_SCHED_DEPTH_FIRST, part, &stop);
+            if (m == CG_SCHED_STOPPED) {
+                t->stopped++;
+                EXPECT(!cg_result_better(best, &bound));
+            } else {
+                t->finished++;
+                EXPECT(m == (int)n && !memcmp(part, order, sizeof *order * n));
+            }
+        }
 }
 
 int main(void)
@@ -155,7 +194,7 @@ int main(void)
         fmag_module *m = fmag_module_create(ctx);
         fmag_func *f = random_func(m, &r);
         cg_dag base;
-        if (!cg_dag_build(f, &base)) {
+        if (!cg_dag_build(f, &base, NULL)) {
             fmag_context_destroy(ctx);
             continue;
         }
@@ -166,14 +205,20 @@ int main(void)
                 EXPECT(cg_dag_copy(&base, &g));
                 cg_dag_orient(&g, arms);
                 if (flip) cg_dag_relu_flip(&g);
-                cg_dag_fuse_select_arm(&g);
+                cg_dag_fuse_select_arm(&g, NULL);
                 cg_dag_dce(&g);
                 unsigned order[2 * 24 + 2];
                 EXPECT(2 * (size_t)base.nnodes + 2 <= sizeof order / sizeof order[0]);
+                unsigned zeros;
+                cg_result least = cg_least(&g, &zeros);
                 for (cg_schedule_kind k = CG_SCHED_PROGRAM; k < CG_NSCHEDULES; k++) {
                     int n = cg_schedule(&g, k, order);
                     EXPECT(n >= 0);
-                    if (n > 0) check_order(&g, order, (unsigned)n, &t);
+                    if (n <= 0) continue;
+                    cg_result best;
+                    check_order(&g, order, (unsigned)n, &least, &best, &t);
+                    if (k == CG_SCHED_DEPTH_FIRST && best.ncode != UINT32_MAX)
+                        check_stop(&g, order, (unsigned)n, least.ncode, zeros, &best, &t);
                 }
                 cg_dag_free(&g);
             }
@@ -185,8 +230,9 @@ int main(void)
     EXPECT(t.orders > 1000);
     EXPECT(t.skippable > 1000 && t.sensitive > 1000);
     EXPECT(t.pruned > 1000 && t.kept > 1000);
+    EXPECT(t.stopped > 1000 && t.finished > 1000);
     printf("%u orders: %u policy bits without effect (streams compared), %u with; %u bounded "
-           "runs pruned, %u kept\n",
-           t.orders, t.skippable, t.sensitive, t.pruned, t.kept);
+           "runs pruned, %u kept; depth-first orders %u stopped, %u finished\n",
+           t.orders, t.skippable, t.sensitive, t.pruned, t.kept, t.stopped, t.finished);
     return failures != 0;
 }
