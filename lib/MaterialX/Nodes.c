@@ -107,6 +107,23 @@ static fmag_value *sel(mx_node *n, fmag_value *c, fmag_value *t, fmag_value *f)
 {
     return fmagk(n, t, K(n, 1.0f), K(n, 0.0f), f, c);
 }
+/* The comparisons of fmag/Sugar.def, 1.0 or 0.0, through the folds: x - y decides */
+static fmag_value *gt(mx_node *n, fmag_value *x, fmag_value *y)
+{
+    return sel(n, sub(n, x, y), K(n, 1.0f), K(n, 0.0f));
+}
+static fmag_value *lt(mx_node *n, fmag_value *x, fmag_value *y)
+{
+    return gt(n, y, x);
+}
+static fmag_value *le(mx_node *n, fmag_value *x, fmag_value *y)
+{
+    return sel(n, sub(n, x, y), K(n, 0.0f), K(n, 1.0f));
+}
+static fmag_value *ge(mx_node *n, fmag_value *x, fmag_value *y)
+{
+    return le(n, y, x);
+}
 
 /* The literal that the sequence just built after `last` (NULL: from the block's
  * start) computes, evaluated step by step as constfold and the lowering fold it
@@ -591,8 +608,8 @@ static bool n_smoothstep(mx_node *n, int op)
         fmag_value *v = mx_c(&x, i), *l = mx_c(&lo, i), *h = mx_c(&hi, i);
         fmag_instr *last = B->block->last;
         fmag_value *s = fold_since(n, last, fmag_build_smoothstep(B, l, h, v, F));
-        s = sel(n, fmag_build_le(B, v, l), K(n, 0.0f), s);
-        r.c[i] = sel(n, fmag_build_ge(B, v, h), K(n, 1.0f), s);
+        s = sel(n, le(n, v, l), K(n, 0.0f), s);
+        r.c[i] = sel(n, ge(n, v, h), K(n, 1.0f), s);
     }
     return out(n, r);
 }
@@ -637,16 +654,16 @@ static void rgb2hsv(mx_node *n, fmag_value *const *c, fmag_value **hsv)
     fmag_value *mn = fmag_build_min(B, r, fmag_build_min(B, g, b));
     fmag_value *mx = fmag_build_max(B, r, fmag_build_max(B, g, b));
     fmag_value *delta = sub(n, mx, mn);
-    fmag_value *s = sel(n, fmag_build_gt(B, mx, K(n, 0.0f)), divv(n, delta, mx), K(n, 0.0f));
+    fmag_value *s = sel(n, gt(n, mx, K(n, 0.0f)), divv(n, delta, mx), K(n, 0.0f));
     /* delta 0 gives h 0; the division is guarded so no NaN reaches a select's arms */
-    fmag_value *dsafe = sel(n, fmag_build_gt(B, delta, K(n, 0.0f)), delta, K(n, 1.0f));
+    fmag_value *dsafe = sel(n, gt(n, delta, K(n, 0.0f)), delta, K(n, 1.0f));
     fmag_value *hr = divv(n, sub(n, g, b), dsafe);
     fmag_value *hg = add(n, K(n, 2.0f), divv(n, sub(n, b, r), dsafe));
     fmag_value *hb = add(n, K(n, 4.0f), divv(n, sub(n, r, g), dsafe));
-    fmag_value *h = sel(n, fmag_build_ge(B, r, mx), hr, sel(n, fmag_build_ge(B, g, mx), hg, hb));
+    fmag_value *h = sel(n, ge(n, r, mx), hr, sel(n, ge(n, g, mx), hg, hb));
     h = mul(n, h, K(n, 1.0f / 6.0f));
-    h = sel(n, fmag_build_lt(B, h, K(n, 0.0f)), add(n, h, K(n, 1.0f)), h);
-    h = sel(n, fmag_build_gt(B, s, K(n, 0.0f)), h, K(n, 0.0f));
+    h = sel(n, lt(n, h, K(n, 0.0f)), add(n, h, K(n, 1.0f)), h);
+    h = sel(n, gt(n, s, K(n, 0.0f)), h, K(n, 0.0f));
     hsv[0] = h;
     hsv[1] = s;
     hsv[2] = mx;
@@ -662,11 +679,11 @@ static void hsv2rgb(mx_node *n, fmag_value *const *hsv, fmag_value **rgb)
     fmag_value *q = mul(n, v, sub(n, one, mul(n, s, f)));
     fmag_value *t = mul(n, v, sub(n, one, mul(n, s, sub(n, one, f))));
     fmag_value *tab[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
-    fmag_value *small = fmag_build_lt(B, s, K(n, 0.0001f));
+    fmag_value *small = lt(n, s, K(n, 0.0001f));
     for (unsigned c = 0; c < 3; c++) {
         fmag_value *r = tab[5][c];
         for (int k = 4; k >= 0; k--)
-            r = sel(n, fmag_build_lt(B, hi, K(n, (float)k + 0.5f)), tab[k][c], r);
+            r = sel(n, lt(n, hi, K(n, (float)k + 0.5f)), tab[k][c], r);
         rgb[c] = sel(n, small, v, r);
     }
 }
@@ -847,12 +864,12 @@ static fmag_value *blend1(mx_node *n, int op, fmag_value *f, fmag_value *b)
     case BL_DIFF:
         return fmag_build_abs(B, sub(n, b, f));
     case BL_BURN: { /* 1 - (1 - B) / F; 0 where |F| is below epsilon */
-        fmag_value *ok = fmag_build_ge(B, fmag_build_abs(B, f), eps);
+        fmag_value *ok = ge(n, fmag_build_abs(B, f), eps);
         fmag_value *q = divv(n, sub(n, one, b), sel(n, ok, f, one));
         return sel(n, ok, sub(n, one, q), K(n, 0.0f));
     }
     case BL_DODGE: { /* B / (1 - F); 0 where |1 - F| is below epsilon */
-        fmag_value *d = sub(n, one, f), *ok = fmag_build_ge(B, fmag_build_abs(B, d), eps);
+        fmag_value *d = sub(n, one, f), *ok = ge(n, fmag_build_abs(B, d), eps);
         return sel(n, ok, divv(n, b, sel(n, ok, d, one)), K(n, 0.0f));
     }
     case BL_SCREEN:
@@ -860,7 +877,7 @@ static fmag_value *blend1(mx_node *n, int op, fmag_value *f, fmag_value *b)
     case BL_OVERLAY: { /* 2FB where F < 0.5, else 1 - 2(1 - F)(1 - B) */
         fmag_value *lo = mul(n, K(n, 2.0f), mul(n, f, b));
         fmag_value *hi = sub(n, one, mul(n, K(n, 2.0f), mul(n, sub(n, one, f), sub(n, one, b))));
-        return sel(n, fmag_build_lt(B, f, K(n, 0.5f)), lo, hi);
+        return sel(n, lt(n, f, K(n, 0.5f)), lo, hi);
     }
     default:
         return f;
@@ -898,8 +915,8 @@ static bool n_porterduff(mx_node *n, int op)
             break;
         case PD_DISJOINTOVER: {
             fmag_value *sum = add(n, fa, ba);
-            fmag_value *ok = fmag_build_le(B, sum, one);
-            fmag_value *bs = sel(n, fmag_build_gt(B, ba, K(n, 0.0f)), ba, one);
+            fmag_value *ok = le(n, sum, one);
+            fmag_value *bs = sel(n, gt(n, ba, K(n, 0.0f)), ba, one);
             v = i == 3 ? fmag_build_min(B, sum, one)
                        : sel(n, ok, add(n, F_, B_),
                              add(n, F_, divv(n, mul(n, B_, sub(n, one, fa)), bs)));
@@ -954,8 +971,8 @@ static bool n_if(mx_node *n, int op)
 {
     mx_val a = mx_in(n, "value1", MX_FLOAT, op == 2 ? 0.0f : 1.0f),
            b = mx_in(n, "value2", MX_FLOAT, 0.0f);
-    fmag_value *c = op == 0   ? fmag_build_gt(B, a.c[0], b.c[0])
-                    : op == 1 ? fmag_build_ge(B, a.c[0], b.c[0])
+    fmag_value *c = op == 0   ? gt(n, a.c[0], b.c[0])
+                    : op == 1 ? ge(n, a.c[0], b.c[0])
                               : fmag_build_eq(B, a.c[0], b.c[0]);
     mx_val r = mk(n->type);
     if (n->type == MX_BOOLEAN && !mx_doc_child(n->d, n->e, "in1") &&
@@ -985,7 +1002,7 @@ static bool n_switch(mx_node *n, int op)
     for (unsigned i = 0; i < r.n; i++) {
         fmag_value *v = mx_c(&in[count - 1], i);
         for (int k = (int)count - 2; k >= 0; k--)
-            v = sel(n, fmag_build_lt(B, w.c[0], K(n, (float)(k + 1))), mx_c(&in[k], i), v);
+            v = sel(n, lt(n, w.c[0], K(n, (float)(k + 1))), mx_c(&in[k], i), v);
         r.c[i] = v;
     }
     return out(n, r);
@@ -1066,7 +1083,7 @@ static fmag_value *aastep(mx_node *n, fmag_value *center, fmag_value *x)
     fmag_value *w =
         mul(n, fmag_build_sqrt(B, fma3(n, dx, dx, mul(n, dy, dy)), F), K(n, 0.70710678f));
     fmag_value *smooth = fmag_build_smoothstep(B, sub(n, center, w), add(n, center, w), x, F);
-    fmag_value *step = sel(n, fmag_build_ge(B, x, center), K(n, 1.0f), K(n, 0.0f));
+    fmag_value *step = sel(n, ge(n, x, center), K(n, 1.0f), K(n, 0.0f));
     return sel(n, w, smooth, step);
 }
 
@@ -1112,7 +1129,7 @@ static bool n_circle(mx_node *n, int op)
            rad = mx_in(n, "radius", MX_FLOAT, 0.5f), r = mk(MX_FLOAT);
     fmag_value *dx = sub(n, mx_c(&tc, 0), mx_c(&c, 0)), *dy = sub(n, mx_c(&tc, 1), mx_c(&c, 1));
     fmag_value *d2 = fma3(n, dx, dx, mul(n, dy, dy));
-    r.c[0] = fmag_build_lt(B, d2, mul(n, rad.c[0], rad.c[0]));
+    r.c[0] = lt(n, d2, mul(n, rad.c[0], rad.c[0]));
     return out(n, r);
 }
 
@@ -1129,11 +1146,11 @@ static bool n_line(mx_node *n, int op)
     fmag_value *px = sub(n, sub(n, mx_c(&tc, 0), mx_c(&c, 0)), mx_c(&p1, 0));
     fmag_value *py = sub(n, sub(n, mx_c(&tc, 1), mx_c(&c, 1)), mx_c(&p1, 1));
     fmag_value *ll = fma3(n, lx, lx, mul(n, ly, ly));
-    fmag_value *llsafe = sel(n, fmag_build_gt(B, ll, K(n, 0.0f)), ll, K(n, 1.0f));
+    fmag_value *llsafe = sel(n, gt(n, ll, K(n, 0.0f)), ll, K(n, 1.0f));
     fmag_value *t = clamp01(n, divv(n, fma3(n, px, lx, mul(n, py, ly)), llsafe));
     fmag_value *dx = sub(n, px, mul(n, lx, t)), *dy = sub(n, py, mul(n, ly, t));
     fmag_value *d2 = fma3(n, dx, dx, mul(n, dy, dy));
-    r.c[0] = fmag_build_le(B, d2, mul(n, rad.c[0], rad.c[0]));
+    r.c[0] = le(n, d2, mul(n, rad.c[0], rad.c[0]));
     return out(n, r);
 }
 
@@ -1151,7 +1168,7 @@ static bool n_cloverleaf(mx_node *n, int op)
     fmag_value *ax = sub(n, dx, h), *ay = sub(n, dy, h);
     fmag_value *d1 = fma3(n, ax, ax, mul(n, dy, dy));
     fmag_value *d2 = fma3(n, dx, dx, mul(n, ay, ay));
-    r.c[0] = fmag_build_lt(B, fmag_build_min(B, d1, d2), h2);
+    r.c[0] = lt(n, fmag_build_min(B, d1, d2), h2);
     return out(n, r);
 }
 
@@ -1168,7 +1185,7 @@ static bool n_hexagon(mx_node *n, int op)
     /* inside: |x| <= radius (the vertical sides) and |x| / 2 + |y| sqrt(3)/2 <= radius
      * (the slanted ones) */
     fmag_value *e = fma3(n, dy, K(n, 0.866025403784f), mul(n, dx, K(n, 0.5f)));
-    r.c[0] = mul(n, fmag_build_le(B, dx, rad.c[0]), fmag_build_le(B, e, rad.c[0]));
+    r.c[0] = mul(n, le(n, dx, rad.c[0]), le(n, e, rad.c[0]));
     return out(n, r);
 }
 
