@@ -270,6 +270,19 @@ static const char glsl_helpers[] =
     "    return (floatBitsToUint(r) & 0x7FFFFFFFu) > 0x7F800000u ? QNAN : r;\n"
     "#endif\n"
     "}\n"
+    "// An fma whose addend is the literal +0 and whose multiplicands are not compile-time\n"
+    "// constants: a driver may fold it to a * b, which differs only on an exact zero product of\n"
+    "// sign - (the VM's -0 + +0 is +0; a nonzero product that rounds to zero keeps its sign).\n"
+    "float fmag_emit_fma_plus0(float a, float b, float c)\n"
+    "{\n"
+    "#if FMAG_SOFT_FMA\n"
+    "    return fmag_emit_fma(a, b, c);\n"
+    "#else\n"
+    "    precise float r = fmag_emit_fma_any(a, b, c);\n"
+    "    uint za = floatBitsToUint(a) << 1, zb = floatBitsToUint(b) << 1;\n"
+    "    return floatBitsToUint(r) == 0x80000000u && (za == 0u || zb == 0u) ? 0.0 : r;\n"
+    "#endif\n"
+    "}\n"
     "// The guard, g > 0 (false for NaN and both zeros), on the bits: a compiler that assumes\n"
     "// no NaNs could otherwise turn the select around.\n"
     "bool fmag_emit_pos(float g)\n"
@@ -296,10 +309,12 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
      * guard on the bits (a compiler that assumes no NaNs could turn `g > 0` around) */
     static const char *const raw_fma[] = {"fmaf", "fmag_emit_fma_any", "__fmaf_rn"};
     const char *fma = nan_agnostic ? raw_fma[lang] : "fmag_emit_fma";
-    /* NaN-agnostic GLSL: an instruction a driver may fold (0 * x to 0, x + 0 to x: a
-     * multiplicand that is a compile-time constant, or an addend +0) keeps the exact helper,
-     * which decides zeros and infinities on the bits. Registers the stream has not written
-     * (0.0), and those written from constants alone, are compile-time constants. */
+    /* NaN-agnostic GLSL: an instruction a driver may fold (0 * x to 0, x + 0 to x) keeps the
+     * exact helper, which decides zeros and infinities on the bits, where a multiplicand or
+     * the addend is a compile-time constant that may be zero; a literal +0 addend alone
+     * needs only the sign of a zero product fixed (fmag_emit_fma_plus0). Registers the
+     * stream has not written (0.0), and those written from constants alone, are
+     * compile-time constants. */
     uint8_t *is_const = NULL;
     if (nan_agnostic && lang == FMAG_VM_EMIT_GLSL) {
         is_const = calloc(p->regs ? p->regs : 1, 1);
@@ -314,9 +329,11 @@ static void emit_instrs(sbuf *b, const fmag_vm_program *p, fmag_vm_emit_lang lan
             bool kb = word_is_const(is_const, p->regs, x.b);
             bool kc = word_is_const(is_const, p->regs, x.c);
             bool kg = word_is_const(is_const, p->regs, x.g);
-            bool folds = ka || (fmag_vm_word_is_ref(x.b) ? kb : (x.b & 0x7FFFFFFFu) == 0) ||
-                         (fmag_vm_word_is_ref(x.c) ? kc : x.c == 0);
-            fma = folds ? "fmag_emit_fma" : raw_fma[lang];
+            bool zero_product = ka || (fmag_vm_word_is_ref(x.b) ? kb : (x.b & 0x7FFFFFFFu) == 0);
+            bool plus0 = !fmag_vm_word_is_ref(x.c) && x.c == 0;
+            fma = zero_product || (fmag_vm_word_is_ref(x.c) && kc) ? "fmag_emit_fma"
+                  : plus0                                          ? "fmag_emit_fma_plus0"
+                                                                   : raw_fma[lang];
             bool writes = fmag_vm_word_is_ref(x.g) || fmag_float_of(x.g) > 0.0f;
             if (writes && d < p->regs) /* a register guard keeps the old value or the result */
                 is_const[d] = ka && kb && kc && kg && (is_const[d] || !fmag_vm_word_is_ref(x.g));

@@ -497,8 +497,9 @@ def main():
         pg = Playground(page, href.replace("?", "?reload=1&", 1))
         got = pg.p.eval("[document.getElementById('source').value, document.getElementById('pipeline').value,"
                         " document.getElementById('perlane').checked]")
-        if got != [perm_src, "-O1", True]:
-            fail("permalink: %s restored %r" % (href[:80], got))
+        menu = pg.p.eval("document.getElementById('example').value")
+        if got != [perm_src, "-O1", True] or menu != "":
+            fail("permalink: %s restored %r, example menu %r" % (href[:80], got, menu))
         else:
             print("ok: permalink restores the source, the pipeline and per-lane (%d-byte address)" % len(href), flush=True)
 
@@ -510,6 +511,9 @@ def main():
                                        ("playground-mtlx.png", "mtlx", False)):
             lang, src = examples[ex]
             pg.type_program(src, lang, "-O2", perlane, "webgl2")
+            menu = pg.p.eval("document.getElementById('example').value")
+            if menu != ex:
+                fail("the example menu shows %r while the editor holds %s" % (menu, ex))
             shot = page.send("Page.captureScreenshot", {"format": "png"})
             path = os.path.join(args.out, shot_name)
             with open(path, "wb") as f:

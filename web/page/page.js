@@ -305,11 +305,20 @@ async function main() {
     o.value = o.textContent = name;
     ui.example.appendChild(o);
   }
+  const custom = document.createElement('option');
+  custom.value = '';
+  custom.textContent = '(your own)';
+  ui.example.appendChild(custom);
   const fromHash = location.hash.length > 1 && decodeState(location.hash.slice(1));
   if (!fromHash) {
     ui.source.value = EXAMPLES.plasma.src;
     ui.lang.value = 'sl';
   }
+  // The menu names the example on screen: a page restored from its link may hold another
+  // example or text of the user's own.
+  const shown = () => Object.keys(EXAMPLES).find((k) =>
+    EXAMPLES[k].src === ui.source.value && EXAMPLES[k].lang === ui.lang.value) ?? '';
+  ui.example.value = shown();
   if (!navigator.gpu) ui.backend.querySelector('option[value=webgpu]').disabled = true;
   fmag = await loadFmag();
   if (!fmag.haveLanguage('mtlx')) {
@@ -317,17 +326,19 @@ async function main() {
     o.disabled = true;
     o.textContent += ' (not built: no expat source, docs/Web.md)';
   }
-  ui.source.addEventListener('input', scheduleCompile);
+  ui.source.addEventListener('input', () => { ui.example.value = shown(); scheduleCompile(); });
   ui.source.addEventListener('scroll', () => { ui.gutter.scrollTop = ui.source.scrollTop; });
   ui.source.addEventListener('keydown', (e) => {
     if (e.key === 'Tab') { e.preventDefault(); document.execCommand('insertText', false, '    '); }
   });
+  ui.lang.addEventListener('change', () => { ui.example.value = shown(); });
   for (const el of [ui.lang, ui.pipeline, ui.fastmath, ui.perlane, ui.backend])
     el.addEventListener('change', scheduleCompile);
   ui.time.addEventListener('change', () => { state.busy = true; renderImage().finally(() => { state.busy = false; }); });
   ui.animate.addEventListener('change', () => requestAnimationFrame(animate));
   ui.example.addEventListener('change', () => {
     const ex = EXAMPLES[ui.example.value];
+    if (!ex) return;
     ui.source.value = ex.src;
     ui.lang.value = ex.lang;
     ui.perlane.checked = ui.example.value === 'tiles';
