@@ -173,22 +173,8 @@ static fmag_value *fold_since(mx_node *n, fmag_instr *last, fmag_value *v)
     return K(n, r);
 }
 
-typedef fmag_value *(*builtin1)(fmag_builder *b, fmag_value *x, bool fastmath);
-
-static fmag_value *builtin_of(mx_node *n, builtin1 fn, fmag_value *x)
-{
-    fmag_instr *last = B->block->last;
-    return fold_since(n, last, fn(B, x, F));
-}
-
-static fmag_value *mixv(mx_node *n, fmag_value *bg, fmag_value *fg, fmag_value *t)
-{
-    fmag_instr *last = B->block->last;
-    return fold_since(n, last, fmag_build_mix(B, bg, fg, t, F));
-}
-
-/* ----------------------------------------------------------------- math */
-
+/* The one-operand builtins a node applies, a key each for the context's table of
+ * those evaluated on literals (mx_folded_get). */
 enum {
     U_ABS,
     U_SIGN,
@@ -205,7 +191,34 @@ enum {
     U_EXP,
     U_DOT,
     U_FRACT,
+    U_RADIANS,
 };
+
+typedef fmag_value *(*builtin1)(fmag_builder *b, fmag_value *x, bool fastmath);
+
+/* fn(x), whose op names it. For a literal x, its literal, which the context keeps
+ * for the next compile (an editor's, which meets the same literal angle again):
+ * its sequence is then not built at all. The key holds what the sequence depends
+ * on besides x: the builtin, fast math and the module's intrinsic calls. */
+static fmag_value *builtin_of(mx_node *n, int op, builtin1 fn, fmag_value *x)
+{
+    float kx, r;
+    if (!lit(x, &kx)) return fn(B, x, F);
+    uint32_t key = (uint32_t)op << 2 | (uint32_t)F << 1 | (uint32_t)B->module->math_calls;
+    if (mx_folded_get(n->d, key, x->ibits, &r)) return K(n, r);
+    fmag_instr *last = B->block->last;
+    fmag_value *v = fold_since(n, last, fn(B, x, F));
+    if (lit(v, &r)) mx_folded_put(n->d, key, x->ibits, r);
+    return v;
+}
+
+static fmag_value *mixv(mx_node *n, fmag_value *bg, fmag_value *fg, fmag_value *t)
+{
+    fmag_instr *last = B->block->last;
+    return fold_since(n, last, fmag_build_mix(B, bg, fg, t, F));
+}
+
+/* ----------------------------------------------------------------- math */
 
 static fmag_value *unary(mx_node *n, int op, fmag_value *x)
 {
@@ -213,31 +226,31 @@ static fmag_value *unary(mx_node *n, int op, fmag_value *x)
     case U_ABS:
         return fmag_build_abs(B, x);
     case U_SIGN:
-        return builtin_of(n, fmag_build_sign, x);
+        return builtin_of(n, U_SIGN, fmag_build_sign, x);
     case U_FLOOR:
-        return builtin_of(n, fmag_build_floor, x);
+        return builtin_of(n, U_FLOOR, fmag_build_floor, x);
     case U_CEIL:
-        return builtin_of(n, fmag_build_ceil, x);
+        return builtin_of(n, U_CEIL, fmag_build_ceil, x);
     case U_ROUND:
-        return builtin_of(n, fmag_build_round, x);
+        return builtin_of(n, U_ROUND, fmag_build_round, x);
     case U_SIN:
-        return builtin_of(n, fmag_build_sin, x);
+        return builtin_of(n, U_SIN, fmag_build_sin, x);
     case U_COS:
-        return builtin_of(n, fmag_build_cos, x);
+        return builtin_of(n, U_COS, fmag_build_cos, x);
     case U_TAN:
-        return builtin_of(n, fmag_build_tan, x);
+        return builtin_of(n, U_TAN, fmag_build_tan, x);
     case U_ASIN:
-        return builtin_of(n, fmag_build_asin, x);
+        return builtin_of(n, U_ASIN, fmag_build_asin, x);
     case U_ACOS:
-        return builtin_of(n, fmag_build_acos, x);
+        return builtin_of(n, U_ACOS, fmag_build_acos, x);
     case U_SQRT:
-        return builtin_of(n, fmag_build_sqrt, x);
+        return builtin_of(n, U_SQRT, fmag_build_sqrt, x);
     case U_LN:
-        return builtin_of(n, fmag_build_log, x);
+        return builtin_of(n, U_LN, fmag_build_log, x);
     case U_EXP:
-        return builtin_of(n, fmag_build_exp, x);
+        return builtin_of(n, U_EXP, fmag_build_exp, x);
     case U_FRACT:
-        return builtin_of(n, fmag_build_fract, x);
+        return builtin_of(n, U_FRACT, fmag_build_fract, x);
     default:
         return x;
     }
@@ -477,14 +490,14 @@ static bool n_invertmatrix(mx_node *n, int op)
  * rounded product */
 static fmag_value *radians(mx_node *n, fmag_value *deg)
 {
-    return builtin_of(n, fmag_build_radians, deg);
+    return builtin_of(n, U_RADIANS, fmag_build_radians, deg);
 }
 
 /* rotate2d: MaterialX's GLSL (ca*x + sa*y, -sa*x + ca*y) with amount in degrees. */
 static void rot2(mx_node *n, fmag_value *x, fmag_value *y, fmag_value *deg, fmag_value **r)
 {
-    fmag_value *a = radians(n, deg), *s = builtin_of(n, fmag_build_sin, a),
-               *c = builtin_of(n, fmag_build_cos, a);
+    fmag_value *a = radians(n, deg), *s = builtin_of(n, U_SIN, fmag_build_sin, a),
+               *c = builtin_of(n, U_COS, fmag_build_cos, a);
     r[0] = fma3(n, c, x, mul(n, s, y));
     r[1] = sub(n, mul(n, c, y), mul(n, s, x));
 }
@@ -513,8 +526,8 @@ static bool n_rotate3d(mx_node *n, int op)
     fmag_build_normalize(B, axc, 3, k, F);
     for (unsigned i = 0; i < 3; i++)
         v[i] = mx_c(&x, i);
-    fmag_value *t = radians(n, a.c[0]), *s = builtin_of(n, fmag_build_sin, t),
-               *c = builtin_of(n, fmag_build_cos, t);
+    fmag_value *t = radians(n, a.c[0]), *s = builtin_of(n, U_SIN, fmag_build_sin, t),
+               *c = builtin_of(n, U_COS, fmag_build_cos, t);
     fmag_build_cross(B, v, k, vxk, F);
     fmag_value *kd = fmag_build_dot(B, k, v, 3, F), *omc = sub(n, K(n, 1.0f), c);
     for (unsigned i = 0; i < 3; i++) {
