@@ -212,10 +212,31 @@ static fmag_value *builtin_of(mx_node *n, int op, builtin1 fn, fmag_value *x)
     return v;
 }
 
+/* lib/Math's mix; with a literal weight (a blend's default mix) its two fmas through
+ * the folds, so that a literal background leaves one. */
 static fmag_value *mixv(mx_node *n, fmag_value *bg, fmag_value *fg, fmag_value *t)
 {
+    float kt;
+    if (lit(t, &kt)) return fma3(n, t, fg, fma3(n, K(n, -kt), bg, bg));
     fmag_instr *last = B->block->last;
     return fold_since(n, last, fmag_build_mix(B, bg, fg, t, F));
+}
+
+/* lib/Math's smoothstep, and with literal edges (a node's defaults) without what its
+ * builder builds to be folded: the width, and a division by a width of 1. Where the
+ * module's builtins are calls (a document with derivatives) the division is one, so
+ * the builder's own. */
+static fmag_value *smooth(mx_node *n, fmag_value *e0, fmag_value *e1, fmag_value *x)
+{
+    float a, c;
+    if (B->module->math_calls || !lit(e0, &a) || !lit(e1, &c))
+        return fmag_build_smoothstep(B, e0, e1, x, F);
+    fmag_value *num = sub(n, x, e0);
+    float w = c - a;
+    fmag_value *q = w == 1.0f ? num : fmag_build_div(B, num, K(n, w), F);
+    fmag_value *t = fmag_build_saturate(B, q, F);
+    fmag_value *p = fma3(n, t, K(n, -2.0f), K(n, 3.0f));
+    return mul(n, mul(n, t, t), p);
 }
 
 /* ----------------------------------------------------------------- math */
@@ -620,7 +641,7 @@ static bool n_smoothstep(mx_node *n, int op)
     for (unsigned i = 0; i < r.n; i++) {
         fmag_value *v = mx_c(&x, i), *l = mx_c(&lo, i), *h = mx_c(&hi, i);
         fmag_instr *last = B->block->last;
-        fmag_value *s = fold_since(n, last, fmag_build_smoothstep(B, l, h, v, F));
+        fmag_value *s = fold_since(n, last, smooth(n, l, h, v));
         s = sel(n, le(n, v, l), K(n, 0.0f), s);
         r.c[i] = sel(n, ge(n, v, h), K(n, 1.0f), s);
     }
@@ -1095,9 +1116,9 @@ static fmag_value *aastep(mx_node *n, fmag_value *center, fmag_value *x)
     fmag_value *dx = fmag_build_dfdx(B, x), *dy = fmag_build_dfdy(B, x);
     fmag_value *w =
         mul(n, fmag_build_sqrt(B, fma3(n, dx, dx, mul(n, dy, dy)), F), K(n, 0.70710678f));
-    fmag_value *smooth = fmag_build_smoothstep(B, sub(n, center, w), add(n, center, w), x, F);
+    fmag_value *soft = smooth(n, sub(n, center, w), add(n, center, w), x);
     fmag_value *step = sel(n, ge(n, x, center), K(n, 1.0f), K(n, 0.0f));
-    return sel(n, w, smooth, step);
+    return sel(n, w, soft, step);
 }
 
 /* splitlr / splittb: valuel to valuer across u = center (valueb to valuet across
