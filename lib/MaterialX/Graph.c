@@ -1162,7 +1162,7 @@ static void compile_thunk(void *arg)
 static bool doc_uses_derivatives(const mx_doc *d)
 {
     for (const mx_elem *e = d->root; e;) {
-        if (e->kind == MX_EK_NODE && (!strcmp(e->tag, "splitlr") || !strcmp(e->tag, "splittb")))
+        if (e->kind == MX_EK_NODE && (mx_str_is(e->tag, "splitlr") || mx_str_is(e->tag, "splittb")))
             return true;
         e = mx_elem_next_preorder(e);
     }

@@ -1562,7 +1562,10 @@ bool mx_std_node(mx_node *n, const char *category, bool *ok)
 #endif
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(category, table[mid].category);
+        /* the first letters settle most steps without a call */
+        const char *t = table[mid].category;
+        int c = category[0] != t[0] ? (unsigned char)category[0] - (unsigned char)t[0]
+                                    : strcmp(category, t);
         if (!c) {
             *ok = table[mid].fn(n, table[mid].op);
             return true;
