@@ -860,6 +860,9 @@ static bool eval_node(mx_gen *g, mx_scope *s, mx_elem *e, mx_outs *o)
     n.e = e;
     n.b = &g->b;
     n.fast = g->fast;
+    n.k0 = gen_const(g, 0.0f);
+    n.k1 = gen_const(g, 1.0f);
+    n.km1 = gen_const(g, -1.0f);
     const char *tname = e->a_type;
     n.type = (mx_type)e->etype;
     if (n.type == MX_UNKNOWN) {

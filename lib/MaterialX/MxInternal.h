@@ -218,6 +218,8 @@ typedef struct mx_node {
     mx_type type; /* the node's type attribute */
     fmag_builder *b;
     bool fast;
+    /* the literals 0, 1 and -1, which the IR helpers ask for at every instruction */
+    fmag_value *k0, *k1, *km1;
     /* outputs: one (out) unless the node has several */
     unsigned nouts;
     const char **out_names;

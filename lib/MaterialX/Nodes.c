@@ -82,19 +82,19 @@ static fmag_value *fmagk(mx_node *n, fmag_value *a, fmag_value *bb, fmag_value *
 }
 static fmag_value *fma3(mx_node *n, fmag_value *x, fmag_value *y, fmag_value *z)
 {
-    return fmagk(n, x, y, z, K(n, 0.0f), K(n, 1.0f));
+    return fmagk(n, x, y, z, n->k0, n->k1);
 }
 static fmag_value *add(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    return fma3(n, x, K(n, 1.0f), y);
+    return fma3(n, x, n->k1, y);
 }
 static fmag_value *sub(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    return fma3(n, y, K(n, -1.0f), x);
+    return fma3(n, y, n->km1, x);
 }
 static fmag_value *mul(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    return fma3(n, x, y, K(n, 0.0f));
+    return fma3(n, x, y, n->k0);
 }
 static fmag_value *divv(mx_node *n, fmag_value *x, fmag_value *y)
 {
@@ -105,12 +105,12 @@ static fmag_value *divv(mx_node *n, fmag_value *x, fmag_value *y)
 /* c > 0 ? t : f for a boolean c of 1.0 / 0.0 */
 static fmag_value *sel(mx_node *n, fmag_value *c, fmag_value *t, fmag_value *f)
 {
-    return fmagk(n, t, K(n, 1.0f), K(n, 0.0f), f, c);
+    return fmagk(n, t, n->k1, n->k0, f, c);
 }
 /* The comparisons of fmag/Sugar.def, 1.0 or 0.0, through the folds: x - y decides */
 static fmag_value *gt(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    return sel(n, sub(n, x, y), K(n, 1.0f), K(n, 0.0f));
+    return sel(n, sub(n, x, y), n->k1, n->k0);
 }
 static fmag_value *lt(mx_node *n, fmag_value *x, fmag_value *y)
 {
@@ -118,7 +118,7 @@ static fmag_value *lt(mx_node *n, fmag_value *x, fmag_value *y)
 }
 static fmag_value *le(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    return sel(n, sub(n, x, y), K(n, 0.0f), K(n, 1.0f));
+    return sel(n, sub(n, x, y), n->k0, n->k1);
 }
 static fmag_value *ge(mx_node *n, fmag_value *x, fmag_value *y)
 {
