@@ -212,14 +212,30 @@ static fmag_value *builtin_of(mx_node *n, int op, builtin1 fn, fmag_value *x)
     return v;
 }
 
-/* lib/Math's mix; with a literal weight (a blend's default mix) its two fmas through
- * the folds, so that a literal background leaves one. */
+/* lib/Math's mix, t*fg + (bg - t*bg) as two fmas, built here through the folds (a
+ * literal weight's negation is a literal; a literal background leaves one fma);
+ * a weight that is a select of literals is the builder's (it selects instead). */
 static fmag_value *mixv(mx_node *n, fmag_value *bg, fmag_value *fg, fmag_value *t)
 {
-    float kt;
-    if (lit(t, &kt)) return fma3(n, t, fg, fma3(n, K(n, -kt), bg, bg));
-    fmag_instr *last = B->block->last;
-    return fold_since(n, last, fmag_build_mix(B, bg, fg, t, F));
+    float kt, k;
+    const fmag_instr *d = t->kind == FMAG_VALUE_RESULT ? t->def : NULL;
+    if (d && d->op == FMAG_OP_FMAG && lit(fmag_instr_op(d, 0), &k) &&
+        lit(fmag_instr_op(d, 1), &k) && lit(fmag_instr_op(d, 2), &k) &&
+        lit(fmag_instr_op(d, 3), &k)) {
+        fmag_instr *last = B->block->last;
+        return fold_since(n, last, fmag_build_mix(B, bg, fg, t, F));
+    }
+    fmag_value *nt = lit(t, &kt) ? K(n, -kt) : fma3(n, t, n->km1, n->k0);
+    return fma3(n, t, fg, fma3(n, nt, bg, bg));
+}
+
+/* lib/Math's clamp, built here with the node's literals: on [+0, 1] its saturate
+ * (relu, then the min with 1), else the builder's. */
+static fmag_value *clampv(mx_node *n, fmag_value *x, fmag_value *lo, fmag_value *hi)
+{
+    if (lo != n->k0 || hi != n->k1) return fmag_build_clamp(B, x, lo, hi, F);
+    fmag_value *r = fmagk(n, x, n->k1, n->k0, n->k0, x);
+    return sel(n, sub(n, r, n->k1), n->k1, r);
 }
 
 /* lib/Math's smoothstep, and with literal edges (a node's defaults) without what its
@@ -234,7 +250,7 @@ static fmag_value *smooth(mx_node *n, fmag_value *e0, fmag_value *e1, fmag_value
     fmag_value *num = sub(n, x, e0);
     float w = c - a;
     fmag_value *q = w == 1.0f ? num : fmag_build_div(B, num, K(n, w), F);
-    fmag_value *t = fmag_build_saturate(B, q, F);
+    fmag_value *t = clampv(n, q, n->k0, n->k1);
     fmag_value *p = fma3(n, t, K(n, -2.0f), K(n, 3.0f));
     return mul(n, mul(n, t, t), p);
 }
@@ -371,8 +387,7 @@ static bool n_clamp(mx_node *n, int op)
            hi = mx_in(n, "high", n->type, 1.0f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++) {
         fmag_instr *last = B->block->last;
-        r.c[i] =
-            fold_since(n, last, fmag_build_clamp(B, mx_c(&x, i), mx_c(&lo, i), mx_c(&hi, i), F));
+        r.c[i] = fold_since(n, last, clampv(n, mx_c(&x, i), mx_c(&lo, i), mx_c(&hi, i)));
     }
     return out(n, r);
 }
@@ -1077,7 +1092,7 @@ static mx_val texcoord(mx_node *n)
 
 static fmag_value *clamp01(mx_node *n, fmag_value *x)
 {
-    return fmag_build_clamp(B, x, K(n, 0.0f), K(n, 1.0f), F);
+    return clampv(n, x, n->k0, n->k1);
 }
 
 /* ramplr / ramptb: mix across u (left to right) or v (bottom to top). */
