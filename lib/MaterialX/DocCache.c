@@ -21,10 +21,20 @@
  * it holds a copy of the text besides the tree. */
 #define MX_CACHE_MAX_TEXT (1u << 20)
 
+/* A builtin of a literal as Nodes.c evaluated it: key (the builtin and what else its
+ * sequence depends on), the operand's bits, the value's bits. */
+typedef struct mx_folded {
+    uint32_t key, bits;
+    float value;
+} mx_folded;
+#define MX_FOLDED_MAX 16 /* an editor's graph has a few literal angles */
+
 typedef struct mx_cache {
     mx_form kept, next;
     bool have;      /* kept holds a document */
     size_t poolmax; /* kept's pool may grow by edits up to this; then it is parsed again */
+    mx_folded folded[MX_FOLDED_MAX];
+    unsigned nfolded, next_folded; /* entries in use; the one the next put replaces */
 } mx_cache;
 
 static void form_free(mx_form *f)
@@ -269,4 +279,29 @@ bool mx_cache_load(mx_doc *d)
     for (size_t i = 0; i < f->index_cap; i++)
         d->index[i] = f->index[i] >= 0 ? &d->elems[f->index[i]] : NULL;
     return true;
+}
+
+/* The builtins of literals depend on nothing but their key and operand, not on the
+ * document: the table serves every document the context compiles. */
+bool mx_folded_get(const mx_doc *d, uint32_t key, uint32_t bits, float *value)
+{
+    const mx_cache *c = fmag_context_slot_get(d->ctx, MX_CACHE_SLOT);
+    for (unsigned k = 0; c && k < c->nfolded; k++)
+        if (c->folded[k].key == key && c->folded[k].bits == bits) {
+            *value = c->folded[k].value;
+            return true;
+        }
+    return false;
+}
+
+void mx_folded_put(const mx_doc *d, uint32_t key, uint32_t bits, float value)
+{
+    mx_cache *c = fmag_context_slot_get(d->ctx, MX_CACHE_SLOT);
+    if (!c) return; /* the form in scratch memory: nothing is kept */
+    mx_folded *f = &c->folded[c->next_folded];
+    c->next_folded = (c->next_folded + 1) % MX_FOLDED_MAX;
+    if (c->nfolded < MX_FOLDED_MAX) c->nfolded++;
+    f->key = key;
+    f->bits = bits;
+    f->value = value;
 }

@@ -860,6 +860,9 @@ static bool eval_node(mx_gen *g, mx_scope *s, mx_elem *e, mx_outs *o)
     n.e = e;
     n.b = &g->b;
     n.fast = g->fast;
+    n.k0 = gen_const(g, 0.0f);
+    n.k1 = gen_const(g, 1.0f);
+    n.km1 = gen_const(g, -1.0f);
     const char *tname = e->a_type;
     n.type = (mx_type)e->etype;
     if (n.type == MX_UNKNOWN) {
@@ -1162,7 +1165,7 @@ static void compile_thunk(void *arg)
 static bool doc_uses_derivatives(const mx_doc *d)
 {
     for (const mx_elem *e = d->root; e;) {
-        if (e->kind == MX_EK_NODE && (!strcmp(e->tag, "splitlr") || !strcmp(e->tag, "splittb")))
+        if (e->kind == MX_EK_NODE && (mx_str_is(e->tag, "splitlr") || mx_str_is(e->tag, "splittb")))
             return true;
         e = mx_elem_next_preorder(e);
     }

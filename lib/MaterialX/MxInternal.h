@@ -161,6 +161,12 @@ void mx_form_keep(mx_doc *d, mx_form *f);
 /* The tree and index of the context's cached document when d's text is its text or
  * that text with one attribute value changed (true), or nothing (false). */
 bool mx_cache_load(mx_doc *d);
+/* A one-operand builtin of a literal that an earlier compile of this context
+ * evaluated (Nodes.c: key names the builtin and what its sequence depends on, bits
+ * the operand): true and its value, or false. mx_folded_put keeps one (the oldest
+ * of a few goes); without the context's slot, nothing. */
+bool mx_folded_get(const mx_doc *d, uint32_t key, uint32_t bits, float *value);
+void mx_folded_put(const mx_doc *d, uint32_t key, uint32_t bits, float value);
 /* Frees the scratch form (d->scratch), if any. */
 void mx_cache_scratch_free(mx_doc *d);
 
@@ -212,6 +218,8 @@ typedef struct mx_node {
     mx_type type; /* the node's type attribute */
     fmag_builder *b;
     bool fast;
+    /* the literals 0, 1 and -1, which the IR helpers ask for at every instruction */
+    fmag_value *k0, *k1, *km1;
     /* outputs: one (out) unless the node has several */
     unsigned nouts;
     const char **out_names;

@@ -40,38 +40,61 @@ static bool is_color(mx_type t)
     return t == MX_COLOR3 || t == MX_COLOR4;
 }
 
-/* fmag helpers. They fold what is exact on literals (a default input is one) so that
- * the reader hands the pipeline less to fold: each is the machine's own result. */
+/* fmag helpers. What is known at build time (a default input is a literal) they do
+ * not build, so the reader hands the passes and the lowering less IR: only the folds
+ * that the lowering makes at every level (lib/CodeGen/Lower.c, -O0 included) and
+ * constfold makes at -O1 and -O2, so that no output changes. (x - 0, which constfold
+ * folds and the -O0 lowering does not, is built.) The literals come from the gen's
+ * cache. */
 static bool lit(const fmag_value *v, float *f)
 {
     if (v->kind != FMAG_VALUE_CONST || v->type != FMAG_TYPE_F32) return false;
     *f = v->imm;
     return true;
 }
-static fmag_value *folded(mx_node *n, float r, fmag_value *otherwise)
+static fmag_value *K(mx_node *n, float f)
 {
-    return r - r == 0.0f ? mx_k(n, r) : otherwise; /* never an infinity or NaN literal */
+    return mx_k(n, f);
+}
+/* e > 0 ? a*bb + c : d, or what it is known to be: the literal of an unconditional
+ * fma of literals with a finite result, d under a literal guard <= 0, x for x*1 + 0
+ * (either factor, either zero) and for a select of x on both arms or of two equal
+ * literals. */
+static fmag_value *fmagk(mx_node *n, fmag_value *a, fmag_value *bb, fmag_value *c, fmag_value *d,
+                         fmag_value *e)
+{
+    float ka = 0, kb = 0, kc = 0, kd = 0, ke = 0;
+    bool la = lit(a, &ka), lb = lit(bb, &kb), lc = lit(c, &kc);
+    bool move = lc && kc == 0.0f && ((!la && lb && kb == 1.0f) || (la && ka == 1.0f && !lb));
+    fmag_value *moved = la ? bb : a;
+    if (lit(e, &ke)) {
+        if (!(ke > 0.0f)) return d;
+        if (la && lb && lc) {
+            float r = fmaf(ka, kb, kc);
+            if (r - r == 0.0f) return K(n, r); /* never an infinity or NaN literal */
+        }
+        if (move) return moved;
+    } else {
+        if (move && moved == d) return d;
+        if (la && lb && lc && lit(d, &kd) && fmaf(ka, kb, kc) == kd) return d;
+    }
+    return fmag_build_fmag(B, a, bb, c, d, e);
+}
+static fmag_value *fma3(mx_node *n, fmag_value *x, fmag_value *y, fmag_value *z)
+{
+    return fmagk(n, x, y, z, n->k0, n->k1);
 }
 static fmag_value *add(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    float a, c;
-    if (lit(x, &a) && lit(y, &c)) return folded(n, fmaf(a, 1.0f, c), fmag_build_add(B, x, y));
-    return fmag_build_add(B, x, y);
+    return fma3(n, x, n->k1, y);
 }
 static fmag_value *sub(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    float a, c;
-    if (lit(x, &a) && lit(y, &c)) return folded(n, fmaf(c, -1.0f, a), fmag_build_sub(B, x, y));
-    return fmag_build_sub(B, x, y);
+    return fma3(n, y, n->km1, x);
 }
 static fmag_value *mul(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    float a, c;
-    bool kx = lit(x, &a), ky = lit(y, &c);
-    if (kx && ky) return folded(n, a * c, fmag_build_mul(B, x, y));
-    if (ky && c == 1.0f) return x; /* x * 1 is x, -0 included */
-    if (kx && a == 1.0f) return y;
-    return fmag_build_mul(B, x, y);
+    return fma3(n, x, y, n->k0);
 }
 static fmag_value *divv(mx_node *n, fmag_value *x, fmag_value *y)
 {
@@ -79,25 +102,79 @@ static fmag_value *divv(mx_node *n, fmag_value *x, fmag_value *y)
     if (lit(y, &c) && c == 1.0f) return x;
     return fmag_build_div(B, x, y, F);
 }
-static fmag_value *mixv(mx_node *n, fmag_value *bg, fmag_value *fg, fmag_value *t)
-{
-    return fmag_build_mix(B, bg, fg, t, F);
-}
 /* c > 0 ? t : f for a boolean c of 1.0 / 0.0 */
 static fmag_value *sel(mx_node *n, fmag_value *c, fmag_value *t, fmag_value *f)
 {
-    float g;
-    if (t == f) return t;
-    if (lit(c, &g)) return g > 0 ? t : f;
-    return fmag_build_select(B, t, f, c);
+    return fmagk(n, t, n->k1, n->k0, f, c);
 }
-static fmag_value *K(mx_node *n, float f)
+/* The comparisons of fmag/Sugar.def, 1.0 or 0.0, through the folds: x - y decides */
+static fmag_value *gt(mx_node *n, fmag_value *x, fmag_value *y)
 {
-    return mx_k(n, f);
+    return sel(n, sub(n, x, y), n->k1, n->k0);
+}
+static fmag_value *lt(mx_node *n, fmag_value *x, fmag_value *y)
+{
+    return gt(n, y, x);
+}
+static fmag_value *le(mx_node *n, fmag_value *x, fmag_value *y)
+{
+    return sel(n, sub(n, x, y), n->k0, n->k1);
+}
+static fmag_value *ge(mx_node *n, fmag_value *x, fmag_value *y)
+{
+    return le(n, y, x);
 }
 
-/* ----------------------------------------------------------------- math */
+/* The literal that the sequence just built after `last` (NULL: from the block's
+ * start) computes, evaluated step by step as constfold and the lowering fold it
+ * (fmag_eval, the machine's instruction); false when a step is not an fmag of
+ * literals and earlier steps, or is not finite (no literal for it: the folds leave
+ * it). */
+static bool eval_built(const fmag_block *blk, const fmag_instr *last, const fmag_value *r,
+                       float *out)
+{
+    enum { MAX_STEPS = 128 }; /* a builtin's sequence; a longer one stays built */
+    float vals[MAX_STEPS];
+    unsigned count = 0;
+    bool ok = true;
+    fmag_instr *first = last ? last->next : blk->first;
+    for (fmag_instr *i = first; i && ok; i = i->next) {
+        float o[5];
+        ok = i->op == FMAG_OP_FMAG && count < MAX_STEPS;
+        for (unsigned k = 0; k < 5 && ok; k++) {
+            fmag_value *v = fmag_instr_op(i, k);
+            if (lit(v, &o[k])) continue;
+            ok = v->kind == FMAG_VALUE_RESULT && v->def->aux;
+            if (ok) o[k] = *(const float *)v->def->aux;
+        }
+        if (!ok) break;
+        vals[count] = fmag_eval(o[0], o[1], o[2], o[3], o[4]);
+        ok = vals[count] - vals[count] == 0.0f;
+        i->aux = &vals[count++];
+    }
+    bool known = ok && (lit(r, out) || (r->kind == FMAG_VALUE_RESULT && r->def->aux));
+    if (known && !lit(r, out)) *out = *(const float *)r->def->aux;
+    for (fmag_instr *i = first; i; i = i->next)
+        i->aux = NULL;
+    return known;
+}
 
+/* v, built after `last` at the end of the block: its literal when what was built
+ * is a sequence on literals (a builtin of a literal angle or default input), the
+ * sequence erased, so that the passes and the lowering never walk what they would
+ * fold away to the same literal; else v. */
+static fmag_value *fold_since(mx_node *n, fmag_instr *last, fmag_value *v)
+{
+    fmag_block *blk = B->block;
+    float r;
+    if (B->before || blk->last == last || !eval_built(blk, last, v, &r)) return v;
+    while (blk->last != last)
+        fmag_instr_erase(blk->last);
+    return K(n, r);
+}
+
+/* The one-operand builtins a node applies, a key each for the context's table of
+ * those evaluated on literals (mx_folded_get). */
 enum {
     U_ABS,
     U_SIGN,
@@ -114,7 +191,71 @@ enum {
     U_EXP,
     U_DOT,
     U_FRACT,
+    U_RADIANS,
 };
+
+typedef fmag_value *(*builtin1)(fmag_builder *b, fmag_value *x, bool fastmath);
+
+/* fn(x), whose op names it. For a literal x, its literal, which the context keeps
+ * for the next compile (an editor's, which meets the same literal angle again):
+ * its sequence is then not built at all. The key holds what the sequence depends
+ * on besides x: the builtin, fast math and the module's intrinsic calls. */
+static fmag_value *builtin_of(mx_node *n, int op, builtin1 fn, fmag_value *x)
+{
+    float kx, r;
+    if (!lit(x, &kx)) return fn(B, x, F);
+    uint32_t key = (uint32_t)op << 2 | (uint32_t)F << 1 | (uint32_t)B->module->math_calls;
+    if (mx_folded_get(n->d, key, x->ibits, &r)) return K(n, r);
+    fmag_instr *last = B->block->last;
+    fmag_value *v = fold_since(n, last, fn(B, x, F));
+    if (lit(v, &r)) mx_folded_put(n->d, key, x->ibits, r);
+    return v;
+}
+
+/* lib/Math's mix, t*fg + (bg - t*bg) as two fmas, built here through the folds (a
+ * literal weight's negation is a literal; a literal background leaves one fma);
+ * a weight that is a select of literals is the builder's (it selects instead). */
+static fmag_value *mixv(mx_node *n, fmag_value *bg, fmag_value *fg, fmag_value *t)
+{
+    float kt, k;
+    const fmag_instr *d = t->kind == FMAG_VALUE_RESULT ? t->def : NULL;
+    if (d && d->op == FMAG_OP_FMAG && lit(fmag_instr_op(d, 0), &k) &&
+        lit(fmag_instr_op(d, 1), &k) && lit(fmag_instr_op(d, 2), &k) &&
+        lit(fmag_instr_op(d, 3), &k)) {
+        fmag_instr *last = B->block->last;
+        return fold_since(n, last, fmag_build_mix(B, bg, fg, t, F));
+    }
+    fmag_value *nt = lit(t, &kt) ? K(n, -kt) : fma3(n, t, n->km1, n->k0);
+    return fma3(n, t, fg, fma3(n, nt, bg, bg));
+}
+
+/* lib/Math's clamp, built here with the node's literals: on [+0, 1] its saturate
+ * (relu, then the min with 1), else the builder's. */
+static fmag_value *clampv(mx_node *n, fmag_value *x, fmag_value *lo, fmag_value *hi)
+{
+    if (lo != n->k0 || hi != n->k1) return fmag_build_clamp(B, x, lo, hi, F);
+    fmag_value *r = fmagk(n, x, n->k1, n->k0, n->k0, x);
+    return sel(n, sub(n, r, n->k1), n->k1, r);
+}
+
+/* lib/Math's smoothstep, and with literal edges (a node's defaults) without what its
+ * builder builds to be folded: the width, and a division by a width of 1. Where the
+ * module's builtins are calls (a document with derivatives) the division is one, so
+ * the builder's own. */
+static fmag_value *smooth(mx_node *n, fmag_value *e0, fmag_value *e1, fmag_value *x)
+{
+    float a, c;
+    if (B->module->math_calls || !lit(e0, &a) || !lit(e1, &c))
+        return fmag_build_smoothstep(B, e0, e1, x, F);
+    fmag_value *num = sub(n, x, e0);
+    float w = c - a;
+    fmag_value *q = w == 1.0f ? num : fmag_build_div(B, num, K(n, w), F);
+    fmag_value *t = clampv(n, q, n->k0, n->k1);
+    fmag_value *p = fma3(n, t, K(n, -2.0f), K(n, 3.0f));
+    return mul(n, mul(n, t, t), p);
+}
+
+/* ----------------------------------------------------------------- math */
 
 static fmag_value *unary(mx_node *n, int op, fmag_value *x)
 {
@@ -122,31 +263,31 @@ static fmag_value *unary(mx_node *n, int op, fmag_value *x)
     case U_ABS:
         return fmag_build_abs(B, x);
     case U_SIGN:
-        return fmag_build_sign(B, x, F);
+        return builtin_of(n, U_SIGN, fmag_build_sign, x);
     case U_FLOOR:
-        return fmag_build_floor(B, x, F);
+        return builtin_of(n, U_FLOOR, fmag_build_floor, x);
     case U_CEIL:
-        return fmag_build_ceil(B, x, F);
+        return builtin_of(n, U_CEIL, fmag_build_ceil, x);
     case U_ROUND:
-        return fmag_build_round(B, x, F);
+        return builtin_of(n, U_ROUND, fmag_build_round, x);
     case U_SIN:
-        return fmag_build_sin(B, x, F);
+        return builtin_of(n, U_SIN, fmag_build_sin, x);
     case U_COS:
-        return fmag_build_cos(B, x, F);
+        return builtin_of(n, U_COS, fmag_build_cos, x);
     case U_TAN:
-        return fmag_build_tan(B, x, F);
+        return builtin_of(n, U_TAN, fmag_build_tan, x);
     case U_ASIN:
-        return fmag_build_asin(B, x, F);
+        return builtin_of(n, U_ASIN, fmag_build_asin, x);
     case U_ACOS:
-        return fmag_build_acos(B, x, F);
+        return builtin_of(n, U_ACOS, fmag_build_acos, x);
     case U_SQRT:
-        return fmag_build_sqrt(B, x, F);
+        return builtin_of(n, U_SQRT, fmag_build_sqrt, x);
     case U_LN:
-        return fmag_build_log(B, x, F);
+        return builtin_of(n, U_LN, fmag_build_log, x);
     case U_EXP:
-        return fmag_build_exp(B, x, F);
+        return builtin_of(n, U_EXP, fmag_build_exp, x);
     case U_FRACT:
-        return fmag_build_fract(B, x, F);
+        return builtin_of(n, U_FRACT, fmag_build_fract, x);
     default:
         return x;
     }
@@ -199,7 +340,7 @@ static void mat_mul(mx_node *n, unsigned N, fmag_value *const *a, fmag_value *co
         for (unsigned j = 0; j < N; j++) {
             fmag_value *s = mul(n, a[i * N], b[j]);
             for (unsigned k = 1; k < N; k++)
-                s = fmag_build_fma(B, a[i * N + k], b[k * N + j], s);
+                s = fma3(n, a[i * N + k], b[k * N + j], s);
             r[i * N + j] = s;
         }
 }
@@ -244,8 +385,10 @@ static bool n_clamp(mx_node *n, int op)
     (void)op;
     mx_val x = mx_in(n, "in", n->type, 0.0f), lo = mx_in(n, "low", n->type, 0.0f),
            hi = mx_in(n, "high", n->type, 1.0f), r = mk(n->type);
-    for (unsigned i = 0; i < r.n; i++)
-        r.c[i] = fmag_build_clamp(B, mx_c(&x, i), mx_c(&lo, i), mx_c(&hi, i), F);
+    for (unsigned i = 0; i < r.n; i++) {
+        fmag_instr *last = B->block->last;
+        r.c[i] = fold_since(n, last, clampv(n, mx_c(&x, i), mx_c(&lo, i), mx_c(&hi, i)));
+    }
     return out(n, r);
 }
 
@@ -337,7 +480,7 @@ static bool n_transformmatrix(mx_node *n, int op)
     for (unsigned j = 0; j < r.n && j < N; j++) {
         fmag_value *s = mul(n, v[0], m.c[j]);
         for (unsigned i = 1; i < N; i++)
-            s = fmag_build_fma(B, v[i], m.c[i * N + j], s);
+            s = fma3(n, v[i], m.c[i * N + j], s);
         r.c[j] = s;
     }
     return out(n, r);
@@ -383,14 +526,15 @@ static bool n_invertmatrix(mx_node *n, int op)
  * rounded product */
 static fmag_value *radians(mx_node *n, fmag_value *deg)
 {
-    return fmag_build_radians(B, deg, F);
+    return builtin_of(n, U_RADIANS, fmag_build_radians, deg);
 }
 
 /* rotate2d: MaterialX's GLSL (ca*x + sa*y, -sa*x + ca*y) with amount in degrees. */
 static void rot2(mx_node *n, fmag_value *x, fmag_value *y, fmag_value *deg, fmag_value **r)
 {
-    fmag_value *a = radians(n, deg), *s = fmag_build_sin(B, a, F), *c = fmag_build_cos(B, a, F);
-    r[0] = fmag_build_fma(B, c, x, mul(n, s, y));
+    fmag_value *a = radians(n, deg), *s = builtin_of(n, U_SIN, fmag_build_sin, a),
+               *c = builtin_of(n, U_COS, fmag_build_cos, a);
+    r[0] = fma3(n, c, x, mul(n, s, y));
     r[1] = sub(n, mul(n, c, y), mul(n, s, x));
 }
 
@@ -418,7 +562,8 @@ static bool n_rotate3d(mx_node *n, int op)
     fmag_build_normalize(B, axc, 3, k, F);
     for (unsigned i = 0; i < 3; i++)
         v[i] = mx_c(&x, i);
-    fmag_value *t = radians(n, a.c[0]), *s = fmag_build_sin(B, t, F), *c = fmag_build_cos(B, t, F);
+    fmag_value *t = radians(n, a.c[0]), *s = builtin_of(n, U_SIN, fmag_build_sin, t),
+               *c = builtin_of(n, U_COS, fmag_build_cos, t);
     fmag_build_cross(B, v, k, vxk, F);
     fmag_value *kd = fmag_build_dot(B, k, v, 3, F), *omc = sub(n, K(n, 1.0f), c);
     for (unsigned i = 0; i < 3; i++) {
@@ -495,7 +640,7 @@ static bool n_remap(mx_node *n, int op)
     for (unsigned i = 0; i < r.n; i++) {
         fmag_value *t =
             divv(n, sub(n, mx_c(&x, i), mx_c(&il, i)), sub(n, mx_c(&ih, i), mx_c(&il, i)));
-        r.c[i] = fmag_build_fma(B, t, sub(n, mx_c(&oh, i), mx_c(&ol, i)), mx_c(&ol, i));
+        r.c[i] = fma3(n, t, sub(n, mx_c(&oh, i), mx_c(&ol, i)), mx_c(&ol, i));
     }
     return out(n, r);
 }
@@ -510,9 +655,10 @@ static bool n_smoothstep(mx_node *n, int op)
            hi = mx_in(n, "high", n->type, 1.0f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++) {
         fmag_value *v = mx_c(&x, i), *l = mx_c(&lo, i), *h = mx_c(&hi, i);
-        fmag_value *s = fmag_build_smoothstep(B, l, h, v, F);
-        s = sel(n, fmag_build_le(B, v, l), K(n, 0.0f), s);
-        r.c[i] = sel(n, fmag_build_ge(B, v, h), K(n, 1.0f), s);
+        fmag_instr *last = B->block->last;
+        fmag_value *s = fold_since(n, last, smooth(n, l, h, v));
+        s = sel(n, le(n, v, l), K(n, 0.0f), s);
+        r.c[i] = sel(n, ge(n, v, h), K(n, 1.0f), s);
     }
     return out(n, r);
 }
@@ -546,7 +692,7 @@ static bool n_saturate(mx_node *n, int op)
            r = mk(n->type);
     fmag_value *l = luma(n, &x);
     for (unsigned i = 0; i < 3; i++)
-        r.c[i] = fmag_build_fma(B, a.c[0], sub(n, mx_c(&x, i), l), l);
+        r.c[i] = fma3(n, a.c[0], sub(n, mx_c(&x, i), l), l);
     if (r.n == 4) r.c[3] = mx_c(&x, 3);
     return out(n, r);
 }
@@ -557,16 +703,16 @@ static void rgb2hsv(mx_node *n, fmag_value *const *c, fmag_value **hsv)
     fmag_value *mn = fmag_build_min(B, r, fmag_build_min(B, g, b));
     fmag_value *mx = fmag_build_max(B, r, fmag_build_max(B, g, b));
     fmag_value *delta = sub(n, mx, mn);
-    fmag_value *s = sel(n, fmag_build_gt(B, mx, K(n, 0.0f)), divv(n, delta, mx), K(n, 0.0f));
+    fmag_value *s = sel(n, gt(n, mx, K(n, 0.0f)), divv(n, delta, mx), K(n, 0.0f));
     /* delta 0 gives h 0; the division is guarded so no NaN reaches a select's arms */
-    fmag_value *dsafe = sel(n, fmag_build_gt(B, delta, K(n, 0.0f)), delta, K(n, 1.0f));
+    fmag_value *dsafe = sel(n, gt(n, delta, K(n, 0.0f)), delta, K(n, 1.0f));
     fmag_value *hr = divv(n, sub(n, g, b), dsafe);
     fmag_value *hg = add(n, K(n, 2.0f), divv(n, sub(n, b, r), dsafe));
     fmag_value *hb = add(n, K(n, 4.0f), divv(n, sub(n, r, g), dsafe));
-    fmag_value *h = sel(n, fmag_build_ge(B, r, mx), hr, sel(n, fmag_build_ge(B, g, mx), hg, hb));
+    fmag_value *h = sel(n, ge(n, r, mx), hr, sel(n, ge(n, g, mx), hg, hb));
     h = mul(n, h, K(n, 1.0f / 6.0f));
-    h = sel(n, fmag_build_lt(B, h, K(n, 0.0f)), add(n, h, K(n, 1.0f)), h);
-    h = sel(n, fmag_build_gt(B, s, K(n, 0.0f)), h, K(n, 0.0f));
+    h = sel(n, lt(n, h, K(n, 0.0f)), add(n, h, K(n, 1.0f)), h);
+    h = sel(n, gt(n, s, K(n, 0.0f)), h, K(n, 0.0f));
     hsv[0] = h;
     hsv[1] = s;
     hsv[2] = mx;
@@ -582,11 +728,11 @@ static void hsv2rgb(mx_node *n, fmag_value *const *hsv, fmag_value **rgb)
     fmag_value *q = mul(n, v, sub(n, one, mul(n, s, f)));
     fmag_value *t = mul(n, v, sub(n, one, mul(n, s, sub(n, one, f))));
     fmag_value *tab[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
-    fmag_value *small = fmag_build_lt(B, s, K(n, 0.0001f));
+    fmag_value *small = lt(n, s, K(n, 0.0001f));
     for (unsigned c = 0; c < 3; c++) {
         fmag_value *r = tab[5][c];
         for (int k = 4; k >= 0; k--)
-            r = sel(n, fmag_build_lt(B, hi, K(n, (float)k + 0.5f)), tab[k][c], r);
+            r = sel(n, lt(n, hi, K(n, (float)k + 0.5f)), tab[k][c], r);
         rgb[c] = sel(n, small, v, r);
     }
 }
@@ -625,7 +771,7 @@ static bool n_contrast(mx_node *n, int op)
     mx_val x = mx_in(n, "in", n->type, 0.0f), a = mx_in(n, "amount", n->type, 1.0f),
            p = mx_in(n, "pivot", n->type, 0.5f), r = mk(n->type);
     for (unsigned i = 0; i < r.n; i++)
-        r.c[i] = fmag_build_fma(B, sub(n, mx_c(&x, i), mx_c(&p, i)), mx_c(&a, i), mx_c(&p, i));
+        r.c[i] = fma3(n, sub(n, mx_c(&x, i), mx_c(&p, i)), mx_c(&a, i), mx_c(&p, i));
     return out(n, r);
 }
 
@@ -642,7 +788,7 @@ static bool n_range(mx_node *n, int op)
         fmag_value *t =
             divv(n, sub(n, mx_c(&x, i), mx_c(&il, i)), sub(n, mx_c(&ih, i), mx_c(&il, i)));
         t = fmag_build_pow(B, t, divv(n, K(n, 1.0f), mx_c(&ga, i)), F);
-        fmag_value *o = fmag_build_fma(B, t, sub(n, mx_c(&oh, i), mx_c(&ol, i)), mx_c(&ol, i));
+        fmag_value *o = fma3(n, t, sub(n, mx_c(&oh, i), mx_c(&ol, i)), mx_c(&ol, i));
         fmag_value *cl = fmag_build_clamp(B, o, fmag_build_min(B, mx_c(&ol, i), mx_c(&oh, i)),
                                           fmag_build_max(B, mx_c(&ol, i), mx_c(&oh, i)), F);
         r.c[i] = fmag_build_select_truth(B, dc.c[0], cl, o);
@@ -767,12 +913,12 @@ static fmag_value *blend1(mx_node *n, int op, fmag_value *f, fmag_value *b)
     case BL_DIFF:
         return fmag_build_abs(B, sub(n, b, f));
     case BL_BURN: { /* 1 - (1 - B) / F; 0 where |F| is below epsilon */
-        fmag_value *ok = fmag_build_ge(B, fmag_build_abs(B, f), eps);
+        fmag_value *ok = ge(n, fmag_build_abs(B, f), eps);
         fmag_value *q = divv(n, sub(n, one, b), sel(n, ok, f, one));
         return sel(n, ok, sub(n, one, q), K(n, 0.0f));
     }
     case BL_DODGE: { /* B / (1 - F); 0 where |1 - F| is below epsilon */
-        fmag_value *d = sub(n, one, f), *ok = fmag_build_ge(B, fmag_build_abs(B, d), eps);
+        fmag_value *d = sub(n, one, f), *ok = ge(n, fmag_build_abs(B, d), eps);
         return sel(n, ok, divv(n, b, sel(n, ok, d, one)), K(n, 0.0f));
     }
     case BL_SCREEN:
@@ -780,7 +926,7 @@ static fmag_value *blend1(mx_node *n, int op, fmag_value *f, fmag_value *b)
     case BL_OVERLAY: { /* 2FB where F < 0.5, else 1 - 2(1 - F)(1 - B) */
         fmag_value *lo = mul(n, K(n, 2.0f), mul(n, f, b));
         fmag_value *hi = sub(n, one, mul(n, K(n, 2.0f), mul(n, sub(n, one, f), sub(n, one, b))));
-        return sel(n, fmag_build_lt(B, f, K(n, 0.5f)), lo, hi);
+        return sel(n, lt(n, f, K(n, 0.5f)), lo, hi);
     }
     default:
         return f;
@@ -814,12 +960,12 @@ static bool n_porterduff(mx_node *n, int op)
         fmag_value *F_ = mx_c(&f, i), *B_ = mx_c(&b, i), *v;
         switch (op) {
         case PD_OVER:
-            v = fmag_build_fma(B, B_, sub(n, one, fa), F_);
+            v = fma3(n, B_, sub(n, one, fa), F_);
             break;
         case PD_DISJOINTOVER: {
             fmag_value *sum = add(n, fa, ba);
-            fmag_value *ok = fmag_build_le(B, sum, one);
-            fmag_value *bs = sel(n, fmag_build_gt(B, ba, K(n, 0.0f)), ba, one);
+            fmag_value *ok = le(n, sum, one);
+            fmag_value *bs = sel(n, gt(n, ba, K(n, 0.0f)), ba, one);
             v = i == 3 ? fmag_build_min(B, sum, one)
                        : sel(n, ok, add(n, F_, B_),
                              add(n, F_, divv(n, mul(n, B_, sub(n, one, fa)), bs)));
@@ -832,14 +978,14 @@ static bool n_porterduff(mx_node *n, int op)
             v = mul(n, B_, fa);
             break;
         case PD_MATTE:
-            v = i == 3 ? fmag_build_fma(B, ba, sub(n, one, fa), fa)
-                       : fmag_build_fma(B, F_, fa, mul(n, B_, sub(n, one, fa)));
+            v = i == 3 ? fma3(n, ba, sub(n, one, fa), fa)
+                       : fma3(n, F_, fa, mul(n, B_, sub(n, one, fa)));
             break;
         case PD_OUT:
             v = mul(n, F_, sub(n, one, ba));
             break;
         default: /* atop */
-            v = i == 3 ? ba : fmag_build_fma(B, F_, ba, mul(n, B_, sub(n, one, fa)));
+            v = i == 3 ? ba : fma3(n, F_, ba, mul(n, B_, sub(n, one, fa)));
             break;
         }
         res[i] = v;
@@ -874,8 +1020,8 @@ static bool n_if(mx_node *n, int op)
 {
     mx_val a = mx_in(n, "value1", MX_FLOAT, op == 2 ? 0.0f : 1.0f),
            b = mx_in(n, "value2", MX_FLOAT, 0.0f);
-    fmag_value *c = op == 0   ? fmag_build_gt(B, a.c[0], b.c[0])
-                    : op == 1 ? fmag_build_ge(B, a.c[0], b.c[0])
+    fmag_value *c = op == 0   ? gt(n, a.c[0], b.c[0])
+                    : op == 1 ? ge(n, a.c[0], b.c[0])
                               : fmag_build_eq(B, a.c[0], b.c[0]);
     mx_val r = mk(n->type);
     if (n->type == MX_BOOLEAN && !mx_doc_child(n->d, n->e, "in1") &&
@@ -905,7 +1051,7 @@ static bool n_switch(mx_node *n, int op)
     for (unsigned i = 0; i < r.n; i++) {
         fmag_value *v = mx_c(&in[count - 1], i);
         for (int k = (int)count - 2; k >= 0; k--)
-            v = sel(n, fmag_build_lt(B, w.c[0], K(n, (float)(k + 1))), mx_c(&in[k], i), v);
+            v = sel(n, lt(n, w.c[0], K(n, (float)(k + 1))), mx_c(&in[k], i), v);
         r.c[i] = v;
     }
     return out(n, r);
@@ -946,7 +1092,7 @@ static mx_val texcoord(mx_node *n)
 
 static fmag_value *clamp01(mx_node *n, fmag_value *x)
 {
-    return fmag_build_clamp(B, x, K(n, 0.0f), K(n, 1.0f), F);
+    return clampv(n, x, n->k0, n->k1);
 }
 
 /* ramplr / ramptb: mix across u (left to right) or v (bottom to top). */
@@ -984,10 +1130,10 @@ static fmag_value *aastep(mx_node *n, fmag_value *center, fmag_value *x)
 {
     fmag_value *dx = fmag_build_dfdx(B, x), *dy = fmag_build_dfdy(B, x);
     fmag_value *w =
-        mul(n, fmag_build_sqrt(B, fmag_build_fma(B, dx, dx, mul(n, dy, dy)), F), K(n, 0.70710678f));
-    fmag_value *smooth = fmag_build_smoothstep(B, sub(n, center, w), add(n, center, w), x, F);
-    fmag_value *step = sel(n, fmag_build_ge(B, x, center), K(n, 1.0f), K(n, 0.0f));
-    return sel(n, w, smooth, step);
+        mul(n, fmag_build_sqrt(B, fma3(n, dx, dx, mul(n, dy, dy)), F), K(n, 0.70710678f));
+    fmag_value *soft = smooth(n, sub(n, center, w), add(n, center, w), x);
+    fmag_value *step = sel(n, ge(n, x, center), K(n, 1.0f), K(n, 0.0f));
+    return sel(n, w, soft, step);
 }
 
 /* splitlr / splittb: valuel to valuer across u = center (valueb to valuet across
@@ -1031,8 +1177,8 @@ static bool n_circle(mx_node *n, int op)
     mx_val tc = texcoord(n), c = mx_in(n, "center", MX_VECTOR2, 0.0f),
            rad = mx_in(n, "radius", MX_FLOAT, 0.5f), r = mk(MX_FLOAT);
     fmag_value *dx = sub(n, mx_c(&tc, 0), mx_c(&c, 0)), *dy = sub(n, mx_c(&tc, 1), mx_c(&c, 1));
-    fmag_value *d2 = fmag_build_fma(B, dx, dx, mul(n, dy, dy));
-    r.c[0] = fmag_build_lt(B, d2, mul(n, rad.c[0], rad.c[0]));
+    fmag_value *d2 = fma3(n, dx, dx, mul(n, dy, dy));
+    r.c[0] = lt(n, d2, mul(n, rad.c[0], rad.c[0]));
     return out(n, r);
 }
 
@@ -1048,12 +1194,12 @@ static bool n_line(mx_node *n, int op)
     fmag_value *lx = sub(n, mx_c(&p2, 0), mx_c(&p1, 0)), *ly = sub(n, mx_c(&p2, 1), mx_c(&p1, 1));
     fmag_value *px = sub(n, sub(n, mx_c(&tc, 0), mx_c(&c, 0)), mx_c(&p1, 0));
     fmag_value *py = sub(n, sub(n, mx_c(&tc, 1), mx_c(&c, 1)), mx_c(&p1, 1));
-    fmag_value *ll = fmag_build_fma(B, lx, lx, mul(n, ly, ly));
-    fmag_value *llsafe = sel(n, fmag_build_gt(B, ll, K(n, 0.0f)), ll, K(n, 1.0f));
-    fmag_value *t = clamp01(n, divv(n, fmag_build_fma(B, px, lx, mul(n, py, ly)), llsafe));
+    fmag_value *ll = fma3(n, lx, lx, mul(n, ly, ly));
+    fmag_value *llsafe = sel(n, gt(n, ll, K(n, 0.0f)), ll, K(n, 1.0f));
+    fmag_value *t = clamp01(n, divv(n, fma3(n, px, lx, mul(n, py, ly)), llsafe));
     fmag_value *dx = sub(n, px, mul(n, lx, t)), *dy = sub(n, py, mul(n, ly, t));
-    fmag_value *d2 = fmag_build_fma(B, dx, dx, mul(n, dy, dy));
-    r.c[0] = fmag_build_le(B, d2, mul(n, rad.c[0], rad.c[0]));
+    fmag_value *d2 = fma3(n, dx, dx, mul(n, dy, dy));
+    r.c[0] = le(n, d2, mul(n, rad.c[0], rad.c[0]));
     return out(n, r);
 }
 
@@ -1069,9 +1215,9 @@ static bool n_cloverleaf(mx_node *n, int op)
     fmag_value *dy = fmag_build_abs(B, sub(n, mx_c(&tc, 1), mx_c(&c, 1)));
     /* by symmetry, the nearest leaf along x is at (h, 0), along y at (0, h) */
     fmag_value *ax = sub(n, dx, h), *ay = sub(n, dy, h);
-    fmag_value *d1 = fmag_build_fma(B, ax, ax, mul(n, dy, dy));
-    fmag_value *d2 = fmag_build_fma(B, dx, dx, mul(n, ay, ay));
-    r.c[0] = fmag_build_lt(B, fmag_build_min(B, d1, d2), h2);
+    fmag_value *d1 = fma3(n, ax, ax, mul(n, dy, dy));
+    fmag_value *d2 = fma3(n, dx, dx, mul(n, ay, ay));
+    r.c[0] = lt(n, fmag_build_min(B, d1, d2), h2);
     return out(n, r);
 }
 
@@ -1087,8 +1233,8 @@ static bool n_hexagon(mx_node *n, int op)
     fmag_value *dy = fmag_build_abs(B, sub(n, mx_c(&tc, 1), mx_c(&c, 1)));
     /* inside: |x| <= radius (the vertical sides) and |x| / 2 + |y| sqrt(3)/2 <= radius
      * (the slanted ones) */
-    fmag_value *e = fmag_build_fma(B, dy, K(n, 0.866025403784f), mul(n, dx, K(n, 0.5f)));
-    r.c[0] = mul(n, fmag_build_le(B, dx, rad.c[0]), fmag_build_le(B, e, rad.c[0]));
+    fmag_value *e = fma3(n, dy, K(n, 0.866025403784f), mul(n, dx, K(n, 0.5f)));
+    r.c[0] = mul(n, le(n, dx, rad.c[0]), le(n, e, rad.c[0]));
     return out(n, r);
 }
 
@@ -1100,7 +1246,7 @@ static fmag_value *random_in(mx_node *n, fmag_value *in, fmag_value *seed, fmag_
 {
     fmag_value *p[2] = {mul(n, in, K(n, 4096.0f)), seed}, *c;
     mx_cellnoise(n, p, 2, 1, &c);
-    fmag_value *o = fmag_build_fma(B, c, sub(n, hi, lo), lo);
+    fmag_value *o = fma3(n, c, sub(n, hi, lo), lo);
     return fmag_build_clamp(B, o, fmag_build_min(B, lo, hi), fmag_build_max(B, lo, hi), F);
 }
 
@@ -1160,7 +1306,7 @@ static bool n_noise(mx_node *n, int op)
         }
     }
     for (unsigned i = 0; i < r.n; i++)
-        r.c[i] = fmag_build_fma(B, v[i], mx_c(&amp, i), piv.c[0]);
+        r.c[i] = fma3(n, v[i], mx_c(&amp, i), piv.c[0]);
     return out(n, r);
 }
 
@@ -1431,7 +1577,10 @@ bool mx_std_node(mx_node *n, const char *category, bool *ok)
 #endif
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(category, table[mid].category);
+        /* the first letters settle most steps without a call */
+        const char *t = table[mid].category;
+        int c = category[0] != t[0] ? (unsigned char)category[0] - (unsigned char)t[0]
+                                    : strcmp(category, t);
         if (!c) {
             *ok = table[mid].fn(n, table[mid].op);
             return true;
