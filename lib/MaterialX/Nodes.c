@@ -74,6 +74,8 @@ static fmag_value *fmagk(mx_node *n, fmag_value *a, fmag_value *bb, fmag_value *
             if (r - r == 0.0f) return K(n, r); /* never an infinity or NaN literal */
         }
         if (move) return moved;
+        /* x - 0: a product of -0 leaves any c as it is (a +0 one would turn -0 into +0) */
+        if (la && lb && ka * kb == 0.0f && signbit(ka * kb)) return c;
     } else {
         if (move && moved == d) return d;
         if (la && lb && lc && lit(d, &kd) && fmaf(ka, kb, kc) == kd) return d;
