@@ -109,44 +109,62 @@ static bool key_equal(const key *x, const key *y)
     return true;
 }
 
+/* The table holds a key's hash and the index + 1 of its instruction in `seen` (0: an
+ * empty place): half the bytes to zero that the hash and a pointer took. */
 typedef struct slot {
-    uint64_t hash;
-    fmag_instr *instr; /* NULL: empty */
+    uint32_t hash;
+    uint32_t seen;
 } slot;
+
+/* Whether o, earlier in the walk, dominates b. A function of one block needs no
+ * dominator tree: an earlier instruction of the block comes before every later one. */
+static bool walk_dominates(const fmag_domtree *dt, const fmag_instr *o, const fmag_block *b)
+{
+    return !dt || fmag_domtree_dominates(dt, o->block, b);
+}
 
 fmag_pass_status fmag_opt_cse(fmag_func *f)
 {
-    fmag_domtree dt;
-    if (!fmag_domtree_build(f, &dt)) {
-        fmag_context_out_of_memory(f->module->ctx, "cse");
-        return FMAG_PASS_FAILED;
+    fmag_domtree tree, *dt = NULL;
+    if (f->first != f->last) {
+        if (!fmag_domtree_build(f, &tree)) {
+            fmag_context_out_of_memory(f->module->ctx, "cse");
+            return FMAG_PASS_FAILED;
+        }
+        dt = &tree;
+    } else {
+        fmag_func_number_blocks(f); /* as the tree's build would: later readers may ask */
     }
     size_t n = fmag_func_num_instrs(f), cap = 16;
     while (cap < 2 * n + 2)
         cap *= 2;
     slot *tab = fmag_tmp_calloc(cap, sizeof(*tab));
-    if (!tab) {
-        fmag_domtree_free(&dt);
+    fmag_instr **seen = tab ? fmag_tmp_malloc((n + 1) * sizeof(*seen)) : NULL;
+    if (!seen) {
+        fmag_tmp_free(tab);
+        if (dt) fmag_domtree_free(dt);
         fmag_context_out_of_memory(f->module->ctx, "cse");
         return FMAG_PASS_FAILED;
     }
     bool changed = false;
-    for (unsigned bi = 0; bi < dt.n; bi++) {
-        fmag_block *b = dt.rpo[bi];
+    uint32_t nseen = 0;
+    for (unsigned bi = 0; bi < (dt ? dt->n : 1); bi++) {
+        fmag_block *b = dt ? dt->rpo[bi] : f->first;
+        if (!b) break;
         fmag_foreach_instr (i, b) {
             if (!i->block ||
                 (i->op != FMAG_OP_FMAG && i->op != FMAG_OP_CALL && i->op != FMAG_OP_INT))
                 continue;
             key k = make_key(i);
-            uint64_t h = key_hash(&k);
+            uint32_t h = (uint32_t)key_hash(&k);
             size_t s = h & (cap - 1);
             fmag_instr *found = NULL;
-            for (; tab[s].instr; s = (s + 1) & (cap - 1)) {
+            for (; tab[s].seen; s = (s + 1) & (cap - 1)) {
                 if (tab[s].hash != h) continue;
-                fmag_instr *o = tab[s].instr;
+                fmag_instr *o = seen[tab[s].seen - 1];
                 if (!o->block || o->op != i->op) continue;
                 key ko = make_key(o);
-                if (key_equal(&k, &ko) && fmag_domtree_dominates(&dt, o->block, b)) {
+                if (key_equal(&k, &ko) && walk_dominates(dt, o, b)) {
                     found = o;
                     break;
                 }
@@ -157,12 +175,14 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
                 fmag_instr_erase(i);
                 changed = true;
             } else {
+                seen[nseen] = i;
                 tab[s].hash = h;
-                tab[s].instr = i;
+                tab[s].seen = ++nseen;
             }
         }
     }
+    fmag_tmp_free(seen);
     fmag_tmp_free(tab);
-    fmag_domtree_free(&dt);
+    if (dt) fmag_domtree_free(dt);
     return fmag_ou_status(changed);
 }
