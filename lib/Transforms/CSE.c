@@ -44,40 +44,43 @@ static void sort2(const void **x, const void **y)
     }
 }
 
-static key make_key(const fmag_instr *i)
+/* Fills every field of *k (written in place: a key returned by value was a copy and
+ * a memset per instruction). */
+static void make_key(const fmag_instr *i, key *k)
 {
-    key k;
-    memset(&k, 0, sizeof k);
+    k->call = NULL;
     if (i->op == FMAG_OP_CALL) {
-        k.tag = KEY_CALL;
-        k.call = i;
-        k.v[0] = i->callee;
-        return k;
+        k->tag = KEY_CALL;
+        k->call = i;
+        k->v[0] = i->callee;
+        k->v[1] = k->v[2] = k->v[3] = k->v[4] = NULL;
+        return;
     }
     if (i->op == FMAG_OP_INT) {
-        k.tag = KEY_INT + (int)i->iop;
-        for (unsigned j = 0; j < i->nops && j < 3; j++)
-            k.v[j] = i->ops[j].value;
-        if (fmag_int_op_commutes(i->iop)) sort2(&k.v[0], &k.v[1]);
-        return k;
+        k->tag = KEY_INT + (int)i->iop;
+        for (unsigned j = 0; j < 5; j++)
+            k->v[j] = j < i->nops && j < 3 ? i->ops[j].value : NULL;
+        if (fmag_int_op_commutes(i->iop)) sort2(&k->v[0], &k->v[1]);
+        return;
     }
     fmag_value *a = i->ops[FMAG_A].value, *b = i->ops[FMAG_B].value, *c = i->ops[FMAG_C].value,
                *d = i->ops[FMAG_D].value, *e = i->ops[FMAG_E].value;
-    k.v[3] = fmag_ou_const_true(e) ? NULL : d;
-    k.v[4] = fmag_ou_const_true(e) ? NULL : e;
+    bool always = fmag_ou_const_true(e);
+    k->v[3] = always ? NULL : d;
+    k->v[4] = always ? NULL : e;
     if (fmag_ou_is_one(b) || fmag_ou_is_one(a)) {
-        k.tag = KEY_ADD;
-        k.v[0] = fmag_ou_is_one(b) ? a : b;
-        k.v[1] = c;
-        sort2(&k.v[0], &k.v[1]);
+        k->tag = KEY_ADD;
+        k->v[0] = fmag_ou_is_one(b) ? a : b;
+        k->v[1] = c;
+        k->v[2] = NULL;
+        sort2(&k->v[0], &k->v[1]);
     } else {
-        k.tag = KEY_FMA;
-        k.v[0] = a;
-        k.v[1] = b;
-        k.v[2] = c;
-        sort2(&k.v[0], &k.v[1]);
+        k->tag = KEY_FMA;
+        k->v[0] = a;
+        k->v[1] = b;
+        k->v[2] = c;
+        sort2(&k->v[0], &k->v[1]);
     }
-    return k;
 }
 
 /* A multiply per word and a final fold of the high half into the low bits the table
@@ -155,7 +158,8 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
             if (!i->block ||
                 (i->op != FMAG_OP_FMAG && i->op != FMAG_OP_CALL && i->op != FMAG_OP_INT))
                 continue;
-            key k = make_key(i);
+            key k;
+            make_key(i, &k);
             uint32_t h = (uint32_t)key_hash(&k);
             size_t s = h & (cap - 1);
             fmag_instr *found = NULL;
@@ -163,7 +167,8 @@ fmag_pass_status fmag_opt_cse(fmag_func *f)
                 if (tab[s].hash != h) continue;
                 fmag_instr *o = seen[tab[s].seen - 1];
                 if (!o->block || o->op != i->op) continue;
-                key ko = make_key(o);
+                key ko;
+                make_key(o, &ko);
                 if (key_equal(&k, &ko) && walk_dominates(dt, o, b)) {
                     found = o;
                     break;
