@@ -57,11 +57,6 @@ static void lx_end(void *u, const xmlChar *ln, const xmlChar *pf, const xmlChar 
 {
     (void)u, (void)ln, (void)pf, (void)uri;
 }
-static void lx_error(void *u, const xmlError *e)
-{
-    (void)u, (void)e;
-}
-
 static int parse_libxml2(const char *text, size_t len)
 {
     xmlSAXHandler h;
@@ -69,7 +64,6 @@ static int parse_libxml2(const char *text, size_t len)
     h.initialized = XML_SAX2_MAGIC;
     h.startElementNs = lx_start;
     h.endElementNs = lx_end;
-    h.serror = (xmlStructuredErrorFunc)lx_error;
     xmlParserCtxtPtr c = xmlCreatePushParserCtxt(&h, NULL, NULL, 0, NULL);
     if (!c) return 0;
     xmlCtxtUseOptions(c, XML_PARSE_NONET);
