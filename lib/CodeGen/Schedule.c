@@ -263,21 +263,18 @@ static int sched_dfs(const cg_dag *g, unsigned *order, const cg_sched_stop *stop
     s.done = fmag_tmp_calloc(g->nnodes + 1, 1);
     s.order = order;
     s.stop = stop;
-    if (stop) s.left = fmag_tmp_calloc(g->nin + g->nnodes + 1, sizeof *s.left);
+    if (stop) s.left = fmag_tmp_malloc(sizeof *s.left * (g->nin + g->nnodes + 1));
     if (!s.size || !s.done || (stop && !s.left)) {
         fmag_tmp_free(s.size);
         fmag_tmp_free(s.done);
         fmag_tmp_free(s.left);
         return -1;
     }
-    /* Subtree sizes (counting shared nodes more than once; only a tie breaker), and
-     * with a stop the reads of each value (cg_dag_use_counts). */
+    /* Subtree sizes (counting shared nodes more than once; only a tie breaker). */
     for (unsigned i = 0; i < g->nnodes; i++) {
         unsigned sz = 1;
-        bool count = stop && !g->nodes[i].dead;
         for (unsigned k = 0; k < 5; k++) {
             int v = g->nodes[i].op[k].v;
-            if (count && v >= 0) s.left[v]++;
             if (v >= (int)g->nin) {
                 sz += s.size[v - g->nin];
                 if (sz > 1000000u) sz = 1000000u;
@@ -286,8 +283,7 @@ static int sched_dfs(const cg_dag *g, unsigned *order, const cg_sched_stop *stop
         s.size[i] = sz;
     }
     if (stop) {
-        for (unsigned j = 0; j < g->nout; j++)
-            if (cg_is_val(g->outs[j])) s.left[g->outs[j].v]++;
+        memcpy(s.left, stop->uses, sizeof *s.left * (g->nin + g->nnodes));
         for (unsigned v = 0; v < g->nin; v++)
             s.live += s.left[v] > 0;
         s.zeros = stop->zeros;
