@@ -107,9 +107,11 @@ int cg_schedule(const cg_dag *g, cg_schedule_kind kind, unsigned *order);
  * from cg_least's counts (`least` instructions, `zeros` zero fallbacks: 0 when some
  * literal `a` is a zero) and the order's copies and register floor so far, the same
  * lower bounds as cg_regalloc's before its first node. Needs a DAG whose nodes not
- * marked dead are all read by the outputs. The other orders ignore the stop. */
+ * marked dead are all read by the outputs. `uses`: the DAG's cg_dag_use_counts (the
+ * reads the order's counts start from). The other orders ignore the stop. */
 typedef struct cg_sched_stop {
     unsigned ncode, regs, least, zeros;
+    const unsigned *uses;
 } cg_sched_stop;
 enum { CG_SCHED_STOPPED = -2 };
 int cg_schedule_until(const cg_dag *g, cg_schedule_kind kind, unsigned *order,

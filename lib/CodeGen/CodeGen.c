@@ -186,6 +186,7 @@ static bool fmag_codegen_func_with_unguarded(fmag_func *f, fmag_vm_image *img,
             cg_sched_stop stop;
             memset(&stop, 0, sizeof stop);
             if (fast) stop.least = cg_least(&g, &stop.zeros).ncode;
+            stop.uses = uses;
             for (cg_schedule_kind kind = CG_SCHED_PROGRAM; kind < CG_NSCHEDULES && !oom; kind++) {
                 if (fast && !(CG_FAST_SCHEDULES & (1u << kind))) continue;
                 stop.ncode = best.ncode;

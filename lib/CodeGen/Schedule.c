@@ -28,86 +28,109 @@ static int sched_program(const cg_dag *g, unsigned *order)
     return n;
 }
 
+/* A node's value operands as the list scheduler reads them: each distinct value
+ * once, in the order of its first slot, with the number of slots reading it, and
+ * which of them is a select's fallback in its first slot (the one a copy may be
+ * needed for; -1: none). Made once per node, so that scoring and updates do not go
+ * over the five slots (most of them literals) and their repeats each time. */
+typedef struct list_ops {
+    int val[5];
+    uint8_t reads[5];
+    uint8_t n;
+    int8_t fallback;
+} list_ops;
+
+static void list_ops_of(const cg_node *nd, list_ops *o)
+{
+    o->n = 0;
+    o->fallback = -1;
+    for (unsigned k = 0; k < 5; k++) {
+        int v = nd->op[k].v;
+        if (v < 0) continue;
+        unsigned a = 0;
+        while (a < o->n && o->val[a] != v)
+            a++;
+        if (a < o->n) {
+            o->reads[a]++;
+            continue;
+        }
+        if (k == FMAG_D && !nd->uncond) o->fallback = (int8_t)a;
+        o->val[a] = v;
+        o->reads[a] = 1;
+        o->n++;
+    }
+}
+
 /* The list scheduler's order of ready node i, lower first, packed in one word: does
  * it need a fallback copy (bit 31), how the number of live registers changes when
  * it runs (1 minus its distinct dying operands, -4..1, biased by LIST_DELTA_BIAS,
- * bits 27-30), then program order (the index, below 2^27: CG_LIST_SCHED_MAX). */
+ * bits 27-30), then program order (the index, below 2^27: CG_LIST_SCHED_MAX). An
+ * operand dies when its pending reads are this node's own (`left` of an output
+ * never gets that low: LIST_OUT_READS). */
 enum { LIST_DELTA_BIAS = 8, LIST_DELTA_SHIFT = 27, LIST_COPY_SHIFT = 31 };
 #define CG_LIST_STALE UINT32_MAX /* a key to compute again */
-static uint32_t list_key(const cg_dag *g, const unsigned *left, const bool *is_out, unsigned i)
+#define LIST_OUT_READS (1u << 30)
+static uint32_t list_key(const list_ops *o, const unsigned *left, unsigned i)
 {
-    const cg_node *nd = &g->nodes[i];
-    /* the value operands and their slots (most slots hold literals) */
-    int vals[5];
-    unsigned slot[5], n = 0;
-    for (unsigned k = 0; k < 5; k++)
-        if (nd->op[k].v >= 0) {
-            vals[n] = nd->op[k].v;
-            slot[n++] = k;
-        }
     int delta = 1;
     uint32_t copy = 0;
-    for (unsigned a = 0; a < n; a++) {
-        int v = vals[a];
-        bool first = true;
-        for (unsigned b = 0; b < a && first; b++)
-            first = vals[b] != v;
-        if (!first) continue;
-        unsigned mine = 1;
-        for (unsigned b = a + 1; b < n; b++)
-            mine += vals[b] == v;
-        bool dies = left[v] == mine && !is_out[v];
-        if (dies) delta--;
-        if (slot[a] == FMAG_D && !nd->uncond && !dies) copy = 1;
+    for (unsigned a = 0; a < o->n; a++) {
+        bool dies = left[o->val[a]] == o->reads[a];
+        delta -= dies;
+        if ((int)a == o->fallback && !dies) copy = 1;
     }
     return copy << LIST_COPY_SHIFT | (uint32_t)(delta + LIST_DELTA_BIAS) << LIST_DELTA_SHIFT | i;
 }
 _Static_assert(CG_LIST_SCHED_MAX < (1u << LIST_DELTA_SHIFT), "a node index fits list_key");
+_Static_assert(5 * CG_LIST_SCHED_MAX < LIST_OUT_READS, "an output's reads stay above a node's");
 
 /* A ready node's score depends on its operands' pending reader counts only through
- * `left[v] == mine` with mine <= 5 (list_score), so a decrement to above 5 cannot
+ * `left[v] == reads` with reads <= 5 (list_key), so a decrement to above 5 cannot
  * change it: only lower ones make the readers' cached scores stale. */
 #define CG_LIST_SCORE_MAX_READS 5u
 
 static int sched_list(const cg_dag *g, unsigned *order)
 {
     unsigned nv = g->nin + g->nnodes, nn = g->nnodes;
-    /* pending reads per value by the nodes (outputs apart: is_out) */
+    /* pending reads per value by the nodes, plus LIST_OUT_READS for an output */
     unsigned *left = fmag_tmp_calloc(nv + 1, sizeof *left);
-    bool *is_out = fmag_tmp_calloc(nv + 1, 1);
-    unsigned *pending = fmag_tmp_calloc(nn + 1, sizeof *pending); /* unscheduled operand slots */
-    unsigned *ustart =
-        fmag_tmp_malloc(sizeof *ustart * (nv + 2)); /* readers of value v: ulist[ustart[v]..] */
+    /* per node: its distinct value operands not yet computed */
+    unsigned *pending = fmag_tmp_calloc(nn + 1, sizeof *pending);
+    list_ops *ops = fmag_tmp_malloc(sizeof *ops * (nn + 1));
+    /* the nodes reading value v, each once, in node order: ulist[ustart[v]..] */
+    unsigned *ustart = fmag_tmp_malloc(sizeof *ustart * (nv + 2));
     unsigned *ulist = fmag_tmp_malloc(sizeof *ulist * (5 * (size_t)nn + 1));
     unsigned *ready = fmag_tmp_malloc(sizeof *ready * (nn + 1));
     /* per node: its list_key as last computed, or CG_LIST_STALE */
     uint32_t *key = fmag_tmp_malloc(sizeof *key * (nn + 1));
+    /* readers per value, each once (sizes ulist) */
+    unsigned *nreaders = fmag_tmp_calloc(nv + 1, sizeof *nreaders);
     int n = -1;
-    if (!left || !is_out || !pending || !ustart || !ulist || !ready || !key) goto out;
+    if (!left || !pending || !ops || !ustart || !ulist || !ready || !key || !nreaders) goto out;
     memset(key, 0xFF, sizeof *key * (nn + 1));
     for (unsigned j = 0; j < g->nout; j++)
-        if (cg_is_val(g->outs[j])) is_out[g->outs[j].v] = true;
+        if (cg_is_val(g->outs[j])) left[g->outs[j].v] = LIST_OUT_READS;
     for (unsigned i = 0; i < nn; i++) {
         if (g->nodes[i].dead) continue;
-        for (unsigned k = 0; k < 5; k++) {
-            int v = g->nodes[i].op[k].v;
-            if (v < 0) continue;
-            if (v >= (int)g->nin) pending[i]++;
-            left[v]++;
+        list_ops *o = &ops[i];
+        list_ops_of(&g->nodes[i], o);
+        for (unsigned a = 0; a < o->n; a++) {
+            int v = o->val[a];
+            pending[i] += v >= (int)g->nin;
+            left[v] += o->reads[a];
+            nreaders[v]++;
         }
     }
     /* ustart[v] at the end of v's readers, then filled backwards down to their start
      * (so each list is in node order) */
     unsigned total = 0;
     for (unsigned v = 0; v < nv; v++)
-        ustart[v] = total += left[v];
+        ustart[v] = total += nreaders[v];
     ustart[nv] = total;
     for (unsigned i = nn; i-- > 0;) {
         if (g->nodes[i].dead) continue;
-        for (unsigned k = 5; k-- > 0;) {
-            int v = g->nodes[i].op[k].v;
-            if (v >= 0) ulist[--ustart[v]] = i;
-        }
+        for (unsigned a = 0; a < ops[i].n; a++)
+            ulist[--ustart[ops[i].val[a]]] = i;
     }
     unsigned nready = 0;
     for (unsigned i = 0; i < nn; i++)
@@ -122,7 +145,7 @@ static int sched_list(const cg_dag *g, unsigned *order)
         for (unsigned r = lo; r < nready; r++) {
             unsigned i = ready[r];
             uint32_t k = key[i];
-            if (k == CG_LIST_STALE) k = key[i] = list_key(g, left, is_out, i);
+            if (k == CG_LIST_STALE) k = key[i] = list_key(&ops[i], left, i);
             if (k < best_key) {
                 bi = r;
                 best_key = k;
@@ -131,10 +154,10 @@ static int sched_list(const cg_dag *g, unsigned *order)
         unsigned best = ready[bi];
         ready[bi] = ready[--nready];
         order[n++] = best;
-        for (unsigned k = 0; k < 5; k++) {
-            int v = g->nodes[best].op[k].v;
-            if (v < 0) continue;
-            if (--left[v] <= CG_LIST_SCORE_MAX_READS)
+        const list_ops *o = &ops[best];
+        for (unsigned a = 0; a < o->n; a++) {
+            int v = o->val[a];
+            if ((left[v] -= o->reads[a]) <= CG_LIST_SCORE_MAX_READS)
                 for (unsigned u = ustart[v]; u < ustart[v + 1]; u++)
                     key[ulist[u]] = CG_LIST_STALE;
         }
@@ -144,12 +167,13 @@ static int sched_list(const cg_dag *g, unsigned *order)
     }
 out:
     fmag_tmp_free(left);
-    fmag_tmp_free(is_out);
     fmag_tmp_free(pending);
+    fmag_tmp_free(ops);
     fmag_tmp_free(ustart);
     fmag_tmp_free(ulist);
     fmag_tmp_free(ready);
     fmag_tmp_free(key);
+    fmag_tmp_free(nreaders);
     return n;
 }
 
@@ -239,21 +263,18 @@ static int sched_dfs(const cg_dag *g, unsigned *order, const cg_sched_stop *stop
     s.done = fmag_tmp_calloc(g->nnodes + 1, 1);
     s.order = order;
     s.stop = stop;
-    if (stop) s.left = fmag_tmp_calloc(g->nin + g->nnodes + 1, sizeof *s.left);
+    if (stop) s.left = fmag_tmp_malloc(sizeof *s.left * (g->nin + g->nnodes + 1));
     if (!s.size || !s.done || (stop && !s.left)) {
         fmag_tmp_free(s.size);
         fmag_tmp_free(s.done);
         fmag_tmp_free(s.left);
         return -1;
     }
-    /* Subtree sizes (counting shared nodes more than once; only a tie breaker), and
-     * with a stop the reads of each value (cg_dag_use_counts). */
+    /* Subtree sizes (counting shared nodes more than once; only a tie breaker). */
     for (unsigned i = 0; i < g->nnodes; i++) {
         unsigned sz = 1;
-        bool count = stop && !g->nodes[i].dead;
         for (unsigned k = 0; k < 5; k++) {
             int v = g->nodes[i].op[k].v;
-            if (count && v >= 0) s.left[v]++;
             if (v >= (int)g->nin) {
                 sz += s.size[v - g->nin];
                 if (sz > 1000000u) sz = 1000000u;
@@ -262,8 +283,7 @@ static int sched_dfs(const cg_dag *g, unsigned *order, const cg_sched_stop *stop
         s.size[i] = sz;
     }
     if (stop) {
-        for (unsigned j = 0; j < g->nout; j++)
-            if (cg_is_val(g->outs[j])) s.left[g->outs[j].v]++;
+        memcpy(s.left, stop->uses, sizeof *s.left * (g->nin + g->nnodes));
         for (unsigned v = 0; v < g->nin; v++)
             s.live += s.left[v] > 0;
         s.zeros = stop->zeros;

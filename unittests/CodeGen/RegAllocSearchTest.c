@@ -165,9 +165,12 @@ static void check_order(const cg_dag *g, const unsigned *order, unsigned n, cons
 static void check_stop(const cg_dag *g, const unsigned *order, unsigned n, unsigned least,
                        unsigned zeros, const cg_result *best, tally *t)
 {
+    unsigned *uses = cg_dag_use_counts(g);
+    EXPECT(uses != NULL);
+    if (!uses) return;
     for (unsigned ncode = least; ncode <= best->ncode + 2; ncode++)
         for (unsigned regs = 1; regs <= best->regs + 2; regs++) {
-            cg_sched_stop stop = {ncode, regs, least, zeros};
+            cg_sched_stop stop = {ncode, regs, least, zeros, uses};
             cg_result bound;
             memset(&bound, 0, sizeof bound);
             bound.ncode = ncode;
@@ -182,6 +185,7 @@ static void check_stop(const cg_dag *g, const unsigned *order, unsigned n, unsig
                 EXPECT(m == (int)n && !memcmp(part, order, sizeof *order * n));
             }
         }
+    fmag_tmp_free(uses);
 }
 
 int main(void)
