@@ -43,9 +43,9 @@ static bool is_color(mx_type t)
 /* fmag helpers. What is known at build time (a default input is a literal) they do
  * not build, so the reader hands the passes and the lowering less IR: only the folds
  * that the lowering makes at every level (lib/CodeGen/Lower.c, -O0 included) and
- * constfold makes at -O1 and -O2, so that no output changes. (x - 0, which constfold
- * folds and the -O0 lowering does not, is built.) The literals come from the gen's
- * cache. */
+ * constfold makes at -O1 and -O2, so that no -O1/-O2 output changes; x - 0, which
+ * constfold folds and the -O0 lowering does not, is folded too (shorter -O0 programs,
+ * docs/MaterialX.md). The literals come from the gen's cache. */
 static bool lit(const fmag_value *v, float *f)
 {
     if (v->kind != FMAG_VALUE_CONST || v->type != FMAG_TYPE_F32) return false;
